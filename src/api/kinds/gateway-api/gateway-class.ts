@@ -1,0 +1,60 @@
+// Gateway API GatewayClass (cluster-scoped): which controller implements Gateways of the class.
+import { array, named, object, refine, required, string } from '../../schema/build.ts';
+import type { Infer } from '../../schema/schema.ts';
+import { Group, Kind, ObjectName } from '../../types/common.ts';
+import { conditions, GatewayController, Namespace, pendingConditions } from './shared.ts';
+
+export const ParametersReference = named(
+  { name: 'ParametersReference', source: 'gateway-api' },
+  object({
+    group: required(Group),
+    kind: required(Kind),
+    name: required(ObjectName),
+    namespace: refine(Namespace, {
+      description: 'Required for a namespaced parameters resource; omitted for a cluster-scoped one.',
+    }),
+  }),
+);
+export type ParametersReference = Infer<typeof ParametersReference>;
+
+/**
+ * Upstream's transition rule on controllerName. Kept apart: it reads oldSelf, so it applies only
+ * to updates, which the standalone validator does not see.
+ */
+export const controllerNameImmutableRule = { rule: 'self == oldSelf', message: 'Value is immutable' };
+
+export const GatewayClassSpec = named(
+  { name: 'GatewayClassSpec', source: 'gateway-api' },
+  object({
+    controllerName: required(
+      refine(GatewayController, {
+        description: 'The controller that manages Gateways of this class; cannot be changed.',
+      }),
+    ),
+    parametersRef: refine(ParametersReference, {
+      description: 'Controller-specific configuration for the class (for gw: a GwParameters).',
+    }),
+    description: string({ maxLength: 64 }),
+  }),
+);
+export type GatewayClassSpec = Infer<typeof GatewayClassSpec>;
+
+export const SupportedFeature = named(
+  { name: 'SupportedFeature', source: 'gateway-api' },
+  object({ name: required(string({ description: 'Name of a Gateway API feature the controller supports.' })) }),
+);
+export type SupportedFeature = Infer<typeof SupportedFeature>;
+
+export const GatewayClassStatus = named(
+  {
+    name: 'GatewayClassStatus',
+    source: 'gateway-api',
+    notes:
+      'Condition types: Accepted (Accepted, InvalidParameters, Pending, Unsupported) and SupportedVersion (SupportedVersion, UnsupportedVersion).',
+  },
+  object({
+    conditions: refine(conditions(), { default: pendingConditions(['Accepted']) }),
+    supportedFeatures: array(SupportedFeature, { maxItems: 64, listType: 'map', listMapKeys: ['name'] }),
+  }),
+);
+export type GatewayClassStatus = Infer<typeof GatewayClassStatus>;

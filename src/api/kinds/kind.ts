@@ -1,0 +1,91 @@
+// What the API knows about one kind: its identity (group/version/kind, names for the REST API
+// and kubectl), its schema, and how strictly it is validated.
+import { object, string } from '../schema/build.ts';
+import type { Properties, SchemaNode, ValidationRule } from '../schema/schema.ts';
+import { type NameFormat, ObjectMeta } from './object-meta.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+export interface KindDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  printerColumns?: PrinterColumn[];
+  /** The object schema: apiVersion, kind, metadata and the kind's own top-level fields. */
+  schema: SchemaNode;
+  /** Whether `status` is a subresource (then spec writes ignore it and files may omit it). */
+  statusSubresource: boolean;
+  /** gw.dev kinds reject unknown fields; kinds gw only reads part of warn about them. */
+  unknownFields: 'error' | 'warn';
+  nameFormat: NameFormat;
+  /** True for the kinds `gw crds` emits. */
+  crd: boolean;
+  description: string;
+}
+
+export interface KindOptions {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  /** The kind's own top-level fields (spec and status, or data for ConfigMap and Secret). */
+  fields: Properties;
+  description: string;
+  shortNames?: string[];
+  categories?: string[];
+  printerColumns?: PrinterColumn[];
+  statusSubresource?: boolean;
+  unknownFields?: 'error' | 'warn';
+  nameFormat?: NameFormat;
+  crd?: boolean;
+  /** Rules on the whole object, for kinds whose fields sit at the top level (Secret, ConfigMap). */
+  rules?: ValidationRule[];
+}
+
+export function apiVersionOf(definition: { group: string; version: string }): string {
+  return definition.group === '' ? definition.version : `${definition.group}/${definition.version}`;
+}
+
+export function defineKind(options: KindOptions): KindDefinition {
+  const schema = object(
+    {
+      apiVersion: string({ description: 'The versioned schema of this representation of an object.' }),
+      kind: string({ description: 'The REST resource this object represents.' }),
+      metadata: ObjectMeta,
+      ...options.fields,
+    },
+    { rules: options.rules },
+  );
+  schema.description = options.description;
+  return {
+    group: options.group,
+    version: options.version,
+    kind: options.kind,
+    plural: options.plural,
+    singular: options.kind.toLowerCase(),
+    listKind: `${options.kind}List`,
+    namespaced: options.namespaced,
+    shortNames: options.shortNames,
+    categories: options.categories,
+    printerColumns: options.printerColumns,
+    schema,
+    statusSubresource: options.statusSubresource ?? 'status' in options.fields,
+    unknownFields: options.unknownFields ?? 'error',
+    nameFormat: options.nameFormat ?? 'dns1123Subdomain',
+    crd: options.crd ?? false,
+    description: options.description,
+  };
+}

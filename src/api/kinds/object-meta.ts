@@ -1,0 +1,175 @@
+// ObjectMeta, and the checks kube-apiserver makes on it that a schema cannot express
+// (qualified label keys, annotation size, which name format a kind uses).
+import { array, boolean, integer, map, named, object, string } from '../schema/build.ts';
+import type { Infer } from '../schema/schema.ts';
+import { DNS_SUBDOMAIN_PATTERN } from '../types/common.ts';
+import { childPath, type FieldError, indexPath } from '../validate/errors.ts';
+
+export const ObjectMeta = named(
+  { name: 'ObjectMeta', source: 'core', notes: 'Standard Kubernetes object metadata.' },
+  object({
+    name: string(),
+    generateName: string(),
+    namespace: string(),
+    labels: map(string()),
+    annotations: map(string()),
+    uid: string(),
+    resourceVersion: string(),
+    generation: integer({ minimum: 0 }),
+    creationTimestamp: string(),
+    deletionTimestamp: string(),
+    deletionGracePeriodSeconds: integer(),
+    finalizers: array(string(), { listType: 'set' }),
+    ownerReferences: array(
+      object({
+        apiVersion: string(),
+        kind: string(),
+        name: string(),
+        uid: string(),
+        controller: boolean(),
+        blockOwnerDeletion: boolean(),
+      }),
+    ),
+    managedFields: array(
+      object({
+        manager: string(),
+        operation: string(),
+        apiVersion: string(),
+        time: string(),
+        fieldsType: string(),
+        fieldsV1: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        subresource: string(),
+      }),
+    ),
+  }),
+);
+export type ObjectMeta = Infer<typeof ObjectMeta>;
+
+export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label';
+
+const DNS_SUBDOMAIN = new RegExp(DNS_SUBDOMAIN_PATTERN);
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+
+const NAME_RULES: Record<NameFormat, { regex: RegExp; max: number; text: string }> = {
+  dns1123Subdomain: {
+    regex: DNS_SUBDOMAIN,
+    max: 253,
+    text: "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
+  },
+  dns1123Label: {
+    regex: DNS_LABEL,
+    max: 63,
+    text: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')",
+  },
+  dns1035Label: {
+    regex: DNS_1035_LABEL,
+    max: 63,
+    text: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123')",
+  },
+};
+
+export function checkName(value: string, format: NameFormat, path: string, errors: FieldError[]): void {
+  const rule = NAME_RULES[format];
+  if (value.length > rule.max) {
+    errors.push({
+      type: 'Invalid',
+      field: path,
+      value: JSON.stringify(value),
+      detail: `must be no more than ${rule.max} characters`,
+    });
+  } else if (!rule.regex.test(value)) {
+    errors.push({ type: 'Invalid', field: path, value: JSON.stringify(value), detail: rule.text });
+  }
+}
+
+/** A label key or annotation key: optional DNS-subdomain prefix, "/", and a name of up to 63 characters. */
+export function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) {
+    return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+  }
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0) return 'prefix part must be non-empty';
+    if (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) {
+      return 'prefix part must be a lowercase RFC 1123 subdomain of at most 253 characters';
+    }
+  }
+  if (name.length === 0) return 'name part must be non-empty';
+  if (name.length > 63) return 'name part must be no more than 63 characters';
+  if (!LABEL_NAME.test(name)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')";
+  }
+  return undefined;
+}
+
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63) return 'must be no more than 63 characters';
+  if (!LABEL_VALUE.test(value)) {
+    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345')";
+  }
+  return undefined;
+}
+
+/** Label-map checks, shared by metadata.labels and every matchLabels/selector in the API. */
+export function checkLabels(labels: Record<string, unknown>, path: string, errors: FieldError[]): void {
+  for (const [key, value] of Object.entries(labels)) {
+    const keyProblem = qualifiedNameProblem(key);
+    if (keyProblem) errors.push({ type: 'Invalid', field: path, value: JSON.stringify(key), detail: keyProblem });
+    if (typeof value === 'string') {
+      const valueProblem = labelValueProblem(value);
+      if (valueProblem) {
+        errors.push({
+          type: 'Invalid',
+          field: indexPath(path, key),
+          value: JSON.stringify(value),
+          detail: valueProblem,
+        });
+      }
+    }
+  }
+}
+
+export function checkAnnotations(annotations: Record<string, unknown>, path: string, errors: FieldError[]): void {
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations)) {
+    const keyProblem = qualifiedNameProblem(key.toLowerCase());
+    if (keyProblem) errors.push({ type: 'Invalid', field: path, value: JSON.stringify(key), detail: keyProblem });
+    total += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+  }
+  if (total > ANNOTATIONS_MAX_BYTES) {
+    errors.push({
+      type: 'TooLong',
+      field: path,
+      detail: `may not be more than ${ANNOTATIONS_MAX_BYTES} bytes`,
+    });
+  }
+}
+
+/**
+ * The metadata checks kube-apiserver makes beyond the schema. `namespaced` decides whether a
+ * namespace is required (the caller defaults it first) or forbidden.
+ */
+export function checkObjectMeta(
+  metadata: ObjectMeta,
+  options: { namespaced: boolean; nameFormat: NameFormat },
+  errors: FieldError[],
+): void {
+  if (!metadata.name) {
+    errors.push({ type: 'Required', field: 'metadata.name', detail: 'name or generateName is required' });
+  } else {
+    checkName(metadata.name, options.nameFormat, 'metadata.name', errors);
+  }
+  if (options.namespaced) {
+    if (metadata.namespace) checkName(metadata.namespace, 'dns1123Label', 'metadata.namespace', errors);
+  } else if (metadata.namespace) {
+    errors.push({ type: 'Forbidden', field: 'metadata.namespace', detail: 'not allowed on this type' });
+  }
+  if (metadata.labels) checkLabels(metadata.labels, childPath('metadata', 'labels'), errors);
+  if (metadata.annotations) checkAnnotations(metadata.annotations, childPath('metadata', 'annotations'), errors);
+}

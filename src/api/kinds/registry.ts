@@ -1,0 +1,35 @@
+// Every kind the API knows, looked up by apiVersion and kind.
+
+import { coreKinds } from './core/kinds.ts';
+import { gatewayApiKinds } from './gateway-api/kinds.ts';
+import { GwBackendKind } from './gw-backend.ts';
+import { GwModelKind } from './gw-model.ts';
+import { GwParametersKind } from './gw-parameters.ts';
+import { GwPolicyKind } from './gw-policy.ts';
+import { apiVersionOf, type KindDefinition } from './kind.ts';
+
+export const KINDS: readonly KindDefinition[] = [
+  GwBackendKind,
+  GwModelKind,
+  GwParametersKind,
+  GwPolicyKind,
+  ...gatewayApiKinds,
+  ...coreKinds,
+];
+
+const byApiVersionAndKind = new Map(
+  KINDS.map((definition) => [`${apiVersionOf(definition)} ${definition.kind}`, definition]),
+);
+
+export function findKind(apiVersion: string, kind: string): KindDefinition | undefined {
+  return byApiVersionAndKind.get(`${apiVersion} ${kind}`);
+}
+
+export function kindsOfGroup(group: string): KindDefinition[] {
+  return KINDS.filter((definition) => definition.group === group);
+}
+
+/** The kinds `gw crds` emits: gw's own. */
+export function crdKinds(): KindDefinition[] {
+  return KINDS.filter((definition) => definition.crd);
+}

@@ -1,0 +1,192 @@
+// Reads resources from YAML or JSON files, directories or standard input: multi-document
+// streams and List kinds, with bounds on size, nesting and aliases so that hostile input gets an
+// error instead of a crash or a hang.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+/** Largest file read (kube-apiserver itself refuses request bodies over 3 MiB). */
+export const MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** Deepest nesting of mappings and sequences accepted in a document. */
+export const MAX_DEPTH = 64;
+const MAX_ALIASES = 100;
+const RESOURCE_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+export interface SourceDocument {
+  /** File path, or "-" for standard input. */
+  file: string;
+  /** 1-based position of the document in its file. */
+  document: number;
+  /** 1-based position in a List's items, when the object came from a List. */
+  item?: number;
+  line?: number;
+  value: unknown;
+}
+
+export interface LoadProblem {
+  file: string;
+  document?: number;
+  line?: number;
+  message: string;
+}
+
+export interface LoadResult {
+  documents: SourceDocument[];
+  problems: LoadProblem[];
+}
+
+function depthOf(value: unknown, limit: number): number {
+  // Iterative, so that the check itself cannot overflow the stack.
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+function isListKind(value: unknown): value is { kind: string; items: unknown } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const kind = (value as { kind?: unknown }).kind;
+  return typeof kind === 'string' && kind.endsWith('List') && 'items' in value;
+}
+
+/** Parses one YAML or JSON text into documents (List kinds expanded into their items). */
+export function parseResources(text: string, file: string): LoadResult {
+  const result: LoadResult = { documents: [], problems: [] };
+  let parsed: ReturnType<typeof parseAllDocuments>;
+  try {
+    parsed = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    result.problems.push({ file, message: explainParseFailure((error as Error).message) });
+    return result;
+  }
+  const documents = Array.isArray(parsed) ? parsed : [];
+  documents.forEach((document, index) => {
+    const position = index + 1;
+    const line = document.range ? lineOf(text, document.range[0]) : undefined;
+    if (document.errors.length > 0) {
+      const first = document.errors[0]!;
+      result.problems.push({
+        file,
+        document: position,
+        line: first.linePos?.[0]?.line ?? line,
+        message: explainParseFailure(first.message),
+      });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = document.toJS({ maxAliasCount: MAX_ALIASES });
+    } catch (error) {
+      result.problems.push({ file, document: position, line, message: explainParseFailure((error as Error).message) });
+      return;
+    }
+    if (value === null || value === undefined) return; // an empty document, as between two "---"
+    if (depthOf(value, MAX_DEPTH) > MAX_DEPTH) {
+      result.problems.push({
+        file,
+        document: position,
+        line,
+        message: `the document nests deeper than ${MAX_DEPTH} levels; no resource of this API is that deep`,
+      });
+      return;
+    }
+    if (isListKind(value)) {
+      if (!Array.isArray(value.items)) {
+        result.problems.push({ file, document: position, line, message: `${value.kind}: items must be a list` });
+        return;
+      }
+      value.items.forEach((item, itemIndex) => {
+        result.documents.push({ file, document: position, item: itemIndex + 1, line, value: item });
+      });
+      return;
+    }
+    result.documents.push({ file, document: position, line, value });
+  });
+  return result;
+}
+
+function explainParseFailure(message: string): string {
+  const firstLine = message.split('\n')[0]!;
+  if (/Maximum call stack size exceeded/.test(firstLine)) {
+    return `the document nests too deeply to parse; no resource of this API nests more than ${MAX_DEPTH} levels`;
+  }
+  return `malformed YAML/JSON: ${firstLine}`;
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+function listFiles(directory: string, recursive: boolean): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(directory, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (recursive) files.push(...listFiles(path, true));
+    } else if (RESOURCE_EXTENSIONS.has(extname(entry.name))) {
+      files.push(path);
+    }
+  }
+  return files;
+}
+
+/** Reads files, directories (their .yaml, .yml and .json files) or "-" for standard input. */
+export function loadResources(
+  paths: string[],
+  options: { recursive?: boolean; stdin?: () => string } = {},
+): LoadResult {
+  const result: LoadResult = { documents: [], problems: [] };
+  const files: string[] = [];
+  for (const path of paths) {
+    if (path === '-') {
+      files.push('-');
+      continue;
+    }
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      result.problems.push({ file: path, message: 'no such file or directory' });
+      continue;
+    }
+    if (isDirectory) files.push(...listFiles(path, options.recursive ?? false));
+    else files.push(path);
+  }
+  for (const file of files) {
+    let text: string;
+    try {
+      if (file === '-') {
+        text = options.stdin ? options.stdin() : readFileSync(0, 'utf8');
+      } else {
+        const size = statSync(file).size;
+        if (size > MAX_FILE_BYTES) {
+          result.problems.push({
+            file,
+            message: `the file is ${size} bytes; gw reads files of at most ${MAX_FILE_BYTES} bytes (split it)`,
+          });
+          continue;
+        }
+        text = readFileSync(file, 'utf8');
+      }
+    } catch (error) {
+      result.problems.push({ file, message: `cannot read: ${(error as Error).message}` });
+      continue;
+    }
+    if (text.length > MAX_FILE_BYTES) {
+      result.problems.push({ file, message: `the input is larger than ${MAX_FILE_BYTES} bytes (split it)` });
+      continue;
+    }
+    const parsed = parseResources(text, file);
+    result.documents.push(...parsed.documents);
+    result.problems.push(...parsed.problems);
+  }
+  return result;
+}

@@ -1,0 +1,221 @@
+// Spec document 1 "GwModel" and document 2 "Model resource types": concrete models served by a
+// provider and virtual models that route among other GwModels.
+import { array, enumOf, integer, named, object, refine, required, string } from '../schema/build.ts';
+import { exactlyOneOf } from '../schema/rules.ts';
+import type { Infer } from '../schema/schema.ts';
+import { AIPromptGuard, FieldTransformation } from './ai.ts';
+import { ModelBackendAuth } from './backend-auth.ts';
+import { BackendTLS, BackendTunnel, Health } from './backend-connection.ts';
+import { CELExpression, LongString, ObjectName } from './common.ts';
+import { Authorization } from './inbound-auth.ts';
+import { HeaderModifiers } from './traffic.ts';
+
+export const ModelProvider = named(
+  { name: 'ModelProvider', source: '2' },
+  enumOf([
+    'Alpha',
+    'Beta',
+    'Gamma',
+    'Delta',
+    'Epsilon',
+    'Zeta',
+    'Provider07',
+    'Provider08',
+    'Provider09',
+    'Provider10',
+    'Provider11',
+    'Provider12',
+    'Provider13',
+    'Provider14',
+    'Provider15',
+    'Provider16',
+    'Provider17',
+    'Provider18',
+    'Provider19',
+    'Custom',
+  ]),
+);
+export type ModelProvider = Infer<typeof ModelProvider>;
+
+/** Exact name, `prefix*`, `*suffix` or `*`: at most one `*`, and only at an end. */
+export const MODEL_MATCH_PATTERN = '^([*]|[*]?[^*]+|[^*]+[*])$';
+
+export const ModelMatch = named(
+  {
+    name: 'ModelMatch',
+    source: '1',
+    notes:
+      'The spec shows only match.model; gw requires it when match is present (an empty match matches nothing new).',
+  },
+  object({
+    model: required(
+      // LongString's bounds plus the wildcard shape.
+      string({
+        minLength: 1,
+        maxLength: 1024,
+        pattern: MODEL_MATCH_PATTERN,
+        description:
+          'Model name clients request: an exact name, a suffix wildcard such as gpt-*, a prefix wildcard such as *-latest, or * for any model.',
+      }),
+    ),
+  }),
+);
+export type ModelMatch = Infer<typeof ModelMatch>;
+
+export const ModelVisibility = named(
+  {
+    name: 'ModelVisibility',
+    source: '1',
+    notes:
+      'Public models take direct client requests and are listed by model discovery; Internal ones are reachable only through virtual models.',
+  },
+  enumOf(['Public', 'Internal'], { default: 'Public' }),
+);
+export type ModelVisibility = Infer<typeof ModelVisibility>;
+
+export const ModelPolicies = named(
+  { name: 'ModelPolicies', source: '2' },
+  object({
+    transformations: array(FieldTransformation, {
+      minItems: 1,
+      maxItems: 64,
+      description: 'Computed request body fields.',
+    }),
+    finalTransformations: array(FieldTransformation, {
+      minItems: 1,
+      maxItems: 64,
+      description: "Computed fields applied after conversion to the provider's format.",
+    }),
+    authorization: Authorization,
+    auth: refine(ModelBackendAuth, { description: 'Credentials sent to the provider.' }),
+    health: Health,
+    tls: BackendTLS,
+    tunnel: BackendTunnel,
+    headers: refine(HeaderModifiers, { description: 'Request and response header changes.' }),
+    promptGuard: AIPromptGuard,
+  }),
+);
+export type ModelPolicies = Infer<typeof ModelPolicies>;
+
+// A same-namespace GwModel, by name.
+const modelRef = object({ name: required(ObjectName) }, { description: 'A GwModel in the same namespace.' });
+
+const modelTargetFields = {
+  modelRef: required(modelRef),
+  model: refine(LongString, {
+    description:
+      'Concrete model name sent to the referenced GwModel. Needed when that GwModel matches by wildcard (checked by the controller, not at admission).',
+  }),
+};
+
+export const ModelTargetReference = named({ name: 'ModelTargetReference', source: '2' }, object(modelTargetFields));
+export type ModelTargetReference = Infer<typeof ModelTargetReference>;
+
+export const WeightedModelTarget = named(
+  {
+    name: 'WeightedModelTarget',
+    source: 'gw',
+    notes:
+      "Not shown in the spec; gw follows agentgateway's weighted target: a model target plus weight (1-1000000, default 1).",
+  },
+  object({
+    ...modelTargetFields,
+    weight: integer({
+      format: 'int32',
+      minimum: 1,
+      maximum: 1000000,
+      default: 1,
+      description: "Share of requests relative to the other targets' weights.",
+    }),
+  }),
+);
+export type WeightedModelTarget = Infer<typeof WeightedModelTarget>;
+
+export const WeightedModelRouting = named(
+  {
+    name: 'WeightedModelRouting',
+    source: 'gw',
+    notes: 'Not shown in the spec; gw follows agentgateway: targets (required, 1-64), chosen in proportion to weight.',
+  },
+  object({
+    targets: required(array(WeightedModelTarget, { minItems: 1, maxItems: 64 })),
+  }),
+);
+export type WeightedModelRouting = Infer<typeof WeightedModelRouting>;
+
+export const ConditionalModelTarget = named(
+  {
+    name: 'ConditionalModelTarget',
+    source: '2',
+    notes:
+      'model is required when the referenced GwModel matches by wildcard; that needs the other object, so the controller checks it, not admission.',
+  },
+  object({
+    ...modelTargetFields,
+    when: refine(CELExpression, {
+      description: 'Condition selecting this target; unset only on the final target, which then catches the rest.',
+    }),
+  }),
+);
+export type ConditionalModelTarget = Infer<typeof ConditionalModelTarget>;
+
+export const ConditionalModelRouting = named(
+  { name: 'ConditionalModelRouting', source: '2' },
+  object({
+    targets: required(
+      array(ConditionalModelTarget, {
+        minItems: 1,
+        maxItems: 64,
+        description: 'Evaluated in order; the first target whose when holds is used.',
+        rules: [
+          {
+            // No whenless target, or exactly one and it is the last.
+            rule:
+              'self.filter(t, !has(t.when)).size() == 0 || ' +
+              '(self.filter(t, !has(t.when)).size() == 1 && !self.map(t, has(t.when))[self.size() - 1])',
+            message: 'only the final target may omit when',
+          },
+        ],
+      }),
+    ),
+  }),
+);
+export type ConditionalModelRouting = Infer<typeof ConditionalModelRouting>;
+
+export const FailoverModelTarget = named(
+  { name: 'FailoverModelTarget', source: '2' },
+  object({
+    ...modelTargetFields,
+    priority: required(
+      integer({
+        format: 'int32',
+        minimum: 0,
+        maximum: 1000000,
+        description:
+          'Lower values are preferred; the next priority is used only when every target at this one is degraded.',
+      }),
+    ),
+  }),
+);
+export type FailoverModelTarget = Infer<typeof FailoverModelTarget>;
+
+export const FailoverModelRouting = named(
+  { name: 'FailoverModelRouting', source: '2' },
+  object({
+    targets: required(array(FailoverModelTarget, { minItems: 1, maxItems: 64 })),
+  }),
+);
+export type FailoverModelRouting = Infer<typeof FailoverModelRouting>;
+
+export const VirtualModel = named(
+  { name: 'VirtualModel', source: '2' },
+  object(
+    {
+      weighted: WeightedModelRouting,
+      failover: FailoverModelRouting,
+      conditional: ConditionalModelRouting,
+    },
+    { rules: [exactlyOneOf(['weighted', 'failover', 'conditional'])] },
+  ),
+);
+export type VirtualModel = Infer<typeof VirtualModel>;

@@ -1,0 +1,65 @@
+// The CEL engine gw uses everywhere (admission rules now, policies on the request path later):
+// @marcbachmann/cel-js, chosen over @bufbuild/cel for speed (see docs/benchmarks.md).
+// Expressions are parsed once into programs; evaluation never re-parses.
+import { Environment } from '@marcbachmann/cel-js';
+
+export type CelProgram = (bindings: Record<string, unknown>) => unknown;
+
+export interface CelCompileError {
+  expression: string;
+  message: string;
+}
+
+/** The environment Kubernetes gives `x-kubernetes-validations` rules: one variable, `self`. */
+function createAdmissionEnvironment(): Environment {
+  return new Environment({ homogeneousAggregateLiterals: false }).registerVariable('self', 'dyn');
+}
+
+const admissionEnvironment = createAdmissionEnvironment();
+const admissionPrograms = new Map<string, CelProgram | CelCompileError>();
+
+/**
+ * Compiles an admission rule once and caches it; returns an error object when the rule does
+ * not parse or type-check (a defect in our schema, reported by the CRD checks).
+ */
+export function compileAdmissionRule(expression: string): CelProgram | CelCompileError {
+  let program = admissionPrograms.get(expression);
+  if (program === undefined) {
+    try {
+      const checked = admissionEnvironment.check(expression);
+      if (!checked.valid) {
+        program = { expression, message: firstLine(checked.error?.message ?? 'type check failed') };
+      } else {
+        program = admissionEnvironment.parse(expression) as CelProgram;
+      }
+    } catch (error) {
+      program = { expression, message: firstLine((error as Error).message) };
+    }
+    admissionPrograms.set(expression, program);
+  }
+  return program;
+}
+
+export function isCompileError(program: CelProgram | CelCompileError): program is CelCompileError {
+  return typeof program !== 'function';
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end === -1 ? text : text.slice(0, end);
+}
+
+/**
+ * Converts a decoded JSON/YAML value to the values CEL sees, as Kubernetes does when it hands
+ * an unstructured object to CEL: whole numbers are `int` (BigInt here), others `double`.
+ */
+export function toCelValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCelValue);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = toCelValue((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,44 @@
+// gw's command line: one file per command; this file only dispatches.
+import { readFileSync } from 'node:fs';
+import { crdsCommand } from './crds.ts';
+import { validateCommand } from './validate.ts';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => string;
+}
+
+const processIo: Io = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: () => (process.stdin.isTTY ? '' : readFileSync(0, 'utf8')),
+};
+
+const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style resources
+
+Usage:
+  gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
+                       check resources as the API server would; exit 1 when any is invalid
+  gw crds              print the CustomResourceDefinitions of the gw.dev kinds
+  gw help              this text
+`;
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | number> = {
+  validate: validateCommand,
+  crds: crdsCommand,
+};
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    io.stdout(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const run = COMMANDS[command];
+  if (!run) {
+    io.stderr(`gw: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  return run(rest, io);
+}

@@ -1,0 +1,92 @@
+// gw validate: admission of every resource in the given files, all errors at once.
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { loadResources, type SourceDocument } from '../api/load/documents.ts';
+import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
+import { formatFieldError } from '../api/validate/errors.ts';
+import type { Io } from './main.ts';
+
+function where(document: { file: string; document?: number; item?: number }): string {
+  let text = document.file;
+  if (document.document !== undefined) text += `: document ${document.document}`;
+  if (document.item !== undefined) text += `, item ${document.item}`;
+  return text;
+}
+
+export function validateCommand(args: string[], io: Io): number {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(args);
+  } catch (error) {
+    io.stderr(`gw validate: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const files = options.values.filename ?? [];
+  if (files.length === 0) {
+    io.stderr('gw validate: name the resources with -f FILE, -f DIR or -f - (standard input)\n');
+    return 2;
+  }
+  const output = options.values.output ?? 'yaml';
+  if (output !== 'yaml' && output !== 'json') {
+    io.stderr(`gw validate: -o must be yaml or json, not "${output}"\n`);
+    return 2;
+  }
+  const loaded = loadResources(files, { recursive: options.values.recursive, stdin: io.readStdin });
+  let failures = 0;
+  for (const problem of loaded.problems) {
+    failures++;
+    io.stderr(`${where(problem)}${problem.line ? ` (line ${problem.line})` : ''}: ${problem.message}\n`);
+  }
+  const stored: KubeObject[] = [];
+  const seen = new Map<string, SourceDocument>();
+  for (const document of loaded.documents) {
+    const result = admit(document.value);
+    const name = describeObject(result.object ?? document.value);
+    for (const warning of result.warnings) {
+      io.stderr(`${where(document)}: ${name}: warning: ${formatFieldError(warning)}\n`);
+    }
+    if (result.errors.length > 0) {
+      failures++;
+      for (const error of result.errors) io.stderr(`${where(document)}: ${name}: ${formatFieldError(error)}\n`);
+      continue;
+    }
+    const key = `${result.object!.apiVersion.split('/')[0]} ${name}`;
+    const previous = seen.get(key);
+    if (previous) {
+      failures++;
+      io.stderr(
+        `${where(document)}: ${name}: Duplicate value: the same object is already defined at ${where(previous)}\n`,
+      );
+      continue;
+    }
+    seen.set(key, document);
+    stored.push(result.object!);
+  }
+  if (options.values['show-defaults']) {
+    if (output === 'json')
+      io.stdout(
+        `${JSON.stringify(stored.length === 1 ? stored[0] : { apiVersion: 'v1', kind: 'List', items: stored }, null, 2)}\n`,
+      );
+    else io.stdout(stored.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'));
+  }
+  const total = loaded.documents.length;
+  if (failures > 0) {
+    io.stderr(`${failures} invalid of ${total + loaded.problems.length}\n`);
+    return 1;
+  }
+  if (!options.values['show-defaults']) io.stdout(`${total} valid\n`);
+  return 0;
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      filename: { type: 'string', short: 'f', multiple: true },
+      recursive: { type: 'boolean', short: 'R' },
+      'show-defaults': { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
+    },
+    allowPositionals: false,
+  });
+}

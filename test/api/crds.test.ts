@@ -1,0 +1,95 @@
+// The generated CRDs: committed copies match the code, and the schemas are structural (the rules
+// kube-apiserver enforces when a CRD is created) with CEL rules that compile.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { crdFileName, crdYaml, toCrd } from '../../src/api/crd/generate.ts';
+import { crdKinds } from '../../src/api/kinds/registry.ts';
+import type { SchemaNode } from '../../src/api/schema/schema.ts';
+import { applyDefaults } from '../../src/api/validate/defaults.ts';
+import { formatFieldError } from '../../src/api/validate/errors.ts';
+import { validateValue } from '../../src/api/validate/schema-validator.ts';
+import { compileAdmissionRule, isCompileError } from '../../src/cel/environment.ts';
+
+const deployDir = new URL('../../deploy/crds/', import.meta.url).pathname;
+const FORBIDDEN_IN_ANY_OF = ['description', 'default', 'additionalProperties', 'nullable', 'properties', 'items'];
+
+/** Problems that would make kube-apiserver refuse the CRD, with the schema path of each. */
+function structuralProblems(node: Record<string, unknown>, path: string, problems: string[]): void {
+  const intOrString = node['x-kubernetes-int-or-string'] === true;
+  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
+  if (node.type === undefined && !intOrString && !preserve) problems.push(`${path}: no type`);
+  if (node.properties && node.additionalProperties) problems.push(`${path}: both properties and additionalProperties`);
+  if (node.type === 'array' && !node.items) problems.push(`${path}: array without items`);
+  if (node.anyOf) {
+    if (!intOrString) problems.push(`${path}: anyOf is only used for int-or-string`);
+    for (const [i, branch] of (node.anyOf as Record<string, unknown>[]).entries()) {
+      for (const key of FORBIDDEN_IN_ANY_OF) if (key in branch) problems.push(`${path}.anyOf[${i}]: sets ${key}`);
+      if (!['integer', 'string'].includes(branch.type as string))
+        problems.push(`${path}.anyOf[${i}]: not integer/string`);
+    }
+  }
+  if (node.enum && node.type !== 'string') problems.push(`${path}: enum on a ${String(node.type)} node`);
+  if (node['x-kubernetes-list-type'] === 'map') {
+    const keys = node['x-kubernetes-list-map-keys'] as string[] | undefined;
+    const items = node.items as Record<string, unknown> | undefined;
+    if (!keys || keys.length === 0) problems.push(`${path}: list-type map without list-map-keys`);
+    for (const key of keys ?? []) {
+      const required = (items?.required as string[] | undefined) ?? [];
+      const defaulted = (items?.properties as Record<string, Record<string, unknown>> | undefined)?.[key]?.default;
+      if (!required.includes(key) && defaulted === undefined)
+        problems.push(`${path}: map key ${key} is neither required nor defaulted`);
+    }
+  }
+  for (const rule of (node['x-kubernetes-validations'] as { rule: string; message: string }[] | undefined) ?? []) {
+    const program = compileAdmissionRule(rule.rule);
+    if (isCompileError(program)) problems.push(`${path}: rule does not compile: ${program.message}: ${rule.rule}`);
+    if (!rule.message) problems.push(`${path}: rule without message: ${rule.rule}`);
+  }
+  if (node.default !== undefined) {
+    const value = structuredClone(node.default);
+    applyDefaults(node as SchemaNode, value);
+    const output = validateValue(node as SchemaNode, value, path);
+    for (const error of output.errors) problems.push(`${path}: default is invalid: ${formatFieldError(error)}`);
+  }
+  for (const [name, child] of Object.entries((node.properties as Record<string, Record<string, unknown>>) ?? {})) {
+    structuralProblems(child, `${path}.${name}`, problems);
+  }
+  if (node.additionalProperties)
+    structuralProblems(node.additionalProperties as Record<string, unknown>, `${path}[*]`, problems);
+  if (node.items) structuralProblems(node.items as Record<string, unknown>, `${path}[*]`, problems);
+}
+
+describe('generated CRDs', () => {
+  for (const definition of crdKinds()) {
+    describe(definition.kind, () => {
+      it('matches the committed copy in deploy/crds (run `npm run crds` after changing the API)', () => {
+        const committed = readFileSync(deployDir + crdFileName(definition), 'utf8');
+        assert.equal(committed, crdYaml(definition));
+      });
+
+      it('is a structural schema whose rules compile and defaults validate', () => {
+        const crd = toCrd(definition) as {
+          spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+        };
+        const schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
+        assert.equal(schema.type, 'object');
+        assert.deepEqual((schema.properties as Record<string, unknown>).metadata, { type: 'object' });
+        const problems: string[] = [];
+        structuralProblems(schema, definition.kind, problems);
+        assert.deepEqual(problems, []);
+      });
+
+      it('names, scope, status subresource and printer columns', () => {
+        const crd = parse(crdYaml(definition));
+        assert.equal(crd.metadata.name, `${definition.plural}.gw.dev`);
+        assert.equal(crd.spec.scope, 'Namespaced');
+        assert.deepEqual(crd.spec.names.categories, ['gw']);
+        assert.ok(crd.spec.names.shortNames.length > 0);
+        assert.deepEqual(crd.spec.versions[0].subresources, { status: {} });
+        assert.ok(crd.spec.versions[0].additionalPrinterColumns.some((c: { name: string }) => c.name === 'Age'));
+      });
+    });
+  }
+});
