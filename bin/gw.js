@@ -9,6 +9,12 @@ import { fileURLToPath } from 'node:url';
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
 
+// A closed pipe (gw crds | head) ends the output quietly instead of with a stack trace.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 if (major === 24) {
   const { main } = await import('../src/cli/main.ts');
   process.exitCode = await main(process.argv.slice(2));

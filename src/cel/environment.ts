@@ -63,3 +63,21 @@ export function toCelValue(value: unknown): unknown {
   }
   return value;
 }
+
+/** Parses user expressions (policy CEL) for syntax only: their variables are the data plane's. */
+const syntaxEnvironment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+const syntaxProblems = new Map<string, string | undefined>();
+
+/** A syntax error in a user's CEL expression, or undefined when it parses. Cached per expression. */
+export function celSyntaxProblem(expression: string): string | undefined {
+  if (syntaxProblems.has(expression)) return syntaxProblems.get(expression);
+  let problem: string | undefined;
+  try {
+    syntaxEnvironment.parse(expression);
+  } catch (error) {
+    problem = firstLine((error as Error).message);
+  }
+  if (syntaxProblems.size > 10_000) syntaxProblems.clear();
+  syntaxProblems.set(expression, problem);
+  return problem;
+}

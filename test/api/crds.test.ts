@@ -13,6 +13,8 @@ import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { compileAdmissionRule, isCompileError } from '../../src/cel/environment.ts';
 
 const deployDir = new URL('../../deploy/crds/', import.meta.url).pathname;
+const RESERVED_FIELD_ACCESS =
+  /\.(namespace|in|as|break|const|continue|else|for|function|if|import|let|loop|package|return|var|void|while)\b/;
 const FORBIDDEN_IN_ANY_OF = ['description', 'default', 'additionalProperties', 'nullable', 'properties', 'items'];
 
 /** Problems that would make kube-apiserver refuse the CRD, with the schema path of each. */
@@ -43,6 +45,10 @@ function structuralProblems(node: Record<string, unknown>, path: string, problem
     }
   }
   for (const rule of (node['x-kubernetes-validations'] as { rule: string; message: string }[] | undefined) ?? []) {
+    // Kubernetes makes rules spell fields named like CEL reserved words as __name__.
+    const reserved = RESERVED_FIELD_ACCESS.exec(rule.rule);
+    if (reserved)
+      problems.push(`${path}: rule reads a field named by a CEL reserved word (${reserved[1]}): ${rule.rule}`);
     const program = compileAdmissionRule(rule.rule);
     if (isCompileError(program)) problems.push(`${path}: rule does not compile: ${program.message}: ${rule.rule}`);
     if (!rule.message) problems.push(`${path}: rule without message: ${rule.rule}`);

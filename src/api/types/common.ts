@@ -26,7 +26,8 @@ export const CELExpression = named(
   {
     name: 'CELExpression',
     source: '2',
-    notes: 'Compiled by the data plane once per configuration; a syntax error is reported by `gw validate`.',
+    notes:
+      'Compiled once when the controller translates the object. A syntax error is not an admission error (a cluster cannot check it either): `gw validate` prints it as a warning and the controller reports it as a condition.',
   },
   string({ minLength: 1, maxLength: 16384 }),
 );

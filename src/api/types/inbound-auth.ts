@@ -21,7 +21,8 @@ import {
 
 /**
  * The rule on a `conditional` list: at most one entry lacks `condition`, and that entry is the
- * last one (the fallback when no earlier condition matched).
+ * last one (the fallback when no earlier condition matched). Written with `e == last` because
+ * has() on an indexed element (`has(self[i].condition)`) is not accepted by every CEL checker.
  */
 export const conditionalFallbackLastRule: ValidationRule = {
   rule: 'self.all(e, has(e.condition) || e == self[size(self) - 1]) && self.filter(e, !has(e.condition)).size() <= 1',

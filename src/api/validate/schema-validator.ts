@@ -1,7 +1,7 @@
 // Validates a decoded value against a schema the way kube-apiserver validates a custom resource
 // against its CRD: OpenAPI structural checks, then the node's `x-kubernetes-validations` CEL rules.
-import { compileAdmissionRule, isCompileError, toCelValue } from '../../cel/environment.ts';
-import type { SchemaNode, ValidationRule } from '../schema/schema.ts';
+import { celSyntaxProblem, compileAdmissionRule, isCompileError, toCelValue } from '../../cel/environment.ts';
+import { META, type SchemaNode, type ValidationRule } from '../schema/schema.ts';
 import { childPath, type FieldError, indexPath, jsonTypeOf, renderValue } from './errors.ts';
 
 export interface ValidationOutput {
@@ -108,6 +108,19 @@ class Validator {
     }
     if (schema.pattern !== undefined && !compiledPattern(schema.pattern).test(value)) {
       this.invalid(path, value, `should match '${schema.pattern}'`);
+    }
+    // A cluster cannot check CEL syntax at admission, so neither does gw: a broken expression is
+    // a warning here and a condition on the object when the controller translates it.
+    if (schema[META]?.name === 'CELExpression') {
+      const problem = celSyntaxProblem(value);
+      if (problem) {
+        this.output.warnings.push({
+          type: 'Invalid',
+          field: path,
+          value: renderValue(value),
+          detail: `not a valid CEL expression: ${problem}`,
+        });
+      }
     }
   }
 

@@ -2,6 +2,7 @@
 import { array, boolean, enumOf, integer, named, object, refine, required, string } from '../../schema/build.ts';
 import type { Infer, Schema, ValidationRule } from '../../schema/schema.ts';
 import { Duration, HTTPHeaderName, PortNumber, SectionName } from '../../types/common.ts';
+import { HTTPHeaderFilter } from '../../types/traffic.ts';
 import {
   backendObjectReferenceFields,
   GatewayBackendObjectReference,
@@ -117,32 +118,6 @@ export const HTTPRouteMatch = named(
 export type HTTPRouteMatch = Infer<typeof HTTPRouteMatch>;
 
 // --- filters -----------------------------------------------------------------------------------------
-
-export const HTTPHeader = named(
-  { name: 'HTTPHeader', source: 'gateway-api' },
-  object({ name: required(HTTPHeaderName), value: required(string({ minLength: 1, maxLength: 4096 })) }),
-);
-export type HTTPHeader = Infer<typeof HTTPHeader>;
-
-export const HTTPHeaderFilter = named(
-  { name: 'HTTPHeaderFilter', source: 'gateway-api' },
-  object({
-    set: array(HTTPHeader, {
-      maxItems: 16,
-      listType: 'map',
-      listMapKeys: ['name'],
-      description: 'Headers to set, replacing existing values.',
-    }),
-    add: array(HTTPHeader, {
-      maxItems: 16,
-      listType: 'map',
-      listMapKeys: ['name'],
-      description: 'Headers to append to existing values.',
-    }),
-    remove: array(string(), { maxItems: 16, listType: 'set', description: 'Names of headers to remove.' }),
-  }),
-);
-export type HTTPHeaderFilter = Infer<typeof HTTPHeaderFilter>;
 
 function pathModifierPair(type: string, field: string): ValidationRule[] {
   return [

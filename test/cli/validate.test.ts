@@ -1,0 +1,191 @@
+// gw validate end to end: exit codes, where each error is reported, and hostile input.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { main } from '../../src/cli/main.ts';
+
+const gwBin = new URL('../../bin/gw.js', import.meta.url).pathname;
+const examples = new URL('../../examples/', import.meta.url).pathname;
+
+async function run(args: string[], stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: () => stdin,
+  });
+  return { code, stdout, stderr };
+}
+
+function tempFile(name: string, content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-validate-'));
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+const validBackend = `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: openai, namespace: ai}
+spec: {ai: {provider: {alpha: {model: gpt-4o}}}}
+`;
+
+describe('gw validate', () => {
+  it('accepts the examples', async () => {
+    const result = await run(['validate', '-f', examples]);
+    assert.equal(result.stderr, '');
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^\d+ valid\n$/);
+  });
+
+  it('reports every error with file, document index, object and field path, and exits 1', async () => {
+    const file = tempFile(
+      'bad.yaml',
+      `${validBackend}---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: broken, namespace: ai}
+spec:
+  ai: {provider: {}}
+  a2a: {host: x, port: 0}
+`,
+    );
+    const result = await run(['validate', '-f', file]);
+    assert.equal(result.code, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.deepEqual(lines, [
+      `${file}: document 2: GwBackend ai/broken: spec.ai.provider: Invalid value: "object": exactly one of alpha, betaalpha, beta, gamma, delta, epsilon, zeta, custom must be set`,
+      `${file}: document 2: GwBackend ai/broken: spec.a2a.port: Invalid value: 0: spec.a2a.port in body should be greater than or equal to 1`,
+      '1 invalid of 2',
+    ]);
+  });
+
+  it('reads standard input with -f -', async () => {
+    const result = await run(['validate', '-f', '-'], validBackend);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '1 valid\n');
+  });
+
+  it('reads JSON and List kinds, naming the item of an invalid entry', async () => {
+    const list = {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwModelList',
+      items: [
+        {
+          apiVersion: 'gw.dev/v1alpha1',
+          kind: 'GwModel',
+          metadata: { name: 'gpt-4o' },
+          spec: { parentRefs: [{ name: 'ai' }], provider: 'Alpha' },
+        },
+        {
+          apiVersion: 'gw.dev/v1alpha1',
+          kind: 'GwModel',
+          metadata: { name: 'nothing' },
+          spec: { parentRefs: [{ name: 'ai' }] },
+        },
+      ],
+    };
+    const file = tempFile('models.json', JSON.stringify(list));
+    const result = await run(['validate', '-f', file]);
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr.split('\n')[0],
+      `${file}: document 1, item 2: GwModel default/nothing: spec: Invalid value: "object": exactly one of provider, virtualModel must be set`,
+    );
+  });
+
+  it('prints the objects as stored with --show-defaults', async () => {
+    const result = await run(['validate', '--show-defaults', '-f', '-'], validBackend);
+    assert.equal(result.code, 0);
+    const [stored] = parseAllDocuments(result.stdout).map((d) => d.toJS());
+    assert.deepEqual(stored.metadata, { name: 'openai', namespace: 'ai' });
+    assert.deepEqual(stored.spec, { ai: { provider: { alpha: { model: 'gpt-4o' } } } });
+    const json = await run(['validate', '--show-defaults', '-o', 'json', '-f', '-'], validBackend);
+    assert.equal(JSON.parse(json.stdout).kind, 'GwBackend');
+  });
+
+  it('reports the same object defined twice', async () => {
+    const result = await run(['validate', '-f', '-'], `${validBackend}---\n${validBackend}`);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /-: document 2: GwBackend ai\/openai: Duplicate value: the same object is already defined at -: document 1/,
+    );
+  });
+
+  describe('bad input gets an error, never a crash or a hang', () => {
+    const cases: [string, string, RegExp][] = [
+      ['malformed YAML', 'apiVersion: v1\nkind: [Secret\n', /^-: document 1 \(line \d+\): malformed YAML\/JSON: /],
+      [
+        'duplicate keys',
+        'apiVersion: v1\nkind: Secret\nkind: ConfigMap\n',
+        /malformed YAML\/JSON: Map keys must be unique/,
+      ],
+      ['tabs as indentation', 'a:\n\tb: 1\n', /malformed YAML\/JSON: Tabs are not allowed/],
+      [
+        'deep nesting',
+        `${'['.repeat(100000)}${']'.repeat(100000)}`,
+        /nests too deeply to parse|nests deeper than 64 levels/,
+      ],
+      ['moderately deep nesting', `a: ${'['.repeat(80)}${']'.repeat(80)}`, /nests deeper than 64 levels/],
+      [
+        'an alias bomb',
+        'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+        /malformed YAML\/JSON: .*alias/i,
+      ],
+      ['a scalar document', 'just a string\n', /<root>: Invalid value: "string": a resource must be a mapping/],
+      ['a list with non-list items', 'apiVersion: v1\nkind: List\nitems: 5\n', /List: items must be a list/],
+      ['wrong types everywhere', 'apiVersion: 5\nkind: true\n', /apiVersion: Required value/],
+    ];
+    for (const [name, input, expected] of cases) {
+      it(name, async () => {
+        const started = performance.now();
+        const result = await run(['validate', '-f', '-'], input);
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, expected);
+        assert.ok(performance.now() - started < 5000, 'took too long');
+      });
+    }
+
+    it('a file over the size limit', async () => {
+      const file = tempFile('huge.yaml', `a: "${'x'.repeat(9 * 1024 * 1024)}"\n`);
+      const result = await run(['validate', '-f', file]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /gw reads files of at most 8388608 bytes/);
+    });
+
+    it('a missing file', async () => {
+      const result = await run(['validate', '-f', '/nonexistent/gw.yaml']);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /\/nonexistent\/gw.yaml: no such file or directory/);
+    });
+  });
+
+  it('usage errors exit 2', async () => {
+    assert.equal((await run(['validate'])).code, 2);
+    assert.equal((await run(['validate', '--bogus'])).code, 2);
+    assert.equal((await run(['frobnicate'])).code, 2);
+  });
+});
+
+describe('the gw executable', () => {
+  it('runs under the pinned Node 24', () => {
+    const result = spawnSync(process.execPath, [gwBin, 'validate', '-f', examples], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+  });
+
+  it('re-runs itself on the pinned Node when started by an older Node', { skip: !existsSync('/usr/bin/node') }, () => {
+    const result = spawnSync('/usr/bin/node', [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /kind: CustomResourceDefinition/);
+  });
+});
