@@ -15,6 +15,7 @@ import { compileAdmissionRule, isCompileError } from '../../src/cel/environment.
 const deployDir = new URL('../../deploy/crds/', import.meta.url).pathname;
 const RESERVED_FIELD_ACCESS =
   /\.(namespace|in|as|break|const|continue|else|for|function|if|import|let|loop|package|return|var|void|while)\b/;
+const ITERATION = /self((?:\.[A-Za-z_]\w*)*)\.(?:all|exists|exists_one|filter|map)\(/g;
 const FORBIDDEN_IN_ANY_OF = ['description', 'default', 'additionalProperties', 'nullable', 'properties', 'items'];
 
 /** Problems that would make kube-apiserver refuse the CRD, with the schema path of each. */
@@ -49,6 +50,19 @@ function structuralProblems(node: Record<string, unknown>, path: string, problem
     const reserved = RESERVED_FIELD_ACCESS.exec(rule.rule);
     if (reserved)
       problems.push(`${path}: rule reads a field named by a CEL reserved word (${reserved[1]}): ${rule.rule}`);
+    // kube-apiserver refuses a CRD whose rules' estimated cost is too high; iterating an unbounded
+    // list or map is what makes an estimate explode, so every collection a rule iterates has a bound.
+    for (const match of rule.rule.matchAll(ITERATION)) {
+      let target: Record<string, unknown> | undefined = node;
+      for (const segment of match[1]!.split('.').filter(Boolean)) {
+        target = (target?.properties as Record<string, Record<string, unknown>> | undefined)?.[segment];
+      }
+      if (target && target.maxItems === undefined && target.maxProperties === undefined) {
+        problems.push(
+          `${path}: rule iterates ${match[1] || 'self'}, which has no maxItems/maxProperties: ${rule.rule}`,
+        );
+      }
+    }
     const program = compileAdmissionRule(rule.rule);
     if (isCompileError(program)) problems.push(`${path}: rule does not compile: ${program.message}: ${rule.rule}`);
     if (!rule.message) problems.push(`${path}: rule without message: ${rule.rule}`);
@@ -98,4 +112,36 @@ describe('generated CRDs', () => {
       });
     });
   }
+});
+
+describe('the structural checks themselves', () => {
+  it('catch what kube-apiserver would refuse', () => {
+    const problems: string[] = [];
+    structuralProblems(
+      {
+        type: 'object',
+        properties: {
+          names: { type: 'array', items: { type: 'string' } },
+          untyped: {},
+          both: { type: 'object', properties: {}, additionalProperties: { type: 'string' } },
+          port: { type: 'integer', minimum: 1, default: 0 },
+          ref: { type: 'object', properties: { namespace: { type: 'string' } } },
+        },
+        'x-kubernetes-validations': [
+          { rule: 'self.names.all(n, n != "")', message: 'names are not empty' },
+          { rule: 'self.ref.namespace != ""', message: 'x' },
+          { rule: 'self.names.exists(', message: 'broken' },
+        ],
+      },
+      'T',
+      problems,
+    );
+    const text = problems.join('\n');
+    assert.match(text, /rule iterates \.names, which has no maxItems/);
+    assert.match(text, /CEL reserved word \(namespace\)/);
+    assert.match(text, /rule does not compile/);
+    assert.match(text, /T\.untyped: no type/);
+    assert.match(text, /T\.both: both properties and additionalProperties/);
+    assert.match(text, /T\.port: default is invalid/);
+  });
 });

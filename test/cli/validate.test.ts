@@ -170,6 +170,24 @@ spec:
     });
   });
 
+  it('warns about a CEL syntax error without rejecting the object', async () => {
+    const result = await run(
+      ['validate', '-f', '-'],
+      `apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic: {authorization: {policy: {matchExpressions: ['jwt.sub ==']}}}
+`,
+    );
+    assert.equal(result.code, 0);
+    assert.equal(
+      result.stderr,
+      '-: document 1: GwPolicy default/p: warning: spec.traffic.authorization.policy.matchExpressions[0]: Invalid value: "jwt.sub ==": not a valid CEL expression: Unexpected token: EOF\n',
+    );
+  });
+
   it('usage errors exit 2', async () => {
     assert.equal((await run(['validate'])).code, 2);
     assert.equal((await run(['validate', '--bogus'])).code, 2);
