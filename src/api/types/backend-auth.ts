@@ -237,13 +237,15 @@ export const JwtSigningAlg = named(
 );
 export type JwtSigningAlg = Infer<typeof JwtSigningAlg>;
 
+/** Where a token exchange reads the client's token; shared by the OAuth and cross-app subject tokens. */
+const clientTokenSource = refine(AuthorizationExtractionLocation, {
+  description: 'Where the token is read from the client request. Unset: the Authorization header with prefix "Bearer ".',
+});
+
 export const OAuthTokenSpec = named(
   { name: 'OAuthTokenSpec', source: '2' },
   object({
-    source: refine(AuthorizationExtractionLocation, {
-      description:
-        'Where the token is read from the client request. Unset: the Authorization header with prefix "Bearer ".',
-    }),
+    source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'AccessToken' }),
   }),
 );
@@ -416,10 +418,7 @@ export type CrossAppAccessEndpoint = Infer<typeof CrossAppAccessEndpoint>;
 export const CrossAppAccessSubjectToken = named(
   { name: 'CrossAppAccessSubjectToken', source: '2' },
   object({
-    source: refine(AuthorizationExtractionLocation, {
-      description:
-        'Where the token is read from the client request. Unset: the Authorization header with prefix "Bearer ".',
-    }),
+    source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'IdToken' }),
   }),
 );
