@@ -239,7 +239,8 @@ export type JwtSigningAlg = Infer<typeof JwtSigningAlg>;
 
 /** Where a token exchange reads the client's token; shared by the OAuth and cross-app subject tokens. */
 const clientTokenSource = refine(AuthorizationExtractionLocation, {
-  description: 'Where the token is read from the client request. Unset: the Authorization header with prefix "Bearer ".',
+  description:
+    'Where the token is read from the client request. Unset: the Authorization header with prefix "Bearer ".',
 });
 
 export const OAuthTokenSpec = named(
