@@ -1,0 +1,107 @@
+// The controller loop: whenever the store's objects change, take a snapshot, translate it, and
+// write the statuses that differ. Translation is pure (controller/*); this file only wires it to
+// a store. Status writes produce store events too; those are recognised and do not re-trigger.
+import type { KubeObject } from '../api/validate/admission.ts';
+import type { Store, WatchEvent } from '../store/store.ts';
+import { kindKey, objectKey } from '../store/store.ts';
+import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
+import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
+import { keepTransitionTimes } from './status.ts';
+
+export interface ControllerOptions {
+  /** The clock, as an RFC 3339 string (tests pass a fixed one). */
+  now?: () => string;
+  /** How long changes settle before a reconcile. */
+  debounceMs?: number;
+  /** Told after every reconcile. */
+  onReconcile?: (report: ReconcileReport) => void;
+}
+
+export interface ReconcileReport {
+  statusesWritten: number;
+  gatewayApi: GatewayApiResult;
+  durationMs: number;
+}
+
+function rfc3339Now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Everything of an object but its status and resource version: a status write leaves it unchanged. */
+function contentKey(object: KubeObject): string {
+  const { status: _status, metadata, ...rest } = object;
+  const { resourceVersion: _rv, ...meta } = metadata;
+  return JSON.stringify([meta, rest]);
+}
+
+export class Controller {
+  private readonly store: Store;
+  private readonly options: ControllerOptions;
+  private readonly seen = new Map<string, string>();
+  private stopWatch: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(store: Store, options: ControllerOptions = {}) {
+    this.store = store;
+    this.options = options;
+  }
+
+  /** One pass: snapshot, translate, write changed statuses. */
+  reconcile(): ReconcileReport {
+    const started = performance.now();
+    const now = (this.options.now ?? rfc3339Now)();
+    const snapshot = snapshotFromStore(this.store);
+    const gatewayApi = translateGatewayApi(snapshot, now);
+    let statusesWritten = 0;
+    const write = (kind: string, statuses: ReadonlyMap<string, unknown>) => {
+      const current = snapshot[kindName(kind)];
+      for (const [key, status] of statuses) {
+        const stable = keepTransitionTimes(current.get(key)?.status, status);
+        if (this.store.writeStatus(kind, key, stable)) statusesWritten++;
+      }
+    };
+    write(SNAPSHOT_KINDS.gatewayClasses, gatewayApi.gatewayClassStatuses);
+    write(SNAPSHOT_KINDS.gateways, gatewayApi.gatewayStatuses);
+    write(SNAPSHOT_KINDS.listenerSets, gatewayApi.listenerSetStatuses);
+    write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
+    const report = { statusesWritten, gatewayApi, durationMs: performance.now() - started };
+    this.options.onReconcile?.(report);
+    return report;
+  }
+
+  /** Reconciles now, then after every change of the store's objects (not of their status). */
+  start(): void {
+    for (const kind of Object.values(SNAPSHOT_KINDS)) {
+      for (const object of this.store.list(kind).items)
+        this.seen.set(`${kind} ${objectKey(object)}`, contentKey(object));
+    }
+    const listed = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
+    this.reconcile();
+    this.stopWatch = this.store.watch(undefined, listed, (event) => this.onEvent(event));
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.stopWatch?.();
+    this.stopWatch = undefined;
+  }
+
+  private onEvent(event: WatchEvent): void {
+    const id = `${kindKey(event.object)} ${objectKey(event.object)}`;
+    if (event.type === 'DELETED') {
+      this.seen.delete(id);
+    } else {
+      const key = contentKey(event.object);
+      if (this.seen.get(id) === key) return; // a status write, ours or another's
+      this.seen.set(id, key);
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.reconcile(), this.options.debounceMs ?? 10);
+  }
+}
+
+function kindName(kind: string): keyof typeof SNAPSHOT_KINDS {
+  const entry = Object.entries(SNAPSHOT_KINDS).find(([, value]) => value === kind);
+  if (!entry) throw new Error(`not a snapshot kind: ${kind}`);
+  return entry[0] as keyof typeof SNAPSHOT_KINDS;
+}
