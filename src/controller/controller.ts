@@ -5,6 +5,7 @@ import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
+import { policyStatuses } from './policies/status.ts';
 import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 
@@ -64,6 +65,7 @@ export class Controller {
     write(SNAPSHOT_KINDS.gateways, gatewayApi.gatewayStatuses);
     write(SNAPSHOT_KINDS.listenerSets, gatewayApi.listenerSetStatuses);
     write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
+    write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, now));
     const report = { statusesWritten, gatewayApi, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
+import { parseResources } from '../../src/api/load/documents.ts';
+import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import { formatFieldError } from '../../src/api/validate/errors.ts';
+import { validateValue } from '../../src/api/validate/schema-validator.ts';
+import { translateGatewayApi } from '../../src/controller/gateway-api/index.ts';
+import { policyStatus } from '../../src/controller/policies/status.ts';
+import { snapshotOf } from '../../src/controller/snapshot.ts';
+
+const NOW = '2026-01-01T00:00:00Z';
+
+function objects(yaml: string): KubeObject[] {
+  return parseResources(yaml, 'test.yaml').documents.map((document) => {
+    const result = admit(document.value);
+    assert.deepEqual(result.errors, []);
+    return result.object!;
+  });
+}
+
+const WORLD = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: other}
+spec: {gatewayClassName: someone-else, listeners: [{name: http, protocol: HTTP, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{name: chat, backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: openai}
+spec: {ai: {provider: {alpha: {}}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: unused}
+spec: {ai: {provider: {alpha: {}}}}
+`;
+
+function statusOf(policyYaml: string): PolicyStatus {
+  const world = objects(WORLD);
+  const policy = objects(policyYaml)[0]!;
+  const snapshot = snapshotOf([...world, policy]);
+  const status = policyStatus(policy, snapshot, translateGatewayApi(snapshot, NOW), NOW);
+  // What the controller writes must itself be a valid status of the CRD.
+  assert.deepEqual(validateValue(PolicyStatus, status, 'status').errors.map(formatFieldError), []);
+  return status;
+}
+
+function summary(status: PolicyStatus) {
+  return status.ancestors.map((a) => ({
+    ancestor: `${a.ancestorRef.kind}/${a.ancestorRef.name}`,
+    conditions: a.conditions.map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`),
+  }));
+}
+
+describe('GwPolicy status', () => {
+  it('one ancestor per gw Gateway reached, through a route rule', () => {
+    const status = statusOf(`
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm, sectionName: chat}]
+  traffic: {buffer: {request: {maxBytes: 1Mi}}}
+`);
+    assert.deepEqual(summary(status), [
+      {
+        ancestor: 'Gateway/ai',
+        conditions: [
+          'Accepted=True/Accepted: Policy accepted',
+          'Attached=True/Attached: Attached to HTTPRoute default/llm rule chat',
+        ],
+      },
+    ]);
+    assert.equal(status.ancestors[0]!.ancestorRef.namespace, 'default');
+    assert.equal(status.ancestors[0]!.controllerName, 'gw.dev/gateway-controller');
+  });
+
+  it('a backend policy reaches the Gateways whose routes use the backend', () => {
+    const status = statusOf(`
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: openai}, {group: gw.dev, kind: GwBackend, name: unused}]
+  backend: {http: {requestTimeout: 30s}}
+`);
+    assert.deepEqual(summary(status), [
+      {
+        ancestor: 'Gateway/ai',
+        conditions: [
+          'Accepted=True/Accepted: Policy accepted',
+          'Attached=True/Attached: Attached to GwBackend default/openai',
+        ],
+      },
+      {
+        ancestor: 'StatusSummary/summary',
+        conditions: ['Attached=False/Pending: GwBackend default/unused is not attached to any gw Gateway'],
+      },
+    ]);
+  });
+
+  it('missing targets are TargetNotFound on the summary ancestor', () => {
+    const status = statusOf(`
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai, sectionName: https}]
+  traffic: {buffer: {request: {maxBytes: 1Mi}}}
+`);
+    assert.deepEqual(summary(status), [
+      {
+        ancestor: 'StatusSummary/summary',
+        conditions: ['Accepted=False/TargetNotFound: Gateway default/ai has no listener "https" (it has http)'],
+      },
+    ]);
+  });
+
+  it('a Gateway of another controller is not reached', () => {
+    const status = statusOf(`
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: other}]
+  traffic: {buffer: {request: {maxBytes: 1Mi}}}
+`);
+    assert.deepEqual(summary(status), [
+      {
+        ancestor: 'StatusSummary/summary',
+        conditions: ['Attached=False/Pending: Gateway default/other is not attached to any gw Gateway'],
+      },
+    ]);
+  });
+});
