@@ -44,6 +44,8 @@ function gatewaysReached(target: ResolvedTarget, gatewayApi: GatewayApiResult): 
               ),
             ),
           );
+        default:
+          return false;
       }
     });
     if (hit) reached.push(gateway);
