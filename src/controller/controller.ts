@@ -4,6 +4,7 @@
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
+import { backendStatuses } from './backends/status.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { policyStatuses } from './policies/status.ts';
 import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
@@ -66,6 +67,7 @@ export class Controller {
     write(SNAPSHOT_KINDS.listenerSets, gatewayApi.listenerSetStatuses);
     write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
     write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, now));
+    write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, now));
     const report = { statusesWritten, gatewayApi, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;

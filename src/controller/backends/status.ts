@@ -1,0 +1,27 @@
+// GwBackend status: Accepted (the object was admitted, so its own rules hold) and ResolvedRefs
+// (every Secret, ConfigMap, Service and GwBackend it names exists in its namespace).
+import type { GwBackendStatus } from '../../api/kinds/gw-backend.ts';
+import type { KubeObject } from '../../api/validate/admission.ts';
+import { condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
+import { missingReferences } from '../references.ts';
+import type { Snapshot } from '../snapshot.ts';
+
+export function backendStatus(backend: KubeObject, snapshot: Snapshot, now: string): GwBackendStatus {
+  const context = contextOf(backend, now);
+  const missing = missingReferences(backend.spec, backend.metadata.namespace ?? 'default', snapshot);
+  return {
+    conditions: sortConditions([
+      condition(context, 'Accepted', true, 'Accepted', 'Backend accepted'),
+      missing.length === 0
+        ? condition(context, 'ResolvedRefs', true, 'ResolvedRefs', 'All references resolved')
+        : condition(context, 'ResolvedRefs', false, 'RefNotFound', missing.join('; ')),
+    ]),
+  };
+}
+
+export function backendStatuses(snapshot: Snapshot, now: string): Map<string, GwBackendStatus> {
+  const statuses = new Map<string, GwBackendStatus>();
+  for (const key of [...snapshot.backends.keys()].sort())
+    statuses.set(key, backendStatus(snapshot.backends.get(key)!, snapshot, now));
+  return statuses;
+}
