@@ -44,7 +44,7 @@ function referenceFrom(field: string, value: Record<string, unknown>, path: stri
 /** Every reference in `value` (usually an object's spec), with its field path under `path`. */
 export function findReferences(value: unknown, path: string, found: Reference[] = []): Reference[] {
   if (Array.isArray(value)) {
-    value.forEach((item, index) => findReferences(item, `${path}[${index}]`, found));
+    for (const [index, item] of value.entries()) findReferences(item, `${path}[${index}]`, found);
     return found;
   }
   if (!isPlainObject(value)) return found;
