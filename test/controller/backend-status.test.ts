@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
-import { parseResources } from '../../src/api/load/documents.ts';
-import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import type { KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { backendStatus } from '../../src/controller/backends/status.ts';
 import { findReferences } from '../../src/controller/references.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
+import { admitted } from '../helpers/objects.ts';
 
 const NOW = '2026-01-01T00:00:00Z';
-
-function objects(yaml: string): KubeObject[] {
-  return parseResources(yaml, 'test.yaml').documents.map((document) => {
-    const result = admit(document.value);
-    assert.deepEqual(result.errors, []);
-    return result.object!;
-  });
-}
 
 const BACKEND = `
 apiVersion: gw.dev/v1alpha1
@@ -38,7 +30,7 @@ spec:
 
 describe('references', () => {
   it('are found wherever they are, with their paths', () => {
-    const [backend] = objects(BACKEND);
+    const [backend] = admitted(BACKEND);
     assert.deepEqual(
       findReferences(backend!.spec, 'spec').map((r) => `${r.kind} ${r.name} ${r.path}`),
       [
@@ -53,7 +45,7 @@ describe('references', () => {
 
 describe('GwBackend status', () => {
   it('ResolvedRefs is False, naming each missing object and its field', () => {
-    const world = objects(`${BACKEND}---
+    const world = admitted(`${BACKEND}---
 apiVersion: v1
 kind: Secret
 metadata: {name: primary-key}
@@ -71,7 +63,7 @@ stringData: {Authorization: Bearer x}
   });
 
   it('ResolvedRefs is True when everything exists', () => {
-    const world = objects(`
+    const world = admitted(`
 apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: openai}

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseResources } from '../../src/api/load/documents.ts';
 import { admit } from '../../src/api/validate/admission.ts';
 import { Controller, type ReconcileReport } from '../../src/controller/controller.ts';
 import { keepTransitionTimes } from '../../src/controller/status.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
+import { admitted } from '../helpers/objects.ts';
 
 const WORLD = `
 apiVersion: gateway.networking.k8s.io/v1
@@ -29,7 +29,7 @@ spec:
 
 function storeWith(yaml: string): MemoryStore {
   const store = new MemoryStore();
-  for (const document of parseResources(yaml, 'world.yaml').documents) store.apply(admit(document.value).object!);
+  for (const object of admitted(yaml)) store.apply(object);
   return store;
 }
 

@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
-import { parseResources } from '../../src/api/load/documents.ts';
-import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import type { KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { translateGatewayApi } from '../../src/controller/gateway-api/index.ts';
 import { policyStatus } from '../../src/controller/policies/status.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
+import { admitted } from '../helpers/objects.ts';
 
 const NOW = '2026-01-01T00:00:00Z';
-
-function objects(yaml: string): KubeObject[] {
-  return parseResources(yaml, 'test.yaml').documents.map((document) => {
-    const result = admit(document.value);
-    assert.deepEqual(result.errors, []);
-    return result.object!;
-  });
-}
 
 const WORLD = `
 apiVersion: gateway.networking.k8s.io/v1
@@ -54,8 +46,8 @@ spec: {ai: {provider: {alpha: {}}}}
 `;
 
 function statusOf(policyYaml: string): PolicyStatus {
-  const world = objects(WORLD);
-  const policy = objects(policyYaml)[0]!;
+  const world = admitted(WORLD);
+  const policy = admitted(policyYaml)[0]!;
   const snapshot = snapshotOf([...world, policy]);
   const status = policyStatus(policy, snapshot, translateGatewayApi(snapshot, NOW), NOW);
   // What the controller writes must itself be a valid status of the CRD.

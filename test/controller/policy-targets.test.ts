@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseResources } from '../../src/api/load/documents.ts';
-import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import type { KubeObject } from '../../src/api/validate/admission.ts';
 import { resolvePolicyTargets } from '../../src/controller/policies/targets.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
+import { admitted } from '../helpers/objects.ts';
 
-function objects(yaml: string): KubeObject[] {
-  return parseResources(yaml, 'test.yaml').documents.map((document) => {
-    const result = admit(document.value);
-    assert.deepEqual(result.errors, [], JSON.stringify(document.value));
-    return result.object!;
-  });
-}
-
-const world = objects(`
+const world = admitted(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai, labels: {tier: edge}}
@@ -44,7 +36,7 @@ spec:
 `);
 
 function policy(targets: string, section = 'traffic: {buffer: {request: {maxBytes: 1Mi}}}'): KubeObject {
-  return objects(`
+  return admitted(`
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: p}

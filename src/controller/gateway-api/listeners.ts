@@ -12,6 +12,7 @@ import type {
 } from '../../api/kinds/gateway-api/shared.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { objectKey } from '../../store/store.ts';
+import { byCreationThenKey } from '../ordering.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from './conditions.ts';
 import { gwClassOf } from './gateway-classes.ts';
@@ -224,15 +225,6 @@ function programmedOf(state: ListenerState): boolean {
   return listenerAccepted(state) && state.certificatesResolved && state.listener.supportedKinds.length > 0;
 }
 
-function creationOrder(a: KubeObject, b: KubeObject): number {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  const ka = objectKey(a);
-  const kb = objectKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
 /** The gw Gateway a ListenerSet names as its parent, by key, or undefined. */
 function parentGatewayKey(listenerSet: KubeObject): string | undefined {
   const ref = (listenerSet.spec as ListenerSetSpec).parentRef;
@@ -258,7 +250,7 @@ export function evaluateGateways(snapshot: Snapshot): Map<string, GatewayState> 
     });
   }
 
-  const listenerSets = [...snapshot.listenerSets.values()].sort(creationOrder);
+  const listenerSets = [...snapshot.listenerSets.values()].sort(byCreationThenKey);
   for (const listenerSet of listenerSets) {
     const gatewayKey = parentGatewayKey(listenerSet);
     const state = gatewayKey === undefined ? undefined : states.get(gatewayKey);

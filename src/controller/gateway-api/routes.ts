@@ -10,6 +10,7 @@ import type {
 import type { Condition, ParentReference, RouteParentStatus } from '../../api/kinds/gateway-api/shared.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { objectKey } from '../../store/store.ts';
+import { byCreationThenKey } from '../ordering.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { resolveBackendRef } from './backend-refs.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from './conditions.ts';
@@ -168,15 +169,6 @@ function attach(
   return { accepted: { ok: true, reason: 'Accepted', message: 'Route accepted' }, attachments };
 }
 
-function routeOrder(a: KubeObject, b: KubeObject): number {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  const ka = objectKey(a);
-  const kb = objectKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
 function parentStatus(ref: ParentReference, context: ConditionContext, accepted: Outcome, resolved: Outcome) {
   const conditions: Condition[] = [
     condition(context, 'Accepted', accepted.ok, accepted.reason, accepted.message),
@@ -204,7 +196,7 @@ export function attachRoutes(
     for (const set of gateway.listenerSets) listenerSets.set(set.key, set);
   }
   const statuses = new Map<string, HTTPRouteStatus>();
-  for (const route of [...snapshot.httpRoutes.values()].sort(routeOrder)) {
+  for (const route of [...snapshot.httpRoutes.values()].sort(byCreationThenKey)) {
     const namespace = route.metadata.namespace ?? '';
     const context = contextOf(route, now);
     const parents: RouteParentStatus[] = [];
