@@ -6,6 +6,7 @@ import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { backendStatuses } from './backends/status.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
+import { modelAttachments } from './models/status.ts';
 import { policyStatuses } from './policies/status.ts';
 import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
@@ -68,6 +69,8 @@ export class Controller {
     write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
     write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, now));
     write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, now));
+    const models = modelAttachments(snapshot, gatewayApi, now);
+    write(SNAPSHOT_KINDS.models, new Map([...models].map(([key, attachment]) => [key, attachment.status])));
     const report = { statusesWritten, gatewayApi, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;
