@@ -1,6 +1,8 @@
 // gw's command line: one file per command; this file only dispatches.
 import { readFileSync } from 'node:fs';
 import { crdsCommand } from './crds.ts';
+import { explainCommand } from './explain.ts';
+import { statusCommand } from './status.ts';
 import { validateCommand } from './validate.ts';
 
 export interface Io {
@@ -20,13 +22,22 @@ const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style r
 Usage:
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
-  gw crds              print the CustomResourceDefinitions of the gw.dev kinds
+  gw crds [--output-dir DIR]
+                       print the CustomResourceDefinitions of the gw.dev kinds
+  gw status -f FILE|DIR [-R]
+                       every object's conditions, as the controller writes them
+  gw explain -f FILE|DIR route NAMESPACE/NAME[/RULE]
+  gw explain -f FILE|DIR backend NAMESPACE/NAME[/SECTION]
+                       the effective frontend, traffic and backend policy there, field by
+                       field, with the object that set each field and what it overrode
   gw help              this text
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | number> = {
   validate: validateCommand,
   crds: crdsCommand,
+  status: statusCommand,
+  explain: explainCommand,
 };
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {

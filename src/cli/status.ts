@@ -1,0 +1,72 @@
+// gw status -f DIR: every object's conditions, as the controller would write them.
+import { parseArgs } from 'node:util';
+import type { Condition } from '../api/kinds/gateway-api/shared.ts';
+import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import type { Io } from './main.ts';
+import { loadWorld } from './world.ts';
+
+interface ParentEntry {
+  parentRef?: { kind?: string; namespace?: string; name: string; sectionName?: string };
+  ancestorRef?: { kind?: string; namespace?: string; name: string };
+  conditions?: Condition[];
+}
+
+function conditionLines(conditions: Condition[] | undefined, indent: string): string[] {
+  return (conditions ?? []).map((c) => `${indent}${c.type}=${c.status} (${c.reason}): ${c.message}`);
+}
+
+function refText(ref: { kind?: string; namespace?: string; name: string; sectionName?: string }): string {
+  return `${ref.kind ?? 'Gateway'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}${ref.sectionName ? ` ${ref.sectionName}` : ''}`;
+}
+
+/** The lines describing one object's status: its own conditions, then per listener/parent/ancestor. */
+export function statusLines(status: Record<string, unknown> | undefined): string[] {
+  if (!status) return ['  (no status: not handled by gw)'];
+  const lines = conditionLines(status.conditions as Condition[] | undefined, '  ');
+  for (const listener of (status.listeners as { name: string; attachedRoutes?: number; conditions?: Condition[] }[]) ??
+    []) {
+    lines.push(`  listener ${listener.name} (${listener.attachedRoutes ?? 0} routes):`);
+    lines.push(...conditionLines(listener.conditions, '    '));
+  }
+  for (const entry of [...((status.parents as ParentEntry[]) ?? []), ...((status.ancestors as ParentEntry[]) ?? [])]) {
+    const ref = entry.parentRef ?? entry.ancestorRef!;
+    lines.push(`  ${entry.parentRef ? 'parent' : 'ancestor'} ${refText(ref)}:`);
+    lines.push(...conditionLines(entry.conditions, '    '));
+  }
+  return lines;
+}
+
+export function statusCommand(args: string[], io: Io): number {
+  let values: { filename?: string[]; recursive?: boolean };
+  try {
+    values = parseArgs({
+      args,
+      options: { filename: { type: 'string', short: 'f', multiple: true }, recursive: { type: 'boolean', short: 'R' } },
+    }).values;
+  } catch (error) {
+    io.stderr(`gw status: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (!values.filename?.length) {
+    io.stderr('gw status: name the resources with -f FILE or -f DIR\n');
+    return 2;
+  }
+  const world = loadWorld(values.filename, values.recursive ?? false);
+  for (const problem of world.problems) io.stderr(`${problem.message}\n`);
+  const out: string[] = [];
+  for (const kind of Object.values(SNAPSHOT_KINDS)) {
+    if (['/Secret', '/ConfigMap', '/Service', '/Namespace', 'gw.dev/GwParameters'].includes(kind)) continue;
+    const items = world.store
+      .list(kind)
+      .items.sort((a, b) =>
+        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+      );
+    for (const object of items) {
+      const namespace = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
+      out.push(`${object.kind} ${namespace}${object.metadata.name}`);
+      out.push(...statusLines(object.status as Record<string, unknown> | undefined));
+    }
+  }
+  io.stdout(`${out.join('\n')}\n`);
+  return world.problems.length > 0 ? 1 : 0;
+}
