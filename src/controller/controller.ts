@@ -5,6 +5,7 @@ import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { backendStatuses } from './backends/status.ts';
+import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { modelAttachments } from './models/status.ts';
 import { policyStatuses } from './policies/status.ts';
@@ -23,6 +24,8 @@ export interface ControllerOptions {
 export interface ReconcileReport {
   statusesWritten: number;
   gatewayApi: GatewayApiResult;
+  /** The data-plane configuration of each gw Gateway, by "namespace/name". */
+  configs: Map<string, DataPlaneConfig>;
   durationMs: number;
 }
 
@@ -53,6 +56,7 @@ export class Controller {
   reconcile(): ReconcileReport {
     const started = performance.now();
     const now = (this.options.now ?? rfc3339Now)();
+    const revision = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
     const snapshot = snapshotFromStore(this.store);
     const gatewayApi = translateGatewayApi(snapshot, now);
     let statusesWritten = 0;
@@ -71,7 +75,8 @@ export class Controller {
     write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, now));
     const models = modelAttachments(snapshot, gatewayApi, now);
     write(SNAPSHOT_KINDS.models, new Map([...models].map(([key, attachment]) => [key, attachment.status])));
-    const report = { statusesWritten, gatewayApi, durationMs: performance.now() - started };
+    const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision);
+    const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;
   }

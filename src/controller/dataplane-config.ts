@@ -1,0 +1,292 @@
+// The configuration the controller hands to the data plane, one per gw Gateway: plain,
+// versioned JSON (it will travel to proxy replicas) with everything resolved — listeners with
+// their effective frontend policy, routes and rules with their effective traffic policy,
+// backend references with their effective backend policy, the backends' specs, the programmed
+// models, and the data of every Secret and ConfigMap the configuration names. The data plane
+// never looks anything up on the hot path.
+import type { GwModelSpec } from '../api/kinds/gw-model.ts';
+import type { KubeObject } from '../api/validate/admission.ts';
+import type { GatewayApiResult, RouteBackendRef, RouteMatch } from './gateway-api/types.ts';
+import type { ModelAttachment } from './models/status.ts';
+import { type AttachmentPoint, effectivePolicy, indexPolicies, type PolicyIndex } from './policies/attachments.ts';
+import { valuesOf } from './policies/merge.ts';
+import { findReferences } from './references.ts';
+import type { Snapshot } from './snapshot.ts';
+
+export const DATAPLANE_CONFIG_VERSION = 'gw.dev/dataplane/v1alpha1';
+
+type Values = Record<string, unknown>;
+
+export interface BackendRefConfig {
+  /** Key into `backends`: "GwBackend ns/name" or "Service ns/name". */
+  backend: string;
+  port?: number;
+  weight: number;
+  filters?: unknown[];
+  /** Why the reference cannot be used (its share of requests is answered with 500). */
+  problem?: string;
+  /** The effective backend policy on this path (rule to backend). */
+  policy: Values;
+}
+
+export interface RuleConfig {
+  name?: string;
+  matches: RouteMatch[];
+  filters?: unknown[];
+  timeouts?: unknown;
+  traffic: Values;
+  backendRefs: BackendRefConfig[];
+  /** For a rule whose backend is GwModel "*": the models attached to it (keys into `models`). */
+  models?: string[];
+}
+
+export interface RouteConfig {
+  route: string;
+  hostnames: string[];
+  rules: RuleConfig[];
+}
+
+export interface ListenerConfig {
+  name: string;
+  port: number;
+  protocol: string;
+  hostname?: string;
+  tls?: { mode: string; certificates: string[] };
+  frontend: Values;
+  routes: RouteConfig[];
+  /** Models attached to the listener directly (Gateway or ListenerSet parents). */
+  models: string[];
+}
+
+export interface DataPlaneConfig {
+  apiVersion: typeof DATAPLANE_CONFIG_VERSION;
+  gateway: { namespace: string; name: string };
+  /** The store revision the configuration was made from. */
+  revision: string;
+  listeners: ListenerConfig[];
+  /** GwBackend specs and Service specs, by "Kind ns/name". */
+  backends: Record<string, { kind: string; spec: unknown }>;
+  /** Programmed GwModels, by "ns/name". */
+  models: Record<string, GwModelSpec>;
+  /** Decoded data of the Secrets and ConfigMaps named anywhere above, by "Kind ns/name". */
+  data: Record<string, Record<string, string>>;
+}
+
+/** A Secret's or ConfigMap's data as text: base64 fields decoded, stringData applied last. */
+function objectData(object: KubeObject): Record<string, string> {
+  const out: Record<string, string> = {};
+  const decode = (fields: unknown) => {
+    for (const [key, value] of Object.entries((fields ?? {}) as Record<string, string>)) {
+      out[key] = Buffer.from(value, 'base64').toString('utf8');
+    }
+  };
+  if (object.kind === 'Secret') {
+    decode(object.data);
+    Object.assign(out, object.stringData ?? {});
+  } else {
+    Object.assign(out, object.data ?? {});
+    decode(object.binaryData);
+  }
+  return out;
+}
+
+/** Secrets and ConfigMaps chosen by label (API key secretSelector / configMapSelector) in `values`. */
+function selectedObjects(
+  values: unknown,
+  namespace: string,
+  snapshot: Snapshot,
+  found: KubeObject[] = [],
+): KubeObject[] {
+  if (Array.isArray(values)) {
+    for (const item of values) selectedObjects(item, namespace, snapshot, found);
+  } else if (values !== null && typeof values === 'object') {
+    for (const [field, child] of Object.entries(values)) {
+      const matchLabels = (child as { matchLabels?: Record<string, string> } | undefined)?.matchLabels;
+      if ((field === 'secretSelector' || field === 'configMapSelector') && matchLabels) {
+        const pool = field === 'secretSelector' ? snapshot.secrets : snapshot.configMaps;
+        for (const object of pool.values()) {
+          const labels = object.metadata.labels ?? {};
+          if (
+            object.metadata.namespace === namespace &&
+            Object.entries(matchLabels).every(([k, v]) => labels[k] === v)
+          ) {
+            found.push(object);
+          }
+        }
+      } else {
+        selectedObjects(child, namespace, snapshot, found);
+      }
+    }
+  }
+  return found;
+}
+
+function backendKey(ref: RouteBackendRef): string | undefined {
+  if (ref.kind === 'Service' || ref.kind === 'GwBackend') return `${ref.kind} ${ref.namespace}/${ref.name}`;
+  return undefined;
+}
+
+/** Which models attach where: listener keys "gateway|listener" and rule keys "route|rule". */
+function modelPlacements(snapshot: Snapshot, models: ReadonlyMap<string, ModelAttachment>) {
+  const byListenerSource = new Map<string, string[]>();
+  const byRule = new Map<string, string[]>();
+  const push = (map: Map<string, string[]>, key: string, model: string) =>
+    map.set(key, [...(map.get(key) ?? []), model]);
+  for (const [key, attachment] of models) {
+    if (!attachment.programmed) continue;
+    const model = snapshot.models.get(key)!;
+    const namespace = model.metadata.namespace!;
+    for (const parent of (model.spec as GwModelSpec).parentRefs) {
+      const parentNamespace = parent.namespace ?? namespace;
+      if (parent.kind === 'HTTPRoute') {
+        push(byRule, `${parentNamespace}/${parent.name}|${parent.sectionName ?? ''}`, key);
+      } else {
+        push(
+          byListenerSource,
+          `${parent.kind ?? 'Gateway'} ${parentNamespace}/${parent.name}|${parent.sectionName ?? ''}|${parent.port ?? ''}`,
+          key,
+        );
+      }
+    }
+  }
+  return { byListenerSource, byRule };
+}
+
+export function buildDataPlaneConfigs(
+  snapshot: Snapshot,
+  gatewayApi: GatewayApiResult,
+  models: ReadonlyMap<string, ModelAttachment>,
+  revision: string,
+  index: PolicyIndex = indexPolicies(snapshot),
+): Map<string, DataPlaneConfig> {
+  const placements = modelPlacements(snapshot, models);
+  const configs = new Map<string, DataPlaneConfig>();
+  for (const [gatewayKey, listeners] of gatewayApi.listeners) {
+    const [namespace, name] = gatewayKey.split('/') as [string, string];
+    const config: DataPlaneConfig = {
+      apiVersion: DATAPLANE_CONFIG_VERSION,
+      gateway: { namespace, name },
+      revision,
+      listeners: [],
+      backends: {},
+      models: {},
+      data: {},
+    };
+    const referenced: { kind: string; namespace: string; name: string }[] = [];
+    const useModel = (key: string) => {
+      const model = snapshot.models.get(key)!;
+      config.models[key] = model.spec as GwModelSpec;
+      for (const ref of findReferences(model.spec, 'spec'))
+        referenced.push({ kind: ref.kind, namespace: model.metadata.namespace!, name: ref.name });
+    };
+    for (const listener of listeners) {
+      if (!listener.programmed) continue;
+      const point: AttachmentPoint = { gateway: gatewayKey, listener };
+      const sourceKey = `${listener.source.kind} ${listener.source.namespace}/${listener.source.name}`;
+      const listenerModels = [
+        ...(placements.byListenerSource.get(`${sourceKey}||`) ?? []),
+        ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|`) ?? []),
+        ...(placements.byListenerSource.get(`${sourceKey}||${listener.port}`) ?? []),
+      ];
+      for (const model of listenerModels) useModel(model);
+      const listenerConfig: ListenerConfig = {
+        name: listener.name,
+        port: listener.port,
+        protocol: listener.protocol,
+        frontend: valuesOf(effectivePolicy(index, point).frontend),
+        routes: [],
+        models: [...new Set(listenerModels)].sort(),
+      };
+      if (listener.hostname) listenerConfig.hostname = listener.hostname;
+      if (listener.tls) {
+        listenerConfig.tls = {
+          mode: listener.tls.mode,
+          certificates: listener.tls.certificateRefs.map((ref) => `Secret ${ref.namespace}/${ref.name}`),
+        };
+        for (const ref of listener.tls.certificateRefs) referenced.push({ kind: 'Secret', ...ref });
+      }
+      for (const route of listener.routes) {
+        const routeKey = `${route.namespace}/${route.name}`;
+        const routeConfig: RouteConfig = { route: routeKey, hostnames: route.hostnames, rules: [] };
+        const ruleCount = route.rules.length;
+        for (const rule of route.rules) {
+          const routePoint: AttachmentPoint = {
+            ...point,
+            route: { namespace: route.namespace, name: route.name, rule: rule.name },
+          };
+          const ruleConfig: RuleConfig = {
+            matches: rule.matches,
+            traffic: valuesOf(effectivePolicy(index, routePoint).traffic),
+            backendRefs: [],
+          };
+          if (rule.name) ruleConfig.name = rule.name;
+          if (rule.filters) ruleConfig.filters = rule.filters;
+          if (rule.timeouts) ruleConfig.timeouts = rule.timeouts;
+          const ruleModels = [
+            ...(placements.byRule.get(`${routeKey}|${rule.name ?? ''}`) ?? []),
+            ...(ruleCount === 1 && rule.name ? (placements.byRule.get(`${routeKey}|`) ?? []) : []),
+          ];
+          if (ruleModels.length > 0) {
+            ruleConfig.models = [...new Set(ruleModels)].sort();
+            for (const model of ruleModels) useModel(model);
+          }
+          for (const ref of rule.backendRefs) {
+            const key = backendKey(ref);
+            if (!key) continue; // GwModel "*": the rule's models serve it
+            const backendPoint: AttachmentPoint = {
+              ...routePoint,
+              backend: {
+                kind: ref.kind as 'Service' | 'GwBackend',
+                namespace: ref.namespace,
+                name: ref.name,
+                port: ref.port,
+              },
+            };
+            const policy = valuesOf(effectivePolicy(index, backendPoint).backend);
+            const refConfig: BackendRefConfig = { backend: key, weight: ref.weight, policy };
+            if (ref.port !== undefined) refConfig.port = ref.port;
+            if (ref.filters) refConfig.filters = ref.filters;
+            if (ref.problem) refConfig.problem = ref.problem;
+            ruleConfig.backendRefs.push(refConfig);
+            const object =
+              ref.kind === 'Service'
+                ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
+                : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
+            if (object && !ref.problem) {
+              config.backends[key] = { kind: ref.kind, spec: object.spec };
+              for (const found of findReferences(object.spec, 'spec'))
+                referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+            }
+            for (const found of findReferences(policy, 'policy'))
+              referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+          }
+          routeConfig.rules.push(ruleConfig);
+        }
+        listenerConfig.routes.push(routeConfig);
+      }
+      for (const found of findReferences(listenerConfig.frontend, 'frontend'))
+        referenced.push({ kind: found.kind, namespace, name: found.name });
+      for (const route of listenerConfig.routes) {
+        const routeNamespace = route.route.split('/')[0]!;
+        for (const rule of route.rules) {
+          for (const found of findReferences(rule.traffic, 'traffic')) {
+            referenced.push({ kind: found.kind, namespace: routeNamespace, name: found.name });
+          }
+          for (const object of selectedObjects(rule.traffic, routeNamespace, snapshot)) {
+            referenced.push({ kind: object.kind, namespace: routeNamespace, name: object.metadata.name! });
+          }
+        }
+      }
+      config.listeners.push(listenerConfig);
+    }
+    for (const ref of referenced) {
+      if (ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') continue;
+      const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(
+        `${ref.namespace}/${ref.name}`,
+      );
+      if (object) config.data[`${ref.kind} ${ref.namespace}/${ref.name}`] = objectData(object);
+    }
+    configs.set(gatewayKey, config);
+  }
+  return configs;
+}
