@@ -87,9 +87,11 @@ export class Controller {
       for (const object of this.store.list(kind).items)
         this.seen.set(`${kind} ${objectKey(object)}`, contentKey(object));
     }
-    const listed = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
     this.reconcile();
-    this.stopWatch = this.store.watch(undefined, listed, (event) => this.onEvent(event));
+    // Watch from after our own status writes: nothing else runs between the reconcile and here
+    // (one thread), and replaying thousands of our own writes could outrun the store's history.
+    const current = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
+    this.stopWatch = this.store.watch(undefined, current, (event) => this.onEvent(event));
   }
 
   stop(): void {

@@ -29,6 +29,15 @@ interface Watcher {
   handler: (event: WatchEvent) => void;
 }
 
+/** Stored objects are frozen, so lists and events can hand them out without copying. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /** Everything of an object but its server-set metadata and status: what a change is judged on. */
 function content(object: KubeObject): string {
   const { metadata, status: _status, ...rest } = object;
@@ -85,7 +94,7 @@ export class MemoryStore implements Store {
       object.metadata.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
       object.metadata.generation = 1;
     }
-    byKey.set(key, object);
+    byKey.set(key, deepFreeze(object));
     return this.emit(kind, { type: existing ? 'MODIFIED' : 'ADDED', object });
   }
 
@@ -95,8 +104,10 @@ export class MemoryStore implements Store {
     if (!byKey || !existing) return undefined;
     byKey.delete(key);
     this.revision++;
-    const object = structuredClone(existing);
-    object.metadata.resourceVersion = String(this.revision);
+    const object = deepFreeze({
+      ...existing,
+      metadata: { ...existing.metadata, resourceVersion: String(this.revision) },
+    });
     return this.emit(kind, { type: 'DELETED', object });
   }
 
@@ -110,8 +121,7 @@ export class MemoryStore implements Store {
   }
 
   list(kind: KindKey): ListResult {
-    const items = [...(this.objects.get(kind)?.values() ?? [])].map((object) => structuredClone(object));
-    return { items, resourceVersion: this.resourceVersion };
+    return { items: [...(this.objects.get(kind)?.values() ?? [])], resourceVersion: this.resourceVersion };
   }
 
   watch(kind: KindKey | undefined, resourceVersion: string, handler: (event: WatchEvent) => void): () => void {
@@ -138,7 +148,7 @@ export class MemoryStore implements Store {
     };
     if (status === undefined) delete object.status;
     else object.status = structuredClone(status);
-    this.objects.get(kind)!.set(key, object);
+    this.objects.get(kind)!.set(key, deepFreeze(object));
     this.emit(kind, { type: 'MODIFIED', object });
     return true;
   }

@@ -38,6 +38,7 @@ export interface SourceProblem {
 }
 
 export interface Store {
+  /** The objects of a kind. They are read-only (frozen): copy before changing one. */
   list(kind: KindKey): ListResult;
   /**
    * Calls `handler` for every change after `resourceVersion` (all kinds when `kind` is undefined).

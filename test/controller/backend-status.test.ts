@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
-import type { KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { backendStatus } from '../../src/controller/backends/status.ts';

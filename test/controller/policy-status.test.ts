@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
-import type { KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { translateGatewayApi } from '../../src/controller/gateway-api/index.ts';

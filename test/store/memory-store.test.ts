@@ -74,11 +74,13 @@ describe('MemoryStore', () => {
     assert.doesNotThrow(() => store.watch(undefined, store.resourceVersion, () => {})());
   });
 
-  it('lists copies, so callers cannot change stored objects', () => {
+  it('hands out read-only objects, so callers cannot change what is stored', () => {
     const store = new MemoryStore();
     store.apply(backend('a'));
     const [item] = store.list(BACKEND).items;
-    item!.metadata.name = 'changed';
+    assert.throws(() => {
+      item!.metadata.name = 'changed';
+    }, TypeError);
     assert.equal(store.list(BACKEND).items[0]!.metadata.name, 'a');
   });
 });

@@ -66,9 +66,10 @@ export function parseResources(text: string, file: string): LoadResult {
     return result;
   }
   const documents = Array.isArray(parsed) ? parsed : [];
+  const lineOf = lineCounter(text);
   documents.forEach((document, index) => {
     const position = index + 1;
-    const line = document.range ? lineOf(text, document.range[0]) : undefined;
+    const line = document.range ? lineOf(document.range[0]) : undefined;
     if (document.errors.length > 0) {
       const first = document.errors[0]!;
       result.problems.push({
@@ -119,10 +120,18 @@ function explainParseFailure(message: string): string {
   return `malformed YAML/JSON: ${firstLine}`;
 }
 
-function lineOf(text: string, offset: number): number {
+/** Line numbers of offsets asked in increasing order, counted once over the text (not per ask). */
+function lineCounter(text: string): (offset: number) => number {
+  let position = 0;
   let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+  return (offset) => {
+    if (offset < position) {
+      position = 0;
+      line = 1;
+    }
+    for (; position < offset && position < text.length; position++) if (text.charCodeAt(position) === 10) line++;
+    return line;
+  };
 }
 
 function listFiles(directory: string, recursive: boolean): string[] {

@@ -13,44 +13,45 @@ export const MAX_ANCESTORS = 16;
 /** The ancestorRef of the entry that summarises what is not tied to one Gateway. */
 export const SUMMARY_ANCESTOR = { group: 'gw.dev', kind: 'StatusSummary', name: 'summary' };
 
-/** The gw Gateways ("namespace/name") a resolved target reaches. */
-function gatewaysReached(target: ResolvedTarget, gatewayApi: GatewayApiResult): string[] {
-  const reached: string[] = [];
+/** For each target a policy can name, the gw Gateways ("namespace/name") it reaches. */
+export type ReachIndex = Map<string, Set<string>>;
+
+/** Built once per translation, so each policy target is one lookup instead of a scan of every Gateway. */
+export function reachIndex(gatewayApi: GatewayApiResult): ReachIndex {
+  const index: ReachIndex = new Map();
+  const add = (key: string, gateway: string) => {
+    let gateways = index.get(key);
+    if (!gateways) {
+      gateways = new Set();
+      index.set(key, gateways);
+    }
+    gateways.add(gateway);
+  };
   for (const [gateway, listeners] of gatewayApi.listeners) {
-    const hit = listeners.some((listener) => {
-      switch (target.kind) {
-        case 'Gateway':
-          return gateway === `${target.namespace}/${target.name}`;
-        case 'ListenerSet':
-          return (
-            listener.source.kind === 'ListenerSet' &&
-            listener.source.namespace === target.namespace &&
-            listener.source.name === target.name
-          );
-        case 'HTTPRoute':
-          return listener.routes.some((route) => route.namespace === target.namespace && route.name === target.name);
-        case 'Service':
-        case 'GwBackend':
-          return listener.routes.some((route) =>
-            route.rules.some((rule) =>
-              rule.backendRefs.some(
-                (ref) =>
-                  ref.kind === target.kind &&
-                  ref.namespace === target.namespace &&
-                  ref.name === target.name &&
-                  (target.kind !== 'Service' ||
-                    target.sectionName === undefined ||
-                    String(ref.port) === target.sectionName),
-              ),
-            ),
-          );
-        default:
-          return false;
+    add(`Gateway ${gateway}`, gateway);
+    for (const listener of listeners) {
+      if (listener.source.kind === 'ListenerSet')
+        add(`ListenerSet ${listener.source.namespace}/${listener.source.name}`, gateway);
+      for (const route of listener.routes) {
+        add(`HTTPRoute ${route.namespace}/${route.name}`, gateway);
+        for (const rule of route.rules) {
+          for (const ref of rule.backendRefs) {
+            if (ref.kind !== 'Service' && ref.kind !== 'GwBackend') continue;
+            add(`${ref.kind} ${ref.namespace}/${ref.name}`, gateway);
+            if (ref.kind === 'Service' && ref.port !== undefined)
+              add(`Service ${ref.namespace}/${ref.name} port ${ref.port}`, gateway);
+          }
+        }
       }
-    });
-    if (hit) reached.push(gateway);
+    }
   }
-  return reached;
+  return index;
+}
+
+function gatewaysReached(target: ResolvedTarget, reach: ReachIndex): string[] {
+  let key = `${target.kind} ${target.namespace}/${target.name}`;
+  if (target.kind === 'Service' && target.sectionName !== undefined) key += ` port ${target.sectionName}`;
+  return [...(reach.get(key) ?? [])];
 }
 
 export function policyStatus(
@@ -58,13 +59,14 @@ export function policyStatus(
   snapshot: Snapshot,
   gatewayApi: GatewayApiResult,
   now: string,
+  reach: ReachIndex = reachIndex(gatewayApi),
 ): PolicyStatus {
   const context = contextOf(policy, now);
   const resolution = resolvePolicyTargets(policy, snapshot);
   const byGateway = new Map<string, string[]>();
   const unattached: string[] = [];
   for (const target of resolution.targets) {
-    const gateways = gatewaysReached(target, gatewayApi);
+    const gateways = gatewaysReached(target, reach);
     if (gateways.length === 0) unattached.push(`${target.description} is not attached to any gw Gateway`);
     for (const gateway of gateways) byGateway.set(gateway, [...(byGateway.get(gateway) ?? []), target.description]);
   }
@@ -117,8 +119,9 @@ export function policyStatuses(
   now: string,
 ): Map<string, PolicyStatus> {
   const statuses = new Map<string, PolicyStatus>();
+  const reach = reachIndex(gatewayApi);
   for (const key of [...snapshot.policies.keys()].sort()) {
-    statuses.set(key, policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now));
+    statuses.set(key, policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach));
   }
   return statuses;
 }
