@@ -29,6 +29,9 @@ export interface ReconcileReport {
   durationMs: number;
 }
 
+/** Stands in for the time in computed statuses until they are written (never stored). */
+const PLACEHOLDER_TIME = '0001-01-01T00:00:00Z';
+
 function rfc3339Now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -44,6 +47,8 @@ export class Controller {
   private readonly store: Store;
   private readonly options: ControllerOptions;
   private readonly seen = new Map<string, string>();
+  /** Per object: the status text last ensured in the store, and the stored status it matched. */
+  private readonly written = new Map<string, { text: string; stored: unknown }>();
   private stopWatch: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -58,22 +63,32 @@ export class Controller {
     const now = (this.options.now ?? rfc3339Now)();
     const revision = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
     const snapshot = snapshotFromStore(this.store);
-    const gatewayApi = translateGatewayApi(snapshot, now);
+    // Statuses are computed with a placeholder time, so that an unchanged status is recognised
+    // by its text alone; the real time goes in only when something is written.
+    const gatewayApi = translateGatewayApi(snapshot, PLACEHOLDER_TIME);
     let statusesWritten = 0;
     const write = (kind: string, statuses: ReadonlyMap<string, unknown>) => {
       const current = snapshot[kindName(kind)];
       for (const [key, status] of statuses) {
-        const stable = keepTransitionTimes(current.get(key)?.status, status);
-        if (this.store.writeStatus(kind, key, stable)) statusesWritten++;
+        const id = `${kind} ${key}`;
+        const text = JSON.stringify(status);
+        const stored = current.get(key)?.status;
+        const last = this.written.get(id);
+        if (last && last.text === text && last.stored === stored && stored !== undefined) continue;
+        const stable = keepTransitionTimes(stored, JSON.parse(text.replaceAll(PLACEHOLDER_TIME, now)));
+        const wrote = this.store.writeStatus(kind, key, stable);
+        if (wrote) statusesWritten++;
+        // After a write the stored copy is known only at the next reconcile, which checks once more.
+        this.written.set(id, { text, stored: wrote ? undefined : stored });
       }
     };
     write(SNAPSHOT_KINDS.gatewayClasses, gatewayApi.gatewayClassStatuses);
     write(SNAPSHOT_KINDS.gateways, gatewayApi.gatewayStatuses);
     write(SNAPSHOT_KINDS.listenerSets, gatewayApi.listenerSetStatuses);
     write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
-    write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, now));
-    write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, now));
-    const models = modelAttachments(snapshot, gatewayApi, now);
+    write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, PLACEHOLDER_TIME));
+    write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, PLACEHOLDER_TIME));
+    const models = modelAttachments(snapshot, gatewayApi, PLACEHOLDER_TIME);
     write(SNAPSHOT_KINDS.models, new Map([...models].map(([key, attachment]) => [key, attachment.status])));
     const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision);
     const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
@@ -104,6 +119,7 @@ export class Controller {
     const id = `${kindKey(event.object)} ${objectKey(event.object)}`;
     if (event.type === 'DELETED') {
       this.seen.delete(id);
+      this.written.delete(id);
     } else {
       const key = contentKey(event.object);
       if (this.seen.get(id) === key) return; // a status write, ours or another's

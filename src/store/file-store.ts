@@ -4,7 +4,7 @@
 // the file, the document and the field path.
 import { type FSWatcher, statSync, watch as watchPath } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadResources, type SourceDocument } from '../api/load/documents.ts';
+import { loadFile, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { formatFieldError } from '../api/validate/errors.ts';
 import { MemoryStore } from './memory-store.ts';
@@ -24,6 +24,16 @@ export interface LoadReport {
   problems: SourceProblem[];
 }
 
+/** Size and modification time: a file with the same stamp is not read again. */
+function fileStamp(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
 function where(document: { file: string; document?: number; item?: number }): string {
   let text = document.file;
   if (document.document !== undefined) text += `: document ${document.document}`;
@@ -36,6 +46,13 @@ export class FileStore extends MemoryStore {
   private readonly options: FileStoreOptions;
   /** The objects each file held when it was last valid, in file order. */
   private readonly lastGood = new Map<string, KubeObject[]>();
+  /** What each file gave at its last read, and the size/mtime it had then. */
+  private readonly files = new Map<
+    string,
+    { stamp: string | undefined; objects: KubeObject[]; problems: SourceProblem[]; invalid: boolean }
+  >();
+  /** Which file each stored object ("kind key") came from. */
+  private owners = new Map<string, string>();
   private currentProblems: SourceProblem[] = [];
   private readonly fsWatchers: FSWatcher[] = [];
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -46,42 +63,41 @@ export class FileStore extends MemoryStore {
     this.options = options;
   }
 
-  /** Reads every file now and brings the store in line with them. */
+  /**
+   * Reads the files and brings the store in line with them. Files whose size and modification
+   * time are unchanged since the last load are not read again, and only objects of files that
+   * changed are applied, so an edit of one file costs that file.
+   */
   load(): LoadReport {
-    const loaded = loadResources(this.paths, { recursive: this.options.recursive });
-    const problems: SourceProblem[] = [];
-    const byFile = new Map<string, { objects: KubeObject[]; invalid: boolean }>();
-    const fileOf = (file: string) => {
-      let entry = byFile.get(file);
-      if (!entry) {
-        entry = { objects: [], invalid: false };
-        byFile.set(file, entry);
-      }
-      return entry;
-    };
-    for (const problem of loaded.problems) {
-      fileOf(problem.file).invalid = true;
-      const line = problem.line ? ` (line ${problem.line})` : '';
-      problems.push({ source: problem.file, message: `${where(problem)}${line}: ${problem.message}` });
+    const resolved = resolveFiles(this.paths, this.options.recursive ?? false);
+    const seenFiles = new Set<string>();
+    const changedFiles = new Set<string>();
+    for (const file of resolved.files) {
+      seenFiles.add(file);
+      const stamp = fileStamp(file);
+      const cached = this.files.get(file);
+      if (cached && stamp !== undefined && cached.stamp === stamp) continue;
+      changedFiles.add(file);
+      this.files.set(file, { stamp, ...this.readFile(file) });
     }
-    for (const document of loaded.documents) this.admitDocument(document, fileOf(document.file), problems);
+    for (const file of this.files.keys()) {
+      if (!seenFiles.has(file)) {
+        this.files.delete(file); // the file is gone, and its objects with it
+        changedFiles.add(file);
+      }
+    }
 
+    const problems: SourceProblem[] = resolved.problems.map((problem) => ({
+      source: problem.file,
+      message: `${problem.file}: ${problem.message}`,
+    }));
     // A file with any problem keeps serving what it last held; a valid file replaces it.
     const desired = new Map<string, { object: KubeObject; file: string }>();
-    const files = new Set([...byFile.keys(), ...this.lastGood.keys()]);
-    for (const file of [...files].sort()) {
-      const entry = byFile.get(file);
-      let objects: KubeObject[];
-      if (entry === undefined) {
-        this.lastGood.delete(file); // the file is gone
-        continue;
-      } else if (entry.invalid) {
-        objects = this.lastGood.get(file) ?? [];
-      } else {
-        objects = entry.objects;
-        this.lastGood.set(file, objects);
-      }
-      for (const object of objects) {
+    for (const file of [...this.files.keys()].sort()) {
+      const entry = this.files.get(file)!;
+      problems.push(...entry.problems);
+      if (!entry.invalid) this.lastGood.set(file, entry.objects);
+      for (const object of this.lastGood.get(file) ?? []) {
         const id = `${kindKey(object)} ${objectKey(object)}`;
         const previous = desired.get(id);
         if (previous) {
@@ -94,18 +110,34 @@ export class FileStore extends MemoryStore {
         desired.set(id, { object, file });
       }
     }
+    for (const file of this.lastGood.keys()) if (!this.files.has(file)) this.lastGood.delete(file);
 
     let changes = 0;
-    for (const { object } of desired.values()) if (this.apply(object)) changes++;
-    for (const kind of this.kinds()) {
-      for (const object of this.list(kind).items) {
-        if (!desired.has(`${kind} ${objectKey(object)}`) && this.delete(kind, objectKey(object))) changes++;
-      }
+    for (const [id, { object, file }] of desired) {
+      if ((changedFiles.has(file) || this.owners.get(id) !== file) && this.apply(object)) changes++;
     }
+    for (const id of this.owners.keys()) {
+      if (desired.has(id)) continue;
+      const space = id.indexOf(' ');
+      if (this.delete(id.slice(0, space), id.slice(space + 1))) changes++;
+    }
+    this.owners = new Map([...desired].map(([id, { file }]) => [id, file]));
     this.currentProblems = problems;
     const report = { changes, problems };
     this.options.onLoad?.(report);
     return report;
+  }
+
+  private readFile(file: string): { objects: KubeObject[]; problems: SourceProblem[]; invalid: boolean } {
+    const loaded = loadFile(file);
+    const entry = { objects: [] as KubeObject[], problems: [] as SourceProblem[], invalid: false };
+    for (const problem of loaded.problems) {
+      entry.invalid = true;
+      const line = problem.line ? ` (line ${problem.line})` : '';
+      entry.problems.push({ source: problem.file, message: `${where(problem)}${line}: ${problem.message}` });
+    }
+    for (const document of loaded.documents) this.admitDocument(document, entry, entry.problems);
+    return entry;
   }
 
   /** Starts watching the files; changes reload the store after a short settle time. */

@@ -163,7 +163,8 @@ export class MemoryStore implements Store {
 
   private emit(kind: KindKey, event: WatchEvent): WatchEvent {
     this.history.push({ revision: this.revision, kind, event });
-    if (this.history.length > HISTORY_LIMIT) this.history.splice(0, this.history.length - HISTORY_LIMIT);
+    // Trimmed in batches: one splice per HISTORY_LIMIT events instead of one per event.
+    if (this.history.length > 2 * HISTORY_LIMIT) this.history.splice(0, this.history.length - HISTORY_LIMIT);
     for (const watcher of [...this.watchers]) {
       if (watcher.kind === undefined || watcher.kind === kind) watcher.handler(event);
     }

@@ -69,7 +69,7 @@ describe('MemoryStore', () => {
 
   it('refuses a watch from a resource version older than its history', () => {
     const store = new MemoryStore();
-    for (let i = 0; i < 10_050; i++) store.apply(backend('a', `m${i}`));
+    for (let i = 0; i < 20_050; i++) store.apply(backend('a', `m${i}`));
     assert.throws(() => store.watch(undefined, '1', () => {}), ResourceVersionTooOldError);
     assert.doesNotThrow(() => store.watch(undefined, store.resourceVersion, () => {})());
   });

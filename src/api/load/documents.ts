@@ -147,13 +147,10 @@ function listFiles(directory: string, recursive: boolean): string[] {
   return files;
 }
 
-/** Reads files, directories (their .yaml, .yml and .json files) or "-" for standard input. */
-export function loadResources(
-  paths: string[],
-  options: { recursive?: boolean; stdin?: () => string } = {},
-): LoadResult {
-  const result: LoadResult = { documents: [], problems: [] };
+/** The files named by paths: files as given, directories' .yaml/.yml/.json files, "-" for stdin. */
+export function resolveFiles(paths: string[], recursive = false): { files: string[]; problems: LoadProblem[] } {
   const files: string[] = [];
+  const problems: LoadProblem[] = [];
   for (const path of paths) {
     if (path === '-') {
       files.push('-');
@@ -163,39 +160,59 @@ export function loadResources(
     try {
       isDirectory = statSync(path).isDirectory();
     } catch {
-      result.problems.push({ file: path, message: 'no such file or directory' });
+      problems.push({ file: path, message: 'no such file or directory' });
       continue;
     }
-    if (isDirectory) files.push(...listFiles(path, options.recursive ?? false));
+    if (isDirectory) files.push(...listFiles(path, recursive));
     else files.push(path);
   }
-  for (const file of files) {
-    let text: string;
-    try {
-      if (file === '-') {
-        text = options.stdin ? options.stdin() : readFileSync(0, 'utf8');
-      } else {
-        const size = statSync(file).size;
-        if (size > MAX_FILE_BYTES) {
-          result.problems.push({
-            file,
-            message: `the file is ${size} bytes; gw reads files of at most ${MAX_FILE_BYTES} bytes (split it)`,
-          });
-          continue;
-        }
-        text = readFileSync(file, 'utf8');
+  return { files, problems };
+}
+
+/** Reads and parses one file ("-" for standard input), within the size bound. */
+export function loadFile(file: string, stdin?: () => string): LoadResult {
+  let text: string;
+  try {
+    if (file === '-') {
+      text = stdin ? stdin() : readFileSync(0, 'utf8');
+    } else {
+      const size = statSync(file).size;
+      if (size > MAX_FILE_BYTES) {
+        return {
+          documents: [],
+          problems: [
+            {
+              file,
+              message: `the file is ${size} bytes; gw reads files of at most ${MAX_FILE_BYTES} bytes (split it)`,
+            },
+          ],
+        };
       }
-    } catch (error) {
-      result.problems.push({ file, message: `cannot read: ${(error as Error).message}` });
-      continue;
+      text = readFileSync(file, 'utf8');
     }
-    if (text.length > MAX_FILE_BYTES) {
-      result.problems.push({ file, message: `the input is larger than ${MAX_FILE_BYTES} bytes (split it)` });
-      continue;
-    }
-    const parsed = parseResources(text, file);
-    result.documents.push(...parsed.documents);
-    result.problems.push(...parsed.problems);
+  } catch (error) {
+    return { documents: [], problems: [{ file, message: `cannot read: ${(error as Error).message}` }] };
+  }
+  if (text.length > MAX_FILE_BYTES) {
+    return {
+      documents: [],
+      problems: [{ file, message: `the input is larger than ${MAX_FILE_BYTES} bytes (split it)` }],
+    };
+  }
+  return parseResources(text, file);
+}
+
+/** Reads files, directories (their .yaml, .yml and .json files) or "-" for standard input. */
+export function loadResources(
+  paths: string[],
+  options: { recursive?: boolean; stdin?: () => string } = {},
+): LoadResult {
+  const { files, problems } = resolveFiles(paths, options.recursive ?? false);
+  const result: LoadResult = { documents: [], problems };
+  for (const file of files) {
+    const loaded = loadFile(file, options.stdin);
+    result.documents.push(...loaded.documents);
+    result.problems.push(...loaded.problems);
   }
   return result;
 }
