@@ -4,22 +4,9 @@ import { admit } from '../../src/api/validate/admission.ts';
 import { Controller, type ReconcileReport } from '../../src/controller/controller.ts';
 import { keepTransitionTimes } from '../../src/controller/status.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
-import { admitted } from '../helpers/objects.ts';
+import { admitted, GW_GATEWAY } from '../helpers/objects.ts';
 
-const WORLD = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec:
-  gatewayClassName: gw
-  listeners: [{name: http, protocol: HTTP, port: 8080}]
----
-apiVersion: gateway.networking.k8s.io/v1
+const WORLD = `${GW_GATEWAY}apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: llm}
 spec:

@@ -4,20 +4,9 @@ import { translateGatewayApi } from '../../src/controller/gateway-api/index.ts';
 import { effectivePolicy, indexPolicies } from '../../src/controller/policies/attachments.ts';
 import { valuesOf } from '../../src/controller/policies/merge.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
-import { admitted } from '../helpers/objects.ts';
+import { admitted, GW_GATEWAY } from '../helpers/objects.ts';
 
-const WORLD = admitted(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
+const WORLD = admitted(`${GW_GATEWAY}apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: llm}
 spec:

@@ -6,22 +6,11 @@ import { validateValue } from '../../src/api/validate/schema-validator.ts';
 import { translateGatewayApi } from '../../src/controller/gateway-api/index.ts';
 import { policyStatus } from '../../src/controller/policies/status.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
-import { admitted } from '../helpers/objects.ts';
+import { admitted, GW_GATEWAY } from '../helpers/objects.ts';
 
 const NOW = '2026-01-01T00:00:00Z';
 
-const WORLD = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
+const WORLD = `${GW_GATEWAY}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: other}
 spec: {gatewayClassName: someone-else, listeners: [{name: http, protocol: HTTP, port: 8080}]}

@@ -10,3 +10,16 @@ export function admitted(yaml: string): KubeObject[] {
     return result.object!;
   });
 }
+
+/** gw's GatewayClass and a Gateway default/ai with one HTTP listener "http" on 8080; end with ---. */
+export const GW_GATEWAY = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: 8080}]}
+---
+`;
