@@ -116,3 +116,34 @@ describe('Controller', () => {
     }
   });
 });
+
+describe('targetSelectors', () => {
+  it('are re-evaluated when labels change', async () => {
+    const store = storeWith(`${WORLD}---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: by-label}
+spec:
+  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {tier: gold}}]
+  traffic: {timeouts: {request: 5s}}
+`);
+    const controller = new Controller(store, { now: () => '2026-01-01T00:00:00Z', debounceMs: 5 });
+    controller.start();
+    try {
+      const attached = () =>
+        (
+          store.get('gw.dev/GwPolicy', 'default/by-label')!.status as { ancestors: { ancestorRef: { kind: string } }[] }
+        ).ancestors.map((a) => a.ancestorRef.kind);
+      assert.deepEqual(attached(), ['StatusSummary']);
+      const route = store.get('gateway.networking.k8s.io/HTTPRoute', 'default/llm')!;
+      store.apply({
+        ...structuredClone(route),
+        metadata: { ...structuredClone(route.metadata), labels: { tier: 'gold' } },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(attached(), ['Gateway']);
+    } finally {
+      controller.stop();
+    }
+  });
+});
