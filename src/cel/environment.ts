@@ -2,6 +2,7 @@
 // @marcbachmann/cel-js, chosen over @bufbuild/cel for speed (see docs/benchmarks.md).
 // Expressions are parsed once into programs; evaluation never re-parses.
 import { Environment } from '@marcbachmann/cel-js';
+import { firstLine } from '../util/values.ts';
 
 export type CelProgram = (bindings: Record<string, unknown>) => unknown;
 
@@ -42,11 +43,6 @@ export function compileAdmissionRule(expression: string): CelProgram | CelCompil
 
 export function isCompileError(program: CelProgram | CelCompileError): program is CelCompileError {
   return typeof program !== 'function';
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
 }
 
 /**

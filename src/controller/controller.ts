@@ -4,6 +4,7 @@
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
+import { rfc3339Now } from '../util/values.ts';
 import { backendStatuses } from './backends/status.ts';
 import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
@@ -31,10 +32,6 @@ export interface ReconcileReport {
 
 /** Stands in for the time in computed statuses until they are written (never stored). */
 const PLACEHOLDER_TIME = '0001-01-01T00:00:00Z';
-
-function rfc3339Now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** Everything of an object but its status and resource version: a status write leaves it unchanged. */
 function contentKey(object: KubeObject): string {

@@ -1,6 +1,8 @@
 // References from an object's spec to Secrets, ConfigMaps and Services in its namespace, found by
 // their field names wherever they occur (backend policies, providers, MCP targets, auth...), and
 // checked against a snapshot. A missing object is a condition, never a silent drop.
+
+import { isPlainObject } from '../util/values.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface Reference {
@@ -18,10 +20,6 @@ const SECRET_FIELDS = new Set([
   'certificateRef',
   'mtlsCertificateRef',
 ]);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function referenceFrom(field: string, value: Record<string, unknown>, path: string): Reference | undefined {
   if (typeof value.name !== 'string') return undefined;

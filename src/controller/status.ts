@@ -1,9 +1,7 @@
 // Writing status as Kubernetes controllers do: a condition keeps its lastTransitionTime while its
 // status value stays the same, so re-translating an unchanged world writes nothing.
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isPlainObject } from '../util/values.ts';
 
 /** The identity of an entry in a status list: a condition's type, a parent's ref, a listener's name. */
 function entryKey(entry: unknown): string | undefined {

@@ -3,6 +3,7 @@
 // store builds on it; tests use it directly.
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/validate/admission.ts';
+import { rfc3339Now } from '../util/values.ts';
 import {
   type KindKey,
   kindKey,
@@ -91,7 +92,7 @@ export class MemoryStore implements Store {
       if (existing.status !== undefined) object.status = existing.status;
     } else {
       object.metadata.uid = randomUUID();
-      object.metadata.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      object.metadata.creationTimestamp = rfc3339Now();
       object.metadata.generation = 1;
     }
     byKey.set(key, deepFreeze(object));

@@ -1,6 +1,8 @@
 // API key entries of the Secrets and ConfigMaps an APIKeyAuthentication selects (spec document 1,
 // "Authentication" rule 1). Their content is not part of any gw.dev object, so these are not
 // admission errors: the controller reports them as conditions on the GwPolicy.
+
+import { isPlainObject } from '../../util/values.ts';
 import type { FieldError } from '../validate/errors.ts';
 
 export type ApiKeySource = 'Secret' | 'ConfigMap';
@@ -15,10 +17,6 @@ export interface ApiKeyEntry {
 }
 
 const KEY_HASH = /^sha256:([0-9a-f]{64})$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * Parses one entry: a plain string is the key itself; a JSON object has `key` or `keyHash`

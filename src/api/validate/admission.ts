@@ -1,5 +1,7 @@
 // Admission of one object, as kube-apiserver does it for a create: find the kind, check the
 // envelope and metadata, drop status (a subresource), apply structural defaults, validate.
+
+import { isPlainObject } from '../../util/values.ts';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 import { checkObjectMeta, type ObjectMeta } from '../kinds/object-meta.ts';
 import { findKind, kindsOfGroup } from '../kinds/registry.ts';
@@ -25,10 +27,6 @@ export interface AdmissionResult {
 export interface AdmissionOptions {
   /** Namespace given to namespaced objects that name none (kubectl's current namespace). */
   defaultNamespace?: string;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function identify(value: Record<string, unknown>, errors: FieldError[]): KindDefinition | undefined {

@@ -1,11 +1,9 @@
 // Structural defaulting as kube-apiserver applies it to custom resources: a property absent
 // from an object that is present gets its schema default; defaults are applied top-down, so a
 // defaulted object gets the defaults of its own properties too.
-import type { SchemaNode } from '../schema/schema.ts';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isPlainObject } from '../../util/values.ts';
+import type { SchemaNode } from '../schema/schema.ts';
 
 /** Applies defaults in place; `value` must be a freshly decoded object owned by the caller. */
 export function applyDefaults(schema: SchemaNode, value: unknown): void {

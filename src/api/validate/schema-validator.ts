@@ -1,6 +1,7 @@
 // Validates a decoded value against a schema the way kube-apiserver validates a custom resource
 // against its CRD: OpenAPI structural checks, then the node's `x-kubernetes-validations` CEL rules.
 import { celSyntaxProblem, compileAdmissionRule, isCompileError, toCelValue } from '../../cel/environment.ts';
+import { firstLine, isPlainObject } from '../../util/values.ts';
 import { META, type SchemaNode, type ValidationRule } from '../schema/schema.ts';
 import { childPath, type FieldError, indexPath, jsonTypeOf, renderValue } from './errors.ts';
 
@@ -24,10 +25,6 @@ function compiledPattern(pattern: string): RegExp {
     patternCache.set(pattern, regex);
   }
   return regex;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Number of Unicode code points, which is what OpenAPI length bounds count. */
@@ -268,11 +265,6 @@ class Validator {
       detail: `${path} in body ${should}`,
     });
   }
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
 }
 
 /** Validates `value` (already defaulted) against `schema`; `path` prefixes every field path. */

@@ -1,0 +1,17 @@
+// Small helpers on decoded JSON values and texts, shared by every part.
+
+/** A JSON object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The first line of a (library's multi-line) error message. */
+export function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end === -1 ? text : text.slice(0, end);
+}
+
+/** Now as Kubernetes writes timestamps: RFC 3339, whole seconds, UTC. */
+export function rfc3339Now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
