@@ -1,17 +1,10 @@
 // gw validate: admission of every resource in the given files, all errors at once.
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { loadResources, type SourceDocument } from '../api/load/documents.ts';
+import { describeProblem, loadResources, locationOf, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { formatFieldError } from '../api/validate/errors.ts';
 import type { Io } from './main.ts';
-
-function where(document: { file: string; document?: number; item?: number }): string {
-  let text = document.file;
-  if (document.document !== undefined) text += `: document ${document.document}`;
-  if (document.item !== undefined) text += `, item ${document.item}`;
-  return text;
-}
 
 export function validateCommand(args: string[], io: Io): number {
   let options: ReturnType<typeof parse>;
@@ -35,7 +28,7 @@ export function validateCommand(args: string[], io: Io): number {
   let failures = 0;
   for (const problem of loaded.problems) {
     failures++;
-    io.stderr(`${where(problem)}${problem.line ? ` (line ${problem.line})` : ''}: ${problem.message}\n`);
+    io.stderr(`${describeProblem(problem)}\n`);
   }
   const stored: KubeObject[] = [];
   const seen = new Map<string, SourceDocument>();
@@ -43,11 +36,11 @@ export function validateCommand(args: string[], io: Io): number {
     const result = admit(document.value);
     const name = describeObject(result.object ?? document.value);
     for (const warning of result.warnings) {
-      io.stderr(`${where(document)}: ${name}: warning: ${formatFieldError(warning)}\n`);
+      io.stderr(`${locationOf(document)}: ${name}: warning: ${formatFieldError(warning)}\n`);
     }
     if (result.errors.length > 0) {
       failures++;
-      for (const error of result.errors) io.stderr(`${where(document)}: ${name}: ${formatFieldError(error)}\n`);
+      for (const error of result.errors) io.stderr(`${locationOf(document)}: ${name}: ${formatFieldError(error)}\n`);
       continue;
     }
     const key = `${result.object!.apiVersion.split('/')[0]} ${name}`;
@@ -55,7 +48,7 @@ export function validateCommand(args: string[], io: Io): number {
     if (previous) {
       failures++;
       io.stderr(
-        `${where(document)}: ${name}: Duplicate value: the same object is already defined at ${where(previous)}\n`,
+        `${locationOf(document)}: ${name}: Duplicate value: the same object is already defined at ${locationOf(previous)}\n`,
       );
       continue;
     }

@@ -6,6 +6,7 @@
 // never looks anything up on the hot path.
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
+import { selectorMatches } from './gateway-api/selectors.ts';
 import type { GatewayApiResult, RouteBackendRef, RouteMatch } from './gateway-api/types.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { type AttachmentPoint, effectivePolicy, indexPolicies, type PolicyIndex } from './policies/attachments.ts';
@@ -105,10 +106,9 @@ function selectedObjects(
       if ((field === 'secretSelector' || field === 'configMapSelector') && matchLabels) {
         const pool = field === 'secretSelector' ? snapshot.secrets : snapshot.configMaps;
         for (const object of pool.values()) {
-          const labels = object.metadata.labels ?? {};
           if (
             object.metadata.namespace === namespace &&
-            Object.entries(matchLabels).every(([k, v]) => labels[k] === v)
+            selectorMatches({ matchLabels }, object.metadata.labels ?? {})
           ) {
             found.push(object);
           }

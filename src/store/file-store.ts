@@ -4,7 +4,7 @@
 // the file, the document and the field path.
 import { type FSWatcher, statSync, watch as watchPath } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadFile, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
+import { describeProblem, loadFile, locationOf, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { formatFieldError } from '../api/validate/errors.ts';
 import { MemoryStore } from './memory-store.ts';
@@ -32,13 +32,6 @@ function fileStamp(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function where(document: { file: string; document?: number; item?: number }): string {
-  let text = document.file;
-  if (document.document !== undefined) text += `: document ${document.document}`;
-  if (document.item !== undefined) text += `, item ${document.item}`;
-  return text;
 }
 
 export class FileStore extends MemoryStore {
@@ -133,8 +126,7 @@ export class FileStore extends MemoryStore {
     const entry = { objects: [] as KubeObject[], problems: [] as SourceProblem[], invalid: false };
     for (const problem of loaded.problems) {
       entry.invalid = true;
-      const line = problem.line ? ` (line ${problem.line})` : '';
-      entry.problems.push({ source: problem.file, message: `${where(problem)}${line}: ${problem.message}` });
+      entry.problems.push({ source: problem.file, message: describeProblem(problem) });
     }
     for (const document of loaded.documents) this.admitDocument(document, entry, entry.problems);
     return entry;
@@ -189,7 +181,10 @@ export class FileStore extends MemoryStore {
       entry.invalid = true;
       const name = describeObject(result.object ?? document.value);
       for (const error of result.errors) {
-        problems.push({ source: document.file, message: `${where(document)}: ${name}: ${formatFieldError(error)}` });
+        problems.push({
+          source: document.file,
+          message: `${locationOf(document)}: ${name}: ${formatFieldError(error)}`,
+        });
       }
       return;
     }

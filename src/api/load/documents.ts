@@ -35,6 +35,19 @@ export interface LoadResult {
   problems: LoadProblem[];
 }
 
+/** "file: document N, item M" — where a document or problem is, as messages print it. */
+export function locationOf(place: { file: string; document?: number; item?: number }): string {
+  let text = place.file;
+  if (place.document !== undefined) text += `: document ${place.document}`;
+  if (place.item !== undefined) text += `, item ${place.item}`;
+  return text;
+}
+
+/** A load problem as one message line: location, line number when known, what is wrong. */
+export function describeProblem(problem: LoadProblem): string {
+  return `${locationOf(problem)}${problem.line ? ` (line ${problem.line})` : ''}: ${problem.message}`;
+}
+
 function depthOf(value: unknown, limit: number): number {
   // Iterative, so that the check itself cannot overflow the stack.
   let deepest = 0;

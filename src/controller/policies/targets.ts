@@ -5,6 +5,7 @@
 import type { GwPolicySpec } from '../../api/kinds/gw-policy.ts';
 import type { LocalPolicyTargetReferenceWithSectionName } from '../../api/types/references.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
+import { selectorMatches } from '../gateway-api/selectors.ts';
 import type { Snapshot, SnapshotKind } from '../snapshot.ts';
 import type { Level } from './merge.ts';
 
@@ -73,11 +74,6 @@ function levelOf(kind: ResolvedTarget['kind'], sectioned: boolean): Level {
   }
 }
 
-function labelsMatch(object: KubeObject, matchLabels: Record<string, string>): boolean {
-  const labels = object.metadata.labels ?? {};
-  return Object.entries(matchLabels).every(([key, value]) => labels[key] === value);
-}
-
 function resolveOne(
   namespace: string,
   kind: ResolvedTarget['kind'],
@@ -137,7 +133,9 @@ export function resolvePolicyTargets(policy: KubeObject, snapshot: Snapshot): Ta
   for (const selector of spec.targetSelectors ?? []) {
     const kind = selector.kind as ResolvedTarget['kind'];
     const matched = [...snapshot[KIND_INDEX[kind]].values()]
-      .filter((object) => object.metadata.namespace === namespace && labelsMatch(object, selector.matchLabels))
+      .filter(
+        (object) => object.metadata.namespace === namespace && selectorMatches(selector, object.metadata.labels ?? {}),
+      )
       .sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
     if (matched.length === 0) {
       const labels = Object.entries(selector.matchLabels)
