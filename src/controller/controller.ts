@@ -9,8 +9,10 @@ import { backendStatuses } from './backends/status.ts';
 import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { modelAttachments } from './models/status.ts';
+import { indexPolicies } from './policies/attachments.ts';
 import { policyStatuses } from './policies/status.ts';
-import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
+import { resolveAllPolicyTargets } from './policies/targets.ts';
+import { SNAPSHOT_KINDS, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 
 export interface ControllerOptions {
@@ -64,8 +66,9 @@ export class Controller {
     // by its text alone; the real time goes in only when something is written.
     const gatewayApi = translateGatewayApi(snapshot, PLACEHOLDER_TIME);
     let statusesWritten = 0;
-    const write = (kind: string, statuses: ReadonlyMap<string, unknown>) => {
-      const current = snapshot[kindName(kind)];
+    const write = (name: SnapshotKind, statuses: ReadonlyMap<string, unknown>) => {
+      const kind = SNAPSHOT_KINDS[name];
+      const current = snapshot[name];
       for (const [key, status] of statuses) {
         const id = `${kind} ${key}`;
         const text = JSON.stringify(status);
@@ -79,15 +82,16 @@ export class Controller {
         this.written.set(id, { text, stored: wrote ? undefined : stored });
       }
     };
-    write(SNAPSHOT_KINDS.gatewayClasses, gatewayApi.gatewayClassStatuses);
-    write(SNAPSHOT_KINDS.gateways, gatewayApi.gatewayStatuses);
-    write(SNAPSHOT_KINDS.listenerSets, gatewayApi.listenerSetStatuses);
-    write(SNAPSHOT_KINDS.httpRoutes, gatewayApi.routeStatuses);
-    write(SNAPSHOT_KINDS.policies, policyStatuses(snapshot, gatewayApi, PLACEHOLDER_TIME));
-    write(SNAPSHOT_KINDS.backends, backendStatuses(snapshot, PLACEHOLDER_TIME));
+    write('gatewayClasses', gatewayApi.gatewayClassStatuses);
+    write('gateways', gatewayApi.gatewayStatuses);
+    write('listenerSets', gatewayApi.listenerSetStatuses);
+    write('httpRoutes', gatewayApi.routeStatuses);
+    const resolutions = resolveAllPolicyTargets(snapshot);
+    write('policies', policyStatuses(snapshot, gatewayApi, PLACEHOLDER_TIME, resolutions));
+    write('backends', backendStatuses(snapshot, PLACEHOLDER_TIME));
     const models = modelAttachments(snapshot, gatewayApi, PLACEHOLDER_TIME);
-    write(SNAPSHOT_KINDS.models, new Map([...models].map(([key, attachment]) => [key, attachment.status])));
-    const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision);
+    write('models', new Map([...models].map(([key, attachment]) => [key, attachment.status])));
+    const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot, resolutions));
     const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;
@@ -125,10 +129,4 @@ export class Controller {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.reconcile(), this.options.debounceMs ?? 10);
   }
-}
-
-function kindName(kind: string): keyof typeof SNAPSHOT_KINDS {
-  const entry = Object.entries(SNAPSHOT_KINDS).find(([, value]) => value === kind);
-  if (!entry) throw new Error(`not a snapshot kind: ${kind}`);
-  return entry[0] as keyof typeof SNAPSHOT_KINDS;
 }

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../api/validate/admission.ts';
 import type { EffectiveListener } from '../gateway-api/types.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type Attachment, type EffectiveSection, type Level, mergeSection, type PolicySection } from './merge.ts';
-import { resolvePolicyTargets } from './targets.ts';
+import { resolveAllPolicyTargets, type TargetResolutions } from './targets.ts';
 
 export interface PolicyIndex {
   byTarget: Map<string, Attachment[]>;
@@ -41,13 +41,16 @@ function inline(
 }
 
 /** Indexes every GwPolicy attachment and every inline backend policy of the snapshot. */
-export function indexPolicies(snapshot: Snapshot): PolicyIndex {
+export function indexPolicies(
+  snapshot: Snapshot,
+  resolutions: TargetResolutions = resolveAllPolicyTargets(snapshot),
+): PolicyIndex {
   const index: PolicyIndex = { byTarget: new Map() };
-  for (const policy of snapshot.policies.values()) {
+  for (const [key, policy] of snapshot.policies) {
     const spec = policy.spec as GwPolicySpec;
     const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
     const override = spec.strategy?.inheritance === 'Override';
-    for (const target of resolvePolicyTargets(policy, snapshot).targets) {
+    for (const target of resolutions.get(key)?.targets ?? []) {
       for (const section of SECTIONS) {
         const fields = spec[section] as Record<string, unknown> | undefined;
         if (!fields) continue;

@@ -7,7 +7,13 @@ import type { KubeObject } from '../../api/validate/admission.ts';
 import { condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult } from '../gateway-api/types.ts';
 import type { Snapshot } from '../snapshot.ts';
-import { type ResolvedTarget, resolvePolicyTargets } from './targets.ts';
+import {
+  type ResolvedTarget,
+  resolveAllPolicyTargets,
+  resolvePolicyTargets,
+  type TargetResolution,
+  type TargetResolutions,
+} from './targets.ts';
 
 export const MAX_ANCESTORS = 16;
 /** The ancestorRef of the entry that summarises what is not tied to one Gateway. */
@@ -60,9 +66,9 @@ export function policyStatus(
   gatewayApi: GatewayApiResult,
   now: string,
   reach: ReachIndex = reachIndex(gatewayApi),
+  resolution: TargetResolution = resolvePolicyTargets(policy, snapshot),
 ): PolicyStatus {
   const context = contextOf(policy, now);
-  const resolution = resolvePolicyTargets(policy, snapshot);
   const byGateway = new Map<string, string[]>();
   const unattached: string[] = [];
   for (const target of resolution.targets) {
@@ -117,11 +123,15 @@ export function policyStatuses(
   snapshot: Snapshot,
   gatewayApi: GatewayApiResult,
   now: string,
+  resolutions: TargetResolutions = resolveAllPolicyTargets(snapshot),
 ): Map<string, PolicyStatus> {
   const statuses = new Map<string, PolicyStatus>();
   const reach = reachIndex(gatewayApi);
   for (const key of [...snapshot.policies.keys()].sort()) {
-    statuses.set(key, policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach));
+    statuses.set(
+      key,
+      policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach, resolutions.get(key)),
+    );
   }
   return statuses;
 }

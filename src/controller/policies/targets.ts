@@ -150,3 +150,12 @@ export function resolvePolicyTargets(policy: KubeObject, snapshot: Snapshot): Ta
   }
   return resolution;
 }
+
+/** The target resolution of every GwPolicy, by "namespace/name": computed once per translation. */
+export type TargetResolutions = Map<string, TargetResolution>;
+
+export function resolveAllPolicyTargets(snapshot: Snapshot): TargetResolutions {
+  const resolutions: TargetResolutions = new Map();
+  for (const [key, policy] of snapshot.policies) resolutions.set(key, resolvePolicyTargets(policy, snapshot));
+  return resolutions;
+}
