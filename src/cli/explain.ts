@@ -4,7 +4,12 @@
 import { parseArgs } from 'node:util';
 import type { HTTPRouteSpec } from '../api/kinds/gateway-api/http-route.ts';
 import type { EffectiveListener } from '../controller/gateway-api/types.ts';
-import { type AttachmentPoint, effectivePolicy, indexPolicies } from '../controller/policies/attachments.ts';
+import {
+  type AttachmentPoint,
+  backendTargetKeys,
+  effectivePolicy,
+  indexPolicies,
+} from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
 import { snapshotFromStore } from '../controller/snapshot.ts';
 import type { Io } from './main.ts';
@@ -128,9 +133,7 @@ export function explainCommand(args: string[], io: Io): number {
       section: kind === 'GwBackend' ? target.section : undefined,
     } as const;
     // The backend's own policies, then the policy on every route rule that sends traffic to it.
-    const own = [`${kind} ${key}`, ...(port !== undefined ? [`${kind} ${key} port ${port}`] : [])];
-    if (backend.section)
-      own.push(`${kind} ${key} provider ${backend.section}`, `${kind} ${key} MCP target ${backend.section}`);
+    const own = backendTargetKeys(backend);
     const title = `${kind} ${key}${target.section ? ` ${target.section}` : ''}`;
     out.push(
       ...sectionLines(

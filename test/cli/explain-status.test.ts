@@ -4,24 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.ts';
+import { runGw as run } from '../helpers/cli.ts';
 
 const examples = new URL('../../examples/', import.meta.url).pathname;
-
-async function run(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: () => '',
-  });
-  return { code, stdout, stderr };
-}
 
 describe('gw explain', () => {
   it('shows each effective field of a route with what set it and what it overrode', async () => {

@@ -6,25 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { main } from '../../src/cli/main.ts';
+import { runGw as run } from '../helpers/cli.ts';
 
 const gwBin = new URL('../../bin/gw.js', import.meta.url).pathname;
 const examples = new URL('../../examples/', import.meta.url).pathname;
-
-async function run(args: string[], stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: () => stdin,
-  });
-  return { code, stdout, stderr };
-}
 
 function tempFile(name: string, content: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-validate-'));

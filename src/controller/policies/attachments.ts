@@ -97,6 +97,15 @@ export interface AttachmentPoint {
   backend?: { kind: 'Service' | 'GwBackend'; namespace: string; name: string; port?: number; section?: string };
 }
 
+/** The target keys of a backend itself: the object, a Service port, a provider or MCP target. */
+export function backendTargetKeys(backend: NonNullable<AttachmentPoint['backend']>): string[] {
+  const object = `${backend.kind} ${backend.namespace}/${backend.name}`;
+  const keys = [object];
+  if (backend.kind === 'Service' && backend.port !== undefined) keys.push(`${object} port ${backend.port}`);
+  if (backend.section) keys.push(`${object} provider ${backend.section}`, `${object} MCP target ${backend.section}`);
+  return keys;
+}
+
 /** The target keys on the path of an attachment point, least specific first. */
 export function targetKeys(point: AttachmentPoint): string[] {
   const keys = [`Gateway ${point.gateway}`, `Gateway ${point.gateway} port ${point.listener.port}`];
@@ -111,15 +120,7 @@ export function targetKeys(point: AttachmentPoint): string[] {
     keys.push(route);
     if (point.route.rule) keys.push(`${route} rule ${point.route.rule}`);
   }
-  if (point.backend) {
-    const backend = `${point.backend.kind} ${point.backend.namespace}/${point.backend.name}`;
-    keys.push(backend);
-    if (point.backend.kind === 'Service' && point.backend.port !== undefined)
-      keys.push(`${backend} port ${point.backend.port}`);
-    if (point.backend.section) {
-      keys.push(`${backend} provider ${point.backend.section}`, `${backend} MCP target ${point.backend.section}`);
-    }
-  }
+  if (point.backend) keys.push(...backendTargetKeys(point.backend));
   return keys;
 }
 
