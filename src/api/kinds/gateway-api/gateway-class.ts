@@ -17,12 +17,6 @@ export const ParametersReference = named(
 );
 export type ParametersReference = Infer<typeof ParametersReference>;
 
-/**
- * Upstream's transition rule on controllerName. Kept apart: it reads oldSelf, so it applies only
- * to updates, which the standalone validator does not see.
- */
-export const controllerNameImmutableRule = { rule: 'self == oldSelf', message: 'Value is immutable' };
-
 export const GatewayClassSpec = named(
   { name: 'GatewayClassSpec', source: 'gateway-api' },
   object({
