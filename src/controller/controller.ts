@@ -5,15 +5,11 @@ import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
-import { backendStatuses } from './backends/status.ts';
-import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
-import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
-import { modelAttachments } from './models/status.ts';
-import { indexPolicies } from './policies/attachments.ts';
-import { policyStatuses } from './policies/status.ts';
-import { resolveAllPolicyTargets } from './policies/targets.ts';
-import { SNAPSHOT_KINDS, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
+import type { DataPlaneConfig } from './dataplane-config.ts';
+import type { GatewayApiResult } from './gateway-api/index.ts';
+import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
+import { translate } from './translate.ts';
 
 export interface ControllerOptions {
   /** The clock, as an RFC 3339 string (tests pass a fixed one). */
@@ -64,12 +60,12 @@ export class Controller {
     const snapshot = snapshotFromStore(this.store);
     // Statuses are computed with a placeholder time, so that an unchanged status is recognised
     // by its text alone; the real time goes in only when something is written.
-    const gatewayApi = translateGatewayApi(snapshot, PLACEHOLDER_TIME);
+    const { gatewayApi, statuses, configs } = translate(snapshot, PLACEHOLDER_TIME, revision);
     let statusesWritten = 0;
-    const write = (name: SnapshotKind, statuses: ReadonlyMap<string, unknown>) => {
+    for (const [name, byKey] of statuses) {
       const kind = SNAPSHOT_KINDS[name];
       const current = snapshot[name];
-      for (const [key, status] of statuses) {
+      for (const [key, status] of byKey) {
         const id = `${kind} ${key}`;
         const text = JSON.stringify(status);
         const stored = current.get(key)?.status;
@@ -81,17 +77,7 @@ export class Controller {
         // After a write the stored copy is known only at the next reconcile, which checks once more.
         this.written.set(id, { text, stored: wrote ? undefined : stored });
       }
-    };
-    write('gatewayClasses', gatewayApi.gatewayClassStatuses);
-    write('gateways', gatewayApi.gatewayStatuses);
-    write('listenerSets', gatewayApi.listenerSetStatuses);
-    write('httpRoutes', gatewayApi.routeStatuses);
-    const resolutions = resolveAllPolicyTargets(snapshot);
-    write('policies', policyStatuses(snapshot, gatewayApi, PLACEHOLDER_TIME, resolutions));
-    write('backends', backendStatuses(snapshot, PLACEHOLDER_TIME));
-    const models = modelAttachments(snapshot, gatewayApi, PLACEHOLDER_TIME);
-    write('models', new Map([...models].map(([key, attachment]) => [key, attachment.status])));
-    const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot, resolutions));
+    }
     const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;

@@ -1,0 +1,37 @@
+// The controller as one pure function: a snapshot in, every status and every Gateway's
+// data-plane configuration out. The controller loop (controller.ts), `gw status` and the golden
+// tests all call this; nothing here reads a store or a clock.
+import { backendStatuses } from './backends/status.ts';
+import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
+import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
+import { modelAttachments } from './models/status.ts';
+import { indexPolicies } from './policies/attachments.ts';
+import { policyStatuses } from './policies/status.ts';
+import { resolveAllPolicyTargets } from './policies/targets.ts';
+import type { Snapshot, SnapshotKind } from './snapshot.ts';
+
+export interface Translation {
+  gatewayApi: GatewayApiResult;
+  /** The status of each object the controller owns, by snapshot kind and "namespace/name". */
+  statuses: Map<SnapshotKind, ReadonlyMap<string, unknown>>;
+  /** The data-plane configuration of each gw Gateway, by "namespace/name". */
+  configs: Map<string, DataPlaneConfig>;
+}
+
+/** Translates a snapshot; `now` goes into condition transition times, `revision` into the configs. */
+export function translate(snapshot: Snapshot, now: string, revision: string): Translation {
+  const gatewayApi = translateGatewayApi(snapshot, now);
+  const resolutions = resolveAllPolicyTargets(snapshot);
+  const models = modelAttachments(snapshot, gatewayApi, now);
+  const statuses = new Map<SnapshotKind, ReadonlyMap<string, unknown>>([
+    ['gatewayClasses', gatewayApi.gatewayClassStatuses],
+    ['gateways', gatewayApi.gatewayStatuses],
+    ['listenerSets', gatewayApi.listenerSetStatuses],
+    ['httpRoutes', gatewayApi.routeStatuses],
+    ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions)],
+    ['backends', backendStatuses(snapshot, now)],
+    ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
+  ]);
+  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot, resolutions));
+  return { gatewayApi, statuses, configs };
+}
