@@ -1,0 +1,41 @@
+// Deterministic time and randomness for the balancing tests.
+
+export interface FakeClock {
+  now: () => number;
+  advance(ms: number): void;
+}
+
+export function fakeClock(start = 1_000_000): FakeClock {
+  let time = start;
+  return {
+    now: () => time,
+    advance: (ms) => {
+      time += ms;
+    },
+  };
+}
+
+/** Mulberry32: a small seeded PRNG with uniform output in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = state;
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** How often each key came out of `draw` in `times` draws, as shares of the total. */
+export function shares(times: number, draw: () => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < times; i++) {
+    const key = draw();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return new Map([...counts].map(([key, count]) => [key, count / times]));
+}
+
+export const UNHEALTHY = { status: 503, unhealthy: true } as const;
+export const HEALTHY = { status: 200, latencyMs: 100, unhealthy: false } as const;
