@@ -28,6 +28,12 @@ export interface BackendRefConfig {
   problem?: string;
   /** The effective backend policy on this path (rule to backend). */
   policy: Values;
+  /**
+   * For a GwBackend with AI provider groups or MCP targets: the effective backend policy on this
+   * path for each provider or target, by name (GwPolicies on that section and its inline policies
+   * included).
+   */
+  sections?: Record<string, Values>;
 }
 
 export interface RuleConfig {
@@ -121,6 +127,16 @@ function selectedObjects(
   return found;
 }
 
+/** The sub-backends a policy can target by sectionName: AI providers in groups, MCP targets. */
+function subBackendNames(backend: KubeObject): string[] {
+  const spec = backend.spec as {
+    ai?: { groups?: { providers: { name: string }[] }[] };
+    mcp?: { targets: { name: string }[] };
+  };
+  if (spec.mcp) return spec.mcp.targets.map((target) => target.name);
+  return (spec.ai?.groups ?? []).flatMap((group) => group.providers.map((provider) => provider.name));
+}
+
 function backendKey(ref: RouteBackendRef): string | undefined {
   if (ref.kind === 'Service' || ref.kind === 'GwBackend') return `${ref.kind} ${ref.namespace}/${ref.name}`;
   return undefined;
@@ -187,6 +203,7 @@ export function buildDataPlaneConfigs(
         ...(placements.byListenerSource.get(`${sourceKey}||`) ?? []),
         ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|`) ?? []),
         ...(placements.byListenerSource.get(`${sourceKey}||${listener.port}`) ?? []),
+        ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|${listener.port}`) ?? []),
       ];
       for (const model of listenerModels) useModel(model);
       const listenerConfig: ListenerConfig = {
@@ -252,6 +269,17 @@ export function buildDataPlaneConfigs(
               ref.kind === 'Service'
                 ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
                 : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
+            const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
+            if (sections.length > 0) {
+              refConfig.sections = {};
+              for (const section of sections) {
+                const sectionPoint = { ...backendPoint, backend: { ...backendPoint.backend!, section } };
+                const sectionPolicy = valuesOf(effectivePolicy(index, sectionPoint).backend);
+                refConfig.sections[section] = sectionPolicy;
+                for (const found of findReferences(sectionPolicy, 'policy'))
+                  referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+              }
+            }
             if (object && !ref.problem) {
               config.backends[key] = { kind: ref.kind, spec: object.spec };
               for (const found of findReferences(object.spec, 'spec'))

@@ -63,3 +63,57 @@ export function parseApiKeyEntry(
     entry: { name, keyHash: Buffer.from(match[1]!, 'hex'), metadata: (metadata as Record<string, unknown>) ?? {} },
   };
 }
+
+/** The entries of one Secret or ConfigMap, each parsed; errors name the field (`data[alice]`). */
+export interface ParsedApiKeyObject {
+  entries: ApiKeyEntry[];
+  errors: FieldError[];
+}
+
+function decodeBase64Fields(fields: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isPlainObject(fields)) return out;
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') out[name] = Buffer.from(value, 'base64').toString('utf8');
+  }
+  return out;
+}
+
+function stringFields(fields: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isPlainObject(fields)) return out;
+  for (const [name, value] of Object.entries(fields)) if (typeof value === 'string') out[name] = value;
+  return out;
+}
+
+/**
+ * Parses every entry of a Secret (base64 `data`, with `stringData` written over it as the API
+ * server does) or a ConfigMap (`data`, and base64 `binaryData`). Entries are in name order.
+ */
+export function parseApiKeyObject(object: {
+  kind: string;
+  data?: unknown;
+  stringData?: unknown;
+  binaryData?: unknown;
+}): ParsedApiKeyObject {
+  const source: ApiKeySource = object.kind === 'Secret' ? 'Secret' : 'ConfigMap';
+  const fields = new Map<string, { value: string; field: string }>();
+  const put = (values: Record<string, string>, field: string) => {
+    for (const [name, value] of Object.entries(values)) fields.set(name, { value, field: `${field}[${name}]` });
+  };
+  if (source === 'Secret') {
+    put(decodeBase64Fields(object.data), 'data');
+    put(stringFields(object.stringData), 'stringData');
+  } else {
+    put(stringFields(object.data), 'data');
+    put(decodeBase64Fields(object.binaryData), 'binaryData');
+  }
+  const parsed: ParsedApiKeyObject = { entries: [], errors: [] };
+  for (const name of [...fields.keys()].sort()) {
+    const { value, field } = fields.get(name)!;
+    const result = parseApiKeyEntry(source, name, value, field);
+    if ('entry' in result) parsed.entries.push(result.entry);
+    else parsed.errors.push(result.error);
+  }
+  return parsed;
+}

@@ -1,5 +1,6 @@
 // GwModel attachment and status (spec document 1, "GwModel"): each parentRef is checked as the
-// spec says — a Gateway or ListenerSet parent attaches to listeners; an HTTPRoute parent attaches
+// spec says — a Gateway or ListenerSet parent attaches to listeners (that admit the model's
+// namespace, as they would admit a route's); an HTTPRoute parent attaches
 // to one rule (sectionName names it; without one the route must have exactly one rule) that uses
 // exactly one GwModel backend named "*" and only PathPrefix path matches — and the references the
 // model makes (virtual model targets, Secrets...) must resolve. A model with any failure is not
@@ -8,6 +9,7 @@ import type { RouteParentStatus } from '../../api/kinds/gateway-api/shared.ts';
 import type { GwModelSpec, GwModelStatus } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
+import { namespaceAllowed } from '../gateway-api/selectors.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult, GW_GROUP } from '../gateway-api/types.ts';
 import { missingReferences } from '../references.ts';
 import type { Snapshot } from '../snapshot.ts';
@@ -31,8 +33,18 @@ export interface ModelAttachment {
 const accepted = (message: string): Outcome => ({ ok: true, reason: 'Accepted', message });
 const rejected = (reason: string, message: string): Outcome => ({ ok: false, reason, message });
 
-/** Whether any listener of a gw Gateway comes from `kind` namespace/name and matches section/port. */
-function listenerParent(parent: ParentRef, namespace: string, gatewayApi: GatewayApiResult): Outcome {
+/**
+ * The listeners of gw Gateways that come from `kind` namespace/name and match section/port. The
+ * model attaches to them only when every one admits the model's namespace by its
+ * allowedRoutes.namespaces, as it would admit a route: a Gateway owner decides who may attach.
+ */
+function listenerParent(
+  parent: ParentRef,
+  namespace: string,
+  modelNamespace: string,
+  snapshot: Snapshot,
+  gatewayApi: GatewayApiResult,
+): Outcome {
   const kind = parent.kind ?? 'Gateway';
   const described = `${kind} ${namespace}/${parent.name}`;
   for (const [gateway, listeners] of gatewayApi.listeners) {
@@ -51,6 +63,19 @@ function listenerParent(parent: ParentRef, namespace: string, gatewayApi: Gatewa
     );
     if (selected.length === 0) {
       return rejected('NoMatchingParent', `${described} has no listener matching sectionName/port`);
+    }
+    const admits = (listener: (typeof selected)[number]) =>
+      namespaceAllowed(snapshot, listener.allowedRoutes.namespaces, 'Same', listener.source.namespace, modelNamespace);
+    const refusing = selected.filter((listener) => !admits(listener));
+    if (refusing.length > 0) {
+      const admitting = selected.filter(admits).map((l) => l.name);
+      return rejected(
+        'NotAllowedByListeners',
+        `${refusing.map((l) => `listener ${l.name}`).join(', ')} of ${described} ${refusing.length === 1 ? 'does' : 'do'} not admit namespace ${modelNamespace} (allowedRoutes.namespaces)` +
+          (admitting.length > 0
+            ? `; select the listeners that do (${admitting.join(', ')}) with sectionName or port`
+            : ''),
+      );
     }
     return accepted(`Attached to ${selected.map((l) => `listener ${l.name}`).join(', ')} of ${described}`);
   }
@@ -171,7 +196,7 @@ export function modelAttachment(
     const outcome =
       parent.kind === 'HTTPRoute'
         ? routeParent(parent, namespace, snapshot, gatewayApi)
-        : listenerParent(parent, namespace, gatewayApi);
+        : listenerParent(parent, namespace, modelNamespace, snapshot, gatewayApi);
     if (!outcome.ok) programmed = false;
     return parentStatus(parent, modelNamespace, context, outcome, resolved);
   });

@@ -5,6 +5,7 @@
 // then collects the attachments of every target on its path and merges them.
 import type { GwPolicySpec } from '../../api/kinds/gw-policy.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
+import { reservedClaimProblems } from '../backends/status.ts';
 import type { EffectiveListener } from '../gateway-api/types.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type Attachment, type EffectiveSection, type Level, mergeSection, type PolicySection } from './merge.ts';
@@ -47,6 +48,8 @@ export function indexPolicies(
 ): PolicyIndex {
   const index: PolicyIndex = { byTarget: new Map() };
   for (const [key, policy] of snapshot.policies) {
+    // Rejected at translation time (spec: jwtSign claims with iat/exp/nbf); its status says why.
+    if (reservedClaimProblems(policy.spec, 'spec').length > 0) continue;
     const spec = policy.spec as GwPolicySpec;
     const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
     const override = spec.strategy?.inheritance === 'Override';

@@ -1,12 +1,19 @@
 // GwPolicy status: one PolicyAncestorStatus per gw Gateway the policy reaches through its
-// targets (at most 16), with Accepted and Attached conditions. Targets that do not resolve, and a
-// policy that reaches no Gateway, are reported on a summary ancestor (as agentgateway does), so
-// nothing wrong with a policy goes unreported.
-import type { PolicyAncestorStatus, PolicyStatus } from '../../api/kinds/gateway-api/shared.ts';
+// targets (at most 16), with Accepted and Attached conditions, and ResolvedRefs when something
+// the policy reads is missing or unusable. Targets that do not resolve, and a policy that reaches
+// no Gateway, are reported on a summary ancestor (as agentgateway does), so nothing wrong with a
+// policy goes unreported.
+import type { Condition, PolicyAncestorStatus, PolicyStatus } from '../../api/kinds/gateway-api/shared.ts';
+import type { GwPolicySpec } from '../../api/kinds/gw-policy.ts';
+import { apiKeySourceProblems } from '../../api/references/api-key-sources.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
-import { condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
+import { reservedClaimProblems } from '../backends/status.ts';
+import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult } from '../gateway-api/types.ts';
+import { missingReferences } from '../references.ts';
 import type { Snapshot } from '../snapshot.ts';
+import { indexPolicies, type PolicyIndex } from './attachments.ts';
+import { byPrecedence, type PolicySection } from './merge.ts';
 import {
   type ResolvedTarget,
   resolveAllPolicyTargets,
@@ -18,6 +25,8 @@ import {
 export const MAX_ANCESTORS = 16;
 /** The ancestorRef of the entry that summarises what is not tied to one Gateway. */
 export const SUMMARY_ANCESTOR = { group: 'gw.dev', kind: 'StatusSummary', name: 'summary' };
+/** A condition message lists at most this many problems, then says how many more there are. */
+const MAX_LISTED = 10;
 
 /** For each target a policy can name, the gw Gateways ("namespace/name") it reaches. */
 export type ReachIndex = Map<string, Set<string>>;
@@ -60,6 +69,118 @@ function gatewaysReached(target: ResolvedTarget, reach: ReachIndex): string[] {
   return [...(reach.get(key) ?? [])];
 }
 
+/** Messages joined for a condition, at most MAX_LISTED of them. */
+function listed(messages: string[]): string {
+  const shown = messages.slice(0, MAX_LISTED).join('; ');
+  return messages.length > MAX_LISTED ? `${shown}; and ${messages.length - MAX_LISTED} more` : shown;
+}
+
+/**
+ * Why the policy is rejected at translation time, as the spec has the controller do (jwtSign
+ * claims with iat, exp or nbf). A rejected policy is not applied anywhere: the policy index
+ * (attachments.ts) leaves out the same policies.
+ */
+function policyRejections(policy: KubeObject): string[] {
+  return reservedClaimProblems(policy.spec, 'spec');
+}
+
+/** What the policy reads that is missing or unusable: referenced objects, API key sources. */
+function unresolved(policy: KubeObject, snapshot: Snapshot): { reason: string; message: string }[] {
+  const namespace = policy.metadata.namespace ?? 'default';
+  const spec = policy.spec as GwPolicySpec;
+  const problems = missingReferences(spec, namespace, snapshot).map((message) => ({
+    reason: 'RefNotFound',
+    message,
+  }));
+  const apiKeys = spec.traffic?.apiKeyAuthentication;
+  if (apiKeys) {
+    problems.push(...apiKeySourceProblems(apiKeys, 'spec.traffic.apiKeyAuthentication', namespace, snapshot));
+  }
+  return problems;
+}
+
+const SECTIONS: PolicySection[] = ['frontend', 'traffic', 'backend'];
+
+interface Taken {
+  field: string;
+  target: string;
+  /** The winner, and why it wins. */
+  by: string;
+}
+
+/**
+ * The fields this policy sets at `target` that another attachment on the very same target takes
+ * first — an older policy (Gateway API's conflict rule), or the backend's own inline policy. Such
+ * a field loses at every attachment point below the target, wherever the request goes.
+ */
+function fieldsTakenAt(
+  policy: KubeObject,
+  target: ResolvedTarget,
+  index: PolicyIndex,
+): { total: number; taken: Taken[] } {
+  const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
+  const spec = policy.spec as GwPolicySpec;
+  const attachments = index.byTarget.get(target.description) ?? [];
+  // Alone on its target (the usual case): nothing else there can take a field.
+  const alone = attachments.every((a) => a.source === source);
+  const taken: Taken[] = [];
+  let total = 0;
+  for (const section of SECTIONS) {
+    const fields = spec[section] as Record<string, unknown> | undefined;
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      if (value === undefined) continue;
+      total++;
+      if (alone) continue;
+      const winner = attachments
+        .filter((a) => a.section === section && a.fields[field] !== undefined)
+        .sort(byPrecedence)[0];
+      if (!winner || winner.source === source) continue;
+      const by =
+        winner.level !== target.level
+          ? "its own policies (a backend's own value wins over GwPolicies)"
+          : winner.creationTimestamp !== (policy.metadata.creationTimestamp ?? '')
+            ? `${winner.source} (created earlier)`
+            : `${winner.source} (created at the same time, its name sorts first)`;
+      taken.push({ field: `${section}.${field}`, target: target.description, by });
+    }
+  }
+  return { total, taken };
+}
+
+function takenText(taken: Taken[]): string {
+  return listed(taken.map((t) => `${t.field} on ${t.target} by ${t.by}`));
+}
+
+/**
+ * Attached, or Overridden when a traffic policy with strategy.inheritance Override on the whole
+ * Gateway excludes this policy's traffic on targets more specific than the Gateway.
+ */
+function attachedCondition(
+  context: ConditionContext,
+  policy: KubeObject,
+  gateway: string,
+  targets: ResolvedTarget[],
+  index: PolicyIndex,
+): Condition {
+  const attached = `Attached to ${targets.map((t) => t.description).join(', ')}`;
+  const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
+  const below = targets.filter((t) => t.level !== 'Gateway').map((t) => t.description);
+  if ((policy.spec as GwPolicySpec).traffic === undefined || below.length === 0) {
+    return condition(context, 'Attached', true, 'Attached', attached);
+  }
+  const override = (index.byTarget.get(`Gateway ${gateway}`) ?? [])
+    .filter((a) => a.section === 'traffic' && a.override && a.source !== source)
+    .sort(byPrecedence)[0];
+  if (!override) return condition(context, 'Attached', true, 'Attached', attached);
+  return condition(
+    context,
+    'Attached',
+    true,
+    'Overridden',
+    `${attached}; its traffic on ${below.join(', ')} is excluded by ${override.source} (strategy.inheritance Override on Gateway ${gateway})`,
+  );
+}
+
 export function policyStatus(
   policy: KubeObject,
   snapshot: Snapshot,
@@ -67,26 +188,70 @@ export function policyStatus(
   now: string,
   reach: ReachIndex = reachIndex(gatewayApi),
   resolution: TargetResolution = resolvePolicyTargets(policy, snapshot),
+  index: PolicyIndex = indexPolicies(snapshot),
 ): PolicyStatus {
   const context = contextOf(policy, now);
-  const byGateway = new Map<string, string[]>();
+  const byGateway = new Map<string, ResolvedTarget[]>();
   const unattached: string[] = [];
   for (const target of resolution.targets) {
     const gateways = gatewaysReached(target, reach);
     if (gateways.length === 0) unattached.push(`${target.description} is not attached to any gw Gateway`);
-    for (const gateway of gateways) byGateway.set(gateway, [...(byGateway.get(gateway) ?? []), target.description]);
+    for (const gateway of gateways) byGateway.set(gateway, [...(byGateway.get(gateway) ?? []), target]);
   }
+  const rejections = policyRejections(policy);
+  const refProblems = unresolved(policy, snapshot);
+  const resolvedRefs =
+    refProblems.length > 0
+      ? [condition(context, 'ResolvedRefs', false, refProblems[0]!.reason, listed(refProblems.map((p) => p.message)))]
+      : [];
+  const takenByTarget = new Map<string, { total: number; taken: Taken[] }>();
 
   const ancestors: PolicyAncestorStatus[] = [];
   for (const gateway of [...byGateway.keys()].sort()) {
     const [namespace, name] = gateway.split('/') as [string, string];
+    const targets = byGateway.get(gateway)!;
+    const conditions = [...resolvedRefs];
+    if (rejections.length > 0) {
+      conditions.push(
+        condition(context, 'Accepted', false, 'Invalid', `${listed(rejections)}; the policy is not applied`),
+      );
+    } else {
+      let total = 0;
+      const taken: Taken[] = [];
+      for (const target of targets) {
+        let result = takenByTarget.get(target.description);
+        if (!result) {
+          result = fieldsTakenAt(policy, target, index);
+          takenByTarget.set(target.description, result);
+        }
+        total += result.total;
+        taken.push(...result.taken);
+      }
+      conditions.push(
+        total > 0 && taken.length === total
+          ? condition(
+              context,
+              'Accepted',
+              false,
+              'Conflicted',
+              `Every field it sets is taken first by another policy on the same target: ${takenText(taken)}`,
+            )
+          : condition(
+              context,
+              'Accepted',
+              true,
+              'Accepted',
+              taken.length > 0
+                ? `Policy accepted; taken first by another policy on the same target: ${takenText(taken)}`
+                : 'Policy accepted',
+            ),
+        attachedCondition(context, policy, gateway, targets, index),
+      );
+    }
     ancestors.push({
       ancestorRef: { group: GATEWAY_GROUP, kind: 'Gateway', namespace, name },
       controllerName: CONTROLLER_NAME,
-      conditions: sortConditions([
-        condition(context, 'Accepted', true, 'Accepted', 'Policy accepted'),
-        condition(context, 'Attached', true, 'Attached', `Attached to ${byGateway.get(gateway)!.join(', ')}`),
-      ]),
+      conditions: sortConditions(conditions),
     });
   }
   let summarised = 0;
@@ -94,12 +259,23 @@ export function policyStatus(
     summarised = ancestors.length - (MAX_ANCESTORS - 1);
     ancestors.length = MAX_ANCESTORS - 1;
   }
+  // A rejection is on every Gateway entry; with none, the summary says it.
+  const summaryRejections = byGateway.size === 0 ? rejections : [];
+  const notAccepted = [...resolution.problems.map((p) => p.message), ...summaryRejections];
   const summary = sortConditions([
-    ...(resolution.problems.length > 0
-      ? [condition(context, 'Accepted', false, 'TargetNotFound', resolution.problems.map((p) => p.message).join('; '))]
+    ...(notAccepted.length > 0
+      ? [
+          condition(
+            context,
+            'Accepted',
+            false,
+            resolution.problems.length > 0 ? 'TargetNotFound' : 'Invalid',
+            listed(notAccepted),
+          ),
+        ]
       : []),
     ...(unattached.length > 0 || (resolution.targets.length === 0 && resolution.problems.length === 0)
-      ? [condition(context, 'Attached', false, 'Pending', unattached.join('; ') || 'Policy has no targets')]
+      ? [condition(context, 'Attached', false, 'Pending', listed(unattached) || 'Policy has no targets')]
       : []),
     ...(summarised > 0
       ? [
@@ -113,8 +289,13 @@ export function policyStatus(
         ]
       : []),
   ]);
-  if (summary.length > 0)
-    ancestors.push({ ancestorRef: SUMMARY_ANCESTOR, controllerName: CONTROLLER_NAME, conditions: summary });
+  if (summary.length > 0) {
+    ancestors.push({
+      ancestorRef: SUMMARY_ANCESTOR,
+      controllerName: CONTROLLER_NAME,
+      conditions: sortConditions([...summary, ...(byGateway.size === 0 ? resolvedRefs : [])]),
+    });
+  }
   return { ancestors };
 }
 
@@ -124,13 +305,14 @@ export function policyStatuses(
   gatewayApi: GatewayApiResult,
   now: string,
   resolutions: TargetResolutions = resolveAllPolicyTargets(snapshot),
+  index: PolicyIndex = indexPolicies(snapshot, resolutions),
 ): Map<string, PolicyStatus> {
   const statuses = new Map<string, PolicyStatus>();
   const reach = reachIndex(gatewayApi);
   for (const key of [...snapshot.policies.keys()].sort()) {
     statuses.set(
       key,
-      policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach, resolutions.get(key)),
+      policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach, resolutions.get(key), index),
     );
   }
   return statuses;

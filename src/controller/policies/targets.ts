@@ -109,7 +109,8 @@ function resolveOne(
     name,
     sectionName,
     port,
-    level: levelOf(kind, sectionName !== undefined),
+    // A Gateway port (frontend policies) is more specific than the whole Gateway, as a listener is.
+    level: levelOf(kind, sectionName !== undefined || port !== undefined),
     description,
   });
 }
