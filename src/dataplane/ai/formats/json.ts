@@ -1,0 +1,29 @@
+// Reading decoded JSON defensively: translators meet bodies written by clients and providers.
+import { isPlainObject } from '../../../util/values.ts';
+import type { JsonObject } from './types.ts';
+
+export { isPlainObject };
+
+export function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+export function objectOr(value: unknown): JsonObject | undefined {
+  return isPlainObject(value) ? value : undefined;
+}
+
+/** A value that changes something when sent: not absent, not null, not false. */
+export function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
+}
+
+/** The keys of `source` not in `known`, copied in order: gw carries unknown fields over unchanged. */
+export function unknownFields(source: JsonObject, known: ReadonlySet<string>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(source)) if (!known.has(key)) out[key] = value;
+  return out;
+}

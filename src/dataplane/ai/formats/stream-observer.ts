@@ -1,0 +1,139 @@
+// Same-format streams: the events pass through byte for byte while gw reads usage, model and the
+// first token from them. The one change: the usage-only Chat Completions chunk that gw asked for
+// on the client's behalf (stream_options.include_usage) is left out when dropUsageOnlyChunk is set.
+//
+// An observer never breaks a stream: an event it cannot read is passed on unread, and past an
+// event longer than the bound it stops reading and passes the rest through as it comes.
+import { isPlainObject, stringOr } from './json.ts';
+import { type SseBlock, SseReader } from './sse-reader.ts';
+import type { StreamProcessor } from './stream.ts';
+import type { JsonObject } from './types.ts';
+import { type Usage, usageFromCompletions, usageFromMessages, usageFromResponsesResponse } from './usage.ts';
+
+export type ObservedFormat = 'completions' | 'messages' | 'responses';
+
+export interface StreamObserverOptions {
+  /** Leave out the Chat Completions chunk that carries only usage (`choices: []`). */
+  dropUsageOnlyChunk?: boolean;
+}
+
+const RESPONSE_EVENTS = new Set([
+  'response.created',
+  'response.in_progress',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
+
+export function createStreamObserver(format: ObservedFormat, options: StreamObserverOptions = {}): StreamProcessor {
+  return new StreamObserver(format, options.dropUsageOnlyChunk === true && format === 'completions');
+}
+
+class StreamObserver implements StreamProcessor {
+  readonly #reader = new SseReader();
+  readonly #format: ObservedFormat;
+  readonly #dropUsageOnlyChunk: boolean;
+  #usage: Usage | undefined;
+  #messagesCounters: JsonObject | undefined;
+  #model: string | undefined;
+  #firstToken = false;
+
+  constructor(format: ObservedFormat, dropUsageOnlyChunk: boolean) {
+    this.#format = format;
+    this.#dropUsageOnlyChunk = dropUsageOnlyChunk;
+  }
+
+  get usage(): Usage | undefined {
+    return this.#messagesCounters ? usageFromMessages(this.#messagesCounters) : this.#usage;
+  }
+
+  get model(): string | undefined {
+    return this.#model;
+  }
+
+  get firstTokenSeen(): boolean {
+    return this.#firstToken;
+  }
+
+  write(chunk: Uint8Array): string {
+    return this.#pass(this.#reader.push(chunk));
+  }
+
+  end(): string {
+    return this.#pass(this.#reader.finish());
+  }
+
+  #pass(blocks: SseBlock[]): string {
+    let out = '';
+    for (const block of blocks) if (block.data === undefined || this.#observe(block.data)) out += block.raw;
+    if (this.#reader.overflowed) out += this.#reader.passthrough();
+    return out;
+  }
+
+  /** Reads one event; false when the event is to be left out. */
+  #observe(data: string): boolean {
+    if (data === '[DONE]') return true;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return true;
+    }
+    if (!isPlainObject(payload)) return true;
+    switch (this.#format) {
+      case 'completions':
+        return this.#completionsChunk(payload);
+      case 'messages':
+        this.#messagesEvent(payload);
+        return true;
+      case 'responses':
+        this.#responsesEvent(payload);
+        return true;
+    }
+  }
+
+  #completionsChunk(chunk: JsonObject): boolean {
+    this.#model ??= stringOr(chunk.model);
+    const usage = usageFromCompletions(chunk.usage);
+    if (usage) this.#usage = usage;
+    if (!Array.isArray(chunk.choices)) return true;
+    if (!this.#firstToken && chunk.choices.some(generatesContent)) this.#firstToken = true;
+    return !(this.#dropUsageOnlyChunk && usage !== undefined && chunk.choices.length === 0);
+  }
+
+  #messagesEvent(event: JsonObject): void {
+    if (event.type === 'message_start' && isPlainObject(event.message)) {
+      this.#model = stringOr(event.message.model);
+      this.#messagesCounters = isPlainObject(event.message.usage) ? { ...event.message.usage } : {};
+    } else if (event.type === 'message_delta' && isPlainObject(event.usage)) {
+      this.#messagesCounters ??= {};
+      for (const [key, value] of Object.entries(event.usage)) if (value !== null) this.#messagesCounters[key] = value;
+    } else if (event.type === 'content_block_delta') {
+      this.#firstToken = true;
+    } else if (event.type === 'content_block_start' && isPlainObject(event.content_block)) {
+      if (event.content_block.type === 'tool_use') this.#firstToken = true;
+    }
+  }
+
+  #responsesEvent(event: JsonObject): void {
+    const type = stringOr(event.type);
+    if (type === undefined) return;
+    if (RESPONSE_EVENTS.has(type) && isPlainObject(event.response)) {
+      this.#model = stringOr(event.response.model) ?? this.#model;
+      this.#usage = usageFromResponsesResponse(event.response) ?? this.#usage;
+    } else if (type.endsWith('.delta')) {
+      this.#firstToken = true;
+    }
+  }
+}
+
+function generatesContent(choice: unknown): boolean {
+  if (!isPlainObject(choice) || !isPlainObject(choice.delta)) return false;
+  const delta = choice.delta;
+  return (
+    (typeof delta.content === 'string' && delta.content !== '') ||
+    (typeof delta.refusal === 'string' && delta.refusal !== '') ||
+    (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) ||
+    isPlainObject(delta.function_call)
+  );
+}

@@ -1,0 +1,137 @@
+// The interface every stream translator and observer offers the proxy, and the wrapper that turns
+// upstream bytes into client SSE text without ever throwing: anything wrong with the upstream
+// stream ends it with an error event in the client's format.
+import { statusForErrorType, streamErrorEvent } from './errors.ts';
+import { isPlainObject, stringOr } from './json.ts';
+import { MAX_SSE_BLOCK_LENGTH, type SseBlock, SseReader } from './sse-reader.ts';
+import type { ChatFormat, JsonObject } from './types.ts';
+import type { Usage } from './usage.ts';
+
+export interface StreamProcessor {
+  /** Feeds upstream bytes as they arrive; returns the SSE text to send to the client now. */
+  write(chunk: Uint8Array): string;
+  /** The upstream stream ended; returns the last SSE text for the client. */
+  end(): string;
+  /** Token usage reported so far (complete once the stream is). */
+  readonly usage: Usage | undefined;
+  /** The model the provider reports. */
+  readonly model: string | undefined;
+  /** Whether generated content (a token) has arrived: the proxy stamps time-to-first-token when it turns true. */
+  readonly firstTokenSeen: boolean;
+}
+
+/** A problem with the upstream stream, reported to the client as an error event. */
+export class StreamFailure extends Error {
+  override name = 'StreamFailure';
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export const TRUNCATED_MESSAGE = 'The provider stream ended before the response was complete.';
+
+/** What one direction of translation implements: upstream SSE events in, client SSE text out. */
+export interface EventTranslator {
+  /** Throws StreamFailure for an event it cannot translate. */
+  event(name: string | undefined, data: string): string;
+  /** The upstream ended; throws StreamFailure when the response was not complete. */
+  end(): string;
+  /** The response is complete: later events are ignored. */
+  readonly done: boolean;
+  readonly usage: Usage | undefined;
+  readonly model: string | undefined;
+  readonly firstTokenSeen: boolean;
+}
+
+export class TranslatingStream implements StreamProcessor {
+  readonly #reader = new SseReader();
+  readonly #translator: EventTranslator;
+  readonly #clientFormat: ChatFormat;
+  #stopped = false;
+
+  constructor(translator: EventTranslator, clientFormat: ChatFormat) {
+    this.#translator = translator;
+    this.#clientFormat = clientFormat;
+  }
+
+  get usage(): Usage | undefined {
+    return this.#translator.usage;
+  }
+
+  get model(): string | undefined {
+    return this.#translator.model;
+  }
+
+  get firstTokenSeen(): boolean {
+    return this.#translator.firstTokenSeen;
+  }
+
+  write(chunk: Uint8Array): string {
+    return this.#stopped ? '' : this.#run(() => this.#reader.push(chunk), false);
+  }
+
+  end(): string {
+    return this.#stopped ? '' : this.#run(() => this.#reader.finish(), true);
+  }
+
+  #run(read: () => SseBlock[], ending: boolean): string {
+    let out = '';
+    try {
+      for (const block of read()) {
+        if (block.data === undefined) continue;
+        // The last event of a stream that stopped mid-line is cut short, not malformed.
+        if (block.unterminated && !isWholeEvent(block.data)) throw new StreamFailure(502, TRUNCATED_MESSAGE);
+        out += this.#translator.event(block.event, block.data);
+        if (this.#translator.done) {
+          this.#stopped = true;
+          return out;
+        }
+      }
+      if (this.#reader.overflowed) {
+        throw new StreamFailure(502, `The provider sent an event longer than ${MAX_SSE_BLOCK_LENGTH} characters.`);
+      }
+      if (ending) {
+        this.#stopped = true;
+        out += this.#translator.end();
+      }
+    } catch (error) {
+      this.#stopped = true;
+      const failure =
+        error instanceof StreamFailure ? error : new StreamFailure(502, 'gw could not translate the provider stream.');
+      out += streamErrorEvent(this.#clientFormat, failure.status, failure.message);
+    }
+    return out;
+  }
+}
+
+function isWholeEvent(data: string): boolean {
+  if (data.trim() === '[DONE]') return true;
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The JSON object an event carries; anything else is a malformed stream. */
+export function parseEventObject(data: string): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new StreamFailure(502, 'The provider sent an event that is not valid JSON.');
+  }
+  if (!isPlainObject(value)) throw new StreamFailure(502, 'The provider sent an event that is not a JSON object.');
+  return value;
+}
+
+/** An error the provider reported inside its stream: its message, and the status its type stands for. */
+export function upstreamFailure(error: unknown): StreamFailure {
+  const object = isPlainObject(error) ? error : {};
+  const message = stringOr(object.message) ?? 'The provider reported an error in the stream.';
+  return new StreamFailure(statusForErrorType(object.type), message);
+}

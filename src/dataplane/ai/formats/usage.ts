@@ -1,0 +1,138 @@
+// Token usage in one shape for every format, and its conversions to and from each wire shape.
+//
+// inputTokens counts every input token, cached or not (OpenAI's prompt_tokens). Anthropic's
+// input_tokens excludes cache reads and writes, so Messages usage is summed on the way in and
+// split on the way out.
+import { isPlainObject, numberOr, objectOr } from './json.ts';
+import type { ApiFormat, JsonObject } from './types.ts';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache (part of inputTokens). */
+  cacheCreationInputTokens?: number;
+  /** Output tokens spent on reasoning (part of outputTokens). */
+  reasoningTokens?: number;
+}
+
+function withOptional(usage: Usage, cached?: number, created?: number, reasoning?: number): Usage {
+  if (cached !== undefined) usage.cachedInputTokens = cached;
+  if (created !== undefined) usage.cacheCreationInputTokens = created;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  return usage;
+}
+
+/** Chat Completions `usage` (prompt_tokens, completion_tokens, their details). */
+export function usageFromCompletions(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const input = numberOr(value.prompt_tokens);
+  const output = numberOr(value.completion_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  const promptDetails = objectOr(value.prompt_tokens_details);
+  const completionDetails = objectOr(value.completion_tokens_details);
+  const usage = {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    totalTokens: numberOr(value.total_tokens) ?? (input ?? 0) + (output ?? 0),
+  };
+  return withOptional(
+    usage,
+    numberOr(promptDetails?.cached_tokens),
+    numberOr(promptDetails?.cache_write_tokens),
+    numberOr(completionDetails?.reasoning_tokens),
+  );
+}
+
+/** Anthropic Messages `usage`: input_tokens plus the cache reads and writes Anthropic counts apart. */
+export function usageFromMessages(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const input = numberOr(value.input_tokens);
+  const output = numberOr(value.output_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  const cacheRead = numberOr(value.cache_read_input_tokens);
+  const cacheCreation = numberOr(value.cache_creation_input_tokens);
+  const inputTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheCreation ?? 0);
+  const usage = { inputTokens, outputTokens: output ?? 0, totalTokens: inputTokens + (output ?? 0) };
+  const details = objectOr(value.output_tokens_details);
+  return withOptional(usage, cacheRead, cacheCreation, numberOr(details?.thinking_tokens));
+}
+
+/** Responses API `usage` (input_tokens includes cached tokens, as in Chat Completions). */
+function usageFromResponses(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const input = numberOr(value.input_tokens);
+  const output = numberOr(value.output_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  const inputDetails = objectOr(value.input_tokens_details);
+  const outputDetails = objectOr(value.output_tokens_details);
+  const usage = {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    totalTokens: numberOr(value.total_tokens) ?? (input ?? 0) + (output ?? 0),
+  };
+  return withOptional(
+    usage,
+    numberOr(inputDetails?.cached_tokens),
+    numberOr(inputDetails?.cache_write_tokens),
+    numberOr(outputDetails?.reasoning_tokens),
+  );
+}
+
+/** The usage of a Responses API response object (from a body or a response.completed event). */
+export function usageFromResponsesResponse(response: unknown): Usage | undefined {
+  return isPlainObject(response) ? usageFromResponses(response.usage) : undefined;
+}
+
+/** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
+export function usageFromResponse(format: ApiFormat, body: unknown): Usage | undefined {
+  if (!isPlainObject(body)) return undefined;
+  switch (format) {
+    case 'completions':
+      return usageFromCompletions(body.usage);
+    case 'messages':
+      return usageFromMessages(body.usage);
+    case 'responses':
+      return usageFromResponses(body.usage);
+    case 'embeddings': {
+      const usage = objectOr(body.usage);
+      const input = numberOr(usage?.prompt_tokens);
+      if (input === undefined) return undefined;
+      return { inputTokens: input, outputTokens: 0, totalTokens: numberOr(usage?.total_tokens) ?? input };
+    }
+    case 'count_tokens': {
+      const input = numberOr(body.input_tokens);
+      return input === undefined ? undefined : { inputTokens: input, outputTokens: 0, totalTokens: input };
+    }
+  }
+}
+
+/** gw's usage as Chat Completions `usage`. */
+export function completionsUsage(usage: Usage): JsonObject {
+  const promptDetails: JsonObject = { cached_tokens: usage.cachedInputTokens ?? 0 };
+  if (usage.cacheCreationInputTokens !== undefined) promptDetails.cache_write_tokens = usage.cacheCreationInputTokens;
+  const out: JsonObject = {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.totalTokens,
+    prompt_tokens_details: promptDetails,
+  };
+  if (usage.reasoningTokens !== undefined) out.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  return out;
+}
+
+/** gw's usage as Anthropic Messages `usage` (input_tokens without the cached part). */
+export function messagesUsage(usage: Usage): JsonObject {
+  const cacheRead = usage.cachedInputTokens ?? 0;
+  const cacheCreation = usage.cacheCreationInputTokens ?? 0;
+  const out: JsonObject = {
+    input_tokens: Math.max(0, usage.inputTokens - cacheRead - cacheCreation),
+    output_tokens: usage.outputTokens,
+    cache_creation_input_tokens: cacheCreation,
+    cache_read_input_tokens: cacheRead,
+  };
+  if (usage.reasoningTokens !== undefined) out.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
+  return out;
+}
