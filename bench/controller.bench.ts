@@ -7,85 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { admit, type KubeObject } from '../src/api/validate/admission.ts';
-import { Controller, type ReconcileReport } from '../src/controller/controller.ts';
+import { Controller } from '../src/controller/controller.ts';
+import type { DataPlaneConfig } from '../src/controller/dataplane-config.ts';
 import { FileStore } from '../src/store/file-store.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-
-const GATEWAYS = 1_000;
-const ROUTES = 5_000;
-const POLICIES = 5_000;
-const BACKENDS = 2_000;
-
-function world(): unknown[] {
-  const objects: unknown[] = [
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'GatewayClass',
-      metadata: { name: 'gw' },
-      spec: { controllerName: 'gw.dev/gateway-controller' },
-    },
-  ];
-  const ns = (i: number) => `team-${i % 50}`;
-  for (let i = 0; i < GATEWAYS; i++) {
-    objects.push({
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: `gw-${i}`, namespace: ns(i) },
-      spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }] },
-    });
-  }
-  for (let i = 0; i < BACKENDS; i++) {
-    objects.push({
-      apiVersion: 'gw.dev/v1alpha1',
-      kind: 'GwBackend',
-      metadata: { name: `llm-${i}`, namespace: ns(i) },
-      spec: { ai: { provider: { alpha: { model: 'gpt-4o' } } }, policies: { http: { requestTimeout: '30s' } } },
-    });
-  }
-  for (let i = 0; i < ROUTES; i++) {
-    objects.push({
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name: `route-${i}`, namespace: ns(i) },
-      spec: {
-        parentRefs: [{ name: `gw-${i % GATEWAYS}` }],
-        hostnames: [`r${i}.example.com`],
-        rules: [
-          {
-            name: 'chat',
-            matches: [{ path: { type: 'PathPrefix', value: '/v1' } }],
-            backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: `llm-${i % BACKENDS}` }],
-          },
-        ],
-      },
-    });
-  }
-  for (let i = 0; i < POLICIES; i++) {
-    const onRoute = i % 2 === 0;
-    objects.push({
-      apiVersion: 'gw.dev/v1alpha1',
-      kind: 'GwPolicy',
-      metadata: { name: `policy-${i}`, namespace: ns(i) },
-      spec: onRoute
-        ? {
-            targetRefs: [
-              {
-                group: 'gateway.networking.k8s.io',
-                kind: 'HTTPRoute',
-                name: `route-${i % ROUTES}`,
-                sectionName: 'chat',
-              },
-            ],
-            traffic: { timeouts: { request: '60s' } },
-          }
-        : {
-            targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: `gw-${i % GATEWAYS}` }],
-            traffic: { buffer: { request: { maxBytes: '1Mi' } } },
-          },
-    });
-  }
-  return objects;
-}
+import { BACKENDS, GATEWAYS, POLICIES, ROUTES, world } from './controller-world.ts';
 
 const inputs = world();
 const admitted: KubeObject[] = inputs.map((input) => {
@@ -97,7 +23,7 @@ const admitted: KubeObject[] = inputs.map((input) => {
 const store = new MemoryStore();
 for (const object of admitted) store.apply(object);
 const controller = new Controller(store);
-let report = controller.reconcile();
+const report = controller.reconcile();
 console.log(
   `full translation of ${GATEWAYS} Gateways, ${ROUTES} HTTPRoutes, ${POLICIES} GwPolicies, ${BACKENDS} GwBackends:`,
 );
@@ -125,33 +51,51 @@ const policy = (seconds: number) =>
 writeFileSync(policyFile, policy(1));
 const fileStore = new FileStore([dir], { debounceMs: 5 });
 fileStore.load();
-let resolveConfig: ((r: ReconcileReport) => void) | undefined;
-const fileController = new Controller(fileStore, { debounceMs: 1, onReconcile: (r) => resolveConfig?.(r) });
+let resolveConfig: ((config: DataPlaneConfig) => void) | undefined;
+const fileController = new Controller(fileStore, {
+  debounceMs: 1,
+  onConfigs: (update) => {
+    const config = update.changed.get('team-0/gw-0');
+    if (config) resolveConfig?.(config);
+  },
+});
 fileController.start();
 fileStore.watchFiles();
-const latencies: number[] = [];
-for (let i = 2; i < 12; i++) {
-  const done = new Promise<ReconcileReport>((resolve) => {
-    resolveConfig = resolve;
-  });
-  const started = performance.now();
-  writeFileSync(policyFile, policy(i));
-  report = await done;
-  const timeouts = report.configs.get('team-0/gw-0')!.listeners[0]!.routes.find((r) => r.route === 'team-0/route-0')!
-    .rules[0]!.traffic.timeouts;
-  if (JSON.stringify(timeouts) !== JSON.stringify({ request: `${i}s` }))
-    throw new Error(`stale config: ${JSON.stringify(timeouts)}`);
-  latencies.push(performance.now() - started);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+
+/** Edits the policy file `edits` times, `gapMs` after each new configuration; returns sorted latencies. */
+async function measureEdits(first: number, edits: number, gapMs: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = first; i < first + edits; i++) {
+    const done = new Promise<DataPlaneConfig>((resolve) => {
+      resolveConfig = resolve;
+    });
+    const started = performance.now();
+    writeFileSync(policyFile, policy(i));
+    const config = await done;
+    const timeouts = config.listeners[0]!.routes.find((r) => r.route === 'team-0/route-0')!.rules[0]!.traffic.timeouts;
+    if (JSON.stringify(timeouts) !== JSON.stringify({ request: `${i}s` }))
+      throw new Error(`stale config: ${JSON.stringify(timeouts)}`);
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  return latencies.sort((a, b) => a - b);
 }
+
+// Isolated edits (the full pass that writes statuses has finished before the next edit), then
+// edits back to back (the next edit lands while the previous full pass may still be running).
+const isolated = await measureEdits(2, 20, 400);
+const backToBack = await measureEdits(100, 20, 0);
 fileController.stop();
 await fileStore.close();
 rmSync(dir, { recursive: true });
-latencies.sort((a, b) => a - b);
+
+const median = (values: number[]) => values[Math.floor(values.length / 2)]!;
+const worst = (values: number[]) => values[values.length - 1]!;
+console.log('one-object file change to new data-plane configuration (file store watch, reload, fast pass):');
 console.log(
-  'one-object file change to new data-plane configuration (file store watch, reload of all files, reconcile):',
+  `  isolated edits: median ${median(isolated).toFixed(0)} ms, worst ${worst(isolated).toFixed(0)} ms over ${isolated.length}`,
 );
 console.log(
-  `  median ${latencies[5]!.toFixed(0)} ms, worst ${latencies[latencies.length - 1]!.toFixed(0)} ms over ${latencies.length} edits`,
+  `  back-to-back edits: median ${median(backToBack).toFixed(0)} ms, worst ${worst(backToBack).toFixed(0)} ms over ${backToBack.length}`,
 );
-console.log(`  goal ≤ 100 ms: ${latencies[latencies.length - 1]! <= 100 ? 'met' : 'MISSED'}`);
+console.log(`  goal ≤ 100 ms (isolated, worst): ${worst(isolated) <= 100 ? 'met' : 'MISSED'}`);

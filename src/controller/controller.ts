@@ -1,23 +1,40 @@
-// The controller loop: whenever the store's objects change, take a snapshot, translate it, and
-// write the statuses that differ. Translation is pure (controller/*); this file only wires it to
-// a store. Status writes produce store events too; those are recognised and do not re-trigger.
+// The controller loop: whenever the store's objects change, translate and hand the data plane
+// its new configuration, then write the statuses that differ. Translation is pure
+// (controller/*); this file only wires it to a store.
+//
+// Two passes. After a change the fast pass rebuilds only the configurations of the Gateways the
+// change can reach (incremental/dependencies.ts) and publishes them at once; the full pass follows
+// shortly after (coalescing bursts of changes), translating everything, writing statuses and
+// publishing any configuration the fast pass did not produce identically. Status writes produce
+// store events too; those are recognised and do not re-trigger.
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
 import type { DataPlaneConfig } from './dataplane-config.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
-import { SNAPSHOT_KINDS, snapshotFromStore } from './snapshot.ts';
+import {
+  configDependencies,
+  DependencyIndex,
+  GLOBAL_KINDS,
+  modelGateways,
+  touchedKeys,
+} from './incremental/dependencies.ts';
+import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
-import { translate } from './translate.ts';
+import { translate, translateConfigs } from './translate.ts';
 
 export interface ControllerOptions {
   /** The clock, as an RFC 3339 string (tests pass a fixed one). */
   now?: () => string;
-  /** How long changes settle before a reconcile. */
+  /** How long changes settle before the fast pass. */
   debounceMs?: number;
-  /** Told after every reconcile. */
+  /** How long after the last change the full pass (statuses) runs; it is never put off beyond 1 s. */
+  statusDelayMs?: number;
+  /** Told after every full pass. */
   onReconcile?: (report: ReconcileReport) => void;
+  /** Told whenever configurations change (after either pass). */
+  onConfigs?: (update: ConfigUpdate) => void;
 }
 
 export interface ReconcileReport {
@@ -28,8 +45,27 @@ export interface ReconcileReport {
   durationMs: number;
 }
 
+export interface ConfigUpdate {
+  /** New or changed configurations, by Gateway "namespace/name". */
+  changed: Map<string, DataPlaneConfig>;
+  /** Gateways that no longer have a configuration. */
+  removed: string[];
+  /** Every current configuration. */
+  all: ReadonlyMap<string, DataPlaneConfig>;
+  /** The fast pass (only the Gateways a change reaches) or the full pass. */
+  pass: 'fast' | 'full';
+  durationMs: number;
+}
+
 /** Stands in for the time in computed statuses until they are written (never stored). */
 const PLACEHOLDER_TIME = '0001-01-01T00:00:00Z';
+
+/** The full pass is put off by new changes at most this long. */
+const MAX_STATUS_DELAY_MS = 1000;
+
+const KIND_NAMES = new Map(
+  (Object.entries(SNAPSHOT_KINDS) as [SnapshotKind, string][]).map(([name, kind]) => [kind, name]),
+);
 
 /** Everything of an object but its status and resource version: a status write leaves it unchanged. */
 function contentKey(object: KubeObject): string {
@@ -38,29 +74,56 @@ function contentKey(object: KubeObject): string {
   return JSON.stringify([meta, rest]);
 }
 
+/** A configuration's text without its revision, to tell a real change from a new stamp. */
+function configText(config: DataPlaneConfig): string {
+  return JSON.stringify({ ...config, revision: '' });
+}
+
 export class Controller {
   private readonly store: Store;
   private readonly options: ControllerOptions;
   private readonly seen = new Map<string, string>();
   /** Per object: the status text last ensured in the store, and the stored status it matched. */
   private readonly written = new Map<string, { text: string; stored: unknown }>();
+  private readonly configs = new Map<string, DataPlaneConfig>();
+  private readonly configTexts = new Map<string, string>();
+  private readonly dependencies = new DependencyIndex();
+  /** Changed objects since the last pass: snapshot kind and "namespace/name". */
+  private readonly pending = new Map<string, { kind: SnapshotKind; key: string }>();
+  private snapshot: Snapshot | undefined;
   private stopWatch: (() => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private fastTimer: NodeJS.Timeout | undefined;
+  private fullTimer: NodeJS.Timeout | undefined;
+  private fullDueSince: number | undefined;
 
   constructor(store: Store, options: ControllerOptions = {}) {
     this.store = store;
     this.options = options;
   }
 
-  /** One pass: snapshot, translate, write changed statuses. */
+  /** The current configuration of every gw Gateway. */
+  get currentConfigs(): ReadonlyMap<string, DataPlaneConfig> {
+    return this.configs;
+  }
+
+  /** The full pass: snapshot, translate everything, write changed statuses, publish changed configs. */
   reconcile(): ReconcileReport {
     const started = performance.now();
+    clearTimeout(this.fullTimer);
+    this.fullTimer = undefined;
+    this.fullDueSince = undefined;
+    this.pending.clear();
     const now = (this.options.now ?? rfc3339Now)();
     const revision = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
     const snapshot = snapshotFromStore(this.store);
+    this.snapshot = snapshot;
     // Statuses are computed with a placeholder time, so that an unchanged status is recognised
     // by its text alone; the real time goes in only when something is written.
     const { gatewayApi, statuses, configs } = translate(snapshot, PLACEHOLDER_TIME, revision);
+    this.publish(configs, new Set([...this.configs.keys(), ...configs.keys()]), 'full', started);
+    this.dependencies.clear();
+    for (const [key, listeners] of gatewayApi.listeners)
+      this.dependencies.set(key, configDependencies(key, listeners, configs.get(key)));
     let statusesWritten = 0;
     for (const [name, byKey] of statuses) {
       const kind = SNAPSHOT_KINDS[name];
@@ -83,6 +146,107 @@ export class Controller {
     return report;
   }
 
+  /** Runs the fast pass for the changes seen so far now, instead of after the debounce. */
+  flush(): void {
+    clearTimeout(this.fastTimer);
+    if (this.pending.size > 0) this.fastPass();
+  }
+
+  /**
+   * The fast pass: rebuild the configurations of the Gateways the pending changes reach and
+   * publish them; statuses wait for the full pass. Falls back to the full pass when a change
+   * can reach every Gateway.
+   */
+  private fastPass(): void {
+    const previous = this.snapshot;
+    if (!previous || [...this.pending.values()].some((change) => GLOBAL_KINDS.has(change.kind))) {
+      this.reconcile();
+      return;
+    }
+    const started = performance.now();
+    const snapshot = snapshotFromStore(this.store);
+    this.snapshot = snapshot;
+    const touched: string[] = [];
+    const dirty = new Set<string>();
+    for (const { kind, key } of this.pending.values()) {
+      for (const object of [previous[kind].get(key), snapshot[kind].get(key)]) {
+        if (!object) continue;
+        touched.push(...touchedKeys(object, snapshot));
+        if (kind === 'gateways') dirty.add(key);
+      }
+    }
+    this.pending.clear();
+    this.dependencies.gatewaysReading(touched, dirty);
+    if (dirty.size > 0) {
+      // A model attached to several Gateways is programmed only if all accept it: they go together
+      // (transitively, since such a Gateway may share another model with a further one).
+      const scope = new Set(dirty);
+      const modelParents = [...snapshot.models.values()].map((model) => modelGateways(model, snapshot));
+      for (let grown = true; grown; ) {
+        grown = false;
+        for (const gateways of modelParents) {
+          if (!gateways.some((gateway) => scope.has(gateway))) continue;
+          for (const gateway of gateways) {
+            if (!scope.has(gateway)) {
+              scope.add(gateway);
+              grown = true;
+            }
+          }
+        }
+      }
+      const revision = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
+      const { gatewayApi, configs } = translateConfigs(snapshot, revision, scope);
+      for (const key of scope) {
+        const listeners = gatewayApi.listeners.get(key);
+        if (listeners) this.dependencies.set(key, configDependencies(key, listeners, configs.get(key)));
+        else this.dependencies.delete(key);
+      }
+      this.publish(configs, scope, 'fast', started);
+    }
+    this.scheduleFullPass();
+  }
+
+  /** Publishes the configurations among `candidates` that changed (absent from `configs`: removed). */
+  private publish(
+    configs: Map<string, DataPlaneConfig>,
+    candidates: Iterable<string>,
+    pass: ConfigUpdate['pass'],
+    started: number,
+  ): void {
+    const changed = new Map<string, DataPlaneConfig>();
+    const removed: string[] = [];
+    for (const key of candidates) {
+      const config = configs.get(key);
+      if (!config) {
+        if (this.configs.delete(key)) removed.push(key);
+        this.configTexts.delete(key);
+        continue;
+      }
+      const text = configText(config);
+      if (this.configTexts.get(key) === text) continue;
+      this.configTexts.set(key, text);
+      this.configs.set(key, config);
+      changed.set(key, config);
+    }
+    if (changed.size > 0 || removed.length > 0) {
+      this.options.onConfigs?.({
+        changed,
+        removed,
+        all: this.configs,
+        pass,
+        durationMs: performance.now() - started,
+      });
+    }
+  }
+
+  private scheduleFullPass(): void {
+    const now = performance.now();
+    this.fullDueSince ??= now;
+    const delay = Math.min(this.options.statusDelayMs ?? 50, MAX_STATUS_DELAY_MS - (now - this.fullDueSince));
+    clearTimeout(this.fullTimer);
+    this.fullTimer = setTimeout(() => this.reconcile(), Math.max(0, delay));
+  }
+
   /** Reconciles now, then after every change of the store's objects (not of their status). */
   start(): void {
     for (const kind of Object.values(SNAPSHOT_KINDS)) {
@@ -97,22 +261,28 @@ export class Controller {
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    clearTimeout(this.fastTimer);
+    clearTimeout(this.fullTimer);
     this.stopWatch?.();
     this.stopWatch = undefined;
   }
 
   private onEvent(event: WatchEvent): void {
-    const id = `${kindKey(event.object)} ${objectKey(event.object)}`;
+    const kind = kindKey(event.object);
+    const key = objectKey(event.object);
+    const id = `${kind} ${key}`;
     if (event.type === 'DELETED') {
       this.seen.delete(id);
       this.written.delete(id);
     } else {
-      const key = contentKey(event.object);
-      if (this.seen.get(id) === key) return; // a status write, ours or another's
-      this.seen.set(id, key);
+      const content = contentKey(event.object);
+      if (this.seen.get(id) === content) return; // a status write, ours or another's
+      this.seen.set(id, content);
     }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.reconcile(), this.options.debounceMs ?? 10);
+    const name = KIND_NAMES.get(kind);
+    if (name === undefined) return; // a kind the controller does not read
+    this.pending.set(id, { kind: name, key });
+    clearTimeout(this.fastTimer);
+    this.fastTimer = setTimeout(() => this.fastPass(), this.options.debounceMs ?? 10);
   }
 }

@@ -4,7 +4,8 @@
 import { backendStatuses } from './backends/status.ts';
 import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
-import { modelAttachments } from './models/status.ts';
+import { modelGateways } from './incremental/dependencies.ts';
+import { type ModelAttachment, modelAttachment, modelAttachments } from './models/status.ts';
 import { indexPolicies } from './policies/attachments.ts';
 import { policyStatuses } from './policies/status.ts';
 import { resolveAllPolicyTargets } from './policies/targets.ts';
@@ -34,4 +35,24 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
   ]);
   const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot, resolutions));
   return { gatewayApi, statuses, configs };
+}
+
+/**
+ * The configurations of the Gateways in `scope` only (the controller's fast path after a change);
+ * no statuses. `scope` must already include every Gateway of the models attached to it
+ * (see `modelGateways`), since a model is programmed only when all its parents accept it.
+ */
+export function translateConfigs(
+  snapshot: Snapshot,
+  revision: string,
+  scope: ReadonlySet<string>,
+): { gatewayApi: GatewayApiResult; configs: Map<string, DataPlaneConfig> } {
+  const gatewayApi = translateGatewayApi(snapshot, '', scope);
+  const models = new Map<string, ModelAttachment>();
+  for (const [key, model] of snapshot.models) {
+    if (modelGateways(model, snapshot).some((gateway) => scope.has(gateway)))
+      models.set(key, modelAttachment(model, snapshot, gatewayApi, ''));
+  }
+  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot));
+  return { gatewayApi, configs };
 }

@@ -90,7 +90,12 @@ describe('Controller', () => {
     const store = storeWith(WORLD);
     const reports: ReconcileReport[] = [];
     let clock = '2026-01-01T00:00:00Z';
-    const controller = new Controller(store, { now: () => clock, debounceMs: 5, onReconcile: (r) => reports.push(r) });
+    const controller = new Controller(store, {
+      now: () => clock,
+      debounceMs: 5,
+      statusDelayMs: 1,
+      onReconcile: (r) => reports.push(r),
+    });
     controller.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -127,7 +132,7 @@ spec:
   targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {tier: gold}}]
   traffic: {timeouts: {request: 5s}}
 `);
-    const controller = new Controller(store, { now: () => '2026-01-01T00:00:00Z', debounceMs: 5 });
+    const controller = new Controller(store, { now: () => '2026-01-01T00:00:00Z', debounceMs: 5, statusDelayMs: 1 });
     controller.start();
     try {
       const attached = () =>

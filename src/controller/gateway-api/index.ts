@@ -9,8 +9,14 @@ import type { GatewayApiResult } from './types.ts';
 export type * from './types.ts';
 export { CONTROLLER_NAME } from './types.ts';
 
-export function translateGatewayApi(snapshot: Snapshot, now: string): GatewayApiResult {
-  const gateways = evaluateGateways(snapshot);
+/**
+ * Translates the Gateway API objects. With a `scope` (Gateway keys), only those Gateways, their
+ * ListenerSets and the routes attached to them are translated: the controller's fast path uses
+ * it to rebuild the configuration of the Gateways a change touches; statuses of routes that also
+ * have parents outside the scope are then partial and must not be written.
+ */
+export function translateGatewayApi(snapshot: Snapshot, now: string, scope?: ReadonlySet<string>): GatewayApiResult {
+  const gateways = evaluateGateways(snapshot, scope);
   const routeStatuses = attachRoutes(snapshot, gateways, now);
   const result: GatewayApiResult = {
     gatewayClassStatuses: gatewayClassStatuses(snapshot, now),

@@ -233,10 +233,11 @@ function parentGatewayKey(listenerSet: KubeObject): string | undefined {
 }
 
 /** Evaluates every gw Gateway and the ListenerSets that name one as parent. */
-export function evaluateGateways(snapshot: Snapshot): Map<string, GatewayState> {
+export function evaluateGateways(snapshot: Snapshot, scope?: ReadonlySet<string>): Map<string, GatewayState> {
   const states = new Map<string, GatewayState>();
-  for (const key of [...snapshot.gateways.keys()].sort()) {
-    const gateway = snapshot.gateways.get(key)!;
+  for (const key of [...(scope ?? snapshot.gateways.keys())].sort()) {
+    const gateway = snapshot.gateways.get(key);
+    if (!gateway) continue;
     if (!gwClassOf(snapshot, gateway)) continue;
     const spec = gateway.spec as GatewaySpec;
     const own = spec.listeners.map((listener) => evaluateListener(snapshot, listener, gateway));

@@ -196,7 +196,13 @@ export function attachRoutes(
     for (const set of gateway.listenerSets) listenerSets.set(set.key, set);
   }
   const statuses = new Map<string, HTTPRouteStatus>();
-  for (const route of [...snapshot.httpRoutes.values()].sort(byCreationThenKey)) {
+  // Only routes with a parent among `gateways` (all of them, or a scope) are sorted and attached.
+  const candidates = [...snapshot.httpRoutes.values()].filter((route) =>
+    ((route.spec as HTTPRouteSpec).parentRefs ?? []).some(
+      (ref) => findParent(ref, route.metadata.namespace ?? '', gateways, listenerSets) !== undefined,
+    ),
+  );
+  for (const route of candidates.sort(byCreationThenKey)) {
     const namespace = route.metadata.namespace ?? '';
     const context = contextOf(route, now);
     const parents: RouteParentStatus[] = [];
@@ -220,7 +226,8 @@ export function attachRoutes(
           namespace,
           name: route.metadata.name ?? '',
           hostnames,
-          rules: structuredClone(translated.rules),
+          // Shared by every listener the route attaches to: translation output is never mutated.
+          rules: translated.rules,
         });
       }
       parents.push(parentStatus(ref, context, accepted, translated.resolvedRefs));

@@ -41,6 +41,18 @@ function inline(
   };
 }
 
+/** Whether a policy is rejected for jwtSign claims, remembered per (immutable) store object. */
+const reservedClaims = new WeakMap<KubeObject, boolean>();
+
+function signsReservedClaims(policy: KubeObject): boolean {
+  let rejected = reservedClaims.get(policy);
+  if (rejected === undefined) {
+    rejected = reservedClaimProblems(policy.spec, 'spec').length > 0;
+    reservedClaims.set(policy, rejected);
+  }
+  return rejected;
+}
+
 /** Indexes every GwPolicy attachment and every inline backend policy of the snapshot. */
 export function indexPolicies(
   snapshot: Snapshot,
@@ -49,7 +61,7 @@ export function indexPolicies(
   const index: PolicyIndex = { byTarget: new Map() };
   for (const [key, policy] of snapshot.policies) {
     // Rejected at translation time (spec: jwtSign claims with iat/exp/nbf); its status says why.
-    if (reservedClaimProblems(policy.spec, 'spec').length > 0) continue;
+    if (signsReservedClaims(policy)) continue;
     const spec = policy.spec as GwPolicySpec;
     const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
     const override = spec.strategy?.inheritance === 'Override';

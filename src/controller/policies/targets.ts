@@ -155,8 +155,36 @@ export function resolvePolicyTargets(policy: KubeObject, snapshot: Snapshot): Ta
 /** The target resolution of every GwPolicy, by "namespace/name": computed once per translation. */
 export type TargetResolutions = Map<string, TargetResolution>;
 
+/**
+ * Resolutions of policies that only use targetRefs, with the target objects they were made
+ * from. Store objects are immutable and replaced on every change, so a resolution is still
+ * right while the policy and each object its targetRefs name are the same objects.
+ */
+const byTargetRefs = new WeakMap<KubeObject, { objects: (KubeObject | undefined)[]; resolution: TargetResolution }>();
+
+function targetObjects(policy: KubeObject, snapshot: Snapshot): (KubeObject | undefined)[] {
+  const namespace = policy.metadata.namespace ?? 'default';
+  return ((policy.spec as GwPolicySpec).targetRefs ?? []).map((reference) =>
+    snapshot[KIND_INDEX[reference.kind as ResolvedTarget['kind']]].get(`${namespace}/${reference.name}`),
+  );
+}
+
 export function resolveAllPolicyTargets(snapshot: Snapshot): TargetResolutions {
   const resolutions: TargetResolutions = new Map();
-  for (const [key, policy] of snapshot.policies) resolutions.set(key, resolvePolicyTargets(policy, snapshot));
+  for (const [key, policy] of snapshot.policies) {
+    if ((policy.spec as GwPolicySpec).targetSelectors) {
+      resolutions.set(key, resolvePolicyTargets(policy, snapshot));
+      continue;
+    }
+    const objects = targetObjects(policy, snapshot);
+    const cached = byTargetRefs.get(policy);
+    if (cached?.objects.every((object, i) => object === objects[i])) {
+      resolutions.set(key, cached.resolution);
+      continue;
+    }
+    const resolution = resolvePolicyTargets(policy, snapshot);
+    byTargetRefs.set(policy, { objects, resolution });
+    resolutions.set(key, resolution);
+  }
   return resolutions;
 }

@@ -1,0 +1,181 @@
+// Which Gateways' data-plane configurations a change can affect. Each configuration records the
+// objects it was built from ("Kind namespace/name", or "Kind namespace/*" for label-selected
+// Secrets and ConfigMaps); a changed object names itself and the objects it points at (a route
+// its parents, a policy its targets, a model its parents). A Gateway must be rebuilt when the
+// two sets meet. Kinds whose change can reach every Gateway force a full translation instead.
+import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
+import type { KubeObject } from '../../api/validate/admission.ts';
+import type { DataPlaneConfig } from '../dataplane-config.ts';
+import { type EffectiveListener, GATEWAY_GROUP } from '../gateway-api/types.ts';
+import { resolvePolicyTargets } from '../policies/targets.ts';
+import type { Snapshot, SnapshotKind } from '../snapshot.ts';
+
+/** Kinds whose change is translated in full: any Gateway may depend on them. */
+export const GLOBAL_KINDS: ReadonlySet<SnapshotKind> = new Set(['gatewayClasses', 'namespaces', 'parameters']);
+
+interface ParentRefLike {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name: string;
+}
+
+function parentKey(ref: ParentRefLike, namespace: string): string | undefined {
+  if ((ref.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) return undefined;
+  return `${ref.kind ?? 'Gateway'} ${ref.namespace ?? namespace}/${ref.name}`;
+}
+
+/** The objects a configuration was built from, given the Gateway's effective listeners and config. */
+export function configDependencies(
+  gatewayKey: string,
+  listeners: readonly EffectiveListener[],
+  config: DataPlaneConfig | undefined,
+): Set<string> {
+  const gatewayNamespace = gatewayKey.split('/')[0]!;
+  const deps = new Set<string>([`Gateway ${gatewayKey}`]);
+  const namespaces = new Set<string>([gatewayNamespace]);
+  for (const listener of listeners) {
+    const source = listener.source;
+    deps.add(`${source.kind} ${source.namespace}/${source.name}`);
+    for (const ref of listener.tls?.certificateRefs ?? []) deps.add(`Secret ${ref.namespace}/${ref.name}`);
+    for (const route of listener.routes) {
+      deps.add(`HTTPRoute ${route.namespace}/${route.name}`);
+      namespaces.add(route.namespace);
+      for (const rule of route.rules) {
+        for (const ref of rule.backendRefs) {
+          deps.add(`${ref.kind} ${ref.namespace}/${ref.name}`);
+          namespaces.add(ref.namespace);
+        }
+      }
+    }
+  }
+  for (const [key, spec] of Object.entries(config?.models ?? {})) {
+    deps.add(`GwModel ${key}`);
+    const namespace = key.split('/')[0]!;
+    // Programmed only while every parent accepts it, so each parent is read too.
+    for (const parent of spec.parentRefs) {
+      const parentKeyOf = parentKey(parent as ParentRefLike, namespace);
+      if (parentKeyOf) deps.add(parentKeyOf);
+    }
+    const virtual = spec.virtualModel;
+    for (const target of [
+      ...(virtual?.weighted?.targets ?? []),
+      ...(virtual?.failover?.targets ?? []),
+      ...(virtual?.conditional?.targets ?? []),
+    ]) {
+      deps.add(`GwModel ${namespace}/${target.modelRef.name}`);
+    }
+  }
+  for (const key of Object.keys(config?.data ?? {})) deps.add(key);
+  // Secrets and ConfigMaps chosen by label can appear in any namespace the configuration reads.
+  for (const namespace of namespaces) {
+    deps.add(`Secret ${namespace}/*`);
+    deps.add(`ConfigMap ${namespace}/*`);
+  }
+  return deps;
+}
+
+/** The keys a changed object touches: itself and what it points at. */
+export function touchedKeys(object: KubeObject, snapshot: Snapshot): string[] {
+  const namespace = object.metadata.namespace ?? '';
+  const keys = [`${object.kind} ${namespace}/${object.metadata.name}`];
+  const spec = (object.spec ?? {}) as Record<string, unknown>;
+  const addParent = (ref: ParentRefLike) => {
+    const key = parentKey(ref, namespace);
+    if (key) keys.push(key);
+  };
+  switch (object.kind) {
+    case 'HTTPRoute':
+      for (const ref of (spec.parentRefs ?? []) as ParentRefLike[]) addParent(ref);
+      break;
+    case 'ListenerSet':
+      if (spec.parentRef) addParent(spec.parentRef as ParentRefLike);
+      break;
+    case 'GwModel':
+      for (const ref of (spec as unknown as GwModelSpec).parentRefs ?? []) addParent(ref as ParentRefLike);
+      break;
+    case 'GwPolicy':
+      for (const target of resolvePolicyTargets(object, snapshot).targets)
+        keys.push(`${target.kind} ${target.namespace}/${target.name}`);
+      break;
+    case 'Secret':
+    case 'ConfigMap':
+      keys.push(`${object.kind} ${namespace}/*`);
+      break;
+  }
+  return keys;
+}
+
+/**
+ * The Gateways a model's parents belong to. A model is programmed only when every parent accepts
+ * it, so a scoped translation must include all of them.
+ */
+export function modelGateways(model: KubeObject, snapshot: Snapshot): string[] {
+  const namespace = model.metadata.namespace ?? '';
+  const gateways: string[] = [];
+  const ofListenerSet = (key: string) => {
+    const set = snapshot.listenerSets.get(key);
+    if (!set) return;
+    const ref = (set.spec as { parentRef?: ParentRefLike } | undefined)?.parentRef;
+    if (ref) gateways.push(`${ref.namespace ?? set.metadata.namespace}/${ref.name}`);
+  };
+  for (const parent of (model.spec as GwModelSpec).parentRefs ?? []) {
+    const key = `${parent.namespace ?? namespace}/${parent.name}`;
+    if (parent.kind === 'HTTPRoute') {
+      const route = snapshot.httpRoutes.get(key);
+      const routeNamespace = route?.metadata.namespace ?? '';
+      for (const ref of ((route?.spec as Record<string, unknown> | undefined)?.parentRefs ?? []) as ParentRefLike[]) {
+        if ((ref.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
+        const refKey = `${ref.namespace ?? routeNamespace}/${ref.name}`;
+        if ((ref.kind ?? 'Gateway') === 'ListenerSet') ofListenerSet(refKey);
+        else gateways.push(refKey);
+      }
+    } else if (parent.kind === 'ListenerSet') {
+      ofListenerSet(key);
+    } else {
+      gateways.push(key);
+    }
+  }
+  return gateways;
+}
+
+/** A reverse index from dependency keys to the Gateways whose configurations read them. */
+export class DependencyIndex {
+  private readonly byGateway = new Map<string, Set<string>>();
+  private readonly byKey = new Map<string, Set<string>>();
+
+  set(gatewayKey: string, deps: Set<string>): void {
+    this.delete(gatewayKey);
+    this.byGateway.set(gatewayKey, deps);
+    for (const key of deps) {
+      let gateways = this.byKey.get(key);
+      if (!gateways) {
+        gateways = new Set();
+        this.byKey.set(key, gateways);
+      }
+      gateways.add(gatewayKey);
+    }
+  }
+
+  delete(gatewayKey: string): void {
+    const deps = this.byGateway.get(gatewayKey);
+    if (!deps) return;
+    this.byGateway.delete(gatewayKey);
+    for (const key of deps) {
+      const gateways = this.byKey.get(key)!;
+      gateways.delete(gatewayKey);
+      if (gateways.size === 0) this.byKey.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.byGateway.clear();
+    this.byKey.clear();
+  }
+
+  /** The Gateways that read any of `keys`. */
+  gatewaysReading(keys: Iterable<string>, into: Set<string> = new Set()): Set<string> {
+    for (const key of keys) for (const gateway of this.byKey.get(key) ?? []) into.add(gateway);
+    return into;
+  }
+}

@@ -1,0 +1,233 @@
+// The controller's fast pass rebuilds only the configurations a change can reach. Whatever the
+// change, the result must equal a full translation: random edits of every kind (seeded, so a
+// failure repeats) are applied one at a time and the published configurations compared.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import { type ConfigUpdate, Controller } from '../../src/controller/controller.ts';
+import { snapshotFromStore } from '../../src/controller/snapshot.ts';
+import { translate } from '../../src/controller/translate.ts';
+import { MemoryStore } from '../../src/store/memory-store.ts';
+import { kindKey, objectKey } from '../../src/store/store.ts';
+
+/** mulberry32: a small seeded PRNG. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const GATEWAY_API = 'gateway.networking.k8s.io/v1';
+const GW = 'gw.dev/v1alpha1';
+const NAMESPACES = ['a', 'b'];
+
+/** Random objects over small name spaces, so that references often resolve and sometimes do not. */
+function generator(random: () => number) {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const n = (count: number) => Math.floor(random() * count);
+  const meta = (name: string, namespace = pick(NAMESPACES), labels?: Record<string, string>) => ({
+    name,
+    namespace,
+    ...(labels ? { labels } : {}),
+  });
+  const tier = () => ({ tier: pick(['gold', 'silver']) });
+  return {
+    gateway: () => ({
+      apiVersion: GATEWAY_API,
+      kind: 'Gateway',
+      metadata: meta(`gw-${n(4)}`, pick(NAMESPACES), tier()),
+      spec: {
+        gatewayClassName: 'gw',
+        listeners: [
+          { name: 'http', protocol: 'HTTP', port: 8080, allowedRoutes: { namespaces: { from: 'All' } } },
+          ...(random() < 0.5
+            ? [
+                {
+                  name: 'https',
+                  protocol: 'HTTPS',
+                  port: 8443,
+                  tls: { certificateRefs: [{ name: `cert-${n(2)}` }] },
+                  allowedRoutes: { namespaces: { from: pick(['All', 'Same']) } },
+                },
+              ]
+            : []),
+        ],
+      },
+    }),
+    listenerSet: () => ({
+      apiVersion: GATEWAY_API,
+      kind: 'ListenerSet',
+      metadata: meta(`set-${n(2)}`),
+      spec: {
+        parentRef: { name: `gw-${n(4)}`, namespace: pick(NAMESPACES) },
+        listeners: [
+          { name: 'extra', protocol: 'HTTP', port: 9000 + n(2), allowedRoutes: { namespaces: { from: 'All' } } },
+        ],
+      },
+    }),
+    route: () => ({
+      apiVersion: GATEWAY_API,
+      kind: 'HTTPRoute',
+      metadata: meta(`route-${n(8)}`, pick(NAMESPACES), tier()),
+      spec: {
+        parentRefs: [
+          random() < 0.8
+            ? { name: `gw-${n(2)}`, namespace: pick(NAMESPACES), sectionName: 'http' }
+            : { kind: 'ListenerSet', name: `set-${n(2)}`, namespace: pick(NAMESPACES) },
+          ...(random() < 0.3 ? [{ name: `gw-${2 + n(2)}`, namespace: pick(NAMESPACES) }] : []),
+        ],
+        rules: [
+          {
+            name: 'chat',
+            matches: [{ path: { type: 'PathPrefix', value: `/v${n(3)}` } }],
+            backendRefs:
+              random() < 0.7
+                ? [{ group: 'gw.dev', kind: 'GwBackend', name: `llm-${n(4)}` }]
+                : [{ name: `svc-${n(3)}`, port: 80 }],
+          },
+          ...(random() < 0.3
+            ? [{ name: 'models', backendRefs: [{ group: 'gw.dev', kind: 'GwModel', name: '*' }] }]
+            : []),
+        ],
+      },
+    }),
+    backend: () => ({
+      apiVersion: GW,
+      kind: 'GwBackend',
+      metadata: meta(`llm-${n(4)}`, pick(NAMESPACES), tier()),
+      spec: {
+        ai: { provider: { alpha: { model: pick(['gpt-4o', 'gpt-4o-mini']) } } },
+        ...(random() < 0.5
+          ? { policies: { auth: { secretRef: { name: `key-${n(2)}` } }, http: { requestTimeout: `${1 + n(9)}s` } } }
+          : {}),
+      },
+    }),
+    service: () => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(`svc-${n(3)}`),
+      spec: { ports: [{ port: 80 }] },
+    }),
+    secret: () => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(pick([`key-${n(2)}`, `cert-${n(2)}`]), pick(NAMESPACES), tier()),
+      stringData: { Authorization: `sk-${n(1000)}`, 'tls.crt': 'x', 'tls.key': 'y' },
+    }),
+    model: () => ({
+      apiVersion: GW,
+      kind: 'GwModel',
+      metadata: meta(`model-${n(3)}`),
+      spec: {
+        // One or two parents: a model is programmed only when every parent accepts it.
+        parentRefs: [
+          ...(random() < 0.6 ? [{ name: `gw-${n(4)}`, namespace: pick(NAMESPACES) }] : []),
+          { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: `route-${n(8)}`, sectionName: 'models' },
+        ],
+        provider: 'Alpha',
+      },
+    }),
+    policy: () => {
+      const traffic = { timeouts: { request: `${1 + n(9)}s` } };
+      const backend = { http: { requestTimeout: `${1 + n(9)}s` } };
+      const targets = [
+        { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: `gw-${n(4)}` },
+        { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: `route-${n(8)}` },
+        { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: `route-${n(8)}`, sectionName: 'chat' },
+        { group: 'gw.dev', kind: 'GwBackend', name: `llm-${n(4)}` },
+        { group: '', kind: 'Service', name: `svc-${n(3)}` },
+      ];
+      const target = pick(targets);
+      const bySelector = random() < 0.25;
+      return {
+        apiVersion: GW,
+        kind: 'GwPolicy',
+        metadata: meta(`policy-${n(6)}`),
+        spec: {
+          ...(bySelector
+            ? {
+                targetSelectors: [
+                  { group: 'gateway.networking.k8s.io', kind: pick(['Gateway', 'HTTPRoute']), matchLabels: tier() },
+                ],
+              }
+            : { targetRefs: [target] }),
+          ...(target.kind === 'GwBackend' || target.kind === 'Service'
+            ? { backend }
+            : random() < 0.5
+              ? { traffic }
+              : { backend }),
+        },
+      };
+    },
+  };
+}
+
+function admitOrThrow(input: unknown): KubeObject {
+  const result = admit(input);
+  assert.deepEqual(result.errors, [], JSON.stringify(input));
+  return result.object!;
+}
+
+/** Configurations without their revision stamp, keyed and ordered for comparison. */
+function comparable(configs: ReadonlyMap<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of [...configs.keys()].sort()) out[key] = { ...(configs.get(key) as object), revision: '' };
+  return out;
+}
+
+describe('the fast pass', () => {
+  it('publishes the same configurations as a full translation after any single change', () => {
+    const random = prng(20261121);
+    const make = generator(random);
+    const store = new MemoryStore();
+    store.apply(
+      admitOrThrow({
+        apiVersion: GATEWAY_API,
+        kind: 'GatewayClass',
+        metadata: { name: 'gw' },
+        spec: { controllerName: 'gw.dev/gateway-controller' },
+      }),
+    );
+    const makers = Object.values(make);
+    for (let i = 0; i < 60; i++) store.apply(admitOrThrow(makers[i % makers.length]!()));
+    const updates: ConfigUpdate[] = [];
+    const controller = new Controller(store, {
+      now: () => '2026-01-01T00:00:00Z',
+      debounceMs: 60_000,
+      statusDelayMs: 60_000,
+      onConfigs: (update) => updates.push(update),
+    });
+    controller.start();
+    try {
+      let fastUpdates = 0;
+      for (let step = 0; step < 300; step++) {
+        const existing = [...Object.values(snapshotFromStore(store))].flatMap((index) => [...index.values()]);
+        const deletable = existing.filter((object) => object.kind !== 'GatewayClass' && object.kind !== 'Namespace');
+        const action = random();
+        let description: string;
+        if (action < 0.2 && deletable.length > 0) {
+          const victim = deletable[Math.floor(random() * deletable.length)]!;
+          store.delete(kindKey(victim), objectKey(victim));
+          description = `delete ${victim.kind} ${objectKey(victim)}`;
+        } else {
+          const object = admitOrThrow(makers[Math.floor(random() * makers.length)]!());
+          store.apply(object);
+          description = `apply ${object.kind} ${objectKey(object)}`;
+        }
+        const before = updates.length;
+        controller.flush();
+        fastUpdates += updates.slice(before).filter((u) => u.pass === 'fast').length;
+        const full = translate(snapshotFromStore(store), '2026-01-01T00:00:00Z', 'x').configs;
+        assert.deepEqual(comparable(controller.currentConfigs), comparable(full), `after step ${step}: ${description}`);
+      }
+      assert.ok(fastUpdates > 50, `the fast pass published configurations (${fastUpdates} times)`);
+    } finally {
+      controller.stop();
+    }
+  });
+});
