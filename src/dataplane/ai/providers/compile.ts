@@ -1,0 +1,49 @@
+// compileProvider: an LLMProvider of the API, checked and turned once into a CompiledProvider
+// whose plan() the proxy calls per request. Families other than alpha, gamma and custom are
+// refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
+import type { LLMProvider } from '../../../api/types/llm-provider.ts';
+import { compileAlpha } from './alpha.ts';
+import { compileCustom } from './custom.ts';
+import { ProviderConfigError } from './errors.ts';
+import { familyAddress } from './family-address.ts';
+import { compileGamma } from './gamma.ts';
+import type { CompiledProvider } from './types.ts';
+
+const FAMILIES = ['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'] as const;
+
+export interface CompileProviderOptions {
+  /** The NamedLLMProvider's name (in errors and the plan's messages). */
+  name?: string;
+  /** The GwBackend's namespace: where a custom provider's backendRef Service lives. */
+  namespace?: string;
+}
+
+export function compileProvider(
+  provider: LLMProvider,
+  options: CompileProviderOptions = {},
+): CompiledProvider | ProviderConfigError {
+  const result = compileUnnamed(provider, options);
+  if (result instanceof ProviderConfigError && options.name !== undefined) {
+    return new ProviderConfigError(result.field, result.reason, options.name);
+  }
+  return result;
+}
+
+function compileUnnamed(
+  provider: LLMProvider,
+  options: CompileProviderOptions,
+): CompiledProvider | ProviderConfigError {
+  const set = FAMILIES.filter((family) => provider[family] !== undefined);
+  if (set.length !== 1) {
+    return new ProviderConfigError('', `exactly one provider family must be set (${FAMILIES.join(', ')})`);
+  }
+  const family = set[0]!;
+  if (family !== 'alpha' && family !== 'gamma' && family !== 'custom') {
+    return new ProviderConfigError(family, `provider family ${family} is not supported by this data plane yet`);
+  }
+  const address = familyAddress(provider);
+  if (address instanceof ProviderConfigError) return address;
+  if (provider.alpha) return compileAlpha(provider.alpha, address, options.name);
+  if (provider.gamma) return compileGamma(provider.gamma, address, options.name);
+  return compileCustom(provider.custom!, address, options.name, options.namespace);
+}

@@ -1,0 +1,102 @@
+// Family custom: a server that speaks the formats its configuration lists, each at its own path
+// or the format's usual one, reached through a Service (backendRef) or the provider's host and port.
+import type { CustomProvider, ProviderFormat } from '../../../api/types/llm-provider.ts';
+import { ProviderConfigError } from './errors.ts';
+import type { FamilyAddress } from './family-address.ts';
+import { providerOrigin } from './origin.ts';
+import { type ConfiguredPath, configuredPath, plainPath } from './paths.ts';
+import { type ProviderDefinition, ProviderPlanner } from './planner.ts';
+import type { ClientFormat, Origin, ProviderService } from './types.ts';
+
+/** The client format each ProviderFormat serves, and its usual path; Realtime and Rerank are not carried yet. */
+const CUSTOM_FORMATS: Partial<Record<ProviderFormat, { format: ClientFormat; path: string }>> = {
+  Completions: { format: 'completions', path: '/v1/chat/completions' },
+  Messages: { format: 'messages', path: '/v1/messages' },
+  Responses: { format: 'responses', path: '/v1/responses' },
+  Embeddings: { format: 'embeddings', path: '/v1/embeddings' },
+  GammaTokenCount: { format: 'count_tokens', path: '/v1/messages/count_tokens' },
+};
+
+/** An OpenAI-style server (any of these formats) is asked for its model list at /v1/models. */
+const OPENAI_STYLE: readonly ClientFormat[] = ['completions', 'responses', 'embeddings'];
+const MODELS_PATH = '/v1/models';
+
+function customTarget(
+  config: CustomProvider,
+  address: FamilyAddress,
+  namespace: string | undefined,
+): { origin: Origin; service: ProviderService | undefined } | ProviderConfigError {
+  const ref = config.backendRef;
+  // A backendRef wins over host and port, as in agentgateway.
+  if (ref !== undefined) {
+    const kind = ref.kind ?? 'Service';
+    if ((ref.group ?? '') !== '' || kind !== 'Service') {
+      return new ProviderConfigError(
+        'custom.backendRef.kind',
+        `a backendRef to ${kind} is not supported by this data plane yet; refer to a Service`,
+      );
+    }
+    if (ref.port === undefined) return new ProviderConfigError('custom.backendRef.port', 'is required for a Service');
+    if (namespace === undefined) {
+      return new ProviderConfigError('custom.backendRef', "the provider's namespace is needed to resolve a Service");
+    }
+    const service: ProviderService = { kind: 'Service', namespace, name: ref.name, port: ref.port };
+    // The Service's name in a cluster; outside one the proxy resolves `service` itself.
+    return { origin: providerOrigin(`${ref.name}.${namespace}.svc.cluster.local`, ref.port), service };
+  }
+  if (address.host === undefined) return new ProviderConfigError('host', 'is required when custom has no backendRef');
+  if (address.port === undefined) return new ProviderConfigError('port', 'is required when custom has no backendRef');
+  return { origin: providerOrigin(address.host, address.port), service: undefined };
+}
+
+export function compileCustom(
+  config: CustomProvider,
+  address: FamilyAddress,
+  name: string | undefined,
+  namespace: string | undefined,
+): ProviderPlanner | ProviderConfigError {
+  if (address.pathPrefix !== undefined) {
+    return new ProviderConfigError('pathPrefix', 'is allowed only for alpha and gamma providers');
+  }
+  const target = customTarget(config, address, namespace);
+  if (target instanceof ProviderConfigError) return target;
+
+  const routes = new Map<ClientFormat, ConfiguredPath>();
+  const formats = config.formats ?? [];
+  for (const [index, entry] of formats.entries()) {
+    const known = CUSTOM_FORMATS[entry.type];
+    if (known === undefined) continue;
+    if (routes.has(known.format)) {
+      return new ProviderConfigError(`custom.formats[${index}].type`, `${entry.type} is listed twice`);
+    }
+    // A format's own path beats the provider's path, which beats the format's usual path.
+    const path =
+      entry.path === undefined
+        ? (address.path ?? plainPath(known.path))
+        : configuredPath(entry.path, `custom.formats[${index}].path`);
+    if (path instanceof ProviderConfigError) return path;
+    routes.set(known.format, path);
+  }
+  if (routes.size === 0) {
+    const listed = formats.map((entry) => entry.type).join(', ') || 'none';
+    return new ProviderConfigError(
+      'custom.formats',
+      `none of the listed formats (${listed}) is supported by this data plane yet; list Completions, Messages, Responses, Embeddings or GammaTokenCount`,
+    );
+  }
+  if (OPENAI_STYLE.some((format) => routes.has(format))) {
+    routes.set('models', address.path ?? plainPath(MODELS_PATH));
+  }
+  const definition: ProviderDefinition = {
+    name,
+    family: 'custom',
+    origin: target.origin,
+    service: target.service,
+    keyStyle: 'bearer',
+    model: config.model,
+    routes,
+    forwardedPath: (clientPath) => address.path ?? plainPath(clientPath),
+    forwardedAnthropicVersion: false,
+  };
+  return new ProviderPlanner(definition);
+}

@@ -1,0 +1,18 @@
+// LLM provider adapters: compile an LLMProvider once, then plan each upstream request.
+// docs/providers.md describes the families, the overrides and every planning rule.
+export { ALPHA_DEFAULT_HOST } from './alpha.ts';
+export { type CompileProviderOptions, compileProvider } from './compile.ts';
+export { PlanError, ProviderConfigError } from './errors.ts';
+export { GAMMA_DEFAULT_HOST } from './gamma.ts';
+export { ANTHROPIC_VERSION } from './planner.ts';
+export type {
+  ClientFormat,
+  CompiledProvider,
+  Origin,
+  PlanInput,
+  ProviderFamily,
+  ProviderKeyStyle,
+  ProviderService,
+  ResponseHandling,
+  UpstreamPlan,
+} from './types.ts';

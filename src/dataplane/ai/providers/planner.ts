@@ -1,0 +1,241 @@
+// The request planning every family shares: pick the provider format that serves the client's
+// (the same one, else the other chat format by translation), translate the body with formats/,
+// apply the model override, ask for stream usage, and set the provider's headers. A family only
+// says which formats it speaks, at which paths, with which headers.
+import type { RouteType } from '../../../api/types/ai.ts';
+import {
+  type ChatFormat,
+  completionsToMessagesRequest,
+  type JsonObject,
+  messagesToCompletionsRequest,
+  type RequestTranslation,
+  requestModel,
+  streamIncludesUsage,
+  TranslationError,
+  withStreamUsage,
+} from '../formats/index.ts';
+import { PlanError } from './errors.ts';
+import type { ConfiguredPath } from './paths.ts';
+import type {
+  ClientFormat,
+  CompiledProvider,
+  Origin,
+  PlanInput,
+  ProviderFamily,
+  ProviderKeyStyle,
+  ProviderService,
+  ResponseHandling,
+  UpstreamPlan,
+} from './types.ts';
+
+/** The Messages API version gw's translations are written for (https://docs.anthropic.com/en/api/versioning). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Route types whose requests are forwarded as they are (no format, no model override). */
+const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
+
+/** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
+const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
+
+const ANTHROPIC_FORMATS: ReadonlySet<ClientFormat> = new Set(['messages', 'count_tokens']);
+
+export interface ProviderDefinition {
+  name: string | undefined;
+  family: ProviderFamily;
+  origin: Origin;
+  service: ProviderService | undefined;
+  keyStyle: ProviderKeyStyle;
+  model: string | undefined;
+  /** The formats the provider speaks, each at its path. */
+  routes: ReadonlyMap<ClientFormat, ConfiguredPath>;
+  /** The path of a Passthrough or Detect request, from the client's. */
+  forwardedPath: (clientPath: string) => ConfiguredPath;
+  /** Whether forwarded (Passthrough, Detect) requests carry `anthropic-version` (the gamma family). */
+  forwardedAnthropicVersion: boolean;
+}
+
+const JSON_HEADERS = {
+  'content-type': 'application/json',
+  // gw reads every answer (usage, translation): a compressed one would have to be inflated first.
+  'accept-encoding': 'identity',
+} as const;
+
+function otherChatFormat(format: ClientFormat): ChatFormat | undefined {
+  if (format === 'completions') return 'messages';
+  if (format === 'messages') return 'completions';
+  return undefined;
+}
+
+/** The client's `anthropic-version` when it sent one, else the version gw's translations target. */
+function anthropicVersion(input: PlanInput, clientSpeaksAnthropic: boolean): string {
+  const sent = clientSpeaksAnthropic ? input.headers?.['anthropic-version'] : undefined;
+  const value = Array.isArray(sent) ? sent[0] : sent;
+  return value !== undefined && value !== '' ? value : ANTHROPIC_VERSION;
+}
+
+export class ProviderPlanner implements CompiledProvider {
+  readonly name: string | undefined;
+  readonly family: ProviderFamily;
+  readonly formats: readonly ClientFormat[];
+  readonly origin: Origin;
+  readonly service: ProviderService | undefined;
+  readonly keyStyle: ProviderKeyStyle;
+  readonly model: string | undefined;
+  readonly #definition: ProviderDefinition;
+  readonly #label: string;
+
+  constructor(definition: ProviderDefinition) {
+    this.#definition = definition;
+    this.name = definition.name;
+    this.family = definition.family;
+    this.formats = Object.freeze([...definition.routes.keys()]);
+    this.origin = Object.freeze({ ...definition.origin });
+    this.service = definition.service && Object.freeze({ ...definition.service });
+    this.keyStyle = definition.keyStyle;
+    this.model = definition.model;
+    this.#label =
+      definition.name === undefined
+        ? `provider ${definition.family}`
+        : `provider ${definition.name} (${definition.family})`;
+  }
+
+  plan(input: PlanInput): UpstreamPlan | PlanError {
+    if (FORWARDED_AS_IS.has(input.routeType)) return this.#forwarded(input);
+    if (NOT_YET_SERVED.has(input.routeType)) {
+      return new PlanError(501, input.clientFormat, `The ${input.routeType} route type is not supported by gw yet.`);
+    }
+    const route = this.#definition.routes.get(input.clientFormat);
+    if (route !== undefined) return this.#sameFormat(input, route);
+    const translated = otherChatFormat(input.clientFormat);
+    const translatedRoute = translated && this.#definition.routes.get(translated);
+    if (translated && translatedRoute) return this.#translated(input, translated, translatedRoute);
+    return new PlanError(
+      400,
+      input.clientFormat,
+      `The ${input.clientFormat} API is not supported by ${this.#label}; it serves ${this.#servedList()}.`,
+    );
+  }
+
+  #servedList(): string {
+    const served = [...this.formats];
+    for (const format of this.formats) {
+      const other = otherChatFormat(format);
+      if (other && !served.includes(other)) served.push(other);
+    }
+    return served.join(', ');
+  }
+
+  #plan(
+    input: PlanInput,
+    route: ConfiguredPath,
+    providerFormat: ClientFormat,
+    body: JsonObject | undefined,
+    response: ResponseHandling,
+    warnings: RequestTranslation['warnings'],
+  ): UpstreamPlan {
+    const clientModel = requestModel(input.body);
+    const headers: Record<string, string> = body === undefined ? {} : { ...JSON_HEADERS };
+    if (ANTHROPIC_FORMATS.has(providerFormat)) {
+      headers['anthropic-version'] = anthropicVersion(input, ANTHROPIC_FORMATS.has(input.clientFormat));
+    }
+    const plan: UpstreamPlan = {
+      origin: this.origin,
+      path: route.path,
+      query: route.query,
+      method: providerFormat === 'models' ? 'GET' : 'POST',
+      headers,
+      body,
+      providerFormat,
+      response,
+      requestModel: clientModel,
+      upstreamModel: body === undefined ? clientModel : requestModel(body),
+    };
+    if (this.service) plan.service = this.service;
+    if (warnings && warnings.length > 0) plan.warnings = warnings;
+    return plan;
+  }
+
+  #requireBody(input: PlanInput): JsonObject | PlanError {
+    if (input.body === undefined) {
+      return new PlanError(400, input.clientFormat, 'The request body must be a JSON object.');
+    }
+    return input.body;
+  }
+
+  /** The model override replaces the body's model; `owned` says the body is already a copy. */
+  #withModel(body: JsonObject, owned: boolean): JsonObject {
+    const model = this.model;
+    if (model === undefined || body.model === model) return body;
+    if (owned) {
+      body.model = model;
+      return body;
+    }
+    return { ...body, model };
+  }
+
+  #sameFormat(input: PlanInput, route: ConfiguredPath): UpstreamPlan | PlanError {
+    const format = input.clientFormat;
+    if (format === 'models') {
+      return this.#plan(input, route, format, undefined, { kind: 'same', dropUsageOnlyChunk: false }, undefined);
+    }
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    let body = clientBody;
+    let added = false;
+    // Chat Completions reports usage in a stream only when asked; gw needs it to count tokens.
+    if (format === 'completions' && input.stream) ({ body, added } = withStreamUsage(clientBody));
+    body = this.#withModel(body, body !== clientBody);
+    return this.#plan(input, route, format, body, { kind: 'same', dropUsageOnlyChunk: added }, undefined);
+  }
+
+  #translated(input: PlanInput, providerFormat: ChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
+    const clientFormat = input.clientFormat as ChatFormat;
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    let translation: RequestTranslation;
+    try {
+      // messagesToCompletionsRequest also asks a streaming request for its usage chunk.
+      translation =
+        providerFormat === 'messages'
+          ? completionsToMessagesRequest(clientBody)
+          : messagesToCompletionsRequest(clientBody);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
+      throw error;
+    }
+    const body = this.#withModel(translation.body, true);
+    const response: ResponseHandling = {
+      kind: 'translate',
+      from: providerFormat,
+      to: clientFormat,
+      includeUsage: clientFormat === 'completions' && streamIncludesUsage(clientBody),
+    };
+    return this.#plan(input, route, providerFormat, body, response, translation.warnings);
+  }
+
+  #forwarded(input: PlanInput): UpstreamPlan | PlanError {
+    if (input.path === undefined) {
+      return new PlanError(500, input.clientFormat, 'gw cannot forward this request: its path is unknown.');
+    }
+    const route = this.#definition.forwardedPath(input.path);
+    const headers: Record<string, string> = {};
+    if (this.#definition.forwardedAnthropicVersion) {
+      headers['anthropic-version'] = anthropicVersion(input, true);
+    }
+    const model = requestModel(input.body);
+    const plan: UpstreamPlan = {
+      origin: this.origin,
+      path: route.path,
+      query: route.query,
+      method: input.method ?? 'POST',
+      headers,
+      body: input.body,
+      providerFormat: input.clientFormat,
+      response: { kind: 'same', dropUsageOnlyChunk: false },
+      requestModel: model,
+      upstreamModel: model,
+    };
+    if (this.service) plan.service = this.service;
+    return plan;
+  }
+}

@@ -1,0 +1,105 @@
+// The contract between a compiled LLM provider and the proxy: what the proxy asks (the client's
+// format, route type and body) and what it gets back (where to send, what to send, and how to
+// treat the answer). docs/providers.md describes every rule.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RouteType } from '../../../api/types/ai.ts';
+import type { KeyStyle } from '../../auth/backend/index.ts';
+import type { ApiFormat, ChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
+import type { PlanError } from './errors.ts';
+
+/** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
+export type ClientFormat = ApiFormat | 'models';
+
+/** The provider families this data plane serves. */
+export type ProviderFamily = 'alpha' | 'gamma' | 'custom';
+
+/**
+ * Where a provider expects its key when the backend auth names no location: `bearer` is
+ * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header. Hand it to
+ * `compileBackendAuth` (src/dataplane/auth/backend/).
+ */
+export type ProviderKeyStyle = KeyStyle;
+
+/** The scheme, host and port of the provider. `host` is as configured (no brackets around IPv6). */
+export interface Origin {
+  protocol: 'http:' | 'https:';
+  host: string;
+  port: number;
+}
+
+/** A custom provider's `backendRef`: the proxy resolves the Service to an address itself. */
+export interface ProviderService {
+  kind: 'Service';
+  namespace: string;
+  name: string;
+  port: number;
+}
+
+export interface PlanInput {
+  clientFormat: ClientFormat;
+  routeType: RouteType;
+  /** The client's decoded JSON body; `undefined` for a GET or an unparsed passthrough body. */
+  body: JsonObject | undefined;
+  /** The client asked for an SSE response (see `isStreaming` in formats/). */
+  stream: boolean;
+  /** The client's headers; read for `anthropic-version` only. */
+  headers?: IncomingHttpHeaders;
+  /** The client's method and path (no query); needed for the Passthrough and Detect route types only. */
+  method?: string;
+  path?: string;
+}
+
+/**
+ * What to do with the provider's answer. `same`: pass it on (an observer reads usage; with
+ * `dropUsageOnlyChunk` it leaves out the Chat Completions usage chunk gw asked for on the client's
+ * behalf). `translate`: the response, stream and errors go through the formats/ translators
+ * from the provider's format to the client's; `includeUsage` is the client's own
+ * `stream_options.include_usage` (for `createStreamTranslator`). The response's model is the one
+ * the provider reports: pass no `model` option to the translators.
+ */
+export type ResponseHandling =
+  | { kind: 'same'; dropUsageOnlyChunk: boolean }
+  | { kind: 'translate'; from: ChatFormat; to: ChatFormat; includeUsage: boolean };
+
+export interface UpstreamPlan {
+  origin: Origin;
+  /** Set for a custom provider with a backendRef: resolve this Service; `origin` is its in-cluster name. */
+  service?: ProviderService;
+  /** The request path, without a query. */
+  path: string;
+  /** Query parameters written in a configured path; set them on top of the client's query. */
+  query: readonly (readonly [string, string])[];
+  method: string;
+  /** Provider-specific headers; each replaces a client header of the same name. Names are lowercase. */
+  headers: Record<string, string>;
+  /**
+   * The body to send as JSON: translated to the provider's format, model override applied, stream
+   * usage requested where the format needs it. It may be the input object itself when nothing
+   * changed. `undefined`: send no body (GET), or the client's bytes unchanged (Passthrough, Detect).
+   */
+  body: JsonObject | undefined;
+  providerFormat: ClientFormat;
+  response: ResponseHandling;
+  /** The model the client asked for (the body's `model`). */
+  requestModel: string | undefined;
+  /** The model sent to the provider: the provider's model override, else the client's. */
+  upstreamModel: string | undefined;
+  /** What the request translation dropped or changed, for the log; present only when something was. */
+  warnings?: TranslationWarning[];
+}
+
+export interface CompiledProvider {
+  /** The NamedLLMProvider's name, when it has one. */
+  readonly name: string | undefined;
+  readonly family: ProviderFamily;
+  /** The formats the provider speaks natively (others may be served by translation). */
+  readonly formats: readonly ClientFormat[];
+  readonly origin: Origin;
+  readonly service: ProviderService | undefined;
+  /** Default placement of the backend auth key; hand it to `compileBackendAuth`. */
+  readonly keyStyle: ProviderKeyStyle;
+  /** The configured model override, if any. */
+  readonly model: string | undefined;
+  /** The upstream request for one client request, or the error to answer with (never throws). */
+  plan(input: PlanInput): UpstreamPlan | PlanError;
+}

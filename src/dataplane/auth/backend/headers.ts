@@ -1,0 +1,42 @@
+// Header edits on an upstream request whose header names may come in any case.
+
+/** Upstream request headers, as the proxy builds them (lowercase names from Node, or any case). */
+export type TargetHeaders = Record<string, string | string[]>;
+
+/** Removes every spelling of `name` and returns its values (joined by `separator`), if any. */
+export function takeHeader(headers: TargetHeaders, name: string, separator = ', '): string | undefined {
+  const lower = name.toLowerCase();
+  let found: string[] | undefined;
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() !== lower) continue;
+    const value = headers[key]!;
+    found = (found ?? []).concat(value);
+    delete headers[key];
+  }
+  return found === undefined ? undefined : found.join(separator);
+}
+
+/** Sets `name` (lowercase), replacing every other spelling of it. */
+export function setHeader(headers: TargetHeaders, name: string, value: string): void {
+  takeHeader(headers, name);
+  headers[name.toLowerCase()] = value;
+}
+
+/** The first value of an incoming header. */
+export function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** RFC 9110 token: header and cookie names. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function isToken(name: string): boolean {
+  return TOKEN.test(name);
+}
+
+/** Visible ASCII, space and tab: what a header value can carry without being refused or split. */
+const HEADER_TEXT = /^[\t\x20-\x7e]*$/;
+
+export function isHeaderText(value: string): boolean {
+  return HEADER_TEXT.test(value);
+}

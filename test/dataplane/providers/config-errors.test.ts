@@ -1,0 +1,47 @@
+// Provider configurations that cannot be served are returned as ProviderConfigError, never thrown.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
+import { compileProvider, ProviderConfigError } from '../../../src/dataplane/ai/providers/index.ts';
+
+function configError(provider: LLMProvider, options?: { name?: string }): ProviderConfigError {
+  const result = compileProvider(provider, options);
+  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
+  return result;
+}
+
+const LATER_FAMILIES: LLMProvider[] = [
+  { betaalpha: { endpoint: 'x.example' } },
+  { beta: { resourceName: 'r', resourceType: 'Alpha' } },
+  { delta: {} },
+  { epsilon: { projectId: 'p' } },
+  { zeta: {} },
+];
+
+test('the families of later issues are refused, naming the field', () => {
+  for (const provider of LATER_FAMILIES) {
+    const family = Object.keys(provider)[0]!;
+    const error = configError(provider);
+    assert.equal(error.field, family);
+    assert.equal(error.message, `${family}: provider family ${family} is not supported by this data plane yet`);
+  }
+});
+
+test("a named provider's error carries its name", () => {
+  const error = configError({ delta: { model: 'gemini' } }, { name: 'google' });
+  assert.equal(error.provider, 'google');
+  assert.equal(error.field, 'delta');
+  assert.equal(error.message, 'provider google: delta: provider family delta is not supported by this data plane yet');
+});
+
+test('no family, or two, is an error', () => {
+  assert.equal(configError({}).field, '');
+  assert.match(configError({ alpha: {}, gamma: {} }).message, /exactly one provider family/);
+});
+
+test('paths must be absolute; the host must not be empty', () => {
+  assert.equal(configError({ alpha: {}, path: 'v1/chat' }).field, 'path');
+  assert.equal(configError({ gamma: {}, pathPrefix: 'api' }).field, 'pathPrefix');
+  assert.equal(configError({ gamma: {}, pathPrefix: '/api?x=1' }).field, 'pathPrefix');
+  assert.equal(configError({ alpha: {}, host: ' ' }).field, 'host');
+});

@@ -1,0 +1,160 @@
+// The custom family: the formats it lists, at their paths, reached by host and port or a Service.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
+import { compileProvider, ProviderConfigError } from '../../../src/dataplane/ai/providers/index.ts';
+import {
+  CHAT_BODY,
+  COUNT_TOKENS_BODY,
+  compiled,
+  EMBEDDINGS_BODY,
+  input,
+  MESSAGES_BODY,
+  planned,
+  RESPONSES_BODY,
+  refused,
+} from './helpers.ts';
+
+const at = { host: 'vllm.local', port: 8000 };
+
+test('a custom provider serves the formats it lists at their usual paths', () => {
+  const provider = compiled({
+    custom: { formats: [{ type: 'Completions' }, { type: 'Embeddings' }, { type: 'Responses' }] },
+    ...at,
+  });
+  assert.deepEqual(provider.origin, { protocol: 'http:', host: 'vllm.local', port: 8000 });
+  assert.equal(provider.keyStyle, 'bearer');
+  assert.equal(planned(provider, input('completions', CHAT_BODY)).path, '/v1/chat/completions');
+  assert.equal(planned(provider, input('embeddings', EMBEDDINGS_BODY)).path, '/v1/embeddings');
+  assert.equal(planned(provider, input('responses', RESPONSES_BODY)).path, '/v1/responses');
+  const models = planned(provider, input('models', undefined));
+  assert.equal(models.path, '/v1/models');
+  assert.equal(models.method, 'GET');
+});
+
+test('the same format is preferred to a translatable one', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Completions' }, { type: 'Messages' }] }, ...at });
+  const chat = planned(provider, input('completions', CHAT_BODY));
+  assert.equal(chat.providerFormat, 'completions');
+  assert.equal(chat.response.kind, 'same');
+  const messages = planned(provider, input('messages', MESSAGES_BODY));
+  assert.equal(messages.providerFormat, 'messages');
+  assert.equal(messages.path, '/v1/messages');
+  assert.equal(messages.response.kind, 'same');
+  assert.equal(messages.headers['anthropic-version'], '2023-06-01');
+});
+
+test('a chat format the server does not speak is translated to the one it does', () => {
+  const messagesOnly = compiled({ custom: { formats: [{ type: 'Messages', path: '/anthropic/v1/messages' }] }, ...at });
+  const plan = planned(messagesOnly, input('completions', CHAT_BODY));
+  assert.equal(plan.providerFormat, 'messages');
+  assert.equal(plan.path, '/anthropic/v1/messages');
+  assert.deepEqual(plan.response, { kind: 'translate', from: 'messages', to: 'completions', includeUsage: false });
+  assert.equal(plan.body?.max_tokens, 4096);
+  // A Messages-only server is no OpenAI-style server: no model listing there.
+  assert.equal(refused(messagesOnly, input('models', undefined)).status, 400);
+
+  const completionsOnly = compiled({ custom: { formats: [{ type: 'Completions', path: '/api/chat' }] }, ...at });
+  const back = planned(completionsOnly, input('messages', MESSAGES_BODY));
+  assert.equal(back.path, '/api/chat');
+  assert.deepEqual(back.response, { kind: 'translate', from: 'completions', to: 'messages', includeUsage: false });
+});
+
+test('formats that cannot be translated are refused in the client format', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Completions' }] }, ...at });
+  for (const [format, body] of [
+    ['count_tokens', COUNT_TOKENS_BODY],
+    ['responses', RESPONSES_BODY],
+    ['embeddings', EMBEDDINGS_BODY],
+  ] as const) {
+    const error = refused(provider, input(format, body));
+    assert.equal(error.status, 400);
+    assert.match(error.message, /not supported by provider custom/);
+  }
+  const counted = compiled({ custom: { formats: [{ type: 'GammaTokenCount' }] }, ...at });
+  assert.equal(planned(counted, input('count_tokens', COUNT_TOKENS_BODY)).path, '/v1/messages/count_tokens');
+});
+
+test("a format's own path beats the provider path, which beats the usual path", () => {
+  const provider = compiled({
+    custom: { formats: [{ type: 'Completions', path: '/own/chat' }, { type: 'Embeddings' }] },
+    ...at,
+    path: '/everything',
+  });
+  assert.equal(planned(provider, input('completions', CHAT_BODY)).path, '/own/chat');
+  assert.equal(planned(provider, input('embeddings', EMBEDDINGS_BODY)).path, '/everything');
+});
+
+test('the custom model override applies', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Completions' }], model: 'llama-3' }, ...at });
+  assert.equal(planned(provider, input('completions', CHAT_BODY)).body?.model, 'llama-3');
+});
+
+test('a backendRef to a Service: the plan names the Service and its in-cluster address', () => {
+  const provider = compiled(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 8000 } } },
+    { namespace: 'ml' },
+  );
+  const expectedService = { kind: 'Service', namespace: 'ml', name: 'vllm', port: 8000 };
+  assert.deepEqual(provider.service, expectedService);
+  const plan = planned(provider, input('completions', CHAT_BODY));
+  assert.deepEqual(plan.service, expectedService);
+  assert.deepEqual(plan.origin, { protocol: 'http:', host: 'vllm.ml.svc.cluster.local', port: 8000 });
+  const tls = compiled(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { kind: 'Service', name: 's', port: 443 } } },
+    { namespace: 'ml' },
+  );
+  assert.equal(tls.origin.protocol, 'https:');
+});
+
+function configError(provider: LLMProvider, options?: { name?: string; namespace?: string }): ProviderConfigError {
+  const result = compileProvider(provider, options);
+  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
+  return result;
+}
+
+test('custom configurations this data plane cannot serve are errors naming the field', () => {
+  const pool = configError(
+    {
+      custom: {
+        formats: [{ type: 'Completions' }],
+        backendRef: { group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'p' },
+      },
+    },
+    { namespace: 'ml' },
+  );
+  assert.equal(pool.field, 'custom.backendRef.kind');
+  assert.match(pool.message, /InferencePool is not supported by this data plane yet/);
+
+  assert.equal(
+    configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm' } } }, { namespace: 'ml' })
+      .field,
+    'custom.backendRef.port',
+  );
+  assert.equal(
+    configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 80 } } }).field,
+    'custom.backendRef',
+  );
+  assert.equal(configError({ custom: { formats: [{ type: 'Completions' }] }, port: 80 }).field, 'host');
+  assert.equal(configError({ custom: { formats: [{ type: 'Completions' }] }, host: 'h' }).field, 'port');
+  assert.equal(
+    configError({ custom: { formats: [{ type: 'Completions' }] }, ...at, pathPrefix: '/p' }).field,
+    'pathPrefix',
+  );
+
+  const realtime = configError({ custom: { formats: [{ type: 'Realtime' }, { type: 'Rerank' }] }, ...at });
+  assert.equal(realtime.field, 'custom.formats');
+  assert.match(realtime.message, /Realtime, Rerank/);
+
+  const twice = configError({ custom: { formats: [{ type: 'Messages' }, { type: 'Messages', path: '/x' }] }, ...at });
+  assert.equal(twice.field, 'custom.formats[1].type');
+
+  const relative = configError({ custom: { formats: [{ type: 'Messages', path: 'v1/messages' }] }, ...at });
+  assert.equal(relative.field, 'custom.formats[0].path');
+});
+
+test('a custom provider listing Realtime beside a usable format compiles; Realtime traffic is a 501', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Realtime' }, { type: 'Completions' }] }, ...at });
+  assert.deepEqual(provider.formats, ['completions', 'models']);
+  assert.equal(refused(provider, input('completions', CHAT_BODY, { routeType: 'Realtime' })).status, 501);
+});
