@@ -1,0 +1,211 @@
+// The access log: one JSON line per request (docs/telemetry.md), shaped by Frontend.accessLog.
+// The configuration is compiled once: `filter` (a line only when it evaluates to true),
+// `attributes.remove` (default fields left out) and `attributes.add` (name to CEL; a failing
+// expression leaves its pair out; a name equal to a default field replaces it).
+//
+// Field names follow agentgateway's request log where it has one (`src.addr`, `http.status`,
+// `gen_ai.*` from the OpenTelemetry GenAI conventions...). A field with no value for a request
+// (no response yet, not an LLM request) is left out rather than written as null. The line is
+// built as text, not as an object passed to JSON.stringify, and the CEL variables are only built
+// when the configuration has an expression.
+
+import { Duration } from '@marcbachmann/cel-js/evaluator';
+import type { AccessLog } from '../../api/types/observability.ts';
+import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../cel/expression.ts';
+import { type CelVariables, celContext } from './cel-context.ts';
+import type { LogSink } from './log-sink.ts';
+import type { RequestRecord } from './request-record.ts';
+
+type FieldValue = string | number | boolean | undefined;
+
+interface DefaultField {
+  readonly name: string;
+  readonly value: (record: RequestRecord) => FieldValue;
+}
+
+const text = (value: string): string | undefined => (value === '' ? undefined : value);
+
+/** The default fields, in the order they are written. Every one can be removed. */
+const DEFAULT_FIELDS: readonly DefaultField[] = [
+  { name: 'gateway', value: (r) => text(r.gateway) },
+  { name: 'listener', value: (r) => text(r.listener) },
+  { name: 'route_rule', value: (r) => text(r.rule) },
+  { name: 'route', value: (r) => text(r.route) },
+  { name: 'backend', value: (r) => text(r.backend) },
+  { name: 'endpoint', value: (r) => text(r.upstreamHost) },
+  { name: 'src.addr', value: sourceAddress },
+  { name: 'http.method', value: (r) => text(r.method) },
+  { name: 'http.host', value: (r) => text(r.host) },
+  { name: 'http.path', value: (r) => text(r.path) },
+  { name: 'http.version', value: (r) => (r.httpVersion === '' ? undefined : `HTTP/${r.httpVersion}`) },
+  { name: 'http.status', value: (r) => (r.status === 0 ? undefined : r.status) },
+  { name: 'http.request.body.size', value: (r) => (r.bytesIn === 0 ? undefined : r.bytesIn) },
+  { name: 'http.response.body.size', value: (r) => (r.bytesOut === 0 ? undefined : r.bytesOut) },
+  { name: 'jwt.sub', value: (r) => (typeof r.jwtClaims?.sub === 'string' ? r.jwtClaims.sub : undefined) },
+  { name: 'protocol', value: (r) => (r.backend === '' ? undefined : r.llm ? 'llm' : 'http') },
+  { name: 'gen_ai.operation.name', value: (r) => r.llm?.operation },
+  { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.providerFamily) : undefined) },
+  { name: 'gw.ai.provider', value: (r) => (r.llm ? text(r.llm.providerName) : undefined) },
+  { name: 'gen_ai.request.model', value: (r) => (r.llm ? text(r.llm.requestModel) : undefined) },
+  { name: 'gen_ai.response.model', value: (r) => (r.llm ? text(r.llm.responseModel) : undefined) },
+  { name: 'gw.ai.streaming', value: (r) => r.llm?.streaming },
+  { name: 'gen_ai.usage.input_tokens', value: (r) => r.llm?.usage?.inputTokens },
+  { name: 'gen_ai.usage.cache_read.input_tokens', value: (r) => r.llm?.usage?.cachedInputTokens },
+  { name: 'gen_ai.usage.cache_creation.input_tokens', value: (r) => r.llm?.usage?.cacheCreationInputTokens },
+  { name: 'gen_ai.usage.output_tokens', value: (r) => r.llm?.usage?.outputTokens },
+  { name: 'gen_ai.usage.reasoning_tokens', value: (r) => r.llm?.usage?.reasoningTokens },
+  { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
+  { name: 'error', value: (r) => text(r.error) },
+  { name: 'duration', value: (r) => `${Math.floor(r.durationSeconds() * 1000)}ms` },
+];
+
+/** Names of the default fields (for attributes.remove), in the order they are written. */
+export const DEFAULT_ACCESS_LOG_FIELDS: readonly string[] = DEFAULT_FIELDS.map((field) => field.name);
+
+function sourceAddress(record: RequestRecord): string | undefined {
+  if (record.clientAddress === '') return undefined;
+  const host = record.clientAddress.includes(':') ? `[${record.clientAddress}]` : record.clientAddress;
+  return `${host}:${record.clientPort}`;
+}
+
+function timeToFirstToken(record: RequestRecord): number | undefined {
+  const seconds = record.timeToFirstTokenSeconds();
+  return seconds < 0 ? undefined : seconds;
+}
+
+interface CompiledField {
+  /** `,"name":`, encoded once. */
+  readonly key: string;
+  readonly value: (record: RequestRecord) => FieldValue;
+}
+
+interface CompiledAttribute {
+  readonly key: string;
+  readonly expression: Expression;
+}
+
+const FAILED = Symbol('failed');
+
+export class AccessLogger {
+  /** Expressions that do not compile: a filter that never passes, attributes never written. */
+  readonly problems: readonly string[];
+  readonly #sink: LogSink;
+  readonly #filter: Expression | ExpressionError | undefined;
+  readonly #fields: readonly CompiledField[];
+  readonly #attributes: readonly CompiledAttribute[];
+
+  /** `config` undefined logs every request with the default fields. */
+  constructor(config: AccessLog | undefined, sink: LogSink) {
+    this.#sink = sink;
+    const problems: string[] = [];
+    if (config?.filter !== undefined) {
+      this.#filter = compileExpression(config.filter);
+      if (this.#filter instanceof ExpressionError) {
+        problems.push(`access log filter does not compile, nothing is logged: ${this.#filter.message}`);
+      }
+    }
+    const adds = config?.attributes?.add ?? [];
+    const replaced = new Set([...(config?.attributes?.remove ?? []), ...adds.map((add) => add.name)]);
+    this.#fields = DEFAULT_FIELDS.filter((field) => !replaced.has(field.name)).map((field) => ({
+      key: `,${JSON.stringify(field.name)}:`,
+      value: field.value,
+    }));
+    const attributes: CompiledAttribute[] = [];
+    const seen = new Set<string>();
+    for (const add of adds) {
+      if (seen.has(add.name)) {
+        problems.push(`access log attribute ${JSON.stringify(add.name)} is added twice; the first one is written`);
+        continue;
+      }
+      seen.add(add.name);
+      const expression = compileExpression(add.expression);
+      if (expression instanceof ExpressionError) {
+        problems.push(`access log attribute ${JSON.stringify(add.name)} does not compile: ${expression.message}`);
+        continue;
+      }
+      attributes.push({ key: `,${JSON.stringify(add.name)}:`, expression });
+    }
+    this.#attributes = attributes;
+    this.problems = problems;
+  }
+
+  /** Whether log() evaluates CEL (so the caller can share one set of variables with the metrics). */
+  get usesCel(): boolean {
+    return this.#filter !== undefined || this.#attributes.length > 0;
+  }
+
+  /** Writes the request's line to the sink unless the filter rejects it; true when written. */
+  log(record: RequestRecord, variables?: CelVariables): boolean {
+    const line = this.format(record, variables);
+    if (line === undefined) return false;
+    this.#sink.write(line);
+    return true;
+  }
+
+  /** The request's JSON line, or undefined when the filter is not true for it. */
+  format(record: RequestRecord, variables?: CelVariables): string | undefined {
+    let vars = variables;
+    const filter = this.#filter;
+    if (filter !== undefined) {
+      if (filter instanceof ExpressionError) return undefined;
+      vars ??= celContext(record);
+      if (evaluate(filter, vars) !== true) return undefined;
+    }
+    let line = `{"level":"info","time":"${isoNow()}","scope":"request"`;
+    for (const field of this.#fields) {
+      const value = field.value(record);
+      if (value === undefined) continue;
+      line += field.key + (typeof value === 'string' ? jsonString(value) : String(value));
+    }
+    if (this.#attributes.length > 0) {
+      vars ??= celContext(record);
+      for (const attribute of this.#attributes) {
+        const json = jsonText(evaluate(attribute.expression, vars));
+        if (json !== undefined) line += attribute.key + json;
+      }
+    }
+    return `${line}}`;
+  }
+}
+
+// Requests finishing in the same millisecond share one timestamp string.
+let lastMillis = 0;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMillis) {
+    lastMillis = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
+/** A JSON string literal; most values need no escaping, which a character scan finds cheaper than JSON.stringify. */
+function jsonString(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // Control characters, quote, backslash and surrogates (a lone one must be escaped).
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
+  }
+  return `"${value}"`;
+}
+
+function evaluate(expression: Expression, variables: CelVariables): unknown {
+  try {
+    return expression.evaluate(variables);
+  } catch {
+    return FAILED;
+  }
+}
+
+/** A CEL result as JSON text; undefined (pair left out) for a failure or a value JSON cannot hold. */
+function jsonText(value: unknown): string | undefined {
+  if (value === FAILED || value === undefined) return undefined;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : JSON.stringify(value.toISOString());
+  if (value instanceof Duration) return JSON.stringify(value.toString());
+  try {
+    return JSON.stringify(fromCelValue(value));
+  } catch {
+    return undefined;
+  }
+}

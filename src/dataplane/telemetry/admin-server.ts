@@ -1,0 +1,121 @@
+// The admin port: Prometheus scrapes /metrics, orchestrators probe /healthz/ready (200 once the
+// first configuration is serving, 503 before and while draining) and /healthz/live (200 while the
+// process answers). Loopback by default; small bounds on connections, headers and time, since
+// nothing legitimate sends more than a GET.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { METRICS_CONTENT_TYPE } from './metrics.ts';
+
+export interface MetricsSource {
+  /** The Prometheus text exposition. */
+  render(): string;
+}
+
+export interface AdminServerOptions {
+  /** 0 picks a free port (see AdminServer.port). */
+  port: number;
+  host?: string;
+  /** Whether the data plane is ready to serve traffic. */
+  ready: () => boolean;
+  metrics: MetricsSource;
+}
+
+export interface AdminServer {
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const MAX_CONNECTIONS = 64;
+const MAX_HEADER_BYTES = 8 * 1024;
+const REQUEST_TIMEOUT_MS = 10_000;
+const TEXT = 'text/plain; charset=utf-8';
+
+export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
+    (request, response) => handle(options, request, response),
+  );
+  server.maxConnections = MAX_CONNECTIONS;
+  server.keepAliveTimeout = 5_000;
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable && !socket.writableEnded) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    host,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function handle(options: AdminServerOptions, request: IncomingMessage, response: ServerResponse): void {
+  // Nothing here reads a body: discard whatever is sent so the connection stays usable.
+  request.resume();
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  const handler = ROUTES.get(path);
+  if (!handler) {
+    send(response, request, 404, TEXT, 'not found\n');
+    return;
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('allow', 'GET, HEAD');
+    send(response, request, 405, TEXT, 'method not allowed\n');
+    return;
+  }
+  let status: number;
+  let contentType = TEXT;
+  let body: string;
+  try {
+    [status, contentType, body] = handler(options);
+  } catch (error) {
+    status = 500;
+    body = `${(error as Error).message}\n`;
+  }
+  send(response, request, status, contentType, body);
+}
+
+type Handler = (options: AdminServerOptions) => [number, string, string];
+
+const ROUTES = new Map<string, Handler>([
+  ['/metrics', (options) => [200, METRICS_CONTENT_TYPE, options.metrics.render()]],
+  ['/healthz/ready', (options) => (isReady(options) ? [200, TEXT, 'ready\n'] : [503, TEXT, 'not ready\n'])],
+  ['/healthz/live', () => [200, TEXT, 'live\n']],
+]);
+
+function isReady(options: AdminServerOptions): boolean {
+  try {
+    return options.ready() === true;
+  } catch {
+    return false;
+  }
+}
+
+function send(
+  response: ServerResponse,
+  request: IncomingMessage,
+  status: number,
+  contentType: string,
+  body: string,
+): void {
+  response.statusCode = status;
+  response.setHeader('content-type', contentType);
+  response.setHeader('content-length', Buffer.byteLength(body));
+  response.setHeader('cache-control', 'no-store');
+  response.end(request.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,125 @@
+// Everything the data plane knows about one request, filled in by the proxy as the request
+// progresses and read once at the end by the access log and the metrics (and, through
+// cel-context.ts, by any CEL expression a policy evaluates on the way). A plain class with every
+// field initialised in the constructor: one hidden class, no per-request maps, cheap enough to
+// create for every request at tens of thousands per second.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Usage } from '../ai/formats/usage.ts';
+
+/** Headers as the proxy holds them: Node's incoming headers, or a plain object it built. */
+export type HeaderMap = IncomingHttpHeaders | Record<string, string | string[] | number | undefined>;
+
+/** The kind of backend a request went to (CEL `backend.type`, agentgateway's values). */
+export type BackendType = 'ai' | 'mcp' | 'static' | 'dynamic' | 'service' | 'unknown';
+
+/** What an LLM request asked for (OpenTelemetry `gen_ai.operation.name` values). */
+export type LlmOperation = 'chat' | 'text_completion' | 'embeddings' | 'generate_content';
+
+const NO_HEADERS: HeaderMap = Object.freeze({});
+
+/** The LLM part of a request: set only for requests that went to an AI backend. */
+export class LlmRecord {
+  /** Provider family of the spec (`alpha`, `gamma`, `custom`...): `gen_ai.provider.name`, CEL `llm.provider`. */
+  providerFamily = '';
+  /** The configured provider's name (NamedLLMProvider.name): CEL `llm.providerName`. */
+  providerName = '';
+  /** The model the client asked for (after aliases), `gen_ai.request.model`. */
+  requestModel = '';
+  /** The model the provider says answered, `gen_ai.response.model`; empty until the response names it. */
+  responseModel = '';
+  operation: LlmOperation = 'chat';
+  streaming = false;
+  /** Token usage reported by the provider; undefined when the response carried none. */
+  usage: Usage | undefined = undefined;
+  /** process.hrtime.bigint() when the first token (first content chunk) reached gw; 0n until then. */
+  firstTokenTime = 0n;
+}
+
+export class RequestRecord {
+  /** process.hrtime.bigint() when the request arrived: the origin of every duration. */
+  readonly startTime: bigint;
+  /** Wall-clock time the request arrived (ms since the epoch), for CEL `request.startTime`. */
+  readonly startedAt: number;
+  /** process.hrtime.bigint() when the response was complete (or the request failed); 0n before. */
+  endTime = 0n;
+
+  gateway = '';
+  listener = '';
+  route = '';
+  rule = '';
+
+  method = '';
+  scheme = 'http';
+  /** Host as the client sent it (Host or :authority), port included when given. */
+  host = '';
+  /** Path without the query. */
+  path = '';
+  /** Query string without the leading `?`; empty when none. */
+  query = '';
+  /** HTTP version as Node reports it: `1.1`, `2.0`... */
+  httpVersion = '';
+  requestHeaders: HeaderMap = NO_HEADERS;
+
+  clientAddress = '';
+  clientPort = 0;
+
+  /** Status sent to the client; 0 until the response starts. */
+  status = 0;
+  responseHeaders: HeaderMap = NO_HEADERS;
+  /** Request body bytes received from the client. */
+  bytesIn = 0;
+  /** Response body bytes sent to the client. */
+  bytesOut = 0;
+
+  /** Backend key chosen by routing (CEL `backend.name`); empty when none was chosen. */
+  backend = '';
+  backendType: BackendType = 'unknown';
+  /** The upstream endpoint (host:port, or a socket path) the last attempt went to. */
+  upstreamHost = '';
+  /** hrtime of the upstream call's start, its first response byte and its end; 0n when not reached. */
+  upstreamStartTime = 0n;
+  upstreamFirstByteTime = 0n;
+  upstreamEndTime = 0n;
+
+  /** Short text of why the request failed (gw's own, not a stack trace); empty on success. */
+  error = '';
+
+  /** Claims of a verified JWT, when a JWT policy accepted one. */
+  jwtClaims: Record<string, unknown> | undefined = undefined;
+  /** Metadata of a verified API key, when an API key policy accepted one. */
+  apiKey: Record<string, unknown> | undefined = undefined;
+
+  llm: LlmRecord | undefined = undefined;
+
+  constructor(startTime: bigint = process.hrtime.bigint(), startedAt: number = Date.now()) {
+    this.startTime = startTime;
+    this.startedAt = startedAt;
+  }
+
+  /** Marks the request complete; keeps an end time already set. */
+  finish(endTime: bigint = process.hrtime.bigint()): void {
+    if (this.endTime === 0n) this.endTime = endTime;
+  }
+
+  /** Whole-request duration in seconds (up to now while the request is still running). */
+  durationSeconds(): number {
+    const end = this.endTime === 0n ? process.hrtime.bigint() : this.endTime;
+    return nanosToSeconds(end - this.startTime);
+  }
+
+  /** Time spent on the upstream call in seconds, or -1 when no upstream call completed. */
+  upstreamSeconds(): number {
+    if (this.upstreamStartTime === 0n || this.upstreamEndTime === 0n) return -1;
+    return nanosToSeconds(this.upstreamEndTime - this.upstreamStartTime);
+  }
+
+  /** Time from request start to the first token in seconds, or -1 when there was none. */
+  timeToFirstTokenSeconds(): number {
+    const first = this.llm?.firstTokenTime ?? 0n;
+    return first === 0n ? -1 : nanosToSeconds(first - this.startTime);
+  }
+}
+
+export function nanosToSeconds(nanos: bigint): number {
+  return Number(nanos) / 1e9;
+}
