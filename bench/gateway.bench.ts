@@ -1,0 +1,128 @@
+// Data-plane benchmark (issue 4): the same load against the OpenAI mock directly, through nginx,
+// through gw (passthrough and translated to an Anthropic provider) and through Portkey, side by
+// side in one run; the report ends with a line per goal of the issue.
+// Run: ./node_modules/.bin/node bench/gateway.bench.ts [--duration 10] [--connections 64] (--help)
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { CHAT_BODY } from './gateway/chat-request.ts';
+import { stopAllChildren } from './gateway/child-process.ts';
+import { measureTarget, type Outcome } from './gateway/measure.ts';
+import { type BenchOptions, parseOptions, USAGE } from './gateway/options.ts';
+import { machineBusyMs, ownCpuMs } from './gateway/process-tree.ts';
+import { renderReport } from './gateway/report.ts';
+import { directAnthropic, directOpenAi } from './gateway/targets/direct.ts';
+import { gwTarget } from './gateway/targets/gw.ts';
+import { findNginx, NGINX_INSTALL_HINT, nginxTarget } from './gateway/targets/nginx.ts';
+import { portkeyTarget } from './gateway/targets/portkey.ts';
+import type { TargetDefinition } from './gateway/targets/target.ts';
+import { startUpstream } from './gateway/upstream.ts';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function nginxVersion(): string {
+  const binary = findNginx();
+  if (!binary) return `nginx not installed (${NGINX_INSTALL_HINT})`;
+  // nginx -v writes to stderr.
+  const version = spawnSync(binary, ['-v'], { encoding: 'utf8' }).stderr.trim();
+  return version.replace('nginx version: ', '') || 'nginx (version unknown)';
+}
+
+/** Above this share of the machine used by other processes, the run says its figures are noisy. */
+const NOISY_SHARE = 0.05;
+
+function preamble(options: BenchOptions, othersShare: number): string[] {
+  const s = options.settings;
+  const cores = availableParallelism();
+  const others = `Other processes on the machine used ${(othersShare * 100).toFixed(1)}% of its CPU during the run${othersShare > NOISY_SHARE ? ': the figures are noisier than on an idle machine' : ''}.`;
+  return [
+    `Machine: ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginxVersion()}.`,
+    `The load generator, the upstream mocks and the target run as separate processes and share these ${cores} cores; nothing is pinned, so a proxy's figures include the CPU it takes from the other two.`,
+    `Request: ${CHAT_BODY.length}-byte Chat Completions JSON (model gpt-4o-mini); answer: the mock's fixed 1,024-byte completion with usage.`,
+    `Runs per target: ${s.warmupSeconds} s warm-up, then ${s.connections} connections for ${s.durationSeconds} s (autocannon, closed loop); ` +
+      `${s.rate} requests/s for ${s.rateSeconds} s after ${s.rateWarmupSeconds} s not measured (open loop, evenly spaced, ${s.connections} connections at most); ` +
+      `${s.firstByteRequests} streaming requests one at a time (time to the first body bytes); ` +
+      `${s.peakConnections} connections for ${s.peakSeconds} s, then the peak RSS (VmHWM summed over the target's processes).`,
+    `Access logs: nginx off; gw ${options.gwAccessLog ? 'on (written to /dev/null)' : 'off (a GwPolicy with filter "false"; --gw-access-log keeps it on)'}; Portkey as it comes.`,
+    others,
+    `Added latency: the target's p50 minus the p50 of the same run direct to the mock it ends at (the Anthropic mock for the translated path). CPU per request: user + system time of the target's processes during the measured run, over its answers.`,
+  ];
+}
+
+function definitions(options: BenchOptions): TargetDefinition[] {
+  const all: TargetDefinition[] = [
+    directOpenAi,
+    directAnthropic,
+    nginxTarget(options.workers),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    portkeyTarget(log),
+  ];
+  return all.filter((definition) => options.targets.includes(definition.id));
+}
+
+async function main(): Promise<number> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const started = performance.now();
+  const busyAtStart = machineBusyMs();
+  const ownAtStart = ownCpuMs();
+  log('starting the upstream mocks');
+  const upstream = await startUpstream();
+  const outcomes: Outcome[] = [];
+  try {
+    for (const definition of definitions(options)) {
+      if (interrupted) break;
+      log(`${definition.label}:`);
+      const outcome = await measureTarget(definition, upstream.ports, options.settings, log);
+      if (outcome.status === 'unavailable') log(`  not available: ${outcome.reason}`);
+      outcomes.push(outcome);
+    }
+  } finally {
+    await upstream.stop();
+  }
+  // Every child has ended and been waited for: the machine's busy time minus ours is the others'.
+  const elapsedMs = performance.now() - started;
+  const othersMs = machineBusyMs() - busyAtStart - (ownCpuMs() - ownAtStart);
+  const othersShare = Math.max(0, othersMs) / (elapsedMs * availableParallelism());
+  if (interrupted) return 130;
+  const report = renderReport(outcomes, {
+    rate: options.settings.rate,
+    connections: options.settings.connections,
+    peakConnections: options.settings.peakConnections,
+    preamble: preamble(options, othersShare),
+  });
+  process.stdout.write(report);
+  if (options.output) writeFileSync(options.output, report);
+  log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return 0;
+}
+
+let interrupted = false;
+const interrupt = () => {
+  interrupted = true;
+  log('interrupted: stopping every process the benchmark started');
+  stopAllChildren().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupt);
+process.once('SIGTERM', interrupt);
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    stopAllChildren().finally(() => process.exit(1));
+  },
+);

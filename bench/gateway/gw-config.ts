@@ -1,0 +1,100 @@
+// The gw configuration of the benchmark: one Gateway with two HTTP listeners, each sending /v1 to
+// one AI GwBackend. The "load" listener reaches the fixed-answer mock (throughput and latency);
+// the "stream" listener reaches a normal mock that streams (time to first token). Optionally a
+// GwPolicy that turns the access log off, as nginx's is in the comparison.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+/** The key gw sends upstream (backend auth); the mocks accept any key. */
+export const BENCH_BACKEND_KEY = 'sk-bench';
+
+export type ProviderFamily = 'alpha' | 'gamma';
+
+export interface GwBenchConfigInput {
+  /** alpha: the OpenAI-format mocks (passthrough); gamma: the Anthropic mocks (translated). */
+  family: ProviderFamily;
+  /** Port of the fixed-answer mock of that family. */
+  loadUpstreamPort: number;
+  /** Port of the streaming mock of that family. */
+  streamUpstreamPort: number;
+  /** Free local ports for the two listeners. */
+  loadPort: number;
+  streamPort: number;
+  /** gw writes a JSON line per request unless this is false. */
+  accessLog: boolean;
+}
+
+/** The resources, in apply order. */
+export function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] {
+  const backend = (name: string, port: number) => ({
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwBackend',
+    metadata: { name },
+    spec: {
+      ai: { provider: { [input.family]: {}, host: '127.0.0.1', port } },
+      policies: { auth: { key: BENCH_BACKEND_KEY } },
+    },
+  });
+  const route = (name: string, sectionName: string, backendName: string) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name },
+    spec: {
+      parentRefs: [{ name: 'bench', sectionName }],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: '/v1' } }],
+          backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: backendName }],
+        },
+      ],
+    },
+  });
+  const quiet = {
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwPolicy',
+    metadata: { name: 'no-access-log' },
+    spec: {
+      targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench' }],
+      frontend: { accessLog: { filter: 'false' } },
+    },
+  };
+  return [
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: 'gw' },
+      spec: { controllerName: 'gw.dev/gateway-controller' },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'bench' },
+      spec: {
+        gatewayClassName: 'gw',
+        listeners: [
+          { name: 'load', protocol: 'HTTP', port: input.loadPort },
+          { name: 'stream', protocol: 'HTTP', port: input.streamPort },
+        ],
+      },
+    },
+    backend('upstream', input.loadUpstreamPort),
+    backend('upstream-stream', input.streamUpstreamPort),
+    route('load', 'load', 'upstream'),
+    route('stream', 'stream', 'upstream-stream'),
+    ...(input.accessLog ? [] : [quiet]),
+  ];
+}
+
+/** Writes the configuration as one YAML file into `dir` (created when missing); returns the file. */
+export function writeGwBenchConfig(dir: string, input: GwBenchConfigInput): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'bench.yaml');
+  writeFileSync(
+    file,
+    gwBenchResources(input)
+      .map((resource) => stringify(resource))
+      .join('---\n'),
+  );
+  return file;
+}

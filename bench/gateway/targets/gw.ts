@@ -1,0 +1,85 @@
+// gw itself: `gw run -f DIR` on a generated configuration, as a child process.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH, CHAT_STREAM_BODY } from '../chat-request.ts';
+import { freePort, spawnChild, waitUntilAnswers } from '../child-process.ts';
+import { type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
+import { type TargetDefinition, TargetUnavailable } from './target.ts';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const gwBin = join(repoRoot, 'bin', 'gw.js');
+
+export interface StartedGw {
+  /** The listener's base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `gw run -f configDir` (plus `extraArgs`) on this Node and waits until the listener at
+ * `listenerUrl` answers HTTP. Throws with gw's last output when it exits or never answers.
+ * The admin endpoints get a free port (the default one may be taken by another gw). Standard
+ * output, where the access log goes, is discarded; standard error is kept for error messages.
+ */
+export async function startGw(configDir: string, listenerUrl: string, extraArgs: string[] = []): Promise<StartedGw> {
+  const adminPort = await freePort();
+  const args = [gwBin, 'run', '-f', configDir, '--admin-port', String(adminPort), ...extraArgs];
+  const child = spawnChild('gw', process.execPath, args, { cwd: repoRoot, discardStdout: true });
+  try {
+    await waitUntilAnswers(child, `${listenerUrl}/v1/models`);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return { url: listenerUrl, pid: child.pid, stop: () => child.stop() };
+}
+
+/** gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated). */
+export function gwTarget(
+  family: ProviderFamily,
+  options: { accessLog: boolean; extraArgs: string[] },
+): TargetDefinition {
+  const translated = family === 'gamma';
+  return {
+    id: translated ? 'gw-translated' : 'gw',
+    label: translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough',
+    upstreamFamily: translated ? 'anthropic' : 'openai',
+    start: async (ports) => {
+      const dir = mkdtempSync(join(tmpdir(), `gw-bench-${family}-`));
+      const loadPort = await freePort();
+      const streamPort = await freePort();
+      writeGwBenchConfig(dir, {
+        family,
+        loadUpstreamPort: translated ? ports.anthropicFixed : ports.openaiFixed,
+        streamUpstreamPort: translated ? ports.anthropicStream : ports.openaiStream,
+        loadPort,
+        streamPort,
+        accessLog: options.accessLog,
+      });
+      let gw: StartedGw;
+      try {
+        gw = await startGw(dir, `http://127.0.0.1:${loadPort}`, options.extraArgs);
+      } catch (error) {
+        rmSync(dir, { recursive: true, force: true });
+        throw new TargetUnavailable((error as Error).message);
+      }
+      return {
+        format: 'chat',
+        load: { url: gw.url + CHAT_PATH, headers: CHAT_HEADERS, body: CHAT_BODY },
+        stream: { url: `http://127.0.0.1:${streamPort}${CHAT_PATH}`, headers: CHAT_HEADERS, body: CHAT_STREAM_BODY },
+        pid: gw.pid,
+        notes: [
+          options.accessLog ? 'access log on (to /dev/null)' : 'access log off',
+          ...(options.extraArgs.length > 0 ? [`gw run ${options.extraArgs.join(' ')}`] : []),
+        ],
+        stop: async () => {
+          await gw.stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
