@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { crdsCommand } from './crds.ts';
 import { explainCommand } from './explain.ts';
+import { runCommand } from './run.ts';
 import { statusCommand } from './status.ts';
 import { validateCommand } from './validate.ts';
 
@@ -20,6 +21,8 @@ const processIo: Io = {
 const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style resources
 
 Usage:
+  gw run -f FILE|DIR [-R] [--address ADDR] [--admin-port PORT]
+                       serve the Gateways of the files, reloading on change
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
   gw crds [--output-dir DIR]
@@ -34,6 +37,7 @@ Usage:
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | number> = {
+  run: runCommand,
   validate: validateCommand,
   crds: crdsCommand,
   status: statusCommand,

@@ -45,7 +45,7 @@ describe('data-plane configuration', () => {
     const configs = configsOf(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: models}
+metadata: {name: picked}
 spec:
   parentRefs: [{name: ai}]
   rules: [{name: any, matches: [{path: {type: PathPrefix, value: /models}}], backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]}]
@@ -58,7 +58,7 @@ spec: {parentRefs: [{name: ai}], provider: Alpha}
 apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: claude}
-spec: {parentRefs: [{kind: HTTPRoute, name: models, sectionName: any}], provider: Gamma, match: {model: 'claude-*'}}
+spec: {parentRefs: [{kind: HTTPRoute, name: picked, sectionName: any}], provider: Gamma, match: {model: 'claude-*'}}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwModel
@@ -67,10 +67,11 @@ spec: {parentRefs: [{name: ai, sectionName: nope}], provider: Alpha}
 `);
     const config = configs.get('default/ai')!;
     assert.deepEqual(config.listeners[0]!.models, ['default/gpt-4o']);
-    const modelsRoute = config.listeners[0]!.routes.find((r) => r.route === 'default/models')!;
+    const modelsRoute = config.listeners[0]!.routes.find((r) => r.route === 'default/picked')!;
     assert.deepEqual(modelsRoute.rules[0]!.models, ['default/claude']);
     assert.deepEqual(modelsRoute.rules[0]!.backendRefs, []);
-    assert.deepEqual(Object.keys(config.models).sort(), ['default/claude', 'default/gpt-4o']);
+    // gpt-4o-mini is the example's own model (examples/quickstart.yaml).
+    assert.deepEqual(Object.keys(config.models).sort(), ['default/claude', 'default/gpt-4o', 'default/gpt-4o-mini']);
     assert.equal(config.models['default/claude']!.provider, 'Gamma');
   });
 });

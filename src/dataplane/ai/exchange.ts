@@ -1,0 +1,267 @@
+// One attempt of an LLM request against one provider: send the planned request, judge the answer
+// (healthy or not), and — unless the caller may still fail over — answer the client in its own
+// format, translating the body or the stream event by event. Nothing is sent to the client
+// before the attempt is known to be final, so a failed attempt can move to the next provider.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Dispatcher, Pool } from 'undici';
+import type { ObservedResponse } from '../balancing/endpoint-health.ts';
+import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { forwardedResponseHeaders } from '../proxy/headers.ts';
+import { failureOf } from '../proxy/http-forward.ts';
+import type { HeaderBag } from '../routing/filters.ts';
+import {
+  completionsToMessagesResponse,
+  createStreamObserver,
+  createStreamTranslator,
+  errorBody,
+  type JsonObject,
+  messagesToCompletionsResponse,
+  type StreamProcessor,
+  translateErrorBody,
+  type Usage,
+  usageFromResponse,
+} from './formats/index.ts';
+import type { ClientFormat, UpstreamPlan } from './providers/types.ts';
+
+/** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export interface AttemptInput {
+  res: ServerResponse;
+  pool: Pool;
+  plan: UpstreamPlan;
+  clientFormat: ClientFormat;
+  /** The request body bytes to send (the plan's body serialised, or the client's bytes). */
+  body: Buffer | undefined;
+  headers: Record<string, string | string[]>;
+  /** Path and query as sent. */
+  path: string;
+  timeoutMs: number | undefined;
+  /** Judges a response (or a connection failure) unhealthy; true makes the attempt fail over when it can. */
+  unhealthy: (response: ObservedResponse) => boolean;
+  /** Whether another provider may still be tried after this one. */
+  canRetry: boolean;
+  /** Aborted when the client goes away. */
+  clientGone: AbortSignal;
+  /** Changes the response headers before they are sent (a model's header policy). */
+  onResponseHeaders?: ((headers: HeaderBag) => void) | undefined;
+}
+
+export interface AttemptResult {
+  /** The client has been answered; otherwise the caller tries the next provider. */
+  answered: boolean;
+  observed: ObservedResponse;
+  unhealthy: boolean;
+  latencyMs: number;
+  usage?: Usage;
+  responseModel?: string;
+  /** Milliseconds from the start of the attempt to the first generated token (streams). */
+  firstTokenMs?: number;
+  /** Short reason for the log when the exchange failed. */
+  error?: string;
+}
+
+/** The error format a client gets: the models listing answers in the OpenAI shape. */
+function errorFormat(format: ClientFormat) {
+  return format === 'models' ? 'completions' : format;
+}
+
+export function sendClientError(res: ServerResponse, format: ClientFormat, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const { contentType, body } = errorBody(errorFormat(format), status, message);
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function combinedSignal(
+  clientGone: AbortSignal,
+  timeoutMs: number | undefined,
+): { signal: AbortSignal; timedOut: () => boolean } {
+  if (timeoutMs === undefined) return { signal: clientGone, timedOut: () => false };
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return { signal: AbortSignal.any([clientGone, timeout]), timedOut: () => timeout.aborted };
+}
+
+export async function attempt(input: AttemptInput): Promise<AttemptResult> {
+  const started = performance.now();
+  const { signal, timedOut } = combinedSignal(input.clientGone, input.timeoutMs);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await input.pool.request({
+      path: input.path,
+      method: input.plan.method as Dispatcher.HttpMethod,
+      headers: input.headers,
+      body: input.body ?? null,
+      signal,
+    });
+  } catch (error) {
+    const latencyMs = performance.now() - started;
+    if (input.clientGone.aborted)
+      return { answered: true, observed: {}, unhealthy: false, latencyMs, error: 'client went away' };
+    const failure = timedOut() ? 'timeout' : failureOf(error);
+    const observed: ObservedResponse = { connectionFailed: true, latencyMs };
+    const unhealthy = input.unhealthy(observed);
+    if (unhealthy && input.canRetry)
+      return { answered: false, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
+    const status = failure === 'timeout' ? 504 : 503;
+    sendClientError(
+      input.res,
+      input.clientFormat,
+      status,
+      failure === 'timeout' ? 'The provider did not answer in time.' : 'The provider could not be reached.',
+    );
+    return { answered: true, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
+  }
+  const status = response.statusCode;
+  const observed: ObservedResponse = { status, latencyMs: performance.now() - started };
+  const unhealthy = input.unhealthy(observed);
+  if (unhealthy && input.canRetry) {
+    response.body.resume();
+    return { answered: false, observed, unhealthy, latencyMs: observed.latencyMs!, error: `upstream status ${status}` };
+  }
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (status < 300 && contentType.startsWith('text/event-stream')) {
+    return streamResponse(input, response, observed, unhealthy, started);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readBody(response.body, MAX_RESPONSE_BYTES);
+  } catch (error) {
+    const message =
+      error instanceof BodyTooLargeError ? 'The provider response is too large.' : 'The provider response was cut off.';
+    sendClientError(input.res, input.clientFormat, 502, message);
+    return { answered: true, observed, unhealthy, latencyMs: observed.latencyMs!, error: message };
+  }
+  return respondWhole(input, status, response.headers, bytes, observed, unhealthy);
+}
+
+function respondWhole(
+  input: AttemptInput,
+  status: number,
+  upstreamHeaders: IncomingHttpHeaders,
+  bytes: Buffer,
+  observed: ObservedResponse,
+  unhealthy: boolean,
+): AttemptResult {
+  const handling = input.plan.response;
+  const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
+  const headers = forwardedResponseHeaders(upstreamHeaders);
+  delete headers['content-length'];
+  delete headers['content-encoding'];
+  let out: Buffer | string = bytes;
+  if (status >= 400) {
+    if (handling.kind === 'translate') {
+      const translated = translateErrorBody(handling.from, handling.to, status, bytes.toString('utf8'));
+      out = translated.body;
+      headers['content-type'] = translated.contentType;
+    }
+    result.error = `upstream status ${status}`;
+  } else if (input.plan.providerFormat !== 'models') {
+    let parsed: JsonObject | undefined;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8')) as JsonObject;
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
+      sendClientError(input.res, input.clientFormat, 502, 'The provider answered with a body that is not JSON.');
+      return { ...result, error: 'upstream body is not JSON' };
+    }
+    const format = input.plan.providerFormat;
+    result.usage = usageFromResponse(format, parsed);
+    result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
+    if (handling.kind === 'translate') {
+      try {
+        const translated =
+          handling.to === 'completions' ? messagesToCompletionsResponse(parsed) : completionsToMessagesResponse(parsed);
+        out = JSON.stringify(translated);
+        headers['content-type'] = 'application/json';
+      } catch (error) {
+        sendClientError(
+          input.res,
+          input.clientFormat,
+          502,
+          `The provider response could not be translated: ${(error as Error).message}`,
+        );
+        return { ...result, error: 'untranslatable upstream response' };
+      }
+    }
+  }
+  headers['content-length'] = Buffer.byteLength(out);
+  input.onResponseHeaders?.(headers as HeaderBag);
+  input.res.writeHead(status, headers as Record<string, string>);
+  input.res.end(out);
+  return result;
+}
+
+async function streamResponse(
+  input: AttemptInput,
+  response: Dispatcher.ResponseData,
+  observed: ObservedResponse,
+  unhealthy: boolean,
+  started: number,
+): Promise<AttemptResult> {
+  const handling = input.plan.response;
+  const providerFormat = input.plan.providerFormat;
+  const processor: StreamProcessor =
+    handling.kind === 'translate'
+      ? createStreamTranslator(handling.from, handling.to, { includeUsage: handling.includeUsage })
+      : createStreamObserver(
+          providerFormat === 'messages' ? 'messages' : providerFormat === 'responses' ? 'responses' : 'completions',
+          {
+            dropUsageOnlyChunk: handling.dropUsageOnlyChunk,
+          },
+        );
+  const res = input.res;
+  const headers = forwardedResponseHeaders(response.headers);
+  delete headers['content-length'];
+  delete headers['content-encoding'];
+  headers['content-type'] = 'text/event-stream';
+  headers['cache-control'] = 'no-cache';
+  input.onResponseHeaders?.(headers as HeaderBag);
+  res.writeHead(response.statusCode, headers as Record<string, string>);
+  res.flushHeaders();
+  const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
+  try {
+    for await (const chunk of response.body) {
+      const text = processor.write(chunk as Buffer);
+      if (result.firstTokenMs === undefined && processor.firstTokenSeen)
+        result.firstTokenMs = performance.now() - started;
+      if (text.length > 0 && !res.write(text)) await waitForDrain(res, input.clientGone);
+    }
+    const last = processor.end();
+    if (last.length > 0) res.write(last);
+    res.end();
+  } catch (error) {
+    if (input.clientGone.aborted) {
+      result.error = 'client went away';
+    } else {
+      // The upstream broke mid-stream: end the client's stream with the translator's error event.
+      result.error = `upstream stream ${failureOf(error)}`;
+      const last = processor.end();
+      if (last.length > 0 && !res.destroyed) res.write(last);
+      res.end();
+    }
+  }
+  result.usage = processor.usage;
+  result.responseModel = processor.model;
+  return result;
+}
+
+function waitForDrain(res: ServerResponse, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      res.off('drain', onDrain);
+      reject(new Error('client went away'));
+    };
+    const onDrain = () => {
+      gone.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    res.once('drain', onDrain);
+    gone.addEventListener('abort', onAbort, { once: true });
+  });
+}

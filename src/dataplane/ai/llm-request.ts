@@ -1,0 +1,223 @@
+// The request flow every LLM endpoint shares (an `ai` GwBackend's providers, a GwModel's targets):
+// read and check the client's body once, then for each candidate endpoint in turn apply its AI
+// policies, plan the upstream request, send it, and stop at the first attempt that answered the
+// client. A failed attempt moves on only while nothing has been sent to the client.
+import type { RouteType } from '../../api/types/ai.ts';
+import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
+import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { addForwardedFor } from '../proxy/headers.ts';
+import type { RoutedRequest } from '../proxy/request-handler.ts';
+import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
+import { celContext } from '../telemetry/cel-context.ts';
+import { LlmRecord } from '../telemetry/request-record.ts';
+import type { ProviderEndpoint } from './ai-backend.ts';
+import { attempt, sendClientError } from './exchange.ts';
+import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
+import { type ClientFormat, PlanError } from './providers/index.ts';
+
+/** The client format each route type carries (the rest are not LLM formats gw translates). */
+const CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
+  Completions: 'completions',
+  Messages: 'messages',
+  Responses: 'responses',
+  Embeddings: 'embeddings',
+  GammaTokenCount: 'count_tokens',
+  Models: 'models',
+};
+
+export interface LlmRequest {
+  routeType: RouteType;
+  /** The format the client speaks (errors are answered in it). */
+  format: ClientFormat;
+  /** Whether the body is an LLM request gw reads (false for Passthrough and Detect bodies it forwards as they are). */
+  parsed: boolean;
+  bytes: Buffer | undefined;
+  body: JsonObject | undefined;
+  stream: boolean;
+  llm: LlmRecord;
+}
+
+/** One endpoint to try, and where to report how the attempt went. */
+export interface Candidate {
+  endpoint: ProviderEndpoint;
+  /** The model to send instead of the client's (a virtual model target's `model`). */
+  model?: string;
+  report(outcome: ResponseOutcome): void;
+}
+
+/**
+ * Reads the client's request for an LLM route type. Answers the client itself (and returns
+ * undefined) when the body is too large, unreadable or not a JSON object.
+ */
+export async function readLlmRequest(
+  routed: RoutedRequest,
+  routeType: RouteType,
+  maxBodyBytes: number,
+): Promise<LlmRequest | undefined> {
+  const { req, res, record } = routed;
+  const clientFormat = CLIENT_FORMAT[routeType];
+  if (clientFormat === undefined && routeType !== 'Passthrough' && routeType !== 'Detect') {
+    sendClientError(res, 'completions', 400, `Route type ${routeType} is not served by this gateway yet.`);
+    return undefined;
+  }
+  const format: ClientFormat = clientFormat ?? 'completions';
+  const llm = new LlmRecord();
+  record.llm = llm;
+  record.backendType = 'ai';
+  const parsed = clientFormat !== undefined && clientFormat !== 'models';
+  let bytes: Buffer | undefined;
+  let body: JsonObject | undefined;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    try {
+      bytes = await readBody(req, maxBodyBytes, req.headers['content-length']);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        res.setHeader('connection', 'close');
+        sendClientError(res, format, 413, `The request body is larger than ${error.limit} bytes.`);
+      } else {
+        sendClientError(res, format, 400, 'The request body could not be read.');
+      }
+      return undefined;
+    }
+    record.bytesIn = bytes.length;
+    if (parsed) {
+      try {
+        const value: unknown = JSON.parse(bytes.toString('utf8'));
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+        body = value as JsonObject;
+      } catch {
+        sendClientError(res, format, 400, 'The request body is not a JSON object.');
+        return undefined;
+      }
+    }
+  }
+  const stream = body !== undefined && isStreaming(format as ApiFormat, body);
+  llm.streaming = stream;
+  llm.requestModel = typeof body?.model === 'string' ? body.model : '';
+  llm.operation = format === 'embeddings' ? 'embeddings' : 'chat';
+  return { routeType, format, parsed, bytes, body, stream, llm };
+}
+
+/**
+ * Tries candidates (from `next`, at most `total`) until one answers the client. The last
+ * candidate always answers, with the provider's own error when it failed.
+ */
+export async function runAttempts(
+  routed: RoutedRequest,
+  request: LlmRequest,
+  total: number,
+  next: () => Candidate | undefined,
+): Promise<void> {
+  const { req, res, record } = routed;
+  const { format, routeType, llm } = request;
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) gone.abort();
+  };
+  res.once('close', onClose);
+  try {
+    let candidate = next();
+    for (let attemptNumber = 1; candidate; attemptNumber++) {
+      const { endpoint } = candidate;
+      const variables = celContext(record);
+      let body = request.body;
+      if (body !== undefined && candidate.model !== undefined) body = { ...body, model: candidate.model };
+      if (body !== undefined) {
+        const applied = endpoint.policy.applyToRequest(body, format as ApiFormat, routeType, variables);
+        if (applied.rejected) return sendClientError(res, format, applied.rejected.status, applied.rejected.message);
+        body = applied.body;
+      }
+      const plan = endpoint.provider.plan({
+        clientFormat: format,
+        routeType,
+        body,
+        stream: request.stream,
+        headers: req.headers,
+        method: req.method,
+        path: routed.forward.path,
+      });
+      if (plan instanceof PlanError) {
+        const { status, contentType, body: text } = plan.response();
+        res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+        return void res.end(text);
+      }
+      let sendBody = plan.body;
+      if (sendBody !== undefined && request.body !== undefined)
+        sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
+      const payload = sendBody !== undefined ? Buffer.from(JSON.stringify(sendBody)) : request.bytes;
+      const headers = upstreamHeaders(routed, plan.headers, payload);
+      if (endpoint.headers)
+        for (const step of endpoint.headers.request)
+          if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
+      const query = new URLSearchParams(routed.forward.query);
+      for (const [name, value] of plan.query) query.set(name, value);
+      endpoint.auth?.apply({ headers, query }, req);
+      const search = query.toString();
+      llm.providerFamily = endpoint.provider.family;
+      llm.providerName = endpoint.name;
+      record.upstreamHost = `${plan.origin.host}:${plan.origin.port}`;
+      record.upstreamStartTime = process.hrtime.bigint();
+      const result = await attempt({
+        res,
+        pool: endpoint.pool,
+        plan,
+        clientFormat: format,
+        body: payload,
+        headers,
+        path: search ? `${plan.path}?${search}` : plan.path,
+        timeoutMs: minDefined(routed.timeoutMs, endpoint.requestTimeoutMs),
+        unhealthy: endpoint.unhealthy,
+        canRetry: attemptNumber < total,
+        onResponseHeaders: endpoint.headers?.response
+          ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)
+          : undefined,
+        clientGone: gone.signal,
+      });
+      record.upstreamEndTime = process.hrtime.bigint();
+      candidate.report({ ...result.observed, unhealthy: result.unhealthy });
+      if (result.answered) {
+        if (result.usage) llm.usage = result.usage;
+        if (result.responseModel) llm.responseModel = result.responseModel;
+        if (result.firstTokenMs !== undefined)
+          llm.firstTokenTime = record.upstreamStartTime + BigInt(Math.round(result.firstTokenMs * 1e6));
+        if (result.error) record.error = result.error;
+        return;
+      }
+      record.error = result.error ?? '';
+      candidate = next();
+    }
+    // The candidates ran out before `total` (a router offered fewer): answer for them.
+    sendClientError(res, format, 502, 'No provider could serve the request.');
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/** Upstream headers: the client's (minus its credentials and framing), then the provider's. */
+function upstreamHeaders(
+  routed: RoutedRequest,
+  providerHeaders: Record<string, string>,
+  payload: Buffer | undefined,
+): Record<string, string | string[]> {
+  const headers = { ...(routed.forward.headers as Record<string, string | string[]>) };
+  // The client's credentials are for the gateway, never for the provider (passthrough auth adds
+  // them back on purpose).
+  delete headers.authorization;
+  delete headers['x-api-key'];
+  delete headers['content-length'];
+  delete headers['accept-encoding'];
+  delete headers.host;
+  addForwardedFor(headers, routed.req.socket.remoteAddress, routed.scheme);
+  for (const [name, value] of Object.entries(providerHeaders)) headers[name] = value;
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  return headers;
+}

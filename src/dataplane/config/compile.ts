@@ -1,0 +1,379 @@
+// Compiles a Gateway's data-plane configuration once, when it arrives: route tables, filters,
+// weighted backend choices, connection pools, AI backends. Requests then only look things up in
+// the compiled form. Anything that cannot be used is compiled into an error answer for the
+// requests that reach it (and a problem line for the log), never a crash.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Pool } from 'undici';
+import type { Frontend } from '../../api/types/frontend.ts';
+import type {
+  BackendRefConfig,
+  DataPlaneConfig,
+  ListenerConfig,
+  RuleConfig,
+} from '../../controller/dataplane-config.ts';
+import { durationMs } from '../../util/units.ts';
+import type { AiBackend } from '../ai/ai-backend.ts';
+import { type CompiledModel, compileModels } from '../ai/models.ts';
+import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
+import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
+import { compileWeightedChoice, type WeightedChoice } from '../routing/weighted-choice.ts';
+import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import {
+  type BackendConnectionPolicy,
+  type ConnectionSettings,
+  ConnectionSettingsError,
+  connectionSettings,
+  type DataLookup,
+} from '../upstream/connection-settings.ts';
+import type { UpstreamPools } from '../upstream/pools.ts';
+import { serviceDestination, staticDestination } from './http-targets.ts';
+
+/** What serves the requests a backendRef receives. */
+export type BackendHandler =
+  | { kind: 'http'; settings: ConnectionSettings; pool: Pool; auth: BackendAuthApplier | undefined }
+  | { kind: 'ai'; backend: AiBackend }
+  | { kind: 'error'; status: number; message: string };
+
+/** Applies backend credentials to an upstream request (compiled from the effective auth policy). */
+export interface BackendAuthApplier {
+  apply(
+    target: { headers: Record<string, string | string[]>; query: URLSearchParams },
+    incoming: { headers: IncomingHttpHeaders },
+  ): void;
+}
+
+export interface CompiledBackendRef {
+  readonly weight: number;
+  readonly filters: CompiledFilters;
+  readonly handler: BackendHandler;
+  /** "GwBackend ns/name" or "Service ns/name", for telemetry. */
+  readonly name: string;
+}
+
+export interface CompiledRule {
+  readonly config: RuleConfig;
+  readonly route: string;
+  readonly filters: CompiledFilters;
+  readonly backends: WeightedChoice<CompiledBackendRef>;
+  /** HTTPRoute timeouts.request: the whole exchange. */
+  readonly requestTimeoutMs: number | undefined;
+  /** HTTPRoute timeouts.backendRequest: each upstream attempt. */
+  readonly backendRequestTimeoutMs: number | undefined;
+  /** Models attached to this rule (a GwModel "*" backend), keys into the configuration's models. */
+  readonly models: readonly string[] | undefined;
+  /** Why the rule cannot be served as configured (a policy field not enforced yet): answered with 500. */
+  readonly refused: string | undefined;
+}
+
+export interface CompiledListener {
+  readonly config: ListenerConfig;
+  readonly table: RouteTable;
+  readonly rules: ReadonlyMap<RuleConfig, CompiledRule>;
+  /** The Gateway's compiled GwModels (rules and the listener name theirs by key). */
+  readonly models: ReadonlyMap<string, CompiledModel>;
+  /** Serves requests no route matches when models are attached to the listener itself. */
+  readonly modelRule: CompiledRule | undefined;
+  /** Access log and metrics as the listener's effective Frontend policy sets them. */
+  readonly telemetry: FrontendTelemetry | undefined;
+  /** Lower-case hostname without a wildcard's "*" ("*.example.com" keeps ".example.com"), or undefined. */
+  readonly hostname: string | undefined;
+}
+
+export interface CompiledPort {
+  readonly port: number;
+  readonly protocol: 'HTTP' | 'HTTPS';
+  /** Most specific hostname first: exact names, then wildcards (longest first), then none. */
+  readonly listeners: readonly CompiledListener[];
+  /** Certificates of HTTPS listeners: hostname ('' for none) → PEM key and certificate. */
+  readonly certificates: ReadonlyMap<string, { key: string; cert: string }>;
+}
+
+export interface CompiledGateway {
+  readonly key: string;
+  readonly config: DataPlaneConfig;
+  readonly ports: ReadonlyMap<number, CompiledPort>;
+  /** What could not be compiled, one line each ("listener http route ns/r rule 0: ..."). */
+  readonly problems: readonly string[];
+  /** Connection pools this configuration uses (the rest can be closed). */
+  readonly poolKeys: ReadonlySet<string>;
+}
+
+/** The parts of the proxy the compiler needs (and the AI backend compiler it delegates to). */
+export interface CompileContext {
+  pools: UpstreamPools;
+  telemetry?: Telemetry;
+  compileAiBackend?: (input: AiBackendInput) => BackendHandler;
+  compileBackendAuth?: (
+    auth: unknown,
+    data: DataLookup,
+    namespace: string,
+    /** Where a key goes when the policy names no location (an LLM provider's own header). */
+    keyStyle?: 'bearer' | 'x-api-key',
+  ) => BackendAuthApplier | { field: string; message: string } | undefined;
+}
+
+export interface AiBackendInput {
+  name: string;
+  namespace: string;
+  spec: Record<string, unknown>;
+  ref: BackendRefConfig;
+  data: DataLookup;
+  context: CompileContext;
+  /** The shared pool for these settings, recorded as used by this configuration. */
+  pool: (settings: ConnectionSettings) => Pool;
+}
+
+/**
+ * Policy fields this data plane enforces. A configured field outside these lists is refused,
+ * never silently skipped: a route whose traffic policy sets one answers 500 (fail closed — an
+ * unenforced authentication policy must not let traffic through), and the reason is logged.
+ */
+const ENFORCED_TRAFFIC_FIELDS = new Set(['timeouts', 'phase']);
+const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
+
+function unenforced(values: Record<string, unknown> | undefined, enforced: ReadonlySet<string>): string[] {
+  return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
+}
+
+/** Whether `host` (routing form) matches a listener hostname (exact, or "*." wildcard). */
+export function listenerMatches(listener: CompiledListener, host: string): boolean {
+  const hostname = listener.hostname;
+  if (hostname === undefined) return true;
+  if (hostname.charCodeAt(0) === 46 /* . */) return host.length > hostname.length && host.endsWith(hostname);
+  return host === hostname;
+}
+
+/** The listener on a port that takes a request for `host` (already in routing form). */
+export function selectListener(port: CompiledPort, host: string): CompiledListener | undefined {
+  const listeners = port.listeners;
+  if (listeners.length === 1) return listenerMatches(listeners[0]!, host) ? listeners[0] : undefined;
+  for (const listener of listeners) if (listenerMatches(listener, host)) return listener;
+  return undefined;
+}
+
+function hostnameRank(listener: CompiledListener): number {
+  const hostname = listener.hostname;
+  if (hostname === undefined) return 0;
+  return hostname.charCodeAt(0) === 46 ? 1 + hostname.length : 100_000 + hostname.length;
+}
+
+export function compileGateway(key: string, config: DataPlaneConfig, context: CompileContext): CompiledGateway {
+  const problems: string[] = [];
+  const poolKeys = new Set<string>();
+  const data: DataLookup = (ref) => config.data[ref];
+  const pool = (settings: ConnectionSettings) => {
+    poolKeys.add(settings.key);
+    return context.pools.get(settings);
+  };
+  const models = compileModels(config.models, context, data, pool);
+  for (const model of models.values())
+    if (model.kind === 'error') problems.push(`GwModel ${model.key}: ${model.message}`);
+  const ports = new Map<
+    number,
+    {
+      protocol: 'HTTP' | 'HTTPS';
+      listeners: CompiledListener[];
+      certificates: Map<string, { key: string; cert: string }>;
+    }
+  >();
+  for (const listener of config.listeners) {
+    if (listener.protocol !== 'HTTP' && listener.protocol !== 'HTTPS') {
+      problems.push(`listener ${listener.name}: protocol ${listener.protocol} is not served by this data plane`);
+      continue;
+    }
+    let port = ports.get(listener.port);
+    if (!port) {
+      port = { protocol: listener.protocol, listeners: [], certificates: new Map() };
+      ports.set(listener.port, port);
+    } else if (port.protocol !== listener.protocol) {
+      problems.push(`listener ${listener.name}: port ${listener.port} already serves ${port.protocol}`);
+      continue;
+    }
+    if (listener.protocol === 'HTTPS') {
+      const certificate = listenerCertificate(listener, data);
+      if (typeof certificate === 'string') {
+        problems.push(`listener ${listener.name}: ${certificate}`);
+        continue;
+      }
+      port.certificates.set(listener.hostname?.toLowerCase() ?? '', certificate);
+    }
+    port.listeners.push(compileListener(listener, config, context, data, problems, poolKeys, models));
+  }
+  const compiledPorts = new Map<number, CompiledPort>();
+  for (const [number, port] of ports) {
+    port.listeners.sort((a, b) => hostnameRank(b) - hostnameRank(a));
+    compiledPorts.set(number, { port: number, ...port });
+  }
+  return { key, config, ports: compiledPorts, problems, poolKeys };
+}
+
+function listenerCertificate(listener: ListenerConfig, data: DataLookup): { key: string; cert: string } | string {
+  if (listener.tls?.mode === 'Passthrough') return 'TLS Passthrough is not served by this data plane';
+  const ref = listener.tls?.certificates[0];
+  if (!ref) return 'an HTTPS listener needs a certificate';
+  const secret = data(ref);
+  if (!secret?.['tls.crt'] || !secret['tls.key']) return `${ref} needs tls.crt and tls.key`;
+  return { key: secret['tls.key'], cert: secret['tls.crt'] };
+}
+
+function compileListener(
+  listener: ListenerConfig,
+  config: DataPlaneConfig,
+  context: CompileContext,
+  data: DataLookup,
+  problems: string[],
+  poolKeys: Set<string>,
+  models: ReadonlyMap<string, CompiledModel>,
+): CompiledListener {
+  const table = compileRouteTable(listener.routes, listener.hostname);
+  for (const problem of table.problems) {
+    problems.push(
+      `listener ${listener.name} route ${problem.route} rule ${problem.ruleIndex} ${problem.field}: ${problem.message}`,
+    );
+  }
+  const rules = new Map<RuleConfig, CompiledRule>();
+  for (const route of listener.routes) {
+    const namespace = route.route.split('/')[0]!;
+    route.rules.forEach((rule, index) => {
+      const where = `listener ${listener.name} route ${route.route} rule ${rule.name ?? index}`;
+      const filters = compileRuleFilters(rule);
+      for (const problem of filters.rule.problems) problems.push(`${where} filter ${problem.type}: ${problem.message}`);
+      const backends = rule.backendRefs.map((ref, refIndex) => {
+        const refFilters = filters.backendRefs[refIndex]!;
+        for (const problem of refFilters.problems)
+          problems.push(`${where} backendRef ${refIndex} filter ${problem.type}: ${problem.message}`);
+        const handler = compileBackendRef(ref, namespace, config, context, data, poolKeys);
+        if (handler.kind === 'error') problems.push(`${where} ${ref.backend}: ${handler.message}`);
+        return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
+      });
+      const timeouts = (rule.timeouts ?? {}) as { request?: string; backendRequest?: string };
+      const trafficTimeout = (rule.traffic.timeouts as { request?: string } | undefined)?.request;
+      const notEnforced = unenforced(rule.traffic, ENFORCED_TRAFFIC_FIELDS);
+      const refused =
+        notEnforced.length > 0
+          ? `traffic policy ${notEnforced.map((field) => `traffic.${field}`).join(', ')} is not enforced by this data plane yet`
+          : undefined;
+      if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
+      rules.set(rule, {
+        config: rule,
+        route: route.route,
+        filters: filters.rule,
+        backends: compileWeightedChoice(backends),
+        requestTimeoutMs: timeouts.request
+          ? durationMs(timeouts.request)
+          : trafficTimeout
+            ? durationMs(trafficTimeout)
+            : undefined,
+        backendRequestTimeoutMs: timeouts.backendRequest ? durationMs(timeouts.backendRequest) : undefined,
+        models: rule.models,
+        refused,
+      });
+    });
+  }
+  const hostname = listener.hostname?.toLowerCase();
+  const modelRule: CompiledRule | undefined =
+    listener.models.length > 0
+      ? {
+          config: { matches: [], traffic: {}, backendRefs: [] },
+          route: '',
+          filters: compileRuleFilters({ matches: [], traffic: {}, backendRefs: [] }).rule,
+          backends: compileWeightedChoice([]),
+          requestTimeoutMs: undefined,
+          backendRequestTimeoutMs: undefined,
+          models: listener.models,
+          refused: undefined,
+        }
+      : undefined;
+  const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend);
+  for (const problem of telemetry?.problems ?? []) problems.push(`listener ${listener.name} frontend: ${problem}`);
+  return {
+    config: listener,
+    table,
+    rules,
+    models,
+    modelRule,
+    telemetry,
+    hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
+  };
+}
+
+function compileBackendRef(
+  ref: BackendRefConfig,
+  routeNamespace: string,
+  config: DataPlaneConfig,
+  context: CompileContext,
+  data: DataLookup,
+  poolKeys: Set<string>,
+): BackendHandler {
+  if (ref.problem) return { kind: 'error', status: 500, message: `backend ${ref.backend}: ${ref.problem}` };
+  const backend = config.backends[ref.backend];
+  if (!backend) return { kind: 'error', status: 500, message: `backend ${ref.backend} is not in the configuration` };
+  const namespace = ref.backend.slice(ref.backend.indexOf(' ') + 1).split('/')[0] ?? routeNamespace;
+  const policy = ref.policy as BackendConnectionPolicy & { auth?: unknown };
+  const spec = (backend.spec ?? {}) as Record<string, unknown>;
+  const notEnforced = unenforced(ref.policy, ENFORCED_BACKEND_FIELDS);
+  if (notEnforced.length > 0) {
+    const fields = notEnforced.map((field) => `backend.${field}`).join(', ');
+    return { kind: 'error', status: 500, message: `backend policy ${fields} is not enforced by this data plane yet` };
+  }
+  try {
+    if (backend.kind === 'Service') {
+      const destination = serviceDestination(spec, ref.port, policy.tls !== undefined);
+      if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
+      return httpHandler(
+        connectionSettings(destination, policy, data, namespace),
+        policy,
+        data,
+        namespace,
+        context,
+        poolKeys,
+      );
+    }
+    if (spec.static) {
+      const destination = staticDestination(spec.static as Record<string, never>, policy.tls !== undefined);
+      return httpHandler(
+        connectionSettings(destination, policy, data, namespace),
+        policy,
+        data,
+        namespace,
+        context,
+        poolKeys,
+      );
+    }
+    if (spec.ai) {
+      if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
+      const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
+      const pool = (settings: ConnectionSettings) => {
+        poolKeys.add(settings.key);
+        return context.pools.get(settings);
+      };
+      return context.compileAiBackend({ name, namespace, spec, ref, data, context, pool });
+    }
+    const kind = Object.keys(spec).find((field) => field !== 'policies') ?? 'unknown';
+    return { kind: 'error', status: 501, message: `GwBackend kind "${kind}" is not served by this data plane yet` };
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return { kind: 'error', status: 500, message: `backend policy ${error.field}: ${error.message}` };
+    throw error;
+  }
+}
+
+function httpHandler(
+  settings: ConnectionSettings,
+  policy: { auth?: unknown },
+  data: DataLookup,
+  namespace: string,
+  context: CompileContext,
+  poolKeys: Set<string>,
+): BackendHandler {
+  let auth: BackendAuthApplier | undefined;
+  if (policy.auth !== undefined && context.compileBackendAuth) {
+    const compiled = context.compileBackendAuth(policy.auth, data, namespace);
+    if (compiled && 'message' in compiled)
+      return { kind: 'error', status: 500, message: `backend policy auth.${compiled.field}: ${compiled.message}` };
+    auth = compiled;
+  }
+  poolKeys.add(settings.key);
+  return { kind: 'http', settings, pool: context.pools.get(settings), auth };
+}

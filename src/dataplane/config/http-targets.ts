@@ -1,0 +1,37 @@
+// Destinations for plain HTTP backends: a GwBackend `static` (host and port, or a Unix socket) and
+// a Kubernetes Service. In file mode there are no Endpoints, so a Service is reached through its
+// own fields (docs/dataplane.md): spec.externalName (type ExternalName), else spec.clusterIP,
+// else the first of spec.externalIPs, at the port the backendRef names.
+import type { Destination } from '../upstream/connection-settings.ts';
+
+interface ServiceSpec {
+  type?: string;
+  externalName?: string;
+  clusterIP?: string;
+  externalIPs?: string[];
+  ports?: { port: number; name?: string }[];
+}
+
+/** Where a Service is reached, or why it cannot be. */
+export function serviceDestination(spec: ServiceSpec, port: number | undefined, tls: boolean): Destination | string {
+  if (port === undefined) return 'a backendRef to a Service must set port';
+  if (!(spec.ports ?? []).some((p) => p.port === port)) return `the Service has no port ${port}`;
+  const host =
+    (spec.type === 'ExternalName' ? spec.externalName : undefined) ??
+    (spec.clusterIP && spec.clusterIP !== 'None' ? spec.clusterIP : undefined) ??
+    spec.externalIPs?.[0];
+  if (!host)
+    return 'the Service has no address gw can use outside a cluster (set externalName, clusterIP or externalIPs)';
+  return { protocol: tls ? 'https:' : 'http:', host, port };
+}
+
+interface StaticSpec {
+  host?: string;
+  port?: number;
+  unixPath?: string;
+}
+
+export function staticDestination(spec: StaticSpec, tls: boolean): Destination {
+  if (spec.unixPath) return { protocol: 'http:', host: 'localhost', port: 80, socketPath: spec.unixPath };
+  return { protocol: tls ? 'https:' : 'http:', host: spec.host!, port: spec.port! };
+}

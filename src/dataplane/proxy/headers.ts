@@ -1,0 +1,62 @@
+// Header handling shared by every kind of upstream request: hop-by-hop fields are the
+// connection's own (RFC 9110 section 7.6.1) and never forwarded in either direction.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** A request's headers as sent upstream: hop-by-hop fields, and those the Connection header names, dropped. */
+export function forwardedRequestHeaders(incoming: IncomingHttpHeaders): Record<string, string | string[]> {
+  const named = connectionTokens(incoming.connection);
+  const out: Record<string, string | string[]> = {};
+  for (const name in incoming) {
+    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    const value = incoming[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** An upstream response's headers as sent to the client, hop-by-hop fields dropped. */
+export function forwardedResponseHeaders(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+  const named = connectionTokens(upstream.connection);
+  const out: OutgoingHttpHeaders = {};
+  for (const name in upstream) {
+    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    const value = upstream[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  if (text === 'keep-alive' || text === 'close') return undefined;
+  return new Set(text.split(',').map((token) => token.trim().toLowerCase()));
+}
+
+/** Appends the client address to X-Forwarded-For and sets X-Forwarded-Proto. */
+export function addForwardedFor(
+  headers: Record<string, string | string[]>,
+  clientAddress: string | undefined,
+  scheme: string,
+): void {
+  if (clientAddress) {
+    const existing = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = existing
+      ? `${Array.isArray(existing) ? existing.join(', ') : existing}, ${clientAddress}`
+      : clientAddress;
+  }
+  headers['x-forwarded-proto'] = scheme;
+}

@@ -1,0 +1,143 @@
+// One request through the gateway: pick the listener by Host, the rule by the route table, run
+// the rule's filters, choose a backendRef by weight and hand the request to its backend. The
+// compiled port is captured when the request arrives, so a configuration swap never changes a
+// request in flight.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
+import { selectListener } from '../config/compile.ts';
+import {
+  applyRequestFilters,
+  applyResponseFilters,
+  type ForwardRequest,
+  type HeaderBag,
+  redirectResponse,
+} from '../routing/filters.ts';
+import { routingHost } from '../routing/host.ts';
+import { normalizePath } from '../routing/path.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
+import { sendText } from './direct-response.ts';
+import { addForwardedFor, forwardedRequestHeaders } from './headers.ts';
+import { forwardHttp, hasRequestBody } from './http-forward.ts';
+
+/** What a backend handler other than plain HTTP (AI, models) receives. */
+export interface RoutedRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RequestRecord;
+  listener: CompiledListener;
+  rule: CompiledRule;
+  backend: CompiledBackendRef | undefined;
+  /** Path (normalised, after filters) and query as they go upstream, with the request headers. */
+  forward: ForwardRequest;
+  scheme: 'http' | 'https';
+  /** The smallest of the route and backend deadlines, if any. */
+  timeoutMs: number | undefined;
+}
+
+export type RoutedHandler = (request: RoutedRequest) => Promise<void>;
+
+export interface RequestHandlerHooks {
+  /** Serves rules whose backend is GwModel "*" (the models attached to the rule or listener). */
+  models?: RoutedHandler;
+  /** Serves AI backends. */
+  ai?: RoutedHandler;
+}
+
+function minTimeout(...values: (number | undefined)[]): number | undefined {
+  let result: number | undefined;
+  for (const value of values)
+    if (value !== undefined && value > 0 && (result === undefined || value < result)) result = value;
+  return result;
+}
+
+/** What the server needs to know about a request once routing has chosen its listener. */
+export interface RequestScope {
+  telemetry: FrontendTelemetry | undefined;
+}
+
+export async function handleRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  port: CompiledPort,
+  scheme: 'http' | 'https',
+  record: RequestRecord,
+  hooks: RequestHandlerHooks,
+  scope: RequestScope,
+): Promise<void> {
+  const rawHost = req.headers.host ?? '';
+  const host = routingHost(rawHost);
+  const listener = selectListener(port, host);
+  if (!listener) return void sendText(res, 404, 'no listener for this host');
+  record.listener = listener.config.name;
+  scope.telemetry = listener.telemetry;
+  const url = req.url ?? '/';
+  const queryStart = url.indexOf('?');
+  const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+  const query = queryStart === -1 ? '' : url.slice(queryStart + 1);
+  const path = normalizePath(rawPath);
+  if (path === undefined) return void sendText(res, 400, 'invalid request path');
+  const match = listener.table.match({ host: rawHost, path, query, method: req.method ?? 'GET', headers: req.headers });
+  const rule = match ? listener.rules.get(match.rule)! : listener.modelRule;
+  if (!rule) return void sendText(res, 404, 'no route matches this request');
+  record.route = rule.route;
+  record.rule = rule.config.name ?? '';
+  if (rule.refused) return void sendText(res, 500, rule.refused);
+  if (rule.filters.problems.length > 0)
+    return void sendText(res, 500, `route filter not supported: ${rule.filters.problems[0]!.message}`);
+  if (rule.filters.redirect) {
+    const redirect = redirectResponse(rule.filters.redirect, {
+      scheme,
+      host: rawHost,
+      path,
+      query,
+      listenerPort: port.port,
+    });
+    return void sendText(res, redirect.statusCode, 'redirect', { location: redirect.location });
+  }
+  const headers = forwardedRequestHeaders(req.headers);
+  const forward: ForwardRequest = { path, query, headers: headers as HeaderBag };
+  applyRequestFilters(rule.filters, forward);
+  if (rule.models) {
+    if (!hooks.models) return void sendText(res, 500, 'models are not available');
+    const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
+    return hooks.models({ req, res, record, listener, rule, backend: undefined, forward, scheme, timeoutMs });
+  }
+  const backend = rule.backends.pick();
+  if (!backend) return void sendText(res, 500, 'the route has no usable backend');
+  record.backend = backend.name;
+  if (backend.filters.problems.length > 0)
+    return void sendText(res, 500, `backend filter not supported: ${backend.filters.problems[0]!.message}`);
+  applyRequestFilters(backend.filters, forward);
+  const handler = backend.handler;
+  record.backendType = handler.kind === 'ai' ? 'ai' : backend.name.startsWith('Service') ? 'service' : 'static';
+  if (handler.kind === 'error') return void sendText(res, handler.status, handler.message);
+  if (handler.kind === 'ai') {
+    if (!hooks.ai) return void sendText(res, 500, 'AI backends are not available');
+    const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
+    return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs });
+  }
+  const upstreamHeaders = forward.headers as Record<string, string | string[]>;
+  addForwardedFor(upstreamHeaders, req.socket.remoteAddress, scheme);
+  let search = forward.query;
+  if (handler.auth) {
+    const params = new URLSearchParams(search);
+    handler.auth.apply({ headers: upstreamHeaders, query: params }, req);
+    search = params.toString();
+  }
+  record.upstreamStartTime = process.hrtime.bigint();
+  const outcome = await forwardHttp(res, {
+    pool: handler.pool,
+    method: req.method ?? 'GET',
+    path: search ? `${forward.path}?${search}` : forward.path,
+    headers: upstreamHeaders,
+    body: hasRequestBody(req) ? req : undefined,
+    timeoutMs: minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs, handler.settings.requestTimeoutMs),
+    onResponseHeaders: (responseHeaders) => {
+      applyResponseFilters(rule.filters, responseHeaders);
+      applyResponseFilters(backend.filters, responseHeaders);
+    },
+  });
+  record.upstreamEndTime = process.hrtime.bigint();
+  if (outcome.failure) record.error = `upstream ${outcome.failure}`;
+}

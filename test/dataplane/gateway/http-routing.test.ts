@@ -1,0 +1,203 @@
+// Plain HTTP through gw: HTTPRoute matching, filters, redirects, weighted backends, Service and
+// static backends, and configuration reloads that never fail a request — in flight or new.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+/** An upstream that answers with its name, the path and headers it saw, after `?delay=ms`. */
+async function echoServer(name: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    const delay = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('delay') ?? 0);
+    setTimeout(() => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-upstream', name);
+      res.end(JSON.stringify({ name, path: req.url, headers: req.headers }));
+    }, delay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : 0 };
+}
+
+function routes(a: number, b: number, weightB: number): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: a}
+spec: {static: {host: 127.0.0.1, port: ${a}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b}
+spec: {clusterIP: 127.0.0.1, ports: [{port: ${b}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [web.example.com]
+  rules:
+    - name: exact
+      matches: [{path: {type: Exact, value: /exact}}]
+      filters:
+        - {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-added, value: yes}], remove: [x-secret]}}
+        - {type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-gw, value: seen}]}}
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: a}]
+    - name: old
+      matches: [{path: {type: PathPrefix, value: /old}}]
+      filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /new}, statusCode: 301}}]
+    - name: api
+      matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-version, value: '2'}]}]
+      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /v2}}}]
+      backendRefs: [{name: b, port: ${b}}]
+    - name: split
+      matches: [{path: {type: PathPrefix, value: /}}]
+      backendRefs:
+        - {group: gw.dev, kind: GwBackend, name: a, weight: ${100 - weightB}}
+        - {name: b, port: ${b}, weight: ${weightB}}
+`;
+}
+
+describe('HTTP routing through gw', () => {
+  let a: Awaited<ReturnType<typeof echoServer>>;
+  let b: Awaited<ReturnType<typeof echoServer>>;
+  let gw: TestGateway;
+  let base: string;
+
+  // undici's request, not fetch: fetch does not let a client choose the Host header.
+  const get = async (path: string, headers: Record<string, string> = {}, host = 'web.example.com') => {
+    const response = await request(`${base}${path}`, { headers: { host, ...headers } });
+    return {
+      status: response.statusCode,
+      headers: { get: (name: string) => (response.headers[name] as string | undefined) ?? null },
+      json: () => response.body.json(),
+      text: () => response.body.text(),
+      arrayBuffer: () => response.body.arrayBuffer(),
+    };
+  };
+
+  before(async () => {
+    a = await echoServer('a');
+    b = await echoServer('b');
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    gw = await startTestGateway({ 'gateway.yaml': gatewayYaml(port), 'routes.yaml': routes(a.port, b.port, 0) });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    a?.server.close();
+    b?.server.close();
+  });
+
+  it('matches an exact path and applies header filters both ways', async () => {
+    const response = await get('/exact', { 'x-secret': 's' });
+    assert.equal(response.headers.get('x-upstream'), 'a');
+    assert.equal(response.headers.get('x-gw'), 'seen');
+    const seen = (await response.json()) as { headers: Record<string, string> };
+    assert.equal(seen.headers['x-added'], 'yes');
+    assert.equal(seen.headers['x-secret'], undefined);
+    assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
+  });
+
+  it('redirects with the prefix replaced', async () => {
+    const response = await get('/old/page?q=1');
+    assert.equal(response.status, 301);
+    assert.equal(response.headers.get('location'), `http://web.example.com:${new URL(base).port}/new/page?q=1`);
+  });
+
+  it('matches a header condition and rewrites the path to a Service backend', async () => {
+    const response = await get('/api/items', { 'x-version': '2' });
+    const seen = (await response.json()) as { name: string; path: string };
+    assert.deepEqual([seen.name, seen.path], ['b', '/v2/items']);
+  });
+
+  it('answers 404 for another host', async () => {
+    const response = await get('/exact', {}, 'other.example.com');
+    assert.equal(response.status, 404);
+    await response.text();
+  });
+
+  it('swaps configuration without failing requests in flight or new ones', async () => {
+    const slow = get('/slow?delay=300');
+    const load = (async () => {
+      const statuses: number[] = [];
+      const until = Date.now() + 700;
+      while (Date.now() < until) {
+        const response = await get('/any');
+        statuses.push(response.status);
+        await response.arrayBuffer();
+      }
+      return statuses;
+    })();
+    await sleep(50);
+    gw.write('routes.yaml', routes(a.port, b.port, 100)); // all traffic of the split rule to b
+    const [slowResponse, statuses] = await Promise.all([slow, load]);
+    assert.equal(slowResponse.status, 200);
+    assert.equal(((await slowResponse.json()) as { name: string }).name, 'a', 'finished on its old configuration');
+    assert.ok(
+      statuses.every((status) => status === 200),
+      `statuses: ${[...new Set(statuses)].join(',')}`,
+    );
+    const after = await get('/any');
+    assert.equal(((await after.json()) as { name: string }).name, 'b');
+  });
+
+  it('keeps serving the last good configuration when a file becomes invalid', async () => {
+    gw.write(
+      'routes.yaml',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web}\nspec: {parentRefs: 7}\n',
+    );
+    await sleep(200);
+    const response = await get('/exact');
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+  });
+});
+
+describe('policies the data plane does not enforce yet', () => {
+  it('fail closed: the rule answers 500 and the reason is logged', async () => {
+    const upstream = await echoServer('a');
+    const port = await freePort();
+    const gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: a}
+spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{name: all, backendRefs: [{group: gw.dev, kind: GwBackend, name: a}]}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: keys}
+stringData: {team: k1}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: keys}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  traffic: {apiKeyAuthentication: {secretRef: {name: keys}}}
+`,
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/`);
+      assert.equal(response.status, 500);
+      assert.match(await response.text(), /traffic\.apiKeyAuthentication is not enforced/);
+      assert.ok(
+        gw.logs.some((line) => /route default\/web rule all: traffic policy traffic\.apiKeyAuthentication/.test(line)),
+      );
+    } finally {
+      await gw.stop();
+      upstream.server.close();
+    }
+  });
+});

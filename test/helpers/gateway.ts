@@ -1,0 +1,68 @@
+// Starts gw in-process (file store, controller, data plane) on a directory of YAML written by the
+// test, bound to 127.0.0.1 on free ports; stopped by the test.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
+import { LocalGateway } from '../../src/run/local-gateway.ts';
+
+/** A port free right now on 127.0.0.1 (the OS picks it). */
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface TestGateway {
+  gateway: LocalGateway;
+  dir: string;
+  logs: string[];
+  /** Access log lines (JSON), in the order requests finished. */
+  accessLog: string[];
+  /** Rewrites a file of the configuration directory. */
+  write(file: string, yaml: string): void;
+  stop(): Promise<void>;
+}
+
+/** gw serving `files` (name → YAML); resolves when every listener is bound. */
+export async function startTestGateway(files: Record<string, string>): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
+  for (const [name, yaml] of Object.entries(files)) writeFileSync(join(dir, name), yaml);
+  const logs: string[] = [];
+  const accessLog: string[] = [];
+  const telemetry = new Telemetry({ sink: { write: (line) => accessLog.push(line) } });
+  const gateway = new LocalGateway({ paths: [dir], address: '127.0.0.1', log: (line) => logs.push(line), telemetry });
+  await gateway.start();
+  return {
+    gateway,
+    dir,
+    logs,
+    accessLog,
+    write: (file, yaml) => writeFileSync(join(dir, file), yaml),
+    stop: async () => {
+      await gateway.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** GatewayClass gw and Gateway default/ai with one HTTP listener "http" on `port`; ends with ---. */
+export function gatewayYaml(port: number): string {
+  return `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${port}}]}
+---
+`;
+}
