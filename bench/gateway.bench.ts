@@ -12,6 +12,7 @@ import { measureTarget, type Outcome } from './gateway/measure.ts';
 import { type BenchOptions, parseOptions, USAGE } from './gateway/options.ts';
 import { machineBusyMs, ownCpuMs } from './gateway/process-tree.ts';
 import { renderReport } from './gateway/report.ts';
+import { combineRounds } from './gateway/rounds.ts';
 import { directAnthropic, directOpenAi } from './gateway/targets/direct.ts';
 import { gwTarget } from './gateway/targets/gw.ts';
 import { findNginx, NGINX_INSTALL_HINT, nginxTarget } from './gateway/targets/nginx.ts';
@@ -40,7 +41,7 @@ function preamble(options: BenchOptions, othersShare: number): string[] {
     `Machine: ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${nginxVersion()}.`,
     `The load generator, the upstream mocks and the target run as separate processes and share these ${cores} cores; nothing is pinned, so a proxy's figures include the CPU it takes from the other two.`,
     `Request: ${CHAT_BODY.length}-byte Chat Completions JSON (model gpt-4o-mini); answer: the mock's fixed 1,024-byte completion with usage.`,
-    `Runs per target: ${s.warmupSeconds} s warm-up, then ${s.connections} connections for ${s.durationSeconds} s (autocannon, closed loop); ` +
+    `Runs per target${options.rounds > 1 ? `, in each of ${options.rounds} rounds (every figure below is the median of the rounds, peak RSS the highest)` : ''}: ${s.warmupSeconds} s warm-up, then ${s.connections} connections for ${s.durationSeconds} s (autocannon, closed loop); ` +
       `${s.rate} requests/s for ${s.rateSeconds} s after ${s.rateWarmupSeconds} s not measured (open loop, evenly spaced, ${s.connections} connections at most); ` +
       `${s.firstByteRequests} streaming requests one at a time (time to the first body bytes); ` +
       `${s.peakConnections} connections for ${s.peakSeconds} s, then the peak RSS (VmHWM summed over the target's processes).`,
@@ -79,14 +80,19 @@ async function main(): Promise<number> {
   const ownAtStart = ownCpuMs();
   log('starting the upstream mocks');
   const upstream = await startUpstream();
-  const outcomes: Outcome[] = [];
+  const rounds: Outcome[][] = [];
   try {
-    for (const definition of definitions(options)) {
-      if (interrupted) break;
-      log(`${definition.label}:`);
-      const outcome = await measureTarget(definition, upstream.ports, options.settings, log);
-      if (outcome.status === 'unavailable') log(`  not available: ${outcome.reason}`);
-      outcomes.push(outcome);
+    for (let round = 1; round <= options.rounds && !interrupted; round++) {
+      if (options.rounds > 1) log(`round ${round} of ${options.rounds}`);
+      const outcomes: Outcome[] = [];
+      for (const definition of definitions(options)) {
+        if (interrupted) break;
+        log(`${definition.label}:`);
+        const outcome = await measureTarget(definition, upstream.ports, options.settings, log);
+        if (outcome.status === 'unavailable') log(`  not available: ${outcome.reason}`);
+        outcomes.push(outcome);
+      }
+      rounds.push(outcomes);
     }
   } finally {
     await upstream.stop();
@@ -96,7 +102,7 @@ async function main(): Promise<number> {
   const othersMs = machineBusyMs() - busyAtStart - (ownCpuMs() - ownAtStart);
   const othersShare = Math.max(0, othersMs) / (elapsedMs * availableParallelism());
   if (interrupted) return 130;
-  const report = renderReport(outcomes, {
+  const report = renderReport(combineRounds(rounds), {
     rate: options.settings.rate,
     connections: options.settings.connections,
     peakConnections: options.settings.peakConnections,

@@ -15,6 +15,8 @@ export interface BenchOptions {
   /** gw's access log; off by default, as nginx's is. */
   gwAccessLog: boolean;
   targets: TargetId[];
+  /** Times the whole sequence runs; the report gives the median of each figure. */
+  rounds: number;
   /** Also write the report to this file. */
   output?: string;
 }
@@ -30,6 +32,7 @@ export const USAGE = `Usage: node bench/gateway.bench.ts [options]
   --workers N           nginx worker_processes (default: the number of cores, as gw)
   --gw-arg ARG          an extra argument for "gw run" (repeatable)
   --gw-access-log       keep gw's access log on (written to /dev/null); off by default, as nginx's
+  --rounds N            run everything N times (fresh processes each time) and report medians (default 1)
   --only IDS            comma-separated subset of: ${TARGET_IDS.join(', ')}
   --output FILE         also write the report (markdown) to FILE
 `;
@@ -56,6 +59,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'gw-arg': { type: 'string', multiple: true },
       'gw-access-log': { type: 'boolean' },
       only: { type: 'string' },
+      rounds: { type: 'string' },
       output: { type: 'string' },
     },
     strict: true,
@@ -81,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     gwArgs: values['gw-arg'] ?? [],
     gwAccessLog: values['gw-access-log'] ?? false,
     targets: TARGET_IDS.filter((id) => targets.includes(id)),
+    rounds: Math.round(positive('rounds', values.rounds, 1)),
     output: values.output,
   };
 }
