@@ -17,10 +17,12 @@ import {
   type JsonObject,
   messagesToCompletionsResponse,
   type StreamProcessor,
+  streamErrorEvent,
   translateErrorBody,
   type Usage,
   usageFromResponse,
 } from './formats/index.ts';
+import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import type { ClientFormat, UpstreamPlan } from './providers/types.ts';
 
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
@@ -206,6 +208,7 @@ async function streamResponse(
 ): Promise<AttemptResult> {
   const handling = input.plan.response;
   const providerFormat = input.plan.providerFormat;
+  const translates = handling.kind === 'translate' && handling.from !== handling.to;
   const processor: StreamProcessor =
     handling.kind === 'translate'
       ? createStreamTranslator(handling.from, handling.to, { includeUsage: handling.includeUsage })
@@ -239,9 +242,13 @@ async function streamResponse(
     if (input.clientGone.aborted) {
       result.error = 'client went away';
     } else {
-      // The upstream broke mid-stream: end the client's stream with the translator's error event.
+      // The upstream broke mid-stream: end the client's stream with an error event in its format.
+      // A translator writes its own; an observer has none, and its unfinished last event is
+      // dropped so that the error event starts on an event boundary.
       result.error = `upstream stream ${failureOf(error)}`;
-      const last = processor.end();
+      const last = translates
+        ? processor.end()
+        : streamErrorEvent(errorFormat(input.clientFormat), 502, TRUNCATED_MESSAGE);
       if (last.length > 0 && !res.destroyed) res.write(last);
       res.end();
     }

@@ -25,6 +25,31 @@ const CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
   Models: 'models',
 };
 
+/**
+ * The deepest nesting of objects and arrays a client body may have (serde_json's default limit,
+ * so agentgateway's too). JSON.parse accepts any depth, but serialising, cloning and translating
+ * the body recurse: a body nested thousands deep would overflow the stack there.
+ */
+export const MAX_BODY_NESTING = 128;
+
+/** Whether `root` has objects or arrays nested more than `limit` deep; iterative, so any depth is safe. */
+function nestedDeeperThan(root: object, limit: number): boolean {
+  const values: object[] = [root];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const value = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (child !== null && typeof child === 'object') {
+        values.push(child as object);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 export interface LlmRequest {
   routeType: RouteType;
   /** The format the client speaks (errors are answered in it). */
@@ -87,6 +112,10 @@ export async function readLlmRequest(
         body = value as JsonObject;
       } catch {
         sendClientError(res, format, 400, 'The request body is not a JSON object.');
+        return undefined;
+      }
+      if (nestedDeeperThan(body, MAX_BODY_NESTING)) {
+        sendClientError(res, format, 400, `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`);
         return undefined;
       }
     }

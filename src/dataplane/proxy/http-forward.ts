@@ -36,10 +36,19 @@ export function hasRequestBody(req: IncomingMessage): boolean {
     : req.headers['transfer-encoding'] !== undefined;
 }
 
+/**
+ * Errors of the TLS handshake: node's own (ERR_TLS_*, ERR_SSL_*, EPROTO) and OpenSSL's certificate
+ * verification results (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED...).
+ */
+const TLS_HANDSHAKE_ERROR =
+  /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|^UNABLE_TO_|CRL|^INVALID_(CA|PURPOSE)$|^PATH_LENGTH_EXCEEDED$/;
+
 export function failureOf(error: unknown): ForwardOutcome['failure'] {
   const code = (error as { code?: string }).code ?? '';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH')
     return 'connect';
+  // A backend whose certificate cannot be verified is one gw cannot connect to (503), not a reset.
+  if (TLS_HANDSHAKE_ERROR.test(code)) return 'connect';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
   if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') return 'aborted';
   return 'reset';

@@ -1,8 +1,34 @@
 // Keep-alive connection pools to backends, shared by every configuration that connects the same
 // way: a configuration swap keeps warm connections. Pools no configuration uses any more are
 // closed once the requests still running on them finish (undici's close() waits for them).
-import { Pool } from 'undici';
+import { buildConnector, type Dispatcher, Pool } from 'undici';
 import type { ConnectionSettings } from './connection-settings.ts';
+
+/**
+ * A pool to a TLS backend whose server name (SNI, and the name the certificate is checked
+ * against) is always the backend's: BackendTLS.sni, else its hostname, none for an IP address.
+ * undici otherwise takes a request's server name from its Host header, which a proxy forwards
+ * from the client — so SNI would follow the client, and a change of Host between requests
+ * would drop the pool's connections.
+ */
+class TlsBackendPool extends Pool {
+  readonly #pinned: string;
+
+  constructor(origin: string, options: Pool.Options) {
+    const connector = buildConnector({ ...(options.connect as buildConnector.BuildOptions), allowH2: options.allowH2 });
+    super(origin, {
+      ...options,
+      // The name undici hands over is the request's; the connector's own (from the settings) applies instead.
+      connect: (connectOptions, callback) => connector({ ...connectOptions, servername: undefined }, callback),
+    });
+    this.#pinned = origin;
+  }
+
+  // One server name for every request, so undici never reconnects because a Host header changed.
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return super.dispatch({ ...options, servername: this.#pinned } as Dispatcher.DispatchOptions, handler);
+  }
+}
 
 export class UpstreamPools {
   private readonly pools = new Map<string, Pool>();
@@ -11,7 +37,9 @@ export class UpstreamPools {
   get(settings: ConnectionSettings): Pool {
     let pool = this.pools.get(settings.key);
     if (!pool) {
-      pool = new Pool(settings.origin, settings.options);
+      pool = settings.origin.startsWith('https:')
+        ? new TlsBackendPool(settings.origin, settings.options)
+        : new Pool(settings.origin, settings.options);
       this.pools.set(settings.key, pool);
     }
     return pool;

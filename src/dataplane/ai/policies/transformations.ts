@@ -70,7 +70,7 @@ export function compileTransformations(
   if (compiled.length === 0) return undefined;
   return {
     apply(body, variables, warnings) {
-      const scope = { ...variables, [BODY_VARIABLE]: toCelValue(body) };
+      const scope = withBodyVariable(variables, toCelValue(body));
       // Evaluate all first: every expression sees the same body.
       const results = compiled.map((item) => evaluate(item, scope));
       for (let i = 0; i < compiled.length; i++) {
@@ -85,6 +85,17 @@ export function compileTransformations(
       }
     },
   };
+}
+
+/**
+ * The proxy's variables with `llmRequest` added. They are not copied: the request's variables
+ * are getters of a class, built on first use (telemetry/cel-context.ts), which a spread would
+ * drop — `request.headers` would be missing.
+ */
+function withBodyVariable(variables: Record<string, unknown>, body: unknown): Record<string, unknown> {
+  return new Proxy(variables, {
+    get: (target, name) => (name === BODY_VARIABLE ? body : Reflect.get(target, name)),
+  });
 }
 
 type Evaluation = { ok: true; value: unknown } | { ok: false; message: string };
