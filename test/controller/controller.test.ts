@@ -109,7 +109,8 @@ describe('Controller', () => {
           spec: { ports: [{ port: 80 }] },
         }).object!,
       );
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const until = Date.now() + 5000; reports.length < 2 && Date.now() < until; )
+        await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal(reports.length, 2);
       const resolved = condition(store, 'gateway.networking.k8s.io/HTTPRoute', 'default/llm', 'ResolvedRefs')!;
       assert.equal(resolved.status, 'True');
@@ -132,7 +133,13 @@ spec:
   targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {tier: gold}}]
   traffic: {timeouts: {request: 5s}}
 `);
-    const controller = new Controller(store, { now: () => '2026-01-01T00:00:00Z', debounceMs: 5, statusDelayMs: 1 });
+    let reconciled: (() => void) | undefined;
+    const controller = new Controller(store, {
+      now: () => '2026-01-01T00:00:00Z',
+      debounceMs: 5,
+      statusDelayMs: 1,
+      onReconcile: () => reconciled?.(),
+    });
     controller.start();
     try {
       const attached = () =>
@@ -141,11 +148,14 @@ spec:
         ).ancestors.map((a) => a.ancestorRef.kind);
       assert.deepEqual(attached(), ['StatusSummary']);
       const route = store.get('gateway.networking.k8s.io/HTTPRoute', 'default/llm')!;
+      const fullPass = new Promise<void>((resolve) => {
+        reconciled = resolve;
+      });
       store.apply({
         ...structuredClone(route),
         metadata: { ...structuredClone(route.metadata), labels: { tier: 'gold' } },
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await fullPass;
       assert.deepEqual(attached(), ['Gateway']);
     } finally {
       controller.stop();

@@ -318,28 +318,16 @@ function compileBackendRef(
     return { kind: 'error', status: 500, message: `backend policy ${fields} is not enforced by this data plane yet` };
   }
   try {
-    if (backend.kind === 'Service') {
-      const destination = serviceDestination(spec, ref.port, policy.tls !== undefined);
-      if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
-      return httpHandler(
-        connectionSettings(destination, policy, data, namespace),
-        policy,
-        data,
-        namespace,
-        context,
-        poolKeys,
-      );
-    }
-    if (spec.static) {
-      const destination = staticDestination(spec.static as Record<string, never>, policy.tls !== undefined);
-      return httpHandler(
-        connectionSettings(destination, policy, data, namespace),
-        policy,
-        data,
-        namespace,
-        context,
-        poolKeys,
-      );
+    const destination =
+      backend.kind === 'Service'
+        ? serviceDestination(spec, ref.port, policy.tls !== undefined)
+        : spec.static
+          ? staticDestination(spec.static as Record<string, never>, policy.tls !== undefined)
+          : undefined;
+    if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
+    if (destination) {
+      const settings = connectionSettings(destination, policy, data, namespace);
+      return httpHandler(settings, policy, data, namespace, context, poolKeys);
     }
     if (spec.ai) {
       if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
