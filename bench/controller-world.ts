@@ -5,7 +5,7 @@ export const ROUTES = 5_000;
 export const POLICIES = 5_000;
 export const BACKENDS = 2_000;
 
-export function world(): unknown[] {
+export function world(port = 8080): unknown[] {
   const objects: unknown[] = [
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -20,7 +20,7 @@ export function world(): unknown[] {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'Gateway',
       metadata: { name: `gw-${i}`, namespace: ns(i) },
-      spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }] },
+      spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', protocol: 'HTTP', port }] },
     });
   }
   for (let i = 0; i < BACKENDS; i++) {
