@@ -20,6 +20,11 @@ import { UpstreamPools } from '../upstream/pools.ts';
 export interface DataPlaneOptions {
   /** The address listeners bind (default 127.0.0.1: exposing a gateway is a deliberate choice). */
   address?: string;
+  /**
+   * Bind listener ports with SO_REUSEPORT, each process its own socket (also in a node:cluster
+   * worker), so that several worker processes serve one port and the kernel spreads connections.
+   */
+  reusePort?: boolean;
   /** Told about anything that cannot be served, one line each. */
   log?: (line: string) => void;
   /** Told when a request is finished (after its access log line and metrics). */
@@ -157,7 +162,9 @@ export class DataPlane {
           this.servers.delete(number);
           reject(error);
         });
-        server.listen(number, this.options.address ?? '127.0.0.1', () => resolve());
+        const host = this.options.address ?? '127.0.0.1';
+        const reuse = this.options.reusePort ? { reusePort: true, exclusive: true } : {};
+        server.listen({ port: number, host, ...reuse }, () => resolve());
       }),
     };
     server.on('clientError', (error, socket) => {

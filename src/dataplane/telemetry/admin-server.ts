@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 
 export interface MetricsSource {
-  /** The Prometheus text exposition. */
-  render(): string;
+  /** The Prometheus text exposition (a promise when it is gathered from worker processes). */
+  render(): string | Promise<string>;
 }
 
 export interface AdminServerOptions {
@@ -78,22 +78,35 @@ function handle(options: AdminServerOptions, request: IncomingMessage, response:
     send(response, request, 405, TEXT, 'method not allowed\n');
     return;
   }
-  let status: number;
-  let contentType = TEXT;
-  let body: string;
+  let answer: Answer | Promise<Answer>;
   try {
-    [status, contentType, body] = handler(options);
+    answer = handler(options);
   } catch (error) {
-    status = 500;
-    body = `${(error as Error).message}\n`;
+    answer = [500, TEXT, `${(error as Error).message}\n`];
   }
-  send(response, request, status, contentType, body);
+  if (Array.isArray(answer)) {
+    send(response, request, ...answer);
+    return;
+  }
+  answer.then(
+    (settled) => send(response, request, ...settled),
+    (error: Error) => send(response, request, 500, TEXT, `${error.message}\n`),
+  );
 }
 
-type Handler = (options: AdminServerOptions) => [number, string, string];
+type Answer = [status: number, contentType: string, body: string];
+type Handler = (options: AdminServerOptions) => Answer | Promise<Answer>;
 
 const ROUTES = new Map<string, Handler>([
-  ['/metrics', (options) => [200, METRICS_CONTENT_TYPE, options.metrics.render()]],
+  [
+    '/metrics',
+    (options) => {
+      const text = options.metrics.render();
+      return typeof text === 'string'
+        ? [200, METRICS_CONTENT_TYPE, text]
+        : text.then((body): Answer => [200, METRICS_CONTENT_TYPE, body]);
+    },
+  ],
   ['/healthz/ready', (options) => (isReady(options) ? [200, TEXT, 'ready\n'] : [503, TEXT, 'not ready\n'])],
   ['/healthz/live', () => [200, TEXT, 'live\n']],
 ]);

@@ -8,6 +8,10 @@
 // both (docs/telemetry.md has the figures). Each label group holds at most `maxSeries` label sets;
 // past that, new label sets are counted in one series whose labels are all "overflow", so a
 // client sending random model names cannot grow memory or the scrape without bound.
+//
+// With several worker processes (`gw run --workers N`, docs/dataplane.md) each worker has its own
+// registry; snapshot() gives its series as plain data that travels over IPC, and the primary
+// sums them with mergeMetricsSnapshots() and renders the sum. Recording is not involved.
 import type { MetricLabels } from '../../api/types/observability.ts';
 import { compileExpression, type Expression, ExpressionError, evaluateOr } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
@@ -52,6 +56,64 @@ const GEN_AI_LABELS = [
 const RESERVED_LABELS = new Set<string>([...HTTP_LABELS, ...GEN_AI_LABELS, 'gen_ai_token_type', 'le']);
 
 type LabelValue = string | number;
+
+/** A histogram as data: observations per bucket (not cumulative; the last slot is +Inf), sum, count. */
+export interface HistogramSnapshot {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** One HTTP series as data; `labels` is its rendered label text, which identifies it. */
+export interface HttpSeriesSnapshot {
+  labels: string;
+  requests: number;
+  duration: HistogramSnapshot;
+  upstream?: HistogramSnapshot | undefined;
+}
+
+/** One GenAI series as data. */
+export interface GenAiSeriesSnapshot {
+  labels: string;
+  inputTokens: HistogramSnapshot;
+  outputTokens: HistogramSnapshot;
+  duration: HistogramSnapshot;
+  timeToFirstToken?: HistogramSnapshot | undefined;
+}
+
+/** A counter read at snapshot time (e.g. access log lines dropped). */
+export interface CounterSnapshot {
+  name: string;
+  help: string;
+  value: number;
+}
+
+/** Every metric of a registry as plain JSON-safe data (for IPC between worker processes). */
+export interface MetricsSnapshot {
+  http: HttpSeriesSnapshot[];
+  genAi: GenAiSeriesSnapshot[];
+  counters: CounterSnapshot[];
+}
+
+// What rendering reads: the live series and the snapshots both have this shape.
+interface HistogramView {
+  readonly counts: ArrayLike<number>;
+  readonly sum: number;
+  readonly count: number;
+}
+interface HttpSeriesView {
+  readonly labels: string;
+  readonly requests: number;
+  readonly duration: HistogramView;
+  readonly upstream?: HistogramView | undefined;
+}
+interface GenAiSeriesView {
+  readonly labels: string;
+  readonly inputTokens: HistogramView;
+  readonly outputTokens: HistogramView;
+  readonly duration: HistogramView;
+  readonly timeToFirstToken?: HistogramView | undefined;
+}
 
 class HistogramData {
   /** Observations per bucket (not cumulative); the last slot is +Inf. */
@@ -328,78 +390,216 @@ export class DataPlaneMetrics {
 
   /** The Prometheus text exposition (format 0.0.4) of every metric. */
   render(): string {
-    const out: string[] = [];
-    const http = this.#http.series;
-    header(out, 'gw_requests_total', 'counter', 'HTTP requests completed by the data plane.');
-    for (const series of http) out.push(`gw_requests_total{${series.labels}} ${series.requests}`);
-    header(
-      out,
-      'gw_request_duration_seconds',
-      'histogram',
-      'Duration of HTTP requests, arrival to last byte sent (seconds).',
-    );
-    for (const series of http) {
-      histogramLines(out, 'gw_request_duration_seconds', series.labels, HTTP_DURATION_BUCKETS, series.duration);
-    }
-    header(out, 'gw_upstream_call_duration_seconds', 'histogram', 'Duration of the upstream (backend) call (seconds).');
-    for (const series of http) {
-      if (series.upstream) {
-        histogramLines(out, 'gw_upstream_call_duration_seconds', series.labels, HTTP_DURATION_BUCKETS, series.upstream);
-      }
-    }
+    const counters = this.#counterFunctions.map((counter) => ({
+      name: counter.name,
+      help: counter.help,
+      value: counter.read(),
+    }));
+    return renderExposition(this.#http.series, this.#genAi.series, counters);
+  }
 
-    const genAi = this.#genAi.series;
-    header(out, 'gen_ai_client_token_usage', 'histogram', 'Number of input and output tokens used per request.');
-    for (const series of genAi) {
-      if (series.inputTokens.count > 0) {
-        const labels = `${series.labels},gen_ai_token_type="input"`;
-        histogramLines(out, 'gen_ai_client_token_usage', labels, GEN_AI_TOKEN_BUCKETS, series.inputTokens);
-      }
-      if (series.outputTokens.count > 0) {
-        const labels = `${series.labels},gen_ai_token_type="output"`;
-        histogramLines(out, 'gen_ai_client_token_usage', labels, GEN_AI_TOKEN_BUCKETS, series.outputTokens);
+  /** Every series and counter as plain data, copied (later requests do not change it). */
+  snapshot(): MetricsSnapshot {
+    return {
+      http: this.#http.series.map((series) => ({
+        labels: series.labels,
+        requests: series.requests,
+        duration: histogramSnapshot(series.duration),
+        upstream: series.upstream && histogramSnapshot(series.upstream),
+      })),
+      genAi: this.#genAi.series.map((series) => ({
+        labels: series.labels,
+        inputTokens: histogramSnapshot(series.inputTokens),
+        outputTokens: histogramSnapshot(series.outputTokens),
+        duration: histogramSnapshot(series.duration),
+        timeToFirstToken: series.timeToFirstToken && histogramSnapshot(series.timeToFirstToken),
+      })),
+      counters: this.#counterFunctions.map((counter) => ({
+        name: counter.name,
+        help: counter.help,
+        value: counter.read(),
+      })),
+    };
+  }
+}
+
+function histogramSnapshot(data: HistogramData): HistogramSnapshot {
+  return { counts: Array.from(data.counts), sum: data.sum, count: data.count };
+}
+
+/** The Prometheus text exposition of a snapshot (e.g. the sum of several workers' snapshots). */
+export function renderMetricsSnapshot(snapshot: MetricsSnapshot): string {
+  return renderExposition(snapshot.http, snapshot.genAi, snapshot.counters);
+}
+
+/**
+ * The sum of several registries' snapshots: series with the same label text are added (counters,
+ * bucket counts, sums and counts), counters by name. Each label group keeps at most `maxSeries`
+ * label sets, as a registry does; the rest are added into the overflow series.
+ */
+export function mergeMetricsSnapshots(
+  snapshots: readonly MetricsSnapshot[],
+  maxSeries: number = DEFAULT_MAX_SERIES,
+): MetricsSnapshot {
+  const http = new Map<string, HttpSeriesSnapshot>();
+  const genAi = new Map<string, GenAiSeriesSnapshot>();
+  const counters = new Map<string, CounterSnapshot>();
+  const httpOverflow = overflowLabels(HTTP_LABELS);
+  const genAiOverflow = overflowLabels(GEN_AI_LABELS);
+  for (const snapshot of snapshots) {
+    for (const series of snapshot.http) {
+      const target = mergeTarget(
+        http,
+        series.labels,
+        maxSeries,
+        httpOverflow,
+        (labels): HttpSeriesSnapshot => ({
+          labels,
+          requests: 0,
+          duration: emptyHistogram(),
+        }),
+      );
+      target.requests += series.requests;
+      addHistogram(target.duration, series.duration);
+      if (series.upstream) {
+        target.upstream ??= emptyHistogram();
+        addHistogram(target.upstream, series.upstream);
       }
     }
-    header(
+    for (const series of snapshot.genAi) {
+      const target = mergeTarget(
+        genAi,
+        series.labels,
+        maxSeries,
+        genAiOverflow,
+        (labels): GenAiSeriesSnapshot => ({
+          labels,
+          inputTokens: emptyHistogram(),
+          outputTokens: emptyHistogram(),
+          duration: emptyHistogram(),
+        }),
+      );
+      addHistogram(target.inputTokens, series.inputTokens);
+      addHistogram(target.outputTokens, series.outputTokens);
+      addHistogram(target.duration, series.duration);
+      if (series.timeToFirstToken) {
+        target.timeToFirstToken ??= emptyHistogram();
+        addHistogram(target.timeToFirstToken, series.timeToFirstToken);
+      }
+    }
+    for (const counter of snapshot.counters) {
+      const target = counters.get(counter.name);
+      if (target) target.value += counter.value;
+      else counters.set(counter.name, { ...counter });
+    }
+  }
+  return { http: [...http.values()], genAi: [...genAi.values()], counters: [...counters.values()] };
+}
+
+/** The merged series for `labels`: existing, new while under the bound, else the overflow series. */
+function mergeTarget<T>(
+  table: Map<string, T>,
+  labels: string,
+  maxSeries: number,
+  overflow: string,
+  make: (labels: string) => T,
+): T {
+  const existing = table.get(labels);
+  if (existing) return existing;
+  const key = table.size < maxSeries ? labels : overflow;
+  let target = table.get(key);
+  if (!target) {
+    target = make(key);
+    table.set(key, target);
+  }
+  return target;
+}
+
+function emptyHistogram(): HistogramSnapshot {
+  return { counts: [], sum: 0, count: 0 };
+}
+
+function addHistogram(target: HistogramSnapshot, source: HistogramSnapshot): void {
+  for (let i = 0; i < source.counts.length; i++)
+    target.counts[i] = (target.counts[i] ?? 0) + (source.counts[i] as number);
+  target.sum += source.sum;
+  target.count += source.count;
+}
+
+function renderExposition(
+  http: readonly HttpSeriesView[],
+  genAi: readonly GenAiSeriesView[],
+  counters: readonly CounterSnapshot[],
+): string {
+  const out: string[] = [];
+  header(out, 'gw_requests_total', 'counter', 'HTTP requests completed by the data plane.');
+  for (const series of http) out.push(`gw_requests_total{${series.labels}} ${series.requests}`);
+  header(
+    out,
+    'gw_request_duration_seconds',
+    'histogram',
+    'Duration of HTTP requests, arrival to last byte sent (seconds).',
+  );
+  for (const series of http) {
+    histogramLines(out, 'gw_request_duration_seconds', series.labels, HTTP_DURATION_BUCKETS, series.duration);
+  }
+  header(out, 'gw_upstream_call_duration_seconds', 'histogram', 'Duration of the upstream (backend) call (seconds).');
+  for (const series of http) {
+    if (series.upstream) {
+      histogramLines(out, 'gw_upstream_call_duration_seconds', series.labels, HTTP_DURATION_BUCKETS, series.upstream);
+    }
+  }
+
+  header(out, 'gen_ai_client_token_usage', 'histogram', 'Number of input and output tokens used per request.');
+  for (const series of genAi) {
+    if (series.inputTokens.count > 0) {
+      const labels = `${series.labels},gen_ai_token_type="input"`;
+      histogramLines(out, 'gen_ai_client_token_usage', labels, GEN_AI_TOKEN_BUCKETS, series.inputTokens);
+    }
+    if (series.outputTokens.count > 0) {
+      const labels = `${series.labels},gen_ai_token_type="output"`;
+      histogramLines(out, 'gen_ai_client_token_usage', labels, GEN_AI_TOKEN_BUCKETS, series.outputTokens);
+    }
+  }
+  header(
+    out,
+    'gen_ai_server_request_duration_seconds',
+    'histogram',
+    'Generative AI request duration, to the last byte (seconds).',
+  );
+  for (const series of genAi) {
+    histogramLines(
       out,
       'gen_ai_server_request_duration_seconds',
-      'histogram',
-      'Generative AI request duration, to the last byte (seconds).',
+      series.labels,
+      GEN_AI_DURATION_BUCKETS,
+      series.duration,
     );
-    for (const series of genAi) {
+  }
+  header(
+    out,
+    'gen_ai_server_time_to_first_token_seconds',
+    'histogram',
+    'Time from request arrival to the first token (seconds).',
+  );
+  for (const series of genAi) {
+    if (series.timeToFirstToken) {
       histogramLines(
         out,
-        'gen_ai_server_request_duration_seconds',
+        'gen_ai_server_time_to_first_token_seconds',
         series.labels,
-        GEN_AI_DURATION_BUCKETS,
-        series.duration,
+        GEN_AI_TTFT_BUCKETS,
+        series.timeToFirstToken,
       );
     }
-    header(
-      out,
-      'gen_ai_server_time_to_first_token_seconds',
-      'histogram',
-      'Time from request arrival to the first token (seconds).',
-    );
-    for (const series of genAi) {
-      if (series.timeToFirstToken) {
-        histogramLines(
-          out,
-          'gen_ai_server_time_to_first_token_seconds',
-          series.labels,
-          GEN_AI_TTFT_BUCKETS,
-          series.timeToFirstToken,
-        );
-      }
-    }
-
-    for (const counter of this.#counterFunctions) {
-      header(out, counter.name, 'counter', counter.help);
-      out.push(`${counter.name} ${formatNumber(counter.read())}`);
-    }
-    out.push('');
-    return out.join('\n');
   }
+
+  for (const counter of counters) {
+    header(out, counter.name, 'counter', counter.help);
+    out.push(`${counter.name} ${formatNumber(counter.value)}`);
+  }
+  out.push('');
+  return out.join('\n');
 }
 
 /** A label value as it keys a series: cut to the length bound, empty as "unknown". */
@@ -440,7 +640,7 @@ function histogramLines(
   name: string,
   labels: string,
   bounds: readonly number[],
-  data: HistogramData,
+  data: HistogramView,
 ): void {
   let cumulative = 0;
   for (let i = 0; i < bounds.length; i++) {

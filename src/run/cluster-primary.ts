@@ -1,0 +1,364 @@
+// The primary of `gw run --workers N`: the file store and the controller run here, and N worker
+// processes (node:cluster, cluster-worker.ts) each run a DataPlane on every listener port. Every
+// configuration update goes to every worker over IPC; a worker that starts (or restarts) gets the
+// whole current set. Listener ports are bound by each worker with SO_REUSEPORT where the kernel
+// spreads connections over such sockets (Linux, FreeBSD); elsewhere node:cluster shares one
+// socket of the primary with the workers. docs/dataplane.md ("Multi-core") and
+// docs/decisions/0004-multi-core.md explain the choices.
+import cluster, { type Worker } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { type ConfigUpdate, Controller } from '../controller/controller.ts';
+import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import { FileStore, type LoadReport } from '../store/file-store.ts';
+import {
+  type AppliedMessage,
+  isWorkerMessage,
+  type PrimaryMessage,
+  WORKER_SETTINGS_ENV,
+  type WorkerMessage,
+  type WorkerSettings,
+} from './ipc.ts';
+
+export interface ClusterGatewayOptions {
+  paths: string[];
+  recursive?: boolean;
+  /** Watch the files and apply changes (default true). */
+  watch?: boolean;
+  /** The address listeners bind (default 127.0.0.1). */
+  address?: string;
+  /** Worker processes, at least 1. */
+  workers: number;
+  /** Bind listener ports with SO_REUSEPORT in each worker (default: where the kernel balances them). */
+  reusePort?: boolean;
+  log?: (line: string) => void;
+  /** Told about every load of the files (problems included). */
+  onLoad?: (report: LoadReport) => void;
+  /** Told once every worker has applied a configuration update (or exited meanwhile). */
+  onApplied?: (update: ConfigUpdate) => void;
+}
+
+const WORKER_MAIN = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+
+/** The first restart of a worker waits this long; each quick exit after it doubles the wait. */
+const RESTART_MIN_DELAY_MS = 100;
+const RESTART_MAX_DELAY_MS = 10_000;
+/** A worker that ran this long before it exited counts as having been fine: its backoff starts over. */
+const STABLE_AFTER_MS = 10_000;
+/** A stopping worker that has not exited after this long is killed. */
+const STOP_TIMEOUT_MS = 10_000;
+/** A worker that does not answer a metrics request within this is represented by its last answer. */
+const METRICS_TIMEOUT_MS = 2_000;
+/** Updates whose application is still being reported; beyond this the oldest is reported as it is. */
+const MAX_PENDING_REPORTS = 64;
+
+/** Whether the kernel spreads the connections of one port over several SO_REUSEPORT sockets. */
+export function kernelBalancesReusePort(platform: NodeJS.Platform = process.platform): boolean {
+  return platform === 'linux' || platform === 'freebsd';
+}
+
+interface WorkerSlot {
+  /** 1..N; a restarted worker takes the slot of the one that exited. */
+  readonly id: number;
+  worker: Worker | undefined;
+  pid: number;
+  /** The worker has said hello and has been sent the whole configuration. */
+  running: boolean;
+  /** The last configuration generation the worker has applied (-1: none yet). */
+  acked: number;
+  startedAt: number;
+  /** Exits in a row that came soon after the start (for the backoff). */
+  quickExits: number;
+  restartTimer: NodeJS.Timeout | undefined;
+  /** This worker replaces one that exited: its first application is logged. */
+  replacement: boolean;
+  /** The worker's registry as last received (folded into the retired sum when it exits). */
+  lastSnapshot: MetricsSnapshot | undefined;
+  metricsWaiters: Map<number, (snapshot: MetricsSnapshot | undefined) => void>;
+}
+
+/** An update being applied: reported (problems once each, then onApplied) when no worker is left to apply it. */
+interface PendingReport {
+  generation: number;
+  update: ConfigUpdate;
+  waiting: Set<number>;
+  problems: Set<string>;
+}
+
+export class ClusterGateway {
+  readonly store: FileStore;
+  readonly controller: Controller;
+  private readonly options: ClusterGatewayOptions;
+  private readonly slots: WorkerSlot[];
+  private readonly reusePort: boolean;
+  private generation = 0;
+  private readonly reports: PendingReport[] = [];
+  private retired: MetricsSnapshot | undefined;
+  private restarts = 0;
+  private nextMetricsId = 0;
+  private forked = false;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  private startWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
+
+  constructor(options: ClusterGatewayOptions) {
+    if (!Number.isInteger(options.workers) || options.workers < 1) throw new Error('workers must be at least 1');
+    this.options = options;
+    this.reusePort = options.reusePort ?? kernelBalancesReusePort();
+    this.slots = Array.from({ length: options.workers }, (_, index) => ({
+      id: index + 1,
+      worker: undefined,
+      pid: 0,
+      running: false,
+      acked: -1,
+      startedAt: 0,
+      quickExits: 0,
+      restartTimer: undefined,
+      replacement: false,
+      lastSnapshot: undefined,
+      metricsWaiters: new Map(),
+    }));
+    this.store = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
+    this.controller = new Controller(this.store, { onConfigs: (update) => this.publish(update) });
+  }
+
+  /** Starts the workers, loads the files and resolves when every worker serves the configuration. */
+  async start(): Promise<void> {
+    cluster.setupPrimary({ exec: WORKER_MAIN, args: [], silent: false, serialization: 'json' });
+    this.forked = true;
+    // Workers first: the first update then waits for all of them before it is reported.
+    for (const slot of this.slots) this.fork(slot, false);
+    this.store.load();
+    this.controller.start();
+    if (this.options.watch ?? true) this.store.watchFiles();
+    await new Promise<void>((resolve, reject) => {
+      this.startWaiter = { resolve, reject };
+      this.checkStarted();
+    });
+    this.started = true;
+  }
+
+  /** Every worker is up and has applied the current configuration. */
+  ready(): boolean {
+    return this.started && !this.stopping && this.caughtUp();
+  }
+
+  /** The process ids of the workers running now, by slot (1..N); 0 for a slot being restarted. */
+  workerPids(): number[] {
+    return this.slots.map((slot) => (slot.worker ? slot.pid : 0));
+  }
+
+  /**
+   * The Prometheus exposition of every worker's metrics summed (asked of each worker now), plus
+   * the requests each worker served and the restarts. Workers that exited stay in the sums with
+   * what they last reported, so the counters only grow.
+   */
+  async renderMetrics(): Promise<string> {
+    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
+    const snapshots: MetricsSnapshot[] = [];
+    if (this.retired) snapshots.push(this.retired);
+    for (const slot of this.slots) if (slot.lastSnapshot) snapshots.push(slot.lastSnapshot);
+    const lines = [
+      '# HELP gw_worker_requests_total HTTP requests completed by each worker process since it started.',
+      '# TYPE gw_worker_requests_total counter',
+    ];
+    for (const slot of this.slots) {
+      if (!slot.lastSnapshot) continue;
+      let requests = 0;
+      for (const series of slot.lastSnapshot.http) requests += series.requests;
+      lines.push(`gw_worker_requests_total{worker="${slot.id}"} ${requests}`);
+    }
+    lines.push(
+      '# HELP gw_worker_restarts_total Worker processes started again after one exited.',
+      '# TYPE gw_worker_restarts_total counter',
+      `gw_worker_restarts_total ${this.restarts}`,
+      '',
+    );
+    return renderMetricsSnapshot(mergeMetricsSnapshots(snapshots)) + lines.join('\n');
+  }
+
+  /** Stops the controller and the file store, then each worker (killed if it takes too long). */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const slot of this.slots) clearTimeout(slot.restartTimer);
+      this.controller.stop();
+      await this.store.close();
+      if (this.forked) await Promise.all(this.slots.map((slot) => this.stopWorker(slot)));
+    })();
+    return this.stopping;
+  }
+
+  private fork(slot: WorkerSlot, replacement: boolean): void {
+    const settings: WorkerSettings = {
+      slot: slot.id,
+      address: this.options.address ?? '127.0.0.1',
+      reusePort: this.reusePort,
+    };
+    const worker = cluster.fork({ [WORKER_SETTINGS_ENV]: JSON.stringify(settings) });
+    slot.worker = worker;
+    slot.pid = worker.process.pid ?? 0;
+    slot.running = false;
+    slot.acked = -1;
+    slot.startedAt = Date.now();
+    slot.replacement = replacement;
+    this.log(`worker ${slot.id} started (pid ${slot.pid})`);
+    worker.on('message', (message: unknown) => {
+      if (slot.worker === worker && isWorkerMessage(message)) this.onMessage(slot, worker, message);
+    });
+    worker.on('error', (error) => this.log(`worker ${slot.id} (pid ${slot.pid}): ${error.message}`));
+    worker.once('exit', (code, signal) => {
+      if (slot.worker === worker) this.onExit(slot, code, signal);
+    });
+  }
+
+  private onMessage(slot: WorkerSlot, worker: Worker, message: WorkerMessage): void {
+    switch (message.type) {
+      case 'gw:hello':
+        slot.running = true;
+        // A new worker has nothing: it gets every current configuration.
+        this.send(worker, {
+          type: 'gw:configure',
+          generation: this.generation,
+          changed: [...this.controller.currentConfigs],
+          removed: [],
+        });
+        break;
+      case 'gw:applied':
+        this.onApplied(slot, message);
+        break;
+      case 'gw:metrics':
+        slot.metricsWaiters.get(message.id)?.(message.snapshot);
+        break;
+    }
+  }
+
+  /** A configuration update from the controller: to every worker that is running. */
+  private publish(update: ConfigUpdate): void {
+    this.generation++;
+    const waiting = new Set<number>();
+    for (const slot of this.slots) if (slot.worker) waiting.add(slot.id);
+    this.reports.push({ generation: this.generation, update, waiting, problems: new Set() });
+    if (this.reports.length > MAX_PENDING_REPORTS) this.report(this.reports.shift()!);
+    const message: PrimaryMessage = {
+      type: 'gw:configure',
+      generation: this.generation,
+      changed: [...update.changed],
+      removed: update.removed,
+    };
+    for (const slot of this.slots) if (slot.running && slot.worker) this.send(slot.worker, message);
+    this.flushReports();
+  }
+
+  private onApplied(slot: WorkerSlot, message: AppliedMessage): void {
+    slot.acked = message.generation;
+    // The newest pending update this covers collects the problems; each distinct line is logged once.
+    let newest: PendingReport | undefined;
+    for (const report of this.reports) {
+      if (report.generation > message.generation) break;
+      if (report.waiting.delete(slot.id)) newest = report;
+    }
+    if (newest) for (const problem of message.problems) newest.problems.add(problem);
+    else for (const problem of message.problems) this.log(`worker ${slot.id}: ${problem}`);
+    if (slot.replacement) {
+      slot.replacement = false;
+      this.log(`worker ${slot.id} (pid ${slot.pid}) serves the current configuration`);
+    }
+    this.flushReports();
+    this.checkStarted();
+  }
+
+  private onExit(slot: WorkerSlot, code: number | null, signal: string | null): void {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const pid = slot.pid;
+    slot.worker = undefined;
+    slot.running = false;
+    for (const waiter of [...slot.metricsWaiters.values()]) waiter(undefined);
+    if (slot.lastSnapshot) {
+      this.retired = mergeMetricsSnapshots(this.retired ? [this.retired, slot.lastSnapshot] : [slot.lastSnapshot]);
+      slot.lastSnapshot = undefined;
+    }
+    for (const report of this.reports) report.waiting.delete(slot.id);
+    this.flushReports();
+    if (this.stopping) return;
+    if (!this.started) {
+      this.startWaiter?.reject(new Error(`worker ${slot.id} (pid ${pid}) ${how} before it served`));
+      this.startWaiter = undefined;
+      return;
+    }
+    slot.quickExits = Date.now() - slot.startedAt >= STABLE_AFTER_MS ? 1 : slot.quickExits + 1;
+    const delay = Math.min(RESTART_MAX_DELAY_MS, RESTART_MIN_DELAY_MS * 2 ** (slot.quickExits - 1));
+    this.log(`worker ${slot.id} (pid ${pid}) ${how}; starting another in ${delay} ms`);
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = undefined;
+      if (this.stopping) return;
+      this.restarts++;
+      this.fork(slot, true);
+    }, delay);
+  }
+
+  private caughtUp(): boolean {
+    return this.slots.every((slot) => slot.worker !== undefined && slot.running && slot.acked === this.generation);
+  }
+
+  private checkStarted(): void {
+    if (this.startWaiter && this.caughtUp()) {
+      this.startWaiter.resolve();
+      this.startWaiter = undefined;
+    }
+  }
+
+  /** Reports, in order, the updates no worker is still applying. */
+  private flushReports(): void {
+    while (this.reports.length > 0 && this.reports[0]!.waiting.size === 0) this.report(this.reports.shift()!);
+  }
+
+  private report(report: PendingReport): void {
+    for (const problem of report.problems) this.log(problem);
+    this.options.onApplied?.(report.update);
+  }
+
+  private refreshSnapshot(slot: WorkerSlot): Promise<void> {
+    const worker = slot.worker;
+    if (!worker || !slot.running || !worker.isConnected()) return Promise.resolve();
+    const id = ++this.nextMetricsId;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
+      const finish = (snapshot: MetricsSnapshot | undefined) => {
+        clearTimeout(timer);
+        slot.metricsWaiters.delete(id);
+        if (snapshot && slot.worker === worker) slot.lastSnapshot = snapshot;
+        resolve();
+      };
+      slot.metricsWaiters.set(id, finish);
+      this.send(worker, { type: 'gw:metrics-request', id });
+    });
+  }
+
+  private async stopWorker(slot: WorkerSlot): Promise<void> {
+    const worker = slot.worker;
+    if (!worker || worker.isDead()) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // A worker that has not said hello may not hear the message yet; it has nothing to finish.
+    if (slot.running && worker.isConnected()) this.send(worker, { type: 'gw:stop' });
+    else worker.process.kill('SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    const killed = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.log(`worker ${slot.id} (pid ${slot.pid}) did not stop within ${STOP_TIMEOUT_MS} ms; killing it`);
+        worker.process.kill('SIGKILL');
+        resolve();
+      }, STOP_TIMEOUT_MS);
+    });
+    await Promise.race([exited, killed]);
+    clearTimeout(timer);
+    await exited;
+  }
+
+  private send(worker: Worker, message: PrimaryMessage): void {
+    // A worker that goes away meanwhile is handled by its 'exit'; the failed send needs nothing.
+    if (worker.isConnected()) worker.send(message, undefined, () => {});
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}

@@ -1,0 +1,114 @@
+// A worker process of `gw run --workers N`: one DataPlane serving every listener port (each port
+// bound with SO_REUSEPORT, so the kernel spreads connections over the workers), configured only
+// by the primary over IPC. It applies updates in the order they arrive and acknowledges each,
+// answers metrics requests with a snapshot of its registry, and stops when the primary says so
+// or goes away. Access log lines go to standard output like a single process's.
+import type { DataPlaneConfig } from '../controller/dataplane-config.ts';
+import { DataPlane } from '../dataplane/server/data-plane.ts';
+import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
+import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
+
+/**
+ * Bytes per access log write at most. Every worker writes to the same standard output; a pipe
+ * takes a write of up to PIPE_BUF (4096 bytes on Linux) whole, so lines of different workers
+ * never interleave mid-line (a single line longer than that is written alone and may).
+ */
+const LOG_BATCH_BYTES = 4096;
+/** How long a stopping worker waits for its access log lines to be written. */
+const LOG_DRAIN_TIMEOUT_MS = 2_000;
+
+export class ClusterWorker {
+  private readonly settings: WorkerSettings;
+  private readonly dataPlane: DataPlane;
+  private applying: Promise<void> = Promise.resolve();
+  /** Lines the data plane logs while an update is applied; they go back to the primary. */
+  private collecting: string[] | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(settings: WorkerSettings) {
+    this.settings = settings;
+    this.dataPlane = new DataPlane({
+      address: settings.address,
+      reusePort: settings.reusePort,
+      telemetry: new Telemetry({ sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }) }),
+      log: (line) => this.log(line),
+    });
+  }
+
+  /** Listens to the primary and says hello; resolves when the worker has stopped. */
+  run(): Promise<void> {
+    let stopped!: () => void;
+    const done = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    process.on('message', (message: unknown) => {
+      if (isPrimaryMessage(message)) this.handle(message, stopped);
+    });
+    // The primary is gone (it crashed or was killed): nothing will configure or stop this worker.
+    process.on('disconnect', () => this.stop().then(stopped));
+    // A terminal's Ctrl-C reaches the whole process group and a service manager may signal every
+    // process: the primary coordinates the stop, so the workers wait for it.
+    process.on('SIGINT', () => {});
+    process.on('SIGTERM', () => {});
+    this.send({ type: 'gw:hello' });
+    return done;
+  }
+
+  private handle(message: PrimaryMessage, stopped: () => void): void {
+    switch (message.type) {
+      case 'gw:configure':
+        this.applying = this.applying.then(() => this.apply(message.generation, message.changed, message.removed));
+        break;
+      case 'gw:metrics-request':
+        this.send({ type: 'gw:metrics', id: message.id, snapshot: this.dataPlane.telemetry.metrics.snapshot() });
+        break;
+      case 'gw:stop':
+        this.stop().then(stopped);
+        break;
+    }
+  }
+
+  private async apply(generation: number, changed: [string, DataPlaneConfig][], removed: string[]): Promise<void> {
+    if (this.stopping) return;
+    const problems: string[] = [];
+    this.collecting = problems;
+    try {
+      await this.dataPlane.apply(new Map(changed), removed);
+    } catch (error) {
+      problems.push(`applying configuration: ${(error as Error).message}`);
+    } finally {
+      this.collecting = undefined;
+    }
+    this.send({ type: 'gw:applied', generation, problems });
+  }
+
+  private stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.applying;
+      await this.dataPlane.close();
+      const sink = this.dataPlane.telemetry.sink;
+      if (sink instanceof BufferedLogSink) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          sink.drained(),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, LOG_DRAIN_TIMEOUT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+    })();
+    return this.stopping;
+  }
+
+  private log(line: string): void {
+    if (this.collecting) this.collecting.push(line);
+    else process.stderr.write(`${new Date().toISOString()} worker ${this.settings.slot}: ${line}\n`);
+  }
+
+  private send(message: WorkerMessage): void {
+    // A channel that closes meanwhile is handled by 'disconnect'; the failed send needs nothing.
+    if (process.connected) process.send?.(message, undefined, {}, () => {});
+  }
+}
