@@ -4,7 +4,7 @@
 // The upstream (a fixed-answer mock, 1 KiB answers) and the load generator (autocannon) run in
 // their own processes, as in bench/gateway.bench.ts, and share the machine's cores with gw.
 // Run: ./node_modules/.bin/node bench/scaling.bench.ts [--duration 10] [--connections 64] (--help)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -122,7 +122,16 @@ interface Run {
   upstreamCores: number;
   /** The load generator's process (and this one's, which only waits). */
   loadCores: number;
+  /** Interrupt and softirq time (the loopback network's receive work is largely here). */
+  interruptCores: number;
   machineCores: number;
+}
+
+/** Interrupt and softirq time of the whole machine so far (/proc/stat), in milliseconds. */
+function interruptMs(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+  // cpu user nice system idle iowait irq softirq ...; USER_HZ is 100 on every Linux Node runs on.
+  return (Number(fields[6] ?? 0) + Number(fields[7] ?? 0)) * 10;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -146,6 +155,7 @@ async function measure(workers: number, upstream: { port: number; pid: number },
     // The load generator is a child that has ended and been waited for when runLoad returns, so
     // its CPU time is in this process's children's time.
     const ownBefore = ownCpuMs();
+    const interruptBefore = interruptMs();
     const startedAt = performance.now();
     const result = await runLoad({ ...job, durationSeconds: options.durationSeconds });
     // CPU shares over the wall time of the run, the load generator's start and end included.
@@ -159,6 +169,7 @@ async function measure(workers: number, upstream: { port: number; pid: number },
       gwCores: (cpuMs(gwPids) - gwBefore) / elapsedMs,
       upstreamCores: (cpuMs([upstream.pid]) - upstreamBefore) / elapsedMs,
       loadCores: (ownCpuMs() - ownBefore) / elapsedMs,
+      interruptCores: (interruptMs() - interruptBefore) / elapsedMs,
       machineCores: (machineBusyMs() - machineBefore) / elapsedMs,
     };
   } finally {
@@ -186,6 +197,7 @@ function medianRun(runs: Run[]): Run {
     gwCores: of((run) => run.gwCores),
     upstreamCores: of((run) => run.upstreamCores),
     loadCores: of((run) => run.loadCores),
+    interruptCores: of((run) => run.interruptCores),
     machineCores: of((run) => run.machineCores),
   };
 }
@@ -203,23 +215,25 @@ function report(options: Options, byWorkers: Map<number, Run[]>): string {
       `Access log ${options.accessLog ? 'on (to /dev/null)' : 'off'}. Each figure: the median of ${options.rounds} ` +
       `round(s) of ${options.warmupSeconds} s warm-up + ${options.durationSeconds} s measured, counts in alternating order.`,
     '',
-    '| gw | requests/s | vs first | p50 ms | p99 ms | failed | gw CPU (cores) | upstream CPU | load generator CPU | other processes* | machine busy |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| gw | requests/s | vs first | p50 ms | p99 ms | failed | gw CPU (cores) | requests per gw CPU-second | upstream CPU | load generator CPU | interrupts | machine busy |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const workers of options.workers) {
     const run = medianRun(byWorkers.get(workers)!);
-    const others = Math.max(0, run.machineCores - run.gwCores - run.upstreamCores - run.loadCores);
     lines.push(
       `| --workers ${workers} | ${Math.round(run.requestsPerSecond)} | ${(run.requestsPerSecond / base.requestsPerSecond).toFixed(2)}x | ` +
         `${run.p50Ms.toFixed(2)} | ${run.p99Ms.toFixed(2)} | ${run.failed} | ${run.gwCores.toFixed(2)} | ` +
-        `${run.upstreamCores.toFixed(2)} | ${run.loadCores.toFixed(2)} | ${others.toFixed(2)} | ${run.machineCores.toFixed(2)} of ${cores} |`,
+        `${Math.round(run.requestsPerSecond / run.gwCores)} | ` +
+        `${run.upstreamCores.toFixed(2)} | ${run.loadCores.toFixed(2)} | ${run.interruptCores.toFixed(2)} | ${run.machineCores.toFixed(2)} of ${cores} |`,
     );
   }
   lines.push(
     '',
-    "CPU columns: cores' worth of CPU time over the measured run (wall time). *Other processes: the " +
-      "machine's busy time minus the three above — anything else running on the machine, and the kernel's " +
-      'share of the network work it does not charge to them; above 0.1 the figures are noisy.',
+    "CPU columns: cores' worth of CPU time over the measured run (wall time). Requests per gw CPU-second: " +
+      'what one core of gw serves; when it is the same for every count, more workers cost nothing extra per ' +
+      "request. Interrupts: the machine's irq and softirq time, where much of the loopback network work is " +
+      "counted. Machine busy: all of the machine's non-idle time, other tenants included; it comes from " +
+      'other kernel counters than the per-process columns, so the columns need not add up to it exactly.',
     '',
     'Per round (requests/s): ' +
       options.workers
