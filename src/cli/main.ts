@@ -21,7 +21,7 @@ const processIo: Io = {
 const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style resources
 
 Usage:
-  gw run -f FILE|DIR [-R] [--address ADDR] [--admin-port PORT]
+  gw run -f FILE|DIR [-R] [--address ADDR] [--admin-port PORT] [--workers N|auto]
                        serve the Gateways of the files, reloading on change
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
