@@ -22,17 +22,7 @@ import {
 import { readLlmRequest, runAttempts } from './llm-request.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy, compileRouteTypes } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
-import { type ClientFormat, type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
-
-/** The client format each route type carries (the rest are not LLM formats gw translates). */
-const _CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
-  Completions: 'completions',
-  Messages: 'messages',
-  Responses: 'responses',
-  Embeddings: 'embeddings',
-  GammaTokenCount: 'count_tokens',
-  Models: 'models',
-};
+import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
 
 /** One provider, ready to call. */
 export interface ProviderEndpoint {
