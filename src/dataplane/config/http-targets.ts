@@ -9,20 +9,26 @@ interface ServiceSpec {
   externalName?: string;
   clusterIP?: string;
   externalIPs?: string[];
-  ports?: { port: number; name?: string }[];
+  ports?: { port: number; name?: string; appProtocol?: string }[];
 }
+
+/** appProtocol values that mean HTTP/2 (Kubernetes' h2c and WebSocket-free gRPC conventions). */
+const HTTP2_APP_PROTOCOLS = new Set(['kubernetes.io/h2c', 'h2c', 'http2', 'grpc', 'kubernetes.io/grpc']);
 
 /** Where a Service is reached, or why it cannot be. */
 export function serviceDestination(spec: ServiceSpec, port: number | undefined, tls: boolean): Destination | string {
   if (port === undefined) return 'a backendRef to a Service must set port';
-  if (!(spec.ports ?? []).some((p) => p.port === port)) return `the Service has no port ${port}`;
+  const servicePort = (spec.ports ?? []).find((p) => p.port === port);
+  if (!servicePort) return `the Service has no port ${port}`;
   const host =
     (spec.type === 'ExternalName' ? spec.externalName : undefined) ??
     (spec.clusterIP && spec.clusterIP !== 'None' ? spec.clusterIP : undefined) ??
     spec.externalIPs?.[0];
   if (!host)
     return 'the Service has no address gw can use outside a cluster (set externalName, clusterIP or externalIPs)';
-  return { protocol: tls ? 'https:' : 'http:', host, port };
+  const appProtocol = servicePort.appProtocol?.toLowerCase();
+  const inferredVersion = appProtocol !== undefined && HTTP2_APP_PROTOCOLS.has(appProtocol) ? 'HTTP2' : 'HTTP1';
+  return { protocol: tls ? 'https:' : 'http:', host, port, inferredVersion };
 }
 
 interface StaticSpec {

@@ -2,7 +2,7 @@
 // turned into undici pool options. Secrets and ConfigMaps (CA bundles, client certificates) come
 // from the configuration's resolved data; nothing is looked up per request.
 import type { ConnectionOptions } from 'node:tls';
-import type { Pool } from 'undici';
+import { Client, type Pool } from 'undici';
 import { durationMs } from '../../util/units.ts';
 
 export interface BackendConnectionPolicy {
@@ -23,6 +23,11 @@ export interface Destination {
   protocol: 'http:' | 'https:';
   host: string;
   port: number;
+  /**
+   * The HTTP version the destination itself asks for when the policy sets none (a Service port's
+   * appProtocol): BackendHTTP.version's inference rules.
+   */
+  inferredVersion?: 'HTTP1' | 'HTTP2';
   /** A Unix domain socket to connect to instead of host:port. */
   socketPath?: string;
 }
@@ -71,7 +76,9 @@ export function connectionSettings(
   }
   if (destination.socketPath) connect.socketPath = destination.socketPath;
   const tls = policy?.tls;
-  const http2 = policy?.http?.version === 'HTTP2';
+  // BackendHTTP.version, else inferred: the Service's appProtocol (h2c, gRPC), else HTTP/1.1 — for
+  // plaintext HTTP the original protocol, which is HTTP/1.1 on gw's listeners, and HTTP1 for HTTPS.
+  const http2 = (policy?.http?.version ?? destination.inferredVersion) === 'HTTP2';
   if (destination.protocol === 'https:') {
     const tlsOptions: ConnectionOptions = { servername: tls?.sni ?? hostForSni(destination.host) };
     if (tls?.insecureSkipVerify === 'All') tlsOptions.rejectUnauthorized = false;
@@ -117,7 +124,11 @@ export function connectionSettings(
   };
   if (http2) {
     if (destination.protocol === 'https:') options.allowH2 = true;
-    else (options as Pool.Options & { useH2c?: boolean }).useH2c = true;
+    // HTTP/2 with prior knowledge over plain TCP: undici's Pool hands its clients a ready-made
+    // connector, which drops useH2c, so the clients are made here with the connect options.
+    else
+      options.factory = (origin, clientOptions) =>
+        new Client(origin, { ...clientOptions, connect, allowH2: true, useH2c: true } as Client.Options);
   }
   const origin = destination.socketPath
     ? 'http://localhost'

@@ -201,3 +201,45 @@ spec:
     }
   });
 });
+
+describe('BackendHTTP.version inference', () => {
+  it('speaks HTTP/2 (h2c) to a Service port whose appProtocol asks for it, HTTP/1.1 otherwise', async () => {
+    const { createServer: createH2Server } = await import('node:http2');
+    const h2 = createH2Server((req, res) => res.end(`version ${req.httpVersion}`));
+    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+    const h2Port = (h2.address() as { port: number }).port;
+    const h1 = await echoServer('h1');
+    const port = await freePort();
+    const gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}apiVersion: v1
+kind: Service
+metadata: {name: grpcish}
+spec: {clusterIP: 127.0.0.1, ports: [{port: ${h2Port}, appProtocol: kubernetes.io/h2c}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: plain}
+spec: {clusterIP: 127.0.0.1, ports: [{port: ${h1.port}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /h2}}]
+      backendRefs: [{name: grpcish, port: ${h2Port}}]
+    - backendRefs: [{name: plain, port: ${h1.port}}]
+`,
+    });
+    try {
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/h2`)).text(), 'version 2.0');
+      const plain = (await (await fetch(`http://127.0.0.1:${port}/x`)).json()) as { name: string };
+      assert.equal(plain.name, 'h1');
+    } finally {
+      await gw.stop();
+      h2.close();
+      h1.server.close();
+    }
+  });
+});
