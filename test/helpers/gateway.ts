@@ -37,7 +37,14 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
   const logs: string[] = [];
   const accessLog: string[] = [];
   const telemetry = new Telemetry({ sink: { write: (line) => accessLog.push(line) } });
-  const gateway = new LocalGateway({ paths: [dir], address: '127.0.0.1', log: (line) => logs.push(line), telemetry });
+  const gateway = new LocalGateway({
+    paths: [dir],
+    address: '127.0.0.1',
+    log: (line) => logs.push(line),
+    // Invalid test YAML would otherwise just leave the gateway empty: say why.
+    onLoad: (report) => logs.push(...report.problems.map((problem) => problem.message)),
+    telemetry,
+  });
   await gateway.start();
   return {
     gateway,

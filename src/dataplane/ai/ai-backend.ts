@@ -10,7 +10,6 @@ import { defaultUnhealthyCondition, type ObservedResponse } from '../balancing/e
 import { PriorityGroupBalancer } from '../balancing/priority-groups.ts';
 import { compileExpression, ExpressionError } from '../cel/expression.ts';
 import type { AiBackendInput, BackendAuthApplier, BackendHandler } from '../config/compile.ts';
-import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { type CompiledFilters, compileFilters } from '../routing/filters.ts';
 import {
@@ -44,7 +43,6 @@ export interface AiBackend {
   readonly providerCount: number;
   /** The route type of a request path (BackendAI.routes of the backend's effective policy). */
   readonly routeTypeOf: (path: string) => RouteType;
-  readonly maxBodyBytes: number;
 }
 
 interface NamedProvider extends LLMProvider {
@@ -92,7 +90,6 @@ export function compileAiBackend(input: AiBackendInput): BackendHandler {
     balancer: new PriorityGroupBalancer(built as never, { now: () => performance.now(), random: Math.random }),
     providerCount: built.reduce((count, group) => count + group.length, 0),
     routeTypeOf: compileRouteTypes((basePolicy.ai as BackendAI | undefined)?.routes),
-    maxBodyBytes: DEFAULT_MAX_BUFFER_BYTES,
   };
   return { kind: 'ai', backend };
 }
@@ -181,7 +178,7 @@ export function compileEndpoint(
 /** Serves a request routed to an AI backend. */
 export async function serveAi(routed: RoutedRequest, backend: AiBackend): Promise<void> {
   const routeType = backend.routeTypeOf(routed.forward.path);
-  const request = await readLlmRequest(routed, routeType, backend.maxBodyBytes);
+  const request = await readLlmRequest(routed, routeType, routed.listener.maxBufferBytes);
   if (!request) return;
   const attempts = backend.balancer.startRequest();
   await runAttempts(routed, request, backend.providerCount, () => {

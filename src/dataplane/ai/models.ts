@@ -12,7 +12,6 @@ import { EndpointHealth } from '../balancing/endpoint-health.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
 import type { AiBackendInput, CompileContext } from '../config/compile.ts';
-import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { celContext } from '../telemetry/cel-context.ts';
@@ -239,7 +238,7 @@ export async function serveModels(
   if (routeType === undefined)
     return sendClientError(routed.res, 'completions', 404, 'This path is not an LLM API path gw serves for models.');
   if (routeType === 'Models') return listModels(routed, models, keys);
-  const request = await readLlmRequest(routed, routeType, DEFAULT_MAX_BUFFER_BYTES);
+  const request = await readLlmRequest(routed, routeType, routed.listener.maxBufferBytes);
   if (!request) return;
   const requested = request.llm.requestModel;
   if (!requested) return sendClientError(routed.res, request.format, 400, 'The request names no model.');

@@ -12,9 +12,10 @@ import type {
   ListenerConfig,
   RuleConfig,
 } from '../../controller/dataplane-config.ts';
-import { durationMs } from '../../util/units.ts';
+import { byteSize, durationMs } from '../../util/units.ts';
 import type { AiBackend } from '../ai/ai-backend.ts';
 import { type CompiledModel, compileModels } from '../ai/models.ts';
+import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
 import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
 import { compileWeightedChoice, type WeightedChoice } from '../routing/weighted-choice.ts';
@@ -76,6 +77,10 @@ export interface CompiledListener {
   readonly modelRule: CompiledRule | undefined;
   /** Access log and metrics as the listener's effective Frontend policy sets them. */
   readonly telemetry: FrontendTelemetry | undefined;
+  /** Most bytes of a request body buffered (Frontend.http.maxBufferSize, default 2 MiB). */
+  readonly maxBufferBytes: number;
+  /** Why the listener cannot be served as configured (a Frontend field not enforced yet): answered with 500. */
+  readonly refused: string | undefined;
   /** Lower-case hostname without a wildcard's "*" ("*.example.com" keeps ".example.com"), or undefined. */
   readonly hostname: string | undefined;
 }
@@ -87,6 +92,9 @@ export interface CompiledPort {
   readonly listeners: readonly CompiledListener[];
   /** Certificates of HTTPS listeners: hostname ('' for none) → PEM key and certificate. */
   readonly certificates: ReadonlyMap<string, { key: string; cert: string }>;
+  /** Connection settings of the port (Frontend.http of its first listener: the Frontend targets a Gateway). */
+  readonly http1MaxHeaders: number | undefined;
+  readonly idleTimeoutMs: number | undefined;
 }
 
 export interface CompiledGateway {
@@ -131,6 +139,9 @@ export interface AiBackendInput {
  */
 const ENFORCED_TRAFFIC_FIELDS = new Set(['timeouts', 'phase']);
 const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
+const ENFORCED_FRONTEND_FIELDS = new Set(['http', 'accessLog', 'metrics']);
+/** Frontend fields that only add observability: not served yet, logged, but no reason to refuse traffic. */
+const OBSERVABILITY_FRONTEND_FIELDS = new Set(['tracing']);
 
 function unenforced(values: Record<string, unknown> | undefined, enforced: ReadonlySet<string>): string[] {
   return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
@@ -203,7 +214,16 @@ export function compileGateway(key: string, config: DataPlaneConfig, context: Co
   const compiledPorts = new Map<number, CompiledPort>();
   for (const [number, port] of ports) {
     port.listeners.sort((a, b) => hostnameRank(b) - hostnameRank(a));
-    compiledPorts.set(number, { port: number, ...port });
+    const frontendHttp = (port.listeners[0]?.config.frontend.http ?? {}) as {
+      http1MaxHeaders?: number;
+      http1IdleTimeout?: string;
+    };
+    compiledPorts.set(number, {
+      port: number,
+      ...port,
+      http1MaxHeaders: frontendHttp.http1MaxHeaders,
+      idleTimeoutMs: frontendHttp.http1IdleTimeout ? durationMs(frontendHttp.http1IdleTimeout) : undefined,
+    });
   }
   return { key, config, ports: compiledPorts, problems, poolKeys };
 }
@@ -286,6 +306,18 @@ function compileListener(
         }
       : undefined;
   const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend);
+  const frontendHttp = (listener.frontend.http ?? {}) as { maxBufferSize?: number | string };
+  const notEnforced = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
+  const refusedFields = notEnforced.filter((field) => !OBSERVABILITY_FRONTEND_FIELDS.has(field));
+  for (const field of notEnforced.filter((field) => OBSERVABILITY_FRONTEND_FIELDS.has(field)))
+    problems.push(
+      `listener ${listener.name}: frontend.${field} is not served by this data plane yet; requests are served without it`,
+    );
+  const refused =
+    refusedFields.length > 0
+      ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
+      : undefined;
+  if (refused) problems.push(`listener ${listener.name}: ${refused}; the listener answers 500`);
   for (const problem of telemetry?.problems ?? []) problems.push(`listener ${listener.name} frontend: ${problem}`);
   return {
     config: listener,
@@ -294,6 +326,9 @@ function compileListener(
     models,
     modelRule,
     telemetry,
+    maxBufferBytes:
+      frontendHttp.maxBufferSize !== undefined ? byteSize(frontendHttp.maxBufferSize) : DEFAULT_MAX_BUFFER_BYTES,
+    refused,
     hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
   };
 }

@@ -71,6 +71,7 @@ export async function handleRequest(
   if (!listener) return void sendText(res, 404, 'no listener for this host');
   record.listener = listener.config.name;
   scope.telemetry = listener.telemetry;
+  if (listener.refused) return void sendText(res, 500, listener.refused);
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
   const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);

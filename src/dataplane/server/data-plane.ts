@@ -50,6 +50,8 @@ interface PortServer {
 
 /** Default keep-alive idle time of client connections (spec: http1IdleTimeout default 10 minutes). */
 const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+/** Default number of request headers (spec: http1MaxHeaders default 100). */
+const DEFAULT_MAX_HEADERS = 100;
 
 export class DataPlane {
   private readonly options: DataPlaneOptions;
@@ -119,6 +121,7 @@ export class DataPlane {
           const fallback = defaultCertificate(port);
           if (fallback) (existing.server as HttpsServer).setSecureContext(fallback);
         }
+        applyConnectionSettings(existing.server, port, this.options);
         existing.current = port; // the swap
         continue;
       }
@@ -146,10 +149,9 @@ export class DataPlane {
             handler,
           )
         : createHttpServer(handler);
-    server.keepAliveTimeout = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    applyConnectionSettings(server, port, this.options);
     server.headersTimeout = 60_000;
     server.requestTimeout = 0; // streams may run long; deadlines are per route
-    if (this.options.http1MaxHeaders) server.maxHeadersCount = this.options.http1MaxHeaders;
     const state: PortServer = {
       server,
       protocol: port.protocol,
@@ -167,6 +169,12 @@ export class DataPlane {
         server.listen({ port: number, host, ...reuse }, () => resolve());
       }),
     };
+    // Spec: with Frontend.connect unset, a downstream CONNECT is rejected with 405.
+    server.on('connect', (_req, socket) => {
+      socket.end(
+        'HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
+      );
+    });
     server.on('clientError', (error, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
       else socket.destroy(error);
@@ -238,6 +246,12 @@ const backendAuthApplier: NonNullable<CompileContext['compileBackendAuth']> = (a
   if (compiled instanceof AuthConfigError) return { field: compiled.field, message: compiled.message };
   return compiled;
 };
+
+/** Frontend.http connection settings of a port (new connections pick them up). */
+function applyConnectionSettings(server: Server, port: CompiledPort, options: DataPlaneOptions): void {
+  server.keepAliveTimeout = port.idleTimeoutMs ?? options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  server.maxHeadersCount = port.http1MaxHeaders ?? options.http1MaxHeaders ?? DEFAULT_MAX_HEADERS;
+}
 
 function defaultCertificate(port: CompiledPort): { key: string; cert: string } | undefined {
   return port.certificates.get('') ?? port.certificates.values().next().value;

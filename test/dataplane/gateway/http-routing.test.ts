@@ -243,3 +243,92 @@ spec:
     }
   });
 });
+
+describe('Frontend policy', () => {
+  it('limits the buffered body by http.maxBufferSize, refuses unenforced fields, and answers CONNECT with 405', async () => {
+    const upstream = await startOpenAiMockForFrontend();
+    const port = await freePort();
+    const otherPort = await freePort();
+    const gw = await startTestGateway({
+      'gateway.yaml': `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gw}
+spec: {controllerName: gw.dev/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec:
+  gatewayClassName: gw
+  listeners: [{name: http, protocol: HTTP, port: ${port}}, {name: other, protocol: HTTP, port: ${otherPort}}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: llm}
+spec:
+  ai: {provider: {host: 127.0.0.1, port: ${upstream.port}, alpha: {}}}
+  policies: {auth: {key: sk}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: llm}]}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: small-bodies}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai, port: ${port}}]
+  frontend: {http: {maxBufferSize: 1Ki}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: network-authz}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai, port: ${otherPort}}]
+  frontend: {networkAuthorization: {policy: {matchExpressions: ['source.address == "10.0.0.1"']}}}
+`,
+    });
+    try {
+      assert.deepEqual(
+        gw.logs.filter((line) => !/not enforced/.test(line)),
+        [],
+      );
+      const chat = (content: string) =>
+        fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+        });
+      assert.equal((await chat('short')).status, 200);
+      const large = await chat('x'.repeat(2000));
+      assert.equal(large.status, 413);
+      await large.text();
+      const refused = await fetch(`http://127.0.0.1:${otherPort}/v1/chat/completions`, { method: 'POST', body: '{}' });
+      assert.equal(refused.status, 500);
+      assert.match(await refused.text(), /frontend\.networkAuthorization is not enforced/);
+      const { request: rawRequest } = await import('node:http');
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const connect = rawRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: 'example.com:443' });
+        connect.on('connect', (response, socket) => {
+          socket.destroy();
+          resolve(response.statusCode);
+        });
+        connect.on('response', (response) => resolve(response.statusCode));
+        connect.on('error', reject);
+        connect.end();
+      });
+      assert.equal(status, 405);
+    } finally {
+      await gw.stop();
+      await upstream.close();
+    }
+  });
+});
+
+async function startOpenAiMockForFrontend() {
+  const { startOpenAiMock } = await import('../../support/providers/openai-mock.ts');
+  return startOpenAiMock();
+}
