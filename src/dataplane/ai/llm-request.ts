@@ -173,7 +173,11 @@ export async function runAttempts(
       let sendBody = plan.body;
       if (sendBody !== undefined && request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
-      const payload = sendBody !== undefined ? Buffer.from(JSON.stringify(sendBody)) : request.bytes;
+      // An unchanged body goes upstream as the client's own bytes: no second serialisation.
+      const payload =
+        sendBody === undefined || (sendBody === request.body && request.bytes !== undefined)
+          ? request.bytes
+          : Buffer.from(JSON.stringify(sendBody));
       const headers = upstreamHeaders(routed, plan.headers, payload);
       if (endpoint.headers)
         for (const step of endpoint.headers.request)
