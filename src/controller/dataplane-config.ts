@@ -9,7 +9,7 @@ import type { KubeObject } from '../api/validate/admission.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { GatewayApiResult, RouteBackendRef, RouteMatch } from './gateway-api/types.ts';
 import type { ModelAttachment } from './models/status.ts';
-import { type AttachmentPoint, effectivePolicy, indexPolicies, type PolicyIndex } from './policies/attachments.ts';
+import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
 import { valuesOf } from './policies/merge.ts';
 import { findReferences } from './references.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -173,7 +173,7 @@ export function buildDataPlaneConfigs(
   gatewayApi: GatewayApiResult,
   models: ReadonlyMap<string, ModelAttachment>,
   revision: string,
-  index: PolicyIndex = indexPolicies(snapshot),
+  index: PolicyIndex,
 ): Map<string, DataPlaneConfig> {
   const placements = modelPlacements(snapshot, models);
   const configs = new Map<string, DataPlaneConfig>();

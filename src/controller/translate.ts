@@ -23,17 +23,18 @@ export interface Translation {
 export function translate(snapshot: Snapshot, now: string, revision: string): Translation {
   const gatewayApi = translateGatewayApi(snapshot, now);
   const resolutions = resolveAllPolicyTargets(snapshot);
+  const policies = indexPolicies(snapshot, resolutions);
   const models = modelAttachments(snapshot, gatewayApi, now);
   const statuses = new Map<SnapshotKind, ReadonlyMap<string, unknown>>([
     ['gatewayClasses', gatewayApi.gatewayClassStatuses],
     ['gateways', gatewayApi.gatewayStatuses],
     ['listenerSets', gatewayApi.listenerSetStatuses],
     ['httpRoutes', gatewayApi.routeStatuses],
-    ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions)],
+    ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions, policies)],
     ['backends', backendStatuses(snapshot, now)],
     ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
   ]);
-  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot, resolutions));
+  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, policies);
   return { gatewayApi, statuses, configs };
 }
 

@@ -14,13 +14,7 @@ import { missingReferences } from '../references.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { indexPolicies, type PolicyIndex } from './attachments.ts';
 import { byPrecedence, type PolicySection } from './merge.ts';
-import {
-  type ResolvedTarget,
-  resolveAllPolicyTargets,
-  resolvePolicyTargets,
-  type TargetResolution,
-  type TargetResolutions,
-} from './targets.ts';
+import { type ResolvedTarget, resolvePolicyTargets, type TargetResolution, type TargetResolutions } from './targets.ts';
 
 export const MAX_ANCESTORS = 16;
 /** The ancestorRef of the entry that summarises what is not tied to one Gateway. */
@@ -304,8 +298,8 @@ export function policyStatuses(
   snapshot: Snapshot,
   gatewayApi: GatewayApiResult,
   now: string,
-  resolutions: TargetResolutions = resolveAllPolicyTargets(snapshot),
-  index: PolicyIndex = indexPolicies(snapshot, resolutions),
+  resolutions: TargetResolutions,
+  index: PolicyIndex,
 ): Map<string, PolicyStatus> {
   const statuses = new Map<string, PolicyStatus>();
   const reach = reachIndex(gatewayApi);
