@@ -34,9 +34,6 @@ export interface DataPlaneOptions {
   hooks?: RequestHandlerHooks;
   /** Extends the compile context (AI backends, backend auth). */
   compile?: Omit<CompileContext, 'pools'>;
-  /** Frontend limits applied to every server. */
-  http1MaxHeaders?: number;
-  idleTimeoutMs?: number;
 }
 
 interface PortServer {
@@ -82,12 +79,6 @@ export class DataPlane {
     };
   }
 
-  /** The port each listener port is actually bound to (differs only when a config asks for port 0 in tests). */
-  boundPort(port: number): number | undefined {
-    const address = this.servers.get(port)?.server.address();
-    return address && typeof address === 'object' ? address.port : undefined;
-  }
-
   /** Applies changed and removed Gateway configurations; resolves when every port is listening. */
   async apply(changed: ReadonlyMap<string, DataPlaneConfig>, removed: Iterable<string> = []): Promise<void> {
     for (const key of removed) this.gateways.delete(key);
@@ -121,7 +112,7 @@ export class DataPlane {
           const fallback = defaultCertificate(port);
           if (fallback) (existing.server as HttpsServer).setSecureContext(fallback);
         }
-        applyConnectionSettings(existing.server, port, this.options);
+        applyConnectionSettings(existing.server, port);
         existing.current = port; // the swap
         continue;
       }
@@ -149,7 +140,7 @@ export class DataPlane {
             handler,
           )
         : createHttpServer(handler);
-    applyConnectionSettings(server, port, this.options);
+    applyConnectionSettings(server, port);
     server.headersTimeout = 60_000;
     server.requestTimeout = 0; // streams may run long; deadlines are per route
     const state: PortServer = {
@@ -248,9 +239,9 @@ const backendAuthApplier: NonNullable<CompileContext['compileBackendAuth']> = (a
 };
 
 /** Frontend.http connection settings of a port (new connections pick them up). */
-function applyConnectionSettings(server: Server, port: CompiledPort, options: DataPlaneOptions): void {
-  server.keepAliveTimeout = port.idleTimeoutMs ?? options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  server.maxHeadersCount = port.http1MaxHeaders ?? options.http1MaxHeaders ?? DEFAULT_MAX_HEADERS;
+function applyConnectionSettings(server: Server, port: CompiledPort): void {
+  server.keepAliveTimeout = port.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  server.maxHeadersCount = port.http1MaxHeaders ?? DEFAULT_MAX_HEADERS;
 }
 
 function defaultCertificate(port: CompiledPort): { key: string; cert: string } | undefined {
