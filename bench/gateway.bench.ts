@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CHAT_BODY } from './gateway/chat-request.ts';
-import { stopAllChildren } from './gateway/child-process.ts';
+import { runBench } from './gateway/cli.ts';
 import { measureTarget, type Outcome } from './gateway/measure.ts';
 import { type BenchOptions, parseOptions, USAGE } from './gateway/options.ts';
 import { machineBusyMs, ownCpuMs } from './gateway/process-tree.ts';
@@ -63,18 +63,7 @@ function definitions(options: BenchOptions): TargetDefinition[] {
   return all.filter((definition) => options.targets.includes(definition.id));
 }
 
-async function main(): Promise<number> {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  let options: BenchOptions;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+async function main(options: BenchOptions): Promise<number> {
   const started = performance.now();
   const busyAtStart = machineBusyMs();
   const ownAtStart = ownCpuMs();
@@ -115,20 +104,6 @@ async function main(): Promise<number> {
 }
 
 let interrupted = false;
-const interrupt = () => {
+runBench(USAGE, parseOptions, main, () => {
   interrupted = true;
-  log('interrupted: stopping every process the benchmark started');
-  stopAllChildren().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupt);
-process.once('SIGTERM', interrupt);
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    stopAllChildren().finally(() => process.exit(1));
-  },
-);
+});

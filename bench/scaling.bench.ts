@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { stringify } from 'yaml';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
-import { freePort, stopAllChildren } from './gateway/child-process.ts';
+import { freePort } from './gateway/child-process.ts';
+import { runBench } from './gateway/cli.ts';
 import { type Endpoint, runLoad } from './gateway/load.ts';
 import { cpuMs, machineBusyMs, ownCpuMs, processTree } from './gateway/process-tree.ts';
 import { startGw } from './gateway/targets/gw.ts';
@@ -250,18 +251,7 @@ function report(options: Options, byWorkers: Map<number, Run[]>): string {
   return lines.join('\n');
 }
 
-async function main(): Promise<number> {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  let options: Options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+async function main(options: Options): Promise<number> {
   log('starting the upstream mock');
   const mocks = await startUpstream();
   const upstream = { port: mocks.ports.openaiFixed, pid: mocks.pid };
@@ -283,19 +273,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-const interrupt = () => {
-  log('interrupted: stopping every process the benchmark started');
-  stopAllChildren().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupt);
-process.once('SIGTERM', interrupt);
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    stopAllChildren().finally(() => process.exit(1));
-  },
-);
+runBench(USAGE, parseOptions, main);
