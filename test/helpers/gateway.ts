@@ -73,3 +73,49 @@ spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${po
 ---
 `;
 }
+
+/**
+ * GwBackend `name` for one AI provider on 127.0.0.1:`port`: `family` is its provider family entry
+ * (`alpha: {}`, `gamma: {}`, `custom: {…}`), `key` the key gw sends it, `routes` its
+ * policies.ai.routes (a YAML flow mapping of path → format); ends with ---.
+ */
+export function aiBackendYaml(name: string, port: number, family: string, key: string, routes: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec:
+  ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
+  policies:
+    auth: {key: ${key}}
+    ai: {routes: ${routes}}
+---
+`;
+}
+
+/**
+ * HTTPRoute llm on Gateway ai: one rule for each of `backends`, serving GwBackend <name> at /<name>
+ * with the prefix stripped, then `moreRules` (YAML list items indented for `rules:`).
+ */
+export function llmRouteYaml(backends: string[], moreRules = ''): string {
+  const rules = backends
+    .map(
+      (name) => `    - matches: [{path: {type: PathPrefix, value: /${name}}}]
+      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
+`,
+    )
+    .join('');
+  return `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+${rules}${moreRules}`;
+}
+
+/** A rule (for llmRouteYaml's `moreRules`) named models serving every GwModel attached to it at /models. */
+export const GW_MODELS_RULE = `    - name: models
+      matches: [{path: {type: PathPrefix, value: /models}}]
+      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
+`;

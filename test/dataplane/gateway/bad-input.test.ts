@@ -10,7 +10,15 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  GW_MODELS_RULE,
+  gatewayYaml,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -147,26 +155,13 @@ describe('bad input through gw', () => {
     hanging = await hangingStreamServer();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const backend = (name: string, provider: string, key: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ai:
-    provider: ${provider}
-  policies:
-    auth: {key: ${key}}
-    ai: {routes: ${ROUTES}}
----
-`;
-    const prefixRule = (prefix: string, ref: string) => `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [${ref}]`;
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${backend('gpt', `{host: 127.0.0.1, port: ${openaiUpstream.port}, alpha: {}}`, 'sk-openai')}${backend(
-        'claude',
-        `{host: 127.0.0.1, port: ${anthropicUpstream.port}, gamma: {}}`,
-        'sk-anthropic',
-      )}${backend('hanging', `{host: 127.0.0.1, port: ${hanging.port}, alpha: {}}`, 'sk-any')}apiVersion: gw.dev/v1alpha1
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('gpt', openaiUpstream.port, 'alpha: {}', 'sk-openai', ROUTES),
+        aiBackendYaml('claude', anthropicUpstream.port, 'gamma: {}', 'sk-anthropic', ROUTES),
+        aiBackendYaml('hanging', hanging.port, 'alpha: {}', 'sk-any', ROUTES),
+        `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: gpt-4o-mini}
 spec:
@@ -175,19 +170,9 @@ spec:
   baseURL: http://127.0.0.1:${openaiUpstream.port}/v1
   policies: {auth: {key: sk-openai}}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-${prefixRule('gpt', '{group: gw.dev, kind: GwBackend, name: gpt}')}
-${prefixRule('claude', '{group: gw.dev, kind: GwBackend, name: claude}')}
-${prefixRule('hanging', '{group: gw.dev, kind: GwBackend, name: hanging}')}
-    - name: models
-      matches: [{path: {type: PathPrefix, value: /models}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
 `,
+        llmRouteYaml(['gpt', 'claude', 'hanging'], GW_MODELS_RULE),
+      ].join(''),
     });
   });
 

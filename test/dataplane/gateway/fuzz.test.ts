@@ -9,7 +9,15 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { Agent, request } from 'undici';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  GW_MODELS_RULE,
+  gatewayYaml,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -208,22 +216,13 @@ describe('fuzzing gw', () => {
     anthropicUpstream = await startAnthropicMock({ apiKey: 'sk-anthropic', maxRecordedRequests: 10 });
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const backend = (name: string, provider: string, key: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ai: {provider: ${provider}}
-  policies:
-    auth: {key: ${key}}
-    ai: {routes: {/v1/chat/completions: Completions, /v1/messages: Messages}}
----
-`;
+    const routes = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${backend('gpt', `{host: 127.0.0.1, port: ${openaiUpstream.port}, alpha: {}}`, 'sk-openai')}${backend(
-        'claude',
-        `{host: 127.0.0.1, port: ${anthropicUpstream.port}, gamma: {}}`,
-        'sk-anthropic',
-      )}apiVersion: gw.dev/v1alpha1
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('gpt', openaiUpstream.port, 'alpha: {}', 'sk-openai', routes),
+        aiBackendYaml('claude', anthropicUpstream.port, 'gamma: {}', 'sk-anthropic', routes),
+        `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: any}
 spec:
@@ -233,22 +232,9 @@ spec:
   baseURL: http://127.0.0.1:${openaiUpstream.port}/v1
   policies: {auth: {key: sk-openai}}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /gpt}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: gpt}]
-    - matches: [{path: {type: PathPrefix, value: /claude}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: claude}]
-    - name: models
-      matches: [{path: {type: PathPrefix, value: /models}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
 `,
+        llmRouteYaml(['gpt', 'claude'], GW_MODELS_RULE),
+      ].join(''),
     });
   });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { aiBackendYaml, freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
 describe('alpha provider through gw', () => {
@@ -15,21 +15,13 @@ describe('alpha provider through gw', () => {
     upstream = await startOpenAiMock({ apiKey: 'sk-upstream' });
     const port = await freePort();
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: openai}
-spec:
-  ai:
-    provider:
-      host: 127.0.0.1
-      port: ${upstream.port}
-      alpha: {}
-  policies:
-    auth: {key: sk-upstream}
-    ai:
-      routes: {/v1/chat/completions: Completions, /v1/embeddings: Embeddings, /v1/models: Models, /v1/responses: Responses}
----
-apiVersion: gateway.networking.k8s.io/v1
+      'gateway.yaml': `${gatewayYaml(port)}${aiBackendYaml(
+        'openai',
+        upstream.port,
+        'alpha: {}',
+        'sk-upstream',
+        '{/v1/chat/completions: Completions, /v1/embeddings: Embeddings, /v1/models: Models, /v1/responses: Responses}',
+      )}apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: llm}
 spec:

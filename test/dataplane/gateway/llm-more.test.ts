@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  gatewayYaml,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -39,38 +46,12 @@ describe('more LLM traffic through gw', () => {
     const routes =
       '{/v1/chat/completions: Completions, /v1/messages: Messages, /v1/responses: Responses, /v1/messages/count_tokens: GammaTokenCount}';
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: gpt}
-spec:
-  ai: {provider: {host: 127.0.0.1, port: ${openaiUpstream.port}, alpha: {}}}
-  policies:
-    auth: {key: sk-openai}
-    ai: {routes: ${routes}}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: claude}
-spec:
-  ai: {provider: {host: 127.0.0.1, port: ${anthropicUpstream.port}, gamma: {}}}
-  policies:
-    auth: {key: sk-anthropic}
-    ai: {routes: ${routes}}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: custom}
-spec:
-  ai:
-    provider:
-      host: 127.0.0.1
-      port: ${openaiUpstream.port}
-      custom: {formats: [{type: Completions}]}
-  policies:
-    auth: {key: sk-openai}
-    ai: {routes: ${routes}}
----
-apiVersion: gw.dev/v1alpha1
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('gpt', openaiUpstream.port, 'alpha: {}', 'sk-openai', routes),
+        aiBackendYaml('claude', anthropicUpstream.port, 'gamma: {}', 'sk-anthropic', routes),
+        aiBackendYaml('custom', openaiUpstream.port, 'custom: {formats: [{type: Completions}]}', 'sk-openai', routes),
+        `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: tuned}
 spec:
@@ -95,20 +76,9 @@ spec:
       finalTransformations:
         - {field: metadata, expression: '{"sent_model": llmRequest.model}'}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-${['gpt', 'claude', 'custom', 'tuned']
-  .map(
-    (name) => `    - matches: [{path: {type: PathPrefix, value: /${name}}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]`,
-  )
-  .join('\n')}
 `,
+        llmRouteYaml(['gpt', 'claude', 'custom', 'tuned']),
+      ].join(''),
     });
   });
 

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  gatewayYaml,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
@@ -24,17 +31,10 @@ describe('format translation through gw', () => {
     failing = await startOpenAiMock({ apiKey: 'sk-openai' });
     port = await freePort();
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: claude}
-spec:
-  ai:
-    provider: {host: 127.0.0.1, port: ${anthropicUpstream.port}, gamma: {}}
-  policies:
-    auth: {key: sk-anthropic}
-    ai: {routes: ${ROUTES}}
----
-apiVersion: gw.dev/v1alpha1
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('claude', anthropicUpstream.port, 'gamma: {}', 'sk-anthropic', ROUTES),
+        `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: gpt}
 spec:
@@ -48,19 +48,9 @@ spec:
     auth: {key: sk-openai}
     ai: {routes: ${ROUTES}}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /claude}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: claude}]
-    - matches: [{path: {type: PathPrefix, value: /gpt}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: gpt}]
 `,
+        llmRouteYaml(['claude', 'gpt']),
+      ].join(''),
     });
   });
 
