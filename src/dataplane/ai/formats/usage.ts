@@ -25,14 +25,31 @@ function withOptional(usage: Usage, cached?: number, created?: number, reasoning
   return usage;
 }
 
-/** Chat Completions `usage` (prompt_tokens, completion_tokens, their details). */
-export function usageFromCompletions(value: unknown): Usage | undefined {
+/** The field names of OpenAI's `usage`, which Chat Completions and the Responses API spell apart. */
+type OpenAiUsageNames = Record<'input' | 'output' | 'inputDetails' | 'outputDetails', string>;
+
+const COMPLETIONS_NAMES: OpenAiUsageNames = {
+  input: 'prompt_tokens',
+  output: 'completion_tokens',
+  inputDetails: 'prompt_tokens_details',
+  outputDetails: 'completion_tokens_details',
+};
+
+const RESPONSES_NAMES: OpenAiUsageNames = {
+  input: 'input_tokens',
+  output: 'output_tokens',
+  inputDetails: 'input_tokens_details',
+  outputDetails: 'output_tokens_details',
+};
+
+/** OpenAI's `usage` (its input count includes cached tokens), with the given field names. */
+function usageFromOpenAi(value: unknown, names: OpenAiUsageNames): Usage | undefined {
   if (!isPlainObject(value)) return undefined;
-  const input = numberOr(value.prompt_tokens);
-  const output = numberOr(value.completion_tokens);
+  const input = numberOr(value[names.input]);
+  const output = numberOr(value[names.output]);
   if (input === undefined && output === undefined) return undefined;
-  const promptDetails = objectOr(value.prompt_tokens_details);
-  const completionDetails = objectOr(value.completion_tokens_details);
+  const inputDetails = objectOr(value[names.inputDetails]);
+  const outputDetails = objectOr(value[names.outputDetails]);
   const usage = {
     inputTokens: input ?? 0,
     outputTokens: output ?? 0,
@@ -40,10 +57,15 @@ export function usageFromCompletions(value: unknown): Usage | undefined {
   };
   return withOptional(
     usage,
-    numberOr(promptDetails?.cached_tokens),
-    numberOr(promptDetails?.cache_write_tokens),
-    numberOr(completionDetails?.reasoning_tokens),
+    numberOr(inputDetails?.cached_tokens),
+    numberOr(inputDetails?.cache_write_tokens),
+    numberOr(outputDetails?.reasoning_tokens),
   );
+}
+
+/** Chat Completions `usage` (prompt_tokens, completion_tokens, their details). */
+export function usageFromCompletions(value: unknown): Usage | undefined {
+  return usageFromOpenAi(value, COMPLETIONS_NAMES);
 }
 
 /** Anthropic Messages `usage`: input_tokens plus the cache reads and writes Anthropic counts apart. */
@@ -60,30 +82,9 @@ export function usageFromMessages(value: unknown): Usage | undefined {
   return withOptional(usage, cacheRead, cacheCreation, numberOr(details?.thinking_tokens));
 }
 
-/** Responses API `usage` (input_tokens includes cached tokens, as in Chat Completions). */
-function usageFromResponses(value: unknown): Usage | undefined {
-  if (!isPlainObject(value)) return undefined;
-  const input = numberOr(value.input_tokens);
-  const output = numberOr(value.output_tokens);
-  if (input === undefined && output === undefined) return undefined;
-  const inputDetails = objectOr(value.input_tokens_details);
-  const outputDetails = objectOr(value.output_tokens_details);
-  const usage = {
-    inputTokens: input ?? 0,
-    outputTokens: output ?? 0,
-    totalTokens: numberOr(value.total_tokens) ?? (input ?? 0) + (output ?? 0),
-  };
-  return withOptional(
-    usage,
-    numberOr(inputDetails?.cached_tokens),
-    numberOr(inputDetails?.cache_write_tokens),
-    numberOr(outputDetails?.reasoning_tokens),
-  );
-}
-
 /** The usage of a Responses API response object (from a body or a response.completed event). */
 export function usageFromResponsesResponse(response: unknown): Usage | undefined {
-  return isPlainObject(response) ? usageFromResponses(response.usage) : undefined;
+  return isPlainObject(response) ? usageFromOpenAi(response.usage, RESPONSES_NAMES) : undefined;
 }
 
 /** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
@@ -95,7 +96,7 @@ export function usageFromResponse(format: ApiFormat, body: unknown): Usage | und
     case 'messages':
       return usageFromMessages(body.usage);
     case 'responses':
-      return usageFromResponses(body.usage);
+      return usageFromOpenAi(body.usage, RESPONSES_NAMES);
     case 'embeddings': {
       const usage = objectOr(body.usage);
       const input = numberOr(usage?.prompt_tokens);
