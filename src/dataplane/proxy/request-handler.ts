@@ -72,11 +72,9 @@ export async function handleRequest(
   record.listener = listener.config.name;
   scope.telemetry = listener.telemetry;
   if (listener.refused) return void sendText(res, 500, listener.refused);
-  const url = req.url ?? '/';
-  const queryStart = url.indexOf('?');
-  const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
-  const query = queryStart === -1 ? '' : url.slice(queryStart + 1);
-  const path = normalizePath(rawPath);
+  // The server has split the request target into the record's path and query already.
+  const query = record.query;
+  const path = normalizePath(record.path);
   if (path === undefined) return void sendText(res, 400, 'invalid request path');
   const match = listener.table.match({ host: rawHost, path, query, method: req.method ?? 'GET', headers: req.headers });
   const rule = match ? listener.rules.get(match.rule)! : listener.modelRule;
