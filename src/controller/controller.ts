@@ -13,13 +13,7 @@ import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
 import type { DataPlaneConfig } from './dataplane-config.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
-import {
-  configDependencies,
-  DependencyIndex,
-  GLOBAL_KINDS,
-  modelGateways,
-  touchedKeys,
-} from './incremental/dependencies.ts';
+import { configDependencies, DependencyIndex, GLOBAL_KINDS, touchedKeys } from './incremental/dependencies.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 import { translate, translateConfigs } from './translate.ts';
@@ -178,24 +172,8 @@ export class Controller {
     this.pending.clear();
     this.dependencies.gatewaysReading(touched, dirty);
     if (dirty.size > 0) {
-      // A model attached to several Gateways is programmed only if all accept it: they go together
-      // (transitively, since such a Gateway may share another model with a further one).
-      const scope = new Set(dirty);
-      const modelParents = [...snapshot.models.values()].map((model) => modelGateways(model, snapshot));
-      for (let grown = true; grown; ) {
-        grown = false;
-        for (const gateways of modelParents) {
-          if (!gateways.some((gateway) => scope.has(gateway))) continue;
-          for (const gateway of gateways) {
-            if (!scope.has(gateway)) {
-              scope.add(gateway);
-              grown = true;
-            }
-          }
-        }
-      }
       const revision = this.store.list(SNAPSHOT_KINDS.gateways).resourceVersion;
-      const { gatewayApi, configs } = translateConfigs(snapshot, revision, scope);
+      const { scope, gatewayApi, configs } = translateConfigs(snapshot, revision, dirty);
       for (const key of scope) {
         const listeners = gatewayApi.listeners.get(key);
         if (listeners) this.dependencies.set(key, configDependencies(key, listeners, configs.get(key)));

@@ -39,21 +39,37 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
 }
 
 /**
- * The configurations of the Gateways in `scope` only (the controller's fast path after a change);
- * no statuses. `scope` must already include every Gateway of the models attached to it
- * (see `modelGateways`), since a model is programmed only when all its parents accept it.
+ * The configurations of the Gateways `changed` reaches only (the controller's fast path after a
+ * change); no statuses. A model attached to several Gateways is programmed only if all accept it,
+ * so those Gateways go together: `scope` is `changed` grown by every Gateway of a model attached
+ * to one in it (transitively, since such a Gateway may share another model with a further one).
  */
 export function translateConfigs(
   snapshot: Snapshot,
   revision: string,
-  scope: ReadonlySet<string>,
-): { gatewayApi: GatewayApiResult; configs: Map<string, DataPlaneConfig> } {
+  changed: ReadonlySet<string>,
+): { scope: Set<string>; gatewayApi: GatewayApiResult; configs: Map<string, DataPlaneConfig> } {
+  const scope = new Set(changed);
+  const parents = [...snapshot.models].map(([key, model]) => ({
+    key,
+    model,
+    gateways: modelGateways(model, snapshot),
+  }));
+  const reached = new Set<string>();
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const { key, gateways } of parents) {
+      if (reached.has(key) || !gateways.some((gateway) => scope.has(gateway))) continue;
+      reached.add(key);
+      for (const gateway of gateways) scope.add(gateway);
+      grown = true;
+    }
+  }
   const gatewayApi = translateGatewayApi(snapshot, '', scope);
   const models = new Map<string, ModelAttachment>();
-  for (const [key, model] of snapshot.models) {
-    if (modelGateways(model, snapshot).some((gateway) => scope.has(gateway)))
-      models.set(key, modelAttachment(model, snapshot, gatewayApi, ''));
+  for (const { key, model } of parents) {
+    if (reached.has(key)) models.set(key, modelAttachment(model, snapshot, gatewayApi, ''));
   }
   const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, indexPolicies(snapshot));
-  return { gatewayApi, configs };
+  return { scope, gatewayApi, configs };
 }
