@@ -4,16 +4,16 @@
 // The upstream (a fixed-answer mock, 1 KiB answers) and the load generator (autocannon) run in
 // their own processes, as in bench/gateway.bench.ts, and share the machine's cores with gw.
 // Run: ./node_modules/.bin/node bench/scaling.bench.ts [--duration 10] [--connections 64] (--help)
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { stringify } from 'yaml';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
 import { freePort } from './gateway/child-process.ts';
 import { runBench } from './gateway/cli.ts';
+import { writeStaticBenchConfig } from './gateway/gw-config.ts';
 import { type Endpoint, runLoad } from './gateway/load.ts';
 import { cpuMs, machineBusyMs, ownCpuMs, processTree } from './gateway/process-tree.ts';
 import { startGw } from './gateway/targets/gw.ts';
@@ -67,51 +67,6 @@ function parseOptions(args: string[]): Options {
   };
 }
 
-/** One Gateway, one HTTP listener, every request to a static GwBackend: the mock's fixed answer. */
-function writeConfig(dir: string, listenerPort: number, upstreamPort: number, accessLog: boolean): void {
-  const resources: Record<string, unknown>[] = [
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'GatewayClass',
-      metadata: { name: 'gw' },
-      spec: { controllerName: 'gw.dev/gateway-controller' },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: 'bench' },
-      spec: { gatewayClassName: 'gw', listeners: [{ name: 'http', protocol: 'HTTP', port: listenerPort }] },
-    },
-    {
-      apiVersion: 'gw.dev/v1alpha1',
-      kind: 'GwBackend',
-      metadata: { name: 'upstream' },
-      spec: { static: { host: '127.0.0.1', port: upstreamPort } },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name: 'static' },
-      spec: {
-        parentRefs: [{ name: 'bench' }],
-        rules: [{ backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: 'upstream' }] }],
-      },
-    },
-  ];
-  if (!accessLog) {
-    resources.push({
-      apiVersion: 'gw.dev/v1alpha1',
-      kind: 'GwPolicy',
-      metadata: { name: 'no-access-log' },
-      spec: {
-        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench' }],
-        frontend: { accessLog: { filter: 'false' } },
-      },
-    });
-  }
-  writeFileSync(join(dir, 'bench.yaml'), resources.map((resource) => stringify(resource)).join('---\n'));
-}
-
 interface Run {
   workers: number;
   requestsPerSecond: number;
@@ -140,7 +95,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function measure(workers: number, upstream: { port: number; pid: number }, options: Options): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-scaling-'));
   const listenerPort = await freePort();
-  writeConfig(dir, listenerPort, upstream.port, options.accessLog);
+  writeStaticBenchConfig(dir, { listenerPort, upstreamPort: upstream.port, accessLog: options.accessLog });
   const gw = await startGw(dir, `http://127.0.0.1:${listenerPort}`, ['--workers', String(workers)]);
   try {
     const endpoint: Endpoint = { url: gw.url + CHAT_PATH, headers: CHAT_HEADERS, body: CHAT_BODY };

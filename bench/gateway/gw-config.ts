@@ -1,7 +1,8 @@
 // The gw configuration of the benchmark: one Gateway with two HTTP listeners, each sending /v1 to
 // one AI GwBackend. The "load" listener reaches the fixed-answer mock (throughput and latency);
 // the "stream" listener reaches a normal mock that streams (time to first token). Optionally a
-// GwPolicy that turns the access log off, as nginx's is in the comparison.
+// GwPolicy that turns the access log off, as nginx's is in the comparison. Also the simpler
+// configuration of the multi-core benchmark (one listener, a static backend).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -25,8 +26,39 @@ export interface GwBenchConfigInput {
   accessLog: boolean;
 }
 
+const gatewayClass = {
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'GatewayClass',
+  metadata: { name: 'gw' },
+  spec: { controllerName: 'gw.dev/gateway-controller' },
+};
+
+/** The Gateway "bench" with these HTTP listeners. */
+function gateway(listeners: { name: string; port: number }[]): Record<string, unknown> {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'bench' },
+    spec: {
+      gatewayClassName: 'gw',
+      listeners: listeners.map(({ name, port }) => ({ name, protocol: 'HTTP', port })),
+    },
+  };
+}
+
+/** A GwPolicy that turns the Gateway's access log off. */
+const noAccessLog = {
+  apiVersion: 'gw.dev/v1alpha1',
+  kind: 'GwPolicy',
+  metadata: { name: 'no-access-log' },
+  spec: {
+    targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench' }],
+    frontend: { accessLog: { filter: 'false' } },
+  },
+};
+
 /** The resources, in apply order. */
-export function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] {
+function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] {
   const backend = (name: string, port: number) => ({
     apiVersion: 'gw.dev/v1alpha1',
     kind: 'GwBackend',
@@ -50,51 +82,59 @@ export function gwBenchResources(input: GwBenchConfigInput): Record<string, unkn
       ],
     },
   });
-  const quiet = {
-    apiVersion: 'gw.dev/v1alpha1',
-    kind: 'GwPolicy',
-    metadata: { name: 'no-access-log' },
-    spec: {
-      targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench' }],
-      frontend: { accessLog: { filter: 'false' } },
-    },
-  };
   return [
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'GatewayClass',
-      metadata: { name: 'gw' },
-      spec: { controllerName: 'gw.dev/gateway-controller' },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: 'bench' },
-      spec: {
-        gatewayClassName: 'gw',
-        listeners: [
-          { name: 'load', protocol: 'HTTP', port: input.loadPort },
-          { name: 'stream', protocol: 'HTTP', port: input.streamPort },
-        ],
-      },
-    },
+    gatewayClass,
+    gateway([
+      { name: 'load', port: input.loadPort },
+      { name: 'stream', port: input.streamPort },
+    ]),
     backend('upstream', input.loadUpstreamPort),
     backend('upstream-stream', input.streamUpstreamPort),
     route('load', 'load', 'upstream'),
     route('stream', 'stream', 'upstream-stream'),
-    ...(input.accessLog ? [] : [quiet]),
+    ...(input.accessLog ? [] : [noAccessLog]),
   ];
+}
+
+/** Writes the resources as one YAML file into `dir` (created when missing); returns the file. */
+function writeResources(dir: string, resources: Record<string, unknown>[]): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'bench.yaml');
+  writeFileSync(file, resources.map((resource) => stringify(resource)).join('---\n'));
+  return file;
 }
 
 /** Writes the configuration as one YAML file into `dir` (created when missing); returns the file. */
 export function writeGwBenchConfig(dir: string, input: GwBenchConfigInput): string {
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'bench.yaml');
-  writeFileSync(
-    file,
-    gwBenchResources(input)
-      .map((resource) => stringify(resource))
-      .join('---\n'),
-  );
-  return file;
+  return writeResources(dir, gwBenchResources(input));
+}
+
+/**
+ * The configuration of bench/scaling.bench.ts: one Gateway, one HTTP listener, every request to a
+ * static GwBackend (plain HTTP proxying to the mock's fixed answer). Written like writeGwBenchConfig.
+ */
+export function writeStaticBenchConfig(
+  dir: string,
+  input: { listenerPort: number; upstreamPort: number; accessLog: boolean },
+): string {
+  return writeResources(dir, [
+    gatewayClass,
+    gateway([{ name: 'http', port: input.listenerPort }]),
+    {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'upstream' },
+      spec: { static: { host: '127.0.0.1', port: input.upstreamPort } },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'static' },
+      spec: {
+        parentRefs: [{ name: 'bench' }],
+        rules: [{ backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: 'upstream' }] }],
+      },
+    },
+    ...(input.accessLog ? [] : [noAccessLog]),
+  ]);
 }
