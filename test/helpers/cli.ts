@@ -1,5 +1,9 @@
-// Runs the gw command in-process with captured output (and optional standard input).
+// Runs the gw command: in-process with captured output (and optional standard input), or as a
+// child process the way a user runs it.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { main } from '../../src/cli/main.ts';
+
+const GW = new URL('../../bin/gw.js', import.meta.url).pathname;
 
 export async function runGw(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -14,4 +18,50 @@ export async function runGw(args: string[], stdin = ''): Promise<{ code: number;
     readStdin: () => stdin,
   });
   return { code, stdout, stderr };
+}
+
+export interface GwProcess {
+  /** Standard output is piped and left to the test to read. */
+  child: ChildProcess;
+  /** Everything the child has written to standard error so far. */
+  readonly stderr: string;
+  /** Resolves with the match once `pattern` appears in standard error; rejects after `ms`. */
+  waitForLog(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  /** The exit code, once the child exits. */
+  exited: Promise<number | null>;
+}
+
+/** `bin/gw.js args` in a child process, its standard error collected. */
+export function spawnGw(args: string[]): GwProcess {
+  const child = spawn(process.execPath, [GW, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitForLog = (pattern: RegExp, ms = 10_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.stderr!.off('data', check);
+        reject(new Error(`no log line like ${pattern} in:\n${stderr}`));
+      }, ms);
+      function check() {
+        const match = stderr.match(pattern);
+        if (match) {
+          clearTimeout(timer);
+          child.stderr!.off('data', check);
+          resolve(match);
+        }
+      }
+      child.stderr!.on('data', check);
+      check();
+    });
+  return {
+    child,
+    get stderr() {
+      return stderr;
+    },
+    waitForLog,
+    exited,
+  };
 }

@@ -119,3 +119,19 @@ export const GW_MODELS_RULE = `    - name: models
       matches: [{path: {type: PathPrefix, value: /models}}]
       backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
 `;
+
+/** GwBackend web (a static backend on 127.0.0.1:`upstreamPort`) and HTTPRoute web sending all of Gateway ai to it. */
+export function webRouteYaml(upstreamPort: number): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: web}
+spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
+`;
+}
