@@ -13,17 +13,7 @@ import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './ai-backend.ts';
 import { attempt, sendClientError } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
-import { type ClientFormat, PlanError } from './providers/index.ts';
-
-/** The client format each route type carries (the rest are not LLM formats gw translates). */
-const CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
-  Completions: 'completions',
-  Messages: 'messages',
-  Responses: 'responses',
-  Embeddings: 'embeddings',
-  GammaTokenCount: 'count_tokens',
-  Models: 'models',
-};
+import { type ClientFormat, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /**
  * The deepest nesting of objects and arrays a client body may have (serde_json's default limit,
@@ -80,7 +70,7 @@ export async function readLlmRequest(
   maxBodyBytes: number,
 ): Promise<LlmRequest | undefined> {
   const { req, res, record } = routed;
-  const clientFormat = CLIENT_FORMAT[routeType];
+  const clientFormat = ROUTE_CLIENT_FORMAT[routeType];
   if (clientFormat === undefined && routeType !== 'Passthrough' && routeType !== 'Detect') {
     sendClientError(res, 'completions', 400, `Route type ${routeType} is not served by this gateway yet.`);
     return undefined;

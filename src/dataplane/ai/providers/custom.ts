@@ -5,16 +5,19 @@ import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { providerOrigin } from './origin.ts';
 import { type ConfiguredPath, configuredPath, plainPath } from './paths.ts';
-import { type ProviderDefinition, ProviderPlanner } from './planner.ts';
+import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from './planner.ts';
 import type { ClientFormat, Origin, ProviderService } from './types.ts';
 
-/** The client format each ProviderFormat serves, and its usual path; Realtime and Rerank are not carried yet. */
-const CUSTOM_FORMATS: Partial<Record<ProviderFormat, { format: ClientFormat; path: string }>> = {
-  Completions: { format: 'completions', path: '/v1/chat/completions' },
-  Messages: { format: 'messages', path: '/v1/messages' },
-  Responses: { format: 'responses', path: '/v1/responses' },
-  Embeddings: { format: 'embeddings', path: '/v1/embeddings' },
-  GammaTokenCount: { format: 'count_tokens', path: '/v1/messages/count_tokens' },
+/**
+ * The usual path of each ProviderFormat gw serves (its client format is the route type's of the
+ * same name); Realtime and Rerank are not carried yet.
+ */
+const USUAL_PATHS: Partial<Record<ProviderFormat, string>> = {
+  Completions: '/v1/chat/completions',
+  Messages: '/v1/messages',
+  Responses: '/v1/responses',
+  Embeddings: '/v1/embeddings',
+  GammaTokenCount: '/v1/messages/count_tokens',
 };
 
 /** An OpenAI-style server (any of these formats) is asked for its model list at /v1/models. */
@@ -64,18 +67,19 @@ export function compileCustom(
   const routes = new Map<ClientFormat, ConfiguredPath>();
   const formats = config.formats ?? [];
   for (const [index, entry] of formats.entries()) {
-    const known = CUSTOM_FORMATS[entry.type];
-    if (known === undefined) continue;
-    if (routes.has(known.format)) {
+    const usualPath = USUAL_PATHS[entry.type];
+    if (usualPath === undefined) continue;
+    const format = ROUTE_CLIENT_FORMAT[entry.type]!;
+    if (routes.has(format)) {
       return new ProviderConfigError(`custom.formats[${index}].type`, `${entry.type} is listed twice`);
     }
     // A format's own path beats the provider's path, which beats the format's usual path.
     const path =
       entry.path === undefined
-        ? (address.path ?? plainPath(known.path))
+        ? (address.path ?? plainPath(usualPath))
         : configuredPath(entry.path, `custom.formats[${index}].path`);
     if (path instanceof ProviderConfigError) return path;
-    routes.set(known.format, path);
+    routes.set(format, path);
   }
   if (routes.size === 0) {
     const listed = formats.map((entry) => entry.type).join(', ') || 'none';

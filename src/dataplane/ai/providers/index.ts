@@ -4,7 +4,7 @@ export { ALPHA_DEFAULT_HOST } from './alpha.ts';
 export { type CompileProviderOptions, compileProvider } from './compile.ts';
 export { PlanError, ProviderConfigError } from './errors.ts';
 export { GAMMA_DEFAULT_HOST } from './gamma.ts';
-export { ANTHROPIC_VERSION } from './planner.ts';
+export { ANTHROPIC_VERSION, ROUTE_CLIENT_FORMAT } from './planner.ts';
 export type {
   ClientFormat,
   CompiledProvider,

@@ -31,6 +31,16 @@ import type {
 /** The Messages API version gw's translations are written for (https://docs.anthropic.com/en/api/versioning). */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
+/** The client format each route type carries (the rest are not LLM formats gw translates). */
+export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
+  Completions: 'completions',
+  Messages: 'messages',
+  Responses: 'responses',
+  Embeddings: 'embeddings',
+  GammaTokenCount: 'count_tokens',
+  Models: 'models',
+};
+
 /** Route types whose requests are forwarded as they are (no format, no model override). */
 const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
 
