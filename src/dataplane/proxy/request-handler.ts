@@ -44,7 +44,8 @@ export interface RequestHandlerHooks {
   ai?: RoutedHandler;
 }
 
-function minTimeout(...values: (number | undefined)[]): number | undefined {
+/** The shortest of the deadlines that are set (undefined and 0 mean none). */
+export function minTimeout(...values: (number | undefined)[]): number | undefined {
   let result: number | undefined;
   for (const value of values)
     if (value !== undefined && value > 0 && (result === undefined || value < result)) result = value;
@@ -97,9 +98,9 @@ export async function handleRequest(
   const headers = forwardedRequestHeaders(req.headers);
   const forward: ForwardRequest = { path, query, headers: headers as HeaderBag };
   applyRequestFilters(rule.filters, forward);
+  const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
   if (rule.models) {
     if (!hooks.models) return void sendText(res, 500, 'models are not available');
-    const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
     return hooks.models({ req, res, record, listener, rule, backend: undefined, forward, scheme, timeoutMs });
   }
   const backend = rule.backends.pick();
@@ -113,7 +114,6 @@ export async function handleRequest(
   if (handler.kind === 'error') return void sendText(res, handler.status, handler.message);
   if (handler.kind === 'ai') {
     if (!hooks.ai) return void sendText(res, 500, 'AI backends are not available');
-    const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
     return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs });
   }
   const upstreamHeaders = forward.headers as Record<string, string | string[]>;
@@ -131,7 +131,7 @@ export async function handleRequest(
     path: search ? `${forward.path}?${search}` : forward.path,
     headers: upstreamHeaders,
     body: hasRequestBody(req) ? req : undefined,
-    timeoutMs: minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs, handler.settings.requestTimeoutMs),
+    timeoutMs: minTimeout(timeoutMs, handler.settings.requestTimeoutMs),
     onResponseHeaders: (responseHeaders) => {
       applyResponseFilters(rule.filters, responseHeaders);
       applyResponseFilters(backend.filters, responseHeaders);
