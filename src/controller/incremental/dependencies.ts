@@ -7,6 +7,7 @@ import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import type { DataPlaneConfig } from '../dataplane-config.ts';
 import { type EffectiveListener, GATEWAY_GROUP } from '../gateway-api/types.ts';
+import { virtualTargets } from '../models/status.ts';
 import { resolvePolicyTargets } from '../policies/targets.ts';
 import type { Snapshot, SnapshotKind } from '../snapshot.ts';
 
@@ -57,14 +58,7 @@ export function configDependencies(
       const parentKeyOf = parentKey(parent as ParentRefLike, namespace);
       if (parentKeyOf) deps.add(parentKeyOf);
     }
-    const virtual = spec.virtualModel;
-    for (const target of [
-      ...(virtual?.weighted?.targets ?? []),
-      ...(virtual?.failover?.targets ?? []),
-      ...(virtual?.conditional?.targets ?? []),
-    ]) {
-      deps.add(`GwModel ${namespace}/${target.modelRef.name}`);
-    }
+    for (const target of virtualTargets(spec)) deps.add(`GwModel ${namespace}/${target.modelRef.name}`);
   }
   for (const key of Object.keys(config?.data ?? {})) deps.add(key);
   // Secrets and ConfigMaps chosen by label can appear in any namespace the configuration reads.

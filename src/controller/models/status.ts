@@ -7,6 +7,7 @@
 // programmed; every failure is a condition with its reason.
 import type { RouteParentStatus } from '../../api/kinds/gateway-api/shared.ts';
 import type { GwModelSpec, GwModelStatus } from '../../api/kinds/gw-model.ts';
+import type { ModelTargetReference } from '../../api/types/model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { namespaceAllowed } from '../gateway-api/selectors.ts';
@@ -122,18 +123,22 @@ function routeParent(parent: ParentRef, namespace: string, snapshot: Snapshot, g
   return accepted(`Attached to HTTPRoute ${key} ${ruleName}`);
 }
 
+/** The models a virtual model sends to (by whichever of weighted, failover, conditional it uses). */
+export function virtualTargets(spec: GwModelSpec): ModelTargetReference[] {
+  const virtual = spec.virtualModel;
+  return [
+    ...(virtual?.weighted?.targets ?? []),
+    ...(virtual?.failover?.targets ?? []),
+    ...(virtual?.conditional?.targets ?? []),
+  ];
+}
+
 /** Problems of the model's own references: virtual model targets, Secrets, Services... */
 function referenceProblems(model: KubeObject, snapshot: Snapshot): Outcome {
   const namespace = model.metadata.namespace ?? 'default';
   const spec = model.spec as GwModelSpec;
   const problems: { reason: string; message: string }[] = [];
-  const virtual = spec.virtualModel;
-  const targets = [
-    ...(virtual?.weighted?.targets ?? []),
-    ...(virtual?.failover?.targets ?? []),
-    ...(virtual?.conditional?.targets ?? []),
-  ] as { modelRef: { name: string }; model?: string }[];
-  for (const target of targets) {
+  for (const target of virtualTargets(spec)) {
     const referenced = snapshot.models.get(`${namespace}/${target.modelRef.name}`);
     if (!referenced) {
       problems.push({
