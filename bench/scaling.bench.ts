@@ -4,7 +4,7 @@
 // The upstream (a fixed-answer mock, 1 KiB answers) and the load generator (autocannon) run in
 // their own processes, as in bench/gateway.bench.ts, and share the machine's cores with gw.
 // Run: ./node_modules/.bin/node bench/scaling.bench.ts [--duration 10] [--connections 64] (--help)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,8 @@ import { freePort } from './gateway/child-process.ts';
 import { runBench } from './gateway/cli.ts';
 import { writeStaticBenchConfig } from './gateway/gw-config.ts';
 import { type Endpoint, runLoad } from './gateway/load.ts';
-import { cpuMs, machineBusyMs, ownCpuMs, processTree } from './gateway/process-tree.ts';
+import { cpuMs, machineBusyMs, machineInterruptMs, ownCpuMs, processTree } from './gateway/process-tree.ts';
+import { median } from './gateway/rounds.ts';
 import { startGw } from './gateway/targets/gw.ts';
 import { startUpstream } from './gateway/upstream.ts';
 
@@ -83,13 +84,6 @@ interface Run {
   machineCores: number;
 }
 
-/** Interrupt and softirq time of the whole machine so far (/proc/stat), in milliseconds. */
-function interruptMs(): number {
-  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
-  // cpu user nice system idle iowait irq softirq ...; USER_HZ is 100 on every Linux Node runs on.
-  return (Number(fields[6] ?? 0) + Number(fields[7] ?? 0)) * 10;
-}
-
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function measure(workers: number, upstream: { port: number; pid: number }, options: Options): Promise<Run> {
@@ -111,7 +105,7 @@ async function measure(workers: number, upstream: { port: number; pid: number },
     // The load generator is a child that has ended and been waited for when runLoad returns, so
     // its CPU time is in this process's children's time.
     const ownBefore = ownCpuMs();
-    const interruptBefore = interruptMs();
+    const interruptBefore = machineInterruptMs();
     const startedAt = performance.now();
     const result = await runLoad({ ...job, durationSeconds: options.durationSeconds });
     // CPU shares over the wall time of the run, the load generator's start and end included.
@@ -125,21 +119,13 @@ async function measure(workers: number, upstream: { port: number; pid: number },
       gwCores: (cpuMs(gwPids) - gwBefore) / elapsedMs,
       upstreamCores: (cpuMs([upstream.pid]) - upstreamBefore) / elapsedMs,
       loadCores: (ownCpuMs() - ownBefore) / elapsedMs,
-      interruptCores: (interruptMs() - interruptBefore) / elapsedMs,
+      interruptCores: (machineInterruptMs() - interruptBefore) / elapsedMs,
       machineCores: (machineBusyMs() - machineBefore) / elapsedMs,
     };
   } finally {
     await gw.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function medianRun(runs: Run[]): Run {

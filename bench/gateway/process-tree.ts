@@ -96,13 +96,26 @@ export function cpuMs(pids: number[]): number {
   return (ticks * 1000) / clockTicks();
 }
 
+/** The whole machine's CPU time so far (all cores), in ticks per kind: user nice system idle iowait irq softirq steal ... */
+function machineTicks(): number[] {
+  const first = readOrEmpty('/proc/stat').split('\n')[0] ?? '';
+  return first.trim().split(/\s+/).slice(1).map(Number);
+}
+
 /** CPU time of the whole machine spent outside idle and iowait so far (all cores), in milliseconds. */
 export function machineBusyMs(): number {
-  const first = readOrEmpty('/proc/stat').split('\n')[0] ?? '';
-  // cpu  user nice system idle iowait irq softirq steal ...
-  const [user, nice, system, , , irq, softirq, steal] = first.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = machineTicks();
   const ticks = [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
   return (ticks * 1000) / clockTicks();
+}
+
+/**
+ * Interrupt and softirq time of the whole machine so far (all cores), in milliseconds: the
+ * loopback network's receive work is largely counted here.
+ */
+export function machineInterruptMs(): number {
+  const [, , , , , irq, softirq] = machineTicks();
+  return (((irq ?? 0) + (softirq ?? 0)) * 1000) / clockTicks();
 }
 
 /**
