@@ -1,11 +1,13 @@
 // Plain HTTP through gw: HTTPRoute matching, filters, redirects, weighted backends, Service and
 // static backends, and configuration reloads that never fail a request — in flight or new.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer as createH2Server } from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
 /** An upstream that answers with its name, the path and headers it saw, after `?delay=ms`. */
 async function echoServer(name: string): Promise<{ server: Server; port: number }> {
@@ -204,7 +206,6 @@ spec:
 
 describe('BackendHTTP.version inference', () => {
   it('speaks HTTP/2 (h2c) to a Service port whose appProtocol asks for it, HTTP/1.1 otherwise', async () => {
-    const { createServer: createH2Server } = await import('node:http2');
     const h2 = createH2Server((req, res) => res.end(`version ${req.httpVersion}`));
     await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
     const h2Port = (h2.address() as { port: number }).port;
@@ -246,7 +247,7 @@ spec:
 
 describe('Frontend policy', () => {
   it('limits the buffered body by http.maxBufferSize, refuses unenforced fields, and answers CONNECT with 405', async () => {
-    const upstream = await startOpenAiMockForFrontend();
+    const upstream = await startOpenAiMock();
     const port = await freePort();
     const otherPort = await freePort();
     const gw = await startTestGateway({
@@ -309,9 +310,8 @@ spec:
       const refused = await fetch(`http://127.0.0.1:${otherPort}/v1/chat/completions`, { method: 'POST', body: '{}' });
       assert.equal(refused.status, 500);
       assert.match(await refused.text(), /frontend\.networkAuthorization is not enforced/);
-      const { request: rawRequest } = await import('node:http');
       const status = await new Promise<number | undefined>((resolve, reject) => {
-        const connect = rawRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: 'example.com:443' });
+        const connect = httpRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: 'example.com:443' });
         connect.on('connect', (response, socket) => {
           socket.destroy();
           resolve(response.statusCode);
@@ -327,8 +327,3 @@ spec:
     }
   });
 });
-
-async function startOpenAiMockForFrontend() {
-  const { startOpenAiMock } = await import('../../support/providers/openai-mock.ts');
-  return startOpenAiMock();
-}
