@@ -209,7 +209,7 @@ export function compileGateway(key: string, config: DataPlaneConfig, context: Co
       }
       port.certificates.set(listener.hostname?.toLowerCase() ?? '', certificate);
     }
-    port.listeners.push(compileListener(listener, config, context, data, problems, poolKeys, models));
+    port.listeners.push(compileListener(listener, config, context, data, problems, pool, models));
   }
   const compiledPorts = new Map<number, CompiledPort>();
   for (const [number, port] of ports) {
@@ -243,7 +243,7 @@ function compileListener(
   context: CompileContext,
   data: DataLookup,
   problems: string[],
-  poolKeys: Set<string>,
+  pool: (settings: ConnectionSettings) => Pool,
   models: ReadonlyMap<string, CompiledModel>,
 ): CompiledListener {
   const table = compileRouteTable(listener.routes, listener.hostname);
@@ -263,7 +263,7 @@ function compileListener(
         const refFilters = filters.backendRefs[refIndex]!;
         for (const problem of refFilters.problems)
           problems.push(`${where} backendRef ${refIndex} filter ${problem.type}: ${problem.message}`);
-        const handler = compileBackendRef(ref, namespace, config, context, data, poolKeys);
+        const handler = compileBackendRef(ref, namespace, config, context, data, pool);
         if (handler.kind === 'error') problems.push(`${where} ${ref.backend}: ${handler.message}`);
         return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
       });
@@ -339,7 +339,7 @@ function compileBackendRef(
   config: DataPlaneConfig,
   context: CompileContext,
   data: DataLookup,
-  poolKeys: Set<string>,
+  pool: (settings: ConnectionSettings) => Pool,
 ): BackendHandler {
   if (ref.problem) return { kind: 'error', status: 500, message: `backend ${ref.backend}: ${ref.problem}` };
   const backend = config.backends[ref.backend];
@@ -362,15 +362,11 @@ function compileBackendRef(
     if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
     if (destination) {
       const settings = connectionSettings(destination, policy, data, namespace);
-      return httpHandler(settings, policy, data, namespace, context, poolKeys);
+      return httpHandler(settings, policy, data, namespace, context, pool);
     }
     if (spec.ai) {
       if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
       const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
-      const pool = (settings: ConnectionSettings) => {
-        poolKeys.add(settings.key);
-        return context.pools.get(settings);
-      };
       return context.compileAiBackend({ name, namespace, spec, ref, data, context, pool });
     }
     const kind = Object.keys(spec).find((field) => field !== 'policies') ?? 'unknown';
@@ -388,7 +384,7 @@ function httpHandler(
   data: DataLookup,
   namespace: string,
   context: CompileContext,
-  poolKeys: Set<string>,
+  pool: (settings: ConnectionSettings) => Pool,
 ): BackendHandler {
   let auth: BackendAuthApplier | undefined;
   if (policy.auth !== undefined && context.compileBackendAuth) {
@@ -397,6 +393,5 @@ function httpHandler(
       return { kind: 'error', status: 500, message: `backend policy auth.${compiled.field}: ${compiled.message}` };
     auth = compiled;
   }
-  poolKeys.add(settings.key);
-  return { kind: 'http', settings, pool: context.pools.get(settings), auth };
+  return { kind: 'http', settings, pool: pool(settings), auth };
 }
