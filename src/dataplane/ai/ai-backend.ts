@@ -94,16 +94,17 @@ export function compileAiBackend(input: AiBackendInput): BackendHandler {
   return { kind: 'ai', backend };
 }
 
-/**
- * One provider with its effective policy. `modelPolicies` and `headers` come from a GwModel's
- * policies (transformations, and request/response header changes).
- */
+/** A GwModel's policies that act on its requests: body transformations and header changes. */
+export interface ModelEndpointPolicies extends ModelRequestPolicies {
+  headers?: { request?: unknown; response?: unknown };
+}
+
+/** One provider with its effective policy, and a GwModel's own `modelPolicies`. */
 export function compileEndpoint(
   named: NamedProvider,
   policy: Record<string, unknown>,
   input: Pick<AiBackendInput, 'namespace' | 'data' | 'context' | 'pool'>,
-  modelPolicies?: ModelRequestPolicies,
-  headers?: { request?: unknown; response?: unknown },
+  modelPolicies?: ModelEndpointPolicies,
 ): ProviderEndpoint | Problem {
   const { namespace, data, context } = input;
   const { name, policies: _inline, ...providerFields } = named;
@@ -154,6 +155,7 @@ export function compileEndpoint(
     };
   }
   const pool = input.pool(settings);
+  const headers = modelPolicies?.headers;
   const headerFilters = headers
     ? compileFilters(
         [

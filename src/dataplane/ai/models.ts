@@ -11,7 +11,7 @@ import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import { EndpointHealth } from '../balancing/endpoint-health.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
-import type { AiBackendInput, CompileContext } from '../config/compile.ts';
+import type { CompileContext } from '../config/compile.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { celContext } from '../telemetry/cel-context.ts';
@@ -113,26 +113,22 @@ function compileConcrete(
     provider.port = url.port ? Number(url.port) : tls ? 443 : 80;
     if (url.pathname !== '/' && family !== 'custom') provider.pathPrefix = url.pathname.replace(/\/$/, '');
   }
-  const policies = (spec.policies ?? {}) as Record<string, unknown>;
+  const policies = spec.policies ?? {};
   const policy: Record<string, unknown> = {
     auth: policies.auth,
     health: policies.health,
     tls: policies.tls ?? (tls ? {} : undefined),
   };
-  const input = { name: key.slice(key.indexOf('/') + 1), namespace, data, context, pool } as unknown as AiBackendInput;
+  const name = key.slice(key.indexOf('/') + 1);
   const endpoint = compileEndpoint(
-    { ...(provider as unknown as LLMProvider), name: input.name },
+    { ...(provider as unknown as LLMProvider), name },
     policy,
-    input,
-    {
-      transformations: policies.transformations as never,
-      finalTransformations: policies.finalTransformations as never,
-    },
-    policies.headers as never,
+    { namespace, data, context, pool },
+    policies,
   );
   if ('message' in endpoint)
     return { kind: 'error', ...base(key, spec), message: `${endpoint.field}: ${endpoint.message}` };
-  const health = new EndpointHealth((policies.health as { eviction?: never }) ?? {}, { now: () => performance.now() });
+  const health = new EndpointHealth(policies.health ?? {}, { now: () => performance.now() });
   return { kind: 'concrete', ...base(key, spec), endpoint, health };
 }
 
