@@ -41,16 +41,20 @@ function inline(
   };
 }
 
-/** Whether a policy is rejected for jwtSign claims, remembered per (immutable) store object. */
-const reservedClaims = new WeakMap<KubeObject, boolean>();
+const rejections = new WeakMap<KubeObject, string[]>();
 
-function signsReservedClaims(policy: KubeObject): boolean {
-  let rejected = reservedClaims.get(policy);
-  if (rejected === undefined) {
-    rejected = reservedClaimProblems(policy.spec, 'spec').length > 0;
-    reservedClaims.set(policy, rejected);
+/**
+ * Why the policy is rejected at translation time, as the spec has the controller do (jwtSign
+ * claims with iat, exp or nbf), remembered per (immutable) store object. A rejected policy is
+ * not applied anywhere (the index leaves it out); its status says why.
+ */
+export function policyRejections(policy: KubeObject): string[] {
+  let found = rejections.get(policy);
+  if (found === undefined) {
+    found = reservedClaimProblems(policy.spec, 'spec');
+    rejections.set(policy, found);
   }
-  return rejected;
+  return found;
 }
 
 /** Indexes every GwPolicy attachment and every inline backend policy of the snapshot. */
@@ -60,8 +64,7 @@ export function indexPolicies(
 ): PolicyIndex {
   const index: PolicyIndex = { byTarget: new Map() };
   for (const [key, policy] of snapshot.policies) {
-    // Rejected at translation time (spec: jwtSign claims with iat/exp/nbf); its status says why.
-    if (signsReservedClaims(policy)) continue;
+    if (policyRejections(policy).length > 0) continue;
     const spec = policy.spec as GwPolicySpec;
     const source = `GwPolicy ${policy.metadata.namespace}/${policy.metadata.name}`;
     const override = spec.strategy?.inheritance === 'Override';

@@ -7,12 +7,11 @@ import type { Condition, PolicyAncestorStatus, PolicyStatus } from '../../api/ki
 import type { GwPolicySpec } from '../../api/kinds/gw-policy.ts';
 import { apiKeySourceProblems } from '../../api/references/api-key-sources.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
-import { reservedClaimProblems } from '../backends/status.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult } from '../gateway-api/types.ts';
 import { missingReferences } from '../references.ts';
 import type { Snapshot } from '../snapshot.ts';
-import { indexPolicies, type PolicyIndex } from './attachments.ts';
+import { indexPolicies, type PolicyIndex, policyRejections } from './attachments.ts';
 import { byPrecedence, type PolicySection } from './merge.ts';
 import { type ResolvedTarget, resolvePolicyTargets, type TargetResolution, type TargetResolutions } from './targets.ts';
 
@@ -67,15 +66,6 @@ function gatewaysReached(target: ResolvedTarget, reach: ReachIndex): string[] {
 function listed(messages: string[]): string {
   const shown = messages.slice(0, MAX_LISTED).join('; ');
   return messages.length > MAX_LISTED ? `${shown}; and ${messages.length - MAX_LISTED} more` : shown;
-}
-
-/**
- * Why the policy is rejected at translation time, as the spec has the controller do (jwtSign
- * claims with iat, exp or nbf). A rejected policy is not applied anywhere: the policy index
- * (attachments.ts) leaves out the same policies.
- */
-function policyRejections(policy: KubeObject): string[] {
-  return reservedClaimProblems(policy.spec, 'spec');
 }
 
 /** What the policy reads that is missing or unusable: referenced objects, API key sources. */
