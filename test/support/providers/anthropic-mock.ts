@@ -6,6 +6,7 @@ import { countTokensReply, messagesReply, usage } from './anthropic-messages.ts'
 import { countWords, isObject, sequentialIds } from './deterministic.ts';
 import {
   type AnswerContext,
+  bearerKey,
   jsonOfSize,
   type MockServer,
   type MockServerOptions,
@@ -43,7 +44,7 @@ export function startAnthropicMock(options: AnthropicMockOptions = {}): Promise<
 }
 
 /** The body every message request gets in fixed mode: FIXED_MESSAGE_BYTES of `message` JSON. */
-export function fixedMessage(): Uint8Array {
+function fixedMessage(): Uint8Array {
   return jsonOfSize(
     (filler): Message => ({
       id: 'msg_fixed',
@@ -123,9 +124,7 @@ function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
  */
 function checkKeyAndVersion(headers: IncomingHttpHeaders, requiredKey: string | undefined): ProviderError | undefined {
   const headerKey = headers['x-api-key'];
-  const authorization = headers.authorization ?? '';
-  const bearer = /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '').trim() : '';
-  const key = (typeof headerKey === 'string' ? headerKey : '') || bearer;
+  const key = (typeof headerKey === 'string' ? headerKey : '') || bearerKey(headers);
   if (key === '') return { status: 401, message: 'x-api-key header is required' };
   if (requiredKey !== undefined && key !== requiredKey) return { status: 401, message: 'invalid x-api-key' };
   if (!headers['anthropic-version']) return { status: 400, message: 'anthropic-version: header is required' };

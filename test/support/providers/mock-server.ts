@@ -313,6 +313,12 @@ function parseJson(text: string): ParsedBody {
   }
 }
 
+/** The key of an `Authorization: Bearer <key>` header; '' without one. */
+export function bearerKey(headers: IncomingHttpHeaders): string {
+  const authorization = headers.authorization ?? '';
+  return /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '').trim() : '';
+}
+
 /** Aborts when the response is finished or its connection is gone, so delays stop for vanished clients. */
 function closedSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();

@@ -6,6 +6,7 @@ import type { Model } from 'openai/resources/models';
 import { countWords, isObject, sequentialIds } from './deterministic.ts';
 import {
   type AnswerContext,
+  bearerKey,
   jsonOfSize,
   type MockServer,
   type MockServerOptions,
@@ -57,7 +58,7 @@ export function startOpenAiMock(options: OpenAiMockOptions = {}): Promise<MockSe
 }
 
 /** The body every chat completion gets in fixed mode: FIXED_ANSWER_BYTES of `chat.completion` JSON. */
-export function fixedChatCompletion(): Uint8Array {
+function fixedChatCompletion(): Uint8Array {
   const created = MODEL_CREATED;
   return jsonOfSize(
     (filler): ChatCompletion => ({
@@ -126,7 +127,7 @@ function openAiDialect(options: OpenAiMockOptions): ProviderDialect {
   return {
     replyHeaders: () => ({ 'x-request-id': requestIds('req_'), 'openai-processing-ms': '1' }),
     errorReply,
-    checkHeaders: (headers, requiredKey) => checkBearer(headers, requiredKey),
+    checkHeaders: checkBearer,
     fixedAnswer: () => ({ method: 'POST', path: '/v1/chat/completions', body: fixedChatCompletion() }),
     answer(request, parsed) {
       const { method, path } = request;
@@ -166,8 +167,7 @@ function openAiDialect(options: OpenAiMockOptions): ProviderDialect {
 
 /** OpenAI takes the key as `Authorization: Bearer <key>`; without one, or with the wrong one, it answers 401. */
 function checkBearer(headers: IncomingHttpHeaders, requiredKey: string | undefined): ProviderError | undefined {
-  const authorization = headers.authorization ?? '';
-  const key = /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '').trim() : '';
+  const key = bearerKey(headers);
   if (key === '') {
     return {
       status: 401,
