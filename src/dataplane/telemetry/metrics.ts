@@ -390,12 +390,7 @@ export class DataPlaneMetrics {
 
   /** The Prometheus text exposition (format 0.0.4) of every metric. */
   render(): string {
-    const counters = this.#counterFunctions.map((counter) => ({
-      name: counter.name,
-      help: counter.help,
-      value: counter.read(),
-    }));
-    return renderExposition(this.#http.series, this.#genAi.series, counters);
+    return renderExposition(this.#http.series, this.#genAi.series, this.#readCounters());
   }
 
   /** Every series and counter as plain data, copied (later requests do not change it). */
@@ -414,12 +409,12 @@ export class DataPlaneMetrics {
         duration: histogramSnapshot(series.duration),
         timeToFirstToken: series.timeToFirstToken && histogramSnapshot(series.timeToFirstToken),
       })),
-      counters: this.#counterFunctions.map((counter) => ({
-        name: counter.name,
-        help: counter.help,
-        value: counter.read(),
-      })),
+      counters: this.#readCounters(),
     };
+  }
+
+  #readCounters(): CounterSnapshot[] {
+    return this.#counterFunctions.map((counter) => ({ name: counter.name, help: counter.help, value: counter.read() }));
   }
 }
 
