@@ -33,9 +33,10 @@ metadata: {name: unused}
 spec: {ai: {provider: {alpha: {}}}}
 `;
 
-function statusOf(policyYaml: string): PolicyStatus {
+/** The status of GwPolicy default/p, given the lines of its spec, among the objects of WORLD. */
+function statusOf(spec: string): PolicyStatus {
   const world = admitted(WORLD);
-  const policy = admitted(policyYaml)[0]!;
+  const policy = admitted(`apiVersion: gw.dev/v1alpha1\nkind: GwPolicy\nmetadata: {name: p}\nspec:${spec}`)[0]!;
   const snapshot = snapshotOf([...world, policy]);
   const status = policyStatus(policy, snapshot, translateGatewayApi(snapshot, NOW), NOW);
   // What the controller writes must itself be a valid status of the CRD.
@@ -53,10 +54,6 @@ function summary(status: PolicyStatus) {
 describe('GwPolicy status', () => {
   it('one ancestor per gw Gateway reached, through a route rule', () => {
     const status = statusOf(`
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: p}
-spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm, sectionName: chat}]
   traffic: {buffer: {request: {maxBytes: 1Mi}}}
 `);
@@ -75,10 +72,6 @@ spec:
 
   it('a backend policy reaches the Gateways whose routes use the backend', () => {
     const status = statusOf(`
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: p}
-spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: openai}, {group: gw.dev, kind: GwBackend, name: unused}]
   backend: {http: {requestTimeout: 30s}}
 `);
@@ -99,10 +92,6 @@ spec:
 
   it('missing targets are TargetNotFound on the summary ancestor', () => {
     const status = statusOf(`
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: p}
-spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai, sectionName: https}]
   traffic: {buffer: {request: {maxBytes: 1Mi}}}
 `);
@@ -116,10 +105,6 @@ spec:
 
   it('a Gateway of another controller is not reached', () => {
     const status = statusOf(`
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: p}
-spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: other}]
   traffic: {buffer: {request: {maxBytes: 1Mi}}}
 `);
