@@ -134,10 +134,12 @@ export async function runAttempts(
     if (!res.writableFinished) gone.abort();
   };
   res.once('close', onClose);
+  const clientHeaders = clientHeadersForUpstream(routed);
   try {
     let candidate = next();
     for (let attemptNumber = 1; candidate; attemptNumber++) {
       const { endpoint } = candidate;
+      const canRetry = attemptNumber < total;
       const variables = celContext(record);
       let body = request.body;
       if (body !== undefined && candidate.model !== undefined) body = { ...body, model: candidate.model };
@@ -155,11 +157,7 @@ export async function runAttempts(
         method: req.method,
         path: routed.forward.path,
       });
-      if (plan instanceof PlanError) {
-        const { status, contentType, body: text } = plan.response();
-        res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-        return void res.end(text);
-      }
+      if (plan instanceof PlanError) return sendClientError(res, format, plan.status, plan.message);
       let sendBody = plan.body;
       if (sendBody !== undefined && request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
@@ -168,14 +166,24 @@ export async function runAttempts(
         sendBody === undefined || (sendBody === request.body && request.bytes !== undefined)
           ? request.bytes
           : Buffer.from(JSON.stringify(sendBody));
-      const headers = upstreamHeaders(routed, plan.headers, payload);
+      // An attempt that another may follow changes a copy of the client's headers; the last one
+      // (it always answers the client) takes them as they are.
+      const headers = canRetry ? { ...clientHeaders } : clientHeaders;
+      for (const [name, value] of Object.entries(plan.headers)) headers[name] = value;
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = String(payload.length);
+      }
       if (endpoint.headers)
         for (const step of endpoint.headers.request)
           if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
-      const query = new URLSearchParams(routed.forward.query);
-      for (const [name, value] of plan.query) query.set(name, value);
-      endpoint.auth?.apply({ headers, query }, req);
-      const search = query.toString();
+      let search = routed.forward.query;
+      if (search !== '' || plan.query.length > 0 || endpoint.auth) {
+        const query = new URLSearchParams(search);
+        for (const [name, value] of plan.query) query.set(name, value);
+        endpoint.auth?.apply({ headers, query }, req);
+        search = query.toString();
+      }
       llm.providerFamily = endpoint.provider.family;
       llm.providerName = endpoint.name;
       record.upstreamHost = `${plan.origin.host}:${plan.origin.port}`;
@@ -190,7 +198,7 @@ export async function runAttempts(
         path: search ? `${plan.path}?${search}` : plan.path,
         timeoutMs: minDefined(routed.timeoutMs, endpoint.requestTimeoutMs),
         unhealthy: endpoint.unhealthy,
-        canRetry: attemptNumber < total,
+        canRetry,
         onResponseHeaders: endpoint.headers?.response
           ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)
           : undefined,
@@ -222,13 +230,12 @@ function minDefined(a: number | undefined, b: number | undefined): number | unde
   return Math.min(a, b);
 }
 
-/** Upstream headers: the client's (minus its credentials and framing), then the provider's. */
-function upstreamHeaders(
-  routed: RoutedRequest,
-  providerHeaders: Record<string, string>,
-  payload: Buffer | undefined,
-): Record<string, string | string[]> {
-  const headers = { ...(routed.forward.headers as Record<string, string | string[]>) };
+/**
+ * The client's headers as every attempt starts from them: without its credentials and framing,
+ * with X-Forwarded-For and -Proto. Changes `routed.forward.headers` (this request's own copy).
+ */
+function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string | string[]> {
+  const headers = routed.forward.headers as Record<string, string | string[]>;
   // The client's credentials are for the gateway, never for the provider (passthrough auth adds
   // them back on purpose).
   delete headers.authorization;
@@ -237,10 +244,5 @@ function upstreamHeaders(
   delete headers['accept-encoding'];
   delete headers.host;
   addForwardedFor(headers, routed.req.socket.remoteAddress, routed.scheme);
-  for (const [name, value] of Object.entries(providerHeaders)) headers[name] = value;
-  if (payload !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(payload.length);
-  }
   return headers;
 }
