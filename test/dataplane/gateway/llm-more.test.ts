@@ -15,6 +15,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { until } from '../../helpers/until.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -29,13 +30,9 @@ describe('more LLM traffic through gw', () => {
 
   /** The access log line of the last request to `path`, once it is written. */
   const logLine = async (path: string): Promise<Record<string, unknown>> => {
-    const deadline = Date.now() + 1000;
-    for (;;) {
-      const line = gw.accessLog.findLast((entry) => (JSON.parse(entry) as Body)['http.path'] === path);
-      if (line) return JSON.parse(line) as Body;
-      if (Date.now() > deadline) assert.fail(`no access log line for ${path}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    const last = () => gw.accessLog.findLast((entry) => (JSON.parse(entry) as Body)['http.path'] === path);
+    if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
+    return JSON.parse(last()!) as Body;
   };
 
   before(async () => {
