@@ -4,7 +4,7 @@
 // Run: node bench/controller.bench.ts
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -15,6 +15,7 @@ import { Telemetry } from '../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../src/run/local-gateway.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import { BACKENDS, GATEWAYS, POLICIES, ROUTES, world } from './controller-world.ts';
+import { freePort } from './gateway/child-process.ts';
 
 const inputs = world();
 const admitted: KubeObject[] = inputs.map((input) => {
@@ -44,12 +45,7 @@ console.log(`  goal ≤ 1000 ms: ${Math.max(report.durationMs, runs[1]!) <= 1000
 const upstream = createServer((_req, res) => res.end('ok'));
 await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 const upstreamPort = (upstream.address() as AddressInfo).port;
-const gatewayPort = await new Promise<number>((resolve) => {
-  const probe = createNetServer().listen(0, '127.0.0.1', () => {
-    const port = (probe.address() as AddressInfo).port;
-    probe.close(() => resolve(port));
-  });
-});
+const gatewayPort = await freePort();
 const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 writeFileSync(
   join(dir, 'world.yaml'),
