@@ -95,7 +95,7 @@ export function compileAiBackend(input: AiBackendInput): BackendHandler {
 }
 
 /** A GwModel's policies that act on its requests: body transformations and header changes. */
-export interface ModelEndpointPolicies extends ModelRequestPolicies {
+interface ModelEndpointPolicies extends ModelRequestPolicies {
   headers?: { request?: unknown; response?: unknown };
 }
 

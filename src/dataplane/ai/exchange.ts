@@ -26,7 +26,7 @@ import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import type { ClientFormat, UpstreamPlan } from './providers/types.ts';
 
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
-export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export interface AttemptInput {
   res: ServerResponse;

@@ -20,7 +20,7 @@ import { type ClientFormat, PlanError, ROUTE_CLIENT_FORMAT } from './providers/i
  * so agentgateway's too). JSON.parse accepts any depth, but serialising, cloning and translating
  * the body recurse: a body nested thousands deep would overflow the stack there.
  */
-export const MAX_BODY_NESTING = 128;
+const MAX_BODY_NESTING = 128;
 
 /** Whether `root` has objects or arrays nested more than `limit` deep; iterative, so any depth is safe. */
 function nestedDeeperThan(root: object, limit: number): boolean {

@@ -37,7 +37,7 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/models', 'Models'],
 ];
 
-export function modelRouteType(path: string): RouteType | undefined {
+function modelRouteType(path: string): RouteType | undefined {
   for (const [suffix, routeType] of MODEL_ROUTES) if (path.endsWith(suffix)) return routeType;
   return undefined;
 }
@@ -191,7 +191,7 @@ function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, Co
 }
 
 /** The model a request's `model` selects among `keys`: exact, then longest wildcard, then `*`. Public only. */
-export function matchModel(
+function matchModel(
   models: ReadonlyMap<string, CompiledModel>,
   keys: readonly string[],
   requested: string,

@@ -7,7 +7,7 @@ import { type ProviderDefinition, ProviderPlanner } from './planner.ts';
 import type { ClientFormat } from './types.ts';
 
 export const ALPHA_DEFAULT_HOST = 'api.openai.com';
-export const ALPHA_BASE_PATH = '/v1';
+const ALPHA_BASE_PATH = '/v1';
 
 /** Each served format's path below the base ("/v1", or the provider's pathPrefix). */
 const ALPHA_PATHS: readonly (readonly [ClientFormat, string])[] = [

@@ -8,7 +8,7 @@ import { type ProviderDefinition, ProviderPlanner } from './planner.ts';
 import type { ClientFormat } from './types.ts';
 
 export const GAMMA_DEFAULT_HOST = 'api.anthropic.com';
-export const GAMMA_BASE_PATH = '/v1';
+const GAMMA_BASE_PATH = '/v1';
 
 const GAMMA_PATHS: readonly (readonly [ClientFormat, string])[] = [
   ['messages', '/messages'],

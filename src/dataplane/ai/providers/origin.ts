@@ -2,7 +2,7 @@
 // agentgateway's differs; docs/providers.md explains why gw's is this one.
 import type { Origin } from './types.ts';
 
-export const TLS_PORT = 443;
+const TLS_PORT = 443;
 
 export function providerOrigin(host: string, port: number | undefined): Origin {
   const resolvedPort = port ?? TLS_PORT;
