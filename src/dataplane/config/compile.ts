@@ -292,12 +292,14 @@ function compileListener(
     });
   }
   const hostname = listener.hostname?.toLowerCase();
+  // A rule of no route, no filters and no backends whose requests the listener's models serve.
+  const modelRuleConfig: RuleConfig = { matches: [], traffic: {}, backendRefs: [] };
   const modelRule: CompiledRule | undefined =
     listener.models.length > 0
       ? {
-          config: { matches: [], traffic: {}, backendRefs: [] },
+          config: modelRuleConfig,
           route: '',
-          filters: compileRuleFilters({ matches: [], traffic: {}, backendRefs: [] }).rule,
+          filters: compileRuleFilters(modelRuleConfig).rule,
           backends: compileWeightedChoice([]),
           requestTimeoutMs: undefined,
           backendRequestTimeoutMs: undefined,
