@@ -20,7 +20,7 @@ function refText(ref: { kind?: string; namespace?: string; name: string; section
 }
 
 /** The lines describing one object's status: its own conditions, then per listener/parent/ancestor. */
-export function statusLines(status: Record<string, unknown> | undefined): string[] {
+function statusLines(status: Record<string, unknown> | undefined): string[] {
   if (!status) return ['  (no status: not handled by gw)'];
   const lines = conditionLines(status.conditions as Condition[] | undefined, '  ');
   for (const listener of (status.listeners as { name: string; attachedRoutes?: number; conditions?: Condition[] }[]) ??

@@ -69,7 +69,7 @@ export function readFixtureIndex(repoRoot: string): FixtureIndex {
  * The kinds whose resource fixtures count for a spec type: the kinds that hold the type as a
  * top-level field (spec, status), and for Document 1 types the kinds their section describes.
  */
-export function kindsOfSpecType(spec: SpecType, types: Map<string, SchemaNode>, kinds: readonly KindDefinition[]) {
+function kindsOfSpecType(spec: SpecType, types: Map<string, SchemaNode>, kinds: readonly KindDefinition[]) {
   const found = new Set<string>();
   const meta = types.get(spec.name)?.[META];
   for (const definition of kinds) {

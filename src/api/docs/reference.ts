@@ -4,7 +4,7 @@
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 import { META, type SchemaNode, type TypeMeta, type ValidationRule } from '../schema/schema.ts';
 
-export const SOURCE_ORDER: readonly TypeMeta['source'][] = ['1', '2', 'gw', 'gateway-api', 'core'];
+const SOURCE_ORDER: readonly TypeMeta['source'][] = ['1', '2', 'gw', 'gateway-api', 'core'];
 
 const SOURCE_TITLES: Record<TypeMeta['source'], string> = {
   '1': 'Document 1 types (top-level resources)',
@@ -27,7 +27,7 @@ export function typeAnchor(name: string): string {
   return `type-${name.toLowerCase()}`;
 }
 
-export function kindAnchor(definition: KindDefinition): string {
+function kindAnchor(definition: KindDefinition): string {
   return `kind-${(definition.group || 'core').replaceAll('.', '-')}-${definition.kind.toLowerCase()}`;
 }
 

@@ -6,7 +6,7 @@ import type { Snapshot } from '../snapshot.ts';
 import { condition, contextOf } from './conditions.ts';
 import { CONTROLLER_NAME } from './types.ts';
 
-export function isGwClass(gatewayClass: KubeObject | undefined): gatewayClass is KubeObject {
+function isGwClass(gatewayClass: KubeObject | undefined): gatewayClass is KubeObject {
   return (gatewayClass?.spec as GatewayClassSpec | undefined)?.controllerName === CONTROLLER_NAME;
 }
 

@@ -59,7 +59,7 @@ export interface GatewayState {
   listenerSets: ListenerSetState[];
 }
 
-export function listenerAccepted(state: ListenerState): boolean {
+function listenerAccepted(state: ListenerState): boolean {
   return state.protocolSupported && state.conflict === undefined;
 }
 

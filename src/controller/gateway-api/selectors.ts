@@ -7,7 +7,7 @@ import type { Snapshot } from '../snapshot.ts';
  * kubernetes.io/metadata.name; a namespace absent from the snapshot (files often leave them out)
  * is taken to exist with only that label.
  */
-export function namespaceLabels(snapshot: Snapshot, namespace: string): Record<string, string> {
+function namespaceLabels(snapshot: Snapshot, namespace: string): Record<string, string> {
   const labels = snapshot.namespaces.get(namespace)?.metadata.labels ?? {};
   return { ...labels, 'kubernetes.io/metadata.name': namespace };
 }

@@ -125,7 +125,7 @@ export function backendTargetKeys(backend: NonNullable<AttachmentPoint['backend'
 }
 
 /** The target keys on the path of an attachment point, least specific first. */
-export function targetKeys(point: AttachmentPoint): string[] {
+function targetKeys(point: AttachmentPoint): string[] {
   const keys = [`Gateway ${point.gateway}`, `Gateway ${point.gateway} port ${point.listener.port}`];
   const source = point.listener.source;
   if (source.kind === 'Gateway') keys.push(`Gateway ${point.gateway} listener ${point.listener.name}`);

@@ -9,7 +9,7 @@
  * BackendSection: on a Service port or a GwBackend sub-backend; BackendInline: GwBackend.policies;
  * SubBackendInline: NamedLLMProvider.policies and McpTarget.policies (the backend value wins).
  */
-export const LEVELS = [
+const LEVELS = [
   'Gateway',
   'Listener',
   'Route',

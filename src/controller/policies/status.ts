@@ -15,17 +15,17 @@ import { indexPolicies, type PolicyIndex, policyRejections } from './attachments
 import { byPrecedence, type PolicySection } from './merge.ts';
 import { type ResolvedTarget, resolvePolicyTargets, type TargetResolution, type TargetResolutions } from './targets.ts';
 
-export const MAX_ANCESTORS = 16;
+const MAX_ANCESTORS = 16;
 /** The ancestorRef of the entry that summarises what is not tied to one Gateway. */
-export const SUMMARY_ANCESTOR = { group: 'gw.dev', kind: 'StatusSummary', name: 'summary' };
+const SUMMARY_ANCESTOR = { group: 'gw.dev', kind: 'StatusSummary', name: 'summary' };
 /** A condition message lists at most this many problems, then says how many more there are. */
 const MAX_LISTED = 10;
 
 /** For each target a policy can name, the gw Gateways ("namespace/name") it reaches. */
-export type ReachIndex = Map<string, Set<string>>;
+type ReachIndex = Map<string, Set<string>>;
 
 /** Built once per translation, so each policy target is one lookup instead of a scan of every Gateway. */
-export function reachIndex(gatewayApi: GatewayApiResult): ReachIndex {
+function reachIndex(gatewayApi: GatewayApiResult): ReachIndex {
   const index: ReachIndex = new Map();
   const add = (key: string, gateway: string) => {
     let gateways = index.get(key);
