@@ -23,7 +23,7 @@ import {
   usageFromResponse,
 } from './formats/index.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
-import type { ClientFormat, UpstreamPlan } from './providers/types.ts';
+import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -61,11 +61,6 @@ export interface AttemptResult {
   firstTokenMs?: number;
   /** Short reason for the log when the exchange failed. */
   error?: string;
-}
-
-/** The error format a client gets: the models listing answers in the OpenAI shape. */
-function errorFormat(format: ClientFormat) {
-  return format === 'models' ? 'completions' : format;
 }
 
 export function sendClientError(res: ServerResponse, format: ClientFormat, status: number, message: string): void {

@@ -1,6 +1,6 @@
 // The two ways a provider says no: its configuration cannot be served (found once, when the
 // configuration is compiled), or one request cannot be (answered to the client in its own format).
-import { errorBody } from '../formats/index.ts';
+import { type ApiFormat, errorBody } from '../formats/index.ts';
 import type { ClientFormat } from './types.ts';
 
 /**
@@ -37,8 +37,11 @@ export class PlanError extends Error {
   }
 
   response(): { status: number; contentType: string; body: string } {
-    // The model listing is an OpenAI endpoint: its errors take the OpenAI shape.
-    const format = this.clientFormat === 'models' ? 'completions' : this.clientFormat;
-    return { status: this.status, ...errorBody(format, this.status, this.message) };
+    return { status: this.status, ...errorBody(errorFormat(this.clientFormat), this.status, this.message) };
   }
+}
+
+/** The format of the errors a client gets: the model listing is an OpenAI endpoint, so OpenAI's shape. */
+export function errorFormat(format: ClientFormat): ApiFormat {
+  return format === 'models' ? 'completions' : format;
 }
