@@ -145,7 +145,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Whether a GET of `url` gets any HTTP answer (any status) within `timeoutMs`. */
-export function answers(url: string, timeoutMs = 500): Promise<boolean> {
+function answers(url: string, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(url, { method: 'GET', timeout: timeoutMs, agent: false }, (res) => {
       res.resume();

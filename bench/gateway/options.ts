@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { MeasureSettings } from './measure.ts';
 import type { TargetId } from './targets/target.ts';
 
-export const TARGET_IDS: TargetId[] = ['direct', 'direct-anthropic', 'nginx', 'gw', 'gw-translated', 'portkey'];
+const TARGET_IDS: TargetId[] = ['direct', 'direct-anthropic', 'nginx', 'gw', 'gw-translated', 'portkey'];
 
 export interface BenchOptions {
   settings: MeasureSettings;

@@ -4,7 +4,7 @@ import type { Measured, Outcome } from './measure.ts';
 import type { TargetId } from './targets/target.ts';
 
 /** The goals of the data-plane issue. */
-export const GOALS = {
+const GOALS = {
   /** gw passthrough requests/s at least this many times Portkey's. */
   passthroughVsPortkey: 8,
   /** gw passthrough requests/s at least this fraction of nginx's. */

@@ -11,9 +11,9 @@ import { errorSummary, freePort, spawnChild, waitUntilAnswers } from '../child-p
 import { upstreamUrl } from '../upstream.ts';
 import { type TargetDefinition, TargetUnavailable } from './target.ts';
 
-export const PORTKEY_PACKAGE = '@portkey-ai/gateway';
+const PORTKEY_PACKAGE = '@portkey-ai/gateway';
 export const PORTKEY_VERSION = '1.15.2';
-export const PORTKEY_CACHE_DIR = join(tmpdir(), 'gw-bench-portkey');
+const PORTKEY_CACHE_DIR = join(tmpdir(), 'gw-bench-portkey');
 
 const packageDir = join(PORTKEY_CACHE_DIR, 'node_modules', ...PORTKEY_PACKAGE.split('/'));
 const INSTALL_TIMEOUT_MS = 300_000;
@@ -27,7 +27,7 @@ function installedVersion(): string | undefined {
 }
 
 /** Installs the pinned Portkey into the cache directory unless it is there already; returns its server script. */
-export async function ensurePortkey(log: (line: string) => void): Promise<string> {
+async function ensurePortkey(log: (line: string) => void): Promise<string> {
   if (installedVersion() !== PORTKEY_VERSION) {
     log(`installing ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} into ${PORTKEY_CACHE_DIR} (once)`);
     try {
