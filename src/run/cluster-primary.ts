@@ -7,9 +7,9 @@
 // docs/decisions/0004-multi-core.md explain the choices.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { type ConfigUpdate, Controller } from '../controller/controller.ts';
+import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
-import { FileStore, type LoadReport } from '../store/file-store.ts';
+import { FileSource, type FileSourceOptions } from './file-source.ts';
 import {
   type AppliedMessage,
   isWorkerMessage,
@@ -19,11 +19,7 @@ import {
   type WorkerSettings,
 } from './ipc.ts';
 
-export interface ClusterGatewayOptions {
-  paths: string[];
-  recursive?: boolean;
-  /** Watch the files and apply changes (default true). */
-  watch?: boolean;
+export interface ClusterGatewayOptions extends FileSourceOptions {
   /** The address listeners bind (default 127.0.0.1). */
   address?: string;
   /** Worker processes, at least 1. */
@@ -31,8 +27,6 @@ export interface ClusterGatewayOptions {
   /** Bind listener ports with SO_REUSEPORT in each worker (default: where the kernel balances them). */
   reusePort?: boolean;
   log?: (line: string) => void;
-  /** Told about every load of the files (problems included). */
-  onLoad?: (report: LoadReport) => void;
   /** Told once every worker has applied a configuration update (or exited meanwhile). */
   onApplied?: (update: ConfigUpdate) => void;
 }
@@ -85,8 +79,7 @@ interface PendingReport {
 }
 
 export class ClusterGateway {
-  readonly store: FileStore;
-  readonly controller: Controller;
+  readonly files: FileSource;
   private readonly options: ClusterGatewayOptions;
   private readonly slots: WorkerSlot[];
   private readonly reusePort: boolean;
@@ -117,8 +110,11 @@ export class ClusterGateway {
       lastSnapshot: undefined,
       metricsWaiters: new Map(),
     }));
-    this.store = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
-    this.controller = new Controller(this.store, { onConfigs: (update) => this.publish(update) });
+    this.files = new FileSource(options, (update) => this.publish(update));
+  }
+
+  get controller(): Controller {
+    return this.files.controller;
   }
 
   /** Starts the workers, loads the files and resolves when every worker serves the configuration. */
@@ -127,9 +123,7 @@ export class ClusterGateway {
     this.forked = true;
     // Workers first: the first update then waits for all of them before it is reported.
     for (const slot of this.slots) this.fork(slot, false);
-    this.store.load();
-    this.controller.start();
-    if (this.options.watch ?? true) this.store.watchFiles();
+    this.files.start();
     await new Promise<void>((resolve, reject) => {
       this.startWaiter = { resolve, reject };
       this.checkStarted();
@@ -180,8 +174,7 @@ export class ClusterGateway {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       for (const slot of this.slots) clearTimeout(slot.restartTimer);
-      this.controller.stop();
-      await this.store.close();
+      await this.files.stop();
       if (this.forked) await Promise.all(this.slots.map((slot) => this.stopWorker(slot)));
     })();
     return this.stopping;
