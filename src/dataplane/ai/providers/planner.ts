@@ -15,7 +15,8 @@ import {
   withStreamUsage,
 } from '../formats/index.ts';
 import { PlanError } from './errors.ts';
-import type { ConfiguredPath } from './paths.ts';
+import type { FamilyAddress } from './family-address.ts';
+import { type ConfiguredPath, plainPath, prefixedClientPath } from './paths.ts';
 import type {
   ClientFormat,
   CompiledProvider,
@@ -248,4 +249,41 @@ export class ProviderPlanner implements CompiledProvider {
     if (this.service) plan.service = this.service;
     return plan;
   }
+}
+
+/** What sets a hosted API family (alpha, gamma) apart: its host, key placement and formats below "/v1". */
+export interface HostedFamily {
+  family: ProviderFamily;
+  defaultHost: string;
+  keyStyle: ProviderKeyStyle;
+  /** Each served format's path below the base ("/v1", or the provider's pathPrefix). */
+  paths: readonly (readonly [ClientFormat, string])[];
+  forwardedAnthropicVersion: boolean;
+}
+
+const HOSTED_BASE_PATH = '/v1';
+
+/** A hosted family's provider with the address overrides and model override applied. */
+export function compileHosted(
+  hosted: HostedFamily,
+  address: FamilyAddress,
+  name: string | undefined,
+  model: string | undefined,
+): ProviderPlanner {
+  const base = address.pathPrefix ?? HOSTED_BASE_PATH;
+  const routes = new Map<ClientFormat, ConfiguredPath>(
+    hosted.paths.map(([format, suffix]) => [format, address.path ?? plainPath(`${base}${suffix}`)]),
+  );
+  return new ProviderPlanner({
+    name,
+    family: hosted.family,
+    origin: address.origin(hosted.defaultHost),
+    service: undefined,
+    keyStyle: hosted.keyStyle,
+    model,
+    routes,
+    forwardedPath: (clientPath) =>
+      address.path ?? plainPath(prefixedClientPath(clientPath, address.pathPrefix, HOSTED_BASE_PATH)),
+    forwardedAnthropicVersion: hosted.forwardedAnthropicVersion,
+  });
 }
