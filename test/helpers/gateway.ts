@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 
+export { gatewayYaml } from './objects.ts';
+
 /** A port free right now on 127.0.0.1 (the OS picks it). */
 export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -57,21 +59,6 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** GatewayClass gw and Gateway default/ai with one HTTP listener "http" on `port`; ends with ---. */
-export function gatewayYaml(port: number): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${port}}]}
----
-`;
 }
 
 /**

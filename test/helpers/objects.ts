@@ -11,8 +11,9 @@ export function admitted(yaml: string): KubeObject[] {
   });
 }
 
-/** gw's GatewayClass and a Gateway default/ai with one HTTP listener "http" on 8080; end with ---. */
-export const GW_GATEWAY = `apiVersion: gateway.networking.k8s.io/v1
+/** GatewayClass gw and Gateway default/ai with one HTTP listener "http" on `port`; ends with ---. */
+export function gatewayYaml(port: number): string {
+  return `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gw}
 spec: {controllerName: gw.dev/gateway-controller}
@@ -20,6 +21,10 @@ spec: {controllerName: gw.dev/gateway-controller}
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai}
-spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: 8080}]}
+spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${port}}]}
 ---
 `;
+}
+
+/** gatewayYaml on port 8080, for tests that never listen. */
+export const GW_GATEWAY = gatewayYaml(8080);
