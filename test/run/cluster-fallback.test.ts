@@ -2,27 +2,18 @@
 // through node:cluster's socket shared by the primary; the same code path, forced here on Linux.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ClusterGateway, kernelBalancesReusePort } from '../../src/run/cluster-primary.ts';
 import { find, parseExposition } from '../dataplane/telemetry/prometheus-text.ts';
 import { freePort, gatewayYaml } from '../helpers/gateway.ts';
+import { getOnNewConnection, routeYaml } from './helpers.ts';
 
-function get(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve(`${res.statusCode} ${body}`));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function get(url: string): Promise<string> {
+  const { status, body } = await getOnNewConnection(url);
+  return `${status} ${body}`;
 }
 
 test('SO_REUSEPORT is used where the kernel balances it', () => {
@@ -39,18 +30,7 @@ test('without SO_REUSEPORT the workers share the primary socket and both serve',
   const port = await freePort();
   writeFileSync(
     join(dir, 'gateway.yaml'),
-    `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
----
+    `${gatewayYaml(port)}${routeYaml(upstreamPort)}---
 # The workers share the test's standard output: no access log lines there.
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy

@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MAX_WORKERS, parseRunArgs, parseWorkers } from '../../src/cli/run.ts';
 import { find, parseExposition } from '../dataplane/telemetry/prometheus-text.ts';
 import { freePort, gatewayYaml } from '../helpers/gateway.ts';
+import { getOnNewConnection as get, routeYaml } from './helpers.ts';
 
 const GW = new URL('../../bin/gw.js', import.meta.url).pathname;
 
@@ -35,22 +36,6 @@ function waitForLog(child: ChildProcess, output: Output, pattern: RegExp, ms = 1
     }
     child.stderr!.on('data', check);
     check();
-  });
-}
-
-/** A GET on a connection of its own, so that the kernel places every request anew. */
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
   });
 }
 
@@ -94,21 +79,6 @@ function alive(pid: number): boolean {
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as { port: number }).port;
-}
-
-function routeYaml(upstreamPort: number): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
-`;
 }
 
 describe('gw run --workers 2', () => {
