@@ -9,18 +9,7 @@ import { snapshotFromStore } from '../../src/controller/snapshot.ts';
 import { translate } from '../../src/controller/translate.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import { kindKey, objectKey } from '../../src/store/store.ts';
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/random.ts';
 
 const GATEWAY_API = 'gateway.networking.k8s.io/v1';
 const GW = 'gw.dev/v1alpha1';
@@ -182,7 +171,7 @@ function comparable(configs: ReadonlyMap<string, unknown>): Record<string, unkno
 
 describe('the fast pass', () => {
   it('publishes the same configurations as a full translation after any single change', () => {
-    const random = prng(20261121);
+    const random = seededRandom(20261121);
     const make = generator(random);
     const store = new MemoryStore();
     store.apply(

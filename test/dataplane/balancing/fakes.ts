@@ -15,17 +15,7 @@ export function fakeClock(start = 1_000_000): FakeClock {
   };
 }
 
-/** Mulberry32: a small seeded PRNG with uniform output in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = state;
-    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../helpers/random.ts';
 
 /** How often each key came out of `draw` in `times` draws, as shares of the total. */
 export function shares(times: number, draw: () => string): Map<string, number> {

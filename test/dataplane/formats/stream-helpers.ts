@@ -36,17 +36,8 @@ export function splitAt(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
   return pieces;
 }
 
-/** A small seeded PRNG (mulberry32): the fuzz cases are the same on every run. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded: the fuzz cases are the same on every run. */
+export { seededRandom as prng } from '../../helpers/random.ts';
 
 export function randomSplits(bytes: Uint8Array, random: () => number, maxPieces: number): Uint8Array[] {
   const count = Math.floor(random() * maxPieces);

@@ -18,6 +18,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { seededRandom } from '../../helpers/random.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -27,16 +28,9 @@ const BODY_CASES = 320;
 const PATH_CASES = 160;
 const CONCURRENCY = 16;
 
-/** mulberry32: a small deterministic generator, so a failure replays with the same inputs. */
+/** Seeded, so a failure replays with the same inputs. */
 function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (below: number) => Math.floor(next() * below);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   return { next, int, pick };

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileWeightedChoice, type RandomSource } from '../../../src/dataplane/routing/weighted-choice.ts';
-
-/** mulberry32: a small seeded PRNG, so the distribution test is repeatable. */
-function seeded(seed: number): RandomSource {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { compileWeightedChoice } from '../../../src/dataplane/routing/weighted-choice.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 test('picks follow the weights; weight 0 is never picked', () => {
   const refs = [
@@ -22,7 +11,7 @@ test('picks follow the weights; weight 0 is never picked', () => {
     { name: 'c', weight: 6 },
   ];
   const choice = compileWeightedChoice(refs);
-  const random = seeded(42);
+  const random = seededRandom(42);
   const counts = new Map<string, number>();
   const picks = 200_000;
   for (let i = 0; i < picks; i++) {
@@ -47,7 +36,7 @@ test('the same seed gives the same sequence', () => {
     { id: 3, weight: 1 },
   ]);
   const run = (seed: number) => {
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     return Array.from({ length: 50 }, () => choice.pick(random)!.id);
   };
   assert.deepEqual(run(7), run(7));
