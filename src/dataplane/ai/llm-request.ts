@@ -6,7 +6,7 @@ import type { RouteType } from '../../api/types/ai.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
+import { minTimeout, type RoutedRequest } from '../proxy/request-handler.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
@@ -196,7 +196,7 @@ export async function runAttempts(
         body: payload,
         headers,
         path: search ? `${plan.path}?${search}` : plan.path,
-        timeoutMs: minDefined(routed.timeoutMs, endpoint.requestTimeoutMs),
+        timeoutMs: minTimeout(routed.timeoutMs, endpoint.requestTimeoutMs),
         unhealthy: endpoint.unhealthy,
         canRetry,
         onResponseHeaders: endpoint.headers?.response
@@ -222,12 +222,6 @@ export async function runAttempts(
   } finally {
     res.off('close', onClose);
   }
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
 }
 
 /**
