@@ -17,18 +17,5 @@ export function getOnNewConnection(url: string): Promise<{ status: number; body:
   });
 }
 
-/** A GwBackend "web" on 127.0.0.1:`upstreamPort` and an HTTPRoute of Gateway "ai" to it. */
-export function routeYaml(upstreamPort: number): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
-`;
-}
+/** The route to a static upstream is the one every gw test uses. */
+export { webRouteYaml as routeYaml } from '../helpers/gateway.ts';
