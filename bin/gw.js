@@ -3,6 +3,7 @@
 // another Node, it re-runs itself on the Node 24 the package pins (node_modules/node).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,8 +16,28 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
-if (major === 24) {
+// `gw run` serves traffic: it starts with a smaller V8 young generation (V8 reads the flag only
+// at start, so the process replaces itself once with the flag added; cluster workers inherit it).
+// Under load V8 otherwise grows new space to 128 MiB, most of gw's peak memory (docs/benchmarks.md).
+const RUN_NODE_FLAGS = ['--max-semi-space-size=16'];
+const command = process.argv[2];
+const wantsRunFlags = command === 'run' && RUN_NODE_FLAGS.some((flag) => !process.execArgv.includes(flag));
+
+if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
+  process.execve(process.execPath, [
+    process.execPath,
+    ...process.execArgv,
+    ...RUN_NODE_FLAGS,
+    ...process.argv.slice(1),
+  ]);
+} else if (major === 24) {
+  // Node keeps the type-stripped, compiled sources in its compile cache (in the temporary
+  // directory): later starts skip type stripping, which saves time and about 25 MiB of memory
+  // (the stripper's WebAssembly heap is never given back). Flushed once gw's modules are loaded,
+  // so that a long-running `gw run` that is killed has still written it.
+  nodeModule.enableCompileCache();
   const { main } = await import('../src/cli/main.ts');
+  nodeModule.flushCompileCache();
   process.exitCode = await main(process.argv.slice(2));
 } else {
   const pinned = join(packageRoot, 'node_modules', 'node', 'bin', 'node');
@@ -26,6 +47,10 @@ if (major === 24) {
     );
     process.exit(2);
   }
-  const child = spawnSync(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawnSync(
+    pinned,
+    [...(command === 'run' ? RUN_NODE_FLAGS : []), fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(child.status ?? 1);
 }
