@@ -60,6 +60,8 @@ export interface ListenerConfig {
   hostname?: string;
   tls?: { mode: string; certificates: string[] };
   frontend: Values;
+  /** The effective PreRouting traffic policy: runs on every request before a route is chosen. */
+  preRouting: Values;
   routes: RouteConfig[];
   /** Models attached to the listener directly (Gateway or ListenerSet parents). */
   models: string[];
@@ -71,7 +73,10 @@ export interface DataPlaneConfig {
   /** The store revision the configuration was made from. */
   revision: string;
   listeners: ListenerConfig[];
-  /** GwBackend specs and Service specs, by "Kind ns/name". */
+  /**
+   * GwBackend specs and Service specs, by "Kind ns/name": those routes send to, and those policy
+   * endpoint references name (ExtAuth, ExtProc, rate limit services, JWKS, OTLP collectors).
+   */
   backends: Record<string, { kind: string; spec: unknown }>;
   /** Programmed GwModels, by "ns/name". */
   models: Record<string, GwModelSpec>;
@@ -206,11 +211,13 @@ export function buildDataPlaneConfigs(
         ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|${listener.port}`) ?? []),
       ];
       for (const model of listenerModels) useModel(model);
+      const listenerPolicy = effectivePolicy(index, point);
       const listenerConfig: ListenerConfig = {
         name: listener.name,
         port: listener.port,
         protocol: listener.protocol,
-        frontend: valuesOf(effectivePolicy(index, point).frontend),
+        frontend: valuesOf(listenerPolicy.frontend),
+        preRouting: valuesOf(listenerPolicy.preRouting),
         routes: [],
         models: [...new Set(listenerModels)].sort(),
       };
@@ -294,6 +301,10 @@ export function buildDataPlaneConfigs(
       }
       for (const found of findReferences(listenerConfig.frontend, 'frontend'))
         referenced.push({ kind: found.kind, namespace, name: found.name });
+      for (const found of findReferences(listenerConfig.preRouting, 'traffic'))
+        referenced.push({ kind: found.kind, namespace, name: found.name });
+      for (const object of selectedObjects(listenerConfig.preRouting, namespace, snapshot))
+        referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
       for (const route of listenerConfig.routes) {
         const routeNamespace = route.route.split('/')[0]!;
         for (const rule of route.rules) {
@@ -308,6 +319,16 @@ export function buildDataPlaneConfigs(
       config.listeners.push(listenerConfig);
     }
     for (const ref of referenced) {
+      if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
+        // An endpoint reference of a policy (ExtAuth, rate limit service...): its spec is needed
+        // to connect; a missing one is left out and the policy reports it.
+        const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
+        const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(
+          `${ref.namespace}/${ref.name}`,
+        );
+        if (object && !config.backends[key]) config.backends[key] = { kind: ref.kind, spec: object.spec };
+        continue;
+      }
       if (ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') continue;
       const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(
         `${ref.namespace}/${ref.name}`,

@@ -245,6 +245,8 @@ const NOT_REASONS = new Set([
   'BackendSection',
   'BackendInline',
   'SubBackendInline',
+  // traffic policy phase (policies/attachments.ts)
+  'PreRouting',
   // store event types
   'ADDED',
   'MODIFIED',

@@ -61,6 +61,8 @@ export function configDependencies(
     for (const target of virtualTargets(spec)) deps.add(`GwModel ${namespace}/${target.modelRef.name}`);
   }
   for (const key of Object.keys(config?.data ?? {})) deps.add(key);
+  // Services and GwBackends that policies name as endpoints (ExtAuth, rate limit services...).
+  for (const key of Object.keys(config?.backends ?? {})) deps.add(key);
   // Secrets and ConfigMaps chosen by label can appear in any namespace the configuration reads.
   for (const namespace of namespaces) {
     deps.add(`Secret ${namespace}/*`);

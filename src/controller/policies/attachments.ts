@@ -144,13 +144,21 @@ function targetKeys(point: AttachmentPoint): string[] {
 
 export interface EffectivePolicy {
   frontend: EffectiveSection;
+  /** PostRouting traffic policy (phase unset or PostRouting): runs once a route is chosen. */
   traffic: EffectiveSection;
+  /** PreRouting traffic policy (Gateway and ListenerSet targets): runs before route selection. */
+  preRouting: EffectiveSection;
   backend: EffectiveSection;
+}
+
+function isPreRouting(attachment: Attachment): boolean {
+  return attachment.section === 'traffic' && attachment.fields.phase === 'PreRouting';
 }
 
 /**
  * The merged policy at an attachment point. Frontend policy comes from the Gateway (and its
- * port) only; traffic from the Gateway down to the route rule; backend from the Gateway down to
+ * port) only; traffic from the Gateway down to the route rule, PreRouting and PostRouting
+ * policies merged apart (they run at different times, so neither overrides the other); backend from the Gateway down to
  * the backend and its section, inline policies last.
  */
 export function effectivePolicy(index: PolicyIndex, point: AttachmentPoint): EffectivePolicy {
@@ -162,7 +170,11 @@ export function effectivePolicy(index: PolicyIndex, point: AttachmentPoint): Eff
       attachments.filter((a) => frontendKeys.has(a.target)),
       'frontend',
     ),
-    traffic: mergeSection(attachments, 'traffic'),
+    traffic: mergeSection(
+      attachments.filter((a) => !isPreRouting(a)),
+      'traffic',
+    ),
+    preRouting: mergeSection(attachments.filter(isPreRouting), 'traffic'),
     backend: point.backend ? mergeSection(attachments, 'backend') : {},
   };
 }

@@ -84,7 +84,10 @@ export async function readLlmRequest(
   let body: JsonObject | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     try {
-      bytes = await readBody(req, maxBodyBytes, req.headers['content-length']);
+      // A traffic policy may have read the body already (buffering, external processing).
+      bytes = routed.exchange
+        ? await routed.exchange.readBody(maxBodyBytes)
+        : await readBody(req, maxBodyBytes, req.headers['content-length']);
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
         res.setHeader('connection', 'close');

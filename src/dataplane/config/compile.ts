@@ -15,6 +15,8 @@ import type {
 import { byteSize, durationMs } from '../../util/units.ts';
 import type { AiBackend } from '../ai/ai-backend.ts';
 import { type CompiledModel, compileModels } from '../ai/models.ts';
+import { type CompiledTraffic, compileTraffic, NO_TRAFFIC_POLICY } from '../policies/pipeline.ts';
+import type { PolicyRuntime } from '../policies/runtime.ts';
 import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
 import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
@@ -63,7 +65,9 @@ export interface CompiledRule {
   readonly backendRequestTimeoutMs: number | undefined;
   /** Models attached to this rule (a GwModel "*" backend), keys into the configuration's models. */
   readonly models: readonly string[] | undefined;
-  /** Why the rule cannot be served as configured (a policy field not enforced yet): answered with 500. */
+  /** The effective PostRouting traffic policy. */
+  readonly policies: CompiledTraffic;
+  /** Why the rule cannot be served as configured (a traffic policy that cannot be used): answered with 500. */
   readonly refused: string | undefined;
 }
 
@@ -75,6 +79,8 @@ export interface CompiledListener {
   readonly models: ReadonlyMap<string, CompiledModel>;
   /** Serves requests no route matches when models are attached to the listener itself. */
   readonly modelRule: CompiledRule | undefined;
+  /** The effective PreRouting traffic policy: runs before a route is chosen. */
+  readonly preRouting: CompiledTraffic;
   /** Access log and metrics as the listener's effective Frontend policy sets them. */
   readonly telemetry: FrontendTelemetry | undefined;
   /** Most bytes of a request body buffered (Frontend.http.maxBufferSize, default 2 MiB). */
@@ -105,11 +111,15 @@ export interface CompiledGateway {
   readonly problems: readonly string[];
   /** Connection pools this configuration uses (the rest can be closed). */
   readonly poolKeys: ReadonlySet<string>;
+  /** Policy state this configuration uses (PolicyRuntime keys; the rest can be dropped). */
+  readonly runtimeKeys: ReadonlySet<string>;
 }
 
 /** The parts of the proxy the compiler needs (and the AI backend compiler it delegates to). */
 export interface CompileContext {
   pools: UpstreamPools;
+  /** State of traffic policies kept across configurations. */
+  policyRuntime: PolicyRuntime;
   telemetry?: Telemetry;
   compileAiBackend?: (input: AiBackendInput) => BackendHandler;
   compileBackendAuth?: (
@@ -137,7 +147,6 @@ export interface AiBackendInput {
  * never silently skipped: a route whose traffic policy sets one answers 500 (fail closed — an
  * unenforced authentication policy must not let traffic through), and the reason is logged.
  */
-const ENFORCED_TRAFFIC_FIELDS = new Set(['timeouts', 'phase']);
 const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
 const ENFORCED_FRONTEND_FIELDS = new Set(['http', 'accessLog', 'metrics']);
 /** Frontend fields that only add observability: not served yet, logged, but no reason to refuse traffic. */
@@ -170,6 +179,16 @@ function hostnameRank(listener: CompiledListener): number {
 }
 
 export function compileGateway(key: string, config: DataPlaneConfig, context: CompileContext): CompiledGateway {
+  context.policyRuntime.beginCompile();
+  try {
+    return compileGatewayParts(key, config, context);
+  } finally {
+    // (the keys are read inside; this only guards against a throw leaving recording on)
+    context.policyRuntime.endCompile();
+  }
+}
+
+function compileGatewayParts(key: string, config: DataPlaneConfig, context: CompileContext): CompiledGateway {
   const problems: string[] = [];
   const poolKeys = new Set<string>();
   const data: DataLookup = (ref) => config.data[ref];
@@ -225,7 +244,13 @@ export function compileGateway(key: string, config: DataPlaneConfig, context: Co
       idleTimeoutMs: frontendHttp.http1IdleTimeout ? durationMs(frontendHttp.http1IdleTimeout) : undefined,
     });
   }
-  return { key, config, ports: compiledPorts, problems, poolKeys };
+  return { key, config, ports: compiledPorts, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
+}
+
+/** What to answer while a traffic policy cannot be used (its problems, field paths first). */
+function policyRefusal(policies: CompiledTraffic): string | undefined {
+  if (policies.problems.length === 0) return undefined;
+  return `traffic policy ${policies.problems.map((problem) => `${problem.field} ${problem.message}`).join('; ')}`;
 }
 
 function listenerCertificate(listener: ListenerConfig, data: DataLookup): { key: string; cert: string } | string {
@@ -268,25 +293,25 @@ function compileListener(
         return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
       });
       const timeouts = (rule.timeouts ?? {}) as { request?: string; backendRequest?: string };
-      const trafficTimeout = (rule.traffic.timeouts as { request?: string } | undefined)?.request;
-      const notEnforced = unenforced(rule.traffic, ENFORCED_TRAFFIC_FIELDS);
-      const refused =
-        notEnforced.length > 0
-          ? `traffic policy ${notEnforced.map((field) => `traffic.${field}`).join(', ')} is not enforced by this data plane yet`
-          : undefined;
+      const policies = compileTraffic(rule.traffic, {
+        path: 'traffic',
+        namespace,
+        data,
+        backends: config.backends,
+        scope: `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`,
+        runtime: context.policyRuntime,
+      });
+      const refused = policyRefusal(policies);
       if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
       rules.set(rule, {
         config: rule,
         route: route.route,
         filters: filters.rule,
         backends: compileWeightedChoice(backends),
-        requestTimeoutMs: timeouts.request
-          ? durationMs(timeouts.request)
-          : trafficTimeout
-            ? durationMs(trafficTimeout)
-            : undefined,
+        requestTimeoutMs: timeouts.request ? durationMs(timeouts.request) : policies.forwarding.requestTimeoutMs,
         backendRequestTimeoutMs: timeouts.backendRequest ? durationMs(timeouts.backendRequest) : undefined,
         models: rule.models,
+        policies,
         refused,
       });
     });
@@ -304,9 +329,21 @@ function compileListener(
           requestTimeoutMs: undefined,
           backendRequestTimeoutMs: undefined,
           models: listener.models,
+          policies: NO_TRAFFIC_POLICY,
           refused: undefined,
         }
       : undefined;
+  const preRouting = compileTraffic(listener.preRouting ?? {}, {
+    path: 'traffic',
+    namespace: config.gateway.namespace,
+    data,
+    backends: config.backends,
+    scope: `Gateway ${config.gateway.namespace}/${config.gateway.name} listener ${listener.name} PreRouting`,
+    runtime: context.policyRuntime,
+  });
+  const preRoutingRefusal = policyRefusal(preRouting);
+  if (preRoutingRefusal)
+    problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
   const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend);
   const frontendHttp = (listener.frontend.http ?? {}) as { maxBufferSize?: number | string };
   const notEnforced = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
@@ -315,11 +352,12 @@ function compileListener(
     problems.push(
       `listener ${listener.name}: frontend.${field} is not served by this data plane yet; requests are served without it`,
     );
-  const refused =
+  const frontendRefusal =
     refusedFields.length > 0
       ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
       : undefined;
-  if (refused) problems.push(`listener ${listener.name}: ${refused}; the listener answers 500`);
+  if (frontendRefusal) problems.push(`listener ${listener.name}: ${frontendRefusal}; the listener answers 500`);
+  const refused = frontendRefusal ?? preRoutingRefusal;
   for (const problem of telemetry?.problems ?? []) problems.push(`listener ${listener.name} frontend: ${problem}`);
   return {
     config: listener,
@@ -327,6 +365,7 @@ function compileListener(
     rules,
     models,
     modelRule,
+    preRouting,
     telemetry,
     maxBufferBytes:
       frontendHttp.maxBufferSize !== undefined ? byteSize(frontendHttp.maxBufferSize) : DEFAULT_MAX_BUFFER_BYTES,

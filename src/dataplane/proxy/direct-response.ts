@@ -24,3 +24,27 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
+
+/** An answer a policy gives (LocalResponse): text gets a text/plain type and a trailing newline. */
+export function sendLocalResponse(
+  res: ServerResponse,
+  response: { status: number; headers?: Record<string, string | string[]>; body?: string | Buffer },
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body =
+    response.body === undefined
+      ? undefined
+      : typeof response.body === 'string'
+        ? Buffer.from(response.body.endsWith('\n') || response.body === '' ? response.body : `${response.body}\n`)
+        : response.body;
+  const headers: Record<string, string | string[] | number> = { ...response.headers };
+  const hasType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  if (typeof response.body === 'string' && response.body !== '' && !hasType)
+    headers['content-type'] = 'text/plain; charset=utf-8';
+  headers['content-length'] = body?.length ?? 0;
+  res.writeHead(response.status, headers);
+  res.end(body);
+}

@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
+import { PolicyExchange } from '../policies/exchange.ts';
+import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
 import {
   applyRequestFilters,
   applyResponseFilters,
@@ -16,7 +18,7 @@ import { routingHost } from '../routing/host.ts';
 import { normalizePath } from '../routing/path.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
-import { sendText } from './direct-response.ts';
+import { sendLocalResponse, sendText } from './direct-response.ts';
 import { addForwardedFor, forwardedRequestHeaders } from './headers.ts';
 import { forwardHttp, hasRequestBody } from './http-forward.ts';
 
@@ -33,6 +35,8 @@ export interface RoutedRequest {
   scheme: 'http' | 'https';
   /** The smallest of the route and backend deadlines, if any. */
   timeoutMs: number | undefined;
+  /** The request's policy state when traffic policies ran (a buffered body, response hooks). */
+  exchange: PolicyExchange | undefined;
 }
 
 export type RoutedHandler = (request: RoutedRequest) => Promise<void>;
@@ -55,6 +59,8 @@ export function minTimeout(...values: (number | undefined)[]): number | undefine
 /** What the server needs to know about a request once routing has chosen its listener. */
 export interface RequestScope {
   telemetry: FrontendTelemetry | undefined;
+  /** Set when traffic policies ran: told when the request is finished. */
+  exchange: PolicyExchange | undefined;
 }
 
 export async function handleRequest(
@@ -74,10 +80,28 @@ export async function handleRequest(
   scope.telemetry = listener.telemetry;
   if (listener.refused) return void sendText(res, 500, listener.refused);
   // The server has split the request target into the record's path and query already.
-  const query = record.query;
-  const path = normalizePath(record.path);
-  if (path === undefined) return void sendText(res, 400, 'invalid request path');
-  const match = listener.table.match({ host: rawHost, path, query, method: req.method ?? 'GET', headers: req.headers });
+  const normalized = normalizePath(record.path);
+  if (normalized === undefined) return void sendText(res, 400, 'invalid request path');
+  let forward: ForwardRequest | undefined;
+  let exchange: PolicyExchange | undefined;
+  if (listener.preRouting !== NO_TRAFFIC_POLICY) {
+    // PreRouting policies see (and may change) the request before a route is chosen.
+    forward = { path: normalized, query: record.query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
+    exchange = scope.exchange = new PolicyExchange(req, res, record, forward);
+    const answer =
+      (await runSteps(listener.preRouting.beforeFilters, exchange)) ??
+      (await runSteps(listener.preRouting.afterFilters, exchange));
+    if (answer) return void sendLocalResponse(res, answer);
+  }
+  const path = forward?.path ?? normalized;
+  const query = forward?.query ?? record.query;
+  const match = listener.table.match({
+    host: rawHost,
+    path,
+    query,
+    method: req.method ?? 'GET',
+    headers: (forward?.headers ?? req.headers) as typeof req.headers,
+  });
   const rule = match ? listener.rules.get(match.rule)! : listener.modelRule;
   if (!rule) return void sendText(res, 404, 'no route matches this request');
   record.route = rule.route;
@@ -85,23 +109,32 @@ export async function handleRequest(
   if (rule.refused) return void sendText(res, 500, rule.refused);
   if (rule.filters.problems.length > 0)
     return void sendText(res, 500, `route filter not supported: ${rule.filters.problems[0]!.message}`);
+  forward ??= { path, query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
+  const policies = rule.policies;
+  if (policies !== NO_TRAFFIC_POLICY) {
+    exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward);
+    const answer = await runSteps(policies.beforeFilters, exchange);
+    if (answer) return void sendLocalResponse(res, answer);
+  }
   if (rule.filters.redirect) {
     const redirect = redirectResponse(rule.filters.redirect, {
       scheme,
       host: rawHost,
-      path,
-      query,
+      path: forward.path,
+      query: forward.query,
       listenerPort: port.port,
     });
     return void sendText(res, redirect.statusCode, 'redirect', { location: redirect.location });
   }
-  const headers = forwardedRequestHeaders(req.headers);
-  const forward: ForwardRequest = { path, query, headers: headers as HeaderBag };
   applyRequestFilters(rule.filters, forward);
+  if (exchange && policies.afterFilters.length > 0) {
+    const answer = await runSteps(policies.afterFilters, exchange);
+    if (answer) return void sendLocalResponse(res, answer);
+  }
   const timeoutMs = minTimeout(rule.requestTimeoutMs, rule.backendRequestTimeoutMs);
   if (rule.models) {
     if (!hooks.models) return void sendText(res, 500, 'models are not available');
-    return hooks.models({ req, res, record, listener, rule, backend: undefined, forward, scheme, timeoutMs });
+    return hooks.models({ req, res, record, listener, rule, backend: undefined, forward, scheme, timeoutMs, exchange });
   }
   const backend = rule.backends.pick();
   if (!backend) return void sendText(res, 500, 'the route has no usable backend');
@@ -114,7 +147,7 @@ export async function handleRequest(
   if (handler.kind === 'error') return void sendText(res, handler.status, handler.message);
   if (handler.kind === 'ai') {
     if (!hooks.ai) return void sendText(res, 500, 'AI backends are not available');
-    return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs });
+    return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs, exchange });
   }
   const upstreamHeaders = forward.headers as Record<string, string | string[]>;
   addForwardedFor(upstreamHeaders, req.socket.remoteAddress, scheme);
@@ -130,7 +163,7 @@ export async function handleRequest(
     method: req.method ?? 'GET',
     path: search ? `${forward.path}?${search}` : forward.path,
     headers: upstreamHeaders,
-    body: hasRequestBody(req) ? req : undefined,
+    body: exchange?.body ?? (hasRequestBody(req) ? req : undefined),
     timeoutMs: minTimeout(timeoutMs, handler.settings.requestTimeoutMs),
     onResponseHeaders: (responseHeaders) => {
       applyResponseFilters(rule.filters, responseHeaders);

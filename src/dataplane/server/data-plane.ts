@@ -11,6 +11,7 @@ import { type AiBackend, compileAiBackend, serveAi } from '../ai/ai-backend.ts';
 import { serveModels } from '../ai/models.ts';
 import { AuthConfigError, compileBackendAuth } from '../auth/backend/index.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
+import { PolicyRuntime } from '../policies/runtime.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { handleRequest, type RequestHandlerHooks, type RequestScope } from '../proxy/request-handler.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
@@ -33,7 +34,7 @@ export interface DataPlaneOptions {
   telemetry?: Telemetry;
   hooks?: RequestHandlerHooks;
   /** Extends the compile context (AI backends, backend auth). */
-  compile?: Omit<CompileContext, 'pools'>;
+  compile?: Omit<CompileContext, 'pools' | 'policyRuntime'>;
 }
 
 interface PortServer {
@@ -53,6 +54,7 @@ const DEFAULT_MAX_HEADERS = 100;
 export class DataPlane {
   private readonly options: DataPlaneOptions;
   readonly pools = new UpstreamPools();
+  readonly policyRuntime = new PolicyRuntime();
   private readonly gateways = new Map<string, CompiledGateway>();
   private readonly servers = new Map<number, PortServer>();
   private readonly context: CompileContext;
@@ -70,6 +72,7 @@ export class DataPlane {
       compileBackendAuth: backendAuthApplier,
       ...options.compile,
       pools: this.pools,
+      policyRuntime: this.policyRuntime,
       telemetry: this.telemetry,
     };
     this.hooks = {
@@ -124,6 +127,9 @@ export class DataPlane {
     const keep = new Set<string>();
     for (const gateway of this.gateways.values()) for (const key of gateway.poolKeys) keep.add(key);
     this.pools.retainOnly(keep);
+    const keepState = new Set<string>();
+    for (const gateway of this.gateways.values()) for (const key of gateway.runtimeKeys) keepState.add(key);
+    this.policyRuntime.retainOnly(keepState);
     await Promise.all(waits);
   }
 
@@ -196,7 +202,7 @@ export class DataPlane {
     record.requestHeaders = req.headers;
     record.clientAddress = req.socket.remoteAddress ?? '';
     record.clientPort = req.socket.remotePort ?? 0;
-    const scope: RequestScope = { telemetry: undefined };
+    const scope: RequestScope = { telemetry: undefined, exchange: undefined };
     res.once('finish', () => this.finish(record, res, scope));
     res.once('close', () => {
       if (!res.writableFinished) this.finish(record, res, scope);
@@ -214,6 +220,7 @@ export class DataPlane {
     record.responseHeaders = res.getHeaders();
     if (!res.writableFinished && !record.error) record.error = 'client closed the connection';
     (scope.telemetry ?? this.portTelemetry).finish(record);
+    scope.exchange?.finish();
     this.options.onRequestDone?.(record);
   }
 
@@ -227,6 +234,7 @@ export class DataPlane {
     );
     this.servers.clear();
     await Promise.all(closing);
+    this.policyRuntime.close();
     await this.pools.close();
   }
 }

@@ -1,0 +1,138 @@
+// One request's state as traffic policies see and change it: the request as it will go
+// upstream, the CEL variables, the body once some policy has read it, and what runs when the
+// response starts or the request is done. Created only for requests that meet a policy, so a
+// route without policies pays nothing.
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import type { ForwardRequest } from '../routing/filters.ts';
+import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
+
+/** Changes the response as it starts: read res.statusCode, use res.getHeader/setHeader/removeHeader. */
+export type ResponseHook = (res: ServerResponse) => void;
+
+export class PolicyExchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly record: RequestRecord;
+  /** Path, query and headers as they go upstream; policies change them in place. */
+  readonly forward: ForwardRequest;
+  /** The whole request body, once a policy has read it (readBody); forwarded instead of the stream. */
+  body: Buffer | undefined;
+  private variables: Record<string, unknown> | undefined;
+  private context: CelVariables | undefined;
+  private responseHooks: ResponseHook[] | undefined;
+  private doneHooks: ((record: RequestRecord) => void)[] | undefined;
+  private reading: Promise<Buffer> | undefined;
+
+  constructor(req: IncomingMessage, res: ServerResponse, record: RequestRecord, forward: ForwardRequest) {
+    this.req = req;
+    this.res = res;
+    this.record = record;
+    this.forward = forward;
+  }
+
+  /** The CEL variables (docs/cel.md) as they are now, plus those policies set (extauthz...). */
+  cel(): CelVariables {
+    this.context ??= celContext(this.record, this.variables);
+    return this.context;
+  }
+
+  /** Sets a CEL variable for the policies after this one (and telemetry is unaffected). */
+  setVariable(name: string, value: unknown): void {
+    this.variables ??= {};
+    this.variables[name] = value;
+    this.context = undefined;
+  }
+
+  /** Records the verified JWT's claims (`jwt.*` in CEL, the access log). */
+  setJwtClaims(claims: Record<string, unknown>): void {
+    this.record.jwtClaims = claims;
+    this.context = undefined;
+  }
+
+  /** Records the verified API key's metadata (`apiKey.*` in CEL). */
+  setApiKey(metadata: Record<string, unknown>): void {
+    this.record.apiKey = metadata;
+    this.context = undefined;
+  }
+
+  /**
+   * The whole request body, read once (later calls get the same bytes). Rejects with
+   * BodyTooLargeError past `limit`; the body is then consumed and must not be forwarded.
+   */
+  readBody(limit: number): Promise<Buffer> {
+    if (this.body !== undefined) {
+      if (this.body.length > limit) return Promise.reject(new BodyTooLargeError(limit));
+      return Promise.resolve(this.body);
+    }
+    this.reading ??= readBody(this.req, limit, this.req.headers['content-length']).then((body) => {
+      this.body = body;
+      return body;
+    });
+    return this.reading;
+  }
+
+  /** Runs `hook` when the response starts, whoever sends it (backend, AI, a policy, an error). */
+  onResponse(hook: ResponseHook): void {
+    if (!this.responseHooks) {
+      this.responseHooks = [];
+      interceptWriteHead(this.res, this.responseHooks);
+    }
+    this.responseHooks.push(hook);
+  }
+
+  /** Runs `hook` once the request is finished (usage known), after the response. */
+  onDone(hook: (record: RequestRecord) => void): void {
+    this.doneHooks ??= [];
+    this.doneHooks.push(hook);
+  }
+
+  /** Called by the server when the request is finished. */
+  finish(): void {
+    if (!this.doneHooks) return;
+    for (const hook of this.doneHooks) {
+      try {
+        hook(this.record);
+      } catch {
+        // a done hook only updates counters; one failing must not stop the others
+      }
+    }
+    this.doneHooks = undefined;
+  }
+}
+
+/**
+ * Wraps res.writeHead so the hooks see and change the final status and headers. Every response
+ * goes through writeHead (an implicit head too), so this catches all of them.
+ */
+function interceptWriteHead(res: ServerResponse, hooks: ResponseHook[]): void {
+  const original = res.writeHead;
+  res.writeHead = function writeHead(
+    this: ServerResponse,
+    status: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | (string | string[])[],
+    maybeHeaders?: OutgoingHttpHeaders | (string | string[])[],
+  ) {
+    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders;
+    this.statusCode = status;
+    if (Array.isArray(headers)) {
+      // Raw form: [name, value, name, value, ...].
+      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
+    } else if (headers) {
+      for (const name of Object.keys(headers)) {
+        const value = headers[name];
+        if (value !== undefined) this.setHeader(name, value);
+      }
+    }
+    for (const hook of hooks) {
+      try {
+        hook(this);
+      } catch {
+        // a hook adds headers; one failing must not lose the response
+      }
+    }
+    return original.call(this, this.statusCode);
+  } as ServerResponse['writeHead'];
+}

@@ -1,0 +1,60 @@
+// State that outlives one compiled configuration: a JWKS cache, a rate limiter's buckets, a gRPC
+// client. A configuration swap must not reset a rate limit or refetch every JWKS, so policies
+// keep such things here under a key of their own; after each swap the data plane drops (and
+// closes) whatever no configuration uses any more.
+
+interface Closable {
+  close?: () => unknown;
+}
+
+export class PolicyRuntime {
+  private readonly values = new Map<string, unknown>();
+  /** Keys used by the configuration being compiled (collected by `use`, read by `endCompile`). */
+  private used: Set<string> | undefined;
+
+  /** The value kept under `key`, created on first use. */
+  use<T>(key: string, create: () => T): T {
+    this.used?.add(key);
+    let value = this.values.get(key) as T | undefined;
+    if (value === undefined) {
+      value = create();
+      this.values.set(key, value);
+    }
+    return value;
+  }
+
+  /** Starts recording the keys one configuration uses. */
+  beginCompile(): void {
+    this.used = new Set();
+  }
+
+  /** The keys used since beginCompile. */
+  endCompile(): Set<string> {
+    const used = this.used ?? new Set<string>();
+    this.used = undefined;
+    return used;
+  }
+
+  /** Drops and closes every value whose key is not in `keep`. */
+  retainOnly(keep: ReadonlySet<string>): void {
+    for (const [key, value] of this.values) {
+      if (keep.has(key)) continue;
+      this.values.delete(key);
+      closeQuietly(value);
+    }
+  }
+
+  close(): void {
+    for (const value of this.values.values()) closeQuietly(value);
+    this.values.clear();
+  }
+}
+
+function closeQuietly(value: unknown): void {
+  try {
+    const result = (value as Closable)?.close?.();
+    if (result instanceof Promise) result.catch(() => undefined);
+  } catch {
+    // closing is best effort: the value is dropped either way
+  }
+}

@@ -1,0 +1,84 @@
+// The contract between the traffic-policy pipeline and each policy: a GwPolicy traffic field is
+// compiled once per configuration into a CompiledPolicy (or a problem naming the field), then its
+// request step runs per request in the pipeline's order (docs/policies.md).
+import type { DataPlaneConfig } from '../../controller/dataplane-config.ts';
+import type { DataLookup } from '../upstream/connection-settings.ts';
+import type { PolicyExchange } from './exchange.ts';
+import type { PolicyRuntime } from './runtime.ts';
+
+/** An answer the gateway gives itself (a rejection, a preflight, a direct response). */
+export interface LocalResponse {
+  status: number;
+  headers?: Record<string, string | string[]>;
+  /** Plain text (a trailing newline is added to text without one) or bytes as they are. */
+  body?: string | Buffer;
+}
+
+/** undefined: go on with the next policy; a LocalResponse: answer it and stop. */
+export type StepResult = LocalResponse | undefined;
+
+export type RequestStep = (exchange: PolicyExchange) => StepResult | Promise<StepResult>;
+
+/** How a request is forwarded, as traffic policies set it (the forwarder applies these). */
+export interface ForwardingPolicy {
+  /** traffic.timeouts.request: the whole request, retries included. */
+  requestTimeoutMs?: number;
+  /** traffic.retry */
+  retry?: RetryPolicy;
+  /** traffic.buffer.response: buffer the whole response (over maxBytes: 502 or, failing open, streamed). */
+  responseBuffer?: { maxBytes: number; failOpen: boolean };
+  /** traffic.hostRewrite.mode; unset: Auto for hostname backends, None otherwise. */
+  hostRewrite?: 'Auto' | 'None';
+}
+
+export interface RetryPolicy {
+  /** Most retries after the first attempt. */
+  attempts: number;
+  codes: ReadonlySet<number>;
+  backoffMs: number;
+  /** Evaluated before the first attempt; false (or an error) means no retries. */
+  precondition?: (exchange: PolicyExchange) => boolean;
+  /** Evaluated on each response (status known); true retries it. */
+  condition?: (exchange: PolicyExchange, status: number, headers: Record<string, string | string[]>) => boolean;
+}
+
+export interface CompiledPolicy {
+  /** Runs on each request at the policy's place in the pipeline. */
+  request?: RequestStep;
+  forwarding?: ForwardingPolicy;
+}
+
+/** Why a policy cannot be used: the field path under the section ("traffic.extAuth.grpc") and the fix. */
+export interface PolicyProblem {
+  field: string;
+  message: string;
+}
+
+export function isProblem(value: CompiledPolicy | PolicyProblem): value is PolicyProblem {
+  return 'message' in value && 'field' in value;
+}
+
+export interface PolicyCompileContext {
+  /** Path of the section being compiled, for problems: "traffic". */
+  path: string;
+  /** Namespace references in the policy resolve in (the route's, or the Gateway's for PreRouting). */
+  namespace: string;
+  /** Secrets and ConfigMaps of the configuration, by "Kind ns/name". */
+  data: DataLookup;
+  /** Services and GwBackends of the configuration (endpoint references), by "Kind ns/name". */
+  backends: DataPlaneConfig['backends'];
+  /** Where the policy applies ("Gateway ns/gw listener l route ns/r rule 0"): state kept across reloads is keyed by it. */
+  scope: string;
+  /** Long-lived state shared across configurations (JWKS caches, rate-limit buckets, gRPC clients). */
+  runtime: PolicyRuntime;
+}
+
+export type PolicyCompiler<T> = (value: T, context: PolicyCompileContext) => CompiledPolicy | PolicyProblem;
+
+/** The problem of a field this data plane does not enforce (refused, never silently skipped). */
+export function notEnforced(context: PolicyCompileContext, field: string): PolicyProblem {
+  return {
+    field: `${context.path}.${field}`,
+    message: 'is not enforced by this data plane yet; the requests it covers are refused',
+  };
+}
