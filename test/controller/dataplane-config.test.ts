@@ -41,6 +41,32 @@ describe('data-plane configuration', () => {
     assert.deepEqual(config.data['Secret default/client-keys'], { 'team-a': 'key-for-team-a' });
   });
 
+  it('carries the PreRouting traffic policy on the listener and the Services policies name as endpoints', () => {
+    const config = configsOf(`apiVersion: v1
+kind: Service
+metadata: {name: authz}
+spec: {clusterIP: 10.0.0.9, ports: [{port: 9000}]}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ext-authz}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic: {phase: PreRouting, extAuth: {backendRef: {name: authz, port: 9000}, grpc: {}}}
+`).get('default/ai')!;
+    const [listener] = config.listeners;
+    assert.equal(listener!.preRouting.phase, 'PreRouting');
+    assert.deepEqual((listener!.preRouting.extAuth as { backendRef: unknown }).backendRef, {
+      name: 'authz',
+      port: 9000,
+      group: '',
+      kind: 'Service',
+    });
+    assert.equal(listener!.routes[0]!.rules[0]!.traffic.extAuth, undefined, 'not in the PostRouting policy');
+    const service = config.backends['Service default/authz']!.spec as { clusterIP: string };
+    assert.equal(service.clusterIP, '10.0.0.9');
+  });
+
   it('places programmed models on listeners and on GwModel "*" route rules, and leaves out the rest', () => {
     const configs = configsOf(`
 apiVersion: gateway.networking.k8s.io/v1

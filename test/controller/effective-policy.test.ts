@@ -89,3 +89,47 @@ describe('effective policy at an attachment point', () => {
     assert.deepEqual(effective.backend.tcp!.value, { connectTimeout: '2s' });
   });
 });
+
+describe('PreRouting and PostRouting traffic policies', () => {
+  const world = admitted(`${GW_GATEWAY}apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{name: all, backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: before-routing, creationTimestamp: '2026-01-01T00:00:00Z'}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic: {phase: PreRouting, authorization: {policy: {matchExpressions: ['true']}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: after-routing, creationTimestamp: '2026-01-02T00:00:00Z'}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic: {authorization: {policy: {matchExpressions: ['false']}}, timeouts: {request: 5s}}
+`);
+  const snapshot = snapshotOf(world);
+  const listener = translateGatewayApi(snapshot, '2026-01-01T00:00:00Z').listeners.get('default/ai')![0]!;
+  const index = indexPolicies(snapshot);
+  const effective = effectivePolicy(index, {
+    gateway: 'default/ai',
+    listener,
+    route: { namespace: 'default', name: 'web', rule: 'all' },
+  });
+
+  it('merge apart: the same field in both phases is kept twice, neither overrides the other', () => {
+    assert.deepEqual(valuesOf(effective.preRouting), {
+      phase: 'PreRouting',
+      authorization: { policy: { matchExpressions: ['true'] }, action: 'Allow' },
+    });
+    assert.deepEqual(valuesOf(effective.traffic), {
+      authorization: { policy: { matchExpressions: ['false'] }, action: 'Allow' },
+      timeouts: { request: '5s' },
+    });
+    assert.equal(effective.traffic.authorization!.overridden.length, 0);
+  });
+});
