@@ -27,6 +27,8 @@ export interface TestGateway {
   logs: string[];
   /** Access log lines (JSON), in the order requests finished. */
   accessLog: string[];
+  /** The gateway's telemetry (metrics, OTLP exporters). */
+  telemetry: Telemetry;
   /** Rewrites a file of the configuration directory. */
   write(file: string, yaml: string): void;
   stop(): Promise<void>;
@@ -53,6 +55,7 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
     dir,
     logs,
     accessLog,
+    telemetry,
     write: (file, yaml) => writeFileSync(join(dir, file), yaml),
     stop: async () => {
       await gateway.stop();

@@ -148,9 +148,9 @@ export interface AiBackendInput {
  * unenforced authentication policy must not let traffic through), and the reason is logged.
  */
 const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
-const ENFORCED_FRONTEND_FIELDS = new Set(['http', 'accessLog', 'metrics']);
+const ENFORCED_FRONTEND_FIELDS = new Set(['http', 'accessLog', 'metrics', 'tracing']);
 /** Frontend fields that only add observability: not served yet, logged, but no reason to refuse traffic. */
-const OBSERVABILITY_FRONTEND_FIELDS = new Set(['tracing']);
+const OBSERVABILITY_FRONTEND_FIELDS = new Set<string>();
 
 function unenforced(values: Record<string, unknown> | undefined, enforced: ReadonlySet<string>): string[] {
   return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
@@ -344,7 +344,10 @@ function compileListener(
   const preRoutingRefusal = policyRefusal(preRouting);
   if (preRoutingRefusal)
     problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
-  const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend);
+  const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend, {
+    backends: config.backends,
+    namespace: config.gateway.namespace,
+  });
   const frontendHttp = (listener.frontend.http ?? {}) as { maxBufferSize?: number | string };
   const notEnforced = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
   const refusedFields = notEnforced.filter((field) => !OBSERVABILITY_FRONTEND_FIELDS.has(field));

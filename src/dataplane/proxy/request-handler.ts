@@ -78,6 +78,7 @@ export async function handleRequest(
   if (!listener) return void sendText(res, 404, 'no listener for this host');
   record.listener = listener.config.name;
   scope.telemetry = listener.telemetry;
+  listener.telemetry?.start(record, req.headers);
   if (listener.refused) return void sendText(res, 500, listener.refused);
   // The server has split the request target into the record's path and query already.
   const normalized = normalizePath(record.path);
@@ -110,6 +111,8 @@ export async function handleRequest(
   if (rule.filters.problems.length > 0)
     return void sendText(res, 500, `route filter not supported: ${rule.filters.problems[0]!.message}`);
   forward ??= { path, query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
+  // A traced request's span continues upstream.
+  if (record.traceparent !== undefined) forward.headers.traceparent = record.traceparent;
   const policies = rule.policies;
   if (policies !== NO_TRAFFIC_POLICY) {
     exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward);

@@ -130,6 +130,12 @@ export class DataPlane {
     const keepState = new Set<string>();
     for (const gateway of this.gateways.values()) for (const key of gateway.runtimeKeys) keepState.add(key);
     this.policyRuntime.retainOnly(keepState);
+    const keepExporters = new Set<string>();
+    for (const gateway of this.gateways.values())
+      for (const port of gateway.ports.values())
+        for (const listener of port.listeners)
+          for (const key of listener.telemetry?.exporterKeys ?? []) keepExporters.add(key);
+    this.telemetry.retainExporters(keepExporters);
     await Promise.all(waits);
   }
 
@@ -235,7 +241,7 @@ export class DataPlane {
     this.servers.clear();
     await Promise.all(closing);
     this.policyRuntime.close();
-    await this.pools.close();
+    await Promise.all([this.pools.close(), this.telemetry.close()]);
   }
 }
 

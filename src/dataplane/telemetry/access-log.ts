@@ -74,12 +74,14 @@ function timeToFirstToken(record: RequestRecord): number | undefined {
 }
 
 interface CompiledField {
+  readonly name: string;
   /** `,"name":`, encoded once. */
   readonly key: string;
   readonly value: (record: RequestRecord) => FieldValue;
 }
 
 interface CompiledAttribute {
+  readonly name: string;
   readonly key: string;
   readonly expression: Expression;
 }
@@ -107,6 +109,7 @@ export class AccessLogger {
     const adds = config?.attributes?.add ?? [];
     const replaced = new Set([...(config?.attributes?.remove ?? []), ...adds.map((add) => add.name)]);
     this.#fields = DEFAULT_FIELDS.filter((field) => !replaced.has(field.name)).map((field) => ({
+      name: field.name,
       key: `,${JSON.stringify(field.name)}:`,
       value: field.value,
     }));
@@ -123,7 +126,7 @@ export class AccessLogger {
         problems.push(`access log attribute ${JSON.stringify(add.name)} does not compile: ${expression.message}`);
         continue;
       }
-      attributes.push({ key: `,${JSON.stringify(add.name)}:`, expression });
+      attributes.push({ name: add.name, key: `,${JSON.stringify(add.name)}:`, expression });
     }
     this.#attributes = attributes;
     this.problems = problems;
@@ -142,14 +145,43 @@ export class AccessLogger {
     return true;
   }
 
+  /** Whether the filter lets the request's entry out (true when there is none). */
+  passes(record: RequestRecord, variables?: CelVariables): boolean {
+    const filter = this.#filter;
+    if (filter === undefined) return true;
+    if (filter instanceof ExpressionError) return false;
+    return evaluate(filter, variables ?? celContext(record)) === true;
+  }
+
+  /**
+   * The entry as attributes (for OTLP export): the same fields as the line, added attributes as
+   * their JSON-compatible values; undefined when the filter is not true.
+   */
+  attributes(record: RequestRecord, variables?: CelVariables): Record<string, unknown> | undefined {
+    const vars =
+      this.#filter !== undefined || this.#attributes.length > 0 ? (variables ?? celContext(record)) : undefined;
+    if (!this.passes(record, vars)) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const field of this.#fields) {
+      const value = field.value(record);
+      if (value !== undefined) out[field.name] = value;
+    }
+    for (const attribute of this.#attributes) {
+      const value = evaluate(attribute.expression, vars!);
+      if (value === FAILED || value === undefined) continue;
+      if (value instanceof Date) out[attribute.name] = value.toISOString();
+      else if (value instanceof Duration) out[attribute.name] = value.toString();
+      else out[attribute.name] = fromCelValue(value);
+    }
+    return out;
+  }
+
   /** The request's JSON line, or undefined when the filter is not true for it. */
   format(record: RequestRecord, variables?: CelVariables): string | undefined {
     let vars = variables;
-    const filter = this.#filter;
-    if (filter !== undefined) {
-      if (filter instanceof ExpressionError) return undefined;
+    if (this.#filter !== undefined) {
       vars ??= celContext(record);
-      if (evaluate(filter, vars) !== true) return undefined;
+      if (!this.passes(record, vars)) return undefined;
     }
     let line = `{"level":"info","time":"${isoNow()}","scope":"request"`;
     for (const field of this.#fields) {

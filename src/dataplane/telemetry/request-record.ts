@@ -91,6 +91,11 @@ export class RequestRecord {
 
   llm: LlmRecord | undefined = undefined;
 
+  /** The request's trace span when the Frontend traces it (ended by the telemetry at finish). */
+  span: TraceSpan | undefined = undefined;
+  /** The W3C traceparent sent upstream for this request's span, when it is traced. */
+  traceparent: string | undefined = undefined;
+
   constructor(startTime: bigint = process.hrtime.bigint(), startedAt: number = Date.now()) {
     this.startTime = startTime;
     this.startedAt = startedAt;
@@ -118,6 +123,11 @@ export class RequestRecord {
     const first = this.llm?.firstTokenTime ?? 0n;
     return first === 0n ? -1 : nanosToSeconds(first - this.startTime);
   }
+}
+
+/** The part of an OpenTelemetry span the record holds (kept structural: no SDK type here). */
+export interface TraceSpan {
+  end(endTime?: number): void;
 }
 
 export function nanosToSeconds(nanos: bigint): number {

@@ -1,12 +1,22 @@
 // What the proxy calls when a request is complete: one FrontendTelemetry per Frontend policy
 // (compiled with the configuration), whose finish() records the metrics and writes the access
 // log line, sharing one set of CEL variables between the two when either evaluates expressions.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Frontend } from '../../api/types/frontend.ts';
+import type { AccessLog, Tracing } from '../../api/types/observability.ts';
+import { type EndpointReference, type ResolvedEndpoint, resolveEndpoint } from '../policies/endpoint.ts';
+import type { PolicyCompileContext } from '../policies/types.ts';
 import { AccessLogger } from './access-log.ts';
 import { celContext } from './cel-context.ts';
 import { BufferedLogSink, type LogSink, stdoutLogSink } from './log-sink.ts';
 import { type CustomLabels, DataPlaneMetrics, type MetricsOptions } from './metrics.ts';
+import { OtlpAccessLogExport } from './otlp/access-log-export.ts';
+import { OtlpExporters } from './otlp/exporters.ts';
 import type { RequestRecord } from './request-record.ts';
+import { RequestTracing } from './tracing.ts';
+
+/** What resolving a Frontend's collector references needs (the configuration's Services and GwBackends). */
+export type EndpointScope = Pick<PolicyCompileContext, 'backends' | 'namespace'>;
 
 export interface TelemetryOptions extends MetricsOptions {
   /** Where access log lines go; standard output (buffered, bounded) when unset. */
@@ -18,6 +28,8 @@ export interface TelemetryOptions extends MetricsOptions {
 /** The process's telemetry: one metrics registry and one log sink shared by every Frontend. */
 export class Telemetry {
   readonly metrics: DataPlaneMetrics;
+  /** OTLP exporters (access log export, tracing), shared by the Frontends naming the same collector. */
+  readonly otlp = new OtlpExporters();
   readonly sink: LogSink;
   readonly #accessLog: boolean;
 
@@ -40,11 +52,55 @@ export class Telemetry {
     }
   }
 
-  /** Compiles a Frontend's accessLog and metrics settings (once per configuration). */
-  forFrontend(frontend: Frontend | undefined): FrontendTelemetry {
+  /**
+   * Compiles a Frontend's accessLog (and its OTLP export), tracing and metrics settings, once per
+   * configuration. Collector references resolve in `scope`; without one they are problems.
+   */
+  forFrontend(frontend: Frontend | undefined, scope?: EndpointScope): FrontendTelemetry {
     const accessLog = this.#accessLog ? new AccessLogger(frontend?.accessLog, this.sink) : undefined;
-    return new FrontendTelemetry(this.metrics, accessLog, this.metrics.compileLabels(frontend?.metrics));
+    const problems: string[] = [];
+    const endpoint = (reference: EndpointReference, field: string): ResolvedEndpoint | undefined => {
+      const resolved = scope ? resolveEndpoint(reference, scope, field) : { field, message: 'cannot be resolved here' };
+      if ('message' in resolved) {
+        problems.push(`${resolved.field}: ${resolved.message}; nothing is exported`);
+        return undefined;
+      }
+      return resolved;
+    };
+    let otlpLog: OtlpAccessLogExport | undefined;
+    const otlpConfig = frontend?.accessLog?.otlp;
+    if (otlpConfig) {
+      const resolved = endpoint(otlpConfig, 'frontend.accessLog.otlp');
+      if (resolved) otlpLog = new OtlpAccessLogExport(otlpConfig, frontend.accessLog as AccessLog, resolved, this.otlp);
+    }
+    let tracing: RequestTracing | undefined;
+    const tracingConfig = frontend?.tracing as Tracing | undefined;
+    if (tracingConfig) {
+      const resolved = endpoint(tracingConfig, 'frontend.tracing');
+      if (resolved) tracing = new RequestTracing(tracingConfig, resolved, this.otlp);
+    }
+    return new FrontendTelemetry(this.metrics, accessLog, this.metrics.compileLabels(frontend?.metrics), {
+      otlpLog,
+      tracing,
+      problems,
+    });
   }
+
+  /** Shuts down the OTLP exporters no compiled Frontend uses any more. */
+  retainExporters(keep: ReadonlySet<string>): void {
+    this.otlp.retainOnly(keep);
+  }
+
+  /** Flushes and stops the OTLP exporters. */
+  async close(): Promise<void> {
+    await this.otlp.close();
+  }
+}
+
+interface FrontendExports {
+  otlpLog: OtlpAccessLogExport | undefined;
+  tracing: RequestTracing | undefined;
+  problems: readonly string[];
 }
 
 export class FrontendTelemetry {
@@ -54,13 +110,42 @@ export class FrontendTelemetry {
   readonly #accessLog: AccessLogger | undefined;
   readonly #labels: CustomLabels;
   readonly #usesCel: boolean;
+  readonly #otlpLog: OtlpAccessLogExport | undefined;
+  readonly #tracing: RequestTracing | undefined;
+  /** OTLP exporter keys this Frontend uses. */
+  readonly exporterKeys: readonly string[];
 
-  constructor(metrics: DataPlaneMetrics, accessLog: AccessLogger | undefined, labels: CustomLabels) {
+  constructor(
+    metrics: DataPlaneMetrics,
+    accessLog: AccessLogger | undefined,
+    labels: CustomLabels,
+    exports: FrontendExports = { otlpLog: undefined, tracing: undefined, problems: [] },
+  ) {
     this.#metrics = metrics;
     this.#accessLog = accessLog;
     this.#labels = labels;
-    this.#usesCel = (accessLog?.usesCel ?? false) || labels.names.length > 0;
-    this.problems = [...(accessLog?.problems ?? []), ...labels.problems];
+    this.#otlpLog = exports.otlpLog;
+    this.#tracing = exports.tracing;
+    this.#usesCel =
+      (accessLog?.usesCel ?? false) ||
+      labels.names.length > 0 ||
+      (exports.otlpLog?.usesCel ?? false) ||
+      !!exports.tracing;
+    this.problems = [
+      ...(accessLog?.problems ?? []),
+      ...labels.problems,
+      ...exports.problems,
+      ...(exports.otlpLog?.problems ?? []),
+      ...(exports.tracing?.problems ?? []),
+    ];
+    this.exporterKeys = [exports.otlpLog?.exporterKey, exports.tracing?.exporterKey].filter(
+      (key): key is string => key !== undefined,
+    );
+  }
+
+  /** Called when the request's listener is known: starts its trace span when traced. */
+  start(record: RequestRecord, headers: IncomingHttpHeaders): void {
+    this.#tracing?.start(record, headers);
   }
 
   /** Records a request that is complete (its end time is set now unless the proxy set it). */
@@ -69,5 +154,7 @@ export class FrontendTelemetry {
     const variables = this.#usesCel ? celContext(record) : undefined;
     this.#metrics.record(record, this.#labels, variables);
     this.#accessLog?.log(record, variables);
+    this.#otlpLog?.export(record, variables);
+    this.#tracing?.finish(record, variables);
   }
 }

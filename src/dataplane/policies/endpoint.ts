@@ -1,0 +1,78 @@
+// Endpoint references of policies (spec document 2, "Endpoint reference"): exactly one of a
+// backendRef (a Service, or a GwBackend with a static host) or a url. Resolved once when the
+// configuration is compiled; what cannot be reached is a problem naming the field.
+import { serviceDestination, staticDestination } from '../config/http-targets.ts';
+import type { PolicyCompileContext, PolicyProblem } from './types.ts';
+
+export interface EndpointReference {
+  backendRef?: { group?: string; kind?: string; name: string; namespace?: string; port?: number };
+  url?: string;
+}
+
+export interface ResolvedEndpoint {
+  host: string;
+  port: number;
+  tls: boolean;
+  /** The url's path ('' when none or for a backendRef), for HTTP services that take a base path. */
+  basePath: string;
+  /** A Unix domain socket instead of host:port (a GwBackend static unixPath). */
+  socketPath?: string;
+  /** "Service ns/name:port", "GwBackend ns/name" or the url's origin, for logs and state keys. */
+  name: string;
+  /** scheme://host:port */
+  origin: string;
+}
+
+export function resolveEndpoint(
+  reference: EndpointReference,
+  context: Pick<PolicyCompileContext, 'backends' | 'namespace'>,
+  field: string,
+): ResolvedEndpoint | PolicyProblem {
+  if (reference.url !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(reference.url);
+    } catch {
+      return { field: `${field}.url`, message: `"${reference.url}" is not a URL` };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { field: `${field}.url`, message: 'use an http:// or https:// URL' };
+    const tls = url.protocol === 'https:';
+    const port = url.port === '' ? (tls ? 443 : 80) : Number(url.port);
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const basePath = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+    return { host, port, tls, basePath, name: url.origin, origin: url.origin };
+  }
+  const ref = reference.backendRef;
+  if (!ref) return { field, message: 'set backendRef or url' };
+  const namespace = ref.namespace ?? context.namespace;
+  const kind = ref.kind ?? 'Service';
+  const key = `${kind} ${namespace}/${ref.name}`;
+  const backend = context.backends[key];
+  if (!backend)
+    return {
+      field: `${field}.backendRef`,
+      message: `${key} is not available (it does not exist, or is in another namespace)`,
+    };
+  if (kind === 'Service') {
+    const destination = serviceDestination(backend.spec as never, ref.port, false);
+    if (typeof destination === 'string') return { field: `${field}.backendRef`, message: `${key}: ${destination}` };
+    return endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);
+  }
+  const spec = backend.spec as { static?: { host?: string; port?: number; unixPath?: string } };
+  if (!spec.static)
+    return {
+      field: `${field}.backendRef`,
+      message: `${key} must be a static GwBackend (host and port) to be an endpoint`,
+    };
+  const destination = staticDestination(spec.static as never, false);
+  const resolved = endpointOf(destination.host, destination.port, false, key);
+  if (destination.socketPath) resolved.socketPath = destination.socketPath;
+  return resolved;
+}
+
+function endpointOf(host: string, port: number, tls: boolean, name: string): ResolvedEndpoint {
+  const scheme = tls ? 'https' : 'http';
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return { host, port, tls, basePath: '', name, origin: `${scheme}://${hostPart}:${port}` };
+}
