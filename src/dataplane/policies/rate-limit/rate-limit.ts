@@ -1,6 +1,104 @@
-// Local and global rate limits (traffic.rateLimit).
-import type { RateLimitsOrConditional } from '../../../api/types/traffic.ts';
-import { notEnforced, type PolicyCompiler } from '../types.ts';
+// Local and global rate limits (traffic.rateLimit): the local token buckets are tried first (no
+// network call for a request they refuse), then the rate limit service. An admitted request's
+// response carries the x-ratelimit-* headers of the most constrained limit and any headers the
+// service asked for. With `conditional`, the first entry whose condition holds applies (a
+// condition that fails to evaluate does not hold); when none does, nothing is limited.
+import type { RateLimits, RateLimitsOrConditional } from '../../../api/types/traffic.ts';
+import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
+import type { PolicyExchange } from '../exchange.ts';
+import type { PolicyCompileContext, PolicyCompiler, PolicyProblem, StepResult } from '../types.ts';
+import { compileGlobalLimit, type GlobalAdmission, type GlobalLimit } from './global.ts';
+import { setResponseStatusHeaders } from './headers.ts';
+import { compileLocalLimits, type LocalLimits } from './local.ts';
 
-export const compileRateLimit: PolicyCompiler<RateLimitsOrConditional> = (_value, context) =>
-  notEnforced(context, 'rateLimit');
+interface CompiledLimits {
+  local: LocalLimits | undefined;
+  global: GlobalLimit | undefined;
+}
+
+interface Branch {
+  condition: Expression | undefined;
+  limits: CompiledLimits;
+}
+
+function compileLimits(
+  value: RateLimits,
+  context: PolicyCompileContext,
+  field: string,
+  place: string,
+): CompiledLimits | PolicyProblem {
+  const local = value.local ? compileLocalLimits(value.local, context, place) : undefined;
+  let global: GlobalLimit | undefined;
+  if (value.global) {
+    const compiled = compileGlobalLimit(value.global, context, `${field}.global`);
+    if ('field' in compiled) return compiled;
+    global = compiled;
+  }
+  return { local, global };
+}
+
+/** Applies one set of limits to a request: an answer (429, or 500 failing closed) or undefined. */
+function enforce(limits: CompiledLimits, exchange: PolicyExchange): StepResult | Promise<StepResult> {
+  const admission: GlobalAdmission = { status: undefined, responseHeaders: undefined };
+  if (limits.local) {
+    const answer = limits.local.admit(exchange, admission);
+    if (answer) return answer;
+  }
+  if (!limits.global) {
+    announce(exchange, admission);
+    return undefined;
+  }
+  return limits.global.admit(exchange, admission).then((answer) => {
+    if (answer) return answer;
+    announce(exchange, admission);
+    return undefined;
+  });
+}
+
+/** Puts the admitted request's rate limit headers on its response, whoever writes it. */
+function announce(exchange: PolicyExchange, admission: GlobalAdmission): void {
+  const { status, responseHeaders } = admission;
+  if (!status && !responseHeaders) return;
+  exchange.onResponse((res) => {
+    if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
+    if (status) setResponseStatusHeaders(res, status);
+  });
+}
+
+function holds(condition: Expression, exchange: PolicyExchange): boolean {
+  try {
+    return condition.evaluate(exchange.cel()) === true;
+  } catch {
+    return false;
+  }
+}
+
+export const compileRateLimit: PolicyCompiler<RateLimitsOrConditional> = (value, context) => {
+  const field = `${context.path}.rateLimit`;
+  if (!value.conditional) {
+    const limits = compileLimits(value, context, field, 'inline');
+    if ('field' in limits) return limits;
+    return { request: (exchange) => enforce(limits, exchange) };
+  }
+  const branches: Branch[] = [];
+  for (const [index, entry] of value.conditional.entries()) {
+    const entryField = `${field}.conditional[${index}]`;
+    let condition: Expression | undefined;
+    if (entry.condition !== undefined) {
+      const compiled = compileExpression(entry.condition);
+      if (compiled instanceof ExpressionError)
+        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
+      condition = compiled;
+    }
+    const limits = compileLimits(entry.policy, context, `${entryField}.policy`, `conditional ${index}`);
+    if ('field' in limits) return limits;
+    branches.push({ condition, limits });
+  }
+  return {
+    request: (exchange) => {
+      for (const branch of branches)
+        if (!branch.condition || holds(branch.condition, exchange)) return enforce(branch.limits, exchange);
+      return undefined;
+    },
+  };
+};
