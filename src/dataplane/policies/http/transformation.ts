@@ -1,6 +1,44 @@
-// CEL header and body transformations (traffic.transformation).
-import type { TransformationOrConditional } from '../../../api/types/traffic.ts';
-import { notEnforced, type PolicyCompiler } from '../types.ts';
+// CEL header and body transformations (traffic.transformation), after agentgateway: a request
+// Transform changes the request as it goes upstream (headers, `:path`, `:authority`, `:method`,
+// the body), a response Transform the response as it starts (headers, `:status`; the body when
+// the forwarder buffers it — see transformation-state.ts). In the conditional form the entry is
+// chosen once, when the request reaches the policy; when no entry applies nothing changes.
+// `metadata` entries are computed first and are visible to the other expressions (and to the
+// policies after this one) as `metadata`; the response Transform sees the request's too.
+import type { Transformation, TransformationOrConditional } from '../../../api/types/traffic.ts';
+import type { PolicyCompiler, PolicyProblem, RequestStep } from '../types.ts';
+import { choose, compileChoice, isPolicyProblem } from './conditional.ts';
+import { type CompiledTransform, compileTransform, transformRequest } from './transform.ts';
+import { addResponseTransform, transformationMetadata } from './transformation-state.ts';
 
-export const compileTransformation: PolicyCompiler<TransformationOrConditional> = (_value, context) =>
-  notEnforced(context, 'transformation');
+interface CompiledTransformation {
+  request: CompiledTransform | undefined;
+  response: CompiledTransform | undefined;
+}
+
+export const compileTransformation: PolicyCompiler<TransformationOrConditional> = (value, context) => {
+  const choice = compileChoice(
+    value as Transformation,
+    value.conditional,
+    `${context.path}.transformation`,
+    compileOne,
+  );
+  if (isPolicyProblem(choice)) return choice;
+  const step: RequestStep = (exchange) => {
+    const transformation = choose(choice, () => exchange.cel());
+    if (!transformation) return undefined;
+    if (transformation.response) addResponseTransform(exchange, transformation.response);
+    if (transformation.request)
+      return transformRequest(transformation.request, exchange, transformationMetadata(exchange));
+    return undefined;
+  };
+  return { request: step };
+};
+
+function compileOne(policy: Transformation, field: string): CompiledTransformation | PolicyProblem {
+  const request = policy.request ? compileTransform(policy.request, 'request', `${field}.request`) : undefined;
+  if (isPolicyProblem(request)) return request;
+  const response = policy.response ? compileTransform(policy.response, 'response', `${field}.response`) : undefined;
+  if (isPolicyProblem(response)) return response;
+  return { request, response };
+}

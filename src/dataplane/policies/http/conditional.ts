@@ -1,0 +1,65 @@
+// The OrConditional form shared by directResponse and transformation: either one policy inline,
+// or a list of {condition, policy} tried in order where the first whose condition holds applies
+// and a last entry without condition is the fallback. When nothing applies the request goes on.
+import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
+import type { CelVariables } from '../../telemetry/cel-context.ts';
+import type { PolicyProblem } from '../types.ts';
+import { conditionHolds } from './cel-values.ts';
+
+export interface ChoiceEntry<T> {
+  /** Undefined: always applies (the inline policy, or the fallback entry). */
+  readonly condition: Expression | undefined;
+  readonly policy: T;
+}
+
+export type Choice<T> = readonly ChoiceEntry<T>[];
+
+/**
+ * Compiles the inline policy (when `conditional` is unset) or every conditional entry.
+ * `compile` gets the entry's policy and its field path; the first problem is returned.
+ */
+export function compileChoice<I, T>(
+  inline: I,
+  conditional: readonly { condition?: string; policy: I }[] | undefined,
+  field: string,
+  compile: (policy: I, field: string) => T | PolicyProblem,
+): Choice<T> | PolicyProblem {
+  if (conditional === undefined) {
+    const policy = compile(inline, field);
+    return isPolicyProblem(policy) ? policy : [{ condition: undefined, policy }];
+  }
+  const entries: ChoiceEntry<T>[] = [];
+  for (const [index, entry] of conditional.entries()) {
+    const entryField = `${field}.conditional[${index}]`;
+    let condition: Expression | undefined;
+    if (entry.condition !== undefined) {
+      const compiled = compileExpression(entry.condition);
+      if (compiled instanceof ExpressionError)
+        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
+      condition = compiled;
+    }
+    const policy = compile(entry.policy, `${entryField}.policy`);
+    if (isPolicyProblem(policy)) return policy;
+    entries.push({ condition, policy });
+  }
+  return entries;
+}
+
+/** The first entry whose condition holds (a failing condition does not), or undefined. */
+export function choose<T>(choice: Choice<T>, variables: () => CelVariables): T | undefined {
+  for (const entry of choice) {
+    if (entry.condition === undefined || conditionHolds(entry.condition, variables())) return entry.policy;
+  }
+  return undefined;
+}
+
+/** Whether a compile result is a problem (compiled policies here never have both of these keys). */
+export function isPolicyProblem(value: unknown): value is PolicyProblem {
+  return value !== null && typeof value === 'object' && 'field' in value && 'message' in value;
+}
+
+/** Compiles one CEL field, or the problem naming it. */
+export function compileField(source: string, field: string): Expression | PolicyProblem {
+  const compiled = compileExpression(source);
+  return compiled instanceof ExpressionError ? { field, message: `is not valid CEL: ${compiled.message}` } : compiled;
+}

@@ -1,0 +1,36 @@
+// The request body for policies that read or replace it (a transformation's body, a direct
+// response's bodyExpression, `request.body` in their CEL).
+import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES } from '../../proxy/body.ts';
+import type { HeaderBag } from '../../routing/filters.ts';
+import type { PolicyExchange } from '../exchange.ts';
+import type { LocalResponse } from '../types.ts';
+
+/**
+ * Most bytes of a request body these policies buffer. The listener's Frontend.http.maxBufferSize
+ * is not part of the policy compile context, so this is its default (2 MiB); a body over it is
+ * answered 413.
+ */
+export const POLICY_BODY_LIMIT = DEFAULT_MAX_BUFFER_BYTES;
+
+/** The whole request body (read once per request), or the 413 answer when it is too large. */
+export async function requestBody(exchange: PolicyExchange): Promise<Buffer | LocalResponse> {
+  try {
+    return await exchange.readBody(POLICY_BODY_LIMIT);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    return {
+      status: 413,
+      // The rest of the body was discarded unread: the connection cannot be reused.
+      headers: { connection: 'close' },
+      body: `the request body exceeds the ${error.limit}-byte limit`,
+    };
+  }
+}
+
+/** Sends `body` upstream instead of the client's, with the matching Content-Length. */
+export function replaceRequestBody(exchange: PolicyExchange, body: Buffer): void {
+  exchange.body = body;
+  const headers: HeaderBag = exchange.forward.headers;
+  delete headers['transfer-encoding'];
+  headers['content-length'] = String(body.length);
+}

@@ -1,0 +1,110 @@
+// What transformations keep per request: the `metadata` they compute (shared by the request and
+// response Transforms of every transformation policy the request meets, PreRouting and
+// PostRouting alike) and the response Transforms still to apply. A response Transform runs once:
+// at the start of the response (onResponse: status and headers), or — when the HTTP forwarder
+// buffers the backend's response for it (responseBodyTransformer) — on the whole response, body
+// included, before it is written.
+import type { ServerResponse } from 'node:http';
+import type { HeaderBag } from '../../routing/filters.ts';
+import type { PolicyExchange } from '../exchange.ts';
+import { POLICY_BODY_LIMIT } from './request-body.ts';
+import { bagTarget, type CompiledTransform, type ResponseTarget, transformResponse } from './transform.ts';
+
+interface PendingResponseTransform {
+  transform: CompiledTransform;
+  applied: boolean;
+}
+
+interface TransformationState {
+  /** `metadata` in CEL; no prototype, so that any configured name is a plain key. */
+  metadata: Record<string, unknown>;
+  responses: PendingResponseTransform[];
+}
+
+const states = new WeakMap<PolicyExchange, TransformationState>();
+
+function stateOf(exchange: PolicyExchange): TransformationState {
+  let state = states.get(exchange);
+  if (!state) {
+    state = { metadata: Object.create(null) as Record<string, unknown>, responses: [] };
+    states.set(exchange, state);
+  }
+  return state;
+}
+
+/** The request's transformation metadata (empty until a Transform computes some). */
+export function transformationMetadata(exchange: PolicyExchange): Record<string, unknown> {
+  return stateOf(exchange).metadata;
+}
+
+/** Applies `transform` to this request's response, once, whoever writes the response. */
+export function addResponseTransform(exchange: PolicyExchange, transform: CompiledTransform): void {
+  const state = stateOf(exchange);
+  const pending: PendingResponseTransform = { transform, applied: false };
+  state.responses.push(pending);
+  exchange.onResponse((res) => {
+    if (pending.applied) return;
+    pending.applied = true;
+    transformResponse(transform, exchange, state.metadata, responseTarget(res), undefined);
+  });
+}
+
+function responseTarget(res: ServerResponse): ResponseTarget {
+  return {
+    get status() {
+      return res.statusCode;
+    },
+    set status(value: number) {
+      res.statusCode = value;
+    },
+    get headers() {
+      return res.getHeaders();
+    },
+    get: (name) => res.getHeader(name),
+    set: (name, value) => {
+      res.setHeader(name, value);
+    },
+    remove: (name) => {
+      res.removeHeader(name);
+    },
+  };
+}
+
+/** What the HTTP forwarder does with a backend response whose body a transformation changes. */
+export interface ResponseBodyTransformer {
+  /** Most response body bytes to buffer; a larger body cannot be transformed (the forwarder answers 502). */
+  readonly maxBytes: number;
+  /**
+   * Applies the response Transforms still pending (metadata, headers, `:status`, body; CEL sees
+   * `response.body`) to the whole response before anything of it is written. `headers` is
+   * changed in place — Content-Length set to the new body's length, Transfer-Encoding removed —
+   * and the status and body to send are returned. The onResponse hooks then skip these
+   * Transforms, so call it before res.writeHead.
+   */
+  apply(response: { status: number; headers: HeaderBag; body: Buffer }): { status: number; body: Buffer };
+}
+
+/**
+ * For the HTTP forwarder, once the backend's response head has arrived: undefined when no
+ * pending response Transform of this request changes the body (stream the response as usual);
+ * otherwise buffer the body (up to maxBytes) and pass it to apply() before writing the head.
+ */
+export function responseBodyTransformer(exchange: PolicyExchange | undefined): ResponseBodyTransformer | undefined {
+  const state = exchange ? states.get(exchange) : undefined;
+  if (!exchange || !state?.responses.some((pending) => !pending.applied && pending.transform.body)) return undefined;
+  return {
+    maxBytes: POLICY_BODY_LIMIT,
+    apply: ({ status, headers, body }) => {
+      const target = bagTarget(status, headers);
+      let current = body;
+      for (const pending of state.responses) {
+        if (pending.applied) continue;
+        pending.applied = true;
+        current = transformResponse(pending.transform, exchange, state.metadata, target, current) ?? current;
+      }
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(current.length);
+      return { status: target.status, body: current };
+    },
+  };
+}
