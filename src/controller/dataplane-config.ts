@@ -5,12 +5,13 @@
 // models, and the data of every Secret and ConfigMap the configuration names. The data plane
 // never looks anything up on the hot path.
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
+import type { APIKeyAuthentication } from '../api/types/inbound-auth.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { GatewayApiResult, RouteBackendRef, RouteMatch } from './gateway-api/types.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
-import { valuesOf } from './policies/merge.ts';
+import { type EffectiveSection, valuesOf } from './policies/merge.ts';
 import { findReferences } from './references.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -36,12 +37,25 @@ export interface BackendRefConfig {
   sections?: Record<string, Values>;
 }
 
+/**
+ * traffic.apiKeyAuthentication as the data plane receives it. With a secretSelector or
+ * configMapSelector, `selected` lists the objects the selector chose ("Kind ns/name", by name;
+ * their data is in `data`): the data plane has no labels to match.
+ */
+export type ApiKeyAuthenticationConfig = APIKeyAuthentication & { selected?: string[] };
+
 export interface RuleConfig {
   name?: string;
   matches: RouteMatch[];
   filters?: unknown[];
   timeouts?: unknown;
   traffic: Values;
+  /**
+   * For each traffic field, the policy it came from and what that policy targets ("GwPolicy
+   * ns/p on Gateway ns/gw"): state a policy keeps (rate-limit buckets) is shared by every rule
+   * the same attachment reaches.
+   */
+  trafficSources?: Record<string, string>;
   backendRefs: BackendRefConfig[];
   /** For a rule whose backend is GwModel "*": the models attached to it (keys into `models`). */
   models?: string[];
@@ -62,6 +76,8 @@ export interface ListenerConfig {
   frontend: Values;
   /** The effective PreRouting traffic policy: runs on every request before a route is chosen. */
   preRouting: Values;
+  /** Where each PreRouting field came from (as RuleConfig.trafficSources). */
+  preRoutingSources?: Record<string, string>;
   routes: RouteConfig[];
   /** Models attached to the listener directly (Gateway or ListenerSet parents). */
   models: string[];
@@ -132,6 +148,17 @@ function selectedObjects(
   return found;
 }
 
+/** `traffic` with its apiKeyAuthentication's label selector resolved into `selected` (a copy: merged values are shared). */
+function withApiKeySelection(traffic: Values, namespace: string, snapshot: Snapshot): Values {
+  const auth = traffic.apiKeyAuthentication as APIKeyAuthentication | undefined;
+  if (!auth || (!auth.secretSelector && !auth.configMapSelector)) return traffic;
+  const selected = selectedObjects(auth, namespace, snapshot)
+    .map((object) => `${object.kind} ${namespace}/${object.metadata.name}`)
+    .sort();
+  const resolved: ApiKeyAuthenticationConfig = { ...auth, selected };
+  return { ...traffic, apiKeyAuthentication: resolved };
+}
+
 /** The sub-backends a policy can target by sectionName: AI providers in groups, MCP targets. */
 function subBackendNames(backend: KubeObject): string[] {
   const spec = backend.spec as {
@@ -171,6 +198,15 @@ function modelPlacements(snapshot: Snapshot, models: ReadonlyMap<string, ModelAt
     }
   }
   return { byListenerSource, byRule };
+}
+
+/** `{ [name]: field → "source on target" }`, or nothing for an empty section. */
+function sourcesField<N extends string>(name: N, section: EffectiveSection): { [K in N]?: Record<string, string> } {
+  const sources: Record<string, string> = {};
+  for (const [field, effective] of Object.entries(section)) {
+    if (field !== 'phase') sources[field] = `${effective.from.source} on ${effective.from.target}`;
+  }
+  return (Object.keys(sources).length > 0 ? { [name]: sources } : {}) as { [K in N]?: Record<string, string> };
 }
 
 export function buildDataPlaneConfigs(
@@ -217,7 +253,7 @@ export function buildDataPlaneConfigs(
         port: listener.port,
         protocol: listener.protocol,
         frontend: valuesOf(listenerPolicy.frontend),
-        preRouting: valuesOf(listenerPolicy.preRouting),
+        preRouting: withApiKeySelection(valuesOf(listenerPolicy.preRouting), namespace, snapshot),
         routes: [],
         models: [...new Set(listenerModels)].sort(),
       };
@@ -240,7 +276,11 @@ export function buildDataPlaneConfigs(
           };
           const ruleConfig: RuleConfig = {
             matches: rule.matches,
-            traffic: valuesOf(effectivePolicy(index, routePoint).traffic),
+            traffic: withApiKeySelection(
+              valuesOf(effectivePolicy(index, routePoint).traffic),
+              route.namespace,
+              snapshot,
+            ),
             backendRefs: [],
           };
           if (rule.name) ruleConfig.name = rule.name;

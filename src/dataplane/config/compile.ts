@@ -247,6 +247,12 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
   return { key, config, ports: compiledPorts, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
 }
 
+/** Frontend.http.maxBufferSize of a listener (default 2 MiB): the most of a body gw buffers. */
+function listenerMaxBufferBytes(listener: ListenerConfig): number {
+  const size = (listener.frontend.http as { maxBufferSize?: number | string } | undefined)?.maxBufferSize;
+  return size !== undefined ? byteSize(size) : DEFAULT_MAX_BUFFER_BYTES;
+}
+
 /** What to answer while a traffic policy cannot be used (its problems, field paths first). */
 function policyRefusal(policies: CompiledTraffic): string | undefined {
   if (policies.problems.length === 0) return undefined;
@@ -293,12 +299,14 @@ function compileListener(
         return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
       });
       const timeouts = (rule.timeouts ?? {}) as { request?: string; backendRequest?: string };
+      const scope = `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`;
       const policies = compileTraffic(rule.traffic, {
         path: 'traffic',
         namespace,
         data,
         backends: config.backends,
-        scope: `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`,
+        scope,
+        owner: (field) => rule.trafficSources?.[field] ?? scope,
         runtime: context.policyRuntime,
       });
       const refused = policyRefusal(policies);
@@ -333,12 +341,14 @@ function compileListener(
           refused: undefined,
         }
       : undefined;
+  const preRoutingScope = `Gateway ${config.gateway.namespace}/${config.gateway.name} listener ${listener.name} PreRouting`;
   const preRouting = compileTraffic(listener.preRouting ?? {}, {
     path: 'traffic',
     namespace: config.gateway.namespace,
     data,
     backends: config.backends,
-    scope: `Gateway ${config.gateway.namespace}/${config.gateway.name} listener ${listener.name} PreRouting`,
+    scope: preRoutingScope,
+    owner: (field) => listener.preRoutingSources?.[field] ?? preRoutingScope,
     runtime: context.policyRuntime,
   });
   const preRoutingRefusal = policyRefusal(preRouting);
@@ -348,7 +358,6 @@ function compileListener(
     backends: config.backends,
     namespace: config.gateway.namespace,
   });
-  const frontendHttp = (listener.frontend.http ?? {}) as { maxBufferSize?: number | string };
   const notEnforced = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
   const refusedFields = notEnforced.filter((field) => !OBSERVABILITY_FRONTEND_FIELDS.has(field));
   for (const field of notEnforced.filter((field) => OBSERVABILITY_FRONTEND_FIELDS.has(field)))
@@ -370,8 +379,7 @@ function compileListener(
     modelRule,
     preRouting,
     telemetry,
-    maxBufferBytes:
-      frontendHttp.maxBufferSize !== undefined ? byteSize(frontendHttp.maxBufferSize) : DEFAULT_MAX_BUFFER_BYTES,
+    maxBufferBytes: listenerMaxBufferBytes(listener),
     refused,
     hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
   };

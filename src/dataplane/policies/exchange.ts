@@ -3,7 +3,7 @@
 // response starts or the request is done. Created only for requests that meet a policy, so a
 // route without policies pays nothing.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES, readBody } from '../proxy/body.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
@@ -19,13 +19,22 @@ export class PolicyExchange {
   readonly forward: ForwardRequest;
   /** The whole request body, once a policy has read it (readBody); forwarded instead of the stream. */
   body: Buffer | undefined;
+  /** Most bytes of a body gw buffers on this listener (Frontend.http.maxBufferSize, default 2 MiB). */
+  readonly maxBodyBytes: number;
   private variables: Record<string, unknown> | undefined;
   private context: CelVariables | undefined;
   private responseHooks: ResponseHook[] | undefined;
   private doneHooks: ((record: RequestRecord) => void)[] | undefined;
   private reading: Promise<Buffer> | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, record: RequestRecord, forward: ForwardRequest) {
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RequestRecord,
+    forward: ForwardRequest,
+    maxBodyBytes: number = DEFAULT_MAX_BUFFER_BYTES,
+  ) {
+    this.maxBodyBytes = maxBodyBytes;
     this.req = req;
     this.res = res;
     this.record = record;
@@ -59,9 +68,10 @@ export class PolicyExchange {
 
   /**
    * The whole request body, read once (later calls get the same bytes). Rejects with
-   * BodyTooLargeError past `limit`; the body is then consumed and must not be forwarded.
+   * BodyTooLargeError past `limit` (the listener's buffer limit unless given); the body is then
+   * consumed and must not be forwarded.
    */
-  readBody(limit: number): Promise<Buffer> {
+  readBody(limit: number = this.maxBodyBytes): Promise<Buffer> {
     if (this.body !== undefined) {
       if (this.body.length > limit) return Promise.reject(new BodyTooLargeError(limit));
       return Promise.resolve(this.body);

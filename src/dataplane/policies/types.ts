@@ -54,8 +54,8 @@ export interface PolicyProblem {
   message: string;
 }
 
-export function isProblem(value: CompiledPolicy | PolicyProblem): value is PolicyProblem {
-  return 'message' in value && 'field' in value;
+export function isProblem<T extends object>(value: T | PolicyProblem): value is PolicyProblem {
+  return 'message' in value && 'field' in value && Object.keys(value).length === 2;
 }
 
 export interface PolicyCompileContext {
@@ -69,6 +69,12 @@ export interface PolicyCompileContext {
   backends: DataPlaneConfig['backends'];
   /** Where the policy applies ("Gateway ns/gw listener l route ns/r rule 0"): state kept across reloads is keyed by it. */
   scope: string;
+  /**
+   * The policy attachment a field came from ("GwPolicy ns/p on Gateway ns/gw"), or the scope when
+   * unknown: state shared by every rule one attachment reaches (a Gateway-wide rate limit's
+   * buckets) is keyed by it.
+   */
+  owner?(field: string): string;
   /** Long-lived state shared across configurations (JWKS caches, rate-limit buckets, gRPC clients). */
   runtime: PolicyRuntime;
 }

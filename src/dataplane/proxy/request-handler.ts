@@ -88,7 +88,7 @@ export async function handleRequest(
   if (listener.preRouting !== NO_TRAFFIC_POLICY) {
     // PreRouting policies see (and may change) the request before a route is chosen.
     forward = { path: normalized, query: record.query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
-    exchange = scope.exchange = new PolicyExchange(req, res, record, forward);
+    exchange = scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
     const answer =
       (await runSteps(listener.preRouting.beforeFilters, exchange)) ??
       (await runSteps(listener.preRouting.afterFilters, exchange));
@@ -115,7 +115,7 @@ export async function handleRequest(
   if (record.traceparent !== undefined) forward.headers.traceparent = record.traceparent;
   const policies = rule.policies;
   if (policies !== NO_TRAFFIC_POLICY) {
-    exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward);
+    exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
     const answer = await runSteps(policies.beforeFilters, exchange);
     if (answer) return void sendLocalResponse(res, answer);
   }

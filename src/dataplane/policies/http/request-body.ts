@@ -5,17 +5,16 @@ import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse } from '../types.ts';
 
-/**
- * Most bytes of a request body these policies buffer. The listener's Frontend.http.maxBufferSize
- * is not part of the policy compile context, so this is its default (2 MiB); a body over it is
- * answered 413.
- */
+/** Most bytes of a response body these policies buffer (the proxy-wide default, 2 MiB). */
 export const POLICY_BODY_LIMIT = DEFAULT_MAX_BUFFER_BYTES;
 
-/** The whole request body (read once per request), or the 413 answer when it is too large. */
+/**
+ * The whole request body (read once per request, at most the listener's Frontend.http
+ * maxBufferSize), or the 413 answer when it is too large.
+ */
 export async function requestBody(exchange: PolicyExchange): Promise<Buffer | LocalResponse> {
   try {
-    return await exchange.readBody(POLICY_BODY_LIMIT);
+    return await exchange.readBody();
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
     return {

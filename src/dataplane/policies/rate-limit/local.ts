@@ -103,7 +103,7 @@ export function compileLocalLimits(
     // Two identical limits in one list are two buckets (each takes its own share).
     const occurrence = (seen.get(identity) ?? 0) + 1;
     seen.set(identity, occurrence);
-    const key = `rateLimit.local ${context.scope} ${place} ${identity} #${occurrence}`;
+    const key = `rateLimit.local ${context.owner?.('rateLimit') ?? context.scope} ${place} ${identity} #${occurrence}`;
     return { counts, bucket: context.runtime.use(key, () => new TokenBucket(settings, clock)) };
   });
   return new LocalLimits(entries);
