@@ -1,6 +1,199 @@
-// External authorization (traffic.extAuth).
-import type { ExtAuthOrConditional } from '../../../api/types/inbound-auth.ts';
-import { notEnforced, type PolicyCompiler } from '../types.ts';
+// External authorization (traffic.extAuth): each request is checked by an authorization server,
+// over Envoy's gRPC ext_authz protocol (the default) or plain HTTP, before it goes on. The
+// server's decision allows it (changing headers and query on the way, setting the CEL variable
+// `extauthz`) or answers the client; a server that cannot be used fails the request closed
+// (403) or lets it through (FailOpen). Decisions may be cached by a CEL key; `conditional`
+// picks per request which settings apply (docs/policies/ext-authz.md).
+import { Pool } from 'undici';
+import type { ExtAuth, ExtAuthOrConditional } from '../../../api/types/inbound-auth.ts';
+import { byteSize, durationMs } from '../../../util/units.ts';
+import { compileExpression, type Expression, ExpressionError, evaluateOr } from '../../cel/expression.ts';
+import { BodyTooLargeError } from '../../proxy/body.ts';
+import {
+  type BackendConnectionPolicy,
+  ConnectionSettingsError,
+  connectionSettings,
+} from '../../upstream/connection-settings.ts';
+import { type ResolvedEndpoint, resolveEndpoint } from '../endpoint.ts';
+import type { PolicyExchange } from '../exchange.ts';
+import type {
+  CompiledPolicy,
+  PolicyCompileContext,
+  PolicyCompiler,
+  PolicyProblem,
+  RequestStep,
+  StepResult,
+} from '../types.ts';
+import { type CompiledCache, compileCache } from './cache.ts';
+import { applyDecision, CheckFailure, type Decision } from './decision.ts';
+import { compileGrpcMode } from './grpc-mode.ts';
+import { type CheckDispatcher, compileHttpMode } from './http-mode.ts';
 
-export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (_value, context) =>
-  notEnforced(context, 'extAuth');
+/** Deadline of one check when the endpoint's GwBackend sets no policies.http.requestTimeout. */
+export const DEFAULT_CHECK_DEADLINE_MS = 10_000;
+
+const FAILED: StepResult = { status: 403, body: 'external authorization failed' };
+const BODY_TOO_LARGE: StepResult = {
+  status: 413,
+  // The rest of the body was discarded unread: the connection cannot carry another request.
+  headers: { connection: 'close' },
+  body: 'request body too large for external authorization',
+};
+const BODY_UNREADABLE: StepResult = { status: 400, body: 'the request body could not be read' };
+
+export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (value, context) => {
+  const field = `${context.path}.extAuth`;
+  if (!value.conditional) {
+    const { conditional: _none, ...inline } = value;
+    const run = compileOne(inline as ExtAuth, context, field, 'inline');
+    return failed(run) ? run : { request: run };
+  }
+  const entries: { condition: Expression | undefined; run: RequestStep }[] = [];
+  for (const [index, entry] of value.conditional.entries()) {
+    const entryField = `${field}.conditional[${index}]`;
+    let condition: Expression | undefined;
+    if (entry.condition !== undefined) {
+      const compiled = compileExpression(entry.condition);
+      if (compiled instanceof ExpressionError)
+        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
+      condition = compiled;
+    }
+    const run = compileOne(entry.policy, context, `${entryField}.policy`, `conditional ${index}`);
+    if (failed(run)) return run;
+    entries.push({ condition, run });
+  }
+  const request: RequestStep = (exchange) => {
+    // The first entry whose condition holds runs (one without a condition is the last, the
+    // fallback); a failing condition does not hold; nothing matching means no check.
+    for (const entry of entries) {
+      if (!entry.condition || evaluateOr(entry.condition, exchange.cel(), false) === true) return entry.run(exchange);
+    }
+    return undefined;
+  };
+  return { request } satisfies CompiledPolicy;
+};
+
+/** One ExtAuth's settings as the step that checks a request. */
+function compileOne(
+  policy: ExtAuth,
+  context: PolicyCompileContext,
+  field: string,
+  position: string,
+): RequestStep | PolicyProblem {
+  const endpoint = resolveEndpoint(policy, context, field);
+  if (failed(endpoint)) return endpoint;
+  const backendPolicy = gwBackendPolicy(policy, context);
+  const deadlineMs = backendPolicy?.http?.requestTimeout
+    ? durationMs(backendPolicy.http.requestTimeout)
+    : DEFAULT_CHECK_DEADLINE_MS;
+
+  let check: (exchange: PolicyExchange, body: Buffer | undefined) => Promise<Decision>;
+  if (policy.http) {
+    const dispatcher = httpDispatcher(endpoint, backendPolicy, context, field);
+    if (failed(dispatcher)) return dispatcher;
+    const compiled = compileHttpMode(policy.http, endpoint, dispatcher, deadlineMs, field);
+    if (failed(compiled)) return compiled;
+    check = compiled;
+  } else {
+    const compiled = compileGrpcMode(policy.grpc, endpoint, deadlineMs, context, field);
+    if (failed(compiled)) return compiled;
+    check = compiled;
+  }
+
+  let bodyLimit: number | undefined;
+  // A computed HTTP body replaces the forwarded one, so the request body is not read for it.
+  if (policy.forwardBody && !policy.http?.body) {
+    try {
+      bodyLimit = byteSize(policy.forwardBody.maxSize);
+    } catch (error) {
+      return { field: `${field}.forwardBody.maxSize`, message: (error as Error).message };
+    }
+  }
+
+  let cache: CompiledCache | undefined;
+  if (policy.cache) {
+    // Keyed by where the policy applies and all its settings: a reload that keeps both keeps the cache.
+    const identity = `${context.scope} ${position} ${JSON.stringify(policy)}`;
+    const compiled = compileCache(policy.cache, context, field, identity);
+    if (failed(compiled)) return compiled;
+    cache = compiled;
+  }
+  const failOpen = policy.failureMode === 'FailOpen';
+
+  return async (exchange) => {
+    let key: string | undefined;
+    if (cache) {
+      key = cache.keyOf(exchange);
+      const cached = key === undefined ? undefined : cache.store.get(key);
+      if (cached) return applyDecision(exchange, cached);
+    }
+    let body: Buffer | undefined;
+    if (bodyLimit !== undefined) {
+      try {
+        body = await exchange.readBody(bodyLimit);
+      } catch (error) {
+        return error instanceof BodyTooLargeError ? BODY_TOO_LARGE : BODY_UNREADABLE;
+      }
+    }
+    let decision: Decision;
+    try {
+      decision = await check(exchange, body);
+    } catch (error) {
+      if (!(error instanceof CheckFailure)) throw error;
+      if (failOpen) return undefined;
+      exchange.record.error = `extAuth ${endpoint.name}: ${error.message}`;
+      return FAILED;
+    }
+    const answer = applyDecision(exchange, decision);
+    if (cache && key !== undefined && decision.cacheable) {
+      // After the decision is applied: the ttl expression may read `extauthz`.
+      const ttl = cache.ttlMs(exchange);
+      if (ttl !== undefined) cache.store.set(key, decision, Date.now() + ttl);
+    }
+    return answer;
+  };
+}
+
+/** Whether a compile step gave a problem instead of its result. */
+function failed<T extends object>(value: T | PolicyProblem): value is PolicyProblem {
+  return 'field' in value && 'message' in value;
+}
+
+/** The spec.policies of the GwBackend the endpoint names, if it is one. */
+function gwBackendPolicy(policy: ExtAuth, context: PolicyCompileContext): BackendConnectionPolicy | undefined {
+  const ref = policy.backendRef;
+  if (!ref || (ref.kind ?? 'Service') !== 'GwBackend') return undefined;
+  const backend = context.backends[`GwBackend ${ref.namespace ?? context.namespace}/${ref.name}`];
+  return (backend?.spec as { policies?: BackendConnectionPolicy } | undefined)?.policies;
+}
+
+/** The connection pool of an HTTP authorization server, shared across reloads. */
+function httpDispatcher(
+  endpoint: ResolvedEndpoint,
+  backendPolicy: BackendConnectionPolicy | undefined,
+  context: PolicyCompileContext,
+  field: string,
+): CheckDispatcher | PolicyProblem {
+  let settings: ReturnType<typeof connectionSettings>;
+  try {
+    settings = connectionSettings(
+      {
+        protocol: endpoint.tls ? 'https:' : 'http:',
+        host: endpoint.host,
+        port: endpoint.port,
+        ...(endpoint.socketPath ? { socketPath: endpoint.socketPath } : {}),
+      },
+      backendPolicy,
+      context.data,
+      context.namespace,
+    );
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return { field: `${field}.backendRef`, message: `the GwBackend's policies.${error.field}: ${error.message}` };
+    throw error;
+  }
+  return context.runtime.use(
+    `extauthz http ${settings.key}`,
+    () => new Pool(settings.origin, settings.options),
+  ) as unknown as CheckDispatcher;
+}
