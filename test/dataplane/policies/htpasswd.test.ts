@@ -1,0 +1,158 @@
+// The htpasswd hash verifiers against hashes other tools wrote: the SHA-crypt specification's
+// own vectors, `openssl passwd` (apr1, $1$, $5$, $6$ with and without rounds=) when openssl is
+// installed, bcryptjs for bcrypt, and the well-known {SHA} of "password".
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import bcrypt from 'bcryptjs';
+import { parseHtpasswd, passwordVerifier } from '../../../src/dataplane/policies/auth/htpasswd.ts';
+
+const bytes = (text: string) => Buffer.from(text, 'utf8');
+
+/** The password with its last byte changed (so the lengths stay the same). */
+function oneByteOff(password: string): Buffer {
+  const changed = bytes(password);
+  changed[changed.length - 1] = changed[changed.length - 1]! ^ 1;
+  return changed;
+}
+
+async function assertVerifies(hash: string, password: string, format: string): Promise<void> {
+  const verifier = passwordVerifier(hash);
+  assert.ok(verifier, `${format}: ${hash} is not recognised`);
+  assert.equal(verifier.format, format);
+  assert.equal(await verifier.verify(bytes(password)), true, `${hash} should accept ${JSON.stringify(password)}`);
+  assert.equal(await verifier.verify(oneByteOff(password)), false, `${hash} accepts a password one byte off`);
+  assert.equal(await verifier.verify(bytes(`${password}x`)), false, `${hash} accepts a longer password`);
+}
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const openssl = hasOpenssl();
+const opensslPasswd = (flag: string, salt: string, password: string) =>
+  execFileSync('openssl', ['passwd', flag, '-salt', salt, password]).toString().trim();
+
+// Lengths around the digest sizes (16, 32, 64 bytes) exercise the block loops; one is not ASCII.
+const PASSWORDS = [
+  'a',
+  'Hello world!',
+  'sixteen-bytes-pw',
+  'a password of exactly thirty-two',
+  'a passphrase longer than one SHA-512 block of sixty four bytes, really it is',
+  'pässwörd ✓',
+];
+
+describe('SHA-crypt', () => {
+  it('matches the vectors of the SHA-crypt specification', async () => {
+    await assertVerifies('$5$saltstring$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5', 'Hello world!', 'sha256-crypt');
+    await assertVerifies(
+      '$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1',
+      'Hello world!',
+      'sha512-crypt',
+    );
+    // rounds= and a salt cut to 16 characters.
+    await assertVerifies(
+      '$5$rounds=10000$saltstringsaltst$3xv.VbSHBb41AL9AvLeujZkZRBAwqFMz2.opqey6IcA',
+      'Hello world!',
+      'sha256-crypt',
+    );
+  });
+
+  it('verifies what openssl passwd -5 and -6 write, with and without rounds=', { skip: !openssl }, async () => {
+    for (const password of PASSWORDS) {
+      await assertVerifies(opensslPasswd('-5', 'Zq8.x/1', password), password, 'sha256-crypt');
+      await assertVerifies(opensslPasswd('-6', 'aBcDeFgHiJkLmNoP', password), password, 'sha512-crypt');
+    }
+    await assertVerifies(opensslPasswd('-6', 'rounds=1234$pepper', 'Hello world!'), 'Hello world!', 'sha512-crypt');
+  });
+
+  it('clamps rounds below the minimum to 1000, as the specification says', { skip: !openssl }, async () => {
+    const written = opensslPasswd('-5', 'rounds=1000$abc', 'pw');
+    await assertVerifies(written.replace('rounds=1000', 'rounds=10'), 'pw', 'sha256-crypt');
+  });
+});
+
+describe('MD5-crypt', () => {
+  it('verifies what openssl passwd -apr1 and -1 write', { skip: !openssl }, async () => {
+    for (const password of PASSWORDS) {
+      await assertVerifies(opensslPasswd('-apr1', 'x1Y2z3W4', password), password, 'apr1');
+      await assertVerifies(opensslPasswd('-1', 'Ab', password), password, 'md5-crypt');
+    }
+  });
+
+  it('verifies a fixed apr1 vector', async () => {
+    // openssl passwd -apr1 -salt abcdefgh secret
+    await assertVerifies('$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/', 'secret', 'apr1');
+  });
+});
+
+describe('bcrypt and {SHA}', () => {
+  it('verifies $2a$, $2b$ and $2y$ hashes', async () => {
+    const hash = bcrypt.hashSync('correct horse', 4);
+    const body = hash.slice(4);
+    for (const prefix of ['$2a$', '$2b$', '$2y$']) await assertVerifies(prefix + body, 'correct horse', 'bcrypt');
+  });
+
+  it('verifies the {SHA} of "password"', async () => {
+    await assertVerifies('{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=', 'password', 'sha1');
+  });
+});
+
+describe('formats gw does not verify', () => {
+  it('recognises no DES crypt, plain text, unknown $ids, truncated hashes or excessive rounds', () => {
+    for (const hash of [
+      'abJnggxhB/yWI', // DES crypt
+      'plain-password',
+      '$y$j9T$salt$hash',
+      '$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ', // one character short
+      '$5$saltstring$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc', // one character short
+      '$2b$10$tooShort',
+      '{SHA}not-base64',
+      // Over a million SHA-crypt rounds would stall the gateway on every check.
+      '$5$rounds=2000000$abc$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5',
+    ])
+      assert.equal(passwordVerifier(hash), undefined, hash);
+  });
+});
+
+describe('parseHtpasswd', () => {
+  it('reads users, skipping blank lines and comments', async () => {
+    const users = parseHtpasswd([
+      '# team',
+      '',
+      'alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=',
+      '  ',
+      'bob:$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/',
+    ]);
+    assert.ok(users instanceof Map);
+    assert.deepEqual([...users.keys()], ['alice', 'bob']);
+    assert.equal(await users.get('bob')!.verify(bytes('secret')), true);
+  });
+
+  it('names the line and the user of an unknown format, never the hash', () => {
+    const problem = parseHtpasswd(['alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=', 'carol:abJnggxhB/yWI']);
+    assert.ok(!(problem instanceof Map));
+    assert.equal(problem.line, 1);
+    assert.match(problem.message, /user carol/);
+    assert.doesNotMatch(problem.message, /abJnggxhB/);
+  });
+
+  it('refuses a user named twice and a line without a hash', () => {
+    const twice = parseHtpasswd([
+      'dave:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=',
+      'dave:$apr1$abcdefgh$h9FWgUz3n9YxylKLlR5SQ/',
+    ]);
+    assert.ok(!(twice instanceof Map));
+    assert.equal(twice.line, 1);
+    assert.match(twice.message, /names user dave again/);
+    const noHash = parseHtpasswd(['erin:']);
+    assert.ok(!(noHash instanceof Map));
+    assert.equal(noHash.line, 0);
+  });
+});
