@@ -254,6 +254,7 @@ export function buildDataPlaneConfigs(
         protocol: listener.protocol,
         frontend: valuesOf(listenerPolicy.frontend),
         preRouting: withApiKeySelection(valuesOf(listenerPolicy.preRouting), namespace, snapshot),
+        ...sourcesField('preRoutingSources', listenerPolicy.preRouting),
         routes: [],
         models: [...new Set(listenerModels)].sort(),
       };
@@ -274,13 +275,11 @@ export function buildDataPlaneConfigs(
             ...point,
             route: { namespace: route.namespace, name: route.name, rule: rule.name },
           };
+          const rulePolicy = effectivePolicy(index, routePoint).traffic;
           const ruleConfig: RuleConfig = {
             matches: rule.matches,
-            traffic: withApiKeySelection(
-              valuesOf(effectivePolicy(index, routePoint).traffic),
-              route.namespace,
-              snapshot,
-            ),
+            traffic: withApiKeySelection(valuesOf(rulePolicy), route.namespace, snapshot),
+            ...sourcesField('trafficSources', rulePolicy),
             backendRefs: [],
           };
           if (rule.name) ruleConfig.name = rule.name;

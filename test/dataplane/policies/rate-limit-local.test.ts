@@ -266,3 +266,44 @@ ${policyYaml('tokens', 'llm', '      local: [{tokens: 7, unit: Minutes}]\n')}`,
     assert.equal(provider.requests.length, 2, 'the refused request never reached the provider');
   });
 });
+
+describe('a Gateway-wide local limit', () => {
+  it('is one set of buckets shared by every route of the Gateway', async () => {
+    const upstream = await startUpstream();
+    const port = await freePort();
+    const second = `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: other}
+spec:
+  parentRefs: [{name: ai}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /other}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
+`;
+    const gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${webRouteYaml(upstream.port)}${second}`,
+      'policy.yaml': `apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: gateway-limit}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic: {rateLimit: {local: [{requests: 2, unit: Minutes}]}}
+`,
+    });
+    try {
+      const statuses: number[] = [];
+      for (const path of ['/', '/other', '/', '/other']) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`);
+        statuses.push(response.status);
+        await response.text();
+      }
+      assert.deepEqual(
+        statuses,
+        [200, 200, 429, 429],
+        `${gw.logs.join('\n')}\n${JSON.stringify([...(gw.gateway.controller?.currentConfigs?.values?.() ?? [])])}`,
+      );
+    } finally {
+      await gw.stop();
+      await closeServer(upstream.server);
+    }
+  });
+});
