@@ -296,11 +296,7 @@ spec:
         statuses.push(response.status);
         await response.text();
       }
-      assert.deepEqual(
-        statuses,
-        [200, 200, 429, 429],
-        `${gw.logs.join('\n')}\n${JSON.stringify([...(gw.gateway.controller?.currentConfigs?.values?.() ?? [])])}`,
-      );
+      assert.deepEqual(statuses, [200, 200, 429, 429], gw.logs.join('\n'));
     } finally {
       await gw.stop();
       await closeServer(upstream.server);
