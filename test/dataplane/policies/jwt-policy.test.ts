@@ -183,3 +183,33 @@ describe('compileJwtAuthentication', () => {
     runtime.close();
   });
 });
+
+describe('verified tokens are remembered', () => {
+  it('checks a repeated token once, and again after the key set was refreshed', async () => {
+    const first = await signingKey('first');
+    const second = await signingKey('second');
+    const jwks = await startJwksServer([first.publicJwk]);
+    try {
+      const policy = compiled({
+        providers: [{ issuer: ISSUER, jwks: { remote: { url: jwks.url, cacheDuration: '1s' } } }],
+      });
+      const old = await token(first, { sub: 'a' });
+      assert.equal((await run(policy, { authorization: `Bearer ${old}` })).answer, undefined);
+      const again = await run(policy, { authorization: `Bearer ${old}` });
+      assert.equal(again.answer, undefined, 'a remembered token passes');
+      assert.equal(again.record.jwtClaims?.sub, 'a');
+      // The provider rotates: only the second key is published; the set is refreshed after 1 s.
+      jwks.keys = [second.publicJwk];
+      const fetched = jwks.fetches;
+      const deadline = Date.now() + 5000;
+      while (jwks.fetches === fetched && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100));
+      const stale = await run(policy, { authorization: `Bearer ${old}` });
+      assert.equal(stale.answer?.status, 401, 'the remembered token is checked again against the new set');
+      const fresh = await token(second, { sub: 'b' });
+      assert.equal((await run(policy, { authorization: `Bearer ${fresh}` })).answer, undefined);
+    } finally {
+      await jwks.close();
+    }
+  });
+});
