@@ -160,8 +160,8 @@ describe('HTTP routing through gw', () => {
   });
 });
 
-describe('policies the data plane does not enforce yet', () => {
-  it('fail closed: the rule answers 500 and the reason is logged', async () => {
+describe('a traffic policy that cannot be used', () => {
+  it('fails closed: the rule answers 500 naming the field, and the reason is logged', async () => {
     const upstream = await echoServer('a');
     const port = await freePort();
     const gw = await startTestGateway({
@@ -177,25 +177,22 @@ spec:
   parentRefs: [{name: ai}]
   rules: [{name: all, backendRefs: [{group: gw.dev, kind: GwBackend, name: a}]}]
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: keys}
-stringData: {team: k1}
----
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: keys}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
-  traffic: {apiKeyAuthentication: {secretRef: {name: keys}}}
+  traffic: {authorization: {policy: {matchExpressions: ['request.path ==']}}}
 `,
     });
     try {
       const response = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(response.status, 500);
-      assert.match(await response.text(), /traffic\.apiKeyAuthentication is not enforced/);
+      const text = await response.text();
+      assert.match(text, /traffic\.authorization\.policy\.matchExpressions\[0\]/);
       assert.ok(
-        gw.logs.some((line) => /route default\/web rule all: traffic policy traffic\.apiKeyAuthentication/.test(line)),
+        gw.logs.some((line) => /route default\/web rule all: traffic policy traffic\.authorization/.test(line)),
+        gw.logs.join('\n'),
       );
     } finally {
       await gw.stop();
