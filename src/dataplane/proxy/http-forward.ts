@@ -2,7 +2,7 @@
 // back. Backpressure both ways comes from the streams; the client going away aborts the upstream
 // request, and a deadline answers 504 when no response has started.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { HeaderBag } from '../routing/filters.ts';
 import { sendText } from './direct-response.ts';
@@ -58,6 +58,34 @@ export function statusForFailure(failure: ForwardOutcome['failure']): number {
   return failure === 'timeout' ? 504 : failure === 'connect' ? 503 : 502;
 }
 
+/** An upstream response before its head is written. */
+export interface UpstreamResponse {
+  status: number;
+  headers: HeaderBag;
+  body: Readable;
+}
+
+/**
+ * Processes an upstream response before its head is written and gives the one to write instead
+ * (traffic.extProc). It does not throw: a failure is an answer it gives, or a body that errors.
+ */
+export type ResponseInterceptor = (response: UpstreamResponse) => Promise<UpstreamResponse>;
+
+const responseInterceptors = new WeakMap<ServerResponse, ResponseInterceptor[]>();
+
+/** Hands the upstream response of `res`'s request to `interceptor` first; the last one added runs first. */
+export function interceptResponse(res: ServerResponse, interceptor: ResponseInterceptor): void {
+  const list = responseInterceptors.get(res);
+  if (list) list.push(interceptor);
+  else responseInterceptors.set(res, [interceptor]);
+}
+
+async function intercept(list: ResponseInterceptor[], response: UpstreamResponse): Promise<UpstreamResponse> {
+  let current = response;
+  for (let i = list.length - 1; i >= 0; i--) current = await list[i]!(current);
+  return current;
+}
+
 export async function forwardHttp(res: ServerResponse, options: ForwardOptions): Promise<ForwardOutcome> {
   const abort = new AbortController();
   let timedOut = false;
@@ -94,16 +122,20 @@ export async function forwardHttp(res: ServerResponse, options: ForwardOptions):
   const upstreamHeadersMs = performance.now() - started;
   const headers = forwardedResponseHeaders(response.headers) as HeaderBag;
   options.onResponseHeaders?.(headers);
-  res.writeHead(response.statusCode, headers as Record<string, string>);
+  const interceptors = responseInterceptors.get(res);
+  const final: UpstreamResponse = interceptors
+    ? await intercept(interceptors, { status: response.statusCode, headers, body: response.body })
+    : { status: response.statusCode, headers, body: response.body };
+  res.writeHead(final.status, final.headers as Record<string, string>);
   return await new Promise<ForwardOutcome>((resolve) => {
-    pipeline(response.body, res, (error) => {
+    pipeline(final.body, res, (error) => {
       clearTimeout(timer);
       res.off('close', onClientGone);
       if (error) {
         res.destroy();
-        resolve({ status: response.statusCode, failure: timedOut ? 'timeout' : 'reset', upstreamHeadersMs });
+        resolve({ status: final.status, failure: timedOut ? 'timeout' : 'reset', upstreamHeadersMs });
       } else {
-        resolve({ status: response.statusCode, upstreamHeadersMs });
+        resolve({ status: final.status, upstreamHeadersMs });
       }
     });
   });
