@@ -58,6 +58,10 @@ export function grpcClient<T extends grpc.Client>(
       // Bounded messages both ways: a misbehaving service cannot make the proxy buffer without limit.
       'grpc.max_receive_message_length': 4 * 1024 * 1024,
       'grpc.max_send_message_length': 16 * 1024 * 1024,
+      // A service back after an outage is used again within seconds, not after grpc-js's default
+      // backoff of up to two minutes (requests fail fast meanwhile, by their failureMode).
+      'grpc.initial_reconnect_backoff_ms': 250,
+      'grpc.max_reconnect_backoff_ms': 5_000,
     }) as unknown as T;
   });
 }
