@@ -25,8 +25,11 @@ export interface ForwardingPolicy {
   requestTimeoutMs?: number;
   /** traffic.retry */
   retry?: RetryPolicy;
-  /** traffic.buffer.response: buffer the whole response (over maxBytes: 502 or, failing open, streamed). */
-  responseBuffer?: { maxBytes: number; failOpen: boolean };
+  /**
+   * traffic.buffer.response: buffer the whole response (over maxBytes: 502 or, failing open,
+   * streamed). maxBytes undefined: the listener's buffer limit (Frontend.http.maxBufferSize).
+   */
+  responseBuffer?: { maxBytes: number | undefined; failOpen: boolean };
   /** traffic.hostRewrite.mode; unset: Auto for hostname backends, None otherwise. */
   hostRewrite?: 'Auto' | 'None';
 }
@@ -39,7 +42,11 @@ export interface RetryPolicy {
   /** Evaluated before the first attempt; false (or an error) means no retries. */
   precondition?: (exchange: PolicyExchange) => boolean;
   /** Evaluated on each response (status known); true retries it. */
-  condition?: (exchange: PolicyExchange, status: number, headers: Record<string, string | string[]>) => boolean;
+  condition?: (
+    exchange: PolicyExchange,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ) => boolean;
 }
 
 export interface CompiledPolicy {

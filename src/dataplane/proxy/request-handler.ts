@@ -6,7 +6,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
+import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
+import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
+import { responseBodyTransformer } from '../policies/http/transformation-state.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
+import type { ForwardingPolicy } from '../policies/types.ts';
 import {
   applyRequestFilters,
   applyResponseFilters,
@@ -20,7 +24,7 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
 import { addForwardedFor, forwardedRequestHeaders } from './headers.ts';
-import { forwardHttp, hasRequestBody } from './http-forward.ts';
+import { forwardHttp, hasRequestBody, type ResponseBuffering, type RetryPlan } from './http-forward.ts';
 
 /** What a backend handler other than plain HTTP (AI, models) receives. */
 export interface RoutedRequest {
@@ -154,25 +158,91 @@ export async function handleRequest(
   }
   const upstreamHeaders = forward.headers as Record<string, string | string[]>;
   addForwardedFor(upstreamHeaders, req.socket.remoteAddress, scheme);
+  const forwarding = rule.policies.forwarding;
+  // Before backend auth: a signature over the request covers the Host the backend gets.
+  rewriteHost(forwarding.hostRewrite, handler.settings, upstreamHeaders, req.headers.host);
   let search = forward.query;
   if (handler.auth) {
     const params = new URLSearchParams(search);
     handler.auth.apply({ headers: upstreamHeaders, query: params }, req);
     search = params.toString();
   }
-  record.upstreamStartTime = process.hrtime.bigint();
+  let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
+  // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
+  const attemptTimeoutMs = shorterTimeout(rule.backendRequestTimeoutMs, handler.settings.requestTimeoutMs);
+  let retry: RetryPlan | undefined;
+  if (forwarding.retry !== undefined && exchange !== undefined && (forwarding.retry.precondition?.(exchange) ?? true)) {
+    if (body === req) {
+      // Every attempt sends the same body: read it whole (up to the listener's buffer limit); a
+      // larger body is sent once, streamed, without retries.
+      let buffered: Buffer | undefined;
+      try {
+        buffered = await bufferOrStream(req, exchange.maxBodyBytes, req.headers['content-length']);
+      } catch {
+        return void sendText(res, 400, 'the request body could not be read', { connection: 'close' });
+      }
+      if (buffered !== undefined) body = exchange.body = buffered;
+    }
+    if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
+  }
+  const upstreamStart = process.hrtime.bigint();
+  record.upstreamStartTime = upstreamStart;
+  // HTTPRoute timeouts.request or traffic.timeouts.request: the whole request from its arrival —
+  // policies, a delay and every retry included.
+  const requestTimeoutMs = remainingMs(rule.requestTimeoutMs, record.startTime, upstreamStart);
   const outcome = await forwardHttp(res, {
     pool: handler.pool,
     method: req.method ?? 'GET',
     path: search ? `${forward.path}?${search}` : forward.path,
     headers: upstreamHeaders,
-    body: exchange?.body ?? (hasRequestBody(req) ? req : undefined),
-    timeoutMs: minTimeout(timeoutMs, handler.settings.requestTimeoutMs),
+    body,
+    timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
     onResponseHeaders: (responseHeaders) => {
       applyResponseFilters(rule.filters, responseHeaders);
       applyResponseFilters(backend.filters, responseHeaders);
     },
+    retry,
+    responseBuffering: exchange && responseBuffering(forwarding.responseBuffer, exchange),
   });
   record.upstreamEndTime = process.hrtime.bigint();
-  if (outcome.failure) record.error = `upstream ${outcome.failure}`;
+  if (outcome.failure) record.error = `upstream ${outcome.failure}${retriesText(outcome.retries)}`;
+  else if (outcome.error) record.error = outcome.error;
+}
+
+/** minTimeout of two, without the rest array (once per proxied request). */
+function shorterTimeout(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined || a <= 0) return b !== undefined && b > 0 ? b : undefined;
+  return b !== undefined && b > 0 && b < a ? b : a;
+}
+
+/** What is left of a deadline of `timeoutMs` that started at `since` (at least 1 ms: an expired one fires at once). */
+function remainingMs(timeoutMs: number | undefined, since: bigint, now: bigint): number | undefined {
+  if (timeoutMs === undefined || timeoutMs <= 0) return undefined;
+  return Math.max(1, timeoutMs - Number(now - since) / 1e6);
+}
+
+/**
+ * How the response is read whole before it is written, when something needs it: traffic.buffer
+ * response (its maxBytes, else the listener's limit) and a response Transform that changes the
+ * body (at most its own limit; over it 502 — a body cannot be transformed in part).
+ */
+function responseBuffering(
+  buffer: ForwardingPolicy['responseBuffer'],
+  exchange: PolicyExchange,
+): ResponseBuffering | undefined {
+  const transformer = responseBodyTransformer(exchange);
+  if (transformer === undefined) {
+    if (buffer === undefined) return undefined;
+    return { maxBytes: buffer.maxBytes ?? exchange.maxBodyBytes, failOpen: buffer.failOpen };
+  }
+  const bufferLimit = buffer === undefined ? transformer.maxBytes : (buffer.maxBytes ?? exchange.maxBodyBytes);
+  return {
+    maxBytes: Math.min(bufferLimit, transformer.maxBytes),
+    failOpen: false,
+    transform: (response) => transformer.apply(response),
+  };
+}
+
+function retriesText(retries: number | undefined): string {
+  return !retries ? '' : retries === 1 ? ' after 1 retry' : ` after ${retries} retries`;
 }

@@ -1,5 +1,74 @@
-// Whole-body buffering of requests and responses (traffic.buffer).
-import type { Buffer } from '../../../api/types/traffic.ts';
-import { notEnforced, type PolicyCompiler } from '../types.ts';
+// Whole-body buffering of requests and responses (traffic.buffer). The request side is a pipeline
+// step: it reads the body before the request is sent on, so the backend gets it in one piece
+// (and retries can replay it). The response side is the forwarder's (ForwardingPolicy
+// responseBuffer): it reads the backend's whole response before writing any of it. Limits are
+// BufferBody.maxBytes, else the listener's Frontend.http.maxBufferSize (2 MiB unless changed).
+import type { Buffer as BufferSpec } from '../../../api/types/traffic.ts';
+import { byteSize } from '../../../util/units.ts';
+import { BodyTooLargeError } from '../../proxy/body.ts';
+import { hasRequestBody } from '../../proxy/http-forward.ts';
+import type { PolicyExchange } from '../exchange.ts';
+import type { CompiledPolicy, LocalResponse, PolicyCompiler, StepResult } from '../types.ts';
+import { bufferOrStream } from './buffer-or-stream.ts';
 
-export const compileBuffer: PolicyCompiler<Buffer> = (_value, context) => notEnforced(context, 'buffer');
+export const compileBuffer: PolicyCompiler<BufferSpec> = (value) => {
+  const compiled: CompiledPolicy = {};
+  if (value.request) {
+    const maxBytes = value.request.maxBytes !== undefined ? byteSize(value.request.maxBytes) : undefined;
+    const failOpen = value.request.failureMode === 'FailOpen';
+    compiled.request = (exchange) => bufferRequest(exchange, maxBytes ?? exchange.maxBodyBytes, failOpen);
+  }
+  if (value.response) {
+    compiled.forwarding = {
+      responseBuffer: {
+        maxBytes: value.response.maxBytes !== undefined ? byteSize(value.response.maxBytes) : undefined,
+        failOpen: value.response.failureMode === 'FailOpen',
+      },
+    };
+  }
+  return compiled;
+};
+
+/**
+ * Reads the request body whole (PolicyExchange.body), at most `limit` bytes. Over the limit:
+ * FailClosed answers 413 and closes the connection (the rest of the body is discarded);
+ * FailOpen sends the body on as a stream, unbuffered — every byte of it, including those read
+ * before the limit was passed.
+ */
+export async function bufferRequest(exchange: PolicyExchange, limit: number, failOpen: boolean): Promise<StepResult> {
+  const body = exchange.body;
+  if (body !== undefined) return body.length > limit && !failOpen ? tooLarge(limit) : undefined;
+  const req = exchange.req;
+  if (!hasRequestBody(req)) return undefined;
+  if (!failOpen) {
+    try {
+      await exchange.readBody(limit);
+      return undefined;
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return tooLarge(limit);
+      return UNREADABLE;
+    }
+  }
+  let buffered: Buffer | undefined;
+  try {
+    buffered = await bufferOrStream(req, limit, req.headers['content-length']);
+  } catch {
+    return UNREADABLE;
+  }
+  if (buffered !== undefined) exchange.body = buffered;
+  return undefined;
+}
+
+function tooLarge(limit: number): LocalResponse {
+  return {
+    status: 413,
+    headers: { connection: 'close' },
+    body: `the request body is larger than the ${limit}-byte buffer limit`,
+  };
+}
+
+const UNREADABLE: LocalResponse = Object.freeze({
+  status: 400,
+  headers: { connection: 'close' },
+  body: 'the request body could not be read',
+});
