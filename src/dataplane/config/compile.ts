@@ -21,6 +21,12 @@ import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
 import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
 import { compileWeightedChoice, type WeightedChoice } from '../routing/weighted-choice.ts';
+import {
+  type ConnectionOptions,
+  compileConnectionOptions,
+  connectionFieldsKey,
+  DEFAULT_CONNECTION_OPTIONS,
+} from '../server/listener-options.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import {
   type BackendConnectionPolicy,
@@ -89,6 +95,8 @@ export interface CompiledListener {
   readonly refused: string | undefined;
   /** Lower-case hostname without a wildcard's "*" ("*.example.com" keeps ".example.com"), or undefined. */
   readonly hostname: string | undefined;
+  /** The connection-level Frontend settings (tcp, networkAuthorization, tls, http, proxyProtocol, connect). */
+  readonly connection: ConnectionOptions;
 }
 
 export interface CompiledPort {
@@ -98,9 +106,11 @@ export interface CompiledPort {
   readonly listeners: readonly CompiledListener[];
   /** Certificates of HTTPS listeners: hostname ('' for none) → PEM key and certificate. */
   readonly certificates: ReadonlyMap<string, { key: string; cert: string }>;
-  /** Connection settings of the port (Frontend.http of its first listener: the Frontend targets a Gateway). */
-  readonly http1MaxHeaders: number | undefined;
-  readonly idleTimeoutMs: number | undefined;
+  /**
+   * Connection settings of the port: its first listener's (they act before the Host header picks a
+   * listener; listeners of a port that disagree are logged).
+   */
+  readonly connection: ConnectionOptions;
 }
 
 export interface CompiledGateway {
@@ -148,7 +158,17 @@ export interface AiBackendInput {
  * unenforced authentication policy must not let traffic through), and the reason is logged.
  */
 const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
-const ENFORCED_FRONTEND_FIELDS = new Set(['http', 'accessLog', 'metrics', 'tracing']);
+const ENFORCED_FRONTEND_FIELDS = new Set([
+  'http',
+  'accessLog',
+  'metrics',
+  'tracing',
+  'tcp',
+  'networkAuthorization',
+  'tls',
+  'proxyProtocol',
+  'connect',
+]);
 /** Frontend fields that only add observability: not served yet, logged, but no reason to refuse traffic. */
 const OBSERVABILITY_FRONTEND_FIELDS = new Set<string>();
 
@@ -233,18 +253,36 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
   const compiledPorts = new Map<number, CompiledPort>();
   for (const [number, port] of ports) {
     port.listeners.sort((a, b) => hostnameRank(b) - hostnameRank(a));
-    const frontendHttp = (port.listeners[0]?.config.frontend.http ?? {}) as {
-      http1MaxHeaders?: number;
-      http1IdleTimeout?: string;
-    };
-    compiledPorts.set(number, {
-      port: number,
-      ...port,
-      http1MaxHeaders: frontendHttp.http1MaxHeaders,
-      idleTimeoutMs: frontendHttp.http1IdleTimeout ? durationMs(frontendHttp.http1IdleTimeout) : undefined,
-    });
+    const first = port.listeners[0];
+    const firstKey = connectionFieldsKey(first?.config.frontend as Frontend | undefined);
+    for (const listener of port.listeners.slice(1))
+      if (connectionFieldsKey(listener.config.frontend as Frontend) !== firstKey)
+        problems.push(
+          `listener ${listener.config.name}: its frontend connection settings differ from listener ${first!.config.name}'s; port ${number} applies listener ${first!.config.name}'s`,
+        );
+    compiledPorts.set(number, { port: number, ...port, connection: first?.connection ?? DEFAULT_CONNECTION_OPTIONS });
   }
   return { key, config, ports: compiledPorts, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
+}
+
+/**
+ * Forwarding policies that only the HTTP forwarder applies (retries, response buffering, host
+ * rewrite) on a rule with AI backends, which have their own failover and provider hosts: said in
+ * the log rather than silently ignored.
+ */
+function httpOnlyForwarding(policies: CompiledTraffic, backends: readonly CompiledBackendRef[]): string[] {
+  const fields = [
+    policies.forwarding.retry ? 'traffic.retry' : undefined,
+    policies.forwarding.responseBuffer ? 'traffic.buffer.response' : undefined,
+    policies.forwarding.hostRewrite ? 'traffic.hostRewrite' : undefined,
+  ].filter((field) => field !== undefined);
+  if (fields.length === 0) return [];
+  return backends
+    .filter((backend) => backend.handler.kind === 'ai')
+    .map(
+      (backend) =>
+        `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an AI backend (its own failover, provider hosts and response handling apply)`,
+    );
 }
 
 /** Frontend.http.maxBufferSize of a listener (default 2 MiB): the most of a body gw buffers. */
@@ -311,6 +349,7 @@ function compileListener(
       });
       const refused = policyRefusal(policies);
       if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
+      for (const line of httpOnlyForwarding(policies, backends)) problems.push(`${where}: ${line}`);
       rules.set(rule, {
         config: rule,
         route: route.route,
@@ -369,7 +408,12 @@ function compileListener(
       ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
       : undefined;
   if (frontendRefusal) problems.push(`listener ${listener.name}: ${frontendRefusal}; the listener answers 500`);
-  const refused = frontendRefusal ?? preRoutingRefusal;
+  const connection = compileConnectionOptions(listener.frontend as Frontend);
+  for (const note of connection.notes) problems.push(`listener ${listener.name}: ${note}`);
+  const connectionRefusal =
+    connection.problems.length > 0 ? `frontend policy ${connection.problems.join('; ')}` : undefined;
+  if (connectionRefusal) problems.push(`listener ${listener.name}: ${connectionRefusal}; the listener answers 500`);
+  const refused = frontendRefusal ?? connectionRefusal ?? preRoutingRefusal;
   for (const problem of telemetry?.problems ?? []) problems.push(`listener ${listener.name} frontend: ${problem}`);
   return {
     config: listener,
@@ -382,6 +426,7 @@ function compileListener(
     maxBufferBytes: listenerMaxBufferBytes(listener),
     refused,
     hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
+    connection: connection.options,
   };
 }
 
