@@ -6,6 +6,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { toCelValue } from '../../cel/environment.ts';
 import { firstLine } from '../../util/values.ts';
+import { registerNetworkFunctions } from './network.ts';
 
 export { toCelValue };
 
@@ -16,6 +17,8 @@ const environment = new Environment({
   // Expressions come from users; bound what one can make the proxy do per request.
   limits: { maxAstNodes: 4096, maxDepth: 64, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 32 },
 });
+// cidr()/ip() for rules on addresses (source.address), e.g. Frontend.networkAuthorization.
+registerNetworkFunctions(environment);
 
 export interface Expression {
   readonly source: string;

@@ -2,9 +2,7 @@
 // server per listener port. A new configuration is compiled first and then swapped in with one
 // assignment per port; a request keeps the compiled port it arrived on, so requests in flight
 // finish on the configuration they started with and none fails because of a reload.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createSecureContext, type SecureContext } from 'node:tls';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BackendAuth } from '../../api/types/backend-auth.ts';
 import type { DataPlaneConfig } from '../../controller/dataplane-config.ts';
 import { type AiBackend, compileAiBackend, serveAi } from '../ai/ai-backend.ts';
@@ -17,6 +15,8 @@ import { handleRequest, type RequestHandlerHooks, type RequestScope } from '../p
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
+import { type ConnectDownstream, serveConnect } from './connect.ts';
+import { PortListener } from './port-listener.ts';
 
 export interface DataPlaneOptions {
   /** The address listeners bind (default 127.0.0.1: exposing a gateway is a deliberate choice). */
@@ -38,18 +38,12 @@ export interface DataPlaneOptions {
 }
 
 interface PortServer {
-  server: Server;
+  listener: PortListener;
   protocol: 'HTTP' | 'HTTPS';
   current: CompiledPort;
   gateway: string;
-  contexts: Map<string, SecureContext>;
   listening: Promise<void>;
 }
-
-/** Default keep-alive idle time of client connections (spec: http1IdleTimeout default 10 minutes). */
-const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
-/** Default number of request headers (spec: http1MaxHeaders default 100). */
-const DEFAULT_MAX_HEADERS = 100;
 
 export class DataPlane {
   private readonly options: DataPlaneOptions;
@@ -110,12 +104,7 @@ export class DataPlane {
       const existing = this.servers.get(number);
       if (existing && existing.protocol === port.protocol) {
         existing.gateway = gateway;
-        if (port.protocol === 'HTTPS') {
-          existing.contexts = secureContexts(port);
-          const fallback = defaultCertificate(port);
-          if (fallback) (existing.server as HttpsServer).setSecureContext(fallback);
-        }
-        applyConnectionSettings(existing.server, port);
+        existing.listener.configure(port.connection, port.certificates);
         existing.current = port; // the swap
         continue;
       }
@@ -140,83 +129,71 @@ export class DataPlane {
   }
 
   private openServer(number: number, gateway: string, port: CompiledPort): PortServer {
-    const handler = (req: IncomingMessage, res: ServerResponse) => this.serve(state, req, res);
-    const server =
-      port.protocol === 'HTTPS'
-        ? createHttpsServer(
-            {
-              // Clients without SNI get the listener without a hostname (or the first one).
-              ...defaultCertificate(port),
-              SNICallback: (servername, callback) => callback(null, contextFor(state, servername)),
-            },
-            handler,
-          )
-        : createHttpServer(handler);
-    applyConnectionSettings(server, port);
-    server.headersTimeout = 60_000;
-    server.requestTimeout = 0; // streams may run long; deadlines are per route
+    const listener = new PortListener(port.protocol, port.connection, port.certificates, {
+      request: (req, res) => this.serve(state, req, res),
+      connect: (downstream) => this.serveConnect(state, downstream),
+      error: (error) => this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`),
+    });
+    const host = this.options.address ?? '127.0.0.1';
     const state: PortServer = {
-      server,
+      listener,
       protocol: port.protocol,
       current: port,
       gateway,
-      contexts: port.protocol === 'HTTPS' ? secureContexts(port) : new Map(),
-      listening: new Promise((resolve, reject) => {
-        server.once('error', (error) => {
-          this.options.log?.(`Gateway ${gateway}: cannot listen on port ${number}: ${error.message}`);
-          this.servers.delete(number);
-          reject(error);
-        });
-        const host = this.options.address ?? '127.0.0.1';
-        const reuse = this.options.reusePort ? { reusePort: true, exclusive: true } : {};
-        server.listen({ port: number, host, ...reuse }, () => resolve());
+      listening: listener.listen(number, host, this.options.reusePort === true).catch((error: Error) => {
+        this.options.log?.(`Gateway ${gateway}: cannot listen on port ${number}: ${error.message}`);
+        this.servers.delete(number);
+        throw error;
       }),
     };
-    // Spec: with Frontend.connect unset, a downstream CONNECT is rejected with 405.
-    server.on('connect', (_req, socket) => {
-      socket.end(
-        'HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
-      );
-    });
-    server.on('clientError', (error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy(error);
-    });
     this.servers.set(number, state);
     return state;
   }
 
   private closeServer(number: number, state: PortServer): void {
     this.servers.delete(number);
-    state.server.close();
-    state.server.closeIdleConnections();
+    state.listener.closeGracefully();
   }
 
   private serve(state: PortServer, req: IncomingMessage, res: ServerResponse): void {
     const port = state.current;
     const scheme = state.protocol === 'HTTPS' ? 'https' : 'http';
-    const record = new RequestRecord();
-    record.gateway = state.gateway;
-    record.method = req.method ?? '';
-    record.scheme = scheme;
-    record.host = req.headers.host ?? '';
-    const url = req.url ?? '/';
-    const queryStart = url.indexOf('?');
-    record.path = queryStart === -1 ? url : url.slice(0, queryStart);
-    record.query = queryStart === -1 ? '' : url.slice(queryStart + 1);
-    record.httpVersion = req.httpVersion;
-    record.requestHeaders = req.headers;
-    record.clientAddress = req.socket.remoteAddress ?? '';
-    record.clientPort = req.socket.remotePort ?? 0;
+    const record = requestRecord(state, req);
     const scope: RequestScope = { telemetry: undefined, exchange: undefined };
     res.once('finish', () => this.finish(record, res, scope));
     res.once('close', () => {
       if (!res.writableFinished) this.finish(record, res, scope);
     });
+    // A Tunnel port terminates CONNECT only (what it tunnels is served by the addressed listener).
+    if (port.connection.connect === 'Tunnel')
+      return void sendText(res, 405, 'this port only takes CONNECT tunnels', { allow: 'CONNECT' });
     handleRequest(req, res, port, scheme, record, this.hooks, scope).catch((error: unknown) => {
       record.error = (error as Error).message;
       this.options.log?.(`Gateway ${state.gateway}: request failed: ${(error as Error).message}`);
       sendText(res, 500, 'internal error');
+    });
+  }
+
+  /** A CONNECT request (Frontend.connect); its telemetry is finished when it is answered or its tunnel closes. */
+  private serveConnect(state: PortServer, downstream: ConnectDownstream): void {
+    const record = requestRecord(state, downstream.req);
+    const scope: RequestScope = { telemetry: undefined, exchange: undefined };
+    // (finish reads only statusCode, getHeaders() and writableFinished)
+    downstream.onDone((outcome) => this.finish(record, outcome as ServerResponse, scope));
+    serveConnect(downstream, {
+      mode: state.current.connection.connect,
+      port: state.current,
+      record,
+      scope,
+      source: { address: record.clientAddress, port: record.clientPort },
+      tunnelTarget: (port) => {
+        const target = this.servers.get(port);
+        return target && ((stream, source) => target.listener.accept(stream, source));
+      },
+    }).catch((error: unknown) => {
+      record.error = (error as Error).message;
+      this.options.log?.(`Gateway ${state.gateway}: CONNECT failed: ${(error as Error).message}`);
+      sendText(downstream.res, 500, 'internal error');
     });
   }
 
@@ -231,18 +208,31 @@ export class DataPlane {
   }
 
   async close(): Promise<void> {
-    const closing = [...this.servers.values()].map(
-      (state) =>
-        new Promise<void>((resolve) => {
-          state.server.close(() => resolve());
-          state.server.closeAllConnections();
-        }),
-    );
+    const closing = [...this.servers.values()].map((state) => state.listener.close());
     this.servers.clear();
     await Promise.all(closing);
     this.policyRuntime.close();
     await Promise.all([this.pools.close(), this.telemetry.close()]);
   }
+}
+
+/** A request's record as it arrives: where from (the PROXY header's client if any), what, how. */
+function requestRecord(state: PortServer, req: IncomingMessage): RequestRecord {
+  const record = new RequestRecord();
+  record.gateway = state.gateway;
+  record.method = req.method ?? '';
+  record.scheme = state.protocol === 'HTTPS' ? 'https' : 'http';
+  record.host = req.headers.host ?? '';
+  const url = req.url ?? '/';
+  const queryStart = url.indexOf('?');
+  record.path = queryStart === -1 ? url : url.slice(0, queryStart);
+  record.query = queryStart === -1 ? '' : url.slice(queryStart + 1);
+  record.httpVersion = req.httpVersion;
+  record.requestHeaders = req.headers;
+  const source = state.listener.sourceOf(req);
+  record.clientAddress = source.address;
+  record.clientPort = source.port;
+  return record;
 }
 
 /** The backend auth of src/dataplane/auth/backend as the compiler's applier. */
@@ -251,36 +241,3 @@ const backendAuthApplier: NonNullable<CompileContext['compileBackendAuth']> = (a
   if (compiled instanceof AuthConfigError) return { field: compiled.field, message: compiled.message };
   return compiled;
 };
-
-/** Frontend.http connection settings of a port (new connections pick them up). */
-function applyConnectionSettings(server: Server, port: CompiledPort): void {
-  server.keepAliveTimeout = port.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  server.maxHeadersCount = port.http1MaxHeaders ?? DEFAULT_MAX_HEADERS;
-}
-
-function defaultCertificate(port: CompiledPort): { key: string; cert: string } | undefined {
-  return port.certificates.get('') ?? port.certificates.values().next().value;
-}
-
-function secureContexts(port: CompiledPort): Map<string, SecureContext> {
-  const contexts = new Map<string, SecureContext>();
-  for (const [hostname, certificate] of port.certificates) contexts.set(hostname, createSecureContext(certificate));
-  return contexts;
-}
-
-/** The certificate for an SNI name: exact hostname, then the longest wildcard, then the listener without one. */
-function contextFor(state: PortServer, servername: string): SecureContext | undefined {
-  const name = servername.toLowerCase();
-  const contexts = state.contexts;
-  const exact = contexts.get(name);
-  if (exact) return exact;
-  let best: SecureContext | undefined;
-  let bestLength = -1;
-  for (const [hostname, context] of contexts) {
-    if (hostname.startsWith('*.') && name.endsWith(hostname.slice(1)) && hostname.length > bestLength) {
-      best = context;
-      bestLength = hostname.length;
-    }
-  }
-  return best ?? contexts.get('') ?? contexts.values().next().value;
-}

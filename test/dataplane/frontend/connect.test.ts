@@ -1,0 +1,248 @@
+// Frontend.connect: Deny answers CONNECT with 405; Route matches it against the routes (host from
+// the authority), runs the route's traffic policies and tunnels to the chosen backend's address;
+// Tunnel hands the tunnel to the gw listener on the port the authority names, as a new
+// connection (here: TLS and HTTP inside the tunnel, served by the HTTPS listener).
+import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect as http2Connect } from 'node:http2';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
+import { freePort } from '../../helpers/gateway.ts';
+import { until } from '../../helpers/until.ts';
+import {
+  accessEntries,
+  bodyOf,
+  CA,
+  type Echo,
+  type FrontendGateway,
+  getRequest,
+  rawExchange,
+  startFrontendGateway,
+  statusOf,
+} from './helpers.ts';
+
+interface Connected {
+  status: number;
+  headers: IncomingHttpHeaders;
+  socket: Socket | undefined;
+}
+
+/** An HTTP/1.1 CONNECT: the status, and the tunnel when it is 200. */
+function connectRequest(port: number, authority: string): Promise<Connected> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: authority, agent: false });
+    req.on('connect', (response, socket: Socket, head: Buffer) => {
+      if (head.length > 0) socket.unshift(head);
+      if (response.statusCode !== 200) socket.destroy();
+      resolve({
+        status: response.statusCode ?? 0,
+        headers: response.headers,
+        socket: response.statusCode === 200 ? socket : undefined,
+      });
+    });
+    req.on('response', (response) => {
+      response.resume();
+      resolve({ status: response.statusCode ?? 0, headers: response.headers, socket: undefined });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Writes `bytes` into a stream and reads until it ends. */
+function exchange(stream: Duplex, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString()));
+    stream.on('error', reject);
+    stream.write(bytes);
+  });
+}
+
+/** A TCP server answering each chunk with "echo:" and the chunk, then closing when asked ("bye"). */
+async function tcpEcho(): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => {
+    socket.on('data', (chunk: Buffer) => {
+      socket.write(`echo:${chunk}`);
+      if (chunk.toString().includes('bye')) socket.end();
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+describe('Frontend.connect Route', () => {
+  let gateway: FrontendGateway;
+  let echo: Awaited<ReturnType<typeof tcpEcho>>;
+
+  before(async () => {
+    echo = await tcpEcho();
+    gateway = await startFrontendGateway(
+      '{connect: {mode: Route}}',
+      `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: tcp-echo}
+spec: {static: {host: 127.0.0.1, port: ${echo.port}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: tunnel}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [tunnel.example.test]
+  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: tcp-echo}]}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: two-tunnels}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: tunnel}]
+  traffic: {rateLimit: {local: [{requests: 2, unit: Minutes}]}}
+---
+`,
+    );
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    echo?.server.close();
+  });
+
+  it('routes CONNECT by its authority and tunnels to the chosen backend', async () => {
+    const tunnel = await connectRequest(gateway.httpPort, 'tunnel.example.test:443');
+    assert.equal(tunnel.status, 200);
+    assert.equal(await exchange(tunnel.socket!, 'hello bye'), 'echo:hello bye');
+    assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.method'] === 'CONNECT'), 2000));
+    const entry = accessEntries(gateway.gw).find((line) => line['http.method'] === 'CONNECT')!;
+    assert.equal(entry.route, 'default/tunnel');
+    assert.equal(entry['http.status'], 200);
+    assert.equal(entry['http.host'], 'tunnel.example.test:443');
+
+    // Another host takes route web: the tunnel reaches the HTTP echo upstream.
+    const web = await connectRequest(gateway.httpPort, 'other.example.test:80');
+    assert.equal(web.status, 200);
+    const answer = await exchange(web.socket!, getRequest('/through-the-tunnel'));
+    assert.equal(bodyOf<Echo>(answer).url, '/through-the-tunnel');
+  });
+
+  it('runs the route’s traffic policies on the CONNECT (a rate limit here)', async () => {
+    // The first test used one of the two tunnels a minute.
+    const second = await connectRequest(gateway.httpPort, 'tunnel.example.test:443');
+    assert.equal(second.status, 200);
+    second.socket!.destroy();
+    const third = await connectRequest(gateway.httpPort, 'tunnel.example.test:443');
+    assert.equal(third.status, 429);
+  });
+
+  it('answers 400 without a host:port authority and 503 when the backend cannot be reached', async () => {
+    assert.equal((await connectRequest(gateway.httpPort, 'no-port.example.test')).status, 400);
+    const closed = await freePort();
+    gateway.gw.write(
+      'dead.yaml',
+      `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: dead}
+spec: {static: {host: 127.0.0.1, port: ${closed}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: dead}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [dead.example.test]
+  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: dead}]}]
+`,
+    );
+    // Polled until the new route is loaded (404 before).
+    let status = 0;
+    const deadline = Date.now() + 5000;
+    while (status !== 503 && Date.now() < deadline) {
+      status = (await connectRequest(gateway.httpPort, 'dead.example.test:443')).status;
+      if (status !== 503) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(status, 503);
+  });
+
+  it('with Deny, answers CONNECT with 405 (HTTP/1.1 and HTTP/2)', async () => {
+    await gateway.reconfigure(
+      '{connect: {mode: Deny}}',
+      async () => (await connectRequest(gateway.httpPort, 'tunnel.example.test:443')).status === 405,
+    );
+    const denied = await connectRequest(gateway.httpPort, 'tunnel.example.test:443');
+    assert.equal(denied.status, 405);
+    assert.match(String(denied.headers.allow), /GET/);
+    const session = http2Connect(`https://127.0.0.1:${gateway.httpsPort}`, { ca: CA, servername: 'a.example.test' });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':method': 'CONNECT', ':authority': 'tunnel.example.test:443' });
+        stream.on('response', (headers) => resolve(Number(headers[':status'])));
+        stream.on('error', reject);
+      });
+      assert.equal(status, 405);
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe('Frontend.connect Tunnel', () => {
+  let gateway: FrontendGateway;
+
+  before(async () => {
+    gateway = await startFrontendGateway('{connect: {mode: Tunnel}}', '', ({ httpPort }) => httpPort);
+  });
+
+  after(async () => {
+    await gateway?.stop();
+  });
+
+  /** A GET to the HTTPS listener, over TLS inside `stream`. */
+  function tlsGet(stream: Duplex, path: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const secure = tlsConnect({ socket: stream, servername: 'a.example.test', ca: CA }, () =>
+        secure.write(getRequest(path)),
+      );
+      const chunks: Buffer[] = [];
+      secure.on('data', (chunk: Buffer) => chunks.push(chunk));
+      secure.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      secure.on('error', reject);
+    });
+  }
+
+  it('feeds the tunnel to the listener on the addressed port as a new connection', async () => {
+    const tunnel = await connectRequest(gateway.httpPort, `127.0.0.1:${gateway.httpsPort}`);
+    assert.equal(tunnel.status, 200);
+    const answer = await tlsGet(tunnel.socket!, '/tunneled');
+    assert.equal(statusOf(answer), 200, answer);
+    assert.equal(bodyOf<Echo>(answer).url, '/tunneled');
+    assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/tunneled'), 2000));
+    const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/tunneled')!;
+    assert.equal(entry.listener, 'https');
+    assert.match(String(entry['src.addr']), /^127\.0\.0\.1:\d+$/);
+  });
+
+  it('carries tunnels in HTTP/2 CONNECT streams too', async () => {
+    const session = http2Connect(`http://127.0.0.1:${gateway.httpPort}`);
+    try {
+      const stream = session.request({ ':method': 'CONNECT', ':authority': `127.0.0.1:${gateway.httpsPort}` });
+      const status = await new Promise<number>((resolve) =>
+        stream.on('response', (headers) => resolve(Number(headers[':status']))),
+      );
+      assert.equal(status, 200);
+      const answer = await tlsGet(stream, '/over-h2');
+      assert.equal(bodyOf<Echo>(answer).url, '/over-h2');
+    } finally {
+      session.close();
+    }
+  });
+
+  it('answers 404 for a port no listener serves, and 405 to anything but CONNECT', async () => {
+    assert.equal((await connectRequest(gateway.httpPort, `127.0.0.1:${await freePort()}`)).status, 404);
+    const plain = await rawExchange(gateway.httpPort, getRequest('/plain'));
+    assert.equal(statusOf(plain.data), 405);
+  });
+});
