@@ -13,8 +13,8 @@ import {
   ProcessorError,
   ProcessorStream,
 } from '../../../src/dataplane/policies/ext-proc/processor-stream.ts';
-import { fromProtoStruct, toProtoStruct } from '../../../src/dataplane/policies/ext-proc/struct.ts';
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
+import { jsonToStruct, structToJson } from '../../../src/dataplane/policies/grpc/struct.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
 import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
 import type { HeaderBag } from '../../../src/dataplane/routing/filters.ts';
@@ -177,8 +177,8 @@ describe('answers', () => {
 
 describe('Struct conversion', () => {
   it('round-trips JSON values, ints as numbers', () => {
-    const struct = toProtoStruct({ s: 'x', n: 2, big: 3n, b: true, none: null, list: [1, 'a'], nested: { k: 'v' } });
-    assert.deepEqual(fromProtoStruct(decodeLike(struct)), {
+    const struct = jsonToStruct({ s: 'x', n: 2, big: 3n, b: true, none: null, list: [1, 'a'], nested: { k: 'v' } });
+    assert.deepEqual(structToJson(decodeLike(struct)), {
       s: 'x',
       n: 2,
       big: 3,

@@ -12,6 +12,7 @@ import type { HeaderBag } from '../../routing/filters.ts';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { grpcClient, loadProto, serviceConstructor } from '../grpc/client.ts';
+import { jsonToStruct, type ProtoStruct, structToJson } from '../grpc/struct.ts';
 import type { PolicyCompileContext, PolicyProblem } from '../types.ts';
 import {
   type AllowDecision,
@@ -23,7 +24,6 @@ import {
   NO_METADATA,
   validHeader,
 } from './decision.ts';
-import { jsonToStruct, type ProtoStruct, structToJson } from './struct.ts';
 
 export const EXT_AUTHZ_PROTO = 'envoy/service/auth/v3/external_auth.proto';
 export const AUTHORIZATION_SERVICE = 'envoy.service.auth.v3.Authorization';

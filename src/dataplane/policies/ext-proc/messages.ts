@@ -2,7 +2,7 @@
 // @grpc/proto-loader hands them over with gw's loader options: snake_case field names, enums as
 // their names (a number when the value is not in the proto), unset message fields null, and the
 // set member of a oneof named by the oneof's own field (`response`, `mutation`).
-import type { ProtoStruct } from './struct.ts';
+import type { ProtoStruct } from '../grpc/struct.ts';
 
 export const EXT_PROC_PROTO = 'envoy/service/ext_proc/v3/external_processor.proto';
 export const EXT_PROC_SERVICE = 'envoy.service.ext_proc.v3.ExternalProcessor';

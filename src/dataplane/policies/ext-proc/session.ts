@@ -4,6 +4,7 @@
 // the dynamic metadata the processor returned (CEL `extproc` for the policies after it).
 import { fromCelValue } from '../../cel/expression.ts';
 import type { PolicyExchange } from '../exchange.ts';
+import { jsonToStruct, type ProtoStruct, structToJson } from '../grpc/struct.ts';
 import {
   ATTRIBUTES_NAMESPACE,
   type BodyModeName,
@@ -14,7 +15,6 @@ import {
 } from './messages.ts';
 import { connected, ProcessorError, ProcessorStream } from './processor-stream.ts';
 import type { ExtProcSettings, NamedExpressions, ProcessingModes } from './settings.ts';
-import { fromProtoStruct, type ProtoStruct, toProtoStruct } from './struct.ts';
 
 export type Direction = 'request' | 'response';
 
@@ -114,7 +114,7 @@ export class ExtProcSession {
   /** Merges a processor's dynamic_metadata into CEL `extproc` for the policies that follow. */
   takeDynamicMetadata(metadata: ProtoStruct | null | undefined): void {
     if (!metadata?.fields || Object.keys(metadata.fields).length === 0) return;
-    this.#dynamicMetadata = { ...this.#dynamicMetadata, ...fromProtoStruct(metadata) };
+    this.#dynamicMetadata = { ...this.#dynamicMetadata, ...structToJson(metadata) };
     this.exchange.setVariable('extproc', this.#dynamicMetadata);
   }
 
@@ -147,7 +147,7 @@ export class ExtProcSession {
         // a failing expression omits its entry
       }
     }
-    return any ? toProtoStruct(values) : undefined;
+    return any ? jsonToStruct(values) : undefined;
   }
 }
 

@@ -1,4 +1,5 @@
-// google.protobuf.Struct as @grpc/proto-loader hands it over and takes it, to and from JSON.
+// google.protobuf.Struct as @grpc/proto-loader hands it over and takes it, to and from JSON: the
+// metadata that ext_authz and ext_proc exchange (metadata_context, attributes, dynamic_metadata).
 // protobufjs defines the well-known types itself, with camelCase field names (`stringValue`)
 // whatever keepCase says, and names the set member of Value's oneof in `kind`.
 
@@ -17,7 +18,7 @@ export interface ProtoStruct {
   fields?: Record<string, ProtoValue>;
 }
 
-/** Nesting past this is cut (null): a hostile service must not exhaust the stack. */
+/** Nesting past this is cut (null): neither a hostile service nor a CEL value may exhaust the stack. */
 const MAX_DEPTH = 64;
 
 /** A decoded Struct as a JSON object. */
@@ -25,12 +26,12 @@ export function structToJson(struct: ProtoStruct | null | undefined, depth = 0):
   const out: Record<string, unknown> = {};
   const fields = struct?.fields;
   if (!fields) return out;
-  for (const name of Object.keys(fields)) out[name] = valueToJson(fields[name]!, depth + 1);
+  for (const name of Object.keys(fields)) out[name] = valueToJson(fields[name], depth + 1);
   return out;
 }
 
-function valueToJson(value: ProtoValue, depth: number): unknown {
-  if (depth > MAX_DEPTH) return null;
+function valueToJson(value: ProtoValue | undefined, depth: number): unknown {
+  if (!value || depth > MAX_DEPTH) return null;
   switch (value.kind) {
     case 'numberValue':
       return value.numberValue;
@@ -47,7 +48,10 @@ function valueToJson(value: ProtoValue, depth: number): unknown {
   }
 }
 
-/** A JSON object as a Struct to encode. */
+/**
+ * A JSON object (CEL results after fromCelValue, JWT claims) as a Struct to encode. Keys whose
+ * value is undefined are left out, as JSON leaves them out; ints (BigInt) become numbers.
+ */
 export function jsonToStruct(object: Record<string, unknown>, depth = 0): ProtoStruct {
   const fields: Record<string, ProtoValue> = {};
   for (const name of Object.keys(object)) {
@@ -70,6 +74,7 @@ function jsonToValue(value: unknown, depth: number): ProtoValue {
       return { boolValue: value };
     case 'object':
       if (Array.isArray(value)) return { listValue: { values: value.map((item) => jsonToValue(item, depth + 1)) } };
+      if (value instanceof Date) return { stringValue: value.toISOString() };
       return { structValue: jsonToStruct(value as Record<string, unknown>, depth) };
     default:
       return { nullValue: 'NULL_VALUE' };
