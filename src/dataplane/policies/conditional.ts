@@ -1,10 +1,10 @@
-// The OrConditional form shared by directResponse and transformation: either one policy inline,
-// or a list of {condition, policy} tried in order where the first whose condition holds applies
-// and a last entry without condition is the fallback. When nothing applies the request goes on.
-import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
-import type { CelVariables } from '../../telemetry/cel-context.ts';
-import type { PolicyProblem } from '../types.ts';
-import { conditionHolds } from './cel-values.ts';
+// The OrConditional form of directResponse, transformation, extAuth, extProc and rateLimit:
+// either one policy inline, or a list of {condition, policy} tried in order where the first whose
+// condition holds applies (a condition that fails to evaluate does not hold) and a last entry
+// without condition is the fallback. When nothing applies the request goes on.
+import { compileExpression, type Expression, ExpressionError } from '../cel/expression.ts';
+import type { CelVariables } from '../telemetry/cel-context.ts';
+import type { PolicyProblem } from './types.ts';
 
 export interface ChoiceEntry<T> {
   /** Undefined: always applies (the inline policy, or the fallback entry). */
@@ -16,16 +16,17 @@ export type Choice<T> = readonly ChoiceEntry<T>[];
 
 /**
  * Compiles the inline policy (when `conditional` is unset) or every conditional entry.
- * `compile` gets the entry's policy and its field path; the first problem is returned.
+ * `compile` gets the entry's policy, its field path and its place ("inline", "conditional 0"),
+ * which names state kept across reloads apart; the first problem is returned.
  */
 export function compileChoice<I, T>(
   inline: I,
   conditional: readonly { condition?: string; policy: I }[] | undefined,
   field: string,
-  compile: (policy: I, field: string) => T | PolicyProblem,
+  compile: (policy: I, field: string, place: string) => T | PolicyProblem,
 ): Choice<T> | PolicyProblem {
-  if (conditional === undefined) {
-    const policy = compile(inline, field);
+  if (!conditional) {
+    const policy = compile(inline, field, 'inline');
     return isPolicyProblem(policy) ? policy : [{ condition: undefined, policy }];
   }
   const entries: ChoiceEntry<T>[] = [];
@@ -33,12 +34,11 @@ export function compileChoice<I, T>(
     const entryField = `${field}.conditional[${index}]`;
     let condition: Expression | undefined;
     if (entry.condition !== undefined) {
-      const compiled = compileExpression(entry.condition);
-      if (compiled instanceof ExpressionError)
-        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
+      const compiled = compileField(entry.condition, `${entryField}.condition`);
+      if (isPolicyProblem(compiled)) return compiled;
       condition = compiled;
     }
-    const policy = compile(entry.policy, `${entryField}.policy`);
+    const policy = compile(entry.policy, `${entryField}.policy`, `conditional ${index}`);
     if (isPolicyProblem(policy)) return policy;
     entries.push({ condition, policy });
   }
@@ -51,6 +51,15 @@ export function choose<T>(choice: Choice<T>, variables: () => CelVariables): T |
     if (entry.condition === undefined || conditionHolds(entry.condition, variables())) return entry.policy;
   }
   return undefined;
+}
+
+/** A condition holds only when it evaluates to true; an error or any other value does not. */
+export function conditionHolds(condition: Expression, variables: CelVariables): boolean {
+  try {
+    return condition.evaluate(variables) === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a compile result is a problem (compiled policies here never have both of these keys). */

@@ -7,13 +7,13 @@
 import { Pool } from 'undici';
 import type { ExtAuth, ExtAuthOrConditional } from '../../../api/types/inbound-auth.ts';
 import { byteSize, durationMs } from '../../../util/units.ts';
-import { compileExpression, type Expression, ExpressionError, evaluateOr } from '../../cel/expression.ts';
 import { BodyTooLargeError } from '../../proxy/body.ts';
 import {
   type BackendConnectionPolicy,
   ConnectionSettingsError,
   connectionSettings,
 } from '../../upstream/connection-settings.ts';
+import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type {
@@ -42,34 +42,16 @@ const BODY_TOO_LARGE: StepResult = {
 const BODY_UNREADABLE: StepResult = { status: 400, body: 'the request body could not be read' };
 
 export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (value, context) => {
-  const field = `${context.path}.extAuth`;
-  if (!value.conditional) {
-    const { conditional: _none, ...inline } = value;
-    const run = compileOne(inline as ExtAuth, context, field, 'inline');
-    return failed(run) ? run : { request: run };
-  }
-  const entries: { condition: Expression | undefined; run: RequestStep }[] = [];
-  for (const [index, entry] of value.conditional.entries()) {
-    const entryField = `${field}.conditional[${index}]`;
-    let condition: Expression | undefined;
-    if (entry.condition !== undefined) {
-      const compiled = compileExpression(entry.condition);
-      if (compiled instanceof ExpressionError)
-        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
-      condition = compiled;
-    }
-    const run = compileOne(entry.policy, context, `${entryField}.policy`, `conditional ${index}`);
-    if (failed(run)) return run;
-    entries.push({ condition, run });
-  }
-  const request: RequestStep = (exchange) => {
-    // The first entry whose condition holds runs (one without a condition is the last, the
-    // fallback); a failing condition does not hold; nothing matching means no check.
-    for (const entry of entries) {
-      if (!entry.condition || evaluateOr(entry.condition, exchange.cel(), false) === true) return entry.run(exchange);
-    }
-    return undefined;
-  };
+  const { conditional, ...inline } = value;
+  const choice = compileChoice<ExtAuth, RequestStep>(
+    inline as ExtAuth,
+    conditional,
+    `${context.path}.extAuth`,
+    (policy, field, place) => compileOne(policy, context, field, place),
+  );
+  if (isPolicyProblem(choice)) return choice;
+  // Nothing chosen (no condition holds and no fallback) means no check.
+  const request: RequestStep = (exchange) => choose(choice, () => exchange.cel())?.(exchange);
   return { request } satisfies CompiledPolicy;
 };
 
@@ -81,7 +63,7 @@ function compileOne(
   position: string,
 ): RequestStep | PolicyProblem {
   const endpoint = resolveEndpoint(policy, context, field);
-  if (failed(endpoint)) return endpoint;
+  if (isPolicyProblem(endpoint)) return endpoint;
   const backendPolicy = gwBackendPolicy(policy, context);
   const deadlineMs = backendPolicy?.http?.requestTimeout
     ? durationMs(backendPolicy.http.requestTimeout)
@@ -90,13 +72,13 @@ function compileOne(
   let check: (exchange: PolicyExchange, body: Buffer | undefined) => Promise<Decision>;
   if (policy.http) {
     const dispatcher = httpDispatcher(endpoint, backendPolicy, context, field);
-    if (failed(dispatcher)) return dispatcher;
+    if (isPolicyProblem(dispatcher)) return dispatcher;
     const compiled = compileHttpMode(policy.http, endpoint, dispatcher, deadlineMs, field);
-    if (failed(compiled)) return compiled;
+    if (isPolicyProblem(compiled)) return compiled;
     check = compiled;
   } else {
     const compiled = compileGrpcMode(policy.grpc, endpoint, deadlineMs, context, field);
-    if (failed(compiled)) return compiled;
+    if (isPolicyProblem(compiled)) return compiled;
     check = compiled;
   }
 
@@ -115,7 +97,7 @@ function compileOne(
     // Keyed by where the policy applies and all its settings: a reload that keeps both keeps the cache.
     const identity = `${context.scope} ${position} ${JSON.stringify(policy)}`;
     const compiled = compileCache(policy.cache, context, field, identity);
-    if (failed(compiled)) return compiled;
+    if (isPolicyProblem(compiled)) return compiled;
     cache = compiled;
   }
   const failOpen = policy.failureMode === 'FailOpen';
@@ -152,11 +134,6 @@ function compileOne(
     }
     return answer;
   };
-}
-
-/** Whether a compile step gave a problem instead of its result. */
-function failed<T extends object>(value: T | PolicyProblem): value is PolicyProblem {
-  return 'field' in value && 'message' in value;
 }
 
 /** The spec.policies of the GwBackend the endpoint names, if it is one. */

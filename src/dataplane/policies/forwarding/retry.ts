@@ -6,9 +6,9 @@
 import type { Retry } from '../../../api/types/traffic.ts';
 import { durationMs } from '../../../util/units.ts';
 import { type CelVariables, celHeaders } from '../../telemetry/cel-context.ts';
+import { compileField, conditionHolds, isPolicyProblem } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import { conditionHolds, withVariables } from '../http/cel-values.ts';
-import { compileField, isPolicyProblem } from '../http/conditional.ts';
+import { withVariables } from '../http/cel-values.ts';
 import type { PolicyCompiler, RetryPolicy } from '../types.ts';
 
 /** Retries when `attempts` is unset (agentgateway's default): one. */

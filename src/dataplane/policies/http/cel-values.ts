@@ -1,6 +1,6 @@
 // What the HTTP policies (direct response, transformation, delay) do with CEL beyond compiling
 // and evaluating it (src/dataplane/cel/expression.ts): extra variables laid over a request's
-// context, and CEL results turned into header values, bodies and conditions.
+// context, and CEL results turned into header values and bodies.
 import { type Expression, fromCelValue } from '../../cel/expression.ts';
 import type { CelVariables } from '../../telemetry/cel-context.ts';
 
@@ -19,15 +19,6 @@ export function withVariables(base: CelVariables, overrides: Record<string, unkn
 /** Whether an expression reads `<variable>.body` (request.body, response.body), so the body must be read first. */
 export function readsBody(source: string, variable: 'request' | 'response'): boolean {
   return new RegExp(`\\b${variable}\\s*(\\.\\s*body\\b|\\[\\s*["']body["']\\s*\\])`).test(source);
-}
-
-/** A condition holds only when it evaluates to true; an error or any other value does not. */
-export function conditionHolds(condition: Expression, variables: CelVariables): boolean {
-  try {
-    return condition.evaluate(variables) === true;
-  } catch {
-    return false;
-  }
 }
 
 // Node refuses header values with other characters (RFC 9110 field-value, obs-text included).

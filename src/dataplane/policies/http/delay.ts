@@ -7,9 +7,9 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { Delay } from '../../../api/types/traffic.ts';
 import { durationMs } from '../../../util/units.ts';
 import type { Expression } from '../../cel/expression.ts';
+import { compileField, isPolicyProblem } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, PolicyCompiler } from '../types.ts';
-import { compileField, isPolicyProblem } from './conditional.ts';
 
 /** The API's Duration format: a literal duration is not CEL (2s does not parse). */
 const DURATION_LITERAL = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;

@@ -7,10 +7,10 @@
 // answers a failed direct response 500 too) with a plain-text reason that names no value.
 import type { DirectResponse, DirectResponseOrConditional } from '../../../api/types/traffic.ts';
 import type { Expression } from '../../cel/expression.ts';
+import { choose, compileChoice, compileField, isPolicyProblem } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, PolicyCompiler, PolicyProblem } from '../types.ts';
 import { bodyBytes, evaluateHeaderValue, readsBody, withVariables } from './cel-values.ts';
-import { choose, compileChoice, compileField, isPolicyProblem } from './conditional.ts';
 import { requestBody } from './request-body.ts';
 
 interface CompiledDirectResponse {

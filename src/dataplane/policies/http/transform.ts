@@ -12,10 +12,10 @@ import type { Expression } from '../../cel/expression.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import { type CelVariables, celHeaders } from '../../telemetry/cel-context.ts';
 import type { HeaderMap } from '../../telemetry/request-record.ts';
+import { compileField, isPolicyProblem } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, PolicyProblem } from '../types.ts';
 import { bodyBytes, evaluateHeaderValue, readsBody, withVariables } from './cel-values.ts';
-import { compileField, isPolicyProblem } from './conditional.ts';
 import { replaceRequestBody, requestBody } from './request-body.ts';
 
 export type Direction = 'request' | 'response';

@@ -6,8 +6,8 @@
 // `metadata` entries are computed first and are visible to the other expressions (and to the
 // policies after this one) as `metadata`; the response Transform sees the request's too.
 import type { Transformation, TransformationOrConditional } from '../../../api/types/traffic.ts';
+import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
 import type { PolicyCompiler, PolicyProblem, RequestStep } from '../types.ts';
-import { choose, compileChoice, isPolicyProblem } from './conditional.ts';
 import { type CompiledTransform, compileTransform, transformRequest } from './transform.ts';
 import { addResponseTransform, transformationMetadata } from './transformation-state.ts';
 

@@ -4,7 +4,7 @@
 // service asked for. With `conditional`, the first entry whose condition holds applies (a
 // condition that fails to evaluate does not hold); when none does, nothing is limited.
 import type { RateLimits, RateLimitsOrConditional } from '../../../api/types/traffic.ts';
-import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
+import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { PolicyCompileContext, PolicyCompiler, PolicyProblem, StepResult } from '../types.ts';
 import { compileGlobalLimit, type GlobalAdmission, type GlobalLimit } from './global.ts';
@@ -14,11 +14,6 @@ import { compileLocalLimits, type LocalLimits } from './local.ts';
 interface CompiledLimits {
   local: LocalLimits | undefined;
   global: GlobalLimit | undefined;
-}
-
-interface Branch {
-  condition: Expression | undefined;
-  limits: CompiledLimits;
 }
 
 function compileLimits(
@@ -65,40 +60,18 @@ function announce(exchange: PolicyExchange, admission: GlobalAdmission): void {
   });
 }
 
-function holds(condition: Expression, exchange: PolicyExchange): boolean {
-  try {
-    return condition.evaluate(exchange.cel()) === true;
-  } catch {
-    return false;
-  }
-}
-
 export const compileRateLimit: PolicyCompiler<RateLimitsOrConditional> = (value, context) => {
-  const field = `${context.path}.rateLimit`;
-  if (!value.conditional) {
-    const limits = compileLimits(value, context, field, 'inline');
-    if ('field' in limits) return limits;
-    return { request: (exchange) => enforce(limits, exchange) };
-  }
-  const branches: Branch[] = [];
-  for (const [index, entry] of value.conditional.entries()) {
-    const entryField = `${field}.conditional[${index}]`;
-    let condition: Expression | undefined;
-    if (entry.condition !== undefined) {
-      const compiled = compileExpression(entry.condition);
-      if (compiled instanceof ExpressionError)
-        return { field: `${entryField}.condition`, message: `is not valid CEL: ${compiled.message}` };
-      condition = compiled;
-    }
-    const limits = compileLimits(entry.policy, context, `${entryField}.policy`, `conditional ${index}`);
-    if ('field' in limits) return limits;
-    branches.push({ condition, limits });
-  }
+  const choice = compileChoice(
+    value as RateLimits,
+    value.conditional,
+    `${context.path}.rateLimit`,
+    (limits, field, place) => compileLimits(limits, context, field, place),
+  );
+  if (isPolicyProblem(choice)) return choice;
   return {
     request: (exchange) => {
-      for (const branch of branches)
-        if (!branch.condition || holds(branch.condition, exchange)) return enforce(branch.limits, exchange);
-      return undefined;
+      const limits = choose(choice, () => exchange.cel());
+      return limits ? enforce(limits, exchange) : undefined;
     },
   };
 };
