@@ -173,7 +173,9 @@ try {
     `| ${label} | ${Math.round(s.rps).toLocaleString('en-US')} | ${s.cpu.toFixed(1)} µs | ${s.p50Ms.toFixed(2)} ms | ${s.rateP50Ms.toFixed(3)} ms |`;
   const addedCpu = guarded.cpu - plain.cpu;
   const addedRateP50Us = (guarded.rateP50Ms - plain.rateP50Ms) * 1000;
-  console.log(`Policy chain cost, ${rounds} rounds of ${duration} s per route, medians (gw 1 process, 64 connections)\n`);
+  console.log(
+    `Policy chain cost, ${rounds} rounds of ${duration} s per route, medians (gw 1 process, 64 connections)\n`,
+  );
   console.log('| route | requests/s | gw CPU per request | p50 (64 conn.) | p50 at 1,000/s |');
   console.log('|---|---|---|---|---|');
   console.log(row('no policies', plain));
