@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { until } from '../../helpers/until.ts';
-import { assertNoSecretLogged, eventually, objectYaml, policyYaml, startAuthGateway } from './auth-helpers.ts';
+import { GATEWAY_AI, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { eventually, until } from '../../helpers/until.ts';
+import { assertNoSecretLogged, objectYaml, startAuthGateway } from './auth-helpers.ts';
 
 const ALICE = 'sk-alice-3f9a0c1d2e4b';
 const BOB = 'sk-bob-7c6d5e4f3a2b';
@@ -57,7 +58,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 describe('API keys from a Secret (Strict, the Authorization header)', () => {
   it('accepts each entry form, rejects other keys with 401 and a Bearer challenge, and strips the key', async () => {
     const { gw, upstream, base, stop } = await startAuthGateway(
-      CLIENT_KEYS + policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'client-keys' } } }),
+      CLIENT_KEYS + trafficPolicyYaml('keys', 'web', { apiKeyAuthentication: { secretRef: { name: 'client-keys' } } }),
     );
     try {
       for (const key of ALL_KEYS) {
@@ -92,7 +93,7 @@ describe('API keys from a Secret (Strict, the Authorization header)', () => {
   it('picks up a changed Secret: the old key stops working, the new one works', async () => {
     const secretFile = (entries: Record<string, string>) => objectYaml('Secret', 'rotating', entries);
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'rotating' } } }),
+      trafficPolicyYaml('keys', 'web', { apiKeyAuthentication: { secretRef: { name: 'rotating' } } }),
     );
     gw.write('secret.yaml', secretFile({ team: ALICE }));
     try {
@@ -108,7 +109,7 @@ describe('API keys from a Secret (Strict, the Authorization header)', () => {
 
   it('refuses the rule (500) while the Secret does not exist, naming it', async () => {
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'absent' } } }),
+      trafficPolicyYaml('keys', 'web', { apiKeyAuthentication: { secretRef: { name: 'absent' } } }),
     );
     try {
       const response = await fetch(`${base}/x`, { headers: { authorization: `Bearer ${ALICE}` } });
@@ -128,7 +129,9 @@ describe('modes', () => {
   it('Optional lets a request without a key pass, but not one with a wrong key', async () => {
     const { gw, upstream, base, stop } = await startAuthGateway(
       CLIENT_KEYS +
-        policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'client-keys' }, mode: 'Optional' } }),
+        trafficPolicyYaml('keys', 'web', {
+          apiKeyAuthentication: { secretRef: { name: 'client-keys' }, mode: 'Optional' },
+        }),
     );
     try {
       assert.equal(await status(`${base}/open`), 200);
@@ -145,7 +148,7 @@ describe('modes', () => {
     // Require has(apiKey.group) to see the metadata: its 403 (not 401) shows Permissive let the request on.
     const { gw, upstream, base, stop } = await startAuthGateway(
       CLIENT_KEYS +
-        policyYaml('keys', {
+        trafficPolicyYaml('keys', 'web', {
           apiKeyAuthentication: { secretRef: { name: 'client-keys' }, mode: 'Permissive' },
           authorization: { action: 'Require', policy: { matchExpressions: ['has(apiKey.group)'] } },
         }),
@@ -165,7 +168,9 @@ describe('modes', () => {
   it('Permissive forwards a request with a wrong key, without the key', async () => {
     const { gw, upstream, base, stop } = await startAuthGateway(
       CLIENT_KEYS +
-        policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'client-keys' }, mode: 'Permissive' } }),
+        trafficPolicyYaml('keys', 'web', {
+          apiKeyAuthentication: { secretRef: { name: 'client-keys' }, mode: 'Permissive' },
+        }),
     );
     try {
       assert.equal(await status(`${base}/wrong`, { authorization: `Bearer ${oneByteOff(CAROL)}` }), 200);
@@ -218,7 +223,8 @@ describe('locations', () => {
   for (const { name, location, send, stripped } of cases) {
     it(`reads the key from ${name}`, async () => {
       const { gw, upstream, base, stop } = await startAuthGateway(
-        CLIENT_KEYS + policyYaml('keys', { apiKeyAuthentication: { secretRef: { name: 'client-keys' }, location } }),
+        CLIENT_KEYS +
+          trafficPolicyYaml('keys', 'web', { apiKeyAuthentication: { secretRef: { name: 'client-keys' }, location } }),
       );
       try {
         const good = send(BOB);
@@ -245,7 +251,9 @@ describe('label-selected Secrets and ConfigMaps', () => {
       objectYaml('Secret', 'team-a', { alice: ALICE }, { 'gw-keys': 'clients' }) +
         objectYaml('Secret', 'team-b', { bob: BOB }, { 'gw-keys': 'clients' }) +
         objectYaml('Secret', 'unlabelled', { carol: CAROL }) +
-        policyYaml('keys', { apiKeyAuthentication: { secretSelector: { matchLabels: { 'gw-keys': 'clients' } } } }),
+        trafficPolicyYaml('keys', 'web', {
+          apiKeyAuthentication: { secretSelector: { matchLabels: { 'gw-keys': 'clients' } } },
+        }),
     );
     try {
       assert.equal(await chat(openai(base, ALICE)), 200);
@@ -271,11 +279,10 @@ describe('label-selected Secrets and ConfigMaps', () => {
         },
         { 'gw-keys': 'team' },
       ) +
-        policyYaml(
-          'keys',
-          { phase: 'PreRouting', apiKeyAuthentication: { configMapSelector: { matchLabels: { 'gw-keys': 'team' } } } },
-          'Gateway',
-        ),
+        trafficPolicyYaml('keys', GATEWAY_AI, {
+          phase: 'PreRouting',
+          apiKeyAuthentication: { configMapSelector: { matchLabels: { 'gw-keys': 'team' } } },
+        }),
     );
     try {
       assert.equal(await chat(openai(base, ALICE)), 200);
@@ -307,7 +314,7 @@ describe('metadata in authorization rules', () => {
   it('allows by apiKey.group and apiKey.tier; a key without metadata fails the rule (403)', async () => {
     const { gw, base, stop } = await startAuthGateway(
       CLIENT_KEYS +
-        policyYaml('keys', {
+        trafficPolicyYaml('keys', 'web', {
           apiKeyAuthentication: { secretRef: { name: 'client-keys' } },
           authorization: { policy: { matchExpressions: ["apiKey.group == 'admin'", 'apiKey.tier >= 3'] } },
         }),

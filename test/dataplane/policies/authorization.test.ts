@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileAuthorization } from '../../../src/dataplane/policies/auth/authorization.ts';
-import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
 import { isProblem } from '../../../src/dataplane/policies/types.ts';
-import { policyYaml, startAuthGateway } from './auth-helpers.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
+import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { startAuthGateway } from './auth-helpers.ts';
 
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   const response = await fetch(url, { headers });
@@ -18,7 +19,7 @@ async function withRule(
   authorization: unknown,
   check: (base: string, upstreamCount: () => number) => Promise<void>,
 ): Promise<void> {
-  const { base, upstream, stop } = await startAuthGateway(policyYaml('rule', { authorization }));
+  const { base, upstream, stop } = await startAuthGateway(trafficPolicyYaml('rule', 'web', { authorization }));
   try {
     await check(base, () => upstream.seen.length);
   } finally {
@@ -119,14 +120,7 @@ describe('compiling', () => {
   it('refuses a rule whose expression does not compile, naming the expression', () => {
     const result = compileAuthorization(
       { action: 'Allow', policy: { matchExpressions: ['true', 'request.path =='] } },
-      {
-        path: 'traffic',
-        namespace: 'default',
-        data: () => undefined,
-        backends: {},
-        scope: 'test',
-        runtime: new PolicyRuntime(),
-      },
+      compileContext(),
     );
     assert.ok(isProblem(result));
     assert.equal(result.field, 'traffic.authorization.policy.matchExpressions[1]');

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import bcrypt from 'bcryptjs';
-import { assertNoSecretLogged, eventually, objectYaml, policyYaml, startAuthGateway } from './auth-helpers.ts';
+import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { eventually } from '../../helpers/until.ts';
+import { assertNoSecretLogged, objectYaml, startAuthGateway } from './auth-helpers.ts';
 
 const ALICE_PASSWORD = 'alice-pw-5f4e3d';
 const ALICE_BCRYPT = bcrypt.hashSync(ALICE_PASSWORD, 4);
@@ -47,7 +49,7 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<A
 describe('basic authentication with inline users (Strict)', () => {
   it('accepts every hash format, answers 401 with the default realm, and strips the credentials', async () => {
     const { gw, upstream, base, stop } = await startAuthGateway(
-      policyYaml('users', { basicAuthentication: { users: USER_LINES } }),
+      trafficPolicyYaml('users', 'web', { basicAuthentication: { users: USER_LINES } }),
     );
     try {
       for (const [user, { password }] of Object.entries(USERS)) {
@@ -86,7 +88,7 @@ describe('basic authentication with inline users (Strict)', () => {
 
   it('exposes basicAuth.username to a later authorization rule', async () => {
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('users', {
+      trafficPolicyYaml('users', 'web', {
         basicAuthentication: { users: USER_LINES },
         authorization: { policy: { matchExpressions: ["basicAuth.username == 'bob'"] } },
       }),
@@ -102,7 +104,9 @@ describe('basic authentication with inline users (Strict)', () => {
 
   it('Optional lets a request without credentials pass, but not wrong ones; the realm is quoted', async () => {
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('users', { basicAuthentication: { users: USER_LINES, mode: 'Optional', realm: 'Team "A"' } }),
+      trafficPolicyYaml('users', 'web', {
+        basicAuthentication: { users: USER_LINES, mode: 'Optional', realm: 'Team "A"' },
+      }),
     );
     try {
       assert.equal((await get(`${base}/anon`)).status, 200);
@@ -118,7 +122,9 @@ describe('basic authentication with inline users (Strict)', () => {
 
   it('reads the credentials from another header when location says so', async () => {
     const { gw, upstream, base, stop } = await startAuthGateway(
-      policyYaml('users', { basicAuthentication: { users: USER_LINES, location: { header: { name: 'x-gw-auth' } } } }),
+      trafficPolicyYaml('users', 'web', {
+        basicAuthentication: { users: USER_LINES, location: { header: { name: 'x-gw-auth' } } },
+      }),
     );
     try {
       const credentials = basic('bob', BOB).slice('Basic '.length);
@@ -138,7 +144,7 @@ describe('basic authentication with inline users (Strict)', () => {
   it('refuses the rule (500) for a hash format it cannot verify, naming the line, not the hash', async () => {
     const desHash = 'abJnggxhB/yWI';
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('users', {
+      trafficPolicyYaml('users', 'web', {
         basicAuthentication: { users: [`bob:${USERS.bob!.hash}`, `old:${desHash}`] },
       }),
     );
@@ -163,7 +169,7 @@ describe('basic authentication from a Secret', () => {
     const htpasswd = (hash: string) =>
       objectYaml('Secret', 'htpasswd', { '.htaccess': `# users\nalice:${hash}\nerin:${USERS.erin!.hash}\n` });
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('users', { basicAuthentication: { secretRef: { name: 'htpasswd' } } }),
+      trafficPolicyYaml('users', 'web', { basicAuthentication: { secretRef: { name: 'htpasswd' } } }),
     );
     gw.write('secret.yaml', htpasswd(ALICE_BCRYPT));
     try {
@@ -187,14 +193,14 @@ describe('basic authentication from a Secret', () => {
   it('reads another key when secretRef.key is set, and refuses a missing key (500)', async () => {
     const { gw, base, stop } = await startAuthGateway(
       objectYaml('Secret', 'users', { passwd: `bob:${USERS.bob!.hash}` }) +
-        policyYaml('users', { basicAuthentication: { secretRef: { name: 'users', key: 'passwd' } } }),
+        trafficPolicyYaml('users', 'web', { basicAuthentication: { secretRef: { name: 'users', key: 'passwd' } } }),
     );
     try {
       assert.equal((await get(`${base}/x`, { authorization: basic('bob', BOB) })).status, 200);
       gw.write(
         'objects.yaml',
         objectYaml('Secret', 'users', { passwd: `bob:${USERS.bob!.hash}` }) +
-          policyYaml('users', { basicAuthentication: { secretRef: { name: 'users' } } }),
+          trafficPolicyYaml('users', 'web', { basicAuthentication: { secretRef: { name: 'users' } } }),
       );
       await eventually('the default key to be looked for', async () => (await get(`${base}/x`)).status === 500);
       const refused = await get(`${base}/x`);
@@ -213,7 +219,7 @@ describe('a Secret htpasswd file gw cannot use', () => {
   it('refuses the rule (500), naming the line of the file and the user, not the hash', async () => {
     const { gw, base, stop } = await startAuthGateway(
       objectYaml('Secret', 'htpasswd', { '.htaccess': `bob:${USERS.bob!.hash}\nold:abJnggxhB/yWI\n` }) +
-        policyYaml('users', { basicAuthentication: { secretRef: { name: 'htpasswd' } } }),
+        trafficPolicyYaml('users', 'web', { basicAuthentication: { secretRef: { name: 'htpasswd' } } }),
     );
     try {
       const refused = await get(`${base}/x`, { authorization: basic('bob', BOB) });
@@ -234,7 +240,7 @@ describe('the bcrypt cache', () => {
     const password = 'slow-pw-3c2b1a';
     // Cost 12 takes bcryptjs hundreds of milliseconds: far above a cached check.
     const { gw, base, stop } = await startAuthGateway(
-      policyYaml('users', { basicAuthentication: { users: [`slow:${bcrypt.hashSync(password, 12)}`] } }),
+      trafficPolicyYaml('users', 'web', { basicAuthentication: { users: [`slow:${bcrypt.hashSync(password, 12)}`] } }),
     );
     const timed = async (pw: string, expected: number) => {
       const started = performance.now();

@@ -6,11 +6,13 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { bufferOrStream } from '../../../src/dataplane/policies/forwarding/buffer-or-stream.ts';
+import { GATEWAY_AI, gwPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { until } from '../../helpers/until.ts';
-import { chunked, chunkedBytes, type ForwardingGateway, startForwardingGateway } from './forwarding-setup.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { chunked, chunkedBytes, startForwardingGateway } from './forwarding-setup.ts';
 
 describe('traffic.buffer.request', () => {
-  let g: ForwardingGateway;
+  let g: UpstreamGateway;
   before(async () => {
     g = await startForwardingGateway(
       [
@@ -20,14 +22,7 @@ describe('traffic.buffer.request', () => {
         { name: 'plain' },
       ],
       // The listener's buffer limit: the default of BufferBody.maxBytes.
-      `apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: small-buffers}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  frontend: {http: {maxBufferSize: 2Ki}}
----
-`,
+      gwPolicyYaml('small-buffers', GATEWAY_AI, 'frontend', '{http: {maxBufferSize: 2Ki}}'),
     );
   });
   after(() => g.stop());
@@ -82,14 +77,14 @@ spec:
 });
 
 describe('traffic.buffer.response', () => {
-  let g: ForwardingGateway;
+  let g: UpstreamGateway;
   before(async () => {
     g = await startForwardingGateway([
       { name: 'closed', traffic: 'buffer: {response: {maxBytes: 1Ki}}' },
       { name: 'open', traffic: 'buffer: {response: {maxBytes: 1Ki, failureMode: FailOpen}}' },
     ]);
     // ?size=N answers N bytes in 100-byte chunks (no Content-Length); ?length=1 declares it.
-    g.upstream.handle((req, res) => {
+    g.upstream.answer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const size = Number(url.searchParams.get('size') ?? 0);
       const headers: Record<string, string> = { 'content-type': 'text/plain', 'x-backend': 'yes' };
@@ -173,7 +168,7 @@ describe('bufferOrStream', () => {
 });
 
 describe('response bodies a transformation changes', () => {
-  let g: ForwardingGateway;
+  let g: UpstreamGateway;
   before(async () => {
     g = await startForwardingGateway([
       { name: 'shout', traffic: `transformation: {response: {body: 'string(response.body) + "!"'}}` },

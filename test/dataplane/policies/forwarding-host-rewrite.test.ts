@@ -5,14 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backendAuthority } from '../../../src/dataplane/policies/forwarding/host-rewrite.ts';
 import type { ConnectionSettings } from '../../../src/dataplane/upstream/connection-settings.ts';
-import { type ForwardingGateway, startForwardingGateway, startUpstream, type Upstream } from './forwarding-setup.ts';
+import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { answerPath, startForwardingGateway } from './forwarding-setup.ts';
 
 describe('traffic.hostRewrite', () => {
-  let g: ForwardingGateway;
-  let named: Upstream;
+  let g: UpstreamGateway;
+  let named: RecordingUpstream;
   before(async () => {
     // A second upstream reached by the name localhost: a hostname-based backend.
-    named = await startUpstream();
+    named = await startRecordingUpstream(answerPath);
     g = await startForwardingGateway(
       [
         { name: 'ip' },
@@ -45,7 +47,7 @@ spec: {type: ExternalName, externalName: localhost, ports: [{port: ${named.port}
     await named.close();
   });
 
-  const hostSeen = async (path: string, upstream: Upstream): Promise<string | undefined> => {
+  const hostSeen = async (path: string, upstream: RecordingUpstream): Promise<string | undefined> => {
     const reply = await g.send('GET', path, { headers: { host: 'app.example.com' } });
     assert.equal(reply.status, 200, reply.body);
     return upstream.seen.at(-1)?.headers.host;

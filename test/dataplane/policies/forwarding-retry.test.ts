@@ -7,11 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { compileRetry } from '../../../src/dataplane/policies/forwarding/retry.ts';
 import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
 import { freePort } from '../../helpers/gateway.ts';
+import { GATEWAY_AI, gwPolicyYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
 import { until } from '../../helpers/until.ts';
-import { chunked, chunkedBytes, type ForwardingGateway, startForwardingGateway } from './forwarding-setup.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { chunked, chunkedBytes, startForwardingGateway } from './forwarding-setup.ts';
 
 describe('traffic.retry', () => {
-  let g: ForwardingGateway;
+  let g: UpstreamGateway;
   before(async () => {
     const deadPort = await freePort();
     g = await startForwardingGateway(
@@ -34,24 +36,13 @@ describe('traffic.retry', () => {
         },
         { name: 'none' },
       ],
-      `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: dead}
-spec: {static: {host: 127.0.0.1, port: ${deadPort}}}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: buffers}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  frontend: {http: {maxBufferSize: 4Ki}}
----
-`,
+      staticBackendYaml('dead', deadPort) +
+        gwPolicyYaml('buffers', GATEWAY_AI, 'frontend', '{http: {maxBufferSize: 4Ki}}'),
     );
     // ?fail=N: the first N requests to this URL fail as ?how= says (a status, reset, hang, flag,
     // big: a 503 with a 200 KB body); later ones answer 200 "ok <n>".
     const counts = new Map<string, number>();
-    g.upstream.handle((req, res) => {
+    g.upstream.answer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const n = (counts.get(req.url ?? '') ?? 0) + 1;
       counts.set(req.url ?? '', n);

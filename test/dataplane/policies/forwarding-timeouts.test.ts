@@ -2,17 +2,18 @@
 // arrival — so a delay policy's wait is inside it — answered 504 when the backend is too slow.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ForwardingGateway, startForwardingGateway } from './forwarding-setup.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { startForwardingGateway } from './forwarding-setup.ts';
 
 describe('traffic.timeouts', () => {
-  let g: ForwardingGateway;
+  let g: UpstreamGateway;
   before(async () => {
     g = await startForwardingGateway([
       { name: 'slow', traffic: 'timeouts: {request: 200ms}' },
       { name: 'delayed', traffic: 'timeouts: {request: 250ms}\ndelay: {duration: 150ms}' },
     ]);
     // ?wait=N answers after N ms.
-    g.upstream.handle((req, res) => {
+    g.upstream.answer((req, res) => {
       const wait = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('wait') ?? 0);
       setTimeout(() => {
         if (!res.destroyed) res.end('late enough');

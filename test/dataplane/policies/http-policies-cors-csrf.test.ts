@@ -2,10 +2,11 @@
 // preflights answered by gw) and which cross-site requests reach the backend.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type PolicyGateway, startPolicyGateway } from './http-policies-setup.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { startPolicyGateway } from './http-policies-setup.ts';
 
 describe('traffic.cors', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
 
   before(async () => {
     g = await startPolicyGateway([
@@ -124,7 +125,7 @@ describe('traffic.cors', () => {
 });
 
 describe('traffic.csrf', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
   let own: string;
 
   before(async () => {

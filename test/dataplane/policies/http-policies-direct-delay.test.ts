@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { type PolicyGateway, startPolicyGateway } from './http-policies-setup.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { startPolicyGateway } from './http-policies-setup.ts';
 
 describe('traffic.directResponse', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
 
   before(async () => {
     g = await startPolicyGateway([
@@ -116,7 +117,7 @@ describe('traffic.directResponse', () => {
 });
 
 describe('traffic.delay', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
 
   before(async () => {
     g = await startPolicyGateway([
@@ -163,7 +164,7 @@ describe('traffic.delay', () => {
 });
 
 describe('traffic.headerModifiers', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
 
   before(async () => {
     g = await startPolicyGateway([

@@ -9,14 +9,16 @@ import type { TransformationOrConditional } from '../../../src/api/types/traffic
 import { PolicyExchange } from '../../../src/dataplane/policies/exchange.ts';
 import { compileTransformation } from '../../../src/dataplane/policies/http/transformation.ts';
 import { responseBodyTransformer } from '../../../src/dataplane/policies/http/transformation-state.ts';
-import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
-import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
+import { isProblem } from '../../../src/dataplane/policies/types.ts';
 import type { HeaderBag } from '../../../src/dataplane/routing/filters.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
-import { type PolicyGateway, startPolicyGateway } from './http-policies-setup.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { startPolicyGateway } from './http-policies-setup.ts';
 
 describe('traffic.transformation', () => {
-  let g: PolicyGateway;
+  let g: UpstreamGateway;
 
   before(async () => {
     g = await startPolicyGateway([
@@ -107,7 +109,7 @@ directResponse: {status: 202, body: local}`,
     assert.equal(upstream.headers['x-user'], undefined, "a failing value removes the client's own header");
     assert.equal(upstream.headers['x-trace'], 'client, gw');
     assert.equal(upstream.headers['x-drop'], undefined);
-    assert.equal(upstream.body, 'hello [seen by gw]');
+    assert.equal(upstream.text, 'hello [seen by gw]');
     assert.equal(upstream.headers['content-length'], String('hello [seen by gw]'.length));
     assert.equal(response.headers['x-tenant'], 'acme', "the response Transform sees the request's metadata");
   });
@@ -123,10 +125,10 @@ directResponse: {status: 202, body: local}`,
   it('replaces a body it does not read, as JSON with the right length', async () => {
     await g.send('POST', '/replace/1', { body: 'x'.repeat(5000), headers: { 'content-type': 'application/json' } });
     const upstream = seen('/replace/1')!;
-    assert.deepEqual(JSON.parse(upstream.body), { replaced: true, n: 1 });
+    assert.deepEqual(JSON.parse(upstream.text), { replaced: true, n: 1 });
     assert.equal(upstream.headers['content-length'], String(upstream.body.length));
     await g.send('GET', '/replace/2');
-    assert.deepEqual(JSON.parse(seen('/replace/2')!.body), { replaced: true, n: 1 }, 'a request without body gets one');
+    assert.deepEqual(JSON.parse(seen('/replace/2')!.text), { replaced: true, n: 1 }, 'a request without body gets one');
   });
 
   it("changes the backend's response headers and status, seeing response.*", async () => {
@@ -168,7 +170,7 @@ directResponse: {status: 202, body: local}`,
     assert.equal(upstream.headers['x-has-bad'], 'false');
     assert.equal(upstream.headers['x-crlf'], undefined);
     assert.equal(upstream.headers.b, undefined, 'no header injected');
-    assert.equal(upstream.body, '');
+    assert.equal(upstream.text, '');
     assert.equal(upstream.headers['content-length'], '0');
   });
 
@@ -191,14 +193,7 @@ describe('transformation of response bodies (the HTTP forwarder contract)', () =
   let server: Server;
   let base: string;
 
-  const context: PolicyCompileContext = {
-    path: 'traffic',
-    namespace: 'default',
-    data: () => undefined,
-    backends: {},
-    scope: 'test',
-    runtime: new PolicyRuntime(),
-  };
+  const context = compileContext();
 
   /** Compiles `value` and serves it, answering as a buffering forwarder would with `backend`. */
   async function serve(
@@ -226,12 +221,10 @@ describe('transformation of response bodies (the HTTP forwarder contract)', () =
       res.writeHead(result.status, headers as Record<string, string>);
       res.end(result.body);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    base = `http://127.0.0.1:${await listen(server)}`;
   }
 
-  after(() => server?.close());
+  after(() => closeServer(server));
 
   it('gives the whole response to the Transform, body included, once', async () => {
     await serve(

@@ -4,13 +4,15 @@
 // first, and the upstream and the rate limit show that later steps did not run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AuthGateway, objectYaml, policyYaml, startAuthGateway } from './auth-helpers.ts';
+import { GATEWAY_AI, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { objectYaml, startAuthGateway } from './auth-helpers.ts';
 import { ISSUER, type SigningKey, signingKey, token } from './jwt-fixtures.ts';
 
 const API_KEY = 'order-test-key-5b1d0c7e';
 
 describe('the traffic policy pipeline runs in its documented order', () => {
-  let gw: AuthGateway;
+  let gw: UpstreamGateway;
   let key: SigningKey;
   let valid: string;
   let denied: string;
@@ -21,7 +23,7 @@ describe('the traffic policy pipeline runs in its documented order', () => {
     denied = await token(key, { sub: 'mallory', role: 'guest' });
     gw = await startAuthGateway(
       objectYaml('Secret', 'keys', { client: JSON.stringify({ key: API_KEY, metadata: { plan: 'pro' } }) }) +
-        policyYaml('route-chain', {
+        trafficPolicyYaml('route-chain', 'web', {
           cors: { allowOrigins: ['https://app.example'], allowMethods: ['GET', 'POST'] },
           jwtAuthentication: {
             providers: [{ issuer: ISSUER, jwks: { inline: JSON.stringify({ keys: [key.publicJwk] }) } }],
@@ -33,14 +35,10 @@ describe('the traffic policy pipeline runs in its documented order', () => {
             conditional: [{ condition: 'request.path == "/direct"', policy: { status: 202, body: 'answered by gw' } }],
           },
         }) +
-        policyYaml(
-          'before-routing',
-          {
-            phase: 'PreRouting',
-            authorization: { action: 'Deny', policy: { matchExpressions: ['request.headers["x-block"] == "yes"'] } },
-          },
-          'Gateway',
-        ),
+        trafficPolicyYaml('before-routing', GATEWAY_AI, {
+          phase: 'PreRouting',
+          authorization: { action: 'Deny', policy: { matchExpressions: ['request.headers["x-block"] == "yes"'] } },
+        }),
     );
   });
   after(async () => {
