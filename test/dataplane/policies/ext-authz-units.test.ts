@@ -9,26 +9,13 @@ import { type Decision, forbidden } from '../../../src/dataplane/policies/ext-au
 import { compileExtAuth } from '../../../src/dataplane/policies/ext-authz/ext-authz.ts';
 import { type CheckResponse, decisionOf } from '../../../src/dataplane/policies/ext-authz/grpc-mode.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
-import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
-
-function context(runtime = new PolicyRuntime()): PolicyCompileContext {
-  const scope = 'Gateway default/ai listener http route default/web rule 0';
-  const value = {
-    path: 'traffic',
-    namespace: 'default',
-    data: () => undefined,
-    backends: {},
-    scope,
-    owner: () => scope,
-    runtime,
-  };
-  return value;
-}
+import { isProblem } from '../../../src/dataplane/policies/types.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
 
 function problemOf(value: ExtAuthOrConditional): { field: string; message: string } {
   const runtime = new PolicyRuntime();
   try {
-    const compiled = compileExtAuth(value, context(runtime));
+    const compiled = compileExtAuth(value, compileContext({ runtime }));
     assert.ok(isProblem(compiled), 'expected a problem');
     return compiled;
   } finally {

@@ -16,25 +16,15 @@ import {
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
 import { jsonToStruct, structToJson } from '../../../src/dataplane/policies/grpc/struct.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
-import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
+import { isProblem } from '../../../src/dataplane/policies/types.ts';
 import type { HeaderBag } from '../../../src/dataplane/routing/filters.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
 import { type Conversation, type Processor, startProcessor } from './ext-proc-processor.ts';
-
-function context(runtime: PolicyRuntime): PolicyCompileContext {
-  return {
-    path: 'traffic',
-    namespace: 'default',
-    data: () => undefined,
-    backends: {},
-    scope: 'Gateway default/ai listener http route default/web rule 0',
-    runtime,
-  };
-}
 
 function compile(value: ExtProcOrConditional) {
   const runtime = new PolicyRuntime();
   try {
-    return compileExtProc(value, context(runtime));
+    return compileExtProc(value, compileContext({ runtime }));
   } finally {
     runtime.close();
   }

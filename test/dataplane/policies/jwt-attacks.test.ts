@@ -6,20 +6,20 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type CryptoKey, exportSPKI, importJWK } from 'jose';
 import { request } from 'undici';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import type { TestGateway } from '../../helpers/gateway.ts';
+import type { RecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { until } from '../../helpers/until.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 import {
   AUDIENCE,
   ISSUER,
   type JwksServer,
   jwtPolicyYaml,
-  routesYaml,
   type SigningKey,
   signingKey,
   startJwksServer,
-  startUpstream,
+  startJwtGateway,
   token,
-  type Upstream,
 } from './jwt-fixtures.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -38,7 +38,8 @@ describe('JWT authentication against attacks', () => {
   let ec: SigningKey;
   let attacker: SigningKey;
   let jwks: JwksServer;
-  let upstream: Upstream;
+  let g: UpstreamGateway;
+  let upstream: RecordingUpstream;
   let gw: TestGateway;
   let base: string;
   const tokens: string[] = [];
@@ -49,19 +50,24 @@ describe('JWT authentication against attacks', () => {
     // Same kid as the real RSA key, but a key pair of the attacker's.
     attacker = await signingKey('rsa-1', 'RS256');
     jwks = await startJwksServer([rsa.publicJwk, ec.publicJwk]);
-    upstream = await startUpstream();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     const provider = `{issuer: '${ISSUER}', audiences: ['${AUDIENCE}', 'https://other.example'], jwks: {remote: {url: '${jwks.url}'}}}`;
     const inline = JSON.stringify(JSON.stringify({ keys: [rsa.publicJwk] }));
-    gw = await startTestGateway({
-      'gw.yaml': `${gatewayYaml(port)}${routesYaml(upstream.port, ['strict', 'optional', 'permissive', 'query'])}${jwtPolicyYaml('strict', 'strict', `{providers: [${provider}]}`)}${jwtPolicyYaml('optional', 'optional', `{mode: Optional, providers: [{issuer: '${ISSUER}', jwks: {inline: ${inline}}}]}`)}${jwtPolicyYaml('permissive', 'permissive', `{mode: Permissive, providers: [${provider}]}`)}${jwtPolicyYaml('query', 'query', `{location: {queryParameter: {name: access_token}}, providers: [${provider}]}`)}`,
-    });
+    g = await startJwtGateway(
+      ['strict', 'optional', 'permissive', 'query'],
+      jwtPolicyYaml('strict', 'strict', `{providers: [${provider}]}`) +
+        jwtPolicyYaml(
+          'optional',
+          'optional',
+          `{mode: Optional, providers: [{issuer: '${ISSUER}', jwks: {inline: ${inline}}}]}`,
+        ) +
+        jwtPolicyYaml('permissive', 'permissive', `{mode: Permissive, providers: [${provider}]}`) +
+        jwtPolicyYaml('query', 'query', `{location: {queryParameter: {name: access_token}}, providers: [${provider}]}`),
+    );
+    ({ gw, upstream, base } = g);
   });
 
   after(async () => {
-    await gw?.stop();
-    await upstream?.close();
+    await g?.stop();
     await jwks?.close();
   });
 
@@ -252,7 +258,7 @@ describe('JWT authentication against attacks', () => {
     const response = await request(`${base}/query/x?a=1&access_token=${valid}&b=2`);
     assert.equal(response.statusCode, 200);
     await response.body.text();
-    assert.equal(upstream.seen.at(-1)!.path, '/query/x?a=1&b=2');
+    assert.equal(upstream.seen.at(-1)!.url, '/query/x?a=1&b=2');
     const header = await send('/query/header', valid);
     assert.equal(header.status, 401, 'the Authorization header is not where this policy looks');
     assert.equal(header.challenge, 'Bearer');

@@ -1,64 +1,38 @@
-// What the JWT authentication tests share: an upstream that records what reached it, a JWKS
-// server that counts its fetches, signing keys and tokens, and the YAML of routes with policies.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+// What the JWT authentication tests share: gw in front of an upstream answering chat completions,
+// a JWKS server that counts its fetches, signing keys and tokens, and the YAML of routes with policies.
+import { createServer } from 'node:http';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { gatewayYaml } from '../../helpers/gateway.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
+import {
+  GATEWAY_AI,
+  gwPolicyYaml,
+  prefixRouteYaml,
+  staticBackendYaml,
+  trafficPolicyYaml,
+} from '../../helpers/policy-yaml.ts';
+import { chatCompletionAnswer } from '../../helpers/recording-upstream.ts';
+import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 
-export async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : 0;
-}
+/** The chat completion the JWT tests' upstream answers every request with. */
+const answerHello = chatCompletionAnswer('hello');
 
-export async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** Resolves true once `check()` resolves true (tried every 20 ms), false after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
-}
-
-export interface SeenRequest {
-  path: string;
-  headers: IncomingHttpHeaders;
-}
-
-export interface Upstream {
-  port: number;
-  /** Every request that reached the upstream, in order. */
-  seen: SeenRequest[];
-  close(): Promise<void>;
-}
-
-/** An upstream answering every request with an OpenAI chat completion, recording what it saw. */
-export async function startUpstream(): Promise<Upstream> {
-  const seen: SeenRequest[] = [];
-  const server = createServer((req, res) => {
-    seen.push({ path: req.url ?? '', headers: req.headers });
-    req.resume();
-    req.on('end', () => {
-      const body = JSON.stringify({
-        id: 'chatcmpl-1',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: 'gpt-4o-mini',
-        choices: [
-          { index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop', logprobs: null },
-        ],
-        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-      });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-  });
-  const port = await listen(server);
-  return { port, seen, close: () => close(server) };
+/**
+ * gw with GwBackend web on an upstream answering answerHello, an HTTPRoute per name of `routes`
+ * (routesYaml) and `policies` in gw.yaml, and `moreFiles` (name → YAML).
+ */
+export function startJwtGateway(
+  routes: string[],
+  policies: string,
+  moreFiles: Record<string, string> = {},
+): Promise<UpstreamGateway> {
+  return startUpstreamGateway(
+    ({ port, upstreamPort }) => ({
+      'gw.yaml': `${gatewayYaml(port)}${routesYaml(upstreamPort, routes)}${policies}`,
+      ...moreFiles,
+    }),
+    answerHello,
+  );
 }
 
 export interface JwksServer {
@@ -88,7 +62,7 @@ export async function startJwksServer(keys: JWK[] | undefined): Promise<JwksServ
   });
   const port = await listen(server);
   state.url = `http://127.0.0.1:${port}/jwks`;
-  state.close = () => close(server);
+  state.close = () => closeServer(server);
   return state;
 }
 
@@ -121,35 +95,12 @@ export async function token(key: SigningKey, claims: JWTPayload = {}, kid: strin
 
 /** GwBackend web on the upstream, and for each name an HTTPRoute `name` serving /<name> from it. */
 export function routesYaml(upstreamPort: number, names: string[]): string {
-  const routes = names.map(
-    (name) => `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
----
-`,
-  );
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
----
-${routes.join('')}`;
+  return staticBackendYaml('web', upstreamPort) + names.map((name) => prefixRouteYaml(name)).join('');
 }
 
 /** GwPolicy `name` on HTTPRoute `route` with traffic.jwtAuthentication set to `jwt` (a YAML flow mapping). */
 export function jwtPolicyYaml(name: string, route: string, jwt: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${route}}]
-  traffic:
-    jwtAuthentication: ${jwt}
----
-`;
+  return trafficPolicyYaml(name, route, `jwtAuthentication: ${jwt}`);
 }
 
 /** GwPolicy on Gateway ai adding access log attributes, name to CEL. */
@@ -157,12 +108,5 @@ export function accessLogYaml(attributes: Record<string, string>): string {
   const add = Object.entries(attributes)
     .map(([name, expression]) => `{name: ${name}, expression: '${expression}'}`)
     .join(', ');
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: log}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  frontend: {accessLog: {attributes: {add: [${add}]}}}
----
-`;
+  return gwPolicyYaml('log', GATEWAY_AI, 'frontend', `{accessLog: {attributes: {add: [${add}]}}}`);
 }

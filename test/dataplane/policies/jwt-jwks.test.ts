@@ -13,19 +13,16 @@ import {
   RemoteJwks,
   type RemoteJwksOptions,
 } from '../../../src/dataplane/policies/auth/jwks.ts';
-import { freePort, gatewayYaml, startTestGateway } from '../../helpers/gateway.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
 import { until } from '../../helpers/until.ts';
 import {
-  close,
   ISSUER,
   type JwksServer,
   jwtPolicyYaml,
-  listen,
-  routesYaml,
   type SigningKey,
   signingKey,
   startJwksServer,
-  startUpstream,
+  startJwtGateway,
   token,
 } from './jwt-fixtures.ts';
 
@@ -198,7 +195,7 @@ describe('RemoteJwks', () => {
       assert.equal(await leaky.keySet(), undefined);
       assert.match(leaky.lastError, /private key/);
     } finally {
-      await close(odd);
+      await closeServer(odd);
     }
   });
 
@@ -215,15 +212,14 @@ describe('RemoteJwks', () => {
 
 it('gw fails closed while the key set endpoint is down, and recovers when it comes up', async () => {
   const jwks = await startJwksServer(undefined);
-  const upstream = await startUpstream();
-  const port = await freePort();
-  const gw = await startTestGateway({
-    'gw.yaml': `${gatewayYaml(port)}${routesYaml(upstream.port, ['api'])}${jwtPolicyYaml('jwt', 'api', `{providers: [{issuer: '${ISSUER}', jwks: {remote: {url: '${jwks.url}'}}}]}`)}`,
-  });
+  const { gw, base, stop } = await startJwtGateway(
+    ['api'],
+    jwtPolicyYaml('jwt', 'api', `{providers: [{issuer: '${ISSUER}', jwks: {remote: {url: '${jwks.url}'}}}]}`),
+  );
   try {
     const valid = await token(k1);
     const send = async (path: string) => {
-      const response = await request(`http://127.0.0.1:${port}${path}`, {
+      const response = await request(`${base}${path}`, {
         headers: { authorization: `Bearer ${valid}` },
       });
       return {
@@ -253,8 +249,7 @@ it('gw fails closed while the key set endpoint is down, and recovers when it com
     assert.ok(recovered, gw.logs.join('\n'));
     assert.ok(jwks.fetches <= 4, `${jwks.fetches} fetches`);
   } finally {
-    await gw.stop();
-    await upstream.close();
+    await stop();
     await jwks.close();
   }
 });

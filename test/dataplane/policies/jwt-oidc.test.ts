@@ -7,18 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair } from 'jose';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import type { TestGateway } from '../../helpers/gateway.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
+import type { RecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { until } from '../../helpers/until.ts';
-import {
-  accessLogYaml,
-  close,
-  eventually,
-  jwtPolicyYaml,
-  listen,
-  routesYaml,
-  startUpstream,
-  type Upstream,
-} from './jwt-fixtures.ts';
+import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { accessLogYaml, jwtPolicyYaml, startJwtGateway } from './jwt-fixtures.ts';
 
 // oidc-provider ships no type declarations: the little used here is typed here.
 interface OidcProvider {
@@ -144,30 +138,27 @@ function policy(idp: IdentityProvider, audience: string): string {
 
 describe('JWT authentication with an OpenID provider', () => {
   let idp: IdentityProvider;
-  let upstream: Upstream;
+  let g: UpstreamGateway;
+  let upstream: RecordingUpstream;
   let gw: TestGateway;
-  let port: number;
+  let base: string;
   const tokens: string[] = [];
 
-  const client = (apiKey: string) =>
-    new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${port}/chat/v1`, maxRetries: 0, timeout: 5000 });
+  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${base}/chat/v1`, maxRetries: 0, timeout: 5000 });
   const chat = (apiKey: string) =>
     client(apiKey).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 
   before(async () => {
     idp = await startIdentityProvider();
-    upstream = await startUpstream();
-    port = await freePort();
-    gw = await startTestGateway({
-      'gw.yaml': `${gatewayYaml(port)}${routesYaml(upstream.port, ['chat'])}${accessLogYaml({ 'user.tier': 'jwt.tier', 'user.client': 'jwt.client_id' })}`,
+    g = await startJwtGateway(['chat'], accessLogYaml({ 'user.tier': 'jwt.tier', 'user.client': 'jwt.client_id' }), {
       'policy.yaml': policy(idp, RESOURCE),
     });
+    ({ gw, upstream, base } = g);
   });
 
   after(async () => {
-    await gw?.stop();
-    await upstream?.close();
-    if (idp) await close(idp.server);
+    await g?.stop();
+    await closeServer(idp?.server);
   });
 
   it('accepts the provider’s access token and hands its claims to CEL, not the token upstream', async () => {
@@ -176,7 +167,7 @@ describe('JWT authentication with an OpenID provider', () => {
     const completion = await chat(token);
     assert.equal(completion.choices[0]?.message.content, 'hello');
     const seen = upstream.seen.at(-1)!;
-    assert.equal(seen.path, '/chat/v1/chat/completions');
+    assert.equal(seen.url, '/chat/v1/chat/completions');
     assert.equal(seen.headers.authorization, undefined, 'the verified token is not forwarded');
     assert.ok(await until(() => gw.accessLog.some((line) => line.includes('/chat/v1/chat/completions')), 2000));
     const entry = JSON.parse(gw.accessLog.at(-1)!) as Record<string, unknown>;
@@ -187,7 +178,7 @@ describe('JWT authentication with an OpenID provider', () => {
   });
 
   it('answers 401 with a Bearer challenge when the token is missing or not the provider’s', async () => {
-    const missing = await request(`http://127.0.0.1:${port}/chat/v1/chat/completions`, {
+    const missing = await request(`${base}/chat/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
@@ -220,9 +211,9 @@ describe('JWT authentication with an OpenID provider', () => {
         () => false,
         (error: unknown) => error instanceof OpenAI.AuthenticationError,
       );
-    assert.ok(await eventually(refused, 3000), 'the new audience applies');
+    assert.ok(await until(refused, 3000, 20), 'the new audience applies');
     gw.write('policy.yaml', policy(idp, RESOURCE));
-    assert.ok(await eventually(async () => !(await refused()), 3000), 'the old audience applies again');
+    assert.ok(await until(async () => !(await refused()), 3000, 20), 'the old audience applies again');
     assert.equal(idp.jwksFetches, 1, 'reloads reuse the cached key set');
   });
 

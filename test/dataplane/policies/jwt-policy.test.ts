@@ -11,10 +11,10 @@ import {
   type CompiledPolicy,
   isProblem,
   type LocalResponse,
-  type PolicyCompileContext,
   type PolicyProblem,
 } from '../../../src/dataplane/policies/types.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
 import {
   AUDIENCE,
   ISSUER,
@@ -25,17 +25,13 @@ import {
   token,
 } from './jwt-fixtures.ts';
 
-function context(runtime = new PolicyRuntime(), backends: PolicyCompileContext['backends'] = {}): PolicyCompileContext {
-  return { path: 'traffic', namespace: 'default', data: () => undefined, backends, scope: 'test', runtime };
-}
-
-function compiled(value: JWTAuthentication, ctx = context()): CompiledPolicy {
+function compiled(value: JWTAuthentication, ctx = compileContext()): CompiledPolicy {
   const result = compileJwtAuthentication(value, ctx);
   if (isProblem(result)) assert.fail(`${result.field}: ${result.message}`);
   return result;
 }
 
-function problem(value: JWTAuthentication, ctx = context()): PolicyProblem {
+function problem(value: JWTAuthentication, ctx = compileContext()): PolicyProblem {
   const result = compileJwtAuthentication(value, ctx);
   assert.ok(isProblem(result), 'a problem is reported');
   return result;
@@ -164,8 +160,8 @@ describe('compileJwtAuthentication', () => {
     };
     const before = jwks.fetches;
     runtime.beginCompile();
-    const first = compiled(value, context(runtime, backends));
-    const second = compiled(value, context(runtime, backends));
+    const first = compiled(value, compileContext({ runtime, backends }));
+    const second = compiled(value, compileContext({ runtime, backends }));
     const used = runtime.endCompile();
     assert.deepEqual([...used], [`jwks http://127.0.0.1:${port}/jwks every 300000ms`]);
     for (const policy of [first, second]) {
@@ -176,7 +172,7 @@ describe('compileJwtAuthentication', () => {
     assert.equal(jwks.fetches - before, 1, 'both policies share one cache');
     runtime.retainOnly(new Set());
     runtime.beginCompile();
-    compiled(value, context(runtime, backends));
+    compiled(value, compileContext({ runtime, backends }));
     runtime.endCompile();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(jwks.fetches - before, 2, 'a dropped cache is fetched anew');

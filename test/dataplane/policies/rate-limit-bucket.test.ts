@@ -7,7 +7,8 @@ import { bucketSettings, compileLocalLimits } from '../../../src/dataplane/polic
 import { compileRateLimit } from '../../../src/dataplane/policies/rate-limit/rate-limit.ts';
 import { TokenBucket } from '../../../src/dataplane/policies/rate-limit/token-bucket.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
-import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
+import { isProblem } from '../../../src/dataplane/policies/types.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
 
 function fakeClock(start = 1000) {
   let now = start;
@@ -17,18 +18,6 @@ function fakeClock(start = 1000) {
       now += ms;
     },
   };
-}
-
-function context(runtime = new PolicyRuntime(), scope = 'Gateway default/ai listener http route default/web rule 0') {
-  const value: PolicyCompileContext = {
-    path: 'traffic',
-    namespace: 'default',
-    data: () => undefined,
-    backends: {},
-    scope,
-    runtime,
-  };
-  return value;
 }
 
 describe('token bucket', () => {
@@ -77,7 +66,7 @@ describe('local limits across reloads', () => {
   function keysOf(limits: LocalRateLimit[], scope?: string): string[] {
     const runtime = new PolicyRuntime();
     runtime.beginCompile();
-    compileLocalLimits(limits, context(runtime, scope), 'inline');
+    compileLocalLimits(limits, compileContext(scope ? { runtime, scope } : { runtime }), 'inline');
     return [...runtime.endCompile()];
   }
 
@@ -139,7 +128,7 @@ describe('rateLimit configuration problems', () => {
     ];
     for (const [value, field] of cases) {
       const runtime = new PolicyRuntime();
-      const compiled = compileRateLimit(value as never, context(runtime));
+      const compiled = compileRateLimit(value as never, compileContext({ runtime }));
       assert.ok(isProblem(compiled), field);
       assert.equal(compiled.field, field);
       assert.match(compiled.message, /not valid CEL/);
@@ -157,7 +146,7 @@ describe('rateLimit configuration problems', () => {
           descriptors: [{ entries: [{ name: 'a', expression: '"x"' }], unit: 'Requests' }],
         },
       },
-      context(),
+      compileContext(),
     );
     assert.ok(isProblem(compiled));
     assert.equal(compiled.field, 'traffic.rateLimit.global.backendRef');
