@@ -3,11 +3,10 @@
 // authorization server. Every scenario has its own HTTPRoute (path prefix) and GwPolicy, so one
 // configuration serves them all.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as grpc from '@grpc/grpc-js';
-import { request } from 'undici';
+import type * as grpc from '@grpc/grpc-js';
 import { compileExpression, ExpressionError } from '../../../src/dataplane/cel/expression.ts';
 import { PolicyExchange } from '../../../src/dataplane/policies/exchange.ts';
 import { compileExtAuth } from '../../../src/dataplane/policies/ext-authz/ext-authz.ts';
@@ -17,41 +16,18 @@ import {
   EXT_AUTHZ_PROTO,
 } from '../../../src/dataplane/policies/ext-authz/grpc-mode.ts';
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
-import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
 import { isProblem } from '../../../src/dataplane/policies/types.ts';
 import { forwardedRequestHeaders } from '../../../src/dataplane/proxy/headers.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A node:http server that records each request and answers with `answer`. */
-async function recordingServer(
-  answer: (received: Received, res: import('node:http').ServerResponse) => void,
-): Promise<{ server: Server; port: number; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const entry = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      received.push(entry);
-      answer(entry, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port, received };
-}
+import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
+import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
+import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { type Answer, type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
+import { until } from '../../helpers/until.ts';
+import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gRPC authorization server: decides by the x-user request header.
@@ -93,10 +69,9 @@ function grpcDecision(check: CheckRequest): CheckResponse | 'slow' {
   return { status: { code: 7 } };
 }
 
-async function startGrpcAuthServer(): Promise<{ server: grpc.Server; port: number; checks: CheckRequest[] }> {
+async function startGrpcAuthServer(): Promise<GrpcTestServer & { checks: CheckRequest[] }> {
   const checks: CheckRequest[] = [];
-  const server = new grpc.Server();
-  server.addService(serviceConstructor(EXT_AUTHZ_PROTO, AUTHORIZATION_SERVICE).service, {
+  const server = await startGrpcServer(serviceConstructor(EXT_AUTHZ_PROTO, AUTHORIZATION_SERVICE).service, {
     Check: (call: grpc.ServerUnaryCall<CheckRequest, CheckResponse>, callback: grpc.sendUnaryData<CheckResponse>) => {
       checks.push(call.request);
       const decision = grpcDecision(call.request);
@@ -104,19 +79,14 @@ async function startGrpcAuthServer(): Promise<{ server: grpc.Server; port: numbe
       else callback(null, decision);
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  return { server, port, checks };
+  return { ...server, checks };
 }
 
 // ---------------------------------------------------------------------------------------------
 // The HTTP authorization server: decides by the Authorization header.
 
-function httpDecision(received: Received, res: import('node:http').ServerResponse): void {
-  const token = received.headers.authorization;
+const httpDecision: Answer = (req, res) => {
+  const token = req.headers.authorization;
   if (token === 'Bearer good') {
     res.writeHead(200, { 'content-type': 'application/json', 'x-auth-user': 'alice', 'x-other': 'no' });
     res.end(JSON.stringify({ user: 'alice', tier: 3 }));
@@ -135,152 +105,111 @@ function httpDecision(received: Received, res: import('node:http').ServerRespons
     res.writeHead(403);
     res.end('forbidden by auth');
   }
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Configuration: one HTTPRoute and GwPolicy per scenario.
 
+/** HTTPRoute `name` serving /<name> from GwBackend web, with a GwPolicy whose traffic.extAuth is `extAuth` (YAML). */
 function scenario(name: string, extAuth: string): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  traffic:
-    extAuth:
-${extAuth
-  .trim()
-  .split('\n')
-  .map((line) => `      ${line}`)
-  .join('\n')}
----
-`;
-}
-
-/** A static GwBackend `name` at 127.0.0.1:port whose requests time out after `timeout`. */
-function slowBackend(name: string, port: number, timeout: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
-  policies: {http: {requestTimeout: ${timeout}}}
----
-`;
+  return prefixRouteYaml(name) + trafficPolicyYaml(name, name, `extAuth:\n${indentYaml(extAuth, 2)}`);
 }
 
 describe('traffic.extAuth', () => {
-  let upstream: Awaited<ReturnType<typeof recordingServer>>;
+  let g: UpstreamGateway;
+  let upstream: RecordingUpstream;
   let grpcAuth: Awaited<ReturnType<typeof startGrpcAuthServer>>;
-  let httpAuth: Awaited<ReturnType<typeof recordingServer>>;
+  let httpAuth: RecordingUpstream;
   let gw: TestGateway;
   let base: string;
   let closedPort: number;
 
-  const send = async (
-    path: string,
-    options: { headers?: Record<string, string>; method?: string; body?: string } = {},
-  ) => {
-    const response = await request(`${base}${path}`, {
-      method: (options.method ?? 'GET') as 'GET',
-      headers: options.headers ?? {},
-      ...(options.body !== undefined ? { body: options.body } : {}),
-    });
-    return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
-  };
+  const send = (path: string, options: RequestOptions = {}) => httpRequest(`${base}${path}`, options);
   /** The latest request the upstream received whose path starts with `prefix`. */
-  const upstreamSaw = (prefix: string) => upstream.received.filter((entry) => entry.url.startsWith(prefix)).at(-1);
+  const upstreamSaw = (prefix: string) => upstream.seen.filter((entry) => entry.url.startsWith(prefix)).at(-1);
   const grpcChecksFor = (prefix: string) =>
     grpcAuth.checks.filter((check) => check.attributes.request.http.path.startsWith(prefix));
-  const httpChecksFor = (prefix: string) => httpAuth.received.filter((entry) => entry.url.includes(prefix));
+  const httpChecksFor = (prefix: string) => httpAuth.seen.filter((entry) => entry.url.includes(prefix));
 
   before(async () => {
-    upstream = await recordingServer((_received, res) => {
-      res.setHeader('x-upstream', 'yes');
-      res.end('upstream ok');
-    });
     grpcAuth = await startGrpcAuthServer();
-    httpAuth = await recordingServer(httpDecision);
+    httpAuth = await startRecordingUpstream(httpDecision);
     closedPort = await freePort();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     const grpcUrl = `url: http://127.0.0.1:${grpcAuth.port}`;
     const httpUrl = `url: http://127.0.0.1:${httpAuth.port}/base`;
     const closedUrl = `url: http://127.0.0.1:${closedPort}`;
-    gw = await startTestGateway({
-      'gw.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
----
-${slowBackend('slow-grpc', grpcAuth.port, '300ms')}${slowBackend('slow-http', httpAuth.port, '300ms')}${[
-  scenario('g-allow', `${grpcUrl}\ngrpc: {contextExtensions: {team: a}}`),
-  scenario(
-    'g-meta',
-    `${grpcUrl}\ngrpc: {requestMetadata: {gw: '{"path": request.path, "n": 2}', bad: 'request.nothing'}}`,
-  ),
-  scenario('g-closed', closedUrl),
-  scenario('g-open', `${closedUrl}\nfailureMode: FailOpen`),
-  scenario('g-timeout', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-grpc}'),
-  scenario('g-body', `${grpcUrl}\nforwardBody: {maxSize: 16}`),
-  scenario(
-    'g-cache',
-    `${grpcUrl}\ncache: {key: ['request.headers["x-user"]'], ttl: 'has(extauthz.ttl) ? duration(extauthz.ttl) : duration("1m")'}`,
-  ),
-  scenario('g-fixed-ttl', `${grpcUrl}\ncache: {key: ['request.headers["x-user"]'], ttl: 1m}`),
-  scenario(
-    'g-cond',
-    `conditional:
+    const slow = '{http: {requestTimeout: 300ms}}';
+    g = await startUpstreamGateway(
+      ({ port, upstreamPort }) => ({
+        'gw.yaml': `${gatewayYaml(port)}${staticBackendYaml('web', upstreamPort)}${staticBackendYaml('slow-grpc', grpcAuth.port, slow)}${staticBackendYaml('slow-http', httpAuth.port, slow)}${[
+          scenario('g-allow', `${grpcUrl}\ngrpc: {contextExtensions: {team: a}}`),
+          scenario(
+            'g-meta',
+            `${grpcUrl}\ngrpc: {requestMetadata: {gw: '{"path": request.path, "n": 2}', bad: 'request.nothing'}}`,
+          ),
+          scenario('g-closed', closedUrl),
+          scenario('g-open', `${closedUrl}\nfailureMode: FailOpen`),
+          scenario('g-timeout', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-grpc}'),
+          scenario('g-body', `${grpcUrl}\nforwardBody: {maxSize: 16}`),
+          scenario(
+            'g-cache',
+            `${grpcUrl}\ncache: {key: ['request.headers["x-user"]'], ttl: 'has(extauthz.ttl) ? duration(extauthz.ttl) : duration("1m")'}`,
+          ),
+          scenario('g-fixed-ttl', `${grpcUrl}\ncache: {key: ['request.headers["x-user"]'], ttl: 1m}`),
+          scenario(
+            'g-cond',
+            `conditional:
   - condition: 'request.headers["x-mode"] == "open"'
     policy: {${closedUrl}, failureMode: FailOpen}
   - condition: 'request.headers["x-mode"] == "check"'
     policy: {${grpcUrl}}`,
-  ),
-  scenario(
-    'g-fallback',
-    `conditional:
+          ),
+          scenario(
+            'g-fallback',
+            `conditional:
   - condition: 'request.headers["x-mode"] == "check"'
     policy: {${grpcUrl}}
   - policy: {${closedUrl}}`,
-  ),
-  scenario(
-    'h-allow',
-    `${httpUrl}
+          ),
+          scenario(
+            'h-allow',
+            `${httpUrl}
 http:
   allowedResponseHeaders: [x-auth-user]
   responseMetadata: {user: response.json.user, tier: response.json.tier, code: response.code, missing: response.json.nothing}
 cache: {key: [request.headers.authorization], ttl: 'extauthz.user == "alice" && extauthz.tier == 3 ? duration("1m") : duration("0s")'}`,
-  ),
-  scenario('h-deny', `${httpUrl}\nhttp: {}`),
-  scenario('h-redirect', `${httpUrl}\nhttp: {redirect: '"/login?from=" + request.path'}`),
-  scenario(
-    'h-custom',
-    `${httpUrl}
+          ),
+          scenario('h-deny', `${httpUrl}\nhttp: {}`),
+          scenario('h-redirect', `${httpUrl}\nhttp: {redirect: '"/login?from=" + request.path'}`),
+          scenario(
+            'h-custom',
+            `${httpUrl}
 http:
   path: '"/check" + request.path'
   allowedRequestHeaders: [authorization, x-extra]
   addRequestHeaders: {x-original-method: request.method, x-broken: request.nothing}
   body: '{"path": request.path, "n": 1}'`,
-  ),
-  scenario('h-body', `${httpUrl}\nhttp: {}\nforwardBody: {maxSize: 16}`),
-  scenario('h-timeout', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-http}\nhttp: {}'),
-  scenario('h-open', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-http}\nhttp: {}\nfailureMode: FailOpen'),
-].join('')}`,
-    });
+          ),
+          scenario('h-body', `${httpUrl}\nhttp: {}\nforwardBody: {maxSize: 16}`),
+          scenario('h-timeout', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-http}\nhttp: {}'),
+          scenario(
+            'h-open',
+            'backendRef: {group: gw.dev, kind: GwBackend, name: slow-http}\nhttp: {}\nfailureMode: FailOpen',
+          ),
+        ].join('')}`,
+      }),
+      (_req, res) => {
+        res.setHeader('x-upstream', 'yes');
+        res.end('upstream ok');
+      },
+    );
+    ({ gw, upstream, base } = g);
   });
 
   after(async () => {
-    await gw.stop();
-    upstream.server.close();
-    httpAuth.server.close();
-    grpcAuth.server.forceShutdown();
+    await g.stop();
+    await httpAuth.close();
+    await grpcAuth.close();
   });
 
   describe('gRPC (Envoy ext_authz v3)', () => {
@@ -288,8 +217,8 @@ http:
       const response = await send('/g-allow/x?drop=1&keep=2', {
         headers: { 'x-user': 'alice', 'x-secret': 's', 'x-tag': 'client', 'x-keep': 'client', cookie: 'a=1' },
       });
-      assert.equal(response.status, 200, response.text);
-      assert.equal(response.text, 'upstream ok');
+      assert.equal(response.status, 200, response.body);
+      assert.equal(response.body, 'upstream ok');
       assert.equal(response.headers['x-authz'], 'checked');
 
       const saw = upstreamSaw('/g-allow')!;
@@ -327,7 +256,7 @@ http:
 
     it('sends requestMetadata as metadata_context, leaving out entries whose expression fails', async () => {
       const response = await send('/g-meta/y', { headers: { 'x-user': 'bob' } });
-      assert.equal(response.status, 200, response.text);
+      assert.equal(response.status, 200, response.body);
       const metadata = grpcChecksFor('/g-meta').at(-1)!.attributes.metadata_context.filter_metadata;
       assert.deepEqual(Object.keys(metadata), ['gw']);
       assert.deepEqual(metadata.gw.fields.path, { stringValue: '/g-meta/y', kind: 'stringValue' });
@@ -338,16 +267,16 @@ http:
       const denied = await send('/g-allow/x', { headers: { 'x-user': 'mallory' } });
       assert.equal(denied.status, 401);
       assert.equal(denied.headers['www-authenticate'], 'Bearer realm="gw"');
-      assert.equal(denied.text, 'go away');
+      assert.equal(denied.body, 'go away');
       const bare = await send('/g-allow/x');
       assert.equal(bare.status, 403);
-      assert.equal(upstream.received.filter((entry) => entry.url === '/g-allow/x').length, 0);
+      assert.equal(upstream.seen.filter((entry) => entry.url === '/g-allow/x').length, 0);
     });
 
     it('fails closed (403) when the service is unreachable, and open when failureMode is FailOpen', async () => {
       const closed = await send('/g-closed/x', { headers: { 'x-user': 'alice' } });
       assert.equal(closed.status, 403);
-      assert.equal(closed.text, 'external authorization failed\n');
+      assert.equal(closed.body, 'external authorization failed\n');
       const open = await send('/g-open/x', { headers: { 'x-user': 'alice' } });
       assert.equal(open.status, 200);
       assert.equal(upstreamSaw('/g-open')?.headers['x-auth-user'], undefined);
@@ -362,11 +291,11 @@ http:
 
     it('forwards the body up to forwardBody.maxSize and rejects a larger one with 413', async () => {
       const ok = await send('/g-body/x', { method: 'POST', headers: { 'x-user': 'alice' }, body: 'hello' });
-      assert.equal(ok.status, 200, ok.text);
+      assert.equal(ok.status, 200, ok.body);
       const http = grpcChecksFor('/g-body').at(-1)!.attributes.request.http;
       assert.equal(http.body, 'hello');
       assert.equal(Number(http.size), 5);
-      assert.equal(upstreamSaw('/g-body')?.body, 'hello');
+      assert.equal(upstreamSaw('/g-body')?.text, 'hello');
 
       const before = grpcChecksFor('/g-body').length;
       const large = await send('/g-body/x', { method: 'POST', headers: { 'x-user': 'alice' }, body: 'x'.repeat(100) });
@@ -406,27 +335,14 @@ http:
       await send('/g-fixed-ttl/x', { headers: { 'x-user': 'alice' } });
       assert.equal(calls(), 1);
       gw.write('more.yaml', scenario('g-later', `url: http://127.0.0.1:${grpcAuth.port}`).replace(/---\n$/, ''));
-      let served = false;
-      for (let i = 0; i < 200 && !served; i++) {
-        served = (await send('/g-later/x', { headers: { 'x-user': 'alice' } })).status === 200;
-        if (!served) await sleep(20);
-      }
-      assert.ok(served, 'the new configuration is served');
+      const served = async () => (await send('/g-later/x', { headers: { 'x-user': 'alice' } })).status === 200;
+      assert.ok(await until(served, 5000, 20), 'the new configuration is served');
       await send('/g-fixed-ttl/x', { headers: { 'x-user': 'alice' } });
       assert.equal(calls(), 1);
     });
 
     it('sends verified JWT claims under envoy.filters.http.jwt_authn, and gives later CEL the dynamic metadata as extauthz', async () => {
-      const runtime = new PolicyRuntime();
-      const context = {
-        path: 'traffic',
-        namespace: 'default',
-        data: () => undefined,
-        backends: {},
-        scope: 'step test',
-        owner: () => 'step test',
-        runtime,
-      };
+      const context = compileContext();
       const compiled = compileExtAuth({ url: `http://127.0.0.1:${grpcAuth.port}` }, context);
       assert.ok(!isProblem(compiled) && compiled.request);
       const step = compiled.request;
@@ -449,12 +365,10 @@ http:
         const answer = await step(exchange);
         res.end(JSON.stringify({ answer: answer ?? null, later: later.evaluate(exchange.cel()) }));
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = await listen(server);
       try {
-        const response = await request(`http://127.0.0.1:${(server.address() as { port: number }).port}/step`, {
-          headers: { 'x-user': 'alice' },
-        });
-        assert.deepEqual(await response.body.json(), { answer: null, later: true });
+        const response = await httpRequest(`http://127.0.0.1:${port}/step`, { headers: { 'x-user': 'alice' } });
+        assert.deepEqual(JSON.parse(response.body), { answer: null, later: true });
         const metadata = grpcChecksFor('/step').at(-1)!.attributes.metadata_context.filter_metadata;
         const payload = metadata['envoy.filters.http.jwt_authn'].fields.jwt_payload.structValue.fields;
         assert.equal(payload.sub.stringValue, 'u1');
@@ -463,8 +377,8 @@ http:
           ['a', 'b'],
         );
       } finally {
-        server.close();
-        runtime.close();
+        await closeServer(server);
+        context.runtime.close();
       }
     });
 
@@ -489,7 +403,7 @@ http:
     it('allows on 200: copies allowed response headers, computes responseMetadata into extauthz', async () => {
       const headers = { authorization: 'Bearer good', 'x-extra': 'e' };
       const response = await send('/h-allow/p?q=1', { headers });
-      assert.equal(response.status, 200, response.text);
+      assert.equal(response.status, 200, response.body);
       const saw = upstreamSaw('/h-allow')!;
       assert.equal(saw.headers['x-auth-user'], 'alice');
       assert.equal(saw.headers['x-other'], undefined);
@@ -510,13 +424,13 @@ http:
       const bad = await send('/h-deny/x', { headers: { authorization: 'Bearer bad' } });
       assert.equal(bad.status, 401);
       assert.equal(bad.headers['www-authenticate'], 'Bearer error="invalid_token"');
-      assert.equal(bad.text, 'bad token');
+      assert.equal(bad.body, 'bad token');
       const error = await send('/h-deny/x', { headers: { authorization: 'Bearer error' } });
       assert.equal(error.status, 500);
-      assert.equal(error.text, 'oops');
+      assert.equal(error.body, 'oops');
       const none = await send('/h-deny/x');
       assert.equal(none.status, 403);
-      assert.equal(none.text, 'forbidden by auth');
+      assert.equal(none.body, 'forbidden by auth');
       assert.equal(upstreamSaw('/h-deny'), undefined);
     });
 
@@ -528,24 +442,24 @@ http:
 
     it('computes the path, headers and body of the check request', async () => {
       const response = await send('/h-custom/x', { headers: { authorization: 'Bearer good', 'x-extra': 'e' } });
-      assert.equal(response.status, 200, response.text);
+      assert.equal(response.status, 200, response.body);
       const check = httpChecksFor('/check/h-custom').at(-1)!;
       assert.equal(check.url, '/base/check/h-custom/x');
       assert.equal(check.method, 'GET');
       assert.equal(check.headers['x-extra'], 'e');
       assert.equal(check.headers['x-original-method'], 'GET');
       assert.equal(check.headers['x-broken'], undefined);
-      assert.deepEqual(JSON.parse(check.body), { path: '/h-custom/x', n: 1 });
+      assert.deepEqual(JSON.parse(check.text), { path: '/h-custom/x', n: 1 });
     });
 
     it('forwards the request body, and rejects one over maxSize with 413 without asking', async () => {
       const ok = await send('/h-body/x', { method: 'POST', headers: { authorization: 'Bearer good' }, body: 'hello' });
-      assert.equal(ok.status, 200, ok.text);
+      assert.equal(ok.status, 200, ok.body);
       const check = httpChecksFor('/h-body').at(-1)!;
       assert.equal(check.method, 'POST');
-      assert.equal(check.body, 'hello');
+      assert.equal(check.text, 'hello');
       assert.equal(check.headers['x-envoy-auth-partial-body'], 'false');
-      assert.equal(upstreamSaw('/h-body')?.body, 'hello');
+      assert.equal(upstreamSaw('/h-body')?.text, 'hello');
       const large = await send('/h-body/x', {
         method: 'POST',
         headers: { authorization: 'Bearer good' },
@@ -562,10 +476,10 @@ http:
       assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
       const huge = await send('/h-timeout/x', { headers: { authorization: 'Bearer huge' } });
       assert.equal(huge.status, 403);
-      assert.equal(huge.text, 'external authorization failed\n');
+      assert.equal(huge.body, 'external authorization failed\n');
       const open = await send('/h-open/x', { headers: { authorization: 'Bearer slow' } });
       assert.equal(open.status, 200);
-      assert.equal(open.text, 'upstream ok');
+      assert.equal(open.body, 'upstream ok');
     });
   });
 });

@@ -3,6 +3,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { EXT_PROC_PROTO, EXT_PROC_SERVICE } from '../../../src/dataplane/policies/ext-proc/messages.ts';
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
+import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a ProcessingRequest as proto-loader decodes it
 export type Sent = any;
@@ -49,6 +50,13 @@ export class Conversation {
     });
   }
 
+  /** The next message without taking it (next() still gives it); undefined once gw half-closed the stream. */
+  async peek(): Promise<Sent | undefined> {
+    const message = await this.next();
+    if (message !== undefined) this.#queue.unshift(message);
+    return message;
+  }
+
   /** The next message, which must be of `kind` (request_headers, response_body...). */
   async expect(kind: string): Promise<Sent> {
     const message = await this.next();
@@ -72,40 +80,21 @@ export class Conversation {
   }
 }
 
-export interface Processor {
-  port: number;
+export interface Processor extends GrpcTestServer {
   conversations: Conversation[];
-  close(): Promise<void>;
 }
 
 /** Serves ext_proc on 127.0.0.1 (a free port); `script` runs each stream. */
 export async function startProcessor(script: (conversation: Conversation) => Promise<void>): Promise<Processor> {
   const conversations: Conversation[] = [];
-  const server = new grpc.Server();
-  server.addService(serviceConstructor(EXT_PROC_PROTO, EXT_PROC_SERVICE).service, {
+  const server = await startGrpcServer(serviceConstructor(EXT_PROC_PROTO, EXT_PROC_SERVICE).service, {
     Process: (call: grpc.ServerDuplexStream<Sent, Answer>) => {
       const conversation = new Conversation(call);
       conversations.push(conversation);
       script(conversation).catch((error: Error) => conversation.fail(grpc.status.INTERNAL, error.message));
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  return {
-    port,
-    conversations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 500).unref();
-      }),
-  };
+  return { ...server, conversations };
 }
 
 /** A header's value in a HeaderMap gw sent (raw_value as text). */

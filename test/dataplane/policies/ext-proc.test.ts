@@ -3,15 +3,17 @@
 // HTTPRoute (path prefix) and GwPolicy; the processor picks its script from the policy's
 // metadataContext (test.scenario), so one processor serves them all.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
+import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import type { Answer, RecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { until } from '../../helpers/until.ts';
+import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 import {
-  type Answer,
   type Conversation,
   headerOf,
   type Processor,
@@ -20,56 +22,37 @@ import {
   structJson,
 } from './ext-proc-processor.ts';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
 /** URLs of ?hang requests whose connection closed. */
 const hung: string[] = [];
 
-async function recordingUpstream(): Promise<{ server: Server; port: number; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      });
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
-      res.writeHead(200, {
-        'content-type': 'text/plain',
-        'x-upstream': 'yes',
-        ...(query.has('size') ? { 'content-length': query.get('size')! } : {}),
-      });
-      if (query.has('size')) {
-        // A large body in 64 KiB writes, with backpressure.
-        let left = Number(query.get('size'));
-        const write = (): void => {
-          while (left > 0) {
-            const size = Math.min(left, 64 * 1024);
-            left -= size;
-            if (!res.write(Buffer.alloc(size, 'x'))) return void res.once('drain', write);
-          }
-          res.end();
-        };
-        write();
-      } else if (query.has('hang')) {
-        // The first chunk, then nothing until the client goes away.
-        res.write('first chunk');
-        res.once('close', () => hung.push(req.url ?? ''));
-      } else res.end('upstream ok');
-    });
+/**
+ * The upstream's answer: "upstream ok" with x-upstream: yes; ?size=N sends N bytes with a
+ * Content-Length, ?hang a first chunk and then nothing until the client goes away.
+ */
+const upstreamAnswer: Answer = (req, res) => {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  res.writeHead(200, {
+    'content-type': 'text/plain',
+    'x-upstream': 'yes',
+    ...(query.has('size') ? { 'content-length': query.get('size')! } : {}),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port, received };
-}
+  if (query.has('size')) {
+    // A large body in 64 KiB writes, with backpressure.
+    let left = Number(query.get('size'));
+    const write = (): void => {
+      while (left > 0) {
+        const size = Math.min(left, 64 * 1024);
+        left -= size;
+        if (!res.write(Buffer.alloc(size, 'x'))) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    write();
+  } else if (query.has('hang')) {
+    res.write('first chunk');
+    res.once('close', () => hung.push(req.url ?? ''));
+  } else res.end('upstream ok');
+};
 
 // ---------------------------------------------------------------------------------------------
 // The processor's scripts, by the scenario name gw sends in metadata_context.
@@ -298,73 +281,20 @@ function scenarioOf(message: Sent): string {
 }
 
 async function dispatch(conversation: Conversation): Promise<void> {
-  // Peek at the first message for the scenario; the script then reads the stream from the start.
-  const first = await conversation.next();
+  // The first message names the scenario; the script then reads the stream from the start.
+  const first = await conversation.peek();
   if (!first) return;
   const script = scripts[scenarioOf(first)];
   if (!script) throw new Error(`no script for ${scenarioOf(first)}`);
-  const replay = new ReplayConversation(conversation, first);
-  await script(replay as unknown as Conversation);
-}
-
-/** A conversation whose first message was already read (to choose the script). */
-class ReplayConversation {
-  readonly #inner: Conversation;
-  #first: Sent | undefined;
-  constructor(inner: Conversation, first: Sent) {
-    this.#inner = inner;
-    this.#first = first;
-  }
-  next(): Promise<Sent | undefined> {
-    const first = this.#first;
-    this.#first = undefined;
-    return first ? Promise.resolve(first) : this.#inner.next();
-  }
-  async expect(kind: string): Promise<Sent> {
-    const message = await this.next();
-    if (message?.request !== kind)
-      throw new Error(`expected ${kind}, got ${message?.request ?? 'the end of the stream'}`);
-    return message;
-  }
-  send(answer: Answer): void {
-    this.#inner.send(answer);
-  }
-  end(): void {
-    this.#inner.end();
-  }
-  fail(code: grpc.status, details: string): void {
-    this.#inner.fail(code, details);
-  }
+  await script(conversation);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Configuration: one HTTPRoute and GwPolicy per scenario.
 
-function indent(yaml: string, spaces: number): string {
-  return yaml
-    .trim()
-    .split('\n')
-    .map((line) => `${' '.repeat(spaces)}${line}`)
-    .join('\n');
-}
-
+/** HTTPRoute `name` serving /<name> from GwBackend web, with a GwPolicy whose traffic section is `traffic` (YAML). */
 function route(name: string, traffic: string): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${name}}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${name}}]
-  traffic:
-${indent(traffic, 4)}
----
-`;
+  return prefixRouteYaml(name) + trafficPolicyYaml(name, name, traffic);
 }
 
 /** A route whose extProc runs `script`, with more ExtProc fields in `fields` (YAML lines). */
@@ -374,7 +304,7 @@ function scenario(name: string, endpoint: string, script: string, fields = '', m
     `extProc:
   ${endpoint}
   metadataContext: {test: {scenario: '"${script}"'}}
-${indent(fields, 2)}
+${indentYaml(fields, 2)}
 ${more}`,
   );
 }
@@ -383,110 +313,93 @@ const OPTIONS_RESPONSE_OFF = 'processingOptions: {responseHeaderMode: Skip, resp
 const MiB = 1024 * 1024;
 
 describe('traffic.extProc', () => {
-  let upstream: Awaited<ReturnType<typeof recordingUpstream>>;
+  let g: UpstreamGateway;
+  let upstream: RecordingUpstream;
   let processor: Processor;
   let gw: TestGateway;
   let base: string;
 
-  const send = async (
-    path: string,
-    options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer | Readable } = {},
-  ) => {
-    const response = await request(`${base}${path}`, {
-      method: (options.method ?? 'GET') as 'GET',
-      headers: options.headers ?? {},
-      ...(options.body !== undefined ? { body: options.body } : {}),
-    });
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: Buffer.from(await response.body.arrayBuffer()),
-    };
-  };
-  const upstreamSaw = (prefix: string) => upstream.received.filter((entry) => entry.url.startsWith(prefix)).at(-1);
+  const send = (path: string, options: RequestOptions = {}) => httpRequest(`${base}${path}`, options);
+  const upstreamSaw = (prefix: string) => upstream.seen.filter((entry) => entry.url.startsWith(prefix)).at(-1);
   const conversationsOf = (script: string) =>
     processor.conversations.filter((conversation) => scenarioOf(conversation.messages[0]) === script);
 
   before(async () => {
-    upstream = await recordingUpstream();
     processor = await startProcessor(dispatch);
     const closedPort = await freePort();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     const url = `url: http://127.0.0.1:${processor.port}`;
     const closed = `url: http://127.0.0.1:${closedPort}`;
-    gw = await startTestGateway({
-      'gw.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
----
-${[
-  scenario(
-    'headers',
-    url,
-    'headers',
-    `requestAttributes: {path: request.path, method: request.method, broken: request.nothing}
+    g = await startUpstreamGateway(
+      ({ port, upstreamPort }) => ({
+        'gw.yaml': `${gatewayYaml(port)}${staticBackendYaml('web', upstreamPort)}${[
+          scenario(
+            'headers',
+            url,
+            'headers',
+            `requestAttributes: {path: request.path, method: request.method, broken: request.nothing}
 responseAttributes: {code: response.code}`,
-  ),
-  scenario(
-    'buffered',
-    url,
-    'buffered',
-    `processingOptions: {requestBodyMode: Buffered, responseHeaderMode: Skip, responseBodyMode: None}`,
-  ),
-  scenario('stream-in', url, 'stream-in', OPTIONS_RESPONSE_OFF),
-  scenario('immediate', url, 'immediate'),
-  scenario(
-    'response-buffered',
-    url,
-    'response-buffered',
-    'processingOptions: {requestHeaderMode: Skip, requestBodyMode: None, responseBodyMode: Buffered}',
-  ),
-  scenario('fail-closed', url, 'fail'),
-  scenario('fail-open', url, 'fail', 'failureMode: FailOpen'),
-  scenario('unreachable-closed', closed, 'pass-through'),
-  scenario('unreachable-open', closed, 'pass-through', 'failureMode: FailOpen'),
-  scenario('clean-close', url, 'clean-close'),
-  scenario('stream-out', url, 'pass-through'),
-  scenario(
-    'partial-out',
-    url,
-    'partial-response',
-    'processingOptions: {requestHeaderMode: Skip, requestBodyMode: None, responseBodyMode: BufferedPartial}',
-  ),
-  scenario(
-    'partial',
-    url,
-    'partial',
-    'processingOptions: {requestBodyMode: BufferedPartial, responseHeaderMode: Skip, responseBodyMode: None}',
-  ),
-  scenario('too-large', url, 'pass-through', `processingOptions: {requestBodyMode: Buffered}`),
-  scenario('override', url, 'override', 'processingOptions: {allowModeOverride: true}'),
-  scenario('override-ignored', url, 'override'),
-  scenario(
-    'dynamic',
-    url,
-    'dynamic',
-    OPTIONS_RESPONSE_OFF,
-    "transformation: {request: {set: [{name: x-tenant, value: 'extproc.tenant'}]}}",
-  ),
-  scenario('response-fail', url, 'response-fail', 'failureMode: FailOpen'),
-  scenario(
-    'replace',
-    url,
-    'replace',
-    `processingOptions: {requestBodyMode: Buffered, responseHeaderMode: Skip, responseBodyMode: None}`,
-  ),
-  route(
-    'conditional',
-    `extProc:
+          ),
+          scenario(
+            'buffered',
+            url,
+            'buffered',
+            `processingOptions: {requestBodyMode: Buffered, responseHeaderMode: Skip, responseBodyMode: None}`,
+          ),
+          scenario('stream-in', url, 'stream-in', OPTIONS_RESPONSE_OFF),
+          scenario('immediate', url, 'immediate'),
+          scenario(
+            'response-buffered',
+            url,
+            'response-buffered',
+            'processingOptions: {requestHeaderMode: Skip, requestBodyMode: None, responseBodyMode: Buffered}',
+          ),
+          scenario('fail-closed', url, 'fail'),
+          scenario('fail-open', url, 'fail', 'failureMode: FailOpen'),
+          scenario('unreachable-closed', closed, 'pass-through'),
+          scenario('unreachable-open', closed, 'pass-through', 'failureMode: FailOpen'),
+          scenario('clean-close', url, 'clean-close'),
+          scenario('stream-out', url, 'pass-through'),
+          scenario(
+            'partial-out',
+            url,
+            'partial-response',
+            'processingOptions: {requestHeaderMode: Skip, requestBodyMode: None, responseBodyMode: BufferedPartial}',
+          ),
+          scenario(
+            'partial',
+            url,
+            'partial',
+            'processingOptions: {requestBodyMode: BufferedPartial, responseHeaderMode: Skip, responseBodyMode: None}',
+          ),
+          scenario('too-large', url, 'pass-through', `processingOptions: {requestBodyMode: Buffered}`),
+          scenario('override', url, 'override', 'processingOptions: {allowModeOverride: true}'),
+          scenario('override-ignored', url, 'override'),
+          scenario(
+            'dynamic',
+            url,
+            'dynamic',
+            OPTIONS_RESPONSE_OFF,
+            "transformation: {request: {set: [{name: x-tenant, value: 'extproc.tenant'}]}}",
+          ),
+          scenario('response-fail', url, 'response-fail', 'failureMode: FailOpen'),
+          scenario(
+            'replace',
+            url,
+            'replace',
+            `processingOptions: {requestBodyMode: Buffered, responseHeaderMode: Skip, responseBodyMode: None}`,
+          ),
+          route(
+            'conditional',
+            `extProc:
   conditional:
     - condition: 'request.headers["x-process"] == "yes"'
       policy: {${url}, metadataContext: {test: {scenario: '"mark"'}}}`,
-  ),
-].join('')}`,
-    });
+          ),
+        ].join('')}`,
+      }),
+      upstreamAnswer,
+    );
+    ({ gw, upstream, base } = g);
     // Refusals (a policy gw cannot compile) show in the log; there must be none.
     assert.deepEqual(
       gw.logs.filter((line) => line.includes('extProc')),
@@ -495,9 +408,8 @@ responseAttributes: {code: response.code}`,
   });
 
   after(async () => {
-    await gw.stop();
+    await g.stop();
     await processor.close();
-    await new Promise<void>((resolve) => upstream.server.close(() => resolve()));
   });
 
   it('mutates request headers and path, then response status, headers and the streamed body', async () => {
@@ -507,7 +419,7 @@ responseAttributes: {code: response.code}`,
     assert.equal(response.status, 201);
     assert.equal(response.headers['x-processed'], 'response');
     assert.equal(response.headers['x-upstream'], 'yes');
-    assert.equal(response.body.toString(), 'UPSTREAM OK');
+    assert.equal(response.body, 'UPSTREAM OK');
     assert.equal(response.headers['content-length'], undefined, 'a streamed body has no known length');
 
     const saw = upstreamSaw('/headers')!;
@@ -573,13 +485,13 @@ responseAttributes: {code: response.code}`,
   });
 
   it('answers the client with an immediate_response', async () => {
-    const before = upstream.received.length;
+    const before = upstream.seen.length;
     const response = await send('/immediate', { method: 'POST', body: 'some body' });
     assert.equal(response.status, 403);
     assert.equal(response.headers['x-why'], 'policy');
     assert.equal(response.headers['content-type'], 'text/plain');
-    assert.equal(response.body.toString(), 'denied by processor');
-    assert.equal(upstream.received.length, before, 'the upstream never sees the request');
+    assert.equal(response.body, 'denied by processor');
+    assert.equal(upstream.seen.length, before, 'the upstream never sees the request');
     // The connection stays usable: the next request on the same client works.
     assert.equal((await send('/buffered', { method: 'POST', body: 'again' })).status, 200);
   });
@@ -587,7 +499,7 @@ responseAttributes: {code: response.code}`,
   it('replaces a Buffered response body and its headers, with the length fixed', async () => {
     const response = await send('/response-buffered');
     assert.equal(response.status, 200);
-    assert.equal(response.body.toString(), '{"wrapped":"upstream ok"}');
+    assert.equal(response.body, '{"wrapped":"upstream ok"}');
     assert.equal(response.headers['content-type'], 'application/json');
     assert.equal(response.headers['content-length'], '25');
     const [conversation] = conversationsOf('response-buffered');
@@ -597,17 +509,17 @@ responseAttributes: {code: response.code}`,
   });
 
   it('FailClosed: a processor that fails the stream answers 500', async () => {
-    const before = upstream.received.length;
+    const before = upstream.seen.length;
     const response = await send('/fail-closed');
     assert.equal(response.status, 500);
-    assert.equal(response.body.toString(), 'external processing failed\n');
-    assert.equal(upstream.received.length, before);
+    assert.equal(response.body, 'external processing failed\n');
+    assert.equal(upstream.seen.length, before);
   });
 
   it('FailOpen: the request goes on unprocessed when the processor fails before any body', async () => {
     const response = await send('/fail-open', { headers: { 'x-remove': 'still here' } });
     assert.equal(response.status, 200);
-    assert.equal(response.body.toString(), 'upstream ok');
+    assert.equal(response.body, 'upstream ok');
     assert.equal(upstreamSaw('/fail-open')!.headers['x-remove'], 'still here');
   });
 
@@ -624,7 +536,7 @@ responseAttributes: {code: response.code}`,
   it('a processor that closes the stream cleanly lets the request go on unprocessed', async () => {
     const response = await send('/clean-close');
     assert.equal(response.status, 200);
-    assert.equal(response.body.toString(), 'upstream ok');
+    assert.equal(response.body, 'upstream ok');
   });
 
   it('BufferedPartial sends the first max-buffer bytes and streams the rest after the processed prefix', async () => {
@@ -647,7 +559,7 @@ responseAttributes: {code: response.code}`,
   });
 
   it('honours mode_override only when allowModeOverride is set', async () => {
-    assert.equal((await send('/override')).body.toString(), 'upstream ok');
+    assert.equal((await send('/override')).body, 'upstream ok');
     const [allowed] = conversationsOf('override').filter((c) =>
       c.messages.some((m: Sent) => headerOf(m.request_headers?.headers ?? { headers: [] }, ':path') === '/override'),
     );
@@ -657,7 +569,7 @@ responseAttributes: {code: response.code}`,
       ['request_headers'],
       'the response is not sent once the processor turned it off',
     );
-    assert.equal((await send('/override-ignored')).body.toString(), 'upstream ok');
+    assert.equal((await send('/override-ignored')).body, 'upstream ok');
     const ignored = conversationsOf('override').find((c) =>
       c.messages.some(
         (m: Sent) => headerOf(m.request_headers?.headers ?? { headers: [] }, ':path') === '/override-ignored',
@@ -684,7 +596,7 @@ responseAttributes: {code: response.code}`,
   it('a failure on the response is closed (500) even with FailOpen', async () => {
     const response = await send('/response-fail');
     assert.equal(response.status, 500);
-    assert.equal(response.body.toString(), 'external processing failed\n');
+    assert.equal(response.body, 'external processing failed\n');
     assert.ok(upstreamSaw('/response-fail'), 'the request itself was forwarded');
   });
 
@@ -706,8 +618,8 @@ responseAttributes: {code: response.code}`,
     const size = 5 * MiB + 123;
     const response = await send(`/stream-out?size=${size}`);
     assert.equal(response.status, 200);
-    assert.equal(response.body.length, size);
-    assert.ok(response.body.every((byte) => byte === 0x78));
+    assert.equal(response.bytes.length, size);
+    assert.ok(response.bytes.every((byte) => byte === 0x78));
     const conversation = conversationsOf('pass-through').find((c) =>
       c.messages.some((m: Sent) =>
         headerOf(m.request_headers?.headers ?? { headers: [] }, ':path')?.startsWith('/stream-out'),
@@ -737,8 +649,8 @@ responseAttributes: {code: response.code}`,
     const response = await send(`/partial-out?size=${size}`);
     assert.equal(response.status, 200);
     assert.equal(response.headers['x-prefix'], `${2 * MiB}/false`);
-    assert.equal(response.body.subarray(0, 5).toString(), 'HEAD:');
-    assert.equal(response.body.length, 5 + 5000);
+    assert.equal(response.bytes.subarray(0, 5).toString(), 'HEAD:');
+    assert.equal(response.bytes.length, 5 + 5000);
     assert.equal(response.headers['content-length'], String(5 + 5000), 'the length follows the new prefix');
   });
 });
