@@ -3,18 +3,21 @@
 // the way envoyproxy/ratelimit does (every call adds its hits; over the limit when the count
 // passes it).
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import OpenAI from 'openai';
 import { loadProto } from '../../../src/dataplane/policies/grpc/client.ts';
 import type {
   RateLimitRequestMessage,
   RateLimitResponseMessage,
 } from '../../../src/dataplane/policies/rate-limit/global.ts';
-import { aiBackendYaml, freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
+import { type LlmGateway, startLlmGateway } from '../../helpers/llm-gateway.ts';
+import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import type { RecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { until } from '../../helpers/until.ts';
-import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
+import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 
 /** A request as the service decodes it (an unset hits_addend wrapper is null). */
 interface ReceivedRequest extends Omit<RateLimitRequestMessage, 'descriptors'> {
@@ -25,11 +28,9 @@ interface ReceivedRequest extends Omit<RateLimitRequestMessage, 'descriptors'> {
   }[];
 }
 
-interface RateLimitService {
-  port: number;
+interface RateLimitService extends GrpcTestServer {
   requests: ReceivedRequest[];
   counts: Map<string, number>;
-  close(): Promise<void>;
 }
 
 /** Descriptor keys as the service counts them: "key=value,key=value". */
@@ -43,8 +44,7 @@ async function startRateLimitService(limitOf: (key: string) => number): Promise<
   };
   const requests: ReceivedRequest[] = [];
   const counts = new Map<string, number>();
-  const server = new grpc.Server();
-  server.addService(proto.envoy.service.ratelimit.v3.RateLimitService.service, {
+  const server = await startGrpcServer(proto.envoy.service.ratelimit.v3.RateLimitService.service, {
     ShouldRateLimit: (
       call: grpc.ServerUnaryCall<ReceivedRequest, RateLimitResponseMessage>,
       callback: grpc.sendUnaryData<RateLimitResponseMessage>,
@@ -76,94 +76,47 @@ async function startRateLimitService(limitOf: (key: string) => number): Promise<
       });
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  return {
-    port,
-    requests,
-    counts,
-    close: () => new Promise((resolve) => server.tryShutdown(() => resolve())),
-  };
+  return { ...server, requests, counts };
 }
 
-async function startUpstream(): Promise<{ server: Server; port: number; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req.headers);
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return { server, port: typeof address === 'object' && address ? address.port : 0, seen };
-}
-
-function policyYaml(route: string, global: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: ${route}}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${route}}]
-  traffic:
-    rateLimit:
-      global:
-${global}---
-`;
-}
-
-function routeYaml(name: string): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /${name}}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
----
-`;
+/** GwPolicy `route` on HTTPRoute `route` whose traffic.rateLimit.global is `global` (YAML). */
+function globalLimitYaml(route: string, global: string): string {
+  return trafficPolicyYaml(route, route, `rateLimit:\n  global:\n${indentYaml(global, 4)}`);
 }
 
 describe('global rate limits', () => {
   let rls: RateLimitService;
-  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let g: UpstreamGateway;
+  let upstream: RecordingUpstream;
   let gw: TestGateway;
-  let port: number;
-  const get = (path: string, headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${g.base}${path}`, { headers });
 
   before(async () => {
     rls = await startRateLimitService(() => 3);
-    upstream = await startUpstream();
-    port = await freePort();
     const downPort = await freePort(); // nothing listens there
-    const service = (url: string, more = '') => `        url: ${url}
-        domain: gw-test
-${more}        descriptors:
-          - entries: [{name: client, expression: 'request.headers["x-client"]'}]
-          - entries: [{name: route, expression: '"limited"'}, {name: method, expression: request.method}]
-            cost: '2'
-            limitOverride: '{"unit": "minute", "requestsPerUnit": 100}'
+    const service = (url: string, more = '') => `url: ${url}
+domain: gw-test
+${more}descriptors:
+  - entries: [{name: client, expression: 'request.headers["x-client"]'}]
+  - entries: [{name: route, expression: '"limited"'}, {name: method, expression: request.method}]
+    cost: '2'
+    limitOverride: '{"unit": "minute", "requestsPerUnit": 100}'
 `;
-    gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
----
-${routeYaml('limited')}${routeYaml('closed')}${routeYaml('open')}${routeYaml('skipped')}`,
-      'policies.yaml': `${policyYaml('limited', service(`http://127.0.0.1:${rls.port}`))}${policyYaml(
-        'closed',
-        service(`http://127.0.0.1:${downPort}`),
-      )}${policyYaml('open', service(`http://127.0.0.1:${downPort}`, '        failureMode: FailOpen\n'))}${policyYaml(
-        'skipped',
-        `        url: http://127.0.0.1:${rls.port}
-        domain: gw-test
-        descriptors:
-          - entries: [{name: user, expression: 'jwt.sub'}]
-`,
-      )}`,
-    });
+    g = await startUpstreamGateway(({ port, upstreamPort }) => ({
+      'gateway.yaml': `${gatewayYaml(port)}${staticBackendYaml('web', upstreamPort)}${['limited', 'closed', 'open', 'skipped'].map((name) => prefixRouteYaml(name)).join('')}`,
+      'policies.yaml':
+        globalLimitYaml('limited', service(`http://127.0.0.1:${rls.port}`)) +
+        globalLimitYaml('closed', service(`http://127.0.0.1:${downPort}`)) +
+        globalLimitYaml('open', service(`http://127.0.0.1:${downPort}`, 'failureMode: FailOpen\n')) +
+        globalLimitYaml(
+          'skipped',
+          `url: http://127.0.0.1:${rls.port}
+domain: gw-test
+descriptors:
+  - entries: [{name: user, expression: 'jwt.sub'}]`,
+        ),
+    }));
+    ({ gw, upstream } = g);
   });
 
   beforeEach(() => {
@@ -171,10 +124,8 @@ ${routeYaml('limited')}${routeYaml('closed')}${routeYaml('open')}${routeYaml('sk
   });
 
   after(async () => {
-    await gw?.stop();
+    await g?.stop();
     await rls?.close();
-    upstream?.server.closeAllConnections();
-    await new Promise((resolve) => upstream?.server.close(resolve));
   });
 
   it('sends the domain, each descriptor with its hits and limit override, and passes the answer on', async () => {
@@ -201,7 +152,7 @@ ${routeYaml('limited')}${routeYaml('closed')}${routeYaml('open')}${routeYaml('sk
     assert.equal(request.hits_addend, 0, 'different costs: each descriptor carries its own');
     // The service's request header reached the upstream; its response header and the most
     // constrained status (client a: 1 of 3 used) reached the client.
-    assert.equal(upstream.seen.at(-1)!['x-rls-checked'], 'yes');
+    assert.equal(upstream.last().headers['x-rls-checked'], 'yes');
     assert.equal(response.headers.get('x-rls'), 'ok');
     assert.equal(response.headers.get('x-ratelimit-limit'), '3');
     assert.equal(response.headers.get('x-ratelimit-remaining'), '2');
@@ -263,56 +214,36 @@ ${routeYaml('limited')}${routeYaml('closed')}${routeYaml('open')}${routeYaml('sk
 
 describe('global tokens limits on an LLM route', () => {
   let rls: RateLimitService;
-  let provider: Awaited<ReturnType<typeof startOpenAiMock>>;
-  let gw: TestGateway;
-  let client: OpenAI;
+  let llm: LlmGateway;
 
   before(async () => {
     rls = await startRateLimitService(() => 6);
-    provider = await startOpenAiMock({ apiKey: 'sk-upstream' });
-    const port = await freePort();
-    gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${aiBackendYaml(
-        'openai',
-        provider.port,
-        'alpha: {}',
-        'sk-upstream',
-        '{/v1/chat/completions: Completions}',
-      )}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /v1}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]}]
----
-${policyYaml(
-  'llm',
-  `        url: http://127.0.0.1:${rls.port}
-        domain: llm
-        descriptors:
-          - entries: [{name: budget, expression: '"total"'}]
-            unit: Tokens
-          - entries: [{name: budget, expression: '"output"'}]
-            unit: Tokens
-            cost: llm.outputTokens
-`,
-)}`,
-    });
-    client = new OpenAI({ apiKey: 'client-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    llm = await startLlmGateway(
+      globalLimitYaml(
+        'llm',
+        `url: http://127.0.0.1:${rls.port}
+domain: llm
+descriptors:
+  - entries: [{name: budget, expression: '"total"'}]
+    unit: Tokens
+  - entries: [{name: budget, expression: '"output"'}]
+    unit: Tokens
+    cost: llm.outputTokens`,
+      ),
+    );
   });
 
   after(async () => {
-    await gw?.stop();
-    await provider?.close();
+    await llm?.stop();
     await rls?.close();
   });
 
   const ask = () =>
-    client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
+    llm.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
 
   it('checks with 0 hits before forwarding, charges the tokens used after completion, then is refused', async () => {
     const first = await ask();
-    assert.equal(first.usage?.total_tokens, 5, gw.logs.join('\n'));
+    assert.equal(first.usage?.total_tokens, 5, llm.gw.logs.join('\n'));
     assert.ok(await until(() => rls.requests.length === 2, 2000), 'the charge follows the completion');
     const [check, charge] = rls.requests;
     assert.deepEqual(
@@ -338,7 +269,7 @@ ${policyYaml(
       assert.ok(error instanceof OpenAI.RateLimitError, String(error));
       return true;
     });
-    assert.equal(provider.requests.length, 2);
+    assert.equal(llm.provider.requests.length, 2);
     assert.equal(rls.counts.get('budget=total'), 10);
   });
 });
