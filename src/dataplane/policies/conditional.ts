@@ -2,9 +2,10 @@
 // either one policy inline, or a list of {condition, policy} tried in order where the first whose
 // condition holds applies (a condition that fails to evaluate does not hold) and a last entry
 // without condition is the fallback. When nothing applies the request goes on.
-import { compileExpression, type Expression, ExpressionError } from '../cel/expression.ts';
+import type { Expression } from '../cel/expression.ts';
 import type { CelVariables } from '../telemetry/cel-context.ts';
-import type { PolicyProblem } from './types.ts';
+import { compileField } from './cel-field.ts';
+import { isProblem, type PolicyProblem } from './types.ts';
 
 export interface ChoiceEntry<T> {
   /** Undefined: always applies (the inline policy, or the fallback entry). */
@@ -27,7 +28,7 @@ export function compileChoice<I, T>(
 ): Choice<T> | PolicyProblem {
   if (!conditional) {
     const policy = compile(inline, field, 'inline');
-    return isPolicyProblem(policy) ? policy : [{ condition: undefined, policy }];
+    return isProblem(policy) ? policy : [{ condition: undefined, policy }];
   }
   const entries: ChoiceEntry<T>[] = [];
   for (const [index, entry] of conditional.entries()) {
@@ -35,11 +36,11 @@ export function compileChoice<I, T>(
     let condition: Expression | undefined;
     if (entry.condition !== undefined) {
       const compiled = compileField(entry.condition, `${entryField}.condition`);
-      if (isPolicyProblem(compiled)) return compiled;
+      if (isProblem(compiled)) return compiled;
       condition = compiled;
     }
     const policy = compile(entry.policy, `${entryField}.policy`, `conditional ${index}`);
-    if (isPolicyProblem(policy)) return policy;
+    if (isProblem(policy)) return policy;
     entries.push({ condition, policy });
   }
   return entries;
@@ -60,15 +61,4 @@ export function conditionHolds(condition: Expression, variables: CelVariables): 
   } catch {
     return false;
   }
-}
-
-/** Whether a compile result is a problem (compiled policies here never have both of these keys). */
-export function isPolicyProblem(value: unknown): value is PolicyProblem {
-  return value !== null && typeof value === 'object' && 'field' in value && 'message' in value;
-}
-
-/** Compiles one CEL field, or the problem naming it. */
-export function compileField(source: string, field: string): Expression | PolicyProblem {
-  const compiled = compileExpression(source);
-  return compiled instanceof ExpressionError ? { field, message: `is not valid CEL: ${compiled.message}` } : compiled;
 }

@@ -61,8 +61,15 @@ export interface PolicyProblem {
   message: string;
 }
 
-export function isProblem<T extends object>(value: T | PolicyProblem): value is PolicyProblem {
-  return 'message' in value && 'field' in value && Object.keys(value).length === 2;
+/** Whether a compile result is a problem: an object of exactly `field` and `message`. */
+export function isProblem(value: unknown): value is PolicyProblem {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    'message' in value &&
+    'field' in value &&
+    Object.keys(value).length === 2
+  );
 }
 
 export interface PolicyCompileContext {

@@ -6,8 +6,9 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { ExtAuthCache } from '../../../api/types/inbound-auth.ts';
 import { durationMs } from '../../../util/units.ts';
 import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
+import { compileField } from '../cel-field.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { PolicyCompileContext, PolicyProblem } from '../types.ts';
+import { isProblem, type PolicyCompileContext, type PolicyProblem } from '../types.ts';
 import type { Decision } from './decision.ts';
 
 export const DEFAULT_MAX_ENTRIES = 10_000;
@@ -84,9 +85,8 @@ export function compileCache(
 ): CompiledCache | PolicyProblem {
   const keys: Expression[] = [];
   for (const [index, source] of cache.key.entries()) {
-    const expression = compileExpression(source);
-    if (expression instanceof ExpressionError)
-      return { field: `${field}.cache.key[${index}]`, message: `is not valid CEL: ${expression.message}` };
+    const expression = compileField(source, `${field}.cache.key[${index}]`);
+    if (isProblem(expression)) return expression;
     keys.push(expression);
   }
   const ttl = compileTtl(cache.ttl);

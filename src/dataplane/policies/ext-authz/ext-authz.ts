@@ -13,16 +13,17 @@ import {
   ConnectionSettingsError,
   connectionSettings,
 } from '../../upstream/connection-settings.ts';
-import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
+import { choose, compileChoice } from '../conditional.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type {
-  CompiledPolicy,
-  PolicyCompileContext,
-  PolicyCompiler,
-  PolicyProblem,
-  RequestStep,
-  StepResult,
+import {
+  type CompiledPolicy,
+  isProblem,
+  type PolicyCompileContext,
+  type PolicyCompiler,
+  type PolicyProblem,
+  type RequestStep,
+  type StepResult,
 } from '../types.ts';
 import { type CompiledCache, compileCache } from './cache.ts';
 import { applyDecision, CheckFailure, type Decision } from './decision.ts';
@@ -49,7 +50,7 @@ export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (value, cont
     `${context.path}.extAuth`,
     (policy, field, place) => compileOne(policy, context, field, place),
   );
-  if (isPolicyProblem(choice)) return choice;
+  if (isProblem(choice)) return choice;
   // Nothing chosen (no condition holds and no fallback) means no check.
   const request: RequestStep = (exchange) => choose(choice, () => exchange.cel())?.(exchange);
   return { request } satisfies CompiledPolicy;
@@ -63,7 +64,7 @@ function compileOne(
   position: string,
 ): RequestStep | PolicyProblem {
   const endpoint = resolveEndpoint(policy, context, field);
-  if (isPolicyProblem(endpoint)) return endpoint;
+  if (isProblem(endpoint)) return endpoint;
   const backendPolicy = gwBackendPolicy(policy, context);
   const deadlineMs = backendPolicy?.http?.requestTimeout
     ? durationMs(backendPolicy.http.requestTimeout)
@@ -72,13 +73,13 @@ function compileOne(
   let check: (exchange: PolicyExchange, body: Buffer | undefined) => Promise<Decision>;
   if (policy.http) {
     const dispatcher = httpDispatcher(endpoint, backendPolicy, context, field);
-    if (isPolicyProblem(dispatcher)) return dispatcher;
+    if (isProblem(dispatcher)) return dispatcher;
     const compiled = compileHttpMode(policy.http, endpoint, dispatcher, deadlineMs, field);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     check = compiled;
   } else {
     const compiled = compileGrpcMode(policy.grpc, endpoint, deadlineMs, context, field);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     check = compiled;
   }
 
@@ -97,7 +98,7 @@ function compileOne(
     // Keyed by where the policy applies and all its settings: a reload that keeps both keeps the cache.
     const identity = `${context.scope} ${position} ${JSON.stringify(policy)}`;
     const compiled = compileCache(policy.cache, context, field, identity);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     cache = compiled;
   }
   const failOpen = policy.failureMode === 'FailOpen';

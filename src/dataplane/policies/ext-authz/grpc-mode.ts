@@ -7,13 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { AgentExtAuthGRPC } from '../../../api/types/inbound-auth.ts';
-import { compileExpression, type Expression, ExpressionError, fromCelValue, toCelValue } from '../../cel/expression.ts';
+import { fromCelValue, toCelValue } from '../../cel/expression.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
+import { compileFields, type NamedExpressions } from '../cel-field.ts';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { grpcClient, loadProto, serviceConstructor } from '../grpc/client.ts';
 import { jsonToStruct, type ProtoStruct, structToJson } from '../grpc/struct.ts';
-import type { PolicyCompileContext, PolicyProblem } from '../types.ts';
+import { isProblem, type PolicyCompileContext, type PolicyProblem } from '../types.ts';
 import {
   type AllowDecision,
   CheckFailure,
@@ -86,15 +87,11 @@ export function compileGrpcMode(
   context: PolicyCompileContext,
   field: string,
 ): GrpcCheck | PolicyProblem {
-  let metadata: [string, Expression][] | undefined;
+  let metadata: NamedExpressions | undefined;
   if (settings?.requestMetadata) {
-    metadata = [];
-    for (const [name, source] of Object.entries(settings.requestMetadata)) {
-      const expression = compileExpression(source);
-      if (expression instanceof ExpressionError)
-        return { field: `${field}.grpc.requestMetadata.${name}`, message: `is not valid CEL: ${expression.message}` };
-      metadata.push([name, expression]);
-    }
+    const compiled = compileFields(settings.requestMetadata, `${field}.grpc.requestMetadata`);
+    if (isProblem(compiled)) return compiled;
+    metadata = compiled;
   }
   const contextExtensions = settings?.contextExtensions ?? {};
   const client = grpcClient<AuthorizationClient>(
@@ -194,7 +191,7 @@ function headerText(name: string, value: string | string[] | number | undefined)
  */
 function metadataContext(
   exchange: PolicyExchange,
-  metadata: [string, Expression][] | undefined,
+  metadata: NamedExpressions | undefined,
 ): Record<string, ProtoStruct> {
   const out: Record<string, ProtoStruct> = {};
   if (!metadata) {

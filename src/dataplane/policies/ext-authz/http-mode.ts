@@ -4,12 +4,13 @@
 // 200 answer allows, copying allowedResponseHeaders to the upstream request and computing
 // responseMetadata into `extauthz`; any other answer is the client's answer, or a redirect.
 import type { AgentExtAuthHTTP } from '../../../api/types/inbound-auth.ts';
-import { compileExpression, type Expression, ExpressionError, fromCelValue, toCelValue } from '../../cel/expression.ts';
+import { type Expression, fromCelValue, toCelValue } from '../../cel/expression.ts';
 import { forwardedResponseHeaders } from '../../proxy/headers.ts';
 import { celContext, celHeaders } from '../../telemetry/cel-context.ts';
+import { compileField } from '../cel-field.ts';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { PolicyProblem } from '../types.ts';
+import { isProblem, type PolicyProblem } from '../types.ts';
 import { CheckFailure, type Decision, forbidden, type HeaderChange, NO_METADATA, validHeader } from './decision.ts';
 
 /** The auth server's answer is read into memory up to this much; a larger one is a failure. */
@@ -49,12 +50,10 @@ export function compileHttpMode(
   const problems: PolicyProblem[] = [];
   const compile = (source: string | undefined, path: string): Expression | undefined => {
     if (source === undefined) return undefined;
-    const expression = compileExpression(source);
-    if (expression instanceof ExpressionError) {
-      problems.push({ field: `${field}.http.${path}`, message: `is not valid CEL: ${expression.message}` });
-      return undefined;
-    }
-    return expression;
+    const expression = compileField(source, `${field}.http.${path}`);
+    if (!isProblem(expression)) return expression;
+    problems.push(expression);
+    return undefined;
   };
   const pathExpression = compile(settings.path, 'path');
   const redirectExpression = compile(settings.redirect, 'redirect');

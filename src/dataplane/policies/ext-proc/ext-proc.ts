@@ -5,9 +5,9 @@
 // docs/policies/ext-proc.md describes what gw sends and how it applies the answers.
 import type { ExtProcOrConditional } from '../../../api/types/inbound-auth.ts';
 import { interceptResponse } from '../../proxy/http-forward.ts';
-import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
+import { choose, compileChoice } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { PolicyCompiler, StepResult } from '../types.ts';
+import { isProblem, type PolicyCompiler, type StepResult } from '../types.ts';
 import { processRequest } from './request-phase.ts';
 import { responseInterceptor } from './response-phase.ts';
 import { ExtProcSession } from './session.ts';
@@ -17,7 +17,7 @@ export const compileExtProc: PolicyCompiler<ExtProcOrConditional> = (value, cont
   const choice = compileChoice(value, value.conditional, `${context.path}.extProc`, (policy, field) =>
     compileSettings(policy, context, field),
   );
-  if (isPolicyProblem(choice)) return choice;
+  if (isProblem(choice)) return choice;
   return {
     request: (exchange) => {
       const chosen = choose(choice, () => exchange.cel());

@@ -3,6 +3,7 @@
 // and on the first of each direction (attributes, and protocol_config on the very first), and
 // the dynamic metadata the processor returned (CEL `extproc` for the policies after it).
 import { fromCelValue } from '../../cel/expression.ts';
+import type { NamedExpressions } from '../cel-field.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { jsonToStruct, type ProtoStruct, structToJson } from '../grpc/struct.ts';
 import {
@@ -14,7 +15,7 @@ import {
   type ProcessingResponse,
 } from './messages.ts';
 import { connected, ProcessorError, ProcessorStream } from './processor-stream.ts';
-import type { ExtProcSettings, NamedExpressions, ProcessingModes } from './settings.ts';
+import type { ExtProcSettings, ProcessingModes } from './settings.ts';
 
 export type Direction = 'request' | 'response';
 

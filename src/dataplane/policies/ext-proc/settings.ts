@@ -1,7 +1,7 @@
 // One ExtProc entry compiled: the processor's client, the failure mode, the processing modes with
 // the API's defaults applied, and the CEL of the metadata and attributes it sends.
 import type { BodySendMode, ExtProc, ProcessingOptions } from '../../../api/types/inbound-auth.ts';
-import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
+import { compileFields, type NamedExpressions } from '../cel-field.ts';
 import { resolveEndpoint } from '../endpoint.ts';
 import { grpcClient, serviceConstructor } from '../grpc/client.ts';
 import { isProblem, type PolicyCompileContext, type PolicyProblem } from '../types.ts';
@@ -19,8 +19,6 @@ export interface ProcessingModes {
   requestTrailers: 'Send' | 'Skip';
   responseTrailers: 'Send' | 'Skip';
 }
-
-export type NamedExpressions = readonly (readonly [string, Expression])[];
 
 export interface ExtProcSettings {
   /** "Service ns/name:port" or the url's origin, for errors. */
@@ -50,13 +48,13 @@ export function compileSettings(
     };
   const metadataContext: [string, NamedExpressions][] = [];
   for (const [namespace, entries] of Object.entries(value.metadataContext ?? {})) {
-    const compiled = compileMap(entries, `${field}.metadataContext.${namespace}`);
+    const compiled = compileFields(entries, `${field}.metadataContext.${namespace}`);
     if (isProblem(compiled)) return compiled;
     metadataContext.push([namespace, compiled]);
   }
-  const requestAttributes = compileMap(value.requestAttributes ?? {}, `${field}.requestAttributes`);
+  const requestAttributes = compileFields(value.requestAttributes ?? {}, `${field}.requestAttributes`);
   if (isProblem(requestAttributes)) return requestAttributes;
-  const responseAttributes = compileMap(value.responseAttributes ?? {}, `${field}.responseAttributes`);
+  const responseAttributes = compileFields(value.responseAttributes ?? {}, `${field}.responseAttributes`);
   if (isProblem(responseAttributes)) return responseAttributes;
   const ctor = serviceConstructor(EXT_PROC_PROTO, EXT_PROC_SERVICE);
   return {
@@ -92,15 +90,4 @@ function sendOrSkip(value: string | undefined): 'Send' | 'Skip' {
 
 function bodyMode(value: string | undefined): BodySendMode {
   return BODY_MODES.find((mode) => mode === value) ?? 'FullDuplexStreamed';
-}
-
-function compileMap(entries: Record<string, string>, field: string): NamedExpressions | PolicyProblem {
-  const out: [string, Expression][] = [];
-  for (const [name, source] of Object.entries(entries)) {
-    const expression = compileExpression(source);
-    if (expression instanceof ExpressionError)
-      return { field: `${field}.${name}`, message: `is not valid CEL: ${expression.message}` };
-    out.push([name, expression]);
-  }
-  return out;
 }

@@ -6,10 +6,11 @@
 import type { Retry } from '../../../api/types/traffic.ts';
 import { durationMs } from '../../../util/units.ts';
 import { type CelVariables, celHeaders } from '../../telemetry/cel-context.ts';
-import { compileField, conditionHolds, isPolicyProblem } from '../conditional.ts';
+import { compileField } from '../cel-field.ts';
+import { conditionHolds } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { withVariables } from '../http/cel-values.ts';
-import type { PolicyCompiler, RetryPolicy } from '../types.ts';
+import { isProblem, type PolicyCompiler, type RetryPolicy } from '../types.ts';
 
 /** Retries when `attempts` is unset (agentgateway's default): one. */
 export const DEFAULT_RETRY_ATTEMPTS = 1;
@@ -23,13 +24,13 @@ export const compileRetry: PolicyCompiler<Retry> = (value, context) => {
   };
   if (value.precondition !== undefined) {
     const precondition = compileField(value.precondition, `${field}.precondition`);
-    if (isPolicyProblem(precondition)) return precondition;
+    if (isProblem(precondition)) return precondition;
     // A failing expression is "not true": no retries, as agentgateway does.
     policy.precondition = (exchange) => conditionHolds(precondition, exchange.cel());
   }
   if (value.condition !== undefined) {
     const condition = compileField(value.condition, `${field}.condition`);
-    if (isPolicyProblem(condition)) return condition;
+    if (isProblem(condition)) return condition;
     policy.condition = (exchange, status, headers) =>
       conditionHolds(condition, responseVariables(exchange, status, headers));
   }

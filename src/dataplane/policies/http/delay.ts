@@ -7,9 +7,9 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { Delay } from '../../../api/types/traffic.ts';
 import { durationMs } from '../../../util/units.ts';
 import type { Expression } from '../../cel/expression.ts';
-import { compileField, isPolicyProblem } from '../conditional.ts';
+import { compileField } from '../cel-field.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { LocalResponse, PolicyCompiler } from '../types.ts';
+import { isProblem, type LocalResponse, type PolicyCompiler } from '../types.ts';
 
 /** The API's Duration format: a literal duration is not CEL (2s does not parse). */
 const DURATION_LITERAL = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
@@ -24,7 +24,7 @@ export const compileDelay: PolicyCompiler<Delay> = (value, context) => {
     return ms > 0 ? { request: (exchange) => wait(exchange, ms) } : {};
   }
   const expression = compileField(source, `${context.path}.delay.duration`);
-  if (isPolicyProblem(expression)) return expression;
+  if (isProblem(expression)) return expression;
   return {
     request: (exchange) => {
       const ms = delayMs(expression, exchange);

@@ -7,9 +7,10 @@
 // answers a failed direct response 500 too) with a plain-text reason that names no value.
 import type { DirectResponse, DirectResponseOrConditional } from '../../../api/types/traffic.ts';
 import type { Expression } from '../../cel/expression.ts';
-import { choose, compileChoice, compileField, isPolicyProblem } from '../conditional.ts';
+import { compileField } from '../cel-field.ts';
+import { choose, compileChoice } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { LocalResponse, PolicyCompiler, PolicyProblem } from '../types.ts';
+import { isProblem, type LocalResponse, type PolicyCompiler, type PolicyProblem } from '../types.ts';
 import { bodyBytes, evaluateHeaderValue, readsBody, withVariables } from './cel-values.ts';
 import { requestBody } from './request-body.ts';
 
@@ -36,7 +37,7 @@ export const compileDirectResponse: PolicyCompiler<DirectResponseOrConditional> 
     `${context.path}.directResponse`,
     compileOne,
   );
-  if (isPolicyProblem(choice)) return choice;
+  if (isProblem(choice)) return choice;
   return {
     request: (exchange) => {
       const response = choose(choice, () => exchange.cel());
@@ -50,7 +51,7 @@ function compileOne(policy: DirectResponse, field: string): CompiledDirectRespon
   const sources: string[] = [];
   if (policy.bodyExpression !== undefined) {
     const compiled = compileField(policy.bodyExpression, `${field}.bodyExpression`);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     bodyExpression = compiled;
     sources.push(policy.bodyExpression);
   }
@@ -62,7 +63,7 @@ function compileOne(policy: DirectResponse, field: string): CompiledDirectRespon
         message: `${header.name} is set by gw from the body it sends`,
       };
     const compiled = compileField(header.value, `${field}.headers[${index}].value`);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     headers.push({ name: header.name.toLowerCase(), value: compiled });
     sources.push(header.value);
   }

@@ -12,9 +12,9 @@ import type { Expression } from '../../cel/expression.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import { type CelVariables, celHeaders } from '../../telemetry/cel-context.ts';
 import type { HeaderMap } from '../../telemetry/request-record.ts';
-import { compileField, isPolicyProblem } from '../conditional.ts';
+import { compileField } from '../cel-field.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { LocalResponse, PolicyProblem } from '../types.ts';
+import { isProblem, type LocalResponse, type PolicyProblem } from '../types.ts';
 import { bodyBytes, evaluateHeaderValue, readsBody, withVariables } from './cel-values.ts';
 import { replaceRequestBody, requestBody } from './request-body.ts';
 
@@ -53,7 +53,7 @@ export function compileTransform(
   const metadata: [string, Expression][] = [];
   for (const [name, source] of Object.entries(spec.metadata ?? {})) {
     const compiled = compileField(source, `${field}.metadata.${name}`);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     metadata.push([name, compiled]);
     sources.push(source);
   }
@@ -64,16 +64,16 @@ export function compileTransform(
       const problem = headerProblem(name, direction);
       if (problem) return { field: `${field}.${key}[${index}].name`, message: problem };
       const value = compileField(entry.value, `${field}.${key}[${index}].value`);
-      if (isPolicyProblem(value)) return value;
+      if (isProblem(value)) return value;
       out.push({ name, value });
       sources.push(entry.value);
     }
     return out;
   };
   const add = changes(spec.add, 'add');
-  if (isPolicyProblem(add)) return add;
+  if (isProblem(add)) return add;
   const set = changes(spec.set, 'set');
-  if (isPolicyProblem(set)) return set;
+  if (isProblem(set)) return set;
   const remove: string[] = [];
   for (const [index, name] of (spec.remove ?? []).entries()) {
     const lower = name.toLowerCase();
@@ -84,7 +84,7 @@ export function compileTransform(
   let body: Expression | undefined;
   if (spec.body !== undefined) {
     const compiled = compileField(spec.body, `${field}.body`);
-    if (isPolicyProblem(compiled)) return compiled;
+    if (isProblem(compiled)) return compiled;
     body = compiled;
     sources.push(spec.body);
   }

@@ -6,8 +6,8 @@
 // `metadata` entries are computed first and are visible to the other expressions (and to the
 // policies after this one) as `metadata`; the response Transform sees the request's too.
 import type { Transformation, TransformationOrConditional } from '../../../api/types/traffic.ts';
-import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
-import type { PolicyCompiler, PolicyProblem, RequestStep } from '../types.ts';
+import { choose, compileChoice } from '../conditional.ts';
+import { isProblem, type PolicyCompiler, type PolicyProblem, type RequestStep } from '../types.ts';
 import { type CompiledTransform, compileTransform, transformRequest } from './transform.ts';
 import { addResponseTransform, transformationMetadata } from './transformation-state.ts';
 
@@ -23,7 +23,7 @@ export const compileTransformation: PolicyCompiler<TransformationOrConditional> 
     `${context.path}.transformation`,
     compileOne,
   );
-  if (isPolicyProblem(choice)) return choice;
+  if (isProblem(choice)) return choice;
   const step: RequestStep = (exchange) => {
     const transformation = choose(choice, () => exchange.cel());
     if (!transformation) return undefined;
@@ -37,8 +37,8 @@ export const compileTransformation: PolicyCompiler<TransformationOrConditional> 
 
 function compileOne(policy: Transformation, field: string): CompiledTransformation | PolicyProblem {
   const request = policy.request ? compileTransform(policy.request, 'request', `${field}.request`) : undefined;
-  if (isPolicyProblem(request)) return request;
+  if (isProblem(request)) return request;
   const response = policy.response ? compileTransform(policy.response, 'response', `${field}.response`) : undefined;
-  if (isPolicyProblem(response)) return response;
+  if (isProblem(response)) return response;
   return { request, response };
 }

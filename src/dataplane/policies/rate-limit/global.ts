@@ -6,13 +6,14 @@
 // descriptors the tokens it used. Semantics follow agentgateway (docs/policies/rate-limit.md).
 import type * as grpc from '@grpc/grpc-js';
 import type { GlobalRateLimit, RateLimitDescriptor } from '../../../api/types/traffic.ts';
-import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../../cel/expression.ts';
+import { type Expression, fromCelValue } from '../../cel/expression.ts';
 import { type CelVariables, celContext } from '../../telemetry/cel-context.ts';
 import type { RequestRecord } from '../../telemetry/request-record.ts';
+import { compileField } from '../cel-field.ts';
 import { resolveEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { grpcClient, serviceConstructor } from '../grpc/client.ts';
-import type { LocalResponse, PolicyCompileContext, PolicyProblem } from '../types.ts';
+import { isProblem, type LocalResponse, type PolicyCompileContext, type PolicyProblem } from '../types.ts';
 import { type LimitStatus, mostConstrained, tooManyRequests } from './headers.ts';
 
 const PROTO_FILE = 'envoy/service/ratelimit/v3/rls.proto';
@@ -324,24 +325,20 @@ function overLimitAnswer(response: RateLimitResponseMessage): LocalResponse {
   return tooManyRequests(reportedStatus(response.statuses), retryAfter, headers, body);
 }
 
-function compiled(source: string, field: string): Expression | PolicyProblem {
-  const expression = compileExpression(source);
-  if (expression instanceof ExpressionError) return { field, message: `is not valid CEL: ${expression.message}` };
-  return expression;
-}
-
 function compileDescriptor(descriptor: RateLimitDescriptor, field: string): CompiledDescriptor | PolicyProblem {
   const entries: { key: string; expression: Expression }[] = [];
   for (const [index, entry] of descriptor.entries.entries()) {
-    const expression = compiled(entry.expression, `${field}.entries[${index}].expression`);
-    if ('field' in expression) return expression;
+    const expression = compileField(entry.expression, `${field}.entries[${index}].expression`);
+    if (isProblem(expression)) return expression;
     entries.push({ key: entry.name, expression });
   }
-  const cost = descriptor.cost === undefined ? undefined : compiled(descriptor.cost, `${field}.cost`);
-  if (cost && 'field' in cost) return cost;
+  const cost = descriptor.cost === undefined ? undefined : compileField(descriptor.cost, `${field}.cost`);
+  if (isProblem(cost)) return cost;
   const limitOverride =
-    descriptor.limitOverride === undefined ? undefined : compiled(descriptor.limitOverride, `${field}.limitOverride`);
-  if (limitOverride && 'field' in limitOverride) return limitOverride;
+    descriptor.limitOverride === undefined
+      ? undefined
+      : compileField(descriptor.limitOverride, `${field}.limitOverride`);
+  if (isProblem(limitOverride)) return limitOverride;
   return { entries, tokens: descriptor.unit === 'Tokens', cost, limitOverride };
 }
 
@@ -354,11 +351,11 @@ export function compileGlobalLimit(
   const descriptors: CompiledDescriptor[] = [];
   for (const [index, descriptor] of value.descriptors.entries()) {
     const compiledDescriptor = compileDescriptor(descriptor, `${field}.descriptors[${index}]`);
-    if ('field' in compiledDescriptor) return compiledDescriptor;
+    if (isProblem(compiledDescriptor)) return compiledDescriptor;
     descriptors.push(compiledDescriptor);
   }
   const endpoint = resolveEndpoint(value, context, field);
-  if ('field' in endpoint) return endpoint;
+  if (isProblem(endpoint)) return endpoint;
   const client = grpcClient<RateLimitServiceClient>(
     context.runtime,
     serviceConstructor(PROTO_FILE, SERVICE_NAME),

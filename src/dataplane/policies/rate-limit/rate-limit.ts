@@ -4,9 +4,15 @@
 // service asked for. With `conditional`, the first entry whose condition holds applies (a
 // condition that fails to evaluate does not hold); when none does, nothing is limited.
 import type { RateLimits, RateLimitsOrConditional } from '../../../api/types/traffic.ts';
-import { choose, compileChoice, isPolicyProblem } from '../conditional.ts';
+import { choose, compileChoice } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
-import type { PolicyCompileContext, PolicyCompiler, PolicyProblem, StepResult } from '../types.ts';
+import {
+  isProblem,
+  type PolicyCompileContext,
+  type PolicyCompiler,
+  type PolicyProblem,
+  type StepResult,
+} from '../types.ts';
 import { compileGlobalLimit, type GlobalAdmission, type GlobalLimit } from './global.ts';
 import { setResponseStatusHeaders } from './headers.ts';
 import { compileLocalLimits, type LocalLimits } from './local.ts';
@@ -26,7 +32,7 @@ function compileLimits(
   let global: GlobalLimit | undefined;
   if (value.global) {
     const compiled = compileGlobalLimit(value.global, context, `${field}.global`);
-    if ('field' in compiled) return compiled;
+    if (isProblem(compiled)) return compiled;
     global = compiled;
   }
   return { local, global };
@@ -67,7 +73,7 @@ export const compileRateLimit: PolicyCompiler<RateLimitsOrConditional> = (value,
     `${context.path}.rateLimit`,
     (limits, field, place) => compileLimits(limits, context, field, place),
   );
-  if (isPolicyProblem(choice)) return choice;
+  if (isProblem(choice)) return choice;
   return {
     request: (exchange) => {
       const limits = choose(choice, () => exchange.cel());
