@@ -9,7 +9,8 @@ import type { LocalResponse } from '../types.ts';
 import { failureAnswer, failureReason, immediateAnswer } from './answers.ts';
 import { type BodyPump, pumpBody, readPrefix } from './body-stream.ts';
 import { applyHeaderMutation, headerMap } from './headers.ts';
-import type { BodyMutation, CommonResponse, HeaderMutation, ProcessingResponse } from './messages.ts';
+import type { CommonResponse, HeaderMutation, ProcessingResponse } from './messages.ts';
+import { bodyOf, bufferedBodyResponse, expectAnswer, replaces, streamedChunk } from './processor-answers.ts';
 import { ProcessorError } from './processor-stream.ts';
 import type { ExtProcSession } from './session.ts';
 
@@ -24,7 +25,6 @@ export type RequestResult =
 
 const CONTINUE: RequestResult = { kind: 'continue' };
 const UNPROCESSED: RequestResult = { kind: 'unprocessed' };
-const EMPTY = Buffer.alloc(0);
 /** The pseudo-header a processor may set on a request: the path (and query) sent upstream. */
 const REQUEST_PSEUDO = new Set([':path']);
 
@@ -48,7 +48,7 @@ export async function processRequest(session: ExtProcSession): Promise<RequestRe
       }
       if (message.response === 'immediate_response')
         return answer(session, immediateAnswer(message.immediate_response!));
-      expect(message, 'request_headers');
+      expectAnswer(message, 'request_headers');
       session.takeDynamicMetadata(message.dynamic_metadata);
       session.applyModeOverride(message.mode_override, 'request', pump !== undefined);
       const common = message.request_headers?.response;
@@ -152,25 +152,18 @@ async function streamedBody(session: ExtProcSession, pump: BodyPump): Promise<Re
       return answer(session, immediateAnswer(message.immediate_response!));
     }
     if (message.response === 'request_trailers') continue;
-    expect(message, 'request_body');
+    expectAnswer(message, 'request_body');
     session.takeDynamicMetadata(message.dynamic_metadata);
-    const mutation = message.request_body?.response?.body_mutation;
-    if (mutation?.mutation === 'body' || mutation?.mutation === 'clear_body')
-      throw new ProcessorError(
-        'protocol',
-        'in FullDuplexStreamed mode the body comes back as streamed_response chunks',
-      );
-    if (mutation?.mutation !== 'streamed_response') continue;
-    const part = mutation.streamed_response;
-    const body = part?.body ?? EMPTY;
-    size += body.length;
+    const part = streamedChunk(message.request_body?.response);
+    if (!part) continue;
+    size += part.body.length;
     if (size > limit) {
       pump.stop();
       session.cancel();
       return answer(session, tooLarge(limit));
     }
-    if (body.length > 0) chunks.push(body);
-    if (part?.end_of_stream) break;
+    if (part.body.length > 0) chunks.push(part.body);
+    if (part.end) break;
   }
   // The processor said end_of_stream: whatever the client still sends is not part of the body.
   pump.stop();
@@ -186,12 +179,8 @@ async function sendBody(session: ExtProcSession, body: Buffer, end: boolean): Pr
 
 /** A request_body answer's CommonResponse, its header mutation applied (allowed in buffered modes). */
 function takeBodyResponse(session: ExtProcSession, message: ProcessingResponse): CommonResponse | null | undefined {
-  expect(message, 'request_body');
-  session.takeDynamicMetadata(message.dynamic_metadata);
-  const common = message.request_body?.response;
+  const common = bufferedBodyResponse(session, message, 'request_body');
   applyRequestMutation(session.exchange, common?.header_mutation);
-  if (common?.body_mutation?.mutation === 'streamed_response')
-    throw new ProcessorError('protocol', 'streamed_response is for FullDuplexStreamed mode; send body or clear_body');
   return common;
 }
 
@@ -214,22 +203,6 @@ function tooLarge(limit: number): LocalResponse {
     headers: { connection: 'close' },
     body: `the request body is larger than the ${limit}-byte external processing limit`,
   };
-}
-
-function expect(message: ProcessingResponse, kind: ProcessingResponse['response']): void {
-  if (message.response !== kind)
-    throw new ProcessorError('protocol', `expected a ${kind} answer, got ${message.response ?? 'an empty message'}`);
-}
-
-function replaces(common: CommonResponse | null | undefined): boolean {
-  return common?.status === 'CONTINUE_AND_REPLACE' || common?.status === 1;
-}
-
-/** The body a mutation sets (empty for clear_body), or undefined when it sets none. */
-export function bodyOf(mutation: BodyMutation | null | undefined): Buffer | undefined {
-  if (mutation?.mutation === 'body') return mutation.body ?? EMPTY;
-  if (mutation?.mutation === 'clear_body' && mutation.clear_body) return EMPTY;
-  return undefined;
 }
 
 function requestHeaders(exchange: PolicyExchange) {

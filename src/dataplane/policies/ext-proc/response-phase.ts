@@ -11,12 +11,18 @@ import type { LocalResponse } from '../types.ts';
 import { failureAnswer, failureReason, immediateAnswer } from './answers.ts';
 import { type BodyPump, pumpBody, readPrefix } from './body-stream.ts';
 import { applyHeaderMutation, headerMap } from './headers.ts';
-import type { CommonResponse, HeaderMutation, ProcessingResponse } from './messages.ts';
+import type { HeaderMutation, ProcessingResponse } from './messages.ts';
+import {
+  bodyOf,
+  bufferedBodyResponse,
+  EMPTY_BODY,
+  expectAnswer,
+  replaces,
+  streamedChunk,
+} from './processor-answers.ts';
 import { ProcessorError } from './processor-stream.ts';
-import { bodyOf } from './request-phase.ts';
 import type { ExtProcSession } from './session.ts';
 
-const EMPTY = Buffer.alloc(0);
 /** The pseudo-header a processor may set on a response: the status. */
 const RESPONSE_PSEUDO = new Set([':status']);
 
@@ -59,7 +65,7 @@ async function processResponse(session: ExtProcSession, upstream: UpstreamRespon
       return { status, headers, body: upstream.body };
     }
     if (message.response === 'immediate_response') return immediate(session, upstream, message, pump);
-    expect(message, 'response_headers');
+    expectAnswer(message, 'response_headers');
     session.takeDynamicMetadata(message.dynamic_metadata);
     session.applyModeOverride(message.mode_override, 'response', pump !== undefined);
     const common = message.response_headers?.response;
@@ -130,7 +136,7 @@ async function processWholeResponse(
   const message = await session.next();
   if (!message) return whole(status, headers, body);
   if (message.response === 'immediate_response') return immediate(session, upstream, message, undefined);
-  const common = takeBodyResponse(session, message);
+  const common = bufferedBodyResponse(session, message, 'response_body');
   const finalStatus = applyResponseMutation(headers, common?.header_mutation, status);
   session.close();
   return whole(finalStatus, headers, bodyOf(common?.body_mutation) ?? body);
@@ -151,7 +157,7 @@ async function partialResponse(
   let finalStatus = status;
   if (message) {
     if (message.response === 'immediate_response') return immediate(session, upstream, message, undefined);
-    const common = takeBodyResponse(session, message);
+    const common = bufferedBodyResponse(session, message, 'response_body');
     finalStatus = applyResponseMutation(headers, common?.header_mutation, status);
     head = bodyOf(common?.body_mutation) ?? head;
   }
@@ -200,18 +206,12 @@ function streamedResponse(
       if (!message)
         throw new ProcessorError('protocol', 'the processor closed the stream before the response body ended');
       if (message.response === 'response_trailers') continue;
-      expect(message, 'response_body');
-      const mutation = message.response_body?.response?.body_mutation;
-      if (mutation?.mutation === 'body' || mutation?.mutation === 'clear_body')
-        throw new ProcessorError(
-          'protocol',
-          'in FullDuplexStreamed mode the body comes back as streamed_response chunks',
-        );
-      if (mutation?.mutation !== 'streamed_response') continue;
-      const chunk = mutation.streamed_response?.body ?? EMPTY;
-      if (chunk.length > 0 && !out.write(chunk)) await drained(out);
+      expectAnswer(message, 'response_body');
+      const part = streamedChunk(message.response_body?.response);
+      if (!part) continue;
+      if (part.body.length > 0 && !out.write(part.body)) await drained(out);
       if (out.destroyed) return;
-      if (mutation.streamed_response?.end_of_stream) break;
+      if (part.end) break;
     }
     stopAll();
     session.close();
@@ -252,25 +252,6 @@ function immediate(
   return localResponse(immediateAnswer(message.immediate_response!));
 }
 
-/** A response_body answer's CommonResponse (in a buffered mode: body or clear_body, not streamed). */
-function takeBodyResponse(session: ExtProcSession, message: ProcessingResponse): CommonResponse | null | undefined {
-  expect(message, 'response_body');
-  session.takeDynamicMetadata(message.dynamic_metadata);
-  const common = message.response_body?.response;
-  if (common?.body_mutation?.mutation === 'streamed_response')
-    throw new ProcessorError('protocol', 'streamed_response is for FullDuplexStreamed mode; send body or clear_body');
-  return common;
-}
-
-function expect(message: ProcessingResponse, kind: ProcessingResponse['response']): void {
-  if (message.response !== kind)
-    throw new ProcessorError('protocol', `expected a ${kind} answer, got ${message.response ?? 'an empty message'}`);
-}
-
-function replaces(common: CommonResponse | null | undefined): boolean {
-  return common?.status === 'CONTINUE_AND_REPLACE' || common?.status === 1;
-}
-
 /** Applies a header mutation to the response headers; returns the status (":status" may change it). */
 function applyResponseMutation(
   headers: HeaderBag,
@@ -297,7 +278,7 @@ function localResponse(answer: LocalResponse): UpstreamResponse {
   const text = typeof answer.body === 'string';
   const body =
     answer.body === undefined
-      ? EMPTY
+      ? EMPTY_BODY
       : text
         ? Buffer.from((answer.body as string).endsWith('\n') ? (answer.body as string) : `${answer.body}\n`)
         : (answer.body as Buffer);
