@@ -30,6 +30,8 @@ export interface RecordingUpstream {
   seen: SeenRequest[];
   /** The latest request; fails the test when none arrived. */
   last(): SeenRequest;
+  /** The latest request whose URL starts with `prefix`, if any. */
+  latest(prefix: string): SeenRequest | undefined;
   /** Replaces how requests are answered. */
   answer(next: Answer): void;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startRecordingUpstream(answer: Answer = answerOk): Promise
       assert.ok(latest, 'no request reached the upstream');
       return latest;
     },
+    latest: (prefix) => seen.findLast((entry) => entry.url.startsWith(prefix)),
     answer: (next) => {
       current = next;
     },

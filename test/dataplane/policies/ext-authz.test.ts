@@ -125,8 +125,6 @@ describe('traffic.extAuth', () => {
   let closedPort: number;
 
   const send = (path: string, options: RequestOptions = {}) => httpRequest(`${base}${path}`, options);
-  /** The latest request the upstream received whose path starts with `prefix`. */
-  const upstreamSaw = (prefix: string) => upstream.seen.filter((entry) => entry.url.startsWith(prefix)).at(-1);
   const grpcChecksFor = (prefix: string) =>
     grpcAuth.checks.filter((check) => check.attributes.request.http.path.startsWith(prefix));
   const httpChecksFor = (prefix: string) => httpAuth.seen.filter((entry) => entry.url.includes(prefix));
@@ -221,7 +219,7 @@ http:
       assert.equal(response.body, 'upstream ok');
       assert.equal(response.headers['x-authz'], 'checked');
 
-      const saw = upstreamSaw('/g-allow')!;
+      const saw = upstream.latest('/g-allow')!;
       assert.equal(saw.headers['x-auth-user'], 'alice');
       assert.equal(saw.headers['x-secret'], undefined);
       assert.equal(saw.headers['x-tag'], 'client, added');
@@ -279,7 +277,7 @@ http:
       assert.equal(closed.body, 'external authorization failed\n');
       const open = await send('/g-open/x', { headers: { 'x-user': 'alice' } });
       assert.equal(open.status, 200);
-      assert.equal(upstreamSaw('/g-open')?.headers['x-auth-user'], undefined);
+      assert.equal(upstream.latest('/g-open')?.headers['x-auth-user'], undefined);
     });
 
     it("gives up after the GwBackend's requestTimeout", async () => {
@@ -295,7 +293,7 @@ http:
       const http = grpcChecksFor('/g-body').at(-1)!.attributes.request.http;
       assert.equal(http.body, 'hello');
       assert.equal(Number(http.size), 5);
-      assert.equal(upstreamSaw('/g-body')?.text, 'hello');
+      assert.equal(upstream.latest('/g-body')?.text, 'hello');
 
       const before = grpcChecksFor('/g-body').length;
       const large = await send('/g-body/x', { method: 'POST', headers: { 'x-user': 'alice' }, body: 'x'.repeat(100) });
@@ -309,8 +307,8 @@ http:
         const response = await send('/g-cache/x', { headers: { 'x-user': 'alice', 'x-secret': 's' } });
         assert.equal(response.status, 200);
         assert.equal(response.headers['x-authz'], 'checked');
-        assert.equal(upstreamSaw('/g-cache')?.headers['x-auth-user'], 'alice', 'cached mutations apply');
-        assert.equal(upstreamSaw('/g-cache')?.headers['x-secret'], undefined);
+        assert.equal(upstream.latest('/g-cache')?.headers['x-auth-user'], 'alice', 'cached mutations apply');
+        assert.equal(upstream.latest('/g-cache')?.headers['x-secret'], undefined);
       }
       assert.equal(calls(), 1);
       await send('/g-cache/x', { headers: { 'x-user': 'bob' } });
@@ -404,7 +402,7 @@ http:
       const headers = { authorization: 'Bearer good', 'x-extra': 'e' };
       const response = await send('/h-allow/p?q=1', { headers });
       assert.equal(response.status, 200, response.body);
-      const saw = upstreamSaw('/h-allow')!;
+      const saw = upstream.latest('/h-allow')!;
       assert.equal(saw.headers['x-auth-user'], 'alice');
       assert.equal(saw.headers['x-other'], undefined);
       assert.equal(saw.url, '/h-allow/p?q=1');
@@ -417,7 +415,7 @@ http:
       // The ttl is 1m only when extauthz.user and extauthz.tier came out of the JSON answer.
       await send('/h-allow/p?q=1', { headers });
       assert.equal(httpChecksFor('/h-allow').length, 1);
-      assert.equal(upstreamSaw('/h-allow')?.headers['x-auth-user'], 'alice');
+      assert.equal(upstream.latest('/h-allow')?.headers['x-auth-user'], 'alice');
     });
 
     it("passes any other answer to the client: the server's status, headers and body", async () => {
@@ -431,7 +429,7 @@ http:
       const none = await send('/h-deny/x');
       assert.equal(none.status, 403);
       assert.equal(none.body, 'forbidden by auth');
-      assert.equal(upstreamSaw('/h-deny'), undefined);
+      assert.equal(upstream.latest('/h-deny'), undefined);
     });
 
     it('redirects a denied client when redirect is set', async () => {
@@ -459,7 +457,7 @@ http:
       assert.equal(check.method, 'POST');
       assert.equal(check.text, 'hello');
       assert.equal(check.headers['x-envoy-auth-partial-body'], 'false');
-      assert.equal(upstreamSaw('/h-body')?.text, 'hello');
+      assert.equal(upstream.latest('/h-body')?.text, 'hello');
       const large = await send('/h-body/x', {
         method: 'POST',
         headers: { authorization: 'Bearer good' },

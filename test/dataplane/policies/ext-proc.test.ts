@@ -320,7 +320,6 @@ describe('traffic.extProc', () => {
   let base: string;
 
   const send = (path: string, options: RequestOptions = {}) => httpRequest(`${base}${path}`, options);
-  const upstreamSaw = (prefix: string) => upstream.seen.filter((entry) => entry.url.startsWith(prefix)).at(-1);
   const conversationsOf = (script: string) =>
     processor.conversations.filter((conversation) => scenarioOf(conversation.messages[0]) === script);
 
@@ -422,7 +421,7 @@ responseAttributes: {code: response.code}`,
     assert.equal(response.body, 'UPSTREAM OK');
     assert.equal(response.headers['content-length'], undefined, 'a streamed body has no known length');
 
-    const saw = upstreamSaw('/headers')!;
+    const saw = upstream.latest('/headers')!;
     assert.equal(saw.url, '/headers/rewritten?q=1');
     assert.equal(saw.headers['x-added'], 'yes');
     assert.equal(saw.headers['x-replace'], 'new');
@@ -458,7 +457,7 @@ responseAttributes: {code: response.code}`,
   it('sends a Buffered request body whole and forwards the body the processor returns', async () => {
     const response = await send('/buffered', { method: 'POST', body: 'hello world' });
     assert.equal(response.status, 200);
-    const saw = upstreamSaw('/buffered')!;
+    const saw = upstream.latest('/buffered')!;
     assert.equal(saw.body.toString(), 'replaced body!');
     assert.equal(saw.headers['content-length'], '14');
     assert.equal(saw.headers['x-body-seen'], 'hello world');
@@ -475,7 +474,7 @@ responseAttributes: {code: response.code}`,
     const parts = Array.from({ length: 8 }, () => Buffer.from(chunk));
     const response = await send('/stream-in', { method: 'POST', body: Readable.from(parts) });
     assert.equal(response.status, 200);
-    const saw = upstreamSaw('/stream-in')!;
+    const saw = upstream.latest('/stream-in')!;
     assert.equal(saw.body.toString(), chunk.toUpperCase().repeat(8));
     assert.equal(saw.headers['content-length'], String(chunk.length * 8));
     const [conversation] = conversationsOf('stream-in');
@@ -520,7 +519,7 @@ responseAttributes: {code: response.code}`,
     const response = await send('/fail-open', { headers: { 'x-remove': 'still here' } });
     assert.equal(response.status, 200);
     assert.equal(response.body, 'upstream ok');
-    assert.equal(upstreamSaw('/fail-open')!.headers['x-remove'], 'still here');
+    assert.equal(upstream.latest('/fail-open')!.headers['x-remove'], 'still here');
   });
 
   it('an unreachable processor: FailClosed answers 500, FailOpen forwards the body untouched', async () => {
@@ -530,7 +529,7 @@ responseAttributes: {code: response.code}`,
       body: Readable.from([Buffer.from('pay'), Buffer.from('load')]),
     });
     assert.equal(open.status, 200);
-    assert.equal(upstreamSaw('/unreachable-open')!.body.toString(), 'payload');
+    assert.equal(upstream.latest('/unreachable-open')!.body.toString(), 'payload');
   });
 
   it('a processor that closes the stream cleanly lets the request go on unprocessed', async () => {
@@ -544,7 +543,7 @@ responseAttributes: {code: response.code}`,
     for (let i = 0; i < body.length; i++) body[i] = 97 + (i % 26);
     const response = await send('/partial', { method: 'POST', body });
     assert.equal(response.status, 200);
-    const saw = upstreamSaw('/partial')!;
+    const saw = upstream.latest('/partial')!;
     assert.equal(saw.headers['x-prefix'], `${2 * MiB}/false`);
     assert.equal(saw.body.length, 'PREFIX:'.length + 300_000);
     assert.equal(saw.body.subarray(0, 7).toString(), 'PREFIX:');
@@ -580,16 +579,16 @@ responseAttributes: {code: response.code}`,
 
   it('dynamic_metadata is CEL extproc for the policies after it', async () => {
     assert.equal((await send('/dynamic')).status, 200);
-    assert.equal(upstreamSaw('/dynamic')!.headers['x-tenant'], 't-42');
+    assert.equal(upstream.latest('/dynamic')!.headers['x-tenant'], 't-42');
   });
 
   it('conditional: the entry whose condition holds runs; none holding skips processing', async () => {
     const before = conversationsOf('mark').length;
     assert.equal((await send('/conditional', { headers: { 'x-process': 'yes' } })).status, 200);
-    assert.equal(upstreamSaw('/conditional')!.headers['x-marked'], 'yes');
+    assert.equal(upstream.latest('/conditional')!.headers['x-marked'], 'yes');
     assert.equal(conversationsOf('mark').length, before + 1);
     assert.equal((await send('/conditional')).status, 200);
-    assert.equal(upstreamSaw('/conditional')!.headers['x-marked'], undefined);
+    assert.equal(upstream.latest('/conditional')!.headers['x-marked'], undefined);
     assert.equal(conversationsOf('mark').length, before + 1);
   });
 
@@ -597,13 +596,13 @@ responseAttributes: {code: response.code}`,
     const response = await send('/response-fail');
     assert.equal(response.status, 500);
     assert.equal(response.body, 'external processing failed\n');
-    assert.ok(upstreamSaw('/response-fail'), 'the request itself was forwarded');
+    assert.ok(upstream.latest('/response-fail'), 'the request itself was forwarded');
   });
 
   it('CONTINUE_AND_REPLACE on the request headers replaces the body without sending it', async () => {
     const response = await send('/replace', { method: 'POST', body: 'original' });
     assert.equal(response.status, 200);
-    const saw = upstreamSaw('/replace')!;
+    const saw = upstream.latest('/replace')!;
     assert.equal(saw.body.toString(), 'replaced at headers');
     assert.equal(saw.headers['content-length'], '19');
     const [conversation] = conversationsOf('replace');
