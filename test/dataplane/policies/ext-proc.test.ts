@@ -208,35 +208,9 @@ const scripts: Record<string, (conversation: Conversation) => Promise<void>> = {
     c.end();
   },
 
-  async partial(c) {
-    await c.expect('request_headers');
-    c.send({ request_headers: {} });
-    const message = await c.expect('request_body');
-    const prefix = message.request_body;
-    c.send({
-      request_body: {
-        response: {
-          header_mutation: { set_headers: [set('x-prefix', `${prefix.body.length}/${prefix.end_of_stream}`)] },
-          body_mutation: { body: Buffer.from('PREFIX:') },
-        },
-      },
-    });
-  },
+  partial: prefixScript('request', 'PREFIX:'),
 
-  async 'partial-response'(c) {
-    await c.expect('response_headers');
-    c.send({ response_headers: {} });
-    const message = await c.expect('response_body');
-    const prefix = message.response_body;
-    c.send({
-      response_body: {
-        response: {
-          header_mutation: { set_headers: [set('x-prefix', `${prefix.body.length}/${prefix.end_of_stream}`)] },
-          body_mutation: { body: Buffer.from('HEAD:') },
-        },
-      },
-    });
-  },
+  'partial-response': prefixScript('response', 'HEAD:'),
 
   async override(c) {
     await c.expect('request_headers');
@@ -275,6 +249,28 @@ const scripts: Record<string, (conversation: Conversation) => Promise<void>> = {
 
   'pass-through': passThrough,
 };
+
+/**
+ * BufferedPartial on `side`: answers its headers, then the body prefix with the prefix's size and
+ * end_of_stream in x-prefix and `replacement` as the new prefix.
+ */
+function prefixScript(side: 'request' | 'response', replacement: string): (c: Conversation) => Promise<void> {
+  const headers = `${side}_headers`;
+  const body = `${side}_body`;
+  return async (c) => {
+    await c.expect(headers);
+    c.send({ [headers]: {} });
+    const prefix = (await c.expect(body))[body];
+    c.send({
+      [body]: {
+        response: {
+          header_mutation: { set_headers: [set('x-prefix', `${prefix.body.length}/${prefix.end_of_stream}`)] },
+          body_mutation: { body: Buffer.from(replacement) },
+        },
+      },
+    });
+  };
+}
 
 function scenarioOf(message: Sent): string {
   return structJson(message?.metadata_context?.filter_metadata?.test).scenario as string;
