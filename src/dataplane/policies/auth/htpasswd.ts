@@ -49,15 +49,8 @@ function md5Crypt(password: Buffer, salt: string, magic: '$1$' | '$apr1$'): stri
   // For each bit of the length: a zero byte when it is set, the password's first byte when not.
   for (let bits = password.length; bits > 0; bits >>>= 1)
     context.update(bits & 1 ? Buffer.of(0) : password.subarray(0, 1));
-  let digest = context.digest();
-  for (let round = 0; round < 1000; round++) {
-    const step = createHash('md5');
-    step.update(round & 1 ? password : digest);
-    if (round % 3 !== 0) step.update(saltBytes);
-    if (round % 7 !== 0) step.update(password);
-    step.update(round & 1 ? digest : password);
-    digest = step.digest();
-  }
+  let digest: Buffer = context.digest();
+  for (let round = 0; round < 1000; round++) digest = cryptRound('md5', round, digest, password, saltBytes);
   const d = digest;
   return (
     cryptBase64(d[0]!, d[6]!, d[12]!, 4) +
@@ -161,7 +154,7 @@ async function shaCrypt(
   context.update(alternate.subarray(0, left));
   // For each bit of the length: the alternate digest when it is set, the password when not.
   for (let bits = password.length; bits > 0; bits >>>= 1) context.update(bits & 1 ? alternate : password);
-  let digest = context.digest();
+  let digest: Buffer = context.digest();
 
   const passwordDigest = createHash(algorithm);
   for (let i = 0; i < password.length; i++) passwordDigest.update(password);
@@ -172,12 +165,7 @@ async function shaCrypt(
 
   for (let round = 0; round < rounds; round++) {
     if (round > 0 && round % SHA_CRYPT_ROUNDS_PER_TURN === 0) await nextTurn();
-    const step = createHash(algorithm);
-    step.update(round & 1 ? p : digest);
-    if (round % 3 !== 0) step.update(s);
-    if (round % 7 !== 0) step.update(p);
-    step.update(round & 1 ? digest : p);
-    digest = step.digest();
+    digest = cryptRound(algorithm, round, digest, p, s);
   }
 
   const d = digest;
@@ -185,6 +173,19 @@ async function shaCrypt(
   for (const [a, b, c] of algorithm === 'sha256' ? SHA256_ORDER : SHA512_ORDER)
     out += cryptBase64(d[a]!, d[b]!, d[c]!, 4);
   return algorithm === 'sha256' ? out + cryptBase64(0, d[31]!, d[30]!, 3) : out + cryptBase64(0, 0, d[63]!, 2);
+}
+
+/**
+ * One round of MD5-crypt and SHA-crypt (the same in both specifications): the previous digest,
+ * the password and the salt hashed in an order the round number decides.
+ */
+function cryptRound(algorithm: string, round: number, previous: Buffer, password: Buffer, salt: Buffer): Buffer {
+  const step = createHash(algorithm);
+  step.update(round & 1 ? password : previous);
+  if (round % 3 !== 0) step.update(salt);
+  if (round % 7 !== 0) step.update(password);
+  step.update(round & 1 ? previous : password);
+  return step.digest();
 }
 
 const SHA_CRYPT = /^\$([56])\$(?:rounds=(\d{1,10})\$)?([^$]{0,16})\$([./0-9A-Za-z]+)$/;
