@@ -95,13 +95,14 @@ describe('Frontend.tcp and Frontend.http on connections', () => {
         t.skip('ss (iproute2) is not available');
         return;
       }
-      // The first probe is due within the configured 7 s. iproute2 versions print the time left as
+      // The first probe is due within the configured 7 s (the kernel's default is 2 hours). iproute2
+      // versions print the time left as
       // "6.9sec", "6964ms" or "6.964ms" (seconds with an ms suffix).
       const timer = /timer:\(keepalive,([\d.]+)(ms|sec|min),/.exec(ss);
       assert.ok(timer, ss);
       const value = Number(timer[1]);
       const seconds = timer[2] === 'min' ? value * 60 : timer[2] === 'ms' && value > 100 ? value / 1000 : value;
-      assert.ok(seconds > 5 && seconds <= 7, ss);
+      assert.ok(seconds > 0 && seconds <= 7, ss);
     } finally {
       client.socket.destroy();
     }
