@@ -240,6 +240,6 @@ function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string 
   delete headers['content-length'];
   delete headers['accept-encoding'];
   delete headers.host;
-  addForwardedFor(headers, routed.req.socket.remoteAddress, routed.scheme);
+  addForwardedFor(headers, routed.record.clientAddress, routed.scheme);
   return headers;
 }

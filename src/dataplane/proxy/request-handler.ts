@@ -157,7 +157,8 @@ export async function handleRequest(
     return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs, exchange });
   }
   const upstreamHeaders = forward.headers as Record<string, string | string[]>;
-  addForwardedFor(upstreamHeaders, req.socket.remoteAddress, scheme);
+  // The client as gw knows it: the PROXY protocol header's source when the port takes one.
+  addForwardedFor(upstreamHeaders, record.clientAddress, scheme);
   const forwarding = rule.policies.forwarding;
   // Before backend auth: a signature over the request covers the Host the backend gets.
   rewriteHost(forwarding.hostRewrite, handler.settings, upstreamHeaders, req.headers.host);

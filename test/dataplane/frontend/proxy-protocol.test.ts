@@ -91,6 +91,7 @@ describe('Frontend.proxyProtocol', () => {
     );
     assert.equal(statusOf(answer.data), 200, answer.data);
     assert.equal(bodyOf<Echo>(answer.data).url, '/p');
+    assert.equal(bodyOf<Echo>(answer.data).headers['x-forwarded-for'], '203.0.113.5', 'the upstream learns the client');
     assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/p'), 2000));
     const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/p')!;
     assert.equal(entry['src.addr'], '203.0.113.5:41000');
