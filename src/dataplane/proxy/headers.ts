@@ -60,3 +60,24 @@ export function addForwardedFor(
   }
   headers['x-forwarded-proto'] = scheme;
 }
+
+/**
+ * Frontend.http.http1HeaderCase Preserve: the upstream request's headers under the names the
+ * client spelled (HTTP/1 `rawHeaders`), for backends that care about case. gw works on lower-case
+ * names until this last step; headers gw added itself keep gw's spelling.
+ */
+export function withClientHeaderCase(
+  headers: Record<string, string | string[]>,
+  rawHeaders: readonly string[],
+): Record<string, string | string[]> {
+  const spelled = new Map<string, string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    const lower = name.toLowerCase();
+    if (name !== lower && !spelled.has(lower)) spelled.set(lower, name);
+  }
+  if (spelled.size === 0) return headers;
+  const out: Record<string, string | string[]> = {};
+  for (const name of Object.keys(headers)) out[spelled.get(name) ?? name] = headers[name]!;
+  return out;
+}

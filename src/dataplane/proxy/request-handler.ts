@@ -23,7 +23,7 @@ import { normalizePath } from '../routing/path.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
-import { addForwardedFor, forwardedRequestHeaders } from './headers.ts';
+import { addForwardedFor, forwardedRequestHeaders, withClientHeaderCase } from './headers.ts';
 import { forwardHttp, hasRequestBody, type ResponseBuffering, type RetryPlan } from './http-forward.ts';
 
 /** What a backend handler other than plain HTTP (AI, models) receives. */
@@ -195,7 +195,10 @@ export async function handleRequest(
     pool: handler.pool,
     method: req.method ?? 'GET',
     path: search ? `${forward.path}?${search}` : forward.path,
-    headers: upstreamHeaders,
+    headers:
+      port.connection.http1HeaderCase === 'Preserve' && req.httpVersionMajor === 1
+        ? withClientHeaderCase(upstreamHeaders, req.rawHeaders)
+        : upstreamHeaders,
     body,
     timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
     onResponseHeaders: (responseHeaders) => {

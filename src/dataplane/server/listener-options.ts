@@ -114,7 +114,7 @@ export function compileConnectionOptions(frontend: Frontend | undefined): Connec
   const http = (frontend.http ?? {}) as FrontendHTTP;
   if (http.http1HeaderCase === 'Preserve')
     notes.push(
-      'frontend.http.http1HeaderCase Preserve: header names are forwarded lowercase (the HTTP/1 parser does not keep their case)',
+      'frontend.http.http1HeaderCase Preserve: request header names go to HTTP backends as the client spelled them; response header names come back lowercase (the upstream client normalises them)',
     );
   const proxy = frontend.proxyProtocol;
   const version = proxy?.version ?? 'V2';

@@ -13,10 +13,12 @@ import {
   DEFAULT_CONNECTION_OPTIONS,
 } from '../../../src/dataplane/server/listener-options.ts';
 import { until } from '../../helpers/until.ts';
-import { closedWithin, type FrontendGateway, startFrontendGateway, statusOf } from './helpers.ts';
+import { bodyOf, closedWithin, type Echo, type FrontendGateway, startFrontendGateway, statusOf } from './helpers.ts';
 
 /** An open keep-alive connection to send HTTP/1.1 requests on, one at a time. */
-async function keepAliveConnection(port: number): Promise<{ socket: Socket; get(path: string): Promise<string> }> {
+async function keepAliveConnection(
+  port: number,
+): Promise<{ socket: Socket; get(path: string, headerLines?: string): Promise<string> }> {
   const socket = netConnect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   await new Promise((resolve) => socket.once('connect', resolve));
@@ -26,9 +28,9 @@ async function keepAliveConnection(port: number): Promise<{ socket: Socket; get(
   });
   return {
     socket,
-    async get(path) {
+    async get(path, headerLines = '') {
       buffered = '';
-      socket.write(`GET ${path} HTTP/1.1\r\nhost: gw.test\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: gw.test\r\n${headerLines}\r\n`);
       // One response: its head, then content-length bytes of body.
       const complete = () => {
         const end = buffered.indexOf('\r\n\r\n');
@@ -132,9 +134,17 @@ describe('Frontend.tcp and Frontend.http on connections', () => {
     assert.ok(Date.now() - started >= 300, `closed after ${Date.now() - started} ms`);
   });
 
-  it('logs that http1HeaderCase Preserve forwards header names lowercase', () => {
+  it('http1HeaderCase Preserve: request header names reach the backend as the client spelled them', async () => {
+    const client = await keepAliveConnection(gateway.httpPort);
+    try {
+      const echo = bodyOf<Echo>(await client.get('/case', 'X-Tenant-ID: acme\r\n'));
+      assert.ok(echo.rawHeaders.includes('X-Tenant-ID'), JSON.stringify(echo.rawHeaders));
+      assert.equal(echo.headers['x-tenant-id'], 'acme');
+    } finally {
+      client.socket.destroy();
+    }
     assert.ok(
-      gateway.gw.logs.some((line) => /http1HeaderCase Preserve: header names are forwarded lowercase/.test(line)),
+      gateway.gw.logs.some((line) => /http1HeaderCase Preserve: request header names go to HTTP backends/.test(line)),
       gateway.gw.logs.join('\n'),
     );
   });

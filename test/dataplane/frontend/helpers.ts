@@ -16,6 +16,8 @@ export interface Echo {
   url: string;
   httpVersion: string;
   headers: IncomingMessage['headers'];
+  /** Header names as they arrived (their case). */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -32,6 +34,7 @@ export async function echoUpstream(): Promise<{ server: Server; port: number }> 
         url: req.url ?? '',
         httpVersion: req.httpVersion,
         headers: req.headers,
+        rawHeaders: req.rawHeaders,
         body: Buffer.concat(chunks).toString(),
       };
       res.setHeader('content-type', 'application/json');
