@@ -60,6 +60,18 @@ export function minTimeout(...values: (number | undefined)[]): number | undefine
   return result;
 }
 
+/**
+ * Records the rule routing chose; returns why it cannot serve (a policy or filter that cannot be
+ * used: answered 500), or undefined.
+ */
+export function takeRule(record: RequestRecord, rule: CompiledRule): string | undefined {
+  record.route = rule.route;
+  record.rule = rule.config.name ?? '';
+  if (rule.refused) return rule.refused;
+  if (rule.filters.problems.length > 0) return `route filter not supported: ${rule.filters.problems[0]!.message}`;
+  return undefined;
+}
+
 /** What the server needs to know about a request once routing has chosen its listener. */
 export interface RequestScope {
   telemetry: FrontendTelemetry | undefined;
@@ -109,11 +121,8 @@ export async function handleRequest(
   });
   const rule = match ? listener.rules.get(match.rule)! : listener.modelRule;
   if (!rule) return void sendText(res, 404, 'no route matches this request');
-  record.route = rule.route;
-  record.rule = rule.config.name ?? '';
-  if (rule.refused) return void sendText(res, 500, rule.refused);
-  if (rule.filters.problems.length > 0)
-    return void sendText(res, 500, `route filter not supported: ${rule.filters.problems[0]!.message}`);
+  const unusable = takeRule(record, rule);
+  if (unusable) return void sendText(res, 500, unusable);
   forward ??= { path, query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
   // A traced request's span continues upstream.
   if (record.traceparent !== undefined) forward.headers.traceparent = record.traceparent;

@@ -16,7 +16,7 @@ import { PolicyExchange } from '../policies/exchange.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
 import { sendLocalResponse, sendText } from '../proxy/direct-response.ts';
 import { forwardedRequestHeaders } from '../proxy/headers.ts';
-import type { RequestScope } from '../proxy/request-handler.ts';
+import { type RequestScope, takeRule } from '../proxy/request-handler.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
@@ -192,11 +192,8 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
   });
   const rule = match ? listener.rules.get(match.rule) : undefined;
   if (!rule) return void sendText(res, 404, 'no route matches this request');
-  record.route = rule.route;
-  record.rule = rule.config.name ?? '';
-  if (rule.refused) return void sendText(res, 500, rule.refused);
-  if (rule.filters.problems.length > 0)
-    return void sendText(res, 500, `route filter not supported: ${rule.filters.problems[0]!.message}`);
+  const unusable = takeRule(record, rule);
+  if (unusable) return void sendText(res, 500, unusable);
   if (rule.policies !== NO_TRAFFIC_POLICY) {
     const answer =
       (await runSteps(rule.policies.beforeFilters, policyExchange())) ??
