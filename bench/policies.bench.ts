@@ -8,13 +8,14 @@
 //
 //   ./node_modules/.bin/node bench/policies.bench.ts [--rounds N] [--duration S]
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exportJWK, SignJWT } from 'jose';
 import { CHAT_BODY, CHAT_HEADERS } from './gateway/chat-request.ts';
 import { freePort, stopAllChildren } from './gateway/child-process.ts';
+import { gateway, gatewayClass, noAccessLog, writeResources } from './gateway/gw-config.ts';
 import { runLoad } from './gateway/load.ts';
 import { cpuMs } from './gateway/process-tree.ts';
 import { startGw } from './gateway/targets/gw.ts';
@@ -36,62 +37,62 @@ const token = await new SignJWT({ scope: 'chat' })
   .setExpirationTime('2h')
   .sign(privateKey);
 
-function configYaml(port: number, upstreamPort: number): string {
-  const route = (name: string) => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: bench}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /${name}}}]
-    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-    backendRefs: [{group: gw.dev, kind: GwBackend, name: mock}]
-`;
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: bench}
-spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${port}}]}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: mock}
-spec: {static: {host: 127.0.0.1, port: ${upstreamPort}}}
-${route('plain')}${route('guarded')}---
-apiVersion: v1
-kind: Secret
-metadata: {name: bench-keys}
-stringData:
-  client-a: '{"key": "${API_KEY}", "metadata": {"tier": "gold"}}'
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: no-access-log}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: bench}]
-  frontend: {accessLog: {filter: 'false'}}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: guarded}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: guarded}]
-  traffic:
-    jwtAuthentication:
-      providers: [{issuer: https://issuer.bench, audiences: [gw], jwks: {inline: '${JSON.stringify({ keys: [jwk] })}'}}]
-    apiKeyAuthentication:
-      secretRef: {name: bench-keys}
-      location: {header: {name: x-api-key}}
-    authorization:
-      policy: {matchExpressions: ['jwt.sub == "bench-user"', 'apiKey.tier == "gold"']}
-    rateLimit:
-      local: [{requests: 1000000000, unit: Seconds}]
-`;
+/** The benchmark's resources: Gateway bench, the static mock backend, routes plain and guarded, the policies. */
+function resources(port: number, upstreamPort: number): Record<string, unknown>[] {
+  const route = (name: string) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name },
+    spec: {
+      parentRefs: [{ name: 'bench' }],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }],
+          filters: [
+            { type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } },
+          ],
+          backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name: 'mock' }],
+        },
+      ],
+    },
+  });
+  return [
+    gatewayClass,
+    gateway([{ name: 'http', port }]),
+    {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'mock' },
+      spec: { static: { host: '127.0.0.1', port: upstreamPort } },
+    },
+    route('plain'),
+    route('guarded'),
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'bench-keys' },
+      stringData: { 'client-a': JSON.stringify({ key: API_KEY, metadata: { tier: 'gold' } }) },
+    },
+    noAccessLog,
+    {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwPolicy',
+      metadata: { name: 'guarded' },
+      spec: {
+        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'guarded' }],
+        traffic: {
+          jwtAuthentication: {
+            providers: [
+              { issuer: 'https://issuer.bench', audiences: ['gw'], jwks: { inline: JSON.stringify({ keys: [jwk] }) } },
+            ],
+          },
+          apiKeyAuthentication: { secretRef: { name: 'bench-keys' }, location: { header: { name: 'x-api-key' } } },
+          authorization: { policy: { matchExpressions: ['jwt.sub == "bench-user"', 'apiKey.tier == "gold"'] } },
+          rateLimit: { local: [{ requests: 1000000000, unit: 'Seconds' }] },
+        },
+      },
+    },
+  ];
 }
 
 interface Sample {
@@ -110,7 +111,7 @@ function median(values: number[]): number {
 const upstream = await startUpstream();
 const dir = mkdtempSync(join(tmpdir(), 'gw-bench-policies-'));
 const port = await freePort();
-writeFileSync(join(dir, 'bench.yaml'), configYaml(port, upstream.ports.openaiFixed));
+writeResources(dir, resources(port, upstream.ports.openaiFixed));
 const gw = await startGw(dir, `http://127.0.0.1:${port}`);
 try {
   const endpoints = {

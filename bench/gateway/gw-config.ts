@@ -26,7 +26,7 @@ export interface GwBenchConfigInput {
   accessLog: boolean;
 }
 
-const gatewayClass = {
+export const gatewayClass = {
   apiVersion: 'gateway.networking.k8s.io/v1',
   kind: 'GatewayClass',
   metadata: { name: 'gw' },
@@ -34,7 +34,7 @@ const gatewayClass = {
 };
 
 /** The Gateway "bench" with these HTTP listeners. */
-function gateway(listeners: { name: string; port: number }[]): Record<string, unknown> {
+export function gateway(listeners: { name: string; port: number }[]): Record<string, unknown> {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
@@ -47,7 +47,7 @@ function gateway(listeners: { name: string; port: number }[]): Record<string, un
 }
 
 /** A GwPolicy that turns the Gateway's access log off. */
-const noAccessLog = {
+export const noAccessLog = {
   apiVersion: 'gw.dev/v1alpha1',
   kind: 'GwPolicy',
   metadata: { name: 'no-access-log' },
@@ -97,7 +97,7 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
 }
 
 /** Writes the resources as one YAML file into `dir` (created when missing); returns the file. */
-function writeResources(dir: string, resources: Record<string, unknown>[]): string {
+export function writeResources(dir: string, resources: Record<string, unknown>[]): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'bench.yaml');
   writeFileSync(file, resources.map((resource) => stringify(resource)).join('---\n'));
