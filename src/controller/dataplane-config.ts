@@ -4,6 +4,7 @@
 // backend references with their effective backend policy, the backends' specs, the programmed
 // models, and the data of every Secret and ConfigMap the configuration names. The data plane
 // never looks anything up on the hot path.
+import type { LabelSelector } from '../api/kinds/gateway-api/shared.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
 import type { APIKeyAuthentication } from '../api/types/inbound-auth.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
@@ -35,7 +36,26 @@ export interface BackendRefConfig {
    * included).
    */
   sections?: Record<string, Values>;
+  /**
+   * For a GwBackend with MCP selector targets: the Services each selector target chose, by target
+   * name (sorted by key; their specs are in `backends`), with what their annotations say.
+   */
+  mcpServices?: Record<string, McpSelectedService[]>;
 }
+
+/** A Service an MCP selector target chose (docs/mcp.md "Selector targets"). */
+export interface McpSelectedService {
+  /** "Service ns/name": a key into `backends`. */
+  service: string;
+  /** The gw.dev/mcp-path annotation: the MCP path on the Service's ports. */
+  path?: string;
+  /** The gw.dev/mcp-target-name annotation: the target name its tools are prefixed with. */
+  targetName?: string;
+}
+
+/** Service annotations of MCP selector targets. */
+export const MCP_PATH_ANNOTATION = 'gw.dev/mcp-path';
+export const MCP_TARGET_NAME_ANNOTATION = 'gw.dev/mcp-target-name';
 
 /**
  * traffic.apiKeyAuthentication as the data plane receives it. With a secretSelector or
@@ -167,6 +187,45 @@ function subBackendNames(backend: KubeObject): string[] {
   };
   if (spec.mcp) return spec.mcp.targets.map((target) => target.name);
   return (spec.ai?.groups ?? []).flatMap((group) => group.providers.map((provider) => provider.name));
+}
+
+/** Labels of a namespace as selectors see them (the API server's kubernetes.io/metadata.name included). */
+function labelsOfNamespace(snapshot: Snapshot, namespace: string): Record<string, string> {
+  return { ...snapshot.namespaces.get(namespace)?.metadata.labels, 'kubernetes.io/metadata.name': namespace };
+}
+
+interface McpSelectorSpec {
+  namespaces?: LabelSelector;
+  services?: LabelSelector;
+}
+
+/**
+ * The Services each selector target of an MCP GwBackend chooses: by the services label selector
+ * (unset: every Service) in the backend's namespace, or in the namespaces the namespaces selector
+ * matches. Sorted by key, so the configuration is stable.
+ */
+function mcpSelections(backend: KubeObject, snapshot: Snapshot): Map<string, KubeObject[]> {
+  const namespace = backend.metadata.namespace!;
+  const targets = (backend.spec as { mcp?: { targets: { name: string; selector?: McpSelectorSpec }[] } }).mcp?.targets;
+  const selections = new Map<string, KubeObject[]>();
+  for (const target of targets ?? []) {
+    const selector = target.selector;
+    if (!selector) continue;
+    const chosen = [...snapshot.services.values()].filter((service) => {
+      const serviceNamespace = service.metadata.namespace!;
+      const inNamespace = selector.namespaces
+        ? selectorMatches(selector.namespaces, labelsOfNamespace(snapshot, serviceNamespace))
+        : serviceNamespace === namespace;
+      return inNamespace && (!selector.services || selectorMatches(selector.services, service.metadata.labels ?? {}));
+    });
+    chosen.sort((a, b) => objectName(a).localeCompare(objectName(b)));
+    selections.set(target.name, chosen);
+  }
+  return selections;
+}
+
+function objectName(object: KubeObject): string {
+  return `${object.metadata.namespace}/${object.metadata.name}`;
 }
 
 function backendKey(ref: RouteBackendRef): string | undefined {
@@ -324,6 +383,22 @@ export function buildDataPlaneConfigs(
                 refConfig.sections[section] = sectionPolicy;
                 for (const found of findReferences(sectionPolicy, 'policy'))
                   referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+              }
+            }
+            if (object && !ref.problem && ref.kind === 'GwBackend') {
+              const selections = mcpSelections(object, snapshot);
+              if (selections.size > 0) refConfig.mcpServices = {};
+              for (const [target, services] of selections) {
+                refConfig.mcpServices![target] = services.map((service) => {
+                  const serviceKey = `Service ${objectName(service)}`;
+                  config.backends[serviceKey] = { kind: 'Service', spec: service.spec };
+                  const annotations = service.metadata.annotations ?? {};
+                  const selected: McpSelectedService = { service: serviceKey };
+                  if (annotations[MCP_PATH_ANNOTATION]) selected.path = annotations[MCP_PATH_ANNOTATION];
+                  if (annotations[MCP_TARGET_NAME_ANNOTATION])
+                    selected.targetName = annotations[MCP_TARGET_NAME_ANNOTATION];
+                  return selected;
+                });
               }
             }
             if (object && !ref.problem) {

@@ -1,7 +1,8 @@
 // Which Gateways' data-plane configurations a change can affect. Each configuration records the
 // objects it was built from ("Kind namespace/name", or "Kind namespace/*" for label-selected
-// Secrets and ConfigMaps); a changed object names itself and the objects it points at (a route
-// its parents, a policy its targets, a model its parents). A Gateway must be rebuilt when the
+// Secrets, ConfigMaps and Services, "Service */*" for Services an MCP selector may choose in any
+// namespace); a changed object names itself and the objects it points at (a route its parents, a
+// policy its targets, a model its parents). A Gateway must be rebuilt when the
 // two sets meet. Kinds whose change can reach every Gateway force a full translation instead.
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
@@ -13,6 +14,9 @@ import type { Snapshot, SnapshotKind } from '../snapshot.ts';
 
 /** Kinds whose change is translated in full: any Gateway may depend on them. */
 export const GLOBAL_KINDS: ReadonlySet<SnapshotKind> = new Set(['gatewayClasses', 'namespaces', 'parameters']);
+
+/** The dependency of an MCP selector that looks in other namespaces: every Service. */
+const ANY_SERVICE = 'Service */*';
 
 interface ParentRefLike {
   group?: string;
@@ -63,6 +67,16 @@ export function configDependencies(
   for (const key of Object.keys(config?.data ?? {})) deps.add(key);
   // Services and GwBackends that policies name as endpoints (ExtAuth, rate limit services...).
   for (const key of Object.keys(config?.backends ?? {})) deps.add(key);
+  // Services chosen by an MCP selector target: any Service of the namespaces the selector reads
+  // may start or stop matching.
+  for (const [key, backend] of Object.entries(config?.backends ?? {})) {
+    if (backend.kind !== 'GwBackend') continue;
+    const targets = (backend.spec as { mcp?: { targets: { selector?: { namespaces?: unknown } }[] } }).mcp?.targets;
+    for (const target of targets ?? []) {
+      if (!target.selector) continue;
+      deps.add(target.selector.namespaces ? ANY_SERVICE : `Service ${key.slice(key.indexOf(' ') + 1).split('/')[0]}/*`);
+    }
+  }
   // Secrets and ConfigMaps chosen by label can appear in any namespace the configuration reads.
   for (const namespace of namespaces) {
     deps.add(`Secret ${namespace}/*`);
@@ -97,6 +111,9 @@ export function touchedKeys(object: KubeObject, snapshot: Snapshot): string[] {
     case 'Secret':
     case 'ConfigMap':
       keys.push(`${object.kind} ${namespace}/*`);
+      break;
+    case 'Service':
+      keys.push(`Service ${namespace}/*`, ANY_SERVICE);
       break;
   }
   return keys;
