@@ -15,8 +15,12 @@ import type {
 import { byteSize, durationMs } from '../../util/units.ts';
 import type { AiBackend } from '../ai/ai-backend.ts';
 import { type CompiledModel, compileModels } from '../ai/models.ts';
+import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
+import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
+import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
 import { type CompiledTraffic, compileTraffic, NO_TRAFFIC_POLICY } from '../policies/pipeline.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
+import { isProblem, type PolicyCompileContext } from '../policies/types.ts';
 import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
 import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
 import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
@@ -97,6 +101,8 @@ export interface CompiledListener {
   readonly hostname: string | undefined;
   /** The connection-level Frontend settings (tcp, networkAuthorization, tls, http, proxyProtocol, connect). */
   readonly connection: ConnectionOptions;
+  /** MCP OAuth well-known endpoints of the listener's MCP URLs, answered before routing; undefined when none. */
+  readonly mcpOAuth: McpOAuthRoutes | undefined;
 }
 
 export interface CompiledPort {
@@ -322,6 +328,7 @@ function compileListener(
     );
   }
   const rules = new Map<RuleConfig, CompiledRule>();
+  const mcpEndpoints = new Map<RuleConfig, RoutedEndpoint>();
   for (const route of listener.routes) {
     const namespace = route.route.split('/')[0]!;
     route.rules.forEach((rule, index) => {
@@ -338,7 +345,7 @@ function compileListener(
       });
       const timeouts = (rule.timeouts ?? {}) as { request?: string; backendRequest?: string };
       const scope = `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`;
-      const policies = compileTraffic(rule.traffic, {
+      const policyContext: PolicyCompileContext = {
         path: 'traffic',
         namespace,
         data,
@@ -346,7 +353,11 @@ function compileListener(
         scope,
         owner: (field) => rule.trafficSources?.[field] ?? scope,
         runtime: context.policyRuntime,
-      });
+      };
+      const mcpOAuth = withMcpOAuth(rule, config, compileTraffic(rule.traffic, policyContext), policyContext);
+      const policies = mcpOAuth.policies;
+      if (mcpOAuth.endpoint)
+        mcpEndpoints.set(rule, { endpoint: mcpOAuth.endpoint, route: route.route, rule: rule.name ?? '' });
       const refused = policyRefusal(policies);
       if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
       for (const line of httpOnlyForwarding(policies, backends)) problems.push(`${where}: ${line}`);
@@ -381,7 +392,7 @@ function compileListener(
         }
       : undefined;
   const preRoutingScope = `Gateway ${config.gateway.namespace}/${config.gateway.name} listener ${listener.name} PreRouting`;
-  const preRouting = compileTraffic(listener.preRouting ?? {}, {
+  const preRoutingContext: PolicyCompileContext = {
     path: 'traffic',
     namespace: config.gateway.namespace,
     data,
@@ -389,7 +400,13 @@ function compileListener(
     scope: preRoutingScope,
     owner: (field) => listener.preRoutingSources?.[field] ?? preRoutingScope,
     runtime: context.policyRuntime,
-  });
+  };
+  const preRoutingMcpOAuth = withTrafficMcpEndpoint(
+    listener.preRouting ?? {},
+    compileTraffic(listener.preRouting ?? {}, preRoutingContext),
+    preRoutingContext,
+  );
+  const preRouting = preRoutingMcpOAuth.policies;
   const preRoutingRefusal = policyRefusal(preRouting);
   if (preRoutingRefusal)
     problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
@@ -427,7 +444,64 @@ function compileListener(
     refused,
     hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
     connection: connection.options,
+    mcpOAuth: mcpOAuthRoutes(mcpEndpoints, preRoutingMcpOAuth.endpoint, table),
   };
+}
+
+/** A rule's (or PreRouting) traffic policies with what MCP OAuth adds, and its MCP OAuth endpoint. */
+interface WithMcpOAuth {
+  policies: CompiledTraffic;
+  endpoint: McpOAuthEndpoint | undefined;
+}
+
+/**
+ * MCP OAuth of a rule (docs/policies/mcp-oauth.md): the endpoint of traffic.jwtAuthentication.mcp,
+ * else of the deprecated backend.mcp.authentication of the rule's MCP backends — whose JWT check
+ * then runs after the rule's traffic policies. What cannot be used joins the policies' problems.
+ */
+function withMcpOAuth(
+  rule: RuleConfig,
+  config: DataPlaneConfig,
+  policies: CompiledTraffic,
+  context: PolicyCompileContext,
+): WithMcpOAuth {
+  const traffic = withTrafficMcpEndpoint(rule.traffic, policies, context);
+  const backends = rule.backendRefs.map((ref) => ({
+    key: ref.backend,
+    spec: config.backends[ref.backend]?.spec,
+    policy: ref.policy,
+  }));
+  const backendAuth = compileMcpBackendAuthentication(backends, context);
+  if (backendAuth === undefined) return traffic;
+  if (isProblem(backendAuth))
+    return { ...traffic, policies: { ...traffic.policies, problems: [...traffic.policies.problems, backendAuth] } };
+  const step = { field: 'backend.mcp.authentication', run: backendAuth.step };
+  return {
+    policies: { ...traffic.policies, afterFilters: [...traffic.policies.afterFilters, step] },
+    endpoint: traffic.endpoint ?? backendAuth.endpoint,
+  };
+}
+
+/** The MCP OAuth endpoint of traffic.jwtAuthentication.mcp in `traffic`, if any. */
+function withTrafficMcpEndpoint(
+  traffic: Readonly<Record<string, unknown>>,
+  policies: CompiledTraffic,
+  context: PolicyCompileContext,
+): WithMcpOAuth {
+  const endpoint = compileTrafficMcpEndpoint(traffic, context);
+  if (!isProblem(endpoint)) return { policies, endpoint };
+  return { policies: { ...policies, problems: [...policies.problems, endpoint] }, endpoint: undefined };
+}
+
+/** What the request handler asks before routing, when the listener has MCP OAuth endpoints. */
+function mcpOAuthRoutes(
+  byRule: ReadonlyMap<RuleConfig, RoutedEndpoint>,
+  preRouting: McpOAuthEndpoint | undefined,
+  table: RouteTable,
+): McpOAuthRoutes | undefined {
+  if (byRule.size === 0 && preRouting === undefined) return undefined;
+  const listenerWide = preRouting && { endpoint: preRouting, route: '', rule: '' };
+  return new McpOAuthRoutes(byRule, listenerWide, table);
 }
 
 function compileBackendRef(

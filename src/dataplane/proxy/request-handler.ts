@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
+import { mayBeMcpOAuthPath } from '../policies/auth/mcp-oauth/well-known.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
 import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
@@ -99,6 +100,14 @@ export async function handleRequest(
   // The server has split the request target into the record's path and query already.
   const normalized = normalizePath(record.path);
   if (normalized === undefined) return void sendText(res, 400, 'invalid request path');
+  // MCP OAuth discovery and registration (docs/policies/mcp-oauth.md): their well-known paths are
+  // under no route, and they must answer before any policy asks for a token.
+  if (
+    listener.mcpOAuth !== undefined &&
+    mayBeMcpOAuthPath(normalized) &&
+    (await listener.mcpOAuth.serve(req, res, record, normalized, scheme))
+  )
+    return;
   let forward: ForwardRequest | undefined;
   let exchange: PolicyExchange | undefined;
   if (listener.preRouting !== NO_TRAFFIC_POLICY) {

@@ -4,7 +4,9 @@
 // name one of the provider's audiences when it lists any. A verified token's claims become CEL
 // `jwt.*` and the token is removed from the request as it goes upstream (as agentgateway does).
 // Strict requires a valid token, Optional checks one when sent, Permissive never rejects.
-// The `mcp` field (MCP OAuth metadata) is served by the MCP gateway, not here: docs/policies/jwt.md.
+// With `mcp` set, the 401 points MCP clients at the protected resource metadata
+// (WWW-Authenticate resource_metadata); the MCP OAuth endpoints themselves are served before
+// routing: mcp-oauth/ and docs/policies/mcp-oauth.md.
 import { decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
 import type { JWKS, JWTAuthentication, JWTProvider } from '../../../api/types/inbound-auth.ts';
 import { durationMs } from '../../../util/units.ts';
@@ -19,6 +21,8 @@ import {
 } from '../types.ts';
 import { compileCredentialLocation } from './credential-location.ts';
 import { type KeySet, parseKeySet, RemoteJwks } from './jwks.ts';
+import { type ChallengedRequest, compileChallenge } from './mcp-oauth/protected-resource.ts';
+import { jwtMcpSettings } from './mcp-oauth/settings.ts';
 
 /** Longer tokens are refused before any decoding (real access tokens are a few KiB). */
 export const MAX_TOKEN_LENGTH = 16 * 1024;
@@ -83,14 +87,18 @@ export const compileJwtAuthentication: PolicyCompiler<JWTAuthentication> = (valu
     if (list) list.push(provider);
     else byIssuer.set(provider.issuer, [provider]);
   }
+  const mcp = jwtMcpSettings(value, path);
+  if (isProblem(mcp)) return mcp;
+  const challenge = mcp ? compileChallenge(mcp) : bearerChallenge;
   const mode = value.mode ?? 'Strict';
   const verified = new VerifiedTokens();
   return {
     request: async (exchange) => {
       const token = location.read(exchange);
-      if (token === undefined) return mode === 'Strict' ? missingToken(exchange) : undefined;
+      if (token === undefined) return mode === 'Strict' ? missingToken(exchange, challenge) : undefined;
       const result = verified.get(token) ?? (await verifyToken(token, byIssuer, verified));
-      if (result instanceof TokenRejection) return mode === 'Permissive' ? undefined : invalidToken(exchange, result);
+      if (result instanceof TokenRejection)
+        return mode === 'Permissive' ? undefined : invalidToken(exchange, result, challenge);
       exchange.setJwtClaims(result);
       location.remove(exchange);
       return undefined;
@@ -245,17 +253,24 @@ function rejectionOf(error: unknown): TokenRejection {
   return new TokenRejection('malformed token');
 }
 
-function missingToken(exchange: PolicyExchange): LocalResponse {
+/** The WWW-Authenticate challenge of a 401 before any error parameter: "Bearer", or with mcp its resource_metadata. */
+type Challenge = (request: ChallengedRequest) => string;
+
+const bearerChallenge: Challenge = () => 'Bearer';
+
+function missingToken(exchange: PolicyExchange, challenge: Challenge): LocalResponse {
   exchange.record.error = 'jwt: token missing';
-  return { status: 401, headers: { 'www-authenticate': 'Bearer' }, body: 'JWT authentication required' };
+  return { status: 401, headers: { 'www-authenticate': challenge(exchange) }, body: 'JWT authentication required' };
 }
 
-function invalidToken(exchange: PolicyExchange, rejection: TokenRejection): LocalResponse {
+function invalidToken(exchange: PolicyExchange, rejection: TokenRejection, challenge: Challenge): LocalResponse {
   exchange.record.error = `jwt: ${rejection.detail}`;
+  const scheme = challenge(exchange);
+  // The reasons are fixed phrases: nothing from the token or the configuration is echoed.
+  const error = `error="invalid_token", error_description="${rejection.reason}"`;
   return {
     status: 401,
-    // The reasons are fixed phrases: nothing from the token or the configuration is echoed.
-    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${rejection.reason}"` },
+    headers: { 'www-authenticate': scheme === 'Bearer' ? `Bearer ${error}` : `${scheme}, ${error}` },
     body: `invalid JWT: ${rejection.reason}`,
   };
 }
