@@ -139,7 +139,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         }),
       },
     },
-    ttl: { ClientCredentials: 600, AccessToken: 600 },
+    ttl: { ClientCredentials: 600, AccessToken: 600, Interaction: 600, Session: 600, Grant: 600, IdToken: 600 },
     // Doc 3's group mapper: members of the group get it in a groups claim.
     extraTokenClaims: (ctx: TokenContext) => (ctx.oidc.client?.clientName === OUTSIDER ? {} : { groups: [MCP_GROUP] }),
   });
