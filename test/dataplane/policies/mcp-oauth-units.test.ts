@@ -133,6 +133,24 @@ describe('MCP OAuth settings', () => {
     assert.equal(missing.message, 'Secret tools/nope was not found');
   });
 
+  it('make gw the authorization server when it has something to add: quirks, a client id, a client secret', () => {
+    const servers = (overrides: Partial<McpOAuthSettings>) =>
+      protectedResourceMetadata(settings(overrides), 'https://gw.example', '/mcp').authorization_servers;
+    assert.deepEqual(servers({}), [ISSUER]);
+    assert.deepEqual(servers({ provider: 'Idp02' }), ['https://gw.example/mcp']);
+    assert.deepEqual(servers({ clientId: 'app' }), ['https://gw.example/mcp']);
+    assert.deepEqual(servers({ clientId: 'app', clientSecret: 's' }), ['https://gw.example/mcp']);
+    assert.deepEqual(
+      protectedResourceMetadata(
+        settings({ provider: 'Idp02', resourceMetadata: { authorization_servers: ['https://as.example'] } }),
+        'https://gw.example',
+        '/mcp',
+      ).authorization_servers,
+      ['https://as.example'],
+      'resourceMetadata wins',
+    );
+  });
+
   it('write camelCase keys in snake_case', () => {
     assert.equal(snakeCase('scopesSupported'), 'scopes_supported');
     assert.equal(snakeCase('bearerMethodsSupported'), 'bearer_methods_supported');

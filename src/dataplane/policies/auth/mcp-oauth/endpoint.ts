@@ -13,7 +13,7 @@ import { protectedResourceMetadata } from './protected-resource.ts';
 import { type ProviderQuirks, providerQuirks } from './providers.ts';
 import { register, takesRegistrations } from './registration.ts';
 import { jsonResponse, textResponse } from './responses.ts';
-import { jwtMcpSettings, type McpOAuthSettings } from './settings.ts';
+import { jwtMcpSettings, type McpOAuthSettings, standsInAsAuthorizationServer } from './settings.ts';
 import { authorizeRedirect, proxyTokenRequest } from './token-proxy.ts';
 import { AUTHORIZATION_SERVER_PATH, AUTHORIZE_SUFFIX, REGISTRATION_SUFFIX, TOKEN_SUFFIX } from './well-known.ts';
 
@@ -61,9 +61,9 @@ export class McpOAuthEndpoint {
    * The provider's authorization server metadata as gw serves it at
    * origin/.well-known/oauth-authorization-server + resourcePath: the provider's rewrites, then
    * gw's registration endpoint (when it takes registrations), its token and authorization
-   * endpoints (when it serves them), and — with a provider configured, where the protected
-   * resource metadata names gw as the authorization server — gw's URL as the issuer (RFC 8414
-   * §3.3: the issuer is the URL the metadata was found from).
+   * endpoints (when it serves them), and — when gw stands in as the authorization server, so
+   * that the protected resource metadata names gw — gw's URL as the issuer (RFC 8414 §3.3: the
+   * issuer is the URL the metadata was found from).
    */
   async authorizationServer(origin: string, resourcePath: string, fail: FailureNote): Promise<LocalResponse> {
     let upstream: MetadataDocument;
@@ -86,7 +86,7 @@ export class McpOAuthEndpoint {
     else delete metadata.registration_endpoint;
     if (this.own) metadata.authorization_endpoint = `${asUrl}${AUTHORIZE_SUFFIX}`;
     if (this.servesToken) metadata.token_endpoint = `${asUrl}${TOKEN_SUFFIX}`;
-    if (this.settings.provider !== undefined) metadata.issuer = `${origin}${resourcePath}`;
+    if (standsInAsAuthorizationServer(this.settings)) metadata.issuer = `${origin}${resourcePath}`;
     return jsonResponse(200, metadata);
   }
 

@@ -2,7 +2,7 @@
 // points MCP clients at it (RFC 9728 §5.1, MCP authorization "Protected Resource Metadata
 // Discovery"). Field choices follow agentgateway: docs/policies/mcp-oauth.md.
 import type { PolicyExchange } from '../../exchange.ts';
-import type { McpOAuthSettings } from './settings.ts';
+import { type McpOAuthSettings, standsInAsAuthorizationServer } from './settings.ts';
 import { escapePath, PROTECTED_RESOURCE_PATH, requestOrigin } from './well-known.ts';
 
 /** The MCP protocol revision the metadata names (agentgateway's mcp_protocol_version). */
@@ -10,9 +10,10 @@ export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 /**
  * The metadata of the MCP URL origin + resourcePath. authorization_servers names gw itself (the
- * same URL, whose authorization server metadata gw serves with the provider's quirks mended)
- * when a provider is configured, else the identity provider's issuer, which clients then use
- * directly. resourceMetadata is merged last: its fields win.
+ * same URL, whose authorization server metadata gw serves with the provider's quirks mended and
+ * its own endpoints) when gw stands in as the authorization server, else the identity
+ * provider's issuer, which clients then use directly. resourceMetadata is merged last: its
+ * fields win.
  */
 export function protectedResourceMetadata(
   settings: McpOAuthSettings,
@@ -22,7 +23,7 @@ export function protectedResourceMetadata(
   const resource = `${origin}${resourcePath}`;
   const document: Record<string, unknown> = {
     resource,
-    authorization_servers: [settings.provider ? resource : settings.issuer],
+    authorization_servers: [standsInAsAuthorizationServer(settings) ? resource : settings.issuer],
   };
   if (settings.bearerMethods) document.bearer_methods_supported = [...settings.bearerMethods];
   document.mcp_protocol_version = MCP_PROTOCOL_VERSION;

@@ -24,6 +24,16 @@ export interface McpOAuthSettings {
   readonly bearerMethods: readonly string[] | undefined;
 }
 
+/**
+ * Whether gw stands in as the authorization server of the MCP URL (the protected resource
+ * metadata names gw, whose authorization server metadata names gw's endpoints): when a provider
+ * has quirks to mend, or gw answers registrations itself (clientId) or adds a client secret to
+ * token requests — without which clients would go to the provider directly and never see them.
+ */
+export function standsInAsAuthorizationServer(settings: McpOAuthSettings): boolean {
+  return settings.provider !== undefined || settings.clientId !== undefined || settings.clientSecret !== undefined;
+}
+
 /** Where the client secret is read from when clientSecretRef names no key. */
 export const DEFAULT_CLIENT_SECRET_KEY = 'clientSecret';
 

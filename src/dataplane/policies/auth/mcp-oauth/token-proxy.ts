@@ -64,8 +64,10 @@ export async function proxyTokenRequest(
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',
   };
-  // client_secret_basic credentials of the client itself.
+  // client_secret_basic credentials of the client itself, and a DPoP proof (RFC 9449) it binds the token to.
   if (typeof authorization === 'string') headers.authorization = authorization;
+  const dpop = req.headers.dpop;
+  if (typeof dpop === 'string') headers.dpop = dpop;
   try {
     const answer = await client.call(url, { method: 'POST', headers, body: form.toString() });
     return {
