@@ -15,6 +15,7 @@ import type {
 import { byteSize, durationMs } from '../../util/units.ts';
 import type { AiBackend } from '../ai/ai-backend.ts';
 import { type CompiledModel, compileModels } from '../ai/models.ts';
+import type { McpBackend } from '../mcp/backend.ts';
 import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
 import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
@@ -46,6 +47,7 @@ import { serviceDestination, staticDestination } from './http-targets.ts';
 export type BackendHandler =
   | { kind: 'http'; settings: ConnectionSettings; pool: Pool; auth: BackendAuthApplier | undefined }
   | { kind: 'ai'; backend: AiBackend }
+  | { kind: 'mcp'; backend: McpBackend }
   | { kind: 'error'; status: number; message: string };
 
 /** Applies backend credentials to an upstream request (compiled from the effective auth policy). */
@@ -138,6 +140,7 @@ export interface CompileContext {
   policyRuntime: PolicyRuntime;
   telemetry?: Telemetry;
   compileAiBackend?: (input: AiBackendInput) => BackendHandler;
+  compileMcpBackend?: (input: McpBackendInput) => BackendHandler;
   compileBackendAuth?: (
     auth: unknown,
     data: DataLookup,
@@ -156,6 +159,13 @@ export interface AiBackendInput {
   context: CompileContext;
   /** The shared pool for these settings, recorded as used by this configuration. */
   pool: (settings: ConnectionSettings) => Pool;
+}
+
+export interface McpBackendInput extends AiBackendInput {
+  /** The Gateway ("namespace/name"): its session key seals the backend's session ids. */
+  gateway: string;
+  /** The configuration's Service and GwBackend specs (Services of targets and selectors). */
+  backends: DataPlaneConfig['backends'];
 }
 
 /**
@@ -273,8 +283,8 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
 
 /**
  * Forwarding policies that only the HTTP forwarder applies (retries, response buffering, host
- * rewrite) on a rule with AI backends, which have their own failover and provider hosts: said in
- * the log rather than silently ignored.
+ * rewrite) on a rule with AI or MCP backends, which have their own failover and upstream hosts:
+ * said in the log rather than silently ignored.
  */
 function httpOnlyForwarding(policies: CompiledTraffic, backends: readonly CompiledBackendRef[]): string[] {
   const fields = [
@@ -284,10 +294,11 @@ function httpOnlyForwarding(policies: CompiledTraffic, backends: readonly Compil
   ].filter((field) => field !== undefined);
   if (fields.length === 0) return [];
   return backends
-    .filter((backend) => backend.handler.kind === 'ai')
-    .map(
-      (backend) =>
-        `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an AI backend (its own failover, provider hosts and response handling apply)`,
+    .filter((backend) => backend.handler.kind === 'ai' || backend.handler.kind === 'mcp')
+    .map((backend) =>
+      backend.handler.kind === 'ai'
+        ? `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an AI backend (its own failover, provider hosts and response handling apply)`
+        : `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an MCP backend (its targets are reached by the MCP multiplexer)`,
     );
 }
 
@@ -539,6 +550,22 @@ function compileBackendRef(
       if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
       const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
       return context.compileAiBackend({ name, namespace, spec, ref, data, context, pool });
+    }
+    if (spec.mcp) {
+      if (!context.compileMcpBackend) return { kind: 'error', status: 500, message: 'MCP backends are not available' };
+      const name = ref.backend.slice(ref.backend.indexOf(' ') + 1).split('/')[1]!;
+      const gateway = `${config.gateway.namespace}/${config.gateway.name}`;
+      return context.compileMcpBackend({
+        name,
+        namespace,
+        spec,
+        ref,
+        data,
+        context,
+        pool,
+        gateway,
+        backends: config.backends,
+      });
     }
     const kind = Object.keys(spec).find((field) => field !== 'policies') ?? 'unknown';
     return { kind: 'error', status: 501, message: `GwBackend kind "${kind}" is not served by this data plane yet` };

@@ -27,7 +27,7 @@ import { sendLocalResponse, sendText } from './direct-response.ts';
 import { addForwardedFor, forwardedRequestHeaders, withClientHeaderCase } from './headers.ts';
 import { forwardHttp, hasRequestBody, type ResponseBuffering, type RetryPlan } from './http-forward.ts';
 
-/** What a backend handler other than plain HTTP (AI, models) receives. */
+/** What a backend handler other than plain HTTP (AI, MCP, models) receives. */
 export interface RoutedRequest {
   req: IncomingMessage;
   res: ServerResponse;
@@ -51,6 +51,8 @@ export interface RequestHandlerHooks {
   models?: RoutedHandler;
   /** Serves AI backends. */
   ai?: RoutedHandler;
+  /** Serves MCP backends. */
+  mcp?: RoutedHandler;
 }
 
 /** The shortest of the deadlines that are set (undefined and 0 mean none). */
@@ -168,11 +170,20 @@ export async function handleRequest(
     return void sendText(res, 500, `backend filter not supported: ${backend.filters.problems[0]!.message}`);
   applyRequestFilters(backend.filters, forward);
   const handler = backend.handler;
-  record.backendType = handler.kind === 'ai' ? 'ai' : backend.name.startsWith('Service') ? 'service' : 'static';
+  record.backendType =
+    handler.kind === 'ai' || handler.kind === 'mcp'
+      ? handler.kind
+      : backend.name.startsWith('Service')
+        ? 'service'
+        : 'static';
   if (handler.kind === 'error') return void sendText(res, handler.status, handler.message);
   if (handler.kind === 'ai') {
     if (!hooks.ai) return void sendText(res, 500, 'AI backends are not available');
     return hooks.ai({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs, exchange });
+  }
+  if (handler.kind === 'mcp') {
+    if (!hooks.mcp) return void sendText(res, 500, 'MCP backends are not available');
+    return hooks.mcp({ req, res, record, listener, rule, backend, forward, scheme, timeoutMs, exchange });
   }
   const upstreamHeaders = forward.headers as Record<string, string | string[]>;
   // The client as gw knows it: the PROXY protocol header's source when the port takes one.

@@ -9,6 +9,8 @@ import { type AiBackend, compileAiBackend, serveAi } from '../ai/ai-backend.ts';
 import { serveModels } from '../ai/models.ts';
 import { AuthConfigError, compileBackendAuth } from '../auth/backend/index.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
+import { compileMcpBackend, type McpBackend, serveMcp } from '../mcp/backend.ts';
+import { SessionKeys } from '../mcp/session-seal.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { handleRequest, type RequestHandlerHooks, type RequestScope } from '../proxy/request-handler.ts';
@@ -61,8 +63,11 @@ export class DataPlane {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
+    // MCP session keys: SESSION_KEY, else one per Gateway for the life of this data plane.
+    const sessionKeys = new SessionKeys();
     this.context = {
       compileAiBackend,
+      compileMcpBackend: (input) => compileMcpBackend(input, sessionKeys),
       compileBackendAuth: backendAuthApplier,
       ...options.compile,
       pools: this.pools,
@@ -71,6 +76,7 @@ export class DataPlane {
     };
     this.hooks = {
       ai: (routed) => serveAi(routed, (routed.backend!.handler as { backend: AiBackend }).backend),
+      mcp: (routed) => serveMcp(routed, (routed.backend!.handler as { backend: McpBackend }).backend),
       models: (routed) => serveModels(routed, routed.listener.models, routed.rule.models ?? []),
       ...options.hooks,
     };

@@ -1,0 +1,71 @@
+// An `mcp` GwBackend on the request path: compiled once per configuration (targets, naming,
+// session key, the policy hooks) and served per request by the client's transport — the legacy
+// HTTP+SSE transport on paths ending in /sse, Streamable HTTP everywhere else.
+import type { BackendHandler, McpBackendInput } from '../config/compile.ts';
+import type { RoutedRequest } from '../proxy/request-handler.ts';
+import { type McpPolicyHooks, NO_MCP_POLICY } from './hooks.ts';
+import { type Naming, namingFor } from './naming.ts';
+import { SessionRegistry } from './session-registry.ts';
+import type { SessionKeys, SessionSealer } from './session-seal.ts';
+import { isLegacySseRequest, serveLegacySse } from './sse-server.ts';
+import { serveStreamable } from './streamable-server.ts';
+import { compileTargets, type McpPrefixMode, type McpTarget } from './targets.ts';
+
+export interface McpBackend {
+  /** "namespace/name" of the GwBackend. */
+  readonly name: string;
+  /** What session ids are bound to: the Gateway and the backend (an id of another is not valid here). */
+  readonly binding: string;
+  /** Targets by name, in the order the backend lists them. */
+  readonly targets: ReadonlyMap<string, McpTarget>;
+  readonly naming: Naming;
+  readonly sessionRouting: 'Stateful' | 'Stateless';
+  readonly failureMode: 'FailClosed' | 'FailOpen';
+  readonly sealer: SessionSealer;
+  /** Sessions held by this replica (shared by every configuration that has this backend). */
+  readonly sessions: SessionRegistry;
+  /** Authorization and guardrails (docs/mcp.md "Hooks"); none yet: every item allowed, nothing guarded. */
+  readonly hooks: McpPolicyHooks;
+}
+
+interface McpSpec {
+  sessionRouting?: 'Stateful' | 'Stateless';
+  failureMode?: 'FailClosed' | 'FailOpen';
+  prefixMode?: McpPrefixMode;
+}
+
+/** Compiles an `mcp` GwBackend reached through one backendRef (its effective policies are the ref's). */
+export function compileMcpBackend(input: McpBackendInput, keys: SessionKeys): BackendHandler {
+  const where = `GwBackend ${input.namespace}/${input.name}`;
+  const spec = input.spec.mcp as McpSpec;
+  const targets = compileTargets(input);
+  if (!Array.isArray(targets))
+    return { kind: 'error', status: 500, message: `${where} spec.mcp.${targets.field}: ${targets.message}` };
+  const sealer = keys.sealerFor(input.gateway);
+  if (typeof sealer === 'string') return { kind: 'error', status: 500, message: sealer };
+  const backendKey = `GwBackend ${input.namespace}/${input.name}`;
+  const sessions = input.context.policyRuntime.use(
+    `mcp-sessions ${input.gateway} ${backendKey}`,
+    () => new SessionRegistry(),
+  );
+  return {
+    kind: 'mcp',
+    backend: {
+      name: `${input.namespace}/${input.name}`,
+      binding: `${input.gateway}|${backendKey}`,
+      targets: new Map(targets.map((target) => [target.name, target])),
+      naming: namingFor(spec.prefixMode ?? 'Conditional', targets.length),
+      sessionRouting: spec.sessionRouting ?? 'Stateful',
+      failureMode: spec.failureMode ?? 'FailClosed',
+      sealer,
+      sessions,
+      hooks: NO_MCP_POLICY,
+    },
+  };
+}
+
+/** Serves a request routed to an MCP backend. */
+export async function serveMcp(routed: RoutedRequest, backend: McpBackend): Promise<void> {
+  if (isLegacySseRequest(routed)) return serveLegacySse(routed, backend);
+  return serveStreamable(routed, backend);
+}

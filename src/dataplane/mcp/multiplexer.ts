@@ -1,0 +1,584 @@
+// What gw does with each client message in a session (docs/mcp.md "Multiplexing"): initialize fans
+// out to every target and merges their answers; lists fan out and merge (names prefixed or
+// checked unique, per-target cursors folded into one); calls, gets and reads go to the target that
+// owns the name or URI; the client's answers to targets' requests go back to the asking target.
+// The policy hooks run here: guards on requests and responses, checkItem before routing,
+// filterListItem on every listed item.
+import { randomBytes } from 'node:crypto';
+import type { McpBackend } from './backend.ts';
+import type { McpCall, McpItemKind, McpRequestInfo } from './context.ts';
+import { runGuards } from './hooks.ts';
+import {
+  ErrorCode,
+  errorMessage,
+  idKey,
+  isPlainObject,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  resultMessage,
+  withProgressToken,
+} from './jsonrpc.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  prefixedName,
+  prefixedUri,
+  splitPrefixedName,
+  splitPrefixedUri,
+  untagId,
+} from './naming.ts';
+import { lowestVersion, offeredVersion } from './protocol-version.ts';
+import { type ClientScope, GATEWAY_CLIENT_INFO, type McpSession, type TargetLink, targetFailure } from './session.ts';
+
+/** Builds the hooks' view of a request (CEL variables included) from what routing learnt. */
+export type CallFactory = (info: McpRequestInfo) => McpCall;
+
+/** Most pages of one target read to find who serves a name (prefixMode Never without a list first). */
+const MAX_RESOLVE_PAGES = 20;
+
+interface ListKind {
+  kind: McpItemKind;
+  /** Result field holding the items. */
+  field: string;
+  /** Item field that names it. */
+  key: 'name' | 'uri' | 'uriTemplate';
+  /** Target feature letter that says the target has such items. */
+  feature: string;
+}
+
+const LISTS: Record<string, ListKind> = {
+  'tools/list': { kind: 'tool', field: 'tools', key: 'name', feature: 't' },
+  'prompts/list': { kind: 'prompt', field: 'prompts', key: 'name', feature: 'p' },
+  'resources/list': { kind: 'resource', field: 'resources', key: 'uri', feature: 'r' },
+  'resources/templates/list': {
+    kind: 'resourceTemplate',
+    field: 'resourceTemplates',
+    key: 'uriTemplate',
+    feature: 'r',
+  },
+};
+
+const NOT_FOUND_CODE: Record<'tool' | 'prompt' | 'resource', number> = {
+  tool: ErrorCode.InvalidParams,
+  prompt: ErrorCode.InvalidParams,
+  resource: ErrorCode.ResourceNotFound,
+};
+
+function notFound(id: JsonRpcId, kind: 'tool' | 'prompt' | 'resource', name: string): JsonRpcResponse {
+  const noun = kind === 'tool' ? 'Tool' : kind === 'prompt' ? 'Prompt' : 'Resource';
+  return errorMessage(id, NOT_FOUND_CODE[kind], `${noun} ${name} not found`);
+}
+
+function invalidParams(id: JsonRpcId, message: string): JsonRpcResponse {
+  return errorMessage(id, ErrorCode.InvalidParams, message);
+}
+
+/**
+ * initialize: a new session whose targets are all initialized concurrently with the client's
+ * parameters. FailClosed: any failure fails the initialize; FailOpen: failed targets are left out.
+ * The client gets the lowest version agreed, and capabilities merged (or the only target's own).
+ */
+export async function initializeSession(
+  backend: McpBackend,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  makeSession: (version: string, capabilities: JsonObject, clientInfo: JsonObject) => McpSession,
+): Promise<{ session: McpSession | undefined; response: JsonRpcResponse }> {
+  const params = request.params ?? {};
+  if (params.capabilities !== undefined && !isPlainObject(params.capabilities))
+    return { session: undefined, response: invalidParams(request.id, 'capabilities must be an object') };
+  if (typeof params.protocolVersion !== 'string')
+    return { session: undefined, response: invalidParams(request.id, 'protocolVersion must be a string') };
+  const version = offeredVersion(params.protocolVersion);
+  const capabilities = isPlainObject(params.capabilities) ? params.capabilities : {};
+  const clientInfo = isPlainObject(params.clientInfo) ? params.clientInfo : GATEWAY_CLIENT_INFO;
+  const session = makeSession(version, capabilities, clientInfo);
+  session.addMissingLinks();
+  const links = [...session.links.values()];
+  const problems = await Promise.all(links.map((link) => link.ensureInitialized(session, scope)));
+  const failed = links.filter((_, index) => problems[index] !== undefined);
+  if (failed.length > 0 && (backend.failureMode === 'FailClosed' || failed.length === links.length)) {
+    session.close(true);
+    const first = links.indexOf(failed[0]!);
+    return { session: undefined, response: targetFailure(request.id, failed[0]!.target.name, problems[first]!) };
+  }
+  for (const link of failed) {
+    link.close();
+    session.links.delete(link.target.name);
+    session.excluded.add(link.target.name);
+  }
+  session.clientVersion = lowestVersion(
+    [...session.links.values()].map((link) => link.version),
+    version,
+  );
+  return { session, response: resultMessage(request.id, mergedInitializeResult(session)) };
+}
+
+function mergedInitializeResult(session: McpSession): JsonObject {
+  const links = [...session.links.values()];
+  if (!session.backend.naming.multiplexed && links.length === 1) {
+    return { ...links[0]!.initializeResult, protocolVersion: session.clientVersion };
+  }
+  const capabilitiesOf = (link: TargetLink) =>
+    (isPlainObject(link.initializeResult?.capabilities) ? link.initializeResult.capabilities : {}) as JsonObject;
+  const any = (feature: string) => links.some((link) => link.features.includes(feature));
+  const listChanged = (field: string) =>
+    links.some((link) => (capabilitiesOf(link)[field] as JsonObject | undefined)?.listChanged === true);
+  const capabilities: JsonObject = {};
+  if (any('t')) capabilities.tools = { listChanged: listChanged('tools') };
+  if (any('p')) capabilities.prompts = { listChanged: listChanged('prompts') };
+  if (any('r')) capabilities.resources = { subscribe: any('s'), listChanged: listChanged('resources') };
+  if (any('l')) capabilities.logging = {};
+  if (any('c')) capabilities.completions = {};
+  const instructions = links
+    .filter((link) => typeof link.initializeResult?.instructions === 'string' && link.initializeResult.instructions)
+    .map((link) => `[${link.target.name}]\n${link.initializeResult!.instructions as string}`);
+  const result: JsonObject = {
+    protocolVersion: session.clientVersion,
+    capabilities,
+    serverInfo: { name: 'gw', version: '1.0.0' },
+  };
+  if (instructions.length > 0)
+    result.instructions = `This server is a gateway to several MCP servers; names carry the server they belong to.\n\n${instructions.join('\n\n')}`;
+  return result;
+}
+
+/** Answers one client request (never throws: failures are JSON-RPC errors). */
+export async function handleRequest(
+  session: McpSession,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  makeCall: CallFactory,
+): Promise<JsonRpcResponse> {
+  const info: McpRequestInfo = { method: request.method };
+  if (session.id !== undefined) info.sessionId = session.id;
+  const call = makeCall(info);
+  const hooks = session.backend.hooks;
+  let message = request;
+  if (hooks.guards.length > 0) {
+    const guarded = await runGuards(hooks.guards, request, 'request', call);
+    if ('error' in guarded) return { jsonrpc: '2.0', id: request.id, error: guarded.error };
+    message = guarded.message;
+  }
+  const key = idKey(message.id);
+  let response: JsonRpcResponse;
+  try {
+    response = await dispatch(session, message, scope, call, info);
+  } finally {
+    session.inflight.delete(key);
+  }
+  if (hooks.guards.length > 0) {
+    const guarded = await runGuards(hooks.guards, response, 'response', call);
+    if ('error' in guarded) return { jsonrpc: '2.0', id: request.id, error: guarded.error };
+    response = guarded.message;
+  }
+  return response;
+}
+
+async function dispatch(
+  session: McpSession,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  call: McpCall,
+  info: McpRequestInfo,
+): Promise<JsonRpcResponse> {
+  const list = LISTS[request.method];
+  if (list) return listMerged(session, request, list, scope, call);
+  switch (request.method) {
+    case 'ping':
+      return resultMessage(request.id, {});
+    case 'tools/call':
+      return routeByName(session, request, 'tool', scope, call, info);
+    case 'prompts/get':
+      return routeByName(session, request, 'prompt', scope, call, info);
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return routeByUri(session, request, scope, call, info);
+    case 'completion/complete':
+      return routeCompletion(session, request, scope, call, info);
+    case 'logging/setLevel':
+      return fanOutEmpty(session, request, scope, 'l');
+  }
+  if (!session.backend.naming.multiplexed) {
+    const link = soleLink(session);
+    if (link) return forward(session, link, request, scope, (result) => result);
+  }
+  return errorMessage(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+}
+
+function soleLink(session: McpSession): TargetLink | undefined {
+  return session.links.values().next().value;
+}
+
+/** Sends the request to one target and maps its answer (failures become errors naming the target). */
+async function forward(
+  session: McpSession,
+  link: TargetLink,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  mapResult: (result: JsonObject) => JsonObject,
+): Promise<JsonRpcResponse> {
+  const target = link.target.name;
+  const sent = session.forTarget(target, request, scope.sink);
+  session.inflight.set(idKey(request.id), [target]);
+  try {
+    const outcome = await session.request(link, sent, scope);
+    if (outcome.kind !== 'response') return targetFailure(request.id, target, outcomeReason(outcome));
+    const answer = outcome.message;
+    if ('error' in answer) return { jsonrpc: '2.0', id: request.id, error: answer.error };
+    return resultMessage(request.id, mapResult(answer.result));
+  } finally {
+    session.doneWith(target, sent);
+  }
+}
+
+function outcomeReason(outcome: { kind: string; reason?: string }): string {
+  return outcome.reason ?? (outcome.kind === 'expired' ? 'the session ended' : 'no answer');
+}
+
+/** The target serving `name` and the name it knows it by, or undefined when none does. */
+async function resolveName(
+  session: McpSession,
+  kind: 'tool' | 'prompt',
+  name: string,
+  scope: ClientScope,
+): Promise<{ link: TargetLink; name: string } | { error: string } | undefined> {
+  const naming = session.backend.naming;
+  if (!naming.multiplexed) {
+    const link = soleLink(session);
+    return link && { link, name };
+  }
+  if (naming.prefixNames) {
+    const split = splitPrefixedName(name, new Set(session.links.keys()));
+    const link = split && session.links.get(split.target);
+    return link && { link, name: split.name };
+  }
+  const known = session.owners.get(`${kind}:${name}`);
+  const knownLink = known === undefined ? undefined : session.links.get(known);
+  if (knownLink) return { link: knownLink, name };
+  return resolveByListing(session, kind, name, scope);
+}
+
+/** prefixMode Never, name not seen in a list yet: every target is asked whether it serves it. */
+async function resolveByListing(
+  session: McpSession,
+  kind: 'tool' | 'prompt',
+  name: string,
+  scope: ClientScope,
+): Promise<{ link: TargetLink; name: string } | { error: string } | undefined> {
+  const method = kind === 'tool' ? 'tools/list' : 'prompts/list';
+  const field = kind === 'tool' ? 'tools' : 'prompts';
+  const feature = kind === 'tool' ? 't' : 'p';
+  const links = [...session.links.values()];
+  await Promise.all(links.map((link) => link.ensureInitialized(session, scope)));
+  const candidates = links.filter((link) => !link.needsInit && link.features.includes(feature));
+  const serving = await Promise.all(
+    candidates.map(async (link) => {
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_RESOLVE_PAGES; page++) {
+        const request: JsonRpcRequest = {
+          jsonrpc: '2.0',
+          id: `gw-resolve-${randomBytes(6).toString('hex')}`,
+          method,
+          params: cursor === undefined ? {} : { cursor },
+        };
+        const outcome = await session.request(link, request, scope);
+        if (outcome.kind !== 'response' || 'error' in outcome.message) return false;
+        const items = outcome.message.result[field];
+        if (Array.isArray(items) && items.some((item) => isPlainObject(item) && item.name === name)) return true;
+        const next = outcome.message.result.nextCursor;
+        if (typeof next !== 'string') return false;
+        cursor = next;
+      }
+      return false;
+    }),
+  );
+  const owners = candidates.filter((_, index) => serving[index] === true);
+  if (owners.length > 1) return { error: `${kind} ${name} is served by several targets` };
+  if (owners.length === 0) return undefined;
+  session.owners.set(`${kind}:${name}`, owners[0]!.target.name);
+  return { link: owners[0]!, name };
+}
+
+async function routeByName(
+  session: McpSession,
+  request: JsonRpcRequest,
+  kind: 'tool' | 'prompt',
+  scope: ClientScope,
+  call: McpCall,
+  info: McpRequestInfo,
+): Promise<JsonRpcResponse> {
+  const params = request.params ?? {};
+  if (typeof params.name !== 'string') return invalidParams(request.id, 'params.name must be a string');
+  const resolved = await resolveName(session, kind, params.name, scope);
+  if (resolved && 'error' in resolved) return invalidParams(request.id, resolved.error);
+  if (!resolved) return notFound(request.id, kind, params.name);
+  const target = resolved.link.target.name;
+  if (kind === 'tool') {
+    info.tool = { name: resolved.name, target };
+    if (isPlainObject(params.arguments)) info.tool.arguments = params.arguments;
+  } else {
+    info.prompt = { name: resolved.name, target };
+  }
+  if (!session.backend.hooks.checkItem(kind, resolved.name, target, call))
+    return notFound(request.id, kind, params.name);
+  const sent: JsonRpcRequest = { ...request, params: { ...params, name: resolved.name } };
+  return forward(session, resolved.link, sent, scope, (result) => resultUris(session, target, result));
+}
+
+/** The target a resource URI (or URI template) belongs to, and the URI it knows. */
+function resolveUri(session: McpSession, uri: string): { link: TargetLink; uri: string } | undefined {
+  if (!session.backend.naming.multiplexed) {
+    const link = soleLink(session);
+    return link && { link, uri };
+  }
+  const split = splitPrefixedUri(uri, new Set(session.links.keys()));
+  const link = split && session.links.get(split.target);
+  return link && { link, uri: split.uri };
+}
+
+async function routeByUri(
+  session: McpSession,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  call: McpCall,
+  info: McpRequestInfo,
+): Promise<JsonRpcResponse> {
+  const params = request.params ?? {};
+  if (typeof params.uri !== 'string') return invalidParams(request.id, 'params.uri must be a string');
+  const resolved = resolveUri(session, params.uri);
+  if (!resolved) return notFound(request.id, 'resource', params.uri);
+  const target = resolved.link.target.name;
+  info.resource = { uri: resolved.uri, target };
+  if (!session.backend.hooks.checkItem('resource', resolved.uri, target, call))
+    return notFound(request.id, 'resource', params.uri);
+  const sent: JsonRpcRequest = { ...request, params: { ...params, uri: resolved.uri } };
+  return forward(session, resolved.link, sent, scope, (result) => resultUris(session, target, result));
+}
+
+/** completion/complete names a prompt or a resource template: routed like them. */
+async function routeCompletion(
+  session: McpSession,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  call: McpCall,
+  info: McpRequestInfo,
+): Promise<JsonRpcResponse> {
+  const params = request.params ?? {};
+  const ref = params.ref;
+  if (!isPlainObject(ref)) return invalidParams(request.id, 'params.ref must be an object');
+  if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    const resolved = await resolveName(session, 'prompt', ref.name, scope);
+    if (!resolved || 'error' in resolved) return notFound(request.id, 'prompt', ref.name);
+    info.prompt = { name: resolved.name, target: resolved.link.target.name };
+    if (!session.backend.hooks.checkItem('prompt', resolved.name, resolved.link.target.name, call))
+      return notFound(request.id, 'prompt', ref.name);
+    const sent = { ...request, params: { ...params, ref: { ...ref, name: resolved.name } } };
+    return forward(session, resolved.link, sent, scope, (result) => result);
+  }
+  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    const resolved = resolveUri(session, ref.uri);
+    if (!resolved) return notFound(request.id, 'resource', ref.uri);
+    info.resource = { uri: resolved.uri, target: resolved.link.target.name };
+    if (!session.backend.hooks.checkItem('resource', resolved.uri, resolved.link.target.name, call))
+      return notFound(request.id, 'resource', ref.uri);
+    const sent = { ...request, params: { ...params, ref: { ...ref, uri: resolved.uri } } };
+    return forward(session, resolved.link, sent, scope, (result) => result);
+  }
+  return invalidParams(request.id, 'params.ref must be a ref/prompt with a name or a ref/resource with a uri');
+}
+
+/** Resource URIs in a result (read contents, tool and prompt content) prefixed with their target. */
+function resultUris(session: McpSession, target: string, result: JsonObject): JsonObject {
+  if (!session.backend.naming.multiplexed) return result;
+  const content = (item: unknown): unknown => {
+    if (!isPlainObject(item)) return item;
+    if (item.type === 'resource_link' && typeof item.uri === 'string')
+      return { ...item, uri: prefixedUri(target, item.uri) };
+    if (item.type === 'resource' && isPlainObject(item.resource) && typeof item.resource.uri === 'string')
+      return { ...item, resource: { ...item.resource, uri: prefixedUri(target, item.resource.uri) } };
+    return item;
+  };
+  const out = { ...result };
+  if (Array.isArray(result.contents))
+    out.contents = result.contents.map((entry) =>
+      isPlainObject(entry) && typeof entry.uri === 'string' ? { ...entry, uri: prefixedUri(target, entry.uri) } : entry,
+    );
+  if (Array.isArray(result.content)) out.content = result.content.map(content);
+  if (Array.isArray(result.messages))
+    out.messages = result.messages.map((message) =>
+      isPlainObject(message) ? { ...message, content: content(message.content) } : message,
+    );
+  return out;
+}
+
+type TargetAnswer = { link: TargetLink; result: JsonObject } | { link: TargetLink; failure: string };
+
+/**
+ * A list across targets: each target that has such items is asked (with its own cursor when the
+ * client sent gw's), and the items merged in target order: filtered by the policy hooks, names
+ * prefixed (or, with prefixMode Never, names several targets serve left out), URIs prefixed.
+ */
+async function listMerged(
+  session: McpSession,
+  request: JsonRpcRequest,
+  list: ListKind,
+  scope: ClientScope,
+  call: McpCall,
+): Promise<JsonRpcResponse> {
+  const naming = session.backend.naming;
+  const params = request.params ?? {};
+  if (params.cursor !== undefined && typeof params.cursor !== 'string')
+    return invalidParams(request.id, 'params.cursor must be a string');
+  if (!naming.multiplexed) {
+    const link = soleLink(session);
+    if (!link) return resultMessage(request.id, { [list.field]: [] });
+    const answer = await forward(session, link, request, scope, (result) => result);
+    if ('error' in answer) return answer;
+    return resultMessage(request.id, filterItems(session, list, link.target.name, answer.result, call));
+  }
+  let cursors: Map<string, string> | undefined;
+  if (params.cursor !== undefined) {
+    cursors = decodeCursor(params.cursor, new Set(session.links.keys()));
+    if (!cursors) return invalidParams(request.id, 'invalid cursor');
+  }
+  const links = [...session.links.values()].filter((link) => !cursors || cursors.has(link.target.name));
+  // Each target asked once, concurrently: its features are known once it is initialized.
+  const answers: TargetAnswer[] = await Promise.all(
+    links.map(async (link): Promise<TargetAnswer> => {
+      const problem = await link.ensureInitialized(session, scope);
+      if (problem) return { link, failure: problem };
+      if (!link.features.includes(list.feature)) return { link, result: { [list.field]: [] } };
+      const cursor = cursors?.get(link.target.name);
+      const { cursor: _clientCursor, ...rest } = withProgressToken(params, undefined);
+      const sent: JsonRpcRequest = { ...request, params: cursor === undefined ? rest : { ...rest, cursor } };
+      const outcome = await session.request(link, sent, scope);
+      if (outcome.kind !== 'response') return { link, failure: outcomeReason(outcome) };
+      if ('error' in outcome.message) {
+        if (outcome.message.error.code === ErrorCode.MethodNotFound) return { link, result: { [list.field]: [] } };
+        return { link, failure: `error ${outcome.message.error.code}` };
+      }
+      if (!Array.isArray(outcome.message.result[list.field])) return { link, failure: `no ${list.field} list` };
+      return { link, result: outcome.message.result };
+    }),
+  );
+  const failed = answers.filter((answer) => 'failure' in answer);
+  if (failed.length > 0 && (session.backend.failureMode === 'FailClosed' || failed.length === answers.length)) {
+    const first = failed[0] as { link: TargetLink; failure: string };
+    return targetFailure(request.id, first.link.target.name, first.failure);
+  }
+  const succeeded = answers.filter((answer): answer is { link: TargetLink; result: JsonObject } => 'result' in answer);
+  const perTarget = succeeded.map(({ link, result }) => ({
+    target: link.target.name,
+    items: (filterItems(session, list, link.target.name, result, call)[list.field] as JsonObject[]) ?? [],
+    next: typeof result.nextCursor === 'string' ? result.nextCursor : undefined,
+  }));
+  const ambiguous = naming.prefixNames || list.key !== 'name' ? new Set<string>() : duplicateNames(perTarget);
+  const merged: JsonObject[] = [];
+  for (const { target, items } of perTarget) {
+    for (const item of items) {
+      const name = item[list.key] as string;
+      if (list.key === 'name') {
+        if (ambiguous.has(name)) continue;
+        if (naming.prefixNames) merged.push({ ...item, name: prefixedName(target, name) });
+        else {
+          session.owners.set(`${list.kind}:${name}`, target);
+          merged.push(item);
+        }
+      } else {
+        merged.push({ ...item, [list.key]: prefixedUri(target, name) });
+      }
+    }
+  }
+  const result: JsonObject = { [list.field]: merged };
+  const next = encodeCursor(
+    perTarget.filter((entry) => entry.next !== undefined).map((entry) => [entry.target, entry.next!]),
+  );
+  if (next !== undefined) result.nextCursor = next;
+  return resultMessage(request.id, result);
+}
+
+/** Items that are objects with a string name or URI, and that the policy hooks let the client see. */
+function filterItems(
+  session: McpSession,
+  list: ListKind,
+  target: string,
+  result: JsonObject,
+  call: McpCall,
+): JsonObject {
+  const items = result[list.field];
+  if (!Array.isArray(items)) return result;
+  const hooks = session.backend.hooks;
+  const kept = items.filter(
+    (item): item is JsonObject =>
+      isPlainObject(item) && typeof item[list.key] === 'string' && hooks.filterListItem(list.kind, item, target, call),
+  );
+  return { ...result, [list.field]: kept };
+}
+
+/** Names more than one target lists (prefixMode Never): they are left out, as no call could route them. */
+function duplicateNames(perTarget: readonly { items: readonly JsonObject[] }[]): Set<string> {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const { items } of perTarget) {
+    const own = new Set(items.map((item) => item.name as string));
+    for (const name of own) (seen.has(name) ? duplicates : seen).add(name);
+  }
+  return duplicates;
+}
+
+/** A request every target with a feature gets, answered with an empty result (logging/setLevel). */
+async function fanOutEmpty(
+  session: McpSession,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  feature: string,
+): Promise<JsonRpcResponse> {
+  const links = [...session.links.values()];
+  await Promise.all(links.map((link) => link.ensureInitialized(session, scope)));
+  const chosen = links.filter((link) => !link.needsInit && link.features.includes(feature));
+  const outcomes = await Promise.all(chosen.map((link) => session.request(link, request, scope)));
+  const failedAt = outcomes.findIndex((outcome) => outcome.kind !== 'response' || 'error' in outcome.message);
+  const allFailed =
+    chosen.length > 0 && outcomes.every((outcome) => outcome.kind !== 'response' || 'error' in outcome.message);
+  if (failedAt !== -1 && (session.backend.failureMode === 'FailClosed' || allFailed)) {
+    const outcome = outcomes[failedAt]!;
+    if (outcome.kind === 'response' && 'error' in outcome.message)
+      return { jsonrpc: '2.0', id: request.id, error: outcome.message.error };
+    return targetFailure(request.id, chosen[failedAt]!.target.name, outcomeReason(outcome));
+  }
+  return resultMessage(request.id, {});
+}
+
+/**
+ * A client notification: initialized is gw's own business (targets got theirs at initialize);
+ * cancelled goes to the targets of that request; anything else to every target.
+ */
+export async function handleNotification(
+  session: McpSession,
+  notification: JsonRpcNotification,
+  scope: ClientScope,
+): Promise<void> {
+  if (notification.method === 'notifications/initialized') return;
+  let links = [...session.links.values()];
+  let message = notification;
+  if (notification.method === 'notifications/cancelled') {
+    const requestId = notification.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const targets = session.inflight.get(idKey(requestId));
+    if (targets) links = links.filter((link) => targets.includes(link.target.name));
+  } else if (notification.method === 'notifications/progress') {
+    // Progress of the client on a target's request: the token is one gw tagged for that target.
+    const token = notification.params?.progressToken;
+    const original = typeof token === 'string' || typeof token === 'number' ? untagId(token) : undefined;
+    const link = original && session.links.get(original.target);
+    if (!original || !link) return;
+    links = [link];
+    message = { ...notification, params: { ...notification.params, progressToken: original.id } };
+  }
+  await Promise.all(links.filter((link) => !link.needsInit).map((link) => session.notify(link, message, scope)));
+}

@@ -1,0 +1,110 @@
+// The sessions of one MCP backend held in this replica's memory: the live parts of a session
+// (streams, SSE connections, name caches) that its sealed id does not carry. Bounded: idle
+// sessions are dropped after a while and the least recently used go first when there are too
+// many; either can be resumed from its id later (its live parts are rebuilt). Kept across
+// configuration changes (PolicyRuntime) and closed when the backend leaves the configuration.
+import type { McpSession } from './session.ts';
+
+/** Most sessions a backend keeps in memory per replica. */
+export const MAX_SESSIONS = 10_000;
+/** A session nobody used (and no client listens to) for this long is dropped from memory. */
+export const SESSION_IDLE_MS = 30 * 60_000;
+/** Ended answer streams are kept this long for a client that lost the connection just before the end. */
+const STREAM_RETENTION_MS = 5 * 60_000;
+/** Most answer streams a session keeps for resumption. */
+const MAX_STREAMS_PER_SESSION = 32;
+/** Ids of sessions ended here (DELETE), refused afterwards; the oldest are forgotten first. */
+const MAX_TERMINATED = 10_000;
+const SWEEP_MS = 60_000;
+
+export class SessionRegistry {
+  readonly #sessions = new Map<string, McpSession>();
+  readonly #terminated = new Set<string>();
+  /** Sessions of legacy SSE clients: they live as long as their stream (sse-server.ts). */
+  readonly #legacy = new Set<McpSession>();
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor() {
+    this.#sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** The session, marked used (most recently used last). */
+  get(id: string): McpSession | undefined {
+    const session = this.#sessions.get(id);
+    if (!session) return undefined;
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+    session.lastUsed = Date.now();
+    return session;
+  }
+
+  isTerminated(id: string): boolean {
+    return this.#terminated.has(id);
+  }
+
+  add(session: McpSession): void {
+    const id = session.id!;
+    this.#sessions.set(id, session);
+    while (this.#sessions.size > MAX_SESSIONS) {
+      const [oldest, evicted] = this.#sessions.entries().next().value as [string, McpSession];
+      this.#sessions.delete(oldest);
+      evicted.close(false);
+    }
+  }
+
+  /** A session the client ended: dropped, and its id refused from now on (by this replica). */
+  terminate(session: McpSession): void {
+    const id = session.id!;
+    this.#sessions.delete(id);
+    this.#terminated.add(id);
+    if (this.#terminated.size > MAX_TERMINATED) this.#terminated.delete(this.#terminated.values().next().value!);
+    session.close(true);
+  }
+
+  /** A legacy SSE client's session, held until its stream closes (or the backend goes). */
+  holdLegacy(session: McpSession): void {
+    this.#legacy.add(session);
+  }
+
+  /** A legacy SSE session whose stream closed. */
+  releaseLegacy(session: McpSession): void {
+    this.#legacy.delete(session);
+  }
+
+  /** Drops idle sessions and old answer streams. */
+  sweep(now: number): void {
+    for (const [id, session] of this.#sessions) {
+      if (now - session.lastUsed > SESSION_IDLE_MS && !session.standalone.attached && !session.legacySink) {
+        this.#sessions.delete(id);
+        session.close(false);
+        continue;
+      }
+      retainStreams(session, now);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#sweeper);
+    for (const session of this.#sessions.values()) session.close(false);
+    this.#sessions.clear();
+    for (const session of this.#legacy) session.close(true);
+    this.#legacy.clear();
+  }
+}
+
+/** A session's answer streams: ended, unattached ones go after a while, and the oldest past the bound. */
+export function retainStreams(session: McpSession, now: number): void {
+  for (const [key, stream] of session.streams) {
+    if (!stream.attached && stream.ended && now - stream.lastActive > STREAM_RETENTION_MS) session.streams.delete(key);
+  }
+  while (session.streams.size > MAX_STREAMS_PER_SESSION) {
+    const [key, stream] = session.streams.entries().next().value!;
+    stream.close();
+    session.streams.delete(key);
+  }
+}

@@ -1,0 +1,176 @@
+// The MCP servers behind an `mcp` GwBackend, compiled once per configuration: static targets
+// (a host, or a Service of the backend's namespace) and the Services selector targets chose
+// (listed by the controller, one target per MCP port), each with its effective connection policy
+// (GwPolicy < GwBackend < target, merged by the controller into the backendRef's sections) turned
+// into a shared connection pool and backend auth.
+import type { Pool } from 'undici';
+import type { McpSelectedService } from '../../controller/dataplane-config.ts';
+import type { BackendAuthApplier, McpBackendInput } from '../config/compile.ts';
+import { serviceDestination } from '../config/http-targets.ts';
+import {
+  type BackendConnectionPolicy,
+  ConnectionSettingsError,
+  connectionSettings,
+  type Destination,
+} from '../upstream/connection-settings.ts';
+
+export type McpPrefixMode = 'Conditional' | 'Always' | 'Never';
+export type McpProtocol = 'StreamableHTTP' | 'SSE';
+
+/** One MCP server gw talks to. */
+export interface McpTarget {
+  /** Routing name: the McpTargetSelector name, or a discovered Service's name. */
+  readonly name: string;
+  readonly protocol: McpProtocol;
+  /** Path (and query) of the MCP endpoint (StreamableHTTP) or of the SSE stream (SSE). */
+  readonly path: string;
+  readonly origin: string;
+  readonly pool: Pool;
+  readonly auth: BackendAuthApplier | undefined;
+  /** BackendHTTP.requestTimeout of the target's policy, if any. */
+  readonly requestTimeoutMs: number | undefined;
+  /** The server itself (origin, path, transport): an upstream session is only resumed on the same one. */
+  readonly identity: string;
+}
+
+/** appProtocol values of Service ports that serve MCP (gw's, and agentgateway's for Services labelled for it). */
+const APP_PROTOCOLS: Record<string, McpProtocol> = {
+  'gw.dev/mcp': 'StreamableHTTP',
+  'gw.dev/mcp-sse': 'SSE',
+  'agentgateway.dev/mcp': 'StreamableHTTP',
+  'agentgateway.dev/mcp-sse': 'SSE',
+};
+
+/** Connection policy fields that apply to MCP targets; others are refused rather than ignored. */
+const TARGET_POLICY_FIELDS = new Set(['tcp', 'tls', 'http', 'auth']);
+
+/** A target name must be a section name: no '_' or '+', which end the prefix in names and URIs. */
+const TARGET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function defaultPath(protocol: McpProtocol): string {
+  return protocol === 'SSE' ? '/sse' : '/mcp';
+}
+
+interface TargetSpec {
+  name: string;
+  static?: {
+    host?: string;
+    backendRef?: { name: string };
+    port: number;
+    path?: string;
+    protocol?: McpProtocol;
+  };
+  selector?: unknown;
+}
+
+type Problem = { field: string; message: string };
+
+/** The targets of an `mcp` GwBackend, or the first problem (a field path under spec.mcp and what to fix). */
+export function compileTargets(input: McpBackendInput): McpTarget[] | Problem {
+  const spec = input.spec.mcp as { targets: TargetSpec[] };
+  const targets: McpTarget[] = [];
+  const taken = new Set<string>();
+  for (const [index, target] of spec.targets.entries()) {
+    const field = `targets[${index}]`;
+    const policy = (input.ref.sections?.[target.name] ?? input.ref.policy) as Record<string, unknown>;
+    const refused = Object.keys(policy).filter((key) => !TARGET_POLICY_FIELDS.has(key));
+    if (refused.length > 0)
+      return {
+        field,
+        message: `backend policy ${refused.map((key) => `backend.${key}`).join(', ')} does not apply to MCP targets`,
+      };
+    if (target.static) {
+      const s = target.static;
+      const protocol = s.protocol ?? 'StreamableHTTP';
+      let destination: Destination | string;
+      if (s.host !== undefined) {
+        destination = { protocol: policy.tls !== undefined ? 'https:' : 'http:', host: s.host, port: s.port };
+      } else {
+        const key = `Service ${input.namespace}/${s.backendRef!.name}`;
+        const service = input.backends[key];
+        destination = service
+          ? serviceDestination(service.spec as never, s.port, policy.tls !== undefined)
+          : `${key} does not exist`;
+      }
+      if (typeof destination === 'string') return { field: `${field}.static`, message: destination };
+      const built = buildTarget(target.name, protocol, s.path ?? defaultPath(protocol), destination, policy, input);
+      if ('message' in built) return { field: `${field}.${built.field}`, message: built.message };
+      targets.push(built);
+      taken.add(target.name);
+      continue;
+    }
+    for (const selected of input.ref.mcpServices?.[target.name] ?? []) {
+      const built = discoveredTargets(selected, policy, input, taken);
+      if ('message' in built) return { field: `${field}.selector`, message: built.message };
+      targets.push(...built);
+    }
+  }
+  return targets;
+}
+
+/** The targets of one Service a selector chose: one per port whose appProtocol says MCP. */
+function discoveredTargets(
+  selected: McpSelectedService,
+  policy: Record<string, unknown>,
+  input: McpBackendInput,
+  taken: Set<string>,
+): McpTarget[] | Problem {
+  const service = input.backends[selected.service];
+  if (!service) return [];
+  const [namespace, serviceName] = selected.service.slice('Service '.length).split('/') as [string, string];
+  const ports = ((service.spec as { ports?: { port: number; name?: string; appProtocol?: string }[] }).ports ?? [])
+    .map((port) => ({ port, protocol: APP_PROTOCOLS[port.appProtocol ?? ''] }))
+    .filter((entry): entry is { port: (typeof entry)['port']; protocol: McpProtocol } => entry.protocol !== undefined);
+  const out: McpTarget[] = [];
+  for (const { port, protocol } of ports) {
+    const base =
+      selected.targetName && ports.length === 1
+        ? selected.targetName
+        : `${selected.targetName ?? serviceName}-${port.name ?? port.port}`;
+    // The same Service name in two namespaces: the second is told apart by its namespace.
+    const name = taken.has(base) ? `${namespace}-${base}` : base;
+    if (!TARGET_NAME.test(name) || taken.has(name)) continue;
+    const destination = serviceDestination(service.spec as never, port.port, policy.tls !== undefined);
+    if (typeof destination === 'string') continue; // a Service gw cannot reach outside a cluster is left out
+    const built = buildTarget(name, protocol, selected.path ?? defaultPath(protocol), destination, policy, input);
+    if ('message' in built) return { field: built.field, message: `${selected.service}: ${built.message}` };
+    taken.add(name);
+    out.push(built);
+  }
+  return out;
+}
+
+function buildTarget(
+  name: string,
+  protocol: McpProtocol,
+  path: string,
+  destination: Destination,
+  policy: Record<string, unknown>,
+  input: McpBackendInput,
+): McpTarget | Problem {
+  let settings: ReturnType<typeof connectionSettings>;
+  try {
+    settings = connectionSettings(destination, policy as BackendConnectionPolicy, input.data, input.namespace);
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
+    throw error;
+  }
+  let auth: BackendAuthApplier | undefined;
+  if (policy.auth !== undefined && input.context.compileBackendAuth) {
+    const compiled = input.context.compileBackendAuth(policy.auth, input.data, input.namespace);
+    if (compiled && 'message' in compiled)
+      return { field: `policies.auth.${compiled.field}`, message: compiled.message };
+    auth = compiled;
+  }
+  const normalizedPath = path.startsWith('/') ? path : `/${path}`;
+  return {
+    name,
+    protocol,
+    path: normalizedPath,
+    origin: settings.origin,
+    pool: input.pool(settings),
+    auth,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    identity: `${protocol} ${settings.origin}${normalizedPath}`,
+  };
+}
