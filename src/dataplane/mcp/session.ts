@@ -176,8 +176,15 @@ export class McpSession {
     return this.id === undefined;
   }
 
-  /** A call's upstream context: the scope's headers and deadline, stopped when the session closes. */
-  upstreamContext(scope: ClientScope, timeoutMs = scope.timeoutMs): UpstreamContext {
+  /**
+   * A call's upstream context: the scope's headers, the shortest of the deadlines given and the
+   * target's own (BackendHTTP.requestTimeout), stopped when the session closes.
+   */
+  upstreamContext(scope: ClientScope, target: McpTarget, limitMs?: number): UpstreamContext {
+    let timeoutMs = scope.timeoutMs;
+    if (limitMs !== undefined && limitMs < timeoutMs) timeoutMs = limitMs;
+    if (target.requestTimeoutMs !== undefined && target.requestTimeoutMs < timeoutMs)
+      timeoutMs = target.requestTimeoutMs;
     return { headers: scope.headers, incoming: scope.incoming, timeoutMs, signal: this.#stop.signal };
   }
 
@@ -224,7 +231,7 @@ export class McpSession {
         clientInfo: this.client.clientInfo,
       },
     };
-    const context = this.upstreamContext(scope, Math.min(scope.timeoutMs, SETUP_TIMEOUT_MS));
+    const context = this.upstreamContext(scope, link.target, SETUP_TIMEOUT_MS);
     const name = link.target.name;
     let outcome: PostOutcome;
     if (link.target.protocol === 'SSE') {
@@ -285,7 +292,7 @@ export class McpSession {
       const problem = await link.ensureInitialized(this, scope);
       if (problem) return { kind: 'failed', reason: problem };
       const name = link.target.name;
-      const context = this.upstreamContext(scope);
+      const context = this.upstreamContext(scope, link.target);
       const outcome = link.sse
         ? await link.sse.request(message, context)
         : await postMessage(
@@ -304,7 +311,7 @@ export class McpSession {
   async notify(link: TargetLink, message: JsonRpcMessage, scope: ClientScope): Promise<void> {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (await link.ensureInitialized(this, scope)) return;
-      const context = this.upstreamContext(scope, Math.min(scope.timeoutMs, SETUP_TIMEOUT_MS));
+      const context = this.upstreamContext(scope, link.target, SETUP_TIMEOUT_MS);
       const outcome = link.sse
         ? await link.sse.send(message, context)
         : await postMessage(
@@ -407,7 +414,10 @@ export class McpSession {
         const outcome = await listen(
           link.target,
           { sessionId: link.sessionId, protocolVersion: link.version },
-          { ...this.upstreamContext(this.lastScope), signal: AbortSignal.any([stop.signal, this.#stop.signal]) },
+          {
+            ...this.upstreamContext(this.lastScope, link.target),
+            signal: AbortSignal.any([stop.signal, this.#stop.signal]),
+          },
           lastEventId,
           (message) => this.fromTarget(name, message, undefined),
         );

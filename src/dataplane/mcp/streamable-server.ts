@@ -86,7 +86,9 @@ function transientSession(routed: RoutedRequest, backend: McpBackend, scope: Cli
   const header = routed.req.headers['mcp-protocol-version'];
   const version = isSupportedVersion(header) ? header : DEFAULT_HEADER_VERSION;
   // No client capabilities: a target could not reach this client with requests of its own.
-  return new McpSession(backend, version, { capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO }, scope);
+  const session = new McpSession(backend, version, { capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO }, scope);
+  session.addMissingLinks();
+  return session;
 }
 
 function callFactory(routed: RoutedRequest): CallFactory {

@@ -38,6 +38,8 @@ export interface ServerOptions {
   /** Answer requests with JSON instead of SSE. */
   json?: boolean;
   path?: string;
+  /** Makes each session's server (instead of a test server that `setup` fills). */
+  factory?: () => McpServer;
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -66,6 +68,7 @@ export async function startStreamableServer(
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const seen: SeenRequest[] = [];
   const newServer = () => {
+    if (options.factory) return options.factory();
     const server = new McpServer({ name: options.name ?? 'test', version: '1.0.0' }, { capabilities: { logging: {} } });
     setup(server);
     return server;
@@ -165,6 +168,15 @@ export async function startSseServer(
       await closeServer(http);
     },
   };
+}
+
+/** @modelcontextprotocol/server-everything (the reference server of every MCP feature) over Streamable HTTP. */
+export async function startEverythingServer(): Promise<TestMcpServer> {
+  const { createServer: createEverything } = (await import(
+    // @ts-expect-error: the package ships JavaScript without type declarations for this module
+    '@modelcontextprotocol/server-everything/dist/server/index.js'
+  )) as { createServer: () => { server: McpServer } };
+  return startStreamableServer(() => undefined, { name: 'everything', factory: () => createEverything().server });
 }
 
 /** Registers tool `echo` (returns its text with the server's name) and prompt `greet`. */

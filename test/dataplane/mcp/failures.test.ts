@@ -1,0 +1,179 @@
+// Targets that fail: one that is down, one that hangs, one that answers garbage. FailClosed fails
+// the session (or the request) with a clear error; FailOpen carries on without the failed target
+// and errs only when every target failed; deadlines (the target's BackendHTTP.requestTimeout)
+// bound every wait; gw keeps serving through all of it.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
+import { freePort } from '../../helpers/gateway.ts';
+import {
+  echoTools,
+  firstText,
+  type McpGateway,
+  startMcpGateway,
+  startStreamableServer,
+  streamableClient,
+  type TestMcpServer,
+} from './helpers.ts';
+
+/**
+ * A Streamable HTTP "server" that initializes properly (JSON answers) and then misbehaves on every
+ * other request as `mode` says: garbage JSON, an SSE stream of junk that ends, a message over
+ * gw's size bound, or no answer at all.
+ */
+async function badServer(mode: 'garbage' | 'junk-stream' | 'huge' | 'hang'): Promise<{ server: Server; port: number }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    if (message?.method === 'initialize') {
+      const result = {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: mode, version: '1' },
+      };
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bad-session' });
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    }
+    if (message?.id === undefined) return void res.writeHead(202).end();
+    switch (mode) {
+      case 'garbage':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{{{ not json');
+      case 'junk-stream':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: not json\n\n');
+        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'someone-else', result: {} })}\n\n`);
+        return void res.end();
+      case 'huge':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(
+          JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { tools: [], pad: 'x'.repeat(5 * 1024 * 1024) } }),
+        );
+      case 'hang':
+        return; // never answers
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+describe('MCP target failures', () => {
+  let alpha: TestMcpServer;
+  const bad: Record<string, { server: Server; port: number }> = {};
+  let downPort: number;
+  const gateways: McpGateway[] = [];
+  const start = async (...args: Parameters<typeof startMcpGateway>) => {
+    const gateway = await startMcpGateway(...args);
+    gateways.push(gateway);
+    return gateway;
+  };
+
+  before(async () => {
+    alpha = await startStreamableServer((server) => {
+      echoTools('alpha')(server);
+      server.registerTool('stall', { description: 'takes 2 s', inputSchema: { ms: z.number() } }, async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return { content: [{ type: 'text', text: 'late' }] };
+      });
+    });
+    for (const mode of ['garbage', 'junk-stream', 'huge', 'hang'] as const) bad[mode] = await badServer(mode);
+    downPort = await freePort();
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.stop();
+    await alpha.close();
+    for (const { server } of Object.values(bad)) {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('FailClosed: a target that is down fails the initialize, naming it', async () => {
+    const gateway = await start([
+      { name: 'alpha', port: alpha.port },
+      { name: 'down', port: downPort },
+    ]);
+    await assert.rejects(streamableClient(gateway.url), /MCP target down failed: connect/);
+  });
+
+  it('FailOpen: the session goes on without the failed targets; all failed is an error', async () => {
+    const gateway = await start(
+      [
+        { name: 'alpha', port: alpha.port },
+        { name: 'down', port: downPort },
+        { name: 'hang', port: bad.hang!.port, policies: '{http: {requestTimeout: 300ms}}' },
+      ],
+      { failureMode: 'FailOpen' },
+    );
+    const { client } = await streamableClient(gateway.url);
+    try {
+      const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      assert.deepEqual(tools, ['alpha_echo', 'alpha_only-alpha', 'alpha_stall']);
+      await assert.rejects(client.callTool({ name: 'down_echo', arguments: { text: 'x' } }), /not found/);
+    } finally {
+      await client.close();
+    }
+    const none = await start([{ name: 'down', port: downPort }], { failureMode: 'FailOpen' });
+    await assert.rejects(streamableClient(none.url), /MCP target down failed/);
+  });
+
+  it('lists: FailClosed fails on a target answering garbage, FailOpen leaves it out', async () => {
+    const targets = [
+      { name: 'alpha', port: alpha.port },
+      { name: 'garbage', port: bad.garbage!.port },
+      { name: 'junk', port: bad['junk-stream']!.port },
+      { name: 'huge', port: bad.huge!.port },
+    ];
+    const closed = await start(targets);
+    const first = await streamableClient(closed.url);
+    try {
+      await assert.rejects(first.client.listTools(), /MCP target (garbage|junk|huge) failed/);
+      // The session still works for what does not touch the broken targets.
+      assert.equal(
+        firstText(await first.client.callTool({ name: 'alpha_echo', arguments: { text: 'ok' } })),
+        'alpha: ok',
+      );
+    } finally {
+      await first.client.close();
+    }
+    const open = await start(targets, { failureMode: 'FailOpen' });
+    const second = await streamableClient(open.url);
+    try {
+      const tools = (await second.client.listTools()).tools.map((tool) => tool.name);
+      assert.deepEqual(tools.sort(), ['alpha_echo', 'alpha_only-alpha', 'alpha_stall']);
+      await assert.rejects(
+        second.client.callTool({ name: 'garbage_x' }),
+        /MCP target garbage failed: a body that is not JSON/,
+      );
+      await assert.rejects(
+        second.client.callTool({ name: 'junk_x' }),
+        /MCP target junk failed: the stream ended before the answer/,
+      );
+      await assert.rejects(second.client.callTool({ name: 'huge_x' }), /MCP target huge failed: a message over/);
+    } finally {
+      await second.client.close();
+    }
+  });
+
+  it("bounds a call by the target's request timeout", async () => {
+    const gateway = await start([{ name: 'alpha', port: alpha.port, policies: '{http: {requestTimeout: 300ms}}' }]);
+    const { client } = await streamableClient(gateway.url);
+    try {
+      assert.equal(firstText(await client.callTool({ name: 'stall', arguments: { ms: 10 } })), 'late');
+      const started = Date.now();
+      await assert.rejects(
+        client.callTool({ name: 'stall', arguments: { ms: 2000 } }),
+        /MCP target alpha failed: timeout/,
+      );
+      assert.ok(Date.now() - started < 1500, `answered after ${Date.now() - started} ms`);
+      // The session survives the timeout.
+      assert.equal(firstText(await client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'alpha: after');
+    } finally {
+      await client.close();
+    }
+  });
+});
