@@ -4,7 +4,7 @@
 // resumed with GET and Last-Event-ID when the target gave event ids.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from './jsonrpc.ts';
+import { isErrorResponse, isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from './jsonrpc.ts';
 import type { McpTarget } from './targets.ts';
 import {
   discard,
@@ -78,7 +78,16 @@ export async function postMessage(
     return { kind: 'expired' };
   }
   if (statusCode < 200 || statusCode >= 300) {
-    discard(body);
+    // A refusal that says why in JSON-RPC (SDK servers do, for a bad request): the client gets it.
+    if (waitsForResponse && mediaType(response.headers) === 'application/json') {
+      const answer = await readJsonMessage(body);
+      if (!('failure' in answer) && isErrorResponse(answer))
+        return {
+          kind: 'response',
+          message: { jsonrpc: '2.0', id: (message as { id: JsonRpcId }).id, error: answer.error },
+          sessionId: ref.sessionId,
+        };
+    } else discard(body);
     return { kind: 'failed', reason: `HTTP ${statusCode}` };
   }
   const sessionId = headerValue(response.headers, 'mcp-session-id') ?? ref.sessionId;
