@@ -25,7 +25,11 @@ export interface McpTarget {
   /** Path (and query) of the MCP endpoint (StreamableHTTP) or of the SSE stream (SSE). */
   readonly path: string;
   readonly origin: string;
-  readonly pool: Pool;
+  /**
+   * The target's connection pool, looked up at each use: an MCP session outlives the configuration
+   * it started under, and a newer configuration closes the pools it no longer uses.
+   */
+  readonly pool: () => Pool;
   readonly auth: BackendAuthApplier | undefined;
   /** BackendHTTP.requestTimeout of the target's policy, if any. */
   readonly requestTimeoutMs: number | undefined;
@@ -155,6 +159,7 @@ function buildTarget(
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
   }
+  input.pool(settings); // recorded as used by this configuration (created now, kept warm across swaps)
   let auth: BackendAuthApplier | undefined;
   if (policy.auth !== undefined && input.context.compileBackendAuth) {
     const compiled = input.context.compileBackendAuth(policy.auth, input.data, input.namespace);
@@ -168,7 +173,7 @@ function buildTarget(
     protocol,
     path: normalizedPath,
     origin: settings.origin,
-    pool: input.pool(settings),
+    pool: () => input.context.pools.get(settings),
     auth,
     requestTimeoutMs: settings.requestTimeoutMs,
     identity: `${protocol} ${settings.origin}${normalizedPath}`,

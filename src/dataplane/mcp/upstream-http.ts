@@ -76,7 +76,7 @@ export async function targetRequest(
   const signal =
     deadline && context.signal ? AbortSignal.any([deadline, context.signal]) : (deadline ?? context.signal);
   try {
-    return await target.pool.request({
+    return await target.pool().request({
       method,
       path: requestPath,
       headers,

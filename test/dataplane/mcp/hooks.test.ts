@@ -50,7 +50,7 @@ describe('MCP policy hooks', () => {
       protocol: 'StreamableHTTP',
       path: '/mcp',
       origin: `http://127.0.0.1:${alpha.port}`,
-      pool,
+      pool: () => pool,
       auth: undefined,
       requestTimeoutMs: undefined,
       identity: 'alpha',
