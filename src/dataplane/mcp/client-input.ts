@@ -15,7 +15,7 @@ import {
   toMessage,
 } from './jsonrpc.ts';
 import type { ClientScope, MessageSink } from './session.ts';
-import { clientHeadersForTargets, DEFAULT_REQUEST_TIMEOUT_MS } from './upstream-http.ts';
+import { clientHeadersForTargets } from './upstream-http.ts';
 
 /** Most messages in one JSON-RPC batch (2025-03-26 and before). */
 export const MAX_BATCH = 32;
@@ -79,7 +79,7 @@ export function clientScope(routed: RoutedRequest, sink: MessageSink | undefined
   return {
     headers,
     incoming: routed.req.headers,
-    timeoutMs: routed.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    timeoutMs: routed.timeoutMs,
     sink,
   };
 }

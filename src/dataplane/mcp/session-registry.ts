@@ -97,13 +97,21 @@ export class SessionRegistry {
   }
 }
 
-/** A session's answer streams: ended, unattached ones go after a while, and the oldest past the bound. */
+/**
+ * A session's answer streams: ended, unattached ones go after a while; past the bound the oldest
+ * ended ones go first, then (a client with that many streams open at once) the oldest of all.
+ */
 export function retainStreams(session: McpSession, now: number): void {
   for (const [key, stream] of session.streams) {
     if (!stream.attached && stream.ended && now - stream.lastActive > STREAM_RETENTION_MS) session.streams.delete(key);
   }
-  while (session.streams.size > MAX_STREAMS_PER_SESSION) {
-    const [key, stream] = session.streams.entries().next().value!;
+  if (session.streams.size <= MAX_STREAMS_PER_SESSION) return;
+  for (const [key, stream] of session.streams) {
+    if (session.streams.size <= MAX_STREAMS_PER_SESSION) return;
+    if (stream.ended && !stream.attached) session.streams.delete(key);
+  }
+  for (const [key, stream] of session.streams) {
+    if (session.streams.size <= MAX_STREAMS_PER_SESSION) return;
     stream.close();
     session.streams.delete(key);
   }

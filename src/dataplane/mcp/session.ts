@@ -25,7 +25,7 @@ import {
 import { prefixedUri, tagId, untagId } from './naming.ts';
 import { isSupportedVersion } from './protocol-version.ts';
 import type { McpTarget } from './targets.ts';
-import { SETUP_TIMEOUT_MS, type UpstreamContext } from './upstream-http.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, SETUP_TIMEOUT_MS, type UpstreamContext } from './upstream-http.ts';
 import { SseTargetConnection } from './upstream-sse.ts';
 import { deleteSession, listen, type PostOutcome, postMessage } from './upstream-streamable.ts';
 
@@ -44,8 +44,8 @@ export interface ClientScope {
   /** Client headers passed on to targets. */
   headers: Record<string, string | string[]>;
   incoming: IncomingHttpHeaders;
-  /** Deadline of each forwarded request. */
-  timeoutMs: number;
+  /** Deadline of each forwarded request (the route's), if any. */
+  timeoutMs: number | undefined;
   /** Messages of the targets that relate to this request. */
   sink: MessageSink | undefined;
 }
@@ -181,11 +181,15 @@ export class McpSession {
    * target's own (BackendHTTP.requestTimeout), stopped when the session closes.
    */
   upstreamContext(scope: ClientScope, target: McpTarget, limitMs?: number): UpstreamContext {
-    let timeoutMs = scope.timeoutMs;
-    if (limitMs !== undefined && limitMs < timeoutMs) timeoutMs = limitMs;
-    if (target.requestTimeoutMs !== undefined && target.requestTimeoutMs < timeoutMs)
-      timeoutMs = target.requestTimeoutMs;
-    return { headers: scope.headers, incoming: scope.incoming, timeoutMs, signal: this.#stop.signal };
+    let timeoutMs: number | undefined;
+    for (const value of [scope.timeoutMs, target.requestTimeoutMs, limitMs])
+      if (value !== undefined && value > 0 && (timeoutMs === undefined || value < timeoutMs)) timeoutMs = value;
+    return {
+      headers: scope.headers,
+      incoming: scope.incoming,
+      timeoutMs: timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      signal: this.#stop.signal,
+    };
   }
 
   /** Adds (uninitialized) links for targets the backend has and the session lacks. */

@@ -25,6 +25,7 @@ import {
 import { type CallFactory, handleNotification, handleRequest, initializeSession } from './multiplexer.ts';
 import { allowsBatches, DEFAULT_HEADER_VERSION, isSupportedVersion, wantsPrimingEvent } from './protocol-version.ts';
 import { type ClientScope, GATEWAY_CLIENT_INFO, McpSession, type MessageSink } from './session.ts';
+import { retainStreams } from './session-registry.ts';
 
 const ALLOW = 'GET, POST, DELETE';
 
@@ -229,7 +230,10 @@ class AnswerChannel implements MessageSink {
     if (!this.#stream) {
       if (this.#res.headersSent || this.#res.destroyed) return false;
       this.#stream = new EventStream();
-      if (!this.#session.stateless) this.#session.streams.set(this.#stream.key, this.#stream);
+      if (!this.#session.stateless) {
+        this.#session.streams.set(this.#stream.key, this.#stream);
+        retainStreams(this.#session, Date.now());
+      }
       this.#stream.attach(
         this.#res,
         undefined,
