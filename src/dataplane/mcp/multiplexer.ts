@@ -304,6 +304,52 @@ async function resolveByListing(
   return { link: owners[0]!, name };
 }
 
+/** Why a request cannot be routed: the error answer. */
+type Unroutable = { answer: JsonRpcResponse };
+
+/**
+ * The target of a tool or prompt name and the name it knows, authorized by checkItem (a refusal
+ * answers as an unknown name would); `info` learns the item.
+ */
+async function authorizedName(
+  session: McpSession,
+  id: JsonRpcId,
+  kind: 'tool' | 'prompt',
+  name: string,
+  scope: ClientScope,
+  call: McpCall,
+  info: McpRequestInfo,
+  toolArguments?: JsonObject,
+): Promise<{ link: TargetLink; name: string } | Unroutable> {
+  const resolved = await resolveName(session, kind, name, scope);
+  if (resolved && 'error' in resolved) return { answer: invalidParams(id, resolved.error) };
+  if (!resolved) return { answer: notFound(id, kind, name) };
+  const target = resolved.link.target.name;
+  if (kind === 'prompt') info.prompt = { name: resolved.name, target };
+  else {
+    info.tool = { name: resolved.name, target };
+    if (toolArguments) info.tool.arguments = toolArguments;
+  }
+  if (!session.backend.hooks.checkItem(kind, resolved.name, target, call)) return { answer: notFound(id, kind, name) };
+  return resolved;
+}
+
+/** The target of a resource URI (or template) and the URI it knows, authorized like names. */
+function authorizedUri(
+  session: McpSession,
+  id: JsonRpcId,
+  uri: string,
+  call: McpCall,
+  info: McpRequestInfo,
+): { link: TargetLink; uri: string } | Unroutable {
+  const resolved = resolveUri(session, uri);
+  if (!resolved) return { answer: notFound(id, 'resource', uri) };
+  info.resource = { uri: resolved.uri, target: resolved.link.target.name };
+  if (!session.backend.hooks.checkItem('resource', resolved.uri, resolved.link.target.name, call))
+    return { answer: notFound(id, 'resource', uri) };
+  return resolved;
+}
+
 async function routeByName(
   session: McpSession,
   request: JsonRpcRequest,
@@ -314,20 +360,12 @@ async function routeByName(
 ): Promise<JsonRpcResponse> {
   const params = request.params ?? {};
   if (typeof params.name !== 'string') return invalidParams(request.id, 'params.name must be a string');
-  const resolved = await resolveName(session, kind, params.name, scope);
-  if (resolved && 'error' in resolved) return invalidParams(request.id, resolved.error);
-  if (!resolved) return notFound(request.id, kind, params.name);
-  const target = resolved.link.target.name;
-  if (kind === 'tool') {
-    info.tool = { name: resolved.name, target };
-    if (isPlainObject(params.arguments)) info.tool.arguments = params.arguments;
-  } else {
-    info.prompt = { name: resolved.name, target };
-  }
-  if (!session.backend.hooks.checkItem(kind, resolved.name, target, call))
-    return notFound(request.id, kind, params.name);
-  const sent: JsonRpcRequest = { ...request, params: { ...params, name: resolved.name } };
-  return forward(session, resolved.link, sent, scope, (result) => resultUris(session, target, result));
+  const args = isPlainObject(params.arguments) ? params.arguments : undefined;
+  const routed = await authorizedName(session, request.id, kind, params.name, scope, call, info, args);
+  if ('answer' in routed) return routed.answer;
+  const target = routed.link.target.name;
+  const sent: JsonRpcRequest = { ...request, params: { ...params, name: routed.name } };
+  return forward(session, routed.link, sent, scope, (result) => resultUris(session, target, result));
 }
 
 /** The target a resource URI (or URI template) belongs to, and the URI it knows. */
@@ -350,14 +388,11 @@ async function routeByUri(
 ): Promise<JsonRpcResponse> {
   const params = request.params ?? {};
   if (typeof params.uri !== 'string') return invalidParams(request.id, 'params.uri must be a string');
-  const resolved = resolveUri(session, params.uri);
-  if (!resolved) return notFound(request.id, 'resource', params.uri);
-  const target = resolved.link.target.name;
-  info.resource = { uri: resolved.uri, target };
-  if (!session.backend.hooks.checkItem('resource', resolved.uri, target, call))
-    return notFound(request.id, 'resource', params.uri);
-  const sent: JsonRpcRequest = { ...request, params: { ...params, uri: resolved.uri } };
-  return forward(session, resolved.link, sent, scope, (result) => resultUris(session, target, result));
+  const routed = authorizedUri(session, request.id, params.uri, call, info);
+  if ('answer' in routed) return routed.answer;
+  const target = routed.link.target.name;
+  const sent: JsonRpcRequest = { ...request, params: { ...params, uri: routed.uri } };
+  return forward(session, routed.link, sent, scope, (result) => resultUris(session, target, result));
 }
 
 /** completion/complete names a prompt or a resource template: routed like them. */
@@ -371,25 +406,18 @@ async function routeCompletion(
   const params = request.params ?? {};
   const ref = params.ref;
   if (!isPlainObject(ref)) return invalidParams(request.id, 'params.ref must be an object');
+  let routed: { link: TargetLink; ref: JsonObject } | Unroutable;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-    const resolved = await resolveName(session, 'prompt', ref.name, scope);
-    if (!resolved || 'error' in resolved) return notFound(request.id, 'prompt', ref.name);
-    info.prompt = { name: resolved.name, target: resolved.link.target.name };
-    if (!session.backend.hooks.checkItem('prompt', resolved.name, resolved.link.target.name, call))
-      return notFound(request.id, 'prompt', ref.name);
-    const sent = { ...request, params: { ...params, ref: { ...ref, name: resolved.name } } };
-    return forward(session, resolved.link, sent, scope, (result) => result);
+    const found = await authorizedName(session, request.id, 'prompt', ref.name, scope, call, info);
+    routed = 'answer' in found ? found : { link: found.link, ref: { ...ref, name: found.name } };
+  } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    const found = authorizedUri(session, request.id, ref.uri, call, info);
+    routed = 'answer' in found ? found : { link: found.link, ref: { ...ref, uri: found.uri } };
+  } else {
+    return invalidParams(request.id, 'params.ref must be a ref/prompt with a name or a ref/resource with a uri');
   }
-  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-    const resolved = resolveUri(session, ref.uri);
-    if (!resolved) return notFound(request.id, 'resource', ref.uri);
-    info.resource = { uri: resolved.uri, target: resolved.link.target.name };
-    if (!session.backend.hooks.checkItem('resource', resolved.uri, resolved.link.target.name, call))
-      return notFound(request.id, 'resource', ref.uri);
-    const sent = { ...request, params: { ...params, ref: { ...ref, uri: resolved.uri } } };
-    return forward(session, resolved.link, sent, scope, (result) => result);
-  }
-  return invalidParams(request.id, 'params.ref must be a ref/prompt with a name or a ref/resource with a uri');
+  if ('answer' in routed) return routed.answer;
+  return forward(session, routed.link, { ...request, params: { ...params, ref: routed.ref } }, scope, (r) => r);
 }
 
 /** Resource URIs in a result (read contents, tool and prompt content) prefixed with their target. */

@@ -273,14 +273,7 @@ export class McpSession {
     link.initializeResult = result;
     link.sessionId = outcome.sessionId;
     const initialized: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    const sent = link.sse
-      ? await link.sse.send(initialized, context)
-      : await postMessage(
-          link.target,
-          initialized,
-          { sessionId: link.sessionId, protocolVersion: link.version },
-          context,
-        );
+    const sent = await this.#send(link, initialized, context, undefined);
     if (sent.kind !== 'accepted') return sent.kind === 'failed' ? sent.reason : 'the session ended at once';
     link.needsInit = false;
     if (this.standalone.attached || this.legacySink) this.listenTo(link);
@@ -295,17 +288,7 @@ export class McpSession {
     for (let attempt = 0; ; attempt++) {
       const problem = await link.ensureInitialized(this, scope);
       if (problem) return { kind: 'failed', reason: problem };
-      const name = link.target.name;
-      const context = this.upstreamContext(scope, link.target);
-      const outcome = link.sse
-        ? await link.sse.request(message, context)
-        : await postMessage(
-            link.target,
-            message,
-            { sessionId: link.sessionId, protocolVersion: link.version },
-            context,
-            (m) => this.fromTarget(name, m, scope.sink),
-          );
+      const outcome = await this.#send(link, message, this.upstreamContext(scope, link.target), scope.sink);
       if (outcome.kind !== 'expired' || attempt > 0) return outcome;
       link.needsInit = true;
     }
@@ -316,17 +299,30 @@ export class McpSession {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (await link.ensureInitialized(this, scope)) return;
       const context = this.upstreamContext(scope, link.target, SETUP_TIMEOUT_MS);
-      const outcome = link.sse
-        ? await link.sse.send(message, context)
-        : await postMessage(
-            link.target,
-            message,
-            { sessionId: link.sessionId, protocolVersion: link.version },
-            context,
-          );
-      if (outcome.kind !== 'expired') return;
+      if ((await this.#send(link, message, context, undefined)).kind !== 'expired') return;
       link.needsInit = true;
     }
+  }
+
+  /**
+   * One message to a target over its transport: a request resolves with its answer (its other
+   * messages delivered to `sink` or the client's streams), anything else with `accepted`.
+   */
+  #send(
+    link: TargetLink,
+    message: JsonRpcMessage,
+    context: UpstreamContext,
+    sink: MessageSink | undefined,
+  ): Promise<PostOutcome> {
+    if (link.sse) return isRequest(message) ? link.sse.request(message, context) : link.sse.send(message, context);
+    const name = link.target.name;
+    return postMessage(
+      link.target,
+      message,
+      { sessionId: link.sessionId, protocolVersion: link.version },
+      context,
+      (m) => this.fromTarget(name, m, sink),
+    );
   }
 
   /** A request as `target` gets it: its progress token (if any) tagged, and remembered for the sink. */

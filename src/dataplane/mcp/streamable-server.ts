@@ -92,6 +92,17 @@ function transientSession(routed: RoutedRequest, backend: McpBackend, scope: Cli
   return session;
 }
 
+/** The session of a POST: this request's own (Stateless), or the one its id names. */
+function requestSession(
+  routed: RoutedRequest,
+  backend: McpBackend,
+  scope: ClientScope,
+): McpSession | { status: number; message: string } {
+  return backend.sessionRouting === 'Stateless'
+    ? transientSession(routed, backend, scope)
+    : findSession(routed, backend, scope);
+}
+
 function callFactory(routed: RoutedRequest): CallFactory {
   return (info) => mcpCall(routed, info);
 }
@@ -124,10 +135,7 @@ async function post(routed: RoutedRequest, backend: McpBackend): Promise<void> {
   if (isRequest(message) && message.method === 'initialize') return postInitialize(routed, backend, message);
   if (badVersion) return badRequest(res, 400, `Bad Request: unsupported protocol version ${badVersion}`);
   const scope = clientScope(routed, undefined);
-  const session =
-    backend.sessionRouting === 'Stateless'
-      ? transientSession(routed, backend, scope)
-      : findSession(routed, backend, scope);
+  const session = requestSession(routed, backend, scope);
   if (!(session instanceof McpSession))
     return badRequest(res, session.status, session.message, ErrorCode.ConnectionClosed);
   if (!isRequest(message)) {
@@ -183,10 +191,7 @@ async function postBatch(
 ): Promise<void> {
   const { res } = routed;
   const scope = clientScope(routed, undefined);
-  const session =
-    backend.sessionRouting === 'Stateless'
-      ? transientSession(routed, backend, scope)
-      : findSession(routed, backend, scope);
+  const session = requestSession(routed, backend, scope);
   if (!(session instanceof McpSession))
     return badRequest(res, session.status, session.message, ErrorCode.ConnectionClosed);
   try {
@@ -255,15 +260,19 @@ class AnswerChannel implements MessageSink {
   }
 }
 
+/** GET and DELETE of an endpoint without sessions (Stateless): there is nothing to listen to or end. */
+function noSessions(res: ServerResponse): void {
+  sendRpcError(
+    res,
+    405,
+    errorMessage(null, ErrorCode.ConnectionClosed, 'Method not allowed: this MCP endpoint keeps no sessions'),
+    { allow: 'POST' },
+  );
+}
+
 async function get(routed: RoutedRequest, backend: McpBackend): Promise<void> {
   const { req, res } = routed;
-  if (backend.sessionRouting === 'Stateless')
-    return void sendRpcError(
-      res,
-      405,
-      errorMessage(null, ErrorCode.ConnectionClosed, 'Method not allowed: this MCP endpoint keeps no sessions'),
-      { allow: 'POST' },
-    );
+  if (backend.sessionRouting === 'Stateless') return noSessions(res);
   if (!accepts(req.headers.accept, 'text/event-stream'))
     return badRequest(res, 406, 'Not Acceptable: accept text/event-stream');
   const badVersion = unsupportedVersionHeader(routed);
@@ -291,13 +300,7 @@ async function get(routed: RoutedRequest, backend: McpBackend): Promise<void> {
 
 async function remove(routed: RoutedRequest, backend: McpBackend): Promise<void> {
   const { res } = routed;
-  if (backend.sessionRouting === 'Stateless')
-    return void sendRpcError(
-      res,
-      405,
-      errorMessage(null, ErrorCode.ConnectionClosed, 'Method not allowed: this MCP endpoint keeps no sessions'),
-      { allow: 'POST' },
-    );
+  if (backend.sessionRouting === 'Stateless') return noSessions(res);
   const session = findSession(routed, backend, clientScope(routed, undefined));
   if (!(session instanceof McpSession))
     return badRequest(res, session.status, session.message, ErrorCode.ConnectionClosed);

@@ -12,6 +12,8 @@ import {
   echoTools,
   firstText,
   type McpGateway,
+  type RawAnswer,
+  rawPost,
   startMcpGateway,
   startStreamableServer,
   streamableClient,
@@ -20,20 +22,7 @@ import {
 
 const ACCEPT = 'application/json, text/event-stream';
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-async function post(url: URL, body: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body,
-  });
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
-}
+const post = rawPost;
 
 function rpcError(answer: RawAnswer): { code: number; message: string } {
   return (JSON.parse(answer.text) as { error: { code: number; message: string } }).error;

@@ -11,10 +11,9 @@ import { freePort } from '../../helpers/gateway.ts';
 import {
   echoTools,
   firstText,
-  type McpGateway,
-  startMcpGateway,
   startStreamableServer,
   streamableClient,
+  suiteGateways,
   type TestMcpServer,
 } from './helpers.ts';
 
@@ -65,12 +64,7 @@ describe('MCP target failures', () => {
   let alpha: TestMcpServer;
   const bad: Record<string, { server: Server; port: number }> = {};
   let downPort: number;
-  const gateways: McpGateway[] = [];
-  const start = async (...args: Parameters<typeof startMcpGateway>) => {
-    const gateway = await startMcpGateway(...args);
-    gateways.push(gateway);
-    return gateway;
-  };
+  const { start, stopAll } = suiteGateways();
 
   before(async () => {
     alpha = await startStreamableServer((server) => {
@@ -84,7 +78,7 @@ describe('MCP target failures', () => {
     downPort = await freePort();
   });
   after(async () => {
-    for (const gateway of gateways) await gateway.stop();
+    await stopAll();
     await alpha.close();
     for (const { server } of Object.values(bad)) {
       server.closeAllConnections();

@@ -11,6 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { request } from 'undici';
 import { z } from 'zod';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
@@ -273,6 +274,40 @@ export async function startMcpGateway(
     sseUrl: new URL(`http://127.0.0.1:${port}/sse`),
     stop: () => gw.stop(),
   };
+}
+
+/** Starts gateways for a suite and stops them all at its end. */
+export function suiteGateways(): {
+  start: (...args: Parameters<typeof startMcpGateway>) => Promise<McpGateway>;
+  stopAll: () => Promise<void>;
+} {
+  const gateways: McpGateway[] = [];
+  return {
+    start: async (...args) => {
+      const gateway = await startMcpGateway(...args);
+      gateways.push(gateway);
+      return gateway;
+    },
+    stopAll: async () => {
+      for (const gateway of gateways.splice(0)) await gateway.stop();
+    },
+  };
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A raw POST to an MCP endpoint, with the transport's headers (overridable). */
+export async function rawPost(url: URL, body: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
 /** An SDK client connected over Streamable HTTP. */

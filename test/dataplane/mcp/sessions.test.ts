@@ -9,12 +9,12 @@ import { request } from 'undici';
 import {
   echoTools,
   firstText,
-  type McpGateway,
+  rawPost,
   sseClient,
-  startMcpGateway,
   startSseServer,
   startStreamableServer,
   streamableClient,
+  suiteGateways,
   type TestMcpServer,
 } from './helpers.ts';
 
@@ -31,24 +31,21 @@ async function withSessionKey<T>(key: string | undefined, body: () => Promise<T>
   }
 }
 
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
 const initializes = (server: TestMcpServer) => server.seen.filter((seen) => seen.rpcMethod === 'initialize').length;
 
 describe('MCP sessions', () => {
   let alpha: TestMcpServer;
   let beta: TestMcpServer;
-  const gateways: McpGateway[] = [];
-  const start = async (...args: Parameters<typeof startMcpGateway>) => {
-    const gateway = await startMcpGateway(...args);
-    gateways.push(gateway);
-    return gateway;
-  };
+  const { start, stopAll } = suiteGateways();
 
   before(async () => {
     alpha = await startStreamableServer(echoTools('alpha'));
     beta = await startSseServer(echoTools('beta'));
   });
   after(async () => {
-    for (const gateway of gateways) await gateway.stop();
+    await stopAll();
     await alpha.close();
     await beta.close();
   });
@@ -97,17 +94,7 @@ describe('MCP sessions', () => {
       await assert.rejects(other.client.listTools(), /404|Session not found/);
       await other.client.close();
       const forged = `${transport.sessionId!.slice(0, -4)}AAAA`;
-      const response = await request(first.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': forged,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      assert.equal(response.statusCode, 404);
-      await response.body.dump();
+      assert.equal((await rawPost(first.url, LIST, { 'mcp-session-id': forged })).status, 404);
     } finally {
       await client.close();
     }
@@ -165,17 +152,7 @@ describe('MCP sessions', () => {
     await client.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(alpha.seen.some((seen) => seen.httpMethod === 'DELETE' && seen.headers['mcp-session-id'] === upstream));
-    const response = await request(gateway.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    assert.equal(response.statusCode, 404);
-    await response.body.dump();
+    assert.equal((await rawPost(gateway.url, LIST, { 'mcp-session-id': sessionId })).status, 404);
   });
 
   it('serves legacy SSE clients', async () => {
