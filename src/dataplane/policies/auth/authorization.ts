@@ -10,7 +10,7 @@
 import type { Authorization } from '../../../api/types/inbound-auth.ts';
 import { compileExpression, type Expression, ExpressionError } from '../../cel/expression.ts';
 import type { CelVariables } from '../../telemetry/cel-context.ts';
-import type { LocalResponse, PolicyCompiler } from '../types.ts';
+import { isProblem, type LocalResponse, type PolicyCompiler, type PolicyProblem } from '../types.ts';
 
 const FORBIDDEN: LocalResponse = { status: 403, body: 'the request is not allowed by the authorization policy' };
 
@@ -26,17 +26,34 @@ function allTrue(expressions: readonly Expression[], variables: CelVariables): b
   return true;
 }
 
-export const compileAuthorization: PolicyCompiler<Authorization> = (value, context) => {
-  const field = `${context.path}.authorization.policy.matchExpressions`;
+/** A compiled Authorization: whether it lets a request, given its CEL variables, go on. */
+export interface AuthorizationRule {
+  /** Allow and Require: the rule matched; Deny: it did not. */
+  allows(variables: CelVariables): boolean;
+}
+
+/**
+ * Compiles an Authorization once; `field` is its path for problems ("traffic.authorization").
+ * The MCP backend's per-item authorization (src/dataplane/mcp/policies) evaluates the same rule.
+ */
+export function compileAuthorizationRule(value: Authorization, field: string): AuthorizationRule | PolicyProblem {
+  const expressionsField = `${field}.policy.matchExpressions`;
   const expressions: Expression[] = [];
   for (const [index, source] of value.policy.matchExpressions.entries()) {
     const expression = compileExpression(source);
     if (expression instanceof ExpressionError)
-      return { field: `${field}[${index}]`, message: `the CEL expression does not compile: ${expression.message}` };
+      return {
+        field: `${expressionsField}[${index}]`,
+        message: `the CEL expression does not compile: ${expression.message}`,
+      };
     expressions.push(expression);
   }
   const denyOnMatch = (value.action ?? 'Allow') === 'Deny';
-  return {
-    request: (exchange) => (allTrue(expressions, exchange.cel()) === denyOnMatch ? FORBIDDEN : undefined),
-  };
+  return { allows: (variables) => allTrue(expressions, variables) !== denyOnMatch };
+}
+
+export const compileAuthorization: PolicyCompiler<Authorization> = (value, context) => {
+  const rule = compileAuthorizationRule(value, `${context.path}.authorization`);
+  if (isProblem(rule)) return rule;
+  return { request: (exchange) => (rule.allows(exchange.cel()) ? undefined : FORBIDDEN) };
 };
