@@ -173,7 +173,7 @@ export interface McpBackendInput extends AiBackendInput {
  * never silently skipped: a route whose traffic policy sets one answers 500 (fail closed — an
  * unenforced authentication policy must not let traffic through), and the reason is logged.
  */
-const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health']);
+const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health', 'mcp']);
 const ENFORCED_FRONTEND_FIELDS = new Set([
   'http',
   'accessLog',

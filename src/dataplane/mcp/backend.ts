@@ -1,10 +1,13 @@
 // An `mcp` GwBackend on the request path: compiled once per configuration (targets, naming,
 // session key, the policy hooks) and served per request by the client's transport — the legacy
 // HTTP+SSE transport on paths ending in /sse, Streamable HTTP everywhere else.
+import type { BackendMCP } from '../../api/types/mcp.ts';
 import type { BackendHandler, McpBackendInput } from '../config/compile.ts';
+import { isProblem } from '../policies/types.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
-import { type McpPolicyHooks, NO_MCP_POLICY } from './hooks.ts';
+import type { McpPolicyHooks } from './hooks.ts';
 import { type Naming, namingFor } from './naming.ts';
+import { compileMcpPolicy } from './policies/compile.ts';
 import { SessionRegistry } from './session-registry.ts';
 import type { SessionKeys, SessionSealer } from './session-seal.ts';
 import { isLegacySseRequest, serveLegacySse } from './sse-server.ts';
@@ -24,7 +27,7 @@ export interface McpBackend {
   readonly sealer: SessionSealer;
   /** Sessions held by this replica (shared by every configuration that has this backend). */
   readonly sessions: SessionRegistry;
-  /** Authorization and guardrails (docs/mcp.md "Hooks"); none yet: every item allowed, nothing guarded. */
+  /** Authorization and guardrails of the backend's `mcp` policy (docs/mcp.md "Authorization", "Guardrails"). */
   readonly hooks: McpPolicyHooks;
 }
 
@@ -43,6 +46,14 @@ export function compileMcpBackend(input: McpBackendInput, keys: SessionKeys): Ba
     return { kind: 'error', status: 500, message: `${where} spec.mcp.${targets.field}: ${targets.message}` };
   const sealer = keys.sealerFor(input.gateway);
   if (typeof sealer === 'string') return { kind: 'error', status: 500, message: sealer };
+  // The effective backend policy's `mcp` (authentication excepted: a request step before this backend).
+  const hooks = compileMcpPolicy((input.ref.policy as { mcp?: BackendMCP }).mcp, {
+    backends: input.backends,
+    namespace: input.namespace,
+    runtime: input.context.policyRuntime,
+  });
+  if (isProblem(hooks))
+    return { kind: 'error', status: 500, message: `${where} backend policy ${hooks.field}: ${hooks.message}` };
   const backendKey = `GwBackend ${input.namespace}/${input.name}`;
   const sessions = input.context.policyRuntime.use(
     `mcp-sessions ${input.gateway} ${backendKey}`,
@@ -59,13 +70,14 @@ export function compileMcpBackend(input: McpBackendInput, keys: SessionKeys): Ba
       failureMode: spec.failureMode ?? 'FailClosed',
       sealer,
       sessions,
-      hooks: NO_MCP_POLICY,
+      hooks,
     },
   };
 }
 
 /** Serves a request routed to an MCP backend. */
 export async function serveMcp(routed: RoutedRequest, backend: McpBackend): Promise<void> {
+  routed.record.backendType = 'mcp';
   if (isLegacySseRequest(routed)) return serveLegacySse(routed, backend);
   return serveStreamable(routed, backend);
 }

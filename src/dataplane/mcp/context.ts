@@ -21,6 +21,10 @@ export interface McpRequestInfo {
   prompt?: { name: string; target: string };
   /** resources/read, subscribe, unsubscribe, and completion/complete on a resource template. */
   resource?: { uri: string; target: string };
+  /** The targets a request that is not routed to one (a list, initialize...) concerns; set when guards run. */
+  targets?: readonly string[];
+  /** The JSON-RPC error the client got, if any (for the access log). */
+  error?: { code: number; message: string };
 }
 
 /** A request as the MCP hooks (authorization, guardrails) receive it. */
@@ -28,8 +32,18 @@ export interface McpCall {
   readonly info: McpRequestInfo;
   /** The client's request headers (after the route's filters and policies). */
   readonly headers: Readonly<Record<string, string | string[]>>;
-  /** CEL variables: the request's own (`request`, `jwt`, `source`...) and `mcp` for `info` as it is now. */
-  cel(): CelVariables;
+  /** The client's HTTP request as pseudo-headers: `:authority`, `:method`, `:path`, `:scheme`. */
+  readonly pseudoHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Variables a hook sets for the CEL of the hooks after it in this request (guardrails'
+   * `mcpGuardrails`, JSON values); cel() includes them.
+   */
+  readonly variables?: Record<string, unknown>;
+  /**
+   * CEL variables: the request's own (`request`, `jwt`, `source`...), `variables`, and `mcp` for
+   * `info` as it is now — or for `item` when given (a listed item being authorized).
+   */
+  cel(item?: McpRequestInfo): CelVariables;
 }
 
 /** `info` as the CEL value of `mcp`. */
@@ -48,19 +62,32 @@ export function mcpCelValue(info: McpRequestInfo): unknown {
 /**
  * The McpCall of a routed request. CEL variables are built only when asked for: through the
  * request's policy exchange when it has one (variables other policies set stay visible), else from
- * its record.
+ * its record. The first call of an HTTP request is its MCP record (the access log's `mcp.*`).
  */
 export function mcpCall(routed: RoutedRequest, info: McpRequestInfo): McpCall {
+  routed.record.mcp ??= info;
+  const variables: Record<string, unknown> = {};
   return {
     info,
     headers: routed.forward.headers as Record<string, string | string[]>,
-    cel: () => {
-      const mcp = mcpCelValue(info);
+    get pseudoHeaders() {
+      const query = routed.record.query === '' ? '' : `?${routed.record.query}`;
+      return {
+        ':authority': routed.record.host,
+        ':method': routed.req.method ?? 'POST',
+        ':path': `${routed.record.path}${query}`,
+        ':scheme': routed.scheme,
+      };
+    },
+    variables,
+    cel: (item) => {
+      const extra: Record<string, unknown> = { mcp: mcpCelValue(item ?? info) };
+      for (const name of Object.keys(variables)) extra[name] = toCelValue(variables[name]);
       if (routed.exchange) {
-        routed.exchange.setVariable('mcp', mcp);
+        for (const name of Object.keys(extra)) routed.exchange.setVariable(name, extra[name]);
         return routed.exchange.cel();
       }
-      return celContext(routed.record, { mcp });
+      return celContext(routed.record, extra);
     },
   };
 }

@@ -4,19 +4,37 @@
 // multiplexer calls them at fixed places; the defaults allow everything and guard nothing.
 import type { McpCall, McpItemKind } from './context.ts';
 import type { JsonRpcErrorObject, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
+import type { ClientScope } from './session.ts';
+import { clientHeadersForTargets } from './upstream-http.ts';
 
-/** Where in the exchange a guard runs: the client's request before routing, or the response before the client gets it. */
+/** Where in the exchange a guard runs: the client's request before it is sent or answered, or the response before the client gets it. */
 export type McpGuardPhase = 'request' | 'response';
 
-/** A guard's decision: go on (with the message replaced, when given), or answer the client with an error. */
+/**
+ * Changes to the headers of the requests gw sends to targets for one client request: `set`
+ * replaces a header (several entries of one name make a list), `remove` drops one. Names are
+ * lower-case.
+ */
+export interface McpHeaderMutation {
+  set: readonly (readonly [string, string])[];
+  remove: readonly string[];
+}
+
+/**
+ * A guard's decision: go on (with the message replaced, when given, and in the request phase the
+ * targets' headers changed), or answer the client with an error.
+ */
 export type McpGuardVerdict =
-  | { action: 'continue'; message?: JsonRpcRequest | JsonRpcResponse }
+  | { action: 'continue'; message?: JsonRpcRequest | JsonRpcResponse; headers?: McpHeaderMutation }
   | { action: 'reject'; error: JsonRpcErrorObject };
 
 /**
- * A guardrail. In the request phase `message` is the client's request as it will be routed
- * (names as the client wrote them); in the response phase it is the answer as the client will get
- * it. A guard that throws rejects the request (fail closed; a guard that may fail open catches).
+ * A guardrail. In the request phase `message` is the client's request: for a call, get, read,
+ * subscription or completion as its target will get it (after routing, names and URIs as the
+ * target knows them, `call.info` naming the item and target; before authorization), for any other
+ * method as the client sent it, before it is answered or fanned out. In the response phase it is
+ * the answer as the client will get it. A guard that throws rejects the request (fail closed; a
+ * guard that may fail open catches).
  */
 export type McpGuard = (
   message: JsonRpcRequest | JsonRpcResponse,
@@ -47,14 +65,18 @@ export const NO_MCP_POLICY: McpPolicyHooks = Object.freeze({
   guards: Object.freeze([]) as readonly McpGuard[],
 });
 
-/** Runs the guard chain; the message as the last guard left it, or the first rejection. */
+/**
+ * Runs the guard chain; the message as the last guard left it (each guard sees the one before's)
+ * with the header changes asked for in order, or the first rejection.
+ */
 export async function runGuards<M extends JsonRpcRequest | JsonRpcResponse>(
   guards: readonly McpGuard[],
   message: M,
   phase: McpGuardPhase,
   call: McpCall,
-): Promise<{ message: M } | { error: JsonRpcErrorObject }> {
+): Promise<{ message: M; headers: McpHeaderMutation[] } | { error: JsonRpcErrorObject }> {
   let current = message;
+  const headers: McpHeaderMutation[] = [];
   for (const guard of guards) {
     let verdict: McpGuardVerdict;
     try {
@@ -64,6 +86,23 @@ export async function runGuards<M extends JsonRpcRequest | JsonRpcResponse>(
     }
     if (verdict.action === 'reject') return { error: verdict.error };
     if (verdict.message) current = verdict.message as M;
+    if (verdict.headers) headers.push(verdict.headers);
   }
-  return { message: current };
+  return { message: current, headers };
+}
+
+/**
+ * The scope of a client request with the guards' header changes applied to the headers its
+ * targets get (a copy: the client's scope is unchanged). Headers of the MCP transport stay gw's.
+ */
+export function scopeWithHeaders(scope: ClientScope, mutations: readonly McpHeaderMutation[]): ClientScope {
+  if (mutations.length === 0) return scope;
+  const headers: Record<string, string | string[]> = { ...scope.headers };
+  for (const mutation of mutations) {
+    const set = new Map<string, string[]>();
+    for (const [name, value] of mutation.set) set.set(name, [...(set.get(name) ?? []), value]);
+    for (const [name, values] of set) headers[name] = values.length === 1 ? values[0]! : values;
+    for (const name of mutation.remove) delete headers[name];
+  }
+  return { ...scope, headers: clientHeadersForTargets(headers) };
 }

@@ -2,18 +2,20 @@
 // out to every target and merges their answers; lists fan out and merge (names prefixed or
 // checked unique, per-target cursors folded into one); calls, gets and reads go to the target that
 // owns the name or URI; the client's answers to targets' requests go back to the asking target.
-// The policy hooks run here: guards on requests and responses, checkItem before routing,
-// filterListItem on every listed item.
+// The policy hooks run here: request guards before dispatch (for routed methods once routing found
+// the target, before checkItem), response guards on every answer, filterListItem on every listed
+// item.
 import { randomBytes } from 'node:crypto';
 import type { McpBackend } from './backend.ts';
 import type { McpCall, McpItemKind, McpRequestInfo } from './context.ts';
-import { runGuards } from './hooks.ts';
+import { runGuards, scopeWithHeaders } from './hooks.ts';
 import {
   ErrorCode,
   errorMessage,
   idKey,
   isPlainObject,
   type JsonObject,
+  type JsonRpcErrorObject,
   type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -35,6 +37,19 @@ import { type ClientScope, GATEWAY_CLIENT_INFO, type McpSession, type TargetLink
 
 /** Builds the hooks' view of a request (CEL variables included) from what routing learnt. */
 export type CallFactory = (info: McpRequestInfo) => McpCall;
+
+/**
+ * Methods routed to the target owning a name or URI: their request guards run once routing found
+ * the target (the request as the target will get it), the others' before dispatch.
+ */
+const ROUTED_METHODS = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+]);
 
 /** Most pages of one target read to find who serves a name (prefixMode Never without a list first). */
 const MAX_RESOLVE_PAGES = 20;
@@ -82,6 +97,32 @@ function invalidParams(id: JsonRpcId, message: string): JsonRpcResponse {
  * The client gets the lowest version agreed, and capabilities merged (or the only target's own).
  */
 export async function initializeSession(
+  backend: McpBackend,
+  request: JsonRpcRequest,
+  scope: ClientScope,
+  makeSession: (version: string, capabilities: JsonObject, clientInfo: JsonObject) => McpSession,
+  makeCall?: CallFactory,
+): Promise<{ session: McpSession | undefined; response: JsonRpcResponse }> {
+  const guards = backend.hooks.guards;
+  if (!makeCall) return initializeTargets(backend, request, scope, makeSession);
+  const call = makeCall({ method: request.method, targets: [...backend.targets.keys()] });
+  if (guards.length === 0) {
+    const initialized = await initializeTargets(backend, request, scope, makeSession);
+    return { session: initialized.session, response: recorded(call, initialized.response) };
+  }
+  // Guards see initialize as a fan-out to every target: before (the client's request) and after (the merged answer).
+  const before = await runGuards(guards, request, 'request', call);
+  if ('error' in before) return { session: undefined, response: rejected(call, request.id, before.error) };
+  const initialized = await initializeTargets(backend, request, scopeWithHeaders(scope, before.headers), makeSession);
+  const after = await runGuards(guards, initialized.response, 'response', call);
+  if ('error' in after) {
+    initialized.session?.close(true);
+    return { session: undefined, response: rejected(call, request.id, after.error) };
+  }
+  return { session: initialized.session, response: recorded(call, after.message) };
+}
+
+async function initializeTargets(
   backend: McpBackend,
   request: JsonRpcRequest,
   scope: ClientScope,
@@ -155,27 +196,63 @@ export async function handleRequest(
 ): Promise<JsonRpcResponse> {
   const info: McpRequestInfo = { method: request.method };
   if (session.id !== undefined) info.sessionId = session.id;
-  const call = makeCall(info);
   const hooks = session.backend.hooks;
+  if (hooks.guards.length > 0) info.targets = [...session.links.keys()];
+  const call = makeCall(info);
   let message = request;
-  if (hooks.guards.length > 0) {
+  let callScope = scope;
+  if (hooks.guards.length > 0 && !ROUTED_METHODS.has(request.method)) {
     const guarded = await runGuards(hooks.guards, request, 'request', call);
-    if ('error' in guarded) return { jsonrpc: '2.0', id: request.id, error: guarded.error };
+    if ('error' in guarded) return rejected(call, request.id, guarded.error);
     message = guarded.message;
+    callScope = scopeWithHeaders(scope, guarded.headers);
   }
   const key = idKey(message.id);
   let response: JsonRpcResponse;
   try {
-    response = await dispatch(session, message, scope, call, info);
+    response = await dispatch(session, message, callScope, call, info);
   } finally {
     session.inflight.delete(key);
   }
   if (hooks.guards.length > 0) {
     const guarded = await runGuards(hooks.guards, response, 'response', call);
-    if ('error' in guarded) return { jsonrpc: '2.0', id: request.id, error: guarded.error };
+    if ('error' in guarded) return rejected(call, request.id, guarded.error);
     response = guarded.message;
   }
+  return recorded(call, response);
+}
+
+/** A guard's rejection as the client's answer. */
+function rejected(call: McpCall, id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcResponse {
+  return recorded(call, { jsonrpc: '2.0', id, error });
+}
+
+/** The answer, its error noted for the access log. */
+function recorded(call: McpCall, response: JsonRpcResponse): JsonRpcResponse {
+  if ('error' in response) call.info.error = { code: response.error.code, message: response.error.message };
   return response;
+}
+
+/**
+ * The request guards of a routed call, on the request as its target will get it (call.info names
+ * the item and target): the request as they leave it and the scope with their header changes, or
+ * the rejection. They run before checkItem, as agentgateway runs them before its authorization,
+ * so that what they add to CEL (`mcpGuardrails`) is there for it.
+ */
+async function guardRouted(
+  session: McpSession,
+  sent: JsonRpcRequest,
+  scope: ClientScope,
+  call: McpCall,
+): Promise<{ message: JsonRpcRequest; scope: ClientScope } | Unroutable> {
+  const guards = session.backend.hooks.guards;
+  if (guards.length === 0) return { message: sent, scope };
+  const guarded = await runGuards(guards, sent, 'request', call);
+  if ('error' in guarded) return { answer: { jsonrpc: '2.0', id: sent.id, error: guarded.error } };
+  // Authorization sees the arguments the target will get.
+  const args = guarded.message.params?.arguments;
+  if (call.info.tool && isPlainObject(args)) call.info.tool.arguments = args;
+  return { message: guarded.message, scope: scopeWithHeaders(scope, guarded.headers) };
 }
 
 async function dispatch(
@@ -307,9 +384,13 @@ async function resolveByListing(
 /** Why a request cannot be routed: the error answer. */
 type Unroutable = { answer: JsonRpcResponse };
 
+/** A routed call ready to go: its target, the request as the target gets it, the scope to send it with. */
+type Routed = { link: TargetLink; message: JsonRpcRequest; scope: ClientScope };
+
 /**
- * The target of a tool or prompt name and the name it knows, authorized by checkItem (a refusal
- * answers as an unknown name would); `info` learns the item.
+ * The target of a tool or prompt name and the request it gets (`toTarget` of the name it knows),
+ * through the request guards and authorized by checkItem (a refusal answers as an unknown name
+ * would); `info` learns the item.
  */
 async function authorizedName(
   session: McpSession,
@@ -319,8 +400,9 @@ async function authorizedName(
   scope: ClientScope,
   call: McpCall,
   info: McpRequestInfo,
+  toTarget: (name: string) => JsonRpcRequest,
   toolArguments?: JsonObject,
-): Promise<{ link: TargetLink; name: string } | Unroutable> {
+): Promise<Routed | Unroutable> {
   const resolved = await resolveName(session, kind, name, scope);
   if (resolved && 'error' in resolved) return { answer: invalidParams(id, resolved.error) };
   if (!resolved) return { answer: notFound(id, kind, name) };
@@ -330,24 +412,30 @@ async function authorizedName(
     info.tool = { name: resolved.name, target };
     if (toolArguments) info.tool.arguments = toolArguments;
   }
+  const guarded = await guardRouted(session, toTarget(resolved.name), scope, call);
+  if ('answer' in guarded) return guarded;
   if (!session.backend.hooks.checkItem(kind, resolved.name, target, call)) return { answer: notFound(id, kind, name) };
-  return resolved;
+  return { link: resolved.link, ...guarded };
 }
 
-/** The target of a resource URI (or template) and the URI it knows, authorized like names. */
-function authorizedUri(
+/** The target of a resource URI (or template) and the request it gets, guarded and authorized like names. */
+async function authorizedUri(
   session: McpSession,
   id: JsonRpcId,
   uri: string,
+  scope: ClientScope,
   call: McpCall,
   info: McpRequestInfo,
-): { link: TargetLink; uri: string } | Unroutable {
+  toTarget: (uri: string) => JsonRpcRequest,
+): Promise<Routed | Unroutable> {
   const resolved = resolveUri(session, uri);
   if (!resolved) return { answer: notFound(id, 'resource', uri) };
   info.resource = { uri: resolved.uri, target: resolved.link.target.name };
+  const guarded = await guardRouted(session, toTarget(resolved.uri), scope, call);
+  if ('answer' in guarded) return guarded;
   if (!session.backend.hooks.checkItem('resource', resolved.uri, resolved.link.target.name, call))
     return { answer: notFound(id, 'resource', uri) };
-  return resolved;
+  return { link: resolved.link, ...guarded };
 }
 
 async function routeByName(
@@ -361,11 +449,11 @@ async function routeByName(
   const params = request.params ?? {};
   if (typeof params.name !== 'string') return invalidParams(request.id, 'params.name must be a string');
   const args = isPlainObject(params.arguments) ? params.arguments : undefined;
-  const routed = await authorizedName(session, request.id, kind, params.name, scope, call, info, args);
+  const toTarget = (name: string): JsonRpcRequest => ({ ...request, params: { ...params, name } });
+  const routed = await authorizedName(session, request.id, kind, params.name, scope, call, info, toTarget, args);
   if ('answer' in routed) return routed.answer;
   const target = routed.link.target.name;
-  const sent: JsonRpcRequest = { ...request, params: { ...params, name: routed.name } };
-  return forward(session, routed.link, sent, scope, (result) => resultUris(session, target, result));
+  return forward(session, routed.link, routed.message, routed.scope, (result) => resultUris(session, target, result));
 }
 
 /** The target a resource URI (or URI template) belongs to, and the URI it knows. */
@@ -388,11 +476,11 @@ async function routeByUri(
 ): Promise<JsonRpcResponse> {
   const params = request.params ?? {};
   if (typeof params.uri !== 'string') return invalidParams(request.id, 'params.uri must be a string');
-  const routed = authorizedUri(session, request.id, params.uri, call, info);
+  const toTarget = (uri: string): JsonRpcRequest => ({ ...request, params: { ...params, uri } });
+  const routed = await authorizedUri(session, request.id, params.uri, scope, call, info, toTarget);
   if ('answer' in routed) return routed.answer;
   const target = routed.link.target.name;
-  const sent: JsonRpcRequest = { ...request, params: { ...params, uri: routed.uri } };
-  return forward(session, routed.link, sent, scope, (result) => resultUris(session, target, result));
+  return forward(session, routed.link, routed.message, routed.scope, (result) => resultUris(session, target, result));
 }
 
 /** completion/complete names a prompt or a resource template: routed like them. */
@@ -406,18 +494,22 @@ async function routeCompletion(
   const params = request.params ?? {};
   const ref = params.ref;
   if (!isPlainObject(ref)) return invalidParams(request.id, 'params.ref must be an object');
-  let routed: { link: TargetLink; ref: JsonObject } | Unroutable;
+  const toTarget =
+    (field: 'name' | 'uri') =>
+    (value: string): JsonRpcRequest => ({
+      ...request,
+      params: { ...params, ref: { ...ref, [field]: value } },
+    });
+  let routed: Routed | Unroutable;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-    const found = await authorizedName(session, request.id, 'prompt', ref.name, scope, call, info);
-    routed = 'answer' in found ? found : { link: found.link, ref: { ...ref, name: found.name } };
+    routed = await authorizedName(session, request.id, 'prompt', ref.name, scope, call, info, toTarget('name'));
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-    const found = authorizedUri(session, request.id, ref.uri, call, info);
-    routed = 'answer' in found ? found : { link: found.link, ref: { ...ref, uri: found.uri } };
+    routed = await authorizedUri(session, request.id, ref.uri, scope, call, info, toTarget('uri'));
   } else {
     return invalidParams(request.id, 'params.ref must be a ref/prompt with a name or a ref/resource with a uri');
   }
   if ('answer' in routed) return routed.answer;
-  return forward(session, routed.link, { ...request, params: { ...params, ref: routed.ref } }, scope, (r) => r);
+  return forward(session, routed.link, routed.message, routed.scope, (r) => r);
 }
 
 /** Resource URIs in a result (read contents, tool and prompt content) prefixed with their target. */

@@ -152,6 +152,7 @@ async function handle(
         created.legacySink = connection;
         return created;
       },
+      (info) => mcpCall(routed, info),
     );
     connection.session = session;
     if (session) {

@@ -167,11 +167,16 @@ async function forwardClientMessage(session: McpSession, message: JsonRpcMessage
 async function postInitialize(routed: RoutedRequest, backend: McpBackend, request: JsonRpcRequest): Promise<void> {
   const scope = clientScope(routed, undefined);
   const stateless = backend.sessionRouting === 'Stateless';
-  const { session, response } = await initializeSession(backend, request, scope, (version, capabilities, clientInfo) =>
-    // Stateless: targets are asked with gw's own identity and no client capabilities, as later requests will be.
-    stateless
-      ? new McpSession(backend, version, { capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO }, scope)
-      : new McpSession(backend, version, { capabilities, clientInfo }, scope),
+  const { session, response } = await initializeSession(
+    backend,
+    request,
+    scope,
+    (version, capabilities, clientInfo) =>
+      // Stateless: targets are asked with gw's own identity and no client capabilities, as later requests will be.
+      stateless
+        ? new McpSession(backend, version, { capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO }, scope)
+        : new McpSession(backend, version, { capabilities, clientInfo }, scope),
+    callFactory(routed),
   );
   if (!session) return void sendJson(routed.res, 200, JSON.stringify(response));
   if (stateless) {

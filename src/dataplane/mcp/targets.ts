@@ -3,6 +3,7 @@
 // (listed by the controller, one target per MCP port), each with its effective connection policy
 // (GwPolicy < GwBackend < target, merged by the controller into the backendRef's sections) turned
 // into a shared connection pool and backend auth.
+import { isDeepStrictEqual } from 'node:util';
 import type { Pool } from 'undici';
 import type { McpSelectedService } from '../../controller/dataplane-config.ts';
 import type { BackendAuthApplier, McpBackendInput } from '../config/compile.ts';
@@ -77,7 +78,12 @@ export function compileTargets(input: McpBackendInput): McpTarget[] | Problem {
   for (const [index, target] of spec.targets.entries()) {
     const field = `targets[${index}]`;
     const policy = (input.ref.sections?.[target.name] ?? input.ref.policy) as Record<string, unknown>;
-    const refused = Object.keys(policy).filter((key) => !TARGET_POLICY_FIELDS.has(key));
+    // The backend's own `mcp` policy is merged into every target's: it applies to the backend
+    // (its hooks). One that differs on a target is the target's own, and refused.
+    const refused = Object.keys(policy).filter(
+      (key) =>
+        !TARGET_POLICY_FIELDS.has(key) && !(key === 'mcp' && isDeepStrictEqual(policy.mcp, input.ref.policy.mcp)),
+    );
     if (refused.length > 0)
       return {
         field,

@@ -4,7 +4,7 @@
 // expression leaves its pair out; a name equal to a default field replaces it).
 //
 // Field names follow agentgateway's request log where it has one (`src.addr`, `http.status`,
-// `gen_ai.*` from the OpenTelemetry GenAI conventions...). A field with no value for a request
+// `gen_ai.*` from the OpenTelemetry GenAI conventions, `mcp.*`...). A field with no value for a request
 // (no response yet, not an LLM request) is left out rather than written as null. The line is
 // built as text, not as an object passed to JSON.stringify, and the CEL variables are only built
 // when the configuration has an expression.
@@ -42,7 +42,16 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'http.request.body.size', value: (r) => (r.bytesIn === 0 ? undefined : r.bytesIn) },
   { name: 'http.response.body.size', value: (r) => (r.bytesOut === 0 ? undefined : r.bytesOut) },
   { name: 'jwt.sub', value: (r) => (typeof r.jwtClaims?.sub === 'string' ? r.jwtClaims.sub : undefined) },
-  { name: 'protocol', value: (r) => (r.backend === '' ? undefined : r.llm ? 'llm' : 'http') },
+  { name: 'protocol', value: protocol },
+  { name: 'mcp.method.name', value: (r) => r.mcp?.method },
+  { name: 'mcp.session.id', value: (r) => r.mcp?.sessionId },
+  { name: 'mcp.target', value: (r) => mcpItem(r)?.target },
+  { name: 'mcp.resource.type', value: mcpResourceType },
+  { name: 'mcp.resource.uri', value: (r) => r.mcp?.resource?.uri },
+  { name: 'gen_ai.tool.name', value: (r) => r.mcp?.tool?.name },
+  { name: 'gen_ai.prompt.name', value: (r) => r.mcp?.prompt?.name },
+  { name: 'mcp.error.code', value: (r) => r.mcp?.error?.code },
+  { name: 'mcp.error.message', value: (r) => r.mcp?.error?.message },
   { name: 'gen_ai.operation.name', value: (r) => r.llm?.operation },
   { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.providerFamily) : undefined) },
   { name: 'gw.ai.provider', value: (r) => (r.llm ? text(r.llm.providerName) : undefined) },
@@ -66,6 +75,24 @@ function sourceAddress(record: RequestRecord): string | undefined {
   if (record.clientAddress === '') return undefined;
   const host = record.clientAddress.includes(':') ? `[${record.clientAddress}]` : record.clientAddress;
   return `${host}:${record.clientPort}`;
+}
+
+function protocol(record: RequestRecord): string | undefined {
+  if (record.backend === '') return undefined;
+  if (record.llm) return 'llm';
+  return record.backendType === 'mcp' ? 'mcp' : 'http';
+}
+
+/** The tool, prompt or resource an MCP request named (with its target). */
+function mcpItem(record: RequestRecord): { readonly target: string } | undefined {
+  const mcp = record.mcp;
+  return mcp && (mcp.tool ?? mcp.prompt ?? mcp.resource);
+}
+
+function mcpResourceType(record: RequestRecord): string | undefined {
+  const mcp = record.mcp;
+  if (!mcp) return undefined;
+  return mcp.tool ? 'tool' : mcp.prompt ? 'prompt' : mcp.resource ? 'resource' : undefined;
 }
 
 function timeToFirstToken(record: RequestRecord): number | undefined {

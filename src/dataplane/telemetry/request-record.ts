@@ -35,6 +35,20 @@ export class LlmRecord {
   firstTokenTime = 0n;
 }
 
+/**
+ * The MCP part of a request: set by the MCP backend from the request's (first) JSON-RPC request,
+ * with the tool, prompt or resource and its target once routing found them.
+ */
+export interface McpRequestRecord {
+  readonly method: string;
+  readonly sessionId?: string;
+  readonly tool?: { readonly name: string; readonly target: string };
+  readonly prompt?: { readonly name: string; readonly target: string };
+  readonly resource?: { readonly uri: string; readonly target: string };
+  /** The JSON-RPC error the client got. */
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
 export class RequestRecord {
   /** process.hrtime.bigint() when the request arrived: the origin of every duration. */
   readonly startTime: bigint;
@@ -90,6 +104,7 @@ export class RequestRecord {
   apiKey: Record<string, unknown> | undefined = undefined;
 
   llm: LlmRecord | undefined = undefined;
+  mcp: McpRequestRecord | undefined = undefined;
 
   /** The request's trace span when the Frontend traces it (ended by the telemetry at finish). */
   span: TraceSpan | undefined = undefined;
