@@ -209,20 +209,28 @@ try {
 
   // Report (b).
   const rps = (kind: CallTarget, side: 'direct' | 'gw') => median(calls[kind][side].map((r) => r.requestsPerSecond));
-  const of = (kind: CallTarget, side: 'direct' | 'gw', field: 'p50Ms' | 'p99Ms' | 'targetCpuUs' | 'gwCpuUs') =>
-    median(calls[kind][side].map((r) => r[field]));
+  const of = (
+    kind: CallTarget,
+    side: 'direct' | 'gw',
+    field: 'p50Ms' | 'p99Ms' | 'targetCpuUs' | 'gwCpuUs' | 'loadCpuUs',
+  ) => median(calls[kind][side].map((r) => r[field]));
   console.log(
     `\n(b) tools/call on one target (SDK servers: stateful with SSE answers, stateless with JSON answers), ${connections} connections, ` +
       `${duration} s per run (after 1 s), ${rounds} rounds, medians\n`,
   );
-  console.log('| target | endpoint | requests/s | p50 | p99 | target CPU per call | gw CPU per call |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    '| target | endpoint | requests/s | p50 | p99 | CPU per call: target | gw | load generator | cores busy |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const kind of CALL_TARGETS) {
     for (const side of ['direct', 'gw'] as const) {
+      const gwCpu = side === 'gw' ? of(kind, side, 'gwCpuUs') : 0;
+      const totalCpu = of(kind, side, 'targetCpuUs') + gwCpu + of(kind, side, 'loadCpuUs');
       console.log(
         `| ${kind} | ${side === 'gw' ? 'through gw' : 'directly'} | ${Math.round(rps(kind, side)).toLocaleString('en-US')} | ` +
           `${of(kind, side, 'p50Ms').toFixed(2)} ms | ${of(kind, side, 'p99Ms').toFixed(2)} ms | ` +
-          `${of(kind, side, 'targetCpuUs').toFixed(0)} µs | ${side === 'gw' ? `${of(kind, side, 'gwCpuUs').toFixed(0)} µs` : '—'} |`,
+          `${of(kind, side, 'targetCpuUs').toFixed(0)} µs | ${side === 'gw' ? `${gwCpu.toFixed(0)} µs` : '—'} | ` +
+          `${of(kind, side, 'loadCpuUs').toFixed(0)} µs | ${((totalCpu * rps(kind, side)) / 1e6).toFixed(2)} |`,
       );
     }
   }
@@ -232,7 +240,7 @@ try {
     const ratio = rps(kind, 'gw') / rps(kind, 'direct');
     const goal =
       kind === fastest ? ` (the faster target; goal: at least 0.5x: ${ratio >= 0.5 ? 'met' : 'missed'})` : '';
-    console.log(`throughput ratio, ${kind} target: ${ratio.toFixed(2)}x${goal}`);
+    console.log(`throughput ratio, ${kind} target: ${ratio.toFixed(3)}x${goal}`);
   }
 } finally {
   await gw.stop();

@@ -50,6 +50,7 @@ async function calls(job: CallsJob): Promise<CallsResult> {
   let failed = 0;
   let answered = 0;
   let nextId = 0;
+  const cpuBefore = process.cpuUsage();
   try {
     const headers = await openSession(pool, url);
     const measureFrom = performance.now() + job.warmupSeconds * 1000;
@@ -98,6 +99,10 @@ async function calls(job: CallsJob): Promise<CallsResult> {
     ok,
     failed,
     answered,
+    loadCpuUs: (() => {
+      const used = process.cpuUsage(cpuBefore);
+      return (used.user + used.system) / Math.max(1, answered);
+    })(),
     p50Ms: percentileMs(histogram, 50),
     p99Ms: percentileMs(histogram, 99),
   };

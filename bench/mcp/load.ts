@@ -45,6 +45,8 @@ export interface CallsResult {
   failed: number;
   /** Every answer read, warm-up included (for CPU per request over the whole run). */
   answered: number;
+  /** The load generator's own CPU per answer read (µs), over the whole run. */
+  loadCpuUs: number;
   p50Ms: number;
   p99Ms: number;
 }
