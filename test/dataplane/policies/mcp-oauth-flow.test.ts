@@ -10,18 +10,13 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
-  type OAuthClientProvider,
   registerClient,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { gatewayYaml } from '../../helpers/gateway.ts';
 import { prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import type { Answer, RecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { jwtClaims, ServiceClient } from './mcp-oauth-client.ts';
 import {
   clientCredentialsToken,
   type IdentityProvider,
@@ -49,50 +44,6 @@ function mcpPolicy(idp: IdentityProvider, audience: string, mcp: Record<string, 
     },
     authorization: { policy: { matchExpressions: [`"${MCP_GROUP}" in jwt.groups`] } },
   };
-}
-
-/** An MCP client for the client_credentials grant that registers itself (the SDK's provider interface). */
-class ServiceClient implements OAuthClientProvider {
-  private readonly name: string;
-  private information: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  constructor(name: string) {
-    this.name = name;
-  }
-  get redirectUrl(): undefined {
-    return undefined;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [],
-      grant_types: ['client_credentials'],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-    };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(): never {
-    throw new Error('client_credentials needs no browser');
-  }
-  saveCodeVerifier() {}
-  codeVerifier(): never {
-    throw new Error('client_credentials has no code verifier');
-  }
-  prepareTokenRequest() {
-    return new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp' });
-  }
 }
 
 describe('MCP OAuth with a Keycloak provider (jwtAuthentication.mcp)', () => {
@@ -217,8 +168,7 @@ describe('MCP OAuth with a Keycloak provider (jwtAuthentication.mcp)', () => {
     assert.ok(registered.client_id && registered.client_id !== SERVICE_CLIENT.id, 'a client of its own');
     // The token is for the MCP resource, and the call goes through.
     const token = client.tokens()!.access_token;
-    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { aud: string };
-    assert.equal(claims.aud, mcpUrl);
+    assert.equal(jwtClaims(token).aud, mcpUrl);
     const response = await callMcp(mcpUrl, token);
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { jsonrpc: '2.0', id: 1, result: { tools: [] } });

@@ -2,8 +2,8 @@
 // tests: its issuer is a realm URL (/realms/gw) and its endpoints sit at Keycloak's paths
 // (protocol/openid-connect/..., clients-registrations/openid-connect). It takes anonymous
 // Dynamic Client Registration, issues JWT access tokens for the resource a client names (RFC
-// 8707), with a groups claim unless the client is called "outsider", and records the
-// registrations and token requests it receives.
+// 8707), with a groups claim unless the client is called "outsider" (a client called "auditor"
+// is in a second group too), and records the registrations and token requests it receives.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
@@ -24,6 +24,9 @@ interface TokenContext {
 export const MCP_GROUP = 'mcp-users';
 /** A client whose tokens carry no groups claim. */
 export const OUTSIDER = 'outsider';
+/** A client whose tokens carry AUDIT_GROUP besides MCP_GROUP. */
+export const AUDITOR = 'auditor';
+export const AUDIT_GROUP = 'mcp-auditors';
 /** A confidential client registered in advance: authorization code flow, its secret at the token endpoint as a form field. */
 export const CONFIDENTIAL_CLIENT = { id: 'gw-mcp', secret: 'confidential-secret-for-tests' };
 /** A client registered in advance for client_credentials, the secret sent with basic authentication. */
@@ -141,7 +144,11 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
     },
     ttl: { ClientCredentials: 600, AccessToken: 600, Interaction: 600, Session: 600, Grant: 600, IdToken: 600 },
     // Doc 3's group mapper: members of the group get it in a groups claim.
-    extraTokenClaims: (ctx: TokenContext) => (ctx.oidc.client?.clientName === OUTSIDER ? {} : { groups: [MCP_GROUP] }),
+    extraTokenClaims: (ctx: TokenContext) => {
+      const name = ctx.oidc.client?.clientName;
+      if (name === OUTSIDER) return {};
+      return { groups: name === AUDITOR ? [MCP_GROUP, AUDIT_GROUP] : [MCP_GROUP] };
+    },
   });
   const handle = provider.callback();
   const record = (list: Record<string, unknown>[]) => (ctx: { oidc: { body?: Record<string, unknown> } }) =>
