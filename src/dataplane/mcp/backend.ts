@@ -1,12 +1,16 @@
 // An `mcp` GwBackend on the request path: compiled once per configuration (targets, naming,
 // session key, the policy hooks) and served per request by the client's transport — the legacy
-// HTTP+SSE transport on paths ending in /sse, Streamable HTTP everywhere else.
+// HTTP+SSE transport on paths ending in /sse, Streamable HTTP everywhere else — once its Origin
+// has passed the DNS-rebinding check.
 import type { BackendMCP } from '../../api/types/mcp.ts';
 import type { BackendHandler, McpBackendInput } from '../config/compile.ts';
 import { isProblem } from '../policies/types.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
+import { sendRpcError } from './client-input.ts';
 import type { McpPolicyHooks } from './hooks.ts';
+import { ErrorCode, errorMessage } from './jsonrpc.ts';
 import { type Naming, namingFor } from './naming.ts';
+import { refusedOrigin } from './origin-check.ts';
 import { compileMcpPolicy } from './policies/compile.ts';
 import { SessionRegistry } from './session-registry.ts';
 import type { SessionKeys, SessionSealer } from './session-seal.ts';
@@ -78,6 +82,9 @@ export function compileMcpBackend(input: McpBackendInput, keys: SessionKeys): Ba
 /** Serves a request routed to an MCP backend. */
 export async function serveMcp(routed: RoutedRequest, backend: McpBackend): Promise<void> {
   routed.record.backendType = 'mcp';
+  const refused = refusedOrigin(routed);
+  if (refused !== undefined)
+    return void sendRpcError(routed.res, 403, errorMessage(null, ErrorCode.ConnectionClosed, `Forbidden: ${refused}`));
   if (isLegacySseRequest(routed)) return serveLegacySse(routed, backend);
   return serveStreamable(routed, backend);
 }

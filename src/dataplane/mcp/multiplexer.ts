@@ -92,6 +92,16 @@ function invalidParams(id: JsonRpcId, message: string): JsonRpcResponse {
 }
 
 /**
+ * What initialize comes to: the session (none when it failed), the answer, and the HTTP status
+ * the client's transport answers with when it is not 200 (every target refused with a 4xx).
+ */
+export interface Initialized {
+  session: McpSession | undefined;
+  response: JsonRpcResponse;
+  status?: number;
+}
+
+/**
  * initialize: a new session whose targets are all initialized concurrently with the client's
  * parameters. FailClosed: any failure fails the initialize; FailOpen: failed targets are left out.
  * The client gets the lowest version agreed, and capabilities merged (or the only target's own).
@@ -102,13 +112,13 @@ export async function initializeSession(
   scope: ClientScope,
   makeSession: (version: string, capabilities: JsonObject, clientInfo: JsonObject) => McpSession,
   makeCall?: CallFactory,
-): Promise<{ session: McpSession | undefined; response: JsonRpcResponse }> {
+): Promise<Initialized> {
   const guards = backend.hooks.guards;
   if (!makeCall) return initializeTargets(backend, request, scope, makeSession);
   const call = makeCall({ method: request.method, targets: [...backend.targets.keys()] });
   if (guards.length === 0) {
     const initialized = await initializeTargets(backend, request, scope, makeSession);
-    return { session: initialized.session, response: recorded(call, initialized.response) };
+    return { ...initialized, response: recorded(call, initialized.response) };
   }
   // Guards see initialize as a fan-out to every target: before (the client's request) and after (the merged answer).
   const before = await runGuards(guards, request, 'request', call);
@@ -119,7 +129,22 @@ export async function initializeSession(
     initialized.session?.close(true);
     return { session: undefined, response: rejected(call, request.id, after.error) };
   }
-  return { session: initialized.session, response: recorded(call, after.message) };
+  return { ...initialized, response: recorded(call, after.message) };
+}
+
+/**
+ * The HTTP status of a failed initialize when every target refused it with an HTTP 4xx: the
+ * client's request is what they refused (its Origin, its credentials...), so its transport says
+ * so, as agentgateway passes a target's error status on. The first target's status when they
+ * differ. Not 401 and 407, which must carry a challenge of the server's own: a target's would send
+ * the client to that target's authorization server. Otherwise none (HTTP 200 with the error).
+ */
+function refusedStatus(links: readonly TargetLink[]): number | undefined {
+  for (const link of links) {
+    const status = link.initRefusal;
+    if (status === undefined || status < 400 || status > 499 || status === 401 || status === 407) return undefined;
+  }
+  return links[0]?.initRefusal;
 }
 
 async function initializeTargets(
@@ -127,7 +152,7 @@ async function initializeTargets(
   request: JsonRpcRequest,
   scope: ClientScope,
   makeSession: (version: string, capabilities: JsonObject, clientInfo: JsonObject) => McpSession,
-): Promise<{ session: McpSession | undefined; response: JsonRpcResponse }> {
+): Promise<Initialized> {
   const params = request.params ?? {};
   if (params.capabilities !== undefined && !isPlainObject(params.capabilities))
     return { session: undefined, response: invalidParams(request.id, 'capabilities must be an object') };
@@ -144,7 +169,9 @@ async function initializeTargets(
   if (failed.length > 0 && (backend.failureMode === 'FailClosed' || failed.length === links.length)) {
     session.close(true);
     const first = links.indexOf(failed[0]!);
-    return { session: undefined, response: targetFailure(request.id, failed[0]!.target.name, problems[first]!) };
+    const response = targetFailure(request.id, failed[0]!.target.name, problems[first]!);
+    const status = failed.length === links.length ? refusedStatus(links) : undefined;
+    return status === undefined ? { session: undefined, response } : { session: undefined, response, status };
   }
   for (const link of failed) {
     link.close();

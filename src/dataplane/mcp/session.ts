@@ -85,6 +85,8 @@ export class TargetLink {
   initializeResult: JsonObject | undefined;
   /** No upstream session yet (resumed elsewhere, expired, added by a new configuration). */
   needsInit: boolean;
+  /** The HTTP error status the target refused its last initialize with, if that was why it failed. */
+  initRefusal: number | undefined;
   #initializing: Promise<string | undefined> | undefined;
   /** Stops the target's GET stream. */
   listening: AbortController | undefined;
@@ -225,6 +227,7 @@ export class McpSession {
   /** Initializes a target's upstream session (the client's parameters, gw's offered version). */
   async initializeTarget(link: TargetLink, scope: ClientScope): Promise<string | undefined> {
     link.close();
+    link.initRefusal = undefined;
     const request: JsonRpcRequest = {
       jsonrpc: '2.0',
       id: `gw-init-${randomBytes(6).toString('hex')}`,
@@ -250,7 +253,10 @@ export class McpSession {
           }
         },
       );
-      if ('failure' in connection) return connection.failure;
+      if ('failure' in connection) {
+        link.initRefusal = connection.httpStatus;
+        return connection.failure;
+      }
       link.sse = connection;
       outcome = await connection.request(request, context);
     } else {
@@ -263,8 +269,15 @@ export class McpSession {
         (m) => this.fromTarget(name, m, scope.sink),
       );
     }
-    if (outcome.kind !== 'response') return outcome.kind === 'failed' ? outcome.reason : 'no answer to initialize';
-    if ('error' in outcome.message) return `initialize refused (${outcome.message.error.code})`;
+    if (outcome.kind !== 'response') {
+      if (outcome.kind !== 'failed') return 'no answer to initialize';
+      link.initRefusal = outcome.httpStatus;
+      return outcome.reason;
+    }
+    if ('error' in outcome.message) {
+      link.initRefusal = outcome.httpStatus;
+      return `initialize refused (${outcome.message.error.code})`;
+    }
     const result = outcome.message.result;
     if (!isSupportedVersion(result.protocolVersion))
       return `an unsupported protocol version (${String(result.protocolVersion).slice(0, 32)})`;

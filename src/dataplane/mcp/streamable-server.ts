@@ -167,7 +167,7 @@ async function forwardClientMessage(session: McpSession, message: JsonRpcMessage
 async function postInitialize(routed: RoutedRequest, backend: McpBackend, request: JsonRpcRequest): Promise<void> {
   const scope = clientScope(routed, undefined);
   const stateless = backend.sessionRouting === 'Stateless';
-  const { session, response } = await initializeSession(
+  const { session, response, status } = await initializeSession(
     backend,
     request,
     scope,
@@ -178,7 +178,7 @@ async function postInitialize(routed: RoutedRequest, backend: McpBackend, reques
         : new McpSession(backend, version, { capabilities, clientInfo }, scope),
     callFactory(routed),
   );
-  if (!session) return void sendJson(routed.res, 200, JSON.stringify(response));
+  if (!session) return void sendJson(routed.res, status ?? 200, JSON.stringify(response));
   if (stateless) {
     session.close(true);
     return void sendJson(routed.res, 200, JSON.stringify(response));

@@ -52,7 +52,7 @@ export class SseTargetConnection {
     context: UpstreamContext,
     onMessage: OnTargetMessage,
     onClose: () => void,
-  ): Promise<SseTargetConnection | { failure: string }> {
+  ): Promise<SseTargetConnection | { failure: string; httpStatus?: number }> {
     const response = await targetRequest(
       target,
       'GET',
@@ -62,7 +62,7 @@ export class SseTargetConnection {
     if ('failure' in response) return response;
     if (response.statusCode !== 200 || mediaType(response.headers) !== 'text/event-stream') {
       discard(response.body);
-      return { failure: `HTTP ${response.statusCode} to the SSE stream` };
+      return { failure: `HTTP ${response.statusCode} to the SSE stream`, httpStatus: response.statusCode };
     }
     const events = targetEvents(response.body);
     const endpoint = await firstEndpoint(events, target);

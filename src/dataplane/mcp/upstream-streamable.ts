@@ -26,11 +26,13 @@ export interface UpstreamSessionRef {
 }
 
 export type PostOutcome =
-  | { kind: 'response'; message: JsonRpcResponse; sessionId: string | undefined }
+  /** The answer; `httpStatus` when it is a JSON-RPC error that came with an HTTP error status. */
+  | { kind: 'response'; message: JsonRpcResponse; sessionId: string | undefined; httpStatus?: number }
   | { kind: 'accepted' }
   /** 404 to a request that carried a session id: the target ended the session. */
   | { kind: 'expired' }
-  | { kind: 'failed'; reason: string };
+  /** `httpStatus`: the target's HTTP error status, when that was the failure. */
+  | { kind: 'failed'; reason: string; httpStatus?: number };
 
 /** Messages of a target that are not the awaited response (notifications, its own requests). */
 export type OnTargetMessage = (message: JsonRpcMessage) => void;
@@ -86,9 +88,10 @@ export async function postMessage(
           kind: 'response',
           message: { jsonrpc: '2.0', id: (message as { id: JsonRpcId }).id, error: answer.error },
           sessionId: ref.sessionId,
+          httpStatus: statusCode,
         };
     } else discard(body);
-    return { kind: 'failed', reason: `HTTP ${statusCode}` };
+    return { kind: 'failed', reason: `HTTP ${statusCode}`, httpStatus: statusCode };
   }
   const sessionId = headerValue(response.headers, 'mcp-session-id') ?? ref.sessionId;
   if (!waitsForResponse) {

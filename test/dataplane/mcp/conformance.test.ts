@@ -8,8 +8,8 @@ import { type ConformanceFixture, startConformanceFixture } from '../../support/
 import { runServerScenarios, type ScenarioResult } from '../../support/mcp-conformance/run-suite.ts';
 
 /**
- * One target, names unchanged (Conditional). The route serves only local host names: that is how
- * gw refuses a DNS-rebinding request (a foreign Host gets 404), which the suite checks.
+ * One target, names unchanged (Conditional), on a route that serves every host name: gw's own
+ * Origin check refuses the suite's DNS-rebinding request (a foreign Origin and Host over loopback).
  */
 function conformanceYaml(targetPort: number): string {
   return `apiVersion: gw.dev/v1alpha1
@@ -27,7 +27,6 @@ kind: HTTPRoute
 metadata: {name: mcp}
 spec:
   parentRefs: [{name: ai}]
-  hostnames: [localhost, 127.0.0.1]
   rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: conformance}]}]
 `;
 }
