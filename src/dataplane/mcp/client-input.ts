@@ -61,8 +61,12 @@ export function parseClientBody(body: Buffer): ParsedBody {
   return { batch: true, messages: value.map(toMessage) };
 }
 
+/** What MCP clients send (the SDKs, the spec's example): both types, answered without parsing. */
+const MCP_ACCEPT = 'application/json, text/event-stream';
+
 /** Whether an Accept header admits a media type (no header admits everything). */
 export function accepts(header: string | undefined, type: string): boolean {
+  if (header === MCP_ACCEPT && (type === 'application/json' || type === 'text/event-stream')) return true;
   if (header === undefined || header.trim() === '') return true;
   const [major] = type.split('/');
   return header.split(',').some((entry) => {

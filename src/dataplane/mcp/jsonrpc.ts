@@ -163,3 +163,20 @@ export function withProgressToken(params: JsonObject | undefined, token: JsonRpc
 export function idKey(id: JsonRpcId): string {
   return typeof id === 'number' ? `n${id}` : `s${id}`;
 }
+
+/** Texts made for messages while they were built (what JSON.stringify of the message gives). */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * `message`, with its JSON text made already (a merged list, serialized target by target while
+ * the answers came in). The message must not change afterwards: jsonText would give the old text.
+ */
+export function withJsonText<M extends JsonRpcMessage>(message: M, text: string): M {
+  jsonTexts.set(message, text);
+  return message;
+}
+
+/** The message as JSON text: the one made with it, else JSON.stringify's. */
+export function jsonText(message: JsonRpcMessage): string {
+  return jsonTexts.get(message) ?? JSON.stringify(message);
+}

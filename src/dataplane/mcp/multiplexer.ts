@@ -21,6 +21,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   resultMessage,
+  withJsonText,
   withProgressToken,
 } from './jsonrpc.ts';
 import {
@@ -34,6 +35,7 @@ import {
 } from './naming.ts';
 import { lowestVersion, offeredVersion } from './protocol-version.ts';
 import { type ClientScope, GATEWAY_CLIENT_INFO, type McpSession, type TargetLink, targetFailure } from './session.ts';
+import type { PostOutcome } from './upstream-streamable.ts';
 
 /** Builds the hooks' view of a request (CEL variables included) from what routing learnt. */
 export type CallFactory = (info: McpRequestInfo) => McpCall;
@@ -328,7 +330,7 @@ async function forward(
 ): Promise<JsonRpcResponse> {
   const target = link.target.name;
   const sent = session.forTarget(target, request, scope.sink);
-  session.inflight.set(idKey(request.id), [target]);
+  session.inflight.set(idKey(request.id), target);
   try {
     const outcome = await session.request(link, sent, scope);
     if (outcome.kind !== 'response') return targetFailure(request.id, target, outcomeReason(outcome));
@@ -563,8 +565,6 @@ function resultUris(session: McpSession, target: string, result: JsonObject): Js
   return out;
 }
 
-type TargetAnswer = { link: TargetLink; result: JsonObject } | { link: TargetLink; failure: string };
-
 /**
  * A list across targets: each target that has such items is asked (with its own cursor when the
  * client sent gw's), and the items merged in target order: filtered by the policy hooks, names
@@ -594,62 +594,113 @@ async function listMerged(
     if (!cursors) return invalidParams(request.id, 'invalid cursor');
   }
   const links = [...session.links.values()].filter((link) => !cursors || cursors.has(link.target.name));
-  // Each target asked once, concurrently: its features are known once it is initialized.
-  const answers: TargetAnswer[] = await Promise.all(
-    links.map(async (link): Promise<TargetAnswer> => {
+  // What every target gets when the client sent no cursor (a target's own cursor otherwise): made
+  // and serialized once, not per target.
+  const { cursor: _clientCursor, ...sent } = withProgressToken(request.params, undefined);
+  const shared: JsonRpcRequest = { ...request, params: sent };
+  let sharedBody: string | undefined;
+  // With names (or URIs) prefixed and no guard to see the merged answer, each target's items are
+  // renamed and serialized as its answer arrives, while the slower targets are still awaited: what
+  // is left once the last answer is in is that target's part and joining the texts. Without
+  // prefixes (prefixMode Never) a name's fate depends on every target's list: all done at the end.
+  const early = (naming.prefixNames || list.key !== 'name') && session.backend.hooks.guards.length === 0;
+  const rename = (target: string, item: JsonObject): void => {
+    const name = item[list.key] as string;
+    if (list.key === 'name') item.name = prefixedName(target, name);
+    else item[list.key] = prefixedUri(target, name);
+  };
+  const listed = (link: TargetLink, result: JsonObject): ListAnswer => {
+    const target = link.target.name;
+    const items = keptItems(session, list, target, result, call);
+    const next = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+    if (!early) return { link, items, next };
+    for (const item of items) rename(target, item);
+    return { link, items, next, text: items.length === 0 ? '' : JSON.stringify(items).slice(1, -1) };
+  };
+  // Each target asked once. An initialized target's request is on its way before ask() returns
+  // (nothing awaited before it), so every request leaves before any answer is waited for.
+  const ask = async (link: TargetLink): Promise<ListAnswer> => {
+    if (link.needsInit) {
       const problem = await link.ensureInitialized(session, scope);
       if (problem) return { link, failure: problem };
-      if (!link.features.includes(list.feature)) return { link, result: { [list.field]: [] } };
-      const cursor = cursors?.get(link.target.name);
-      const { cursor: _clientCursor, ...rest } = withProgressToken(params, undefined);
-      const sent: JsonRpcRequest = { ...request, params: cursor === undefined ? rest : { ...rest, cursor } };
-      const outcome = await session.request(link, sent, scope);
-      if (outcome.kind !== 'response') return { link, failure: outcomeReason(outcome) };
-      if ('error' in outcome.message) {
-        if (outcome.message.error.code === ErrorCode.MethodNotFound) return { link, result: { [list.field]: [] } };
-        return { link, failure: `error ${outcome.message.error.code}` };
-      }
-      if (!Array.isArray(outcome.message.result[list.field])) return { link, failure: `no ${list.field} list` };
-      return { link, result: outcome.message.result };
-    }),
-  );
+    }
+    if (!link.features.includes(list.feature)) return { link, items: [], next: undefined, text: '' };
+    const cursor = cursors?.get(link.target.name);
+    let outcome: PostOutcome;
+    if (cursor === undefined) {
+      sharedBody ??= JSON.stringify(shared);
+      outcome = await session.request(link, shared, scope, sharedBody);
+    } else outcome = await session.request(link, { ...request, params: { ...sent, cursor } }, scope);
+    if (outcome.kind !== 'response') return { link, failure: outcomeReason(outcome) };
+    if ('error' in outcome.message) {
+      if (outcome.message.error.code === ErrorCode.MethodNotFound)
+        return { link, items: [], next: undefined, text: '' };
+      return { link, failure: `error ${outcome.message.error.code}` };
+    }
+    if (!Array.isArray(outcome.message.result[list.field])) return { link, failure: `no ${list.field} list` };
+    return listed(link, outcome.message.result);
+  };
+  const answers = await Promise.all(links.map(ask));
   const failed = answers.filter((answer) => 'failure' in answer);
   if (failed.length > 0 && (session.backend.failureMode === 'FailClosed' || failed.length === answers.length)) {
     const first = failed[0] as { link: TargetLink; failure: string };
     return targetFailure(request.id, first.link.target.name, first.failure);
   }
-  const succeeded = answers.filter((answer): answer is { link: TargetLink; result: JsonObject } => 'result' in answer);
-  const perTarget = succeeded.map(({ link, result }) => ({
-    target: link.target.name,
-    items: (filterItems(session, list, link.target.name, result, call)[list.field] as JsonObject[]) ?? [],
-    next: typeof result.nextCursor === 'string' ? result.nextCursor : undefined,
-  }));
-  const ambiguous = naming.prefixNames || list.key !== 'name' ? new Set<string>() : duplicateNames(perTarget);
+  const succeeded = answers.filter((answer) => 'items' in answer);
+  // prefixMode Never: names several targets list are left out (no call could be routed to them).
+  const ambiguous = naming.prefixNames || list.key !== 'name' ? undefined : duplicateNames(succeeded);
   const merged: JsonObject[] = [];
-  for (const { target, items } of perTarget) {
+  for (const { link, items } of succeeded) {
+    const target = link.target.name;
     for (const item of items) {
-      const name = item[list.key] as string;
-      if (list.key === 'name') {
-        if (ambiguous.has(name)) continue;
-        if (naming.prefixNames) merged.push({ ...item, name: prefixedName(target, name) });
-        else {
-          session.owners.set(`${list.kind}:${name}`, target);
-          merged.push(item);
-        }
-      } else {
-        merged.push({ ...item, [list.key]: prefixedUri(target, name) });
+      if (!early) {
+        const name = item[list.key] as string;
+        if (ambiguous?.has(name)) continue;
+        if (naming.prefixNames || list.key !== 'name') rename(target, item);
+        else session.owners.set(`${list.kind}:${name}`, target);
       }
+      merged.push(item);
     }
   }
   const result: JsonObject = { [list.field]: merged };
   const next = encodeCursor(
-    perTarget.filter((entry) => entry.next !== undefined).map((entry) => [entry.target, entry.next!]),
+    succeeded.filter((answer) => answer.next !== undefined).map((answer) => [answer.link.target.name, answer.next!]),
   );
   if (next !== undefined) result.nextCursor = next;
-  return resultMessage(request.id, result);
+  const response = resultMessage(request.id, result);
+  if (!early) return response;
+  // The texts joined: exactly what JSON.stringify(response) gives (the same keys in the same order).
+  const parts = succeeded.map((answer) => answer.text).filter((text) => text !== '');
+  const cursorText = next === undefined ? '' : `,"nextCursor":${JSON.stringify(next)}`;
+  return withJsonText(
+    response,
+    `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{${JSON.stringify(list.field)}:[${parts.join(',')}]${cursorText}}}`,
+  );
 }
 
+/** One target's part of a list: the items the client may see (renamed, and their text, when done early), or its failure. */
+type ListAnswer =
+  | { link: TargetLink; items: JsonObject[]; next: string | undefined; text?: string }
+  | { link: TargetLink; failure: string };
+
 /** Items that are objects with a string name or URI, and that the policy hooks let the client see. */
+function keptItems(
+  session: McpSession,
+  list: ListKind,
+  target: string,
+  result: JsonObject,
+  call: McpCall,
+): JsonObject[] {
+  const items = result[list.field];
+  if (!Array.isArray(items)) return [];
+  const hooks = session.backend.hooks;
+  return items.filter(
+    (item): item is JsonObject =>
+      isPlainObject(item) && typeof item[list.key] === 'string' && hooks.filterListItem(list.kind, item, target, call),
+  );
+}
+
+/** The result with only the items keptItems keeps (one target, names unchanged). */
 function filterItems(
   session: McpSession,
   list: ListKind,
@@ -657,14 +708,8 @@ function filterItems(
   result: JsonObject,
   call: McpCall,
 ): JsonObject {
-  const items = result[list.field];
-  if (!Array.isArray(items)) return result;
-  const hooks = session.backend.hooks;
-  const kept = items.filter(
-    (item): item is JsonObject =>
-      isPlainObject(item) && typeof item[list.key] === 'string' && hooks.filterListItem(list.kind, item, target, call),
-  );
-  return { ...result, [list.field]: kept };
+  if (!Array.isArray(result[list.field])) return result;
+  return { ...result, [list.field]: keptItems(session, list, target, result, call) };
 }
 
 /** Names more than one target lists (prefixMode Never): they are left out, as no call could route them. */
@@ -716,8 +761,8 @@ export async function handleNotification(
   if (notification.method === 'notifications/cancelled') {
     const requestId = notification.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    const targets = session.inflight.get(idKey(requestId));
-    if (targets) links = links.filter((link) => targets.includes(link.target.name));
+    const target = session.inflight.get(idKey(requestId));
+    if (target !== undefined) links = links.filter((link) => link.target.name === target);
   } else if (notification.method === 'notifications/progress') {
     // Progress of the client on a target's request: the token is one gw tagged for that target.
     const token = notification.params?.progressToken;

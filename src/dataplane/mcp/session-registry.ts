@@ -16,6 +16,8 @@ const MAX_STREAMS_PER_SESSION = 32;
 /** Ids of sessions ended here (DELETE), refused afterwards; the oldest are forgotten first. */
 const MAX_TERMINATED = 10_000;
 const SWEEP_MS = 60_000;
+/** Uses closer together than this do not move a session in the recency order. */
+const RECENCY_MS = 1000;
 
 export class SessionRegistry {
   readonly #sessions = new Map<string, McpSession>();
@@ -33,13 +35,19 @@ export class SessionRegistry {
     return this.#sessions.size;
   }
 
-  /** The session, marked used (most recently used last). */
+  /**
+   * The session, marked used (most recently used last; a session used within the last second
+   * keeps its place, which spares a busy session a map update per request).
+   */
   get(id: string): McpSession | undefined {
     const session = this.#sessions.get(id);
     if (!session) return undefined;
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
-    session.lastUsed = Date.now();
+    const now = Date.now();
+    if (now - session.lastUsed >= RECENCY_MS) {
+      this.#sessions.delete(id);
+      this.#sessions.set(id, session);
+    }
+    session.lastUsed = now;
     return session;
   }
 

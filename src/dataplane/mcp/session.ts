@@ -5,6 +5,7 @@
 // (session-registry.ts). Messages of the targets come back here to be made the client's: their
 // request ids and progress tokens tagged with the target, resource URIs prefixed.
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { McpBackend } from './backend.ts';
 import { EventStream } from './event-stream.ts';
@@ -154,8 +155,8 @@ export class McpSession {
   readonly streams = new Map<string, EventStream>();
   /** prefixMode Never: which target serves a name ("tool:x"), learnt from lists. */
   readonly owners = new Map<string, string>();
-  /** Client requests in flight (id key → targets they went to), for notifications/cancelled. */
-  readonly inflight = new Map<string, string[]>();
+  /** Client requests routed to one target, in flight (id key → that target), for notifications/cancelled. */
+  readonly inflight = new Map<string, string>();
   /** Progress tokens given to targets → the sink of their request. */
   readonly progressSinks = new Map<string, MessageSink>();
   /** Headers of the client's latest request: what gw's own calls to targets carry. */
@@ -171,6 +172,8 @@ export class McpSession {
     this.clientVersion = clientVersion;
     this.client = client;
     this.lastScope = scope;
+    // Every request in flight to a target listens to it (no signal of its own): no bound to warn at.
+    setMaxListeners(0, this.#stop.signal);
   }
 
   /** A stateless request's session: nothing outlives the request, nothing reaches the client but answers. */
@@ -183,15 +186,9 @@ export class McpSession {
    * target's own (BackendHTTP.requestTimeout), stopped when the session closes.
    */
   upstreamContext(scope: ClientScope, target: McpTarget, limitMs?: number): UpstreamContext {
-    let timeoutMs: number | undefined;
-    for (const value of [scope.timeoutMs, target.requestTimeoutMs, limitMs])
-      if (value !== undefined && value > 0 && (timeoutMs === undefined || value < timeoutMs)) timeoutMs = value;
-    return {
-      headers: scope.headers,
-      incoming: scope.incoming,
-      timeoutMs: timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      signal: this.#stop.signal,
-    };
+    let timeoutMs = shorter(shorter(scope.timeoutMs, target.requestTimeoutMs), limitMs);
+    timeoutMs ??= DEFAULT_REQUEST_TIMEOUT_MS;
+    return { headers: scope.headers, incoming: scope.incoming, timeoutMs, signal: this.#stop.signal };
   }
 
   /** Adds (uninitialized) links for targets the backend has and the session lacks. */
@@ -295,13 +292,18 @@ export class McpSession {
 
   /**
    * Sends a request to a target and resolves with its answer. A target that has lost the session
-   * (404) is initialized again and asked once more; failures come back as `failed`.
+   * (404) is initialized again and asked once more; failures come back as `failed`. With the
+   * target initialized, the request is on its way when this returns (nothing awaited before the
+   * send: a fan-out sends every target's request at once). `body`: the request's JSON text, when
+   * the caller made it already (one text for every target of a list).
    */
-  async request(link: TargetLink, message: JsonRpcRequest, scope: ClientScope): Promise<PostOutcome> {
+  async request(link: TargetLink, message: JsonRpcRequest, scope: ClientScope, body?: string): Promise<PostOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const problem = await link.ensureInitialized(this, scope);
-      if (problem) return { kind: 'failed', reason: problem };
-      const outcome = await this.#send(link, message, this.upstreamContext(scope, link.target), scope.sink);
+      if (link.needsInit) {
+        const problem = await link.ensureInitialized(this, scope);
+        if (problem) return { kind: 'failed', reason: problem };
+      }
+      const outcome = await this.#send(link, message, this.upstreamContext(scope, link.target), scope.sink, body);
       if (outcome.kind !== 'expired' || attempt > 0) return outcome;
       link.needsInit = true;
     }
@@ -326,6 +328,7 @@ export class McpSession {
     message: JsonRpcMessage,
     context: UpstreamContext,
     sink: MessageSink | undefined,
+    body?: string,
   ): Promise<PostOutcome> {
     if (link.sse) return isRequest(message) ? link.sse.request(message, context) : link.sse.send(message, context);
     const name = link.target.name;
@@ -335,6 +338,7 @@ export class McpSession {
       { sessionId: link.sessionId, protocolVersion: link.version },
       context,
       (m) => this.fromTarget(name, m, sink),
+      body,
     );
   }
 
@@ -539,6 +543,12 @@ export class McpSession {
     }
     this.#stop.abort();
   }
+}
+
+/** The shorter of two deadlines (undefined and 0 mean none). */
+function shorter(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined || a <= 0) return b !== undefined && b > 0 ? b : undefined;
+  return b !== undefined && b > 0 && b < a ? b : a;
 }
 
 function pick(object: JsonObject, keys: readonly string[]): JsonObject {

@@ -21,6 +21,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  jsonText,
 } from './jsonrpc.ts';
 import { type CallFactory, handleNotification, handleRequest, initializeSession } from './multiplexer.ts';
 import { allowsBatches, DEFAULT_HEADER_VERSION, isSupportedVersion, wantsPrimingEvent } from './protocol-version.ts';
@@ -112,7 +113,8 @@ async function post(routed: RoutedRequest, backend: McpBackend): Promise<void> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') return badRequest(res, 415, 'Unsupported Media Type: use application/json');
   const accept = req.headers.accept;
-  if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream'))
+  const acceptsSse = accepts(accept, 'text/event-stream');
+  if (!acceptsSse || !accepts(accept, 'application/json'))
     return badRequest(res, 406, 'Not Acceptable: accept both application/json and text/event-stream');
   const body = await readClientBody(routed);
   if (!Buffer.isBuffer(body)) {
@@ -144,7 +146,7 @@ async function post(routed: RoutedRequest, backend: McpBackend): Promise<void> {
     if (!session.stateless) void forwardClientMessage(session, message, scope);
     return;
   }
-  const channel = new AnswerChannel(res, session, accepts(accept, 'text/event-stream'));
+  const channel = new AnswerChannel(res, session, acceptsSse);
   scope.sink = channel;
   try {
     const response = await handleRequest(session, message, scope, callFactory(routed));
@@ -261,7 +263,7 @@ class AnswerChannel implements MessageSink {
       this.#stream.end();
       return;
     }
-    if (!this.#res.destroyed) sendJson(this.#res, 200, JSON.stringify(response));
+    if (!this.#res.destroyed) sendJson(this.#res, 200, jsonText(response));
   }
 }
 

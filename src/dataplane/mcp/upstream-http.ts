@@ -2,10 +2,16 @@
 // client's, less what belongs to the MCP transport, plus the target's backend auth), one request
 // through the target's pool with a deadline, a bounded body read, and a bounded SSE reader that
 // yields JSON-RPC messages with their event ids.
+//
+// Deadlines cost little per request: waiting for a target's response headers is bounded by
+// undici's headersTimeout and reading a body by its bodyTimeout (undici's coarse timers), and
+// where a whole exchange needs a total deadline (a POST's answer, which may come on a long SSE
+// stream) one timer per exchange (ExchangeDeadline). No AbortSignal is made per request: the
+// session's own signal stops its requests when it closes.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { SseReader } from '../ai/formats/sse-reader.ts';
+import { type SseBlock, SseReader } from '../ai/formats/sse-reader.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { isInvalid, type JsonRpcMessage, toMessage } from './jsonrpc.ts';
 import type { McpTarget } from './targets.ts';
@@ -54,7 +60,11 @@ export interface UpstreamContext {
 
 export type UpstreamFailure = { failure: string };
 
-/** One HTTP exchange with a target: the response, or why there is none ('timeout', 'connect'...). */
+/**
+ * One HTTP exchange with a target: the response, or why there is none ('timeout', 'connect'...).
+ * The response headers must come within `headersTimeoutMs` (the context's deadline unless the
+ * exchange has less left); the body may pause that long between chunks, unless it is a stream.
+ */
 export async function targetRequest(
   target: McpTarget,
   method: 'GET' | 'POST' | 'DELETE',
@@ -62,6 +72,7 @@ export async function targetRequest(
   transportHeaders: Record<string, string>,
   body?: string,
   path: string = target.path,
+  headersTimeoutMs: number = context.timeoutMs,
 ): Promise<Dispatcher.ResponseData | UpstreamFailure> {
   const headers: Record<string, string | string[]> = { ...context.headers, ...transportHeaders };
   let requestPath = path;
@@ -72,27 +83,85 @@ export async function targetRequest(
     const search = query.toString();
     requestPath = (at === -1 ? path : path.slice(0, at)) + (search ? `?${search}` : '');
   }
-  const deadline = context.streaming ? undefined : AbortSignal.timeout(context.timeoutMs);
-  const signal =
-    deadline && context.signal ? AbortSignal.any([deadline, context.signal]) : (deadline ?? context.signal);
   try {
     return await target.pool().request({
       method,
       path: requestPath,
       headers,
       body,
-      signal,
-      headersTimeout: context.timeoutMs,
+      signal: context.signal,
+      headersTimeout: headersTimeoutMs,
       bodyTimeout: context.streaming ? 0 : context.timeoutMs,
     });
   } catch (error) {
-    return { failure: failureReason(error, deadline) };
+    return { failure: failureReason(error) };
   }
 }
 
+/** What an exchange's body is destroyed with when its deadline passes (failureReason: 'timeout'). */
+class DeadlineExceeded extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * The total deadline of one exchange with a target (a POST and its answer, resumed streams
+ * included): what is left of it bounds the wait for response headers (targetRequest), and one
+ * timer, armed when a body is first read, destroys the body being read when time is up. The
+ * timer goes once the exchange's last body is read (done).
+ */
+export class ExchangeDeadline {
+  readonly #at: number;
+  #timer: NodeJS.Timeout | undefined;
+  #body: Readable | undefined;
+  #expired = false;
+  /**
+   * The answer came on a stream that is still being read (drained so that the connection can be
+   * reused): its reader ends the deadline when the stream ends, not the exchange.
+   */
+  draining = false;
+
+  constructor(ms: number) {
+    this.#at = performance.now() + ms;
+  }
+
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** Milliseconds left (at least 1: undici takes 0 for "no timeout"). */
+  remaining(): number {
+    return Math.max(1, Math.ceil(this.#at - performance.now()));
+  }
+
+  /** `body` is the one being read now: destroyed if the deadline passes before done(). */
+  watch(body: Readable): void {
+    this.#body = body;
+    if (this.#timer === undefined && !this.#expired) this.#timer = setTimeout(expire, this.remaining(), this);
+  }
+
+  /** The exchange's bodies are read (or given up): the timer goes. */
+  done(): void {
+    this.#body = undefined;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The timer fired: the body being read is destroyed, which ends its reader with 'timeout'. */
+  expire(): void {
+    this.#expired = true;
+    this.#timer = undefined;
+    this.#body?.destroy(new DeadlineExceeded('the exchange with the target ran out of time'));
+  }
+}
+
+/** The timer callback of every ExchangeDeadline (none made per deadline). */
+function expire(deadline: ExchangeDeadline): void {
+  deadline.expire();
+}
+
 /** A short reason for a failed exchange: never the target's own text, which may hold anything. */
-export function failureReason(error: unknown, deadline?: AbortSignal): string {
-  if (deadline?.aborted || (error as Error).name === 'TimeoutError') return 'timeout';
+export function failureReason(error: unknown): string {
+  if ((error as Error).name === 'TimeoutError') return 'timeout';
   const code = (error as { code?: string }).code ?? '';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ENOTFOUND') return 'connect';
@@ -149,7 +218,8 @@ export interface TargetEvent {
 
 /**
  * The events of an SSE body as they arrive. Ends when the body ends; throws when it breaks or an
- * event grows past MAX_MESSAGE_BYTES.
+ * event grows past MAX_MESSAGE_BYTES. For long-lived streams; a POST's answer stream is read with
+ * readEvents, which costs less per event.
  */
 export async function* targetEvents(body: Readable): AsyncGenerator<TargetEvent> {
   const reader = new SseReader(MAX_MESSAGE_BYTES);
@@ -160,18 +230,78 @@ export async function* targetEvents(body: Readable): AsyncGenerator<TargetEvent>
   for (const block of reader.finish()) if (!block.unterminated) yield eventOf(block.raw, block.event, block.data);
 }
 
+/**
+ * The events of an SSE body, handed to `onEvent` as the chunks arrive (no async iteration: no
+ * promise per chunk and event). `onEnd` is told once: without an error when the body ended, with
+ * one when it broke, was destroyed, grew an event past MAX_MESSAGE_BYTES, or onEvent threw.
+ */
+export function readEvents(
+  body: Readable,
+  onEvent: (event: TargetEvent) => void,
+  onEnd: (error: unknown) => void,
+): void {
+  const reader = new SseReader(MAX_MESSAGE_BYTES);
+  let ended = false;
+  const end = (error: unknown) => {
+    if (ended) return;
+    ended = true;
+    body.off('data', onData);
+    onEnd(error);
+  };
+  const deliver = (blocks: readonly SseBlock[], final: boolean): boolean => {
+    for (const block of blocks) {
+      if (final && block.unterminated) continue;
+      try {
+        onEvent(eventOf(block.raw, block.event, block.data));
+      } catch (error) {
+        body.destroy();
+        end(error);
+        return false;
+      }
+      if (ended) return false;
+    }
+    return true;
+  };
+  const onData = (chunk: Buffer) => {
+    if (!deliver(reader.push(chunk), false)) return;
+    if (reader.overflowed) {
+      const error = new BodyTooLargeError(MAX_MESSAGE_BYTES);
+      body.destroy(error);
+      end(error);
+    }
+  };
+  body.on('data', onData);
+  body.once('end', () => {
+    if (deliver(reader.finish(), true)) end(undefined);
+  });
+  body.once('error', end);
+  // Destroyed without an error (the connection reset): the stream ended early.
+  body.once('close', () => {
+    if (!ended) end(new Error('the stream closed'));
+  });
+}
+
 /** The id and retry fields of a block, which the shared reader leaves in the raw text. */
 function eventOf(raw: string, event: string | undefined, data: string | undefined): TargetEvent {
   let id: string | undefined;
   let retryMs: number | undefined;
-  for (const line of raw.split(/\r\n|\r|\n/)) {
-    if (line.startsWith('id:')) {
-      const value = line.slice(line.charCodeAt(3) === 32 ? 4 : 3);
+  // Line by line without splitting: a long data line costs one search for its end. Linear: the
+  // next CR and LF are searched for again only once passed.
+  let nextCR = raw.indexOf('\r');
+  let nextLF = raw.indexOf('\n');
+  for (let start = 0; start < raw.length; ) {
+    if (nextCR !== -1 && nextCR < start) nextCR = raw.indexOf('\r', start);
+    if (nextLF !== -1 && nextLF < start) nextLF = raw.indexOf('\n', start);
+    const end =
+      nextLF === -1 ? (nextCR === -1 ? raw.length : nextCR) : nextCR === -1 || nextLF < nextCR ? nextLF : nextCR;
+    if (raw.startsWith('id:', start)) {
+      const value = raw.slice(start + (raw.charCodeAt(start + 3) === 32 ? 4 : 3), end);
       if (!value.includes('\0')) id = value;
-    } else if (line.startsWith('retry:')) {
-      const value = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+    } else if (raw.startsWith('retry:', start)) {
+      const value = raw.slice(start + (raw.charCodeAt(start + 6) === 32 ? 7 : 6), end);
       if (/^\d{1,9}$/.test(value)) retryMs = Number(value);
     }
+    start = end + (raw.charCodeAt(end) === 13 && raw.charCodeAt(end + 1) === 10 ? 2 : 1);
   }
   return { event, data, id, retryMs };
 }

@@ -8,10 +8,12 @@ import { isErrorResponse, isResponse, type JsonRpcId, type JsonRpcMessage, type 
 import type { McpTarget } from './targets.ts';
 import {
   discard,
+  ExchangeDeadline,
   failureReason,
   headerValue,
   mediaType,
   parseMessage,
+  readEvents,
   readJsonMessage,
   SETUP_TIMEOUT_MS,
   targetEvents,
@@ -51,90 +53,132 @@ function transportHeaders(ref: UpstreamSessionRef, accept: string, json: boolean
 }
 
 /**
- * POSTs one message. For a request, resolves with its response (other messages of the stream go
- * to `onMessage`); for a notification or response, with `accepted`.
+ * POSTs one message (`body`: its JSON text when the caller has it already, as for a list sent
+ * to several targets). For a request, resolves with its response (other messages of the stream
+ * go to `onMessage`) within the context's deadline; for a notification or response, with
+ * `accepted`.
  */
 export async function postMessage(
   target: McpTarget,
   message: JsonRpcMessage,
   ref: UpstreamSessionRef,
   context: UpstreamContext,
-  onMessage: OnTargetMessage = () => undefined,
+  onMessage: OnTargetMessage = ignoreMessage,
+  body: string = JSON.stringify(message),
 ): Promise<PostOutcome> {
-  const response = await targetRequest(
-    target,
-    'POST',
-    context,
-    transportHeaders(ref, 'application/json, text/event-stream', true),
-    JSON.stringify(message),
-  );
-  if ('failure' in response) return { kind: 'failed', reason: response.failure };
-  const { statusCode, body } = response;
   const waitsForResponse = 'id' in message && 'method' in message;
+  if (!waitsForResponse) return postOther(target, ref, context, body);
+  const deadline = new ExchangeDeadline(context.timeoutMs);
+  try {
+    return await postRequest(target, (message as { id: JsonRpcId }).id, ref, context, onMessage, body, deadline);
+  } finally {
+    // An answer read from a stream leaves the rest of it draining, still under the deadline.
+    if (!deadline.draining) deadline.done();
+  }
+}
+
+function ignoreMessage(): void {}
+
+/** A notification or a response: the target accepts it (202) or refuses it. */
+async function postOther(
+  target: McpTarget,
+  ref: UpstreamSessionRef,
+  context: UpstreamContext,
+  body: string,
+): Promise<PostOutcome> {
+  const response = await targetRequest(target, 'POST', context, transportHeaders(ref, POST_ACCEPT, true), body);
+  if ('failure' in response) return { kind: 'failed', reason: response.failure };
+  const { statusCode } = response;
+  discard(response.body);
+  if (statusCode === 404 && ref.sessionId !== undefined) return { kind: 'expired' };
+  if (statusCode < 200 || statusCode >= 300)
+    return { kind: 'failed', reason: `HTTP ${statusCode}`, httpStatus: statusCode };
+  return { kind: 'accepted' };
+}
+
+const POST_ACCEPT = 'application/json, text/event-stream';
+
+async function postRequest(
+  target: McpTarget,
+  id: JsonRpcId,
+  ref: UpstreamSessionRef,
+  context: UpstreamContext,
+  onMessage: OnTargetMessage,
+  body: string,
+  deadline: ExchangeDeadline,
+): Promise<PostOutcome> {
+  const response = await targetRequest(target, 'POST', context, transportHeaders(ref, POST_ACCEPT, true), body);
+  if ('failure' in response) return { kind: 'failed', reason: response.failure };
+  const { statusCode } = response;
   if (statusCode === 202 || statusCode === 204) {
-    discard(body);
-    return waitsForResponse ? { kind: 'failed', reason: 'no answer to a request (HTTP 202)' } : { kind: 'accepted' };
+    discard(response.body);
+    return { kind: 'failed', reason: 'no answer to a request (HTTP 202)' };
   }
   if (statusCode === 404 && ref.sessionId !== undefined) {
-    discard(body);
+    discard(response.body);
     return { kind: 'expired' };
   }
   if (statusCode < 200 || statusCode >= 300) {
     // A refusal that says why in JSON-RPC (SDK servers do, for a bad request): the client gets it.
-    if (waitsForResponse && mediaType(response.headers) === 'application/json') {
-      const answer = await readJsonMessage(body);
+    if (mediaType(response.headers) === 'application/json') {
+      deadline.watch(response.body);
+      const answer = await readJsonMessage(response.body);
       if (!('failure' in answer) && isErrorResponse(answer))
         return {
           kind: 'response',
-          message: { jsonrpc: '2.0', id: (message as { id: JsonRpcId }).id, error: answer.error },
+          message: { jsonrpc: '2.0', id, error: answer.error },
           sessionId: ref.sessionId,
           httpStatus: statusCode,
         };
-    } else discard(body);
+    } else discard(response.body);
     return { kind: 'failed', reason: `HTTP ${statusCode}`, httpStatus: statusCode };
   }
   const sessionId = headerValue(response.headers, 'mcp-session-id') ?? ref.sessionId;
-  if (!waitsForResponse) {
-    discard(body);
-    return { kind: 'accepted' };
-  }
-  const id = (message as { id: JsonRpcId }).id;
   const type = mediaType(response.headers);
   if (type === 'application/json') {
-    const answer = await readJsonMessage(body);
+    deadline.watch(response.body);
+    const answer = await readJsonMessage(response.body);
     if ('failure' in answer) return { kind: 'failed', reason: answer.failure };
     if (!isResponse(answer) || answer.id !== id)
       return { kind: 'failed', reason: 'a JSON body that is not the answer' };
     return { kind: 'response', message: answer, sessionId };
   }
   if (type !== 'text/event-stream') {
-    discard(body);
+    discard(response.body);
     return { kind: 'failed', reason: `an unexpected content type (${type || 'none'})` };
   }
-  let outcome = await readUntilResponse(response, id, onMessage);
+  let outcome = await readUntilResponse(response, id, onMessage, deadline);
   for (
     let resume = 0;
-    outcome.kind === 'broken' && outcome.lastEventId !== undefined && resume < MAX_RESUMES;
+    outcome.kind === 'broken' && outcome.lastEventId !== undefined && resume < MAX_RESUMES && !deadline.expired;
     resume++
   ) {
-    await sleep(Math.min(outcome.retryMs ?? 0, MAX_RETRY_MS), undefined, { signal: context.signal }).catch(
-      () => undefined,
-    );
+    await sleep(Math.min(outcome.retryMs ?? 0, MAX_RETRY_MS, deadline.remaining()), undefined, {
+      signal: context.signal,
+    }).catch(() => undefined);
     if (context.signal?.aborted) break;
-    const again = await targetRequest(target, 'GET', context, {
-      ...transportHeaders({ sessionId, protocolVersion: ref.protocolVersion }, 'text/event-stream', false),
-      'last-event-id': outcome.lastEventId,
-    });
+    const again = await targetRequest(
+      target,
+      'GET',
+      context,
+      {
+        ...transportHeaders({ sessionId, protocolVersion: ref.protocolVersion }, 'text/event-stream', false),
+        'last-event-id': outcome.lastEventId,
+      },
+      undefined,
+      target.path,
+      deadline.remaining(),
+    );
     if ('failure' in again) return { kind: 'failed', reason: again.failure };
     if (again.statusCode !== 200 || mediaType(again.headers) !== 'text/event-stream') {
       discard(again.body);
       return { kind: 'failed', reason: `the stream could not be resumed (HTTP ${again.statusCode})` };
     }
-    const next = await readUntilResponse(again, id, onMessage);
+    const next = await readUntilResponse(again, id, onMessage, deadline);
     outcome = next.kind === 'broken' ? { ...next, lastEventId: next.lastEventId ?? outcome.lastEventId } : next;
   }
   if (outcome.kind === 'response') return { kind: 'response', message: outcome.message, sessionId };
-  return { kind: 'failed', reason: outcome.reason };
+  return { kind: 'failed', reason: deadline.expired ? 'timeout' : outcome.reason };
 }
 
 type StreamOutcome =
@@ -149,34 +193,43 @@ function readUntilResponse(
   response: Dispatcher.ResponseData,
   id: JsonRpcId,
   onMessage: OnTargetMessage,
+  deadline: ExchangeDeadline,
 ): Promise<StreamOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     let lastEventId: string | undefined;
     let retryMs: number | undefined;
-    const read = async () => {
-      try {
-        for await (const event of targetEvents(response.body)) {
-          if (event.id !== undefined) lastEventId = event.id;
-          if (event.retryMs !== undefined) retryMs = event.retryMs;
-          if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) continue;
-          const message = parseMessage(event.data);
-          if ('failure' in message) continue; // one bad event does not end the exchange
-          if (!settled && isResponse(message) && message.id === id) {
-            settled = true;
-            resolve({ kind: 'response', message });
-          } else if (!isResponse(message) || message.id !== id) {
-            onMessage(message);
-          }
+    deadline.watch(response.body);
+    readEvents(
+      response.body,
+      (event) => {
+        if (event.id !== undefined) lastEventId = event.id;
+        if (event.retryMs !== undefined) retryMs = event.retryMs;
+        if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) return;
+        const message = parseMessage(event.data);
+        if ('failure' in message) return; // one bad event does not end the exchange
+        if (!settled && isResponse(message) && message.id === id) {
+          settled = true;
+          deadline.draining = true;
+          resolve({ kind: 'response', message });
+        } else if (!isResponse(message) || message.id !== id) {
+          onMessage(message);
         }
-        if (!settled) resolve({ kind: 'broken', reason: 'the stream ended before the answer', lastEventId, retryMs });
-      } catch (error) {
-        response.body.destroy();
-        if (!settled) resolve({ kind: 'broken', reason: failureReason(error), lastEventId, retryMs });
-      }
-      settled = true;
-    };
-    void read();
+      },
+      (error) => {
+        // The stream is over: its deadline with it (when the answer came, postMessage left it running for the drain).
+        if (settled) deadline.done();
+        if (error !== undefined) response.body.destroy();
+        if (settled) return;
+        settled = true;
+        resolve({
+          kind: 'broken',
+          reason: error === undefined ? 'the stream ended before the answer' : failureReason(error),
+          lastEventId,
+          retryMs,
+        });
+      },
+    );
   });
 }
 

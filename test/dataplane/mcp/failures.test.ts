@@ -17,12 +17,15 @@ import {
   type TestMcpServer,
 } from './helpers.ts';
 
+type BadMode = 'garbage' | 'junk-stream' | 'huge' | 'hang' | 'trickle';
+
 /**
  * A Streamable HTTP "server" that initializes properly (JSON answers) and then misbehaves on every
  * other request as `mode` says: garbage JSON, an SSE stream of junk that ends, a message over
- * gw's size bound, or no answer at all.
+ * gw's size bound, no answer at all, or an SSE stream that never stops sending comments and never
+ * answers.
  */
-async function badServer(mode: 'garbage' | 'junk-stream' | 'huge' | 'hang'): Promise<{ server: Server; port: number }> {
+async function badServer(mode: BadMode): Promise<{ server: Server; port: number }> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -54,6 +57,12 @@ async function badServer(mode: 'garbage' | 'junk-stream' | 'huge' | 'hang'): Pro
         );
       case 'hang':
         return; // never answers
+      case 'trickle': {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => res.write(': still working\n\n'), 50);
+        res.once('close', () => clearInterval(timer));
+        return;
+      }
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,7 +83,8 @@ describe('MCP target failures', () => {
         return { content: [{ type: 'text', text: 'late' }] };
       });
     });
-    for (const mode of ['garbage', 'junk-stream', 'huge', 'hang'] as const) bad[mode] = await badServer(mode);
+    for (const mode of ['garbage', 'junk-stream', 'huge', 'hang', 'trickle'] as const)
+      bad[mode] = await badServer(mode);
     downPort = await freePort();
   });
   after(async () => {
@@ -166,6 +176,21 @@ describe('MCP target failures', () => {
       assert.ok(Date.now() - started < 1500, `answered after ${Date.now() - started} ms`);
       // The session survives the timeout.
       assert.equal(firstText(await client.callTool({ name: 'echo', arguments: { text: 'after' } })), 'alpha: after');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('bounds the whole exchange, not only the pauses: a stream that keeps talking without answering', async () => {
+    const gateway = await start([
+      { name: 'trickle', port: bad.trickle!.port, policies: '{http: {requestTimeout: 400ms}}' },
+    ]);
+    const { client } = await streamableClient(gateway.url);
+    try {
+      const started = Date.now();
+      await assert.rejects(client.callTool({ name: 'anything' }), /MCP target trickle failed: timeout/);
+      const took = Date.now() - started;
+      assert.ok(took >= 350 && took < 1500, `answered after ${took} ms`);
     } finally {
       await client.close();
     }

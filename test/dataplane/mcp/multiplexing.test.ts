@@ -7,6 +7,7 @@ import type { McpGateway, TestMcpServer } from './helpers.ts';
 import {
   echoTools,
   firstText,
+  rawPost,
   startMcpGateway,
   startSseServer,
   startStreamableServer,
@@ -57,6 +58,45 @@ describe('MCP multiplexing', () => {
       assert.equal(client.getServerVersion()?.name, 'gw');
       await assert.rejects(client.callTool({ name: 'gamma_echo', arguments: { text: 'x' } }), /not found/);
       await assert.rejects(client.callTool({ name: 'echo', arguments: { text: 'x' } }), /not found/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a merged list with the targets’ items in target order, exactly as JSON (string ids too)', async () => {
+    const gateway = await gatewayWith();
+    const { client, transport } = await streamableClient(gateway.url);
+    try {
+      const headers = { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' };
+      // What the targets list, as they list it, to compare with gw's text.
+      const direct = await streamableClient(new URL(`http://127.0.0.1:${alpha.port}/mcp`));
+      const alphaTools = (await direct.client.listTools()).tools;
+      const alphaResources = (await direct.client.listResources()).resources;
+      await direct.client.close();
+      for (const [id, method, field, key] of [
+        ['list "1"', 'tools/list', 'tools', 'name'],
+        [7, 'resources/list', 'resources', 'uri'],
+      ] as const) {
+        const answer = await rawPost(gateway.url, JSON.stringify({ jsonrpc: '2.0', id, method }), headers);
+        assert.equal(answer.status, 200);
+        const body = JSON.parse(answer.text) as { jsonrpc: string; id: unknown; result: Record<string, unknown[]> };
+        assert.equal(answer.text, JSON.stringify(body), 'canonical JSON, keys as JSON.stringify orders them');
+        assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'result']);
+        assert.equal(body.id, id);
+        const items = body.result[field] as Record<string, string>[];
+        assert.deepEqual(Object.keys(body.result), [field]);
+        const own = (field === 'tools' ? alphaTools : alphaResources) as Record<string, unknown>[];
+        // alpha's items first, renamed and otherwise as alpha has them; then beta's.
+        assert.deepEqual(
+          items.slice(0, own.length),
+          own.map((item) => ({
+            ...item,
+            [key]: key === 'name' ? `alpha_${item.name}` : `alpha+${item.uri as string}`,
+          })),
+        );
+        assert.ok(items.slice(own.length).every((item) => item[key]!.startsWith(key === 'name' ? 'beta_' : 'beta+')));
+        assert.equal(items.length, own.length * 2);
+      }
     } finally {
       await client.close();
     }
