@@ -169,9 +169,10 @@ export interface McpBackendInput extends AiBackendInput {
 }
 
 /**
- * Policy fields this data plane enforces. A configured field outside these lists is refused,
- * never silently skipped: a route whose traffic policy sets one answers 500 (fail closed — an
- * unenforced authentication policy must not let traffic through), and the reason is logged.
+ * Backend and frontend policy fields this data plane enforces (every field of the API today;
+ * traffic fields are listed by the policy pipeline). A field outside these lists — one a newer
+ * configuration could carry — is refused, never silently skipped: what it covers answers 500
+ * (fail closed) and the reason is logged.
  */
 const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health', 'mcp']);
 const ENFORCED_FRONTEND_FIELDS = new Set([
@@ -185,8 +186,6 @@ const ENFORCED_FRONTEND_FIELDS = new Set([
   'proxyProtocol',
   'connect',
 ]);
-/** Frontend fields that only add observability: not served yet, logged, but no reason to refuse traffic. */
-const OBSERVABILITY_FRONTEND_FIELDS = new Set<string>();
 
 function unenforced(values: Record<string, unknown> | undefined, enforced: ReadonlySet<string>): string[] {
   return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
@@ -425,12 +424,7 @@ function compileListener(
     backends: config.backends,
     namespace: config.gateway.namespace,
   });
-  const notEnforced = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
-  const refusedFields = notEnforced.filter((field) => !OBSERVABILITY_FRONTEND_FIELDS.has(field));
-  for (const field of notEnforced.filter((field) => OBSERVABILITY_FRONTEND_FIELDS.has(field)))
-    problems.push(
-      `listener ${listener.name}: frontend.${field} is not served by this data plane yet; requests are served without it`,
-    );
+  const refusedFields = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
   const frontendRefusal =
     refusedFields.length > 0
       ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
