@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { crdsCommand } from './crds.ts';
 import { explainCommand } from './explain.ts';
+import { idpCommand } from './idp-setup.ts';
 import { runCommand } from './run.ts';
 import { statusCommand } from './status.ts';
 import { validateCommand } from './validate.ts';
@@ -33,6 +34,10 @@ Usage:
   gw explain -f FILE|DIR backend NAMESPACE/NAME[/SECTION]
                        the effective frontend, traffic and backend policy there, field by
                        field, with the object that set each field and what it overrode
+  gw idp setup [--idp-url URL --realm NAME --mcp-resource-url URL --user ... | --config FILE]
+               [--dry-run] [--allow-anonymous-dcr]
+                       prepare a Keycloak realm for MCP authentication (safe to re-run) and
+                       print the GwPolicy that uses it; gw idp setup --help lists the settings
   gw help              this text
 `;
 
@@ -42,6 +47,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | num
   crds: crdsCommand,
   status: statusCommand,
   explain: explainCommand,
+  idp: idpCommand,
 };
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
