@@ -183,7 +183,8 @@ export function resolveSettings(input: SettingsInput): IdpSettings {
   };
 
   const idpUrl = checkBaseUrl(required('idpUrl'), problems);
-  const realm = checkName('realm', required('realm'), problems);
+  const realmText = required('realm');
+  const realm = realmText === '' ? '' : checkName('realm', realmText, problems);
   const adminRealm = checkName('adminRealm', value('adminRealm')!, problems);
   const adminUsername = checkName('adminUsername', value('adminUsername')!, problems);
   const adminPassword = required('adminPassword');

@@ -59,7 +59,7 @@ function halfMade(scope: ScopeProgress): string {
     scope.pendingMappers.length > 0
       ? `lacks ${scope.pendingMappers.map((name) => `"${name}"`).join(' and ')} as it should be`
       : 'has its mappers but is not yet a default scope of every client';
-  return `client scope ${scope.name} (id ${scope.id}) exists but ${what}: tokens do not carry the audience and groups claims yet. Running gw idp setup again completes it.`;
+  return `client scope ${scope.name} (id ${scope.id}) is half-made: it ${what}, so tokens do not carry the audience and groups claims yet. Running gw idp setup again completes it.`;
 }
 
 /** The calls of a run, in order, with the conditions under which each is made (--dry-run). */
