@@ -52,8 +52,11 @@ export interface KeycloakStandIn {
   failNext(fault: Fault): void;
   /** Runs before each request is handled (a test can move the clock at a chosen call). */
   onRequest(hook: ((call: { method: string; path: string }) => void) | undefined): void;
-  /** From now on requests under /realms/<realm>/ go to `handler` (a real OpenID provider mounted at the realm path). */
-  mountProvider(realm: string, handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  /**
+   * From now on requests under /realms/<realm>/ go to `handler` (a real OpenID provider mounted at
+   * the realm path); undefined gives them back to the stand-in.
+   */
+  mountProvider(realm: string, handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined): void;
   addUser(realm: string, user: Parameters<typeof addUser>[1]): User;
   close(): Promise<void>;
 }
@@ -241,7 +244,10 @@ export async function startKeycloak(options: KeycloakOptions = {}): Promise<Keyc
     onRequest: (next) => {
       hook = next;
     },
-    mountProvider: (realm, handler) => mounts.set(realm, handler),
+    mountProvider: (realm, handler) => {
+      if (handler) mounts.set(realm, handler);
+      else mounts.delete(realm);
+    },
     addUser: (realm, user) => addUser(realms.get(realm)!, user),
     close: () => closeServer(server),
   };
