@@ -1,0 +1,116 @@
+// The resources the API server serves: every kind of the API registry (src/api/kinds) under its
+// REST names, with what kubectl learns from discovery (short names, categories, verbs, scope)
+// and the facts Kubernetes gives the kinds gw did not define (core and Gateway API short names,
+// strategic-merge list keys of the core kinds).
+import { apiVersionOf, type KindDefinition } from '../api/kinds/kind.ts';
+import { KINDS } from '../api/kinds/registry.ts';
+import type { KindKey } from '../store/store.ts';
+import type { ErrorSubject } from './errors.ts';
+import type { ListStrategies } from './patch/strategic-merge-patch.ts';
+
+export interface ApiResource extends ErrorSubject {
+  definition: KindDefinition;
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  listKind: string;
+  apiVersion: string;
+  /** The store's kind key ("gw.dev/GwBackend", "/Secret"). */
+  kindKey: KindKey;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** A custom resource in a real cluster (gw.dev and Gateway API kinds): CRD rules apply. */
+  customResource: boolean;
+  statusSubresource: boolean;
+  /** Strategic merge patch list strategies (core kinds only; undefined: not accepted). */
+  listStrategies: ListStrategies | undefined;
+}
+
+export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+export const STATUS_VERBS = ['get', 'patch', 'update'] as const;
+
+/** Short names and categories Kubernetes (or the upstream Gateway API CRDs) give these kinds. */
+const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[] }> = {
+  '/Namespace': { shortNames: ['ns'] },
+  '/Service': { shortNames: ['svc'], categories: ['all'] },
+  '/ConfigMap': { shortNames: ['cm'] },
+  'gateway.networking.k8s.io/GatewayClass': { shortNames: ['gc'], categories: ['gateway-api'] },
+  'gateway.networking.k8s.io/Gateway': { shortNames: ['gtw'], categories: ['gateway-api'] },
+  'gateway.networking.k8s.io/HTTPRoute': { categories: ['gateway-api'] },
+  'gateway.networking.k8s.io/ListenerSet': { shortNames: ['lset'], categories: ['gateway-api'] },
+};
+
+/** Lists every object carries that merge by key under strategic merge patch. */
+const METADATA_STRATEGIES: [string, { mergeKey?: string }][] = [
+  ['metadata.finalizers', {}],
+  ['metadata.ownerReferences', { mergeKey: 'uid' }],
+];
+
+const CORE_STRATEGIES: Record<string, [string, { mergeKey?: string }][]> = {
+  Namespace: [['status.conditions', { mergeKey: 'type' }]],
+  Service: [
+    ['spec.ports', { mergeKey: 'port' }],
+    ['status.conditions', { mergeKey: 'type' }],
+  ],
+  Secret: [],
+  ConfigMap: [],
+};
+
+function kindKeyOf(definition: KindDefinition): KindKey {
+  return `${definition.group}/${definition.kind}`;
+}
+
+function toResource(definition: KindDefinition): ApiResource {
+  const key = kindKeyOf(definition);
+  const known = KNOWN_NAMES[key] ?? {};
+  const core = definition.group === '';
+  return {
+    definition,
+    group: definition.group,
+    version: definition.version,
+    kind: definition.kind,
+    plural: definition.plural,
+    singular: definition.singular,
+    listKind: definition.listKind,
+    apiVersion: apiVersionOf(definition),
+    kindKey: key,
+    namespaced: definition.namespaced,
+    shortNames: definition.shortNames ?? known.shortNames ?? [],
+    categories: definition.categories ?? known.categories ?? [],
+    customResource: !core,
+    statusSubresource: definition.statusSubresource,
+    listStrategies: core ? new Map([...METADATA_STRATEGIES, ...(CORE_STRATEGIES[definition.kind] ?? [])]) : undefined,
+  };
+}
+
+export const RESOURCES: readonly ApiResource[] = KINDS.map(toResource);
+
+const byPath = new Map(
+  RESOURCES.map((resource) => [`${resource.group}/${resource.version}/${resource.plural}`, resource]),
+);
+const byKindKey = new Map(RESOURCES.map((resource) => [resource.kindKey, resource]));
+
+/** The resource served at /api(s)/<group>/<version>/<plural>. */
+export function resourceAt(group: string, version: string, plural: string): ApiResource | undefined {
+  return byPath.get(`${group}/${version}/${plural}`);
+}
+
+export function resourceOfKind(kind: KindKey): ApiResource | undefined {
+  return byKindKey.get(kind);
+}
+
+/** The group-versions served, core ("" v1) first, then groups by name. */
+export function groupVersions(): { group: string; version: string; resources: ApiResource[] }[] {
+  const groups = new Map<string, { group: string; version: string; resources: ApiResource[] }>();
+  for (const resource of RESOURCES) {
+    const id = `${resource.group}/${resource.version}`;
+    if (!groups.has(id)) groups.set(id, { group: resource.group, version: resource.version, resources: [] });
+    groups.get(id)!.resources.push(resource);
+  }
+  return [...groups.values()].sort((a, b) =>
+    a.group === '' ? -1 : b.group === '' ? 1 : a.group.localeCompare(b.group),
+  );
+}
