@@ -1,0 +1,83 @@
+// The embedded API server as `gw run` starts it: a data directory holding the database
+// (state.db), the CA and serving certificate, the bearer token and the kubeconfig for them; the
+// store over that database; and the HTTPS server. Everything is created on first start and
+// reused after, so a kubeconfig keeps working across restarts.
+import { chmodSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ApiStore } from './api-store.ts';
+import { loadOrCreateToken } from './authentication.ts';
+import { ensureCertificates } from './certificates.ts';
+import { serverUrl, writeKubeconfig } from './kubeconfig.ts';
+import type { RestSettings } from './rest-handler.ts';
+import { ApiServer } from './server.ts';
+
+export interface EmbeddedApiServerOptions {
+  dataDir: string;
+  /** Address to bind (default 127.0.0.1). */
+  address?: string;
+  /** Port to bind; 0 picks a free one. */
+  port: number;
+  gwVersion?: string;
+  /** How many changes watches can resume from (default 10,000). */
+  historyLimit?: number;
+  settings?: Partial<RestSettings>;
+  log?: (line: string) => void;
+}
+
+/** GW_DATA_DIR, else $XDG_STATE_HOME/gw, else ~/.local/state/gw. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GW_DATA_DIR) return env.GW_DATA_DIR;
+  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(state, 'gw');
+}
+
+export class EmbeddedApiServer {
+  readonly store: ApiStore;
+  readonly server: ApiServer;
+  readonly kubeconfigPath: string;
+  readonly url: string;
+
+  private constructor(store: ApiStore, server: ApiServer, kubeconfigPath: string, url: string) {
+    this.store = store;
+    this.server = server;
+    this.kubeconfigPath = kubeconfigPath;
+    this.url = url;
+  }
+
+  static async start(options: EmbeddedApiServerOptions): Promise<EmbeddedApiServer> {
+    const directory = options.dataDir;
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    chmodSync(directory, 0o700);
+    const address = options.address ?? '127.0.0.1';
+    const specific = address !== '0.0.0.0' && address !== '::' && address !== '';
+    const tls = ensureCertificates(directory, { hosts: specific ? [address] : [] });
+    const token = loadOrCreateToken(join(directory, 'token'));
+    const store = new ApiStore(join(directory, 'state.db'), { historyLimit: options.historyLimit });
+    const server = new ApiServer({
+      store,
+      address,
+      port: options.port,
+      tls,
+      token,
+      gwVersion: options.gwVersion,
+      settings: options.settings,
+      log: options.log,
+    });
+    try {
+      const bound = await server.listen();
+      const url = serverUrl(address, bound.port);
+      const kubeconfigPath = join(directory, 'kubeconfig');
+      writeKubeconfig(kubeconfigPath, { server: url, caPem: tls.ca, token });
+      return new EmbeddedApiServer(store, server, kubeconfigPath, url);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+    await this.store.close();
+  }
+}
