@@ -36,44 +36,59 @@ export class EmbeddedApiServer {
   readonly store: ApiStore;
   readonly server: ApiServer;
   readonly kubeconfigPath: string;
-  readonly url: string;
+  private readonly options: EmbeddedApiServerOptions;
+  private readonly caPem: string;
+  private readonly token: string;
+  private serverUrl: string | undefined;
 
-  private constructor(store: ApiStore, server: ApiServer, kubeconfigPath: string, url: string) {
-    this.store = store;
-    this.server = server;
-    this.kubeconfigPath = kubeconfigPath;
-    this.url = url;
-  }
-
-  static async start(options: EmbeddedApiServerOptions): Promise<EmbeddedApiServer> {
+  /** Prepares the data directory (certificates, token) and opens the database; listen() serves it. */
+  constructor(options: EmbeddedApiServerOptions) {
+    this.options = options;
     const directory = options.dataDir;
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     chmodSync(directory, 0o700);
     const address = options.address ?? '127.0.0.1';
     const specific = address !== '0.0.0.0' && address !== '::' && address !== '';
     const tls = ensureCertificates(directory, { hosts: specific ? [address] : [] });
-    const token = loadOrCreateToken(join(directory, 'token'));
-    const store = new ApiStore(join(directory, 'state.db'), { historyLimit: options.historyLimit });
-    const server = new ApiServer({
-      store,
+    this.caPem = tls.ca;
+    this.token = loadOrCreateToken(join(directory, 'token'));
+    this.kubeconfigPath = join(directory, 'kubeconfig');
+    this.store = new ApiStore(join(directory, 'state.db'), { historyLimit: options.historyLimit });
+    this.server = new ApiServer({
+      store: this.store,
       address,
       port: options.port,
       tls,
-      token,
+      token: this.token,
       gwVersion: options.gwVersion,
       settings: options.settings,
       log: options.log,
     });
+  }
+
+  /** Opens the data directory and serves it; resolves once the port is bound and the kubeconfig written. */
+  static async start(options: EmbeddedApiServerOptions): Promise<EmbeddedApiServer> {
+    const embedded = new EmbeddedApiServer(options);
     try {
-      const bound = await server.listen();
-      const url = serverUrl(address, bound.port);
-      const kubeconfigPath = join(directory, 'kubeconfig');
-      writeKubeconfig(kubeconfigPath, { server: url, caPem: tls.ca, token });
-      return new EmbeddedApiServer(store, server, kubeconfigPath, url);
+      await embedded.listen();
     } catch (error) {
-      await store.close();
+      await embedded.store.close();
       throw error;
     }
+    return embedded;
+  }
+
+  /** Binds the port and writes the kubeconfig for the address bound. */
+  async listen(): Promise<void> {
+    const bound = await this.server.listen();
+    this.serverUrl = serverUrl(this.options.address ?? '127.0.0.1', bound.port);
+    writeKubeconfig(this.kubeconfigPath, { server: this.serverUrl, caPem: this.caPem, token: this.token });
+  }
+
+  /** https://host:port, once listening. */
+  get url(): string {
+    if (!this.serverUrl) throw new Error('the API server is not listening');
+    return this.serverUrl;
   }
 
   async close(): Promise<void> {

@@ -40,7 +40,7 @@ const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[]
   'gateway.networking.k8s.io/GatewayClass': { shortNames: ['gc'], categories: ['gateway-api'] },
   'gateway.networking.k8s.io/Gateway': { shortNames: ['gtw'], categories: ['gateway-api'] },
   'gateway.networking.k8s.io/HTTPRoute': { categories: ['gateway-api'] },
-  'gateway.networking.k8s.io/ListenerSet': { shortNames: ['lset'], categories: ['gateway-api'] },
+  'gateway.networking.k8s.io/ListenerSet': { categories: ['gateway-api'] },
 };
 
 /** Lists every object carries that merge by key under strategic merge patch. */

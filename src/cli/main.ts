@@ -22,8 +22,10 @@ const processIo: Io = {
 const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style resources
 
 Usage:
-  gw run -f FILE|DIR [-R] [--address ADDR] [--admin-port PORT] [--workers N|auto]
-                       serve the Gateways of the files, reloading on change
+  gw run [-f FILE|DIR [-R]] [--api-port PORT] [--data-dir DIR] [--address ADDR]
+         [--admin-port PORT] [--workers N|auto]
+                       serve Gateways: objects kept in the embedded Kubernetes API server
+                       (manage them with kubectl), or files with -f, reloading on change
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
   gw crds [--output-dir DIR]

@@ -1,27 +1,47 @@
-// gw run -f FILE|DIR: serve the Gateways of the files, reloading them on change. An invalid
-// file never takes the gateway down: the last good objects keep serving and the problem is
-// logged with the file and field path. With --workers N (N > 1) this process is the primary:
-// it reads the files and runs the controller, and N worker processes serve the listeners
-// (src/run/cluster-primary.ts, docs/dataplane.md "Multi-core").
+// gw run: serve Gateways. By default the objects live in the embedded Kubernetes API server
+// (src/apiserver): kubectl and Kubernetes clients manage them through the kubeconfig it writes,
+// and its SQLite database keeps them across restarts. gw run -f FILE|DIR serves files instead,
+// reloading them on change; with --api-port as well, the files are applied into the API server
+// and kept applied there (docs/apiserver.md). An invalid file never takes the gateway down: the
+// last good objects keep serving and the problem is logged with the file and field path. With
+// --workers N (N > 1) this process is the primary: it holds the objects and runs the controller,
+// and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
+// "Multi-core").
+
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import type { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
+import { FileSource } from '../run/file-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import type { Io } from './main.ts';
 
-export const RUN_USAGE = `usage: gw run -f FILE|DIR [-f ...] [-R] [--address ADDR] [--admin-port PORT] [--workers N|auto]
-  -f, --filename     resources to serve (files, directories, repeatable)
+export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
+              [--address ADDR] [--admin-port PORT] [--workers N|auto]
+  (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
+                     (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
+  -f, --filename     serve these files (directories, repeatable), reloading them on change;
+                     no API server unless --api-port is given, then the files are applied into it
   -R, --recursive    read directories recursively
+  --api-port         port of the API server (default 6443; 0 picks a free one)
+  --api-address      address the API server binds (default 127.0.0.1)
+  --data-dir         the API server's database, certificates, token and kubeconfig
+                     (default $GW_DATA_DIR, else $XDG_STATE_HOME/gw, else ~/.local/state/gw)
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
                      (default 15000, bound to 127.0.0.1; 0 disables)
   --workers          processes serving the listeners (default 1: everything in this process;
-                     auto: one per core). With more than 1, this process reads the files and
+                     auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
 `;
+
+/** The API server's port when none is given (kube-apiserver's). */
+export const DEFAULT_API_PORT = 6443;
 
 /** More workers than this is a typo, not a machine. */
 export const MAX_WORKERS = 256;
@@ -33,6 +53,8 @@ export interface RunOptions {
   adminPort: number;
   /** Processes serving the listeners; 1 runs everything in one process. */
   workers: number;
+  /** The embedded API server, when it runs (always without -f; with -f only given --api-port). */
+  api?: { port: number; address: string; dataDir: string };
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -45,7 +67,13 @@ export function parseWorkers(text: string | undefined, cores: number = available
   return workers;
 }
 
-export function parseRunArgs(args: string[]): RunOptions | string {
+function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
+  const port = Number(text ?? fallback);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return `${flag} must be a port number, not "${text}"`;
+  return port;
+}
+
+export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
     const { values } = parseArgs({
       args,
@@ -55,31 +83,60 @@ export function parseRunArgs(args: string[]): RunOptions | string {
         address: { type: 'string' },
         'admin-port': { type: 'string' },
         workers: { type: 'string' },
+        'api-port': { type: 'string' },
+        'api-address': { type: 'string' },
+        'data-dir': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     });
-    if (!values.filename || values.filename.length === 0) return 'gw run needs -f FILE|DIR';
-    const adminPort = Number(values['admin-port'] ?? 15000);
-    if (!Number.isInteger(adminPort) || adminPort < 0 || adminPort > 65535)
-      return `--admin-port must be a port number, not "${values['admin-port']}"`;
+    const paths = values.filename ?? [];
+    const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
+    if (typeof adminPort === 'string') return adminPort;
     const workers = parseWorkers(values.workers);
     if (typeof workers === 'string') return workers;
-    return {
-      paths: values.filename,
+    const options: RunOptions = {
+      paths,
       recursive: values.recursive ?? false,
       address: values.address ?? '127.0.0.1',
       adminPort,
       workers,
     };
+    const wantsApi = paths.length === 0 || values['api-port'] !== undefined;
+    if (wantsApi) {
+      const port = parsePort(values['api-port'], DEFAULT_API_PORT, '--api-port');
+      if (typeof port === 'string') return port;
+      options.api = {
+        port,
+        address: values['api-address'] ?? '127.0.0.1',
+        dataDir: values['data-dir'] ?? defaultDataDir(env),
+      };
+    } else if (values['api-address'] !== undefined || values['data-dir'] !== undefined) {
+      return '--api-address and --data-dir apply to the API server: with -f, give --api-port too';
+    }
+    return options;
   } catch (error) {
     return (error as Error).message;
+  }
+}
+
+/** gw's own version, reported by the API server's /version. */
+function gwVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return manifest.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
   }
 }
 
 /** What the command needs of a gateway, in one process or as the primary of workers. */
 interface RunningGateway {
   readonly controller: Controller;
+  /** The API server source, when the API server runs. */
+  readonly api: ApiSource | undefined;
   readonly metrics: MetricsSource;
   /** Beyond the command's own readiness (started, not stopping). */
   ready(): boolean;
@@ -94,11 +151,13 @@ interface GatewayCallbacks {
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
-  const common = { paths: options.paths, recursive: options.recursive, address: options.address, ...callbacks };
+  const api = options.api && { ...options.api, gwVersion: gwVersion() };
+  const common = { paths: options.paths, recursive: options.recursive, address: options.address, api, ...callbacks };
   if (options.workers > 1) {
     const cluster = new ClusterGateway({ ...common, workers: options.workers });
     return {
       controller: cluster.controller,
+      api: cluster.source instanceof FileSource ? undefined : cluster.source,
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
       start: () => cluster.start(),
@@ -108,6 +167,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
   const local = new LocalGateway(common);
   return {
     controller: local.controller,
+    api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
     ready: () => true,
     start: () => local.start(),
@@ -124,23 +184,30 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
   let lastProblems = '';
   let ready = false;
-  const gateway = createGateway(options, {
-    log,
-    onLoad: (report) => {
-      const text = report.problems.map((problem) => problem.message).join('\n');
-      if (text === lastProblems) return;
-      lastProblems = text;
-      if (text) log(`configuration problems (the last good objects keep serving):\n${text}`);
-      else if (report.changes > 0) log('configuration loaded');
-    },
-    onApplied: (update) => {
-      for (const [key, config] of update.changed) {
-        const ports = config.listeners.map((listener) => `${listener.name} ${listener.protocol} :${listener.port}`);
-        log(`Gateway ${key}: serving ${ports.length > 0 ? ports.join(', ') : 'no listeners'}`);
-      }
-      for (const key of update.removed) log(`Gateway ${key}: no longer served`);
-    },
-  });
+  let gateway: RunningGateway;
+  try {
+    gateway = createGateway(options, {
+      log,
+      onLoad: (report) => {
+        const text = report.problems.map((problem) => problem.message).join('\n');
+        if (text === lastProblems) return;
+        lastProblems = text;
+        if (text) log(`configuration problems (the last good objects keep serving):\n${text}`);
+        else if (report.changes > 0) log('configuration loaded');
+      },
+      onApplied: (update) => {
+        for (const [key, config] of update.changed) {
+          const ports = config.listeners.map((listener) => `${listener.name} ${listener.protocol} :${listener.port}`);
+          log(`Gateway ${key}: serving ${ports.length > 0 ? ports.join(', ') : 'no listeners'}`);
+        }
+        for (const key of update.removed) log(`Gateway ${key}: no longer served`);
+      },
+    });
+  } catch (error) {
+    // Preparing the API server's data directory (certificates, database) failed.
+    io.stderr(`gw run: ${(error as Error).message}\n`);
+    return 1;
+  }
   try {
     await gateway.start();
   } catch (error) {
@@ -162,9 +229,15 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     }
   }
   ready = true;
+  if (gateway.api) {
+    const { url, kubeconfigPath } = gateway.api.api;
+    log(`API server on ${url}; use it with: export KUBECONFIG=${kubeconfigPath}`);
+  }
   if (options.workers > 1) log(`serving with ${options.workers} worker processes`);
-  if (gateway.controller.currentConfigs.size === 0)
-    log('no Gateway of GatewayClass controllerName gw.dev/gateway-controller in the files: nothing to serve yet');
+  if (gateway.controller.currentConfigs.size === 0) {
+    const where = gateway.api && options.paths.length === 0 ? 'yet (kubectl apply one)' : 'in the files';
+    log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -9,7 +9,9 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
-import { FileSource, type FileSourceOptions } from './file-source.ts';
+import type { ApiSource } from './api-source.ts';
+import { type ConfigSourceOptions, createConfigSource } from './config-source.ts';
+import type { FileSource } from './file-source.ts';
 import {
   type AppliedMessage,
   isWorkerMessage,
@@ -19,7 +21,7 @@ import {
   type WorkerSettings,
 } from './ipc.ts';
 
-export interface ClusterGatewayOptions extends FileSourceOptions {
+export interface ClusterGatewayOptions extends ConfigSourceOptions {
   /** The address listeners bind (default 127.0.0.1). */
   address?: string;
   /** Worker processes, at least 1. */
@@ -79,7 +81,8 @@ interface PendingReport {
 }
 
 export class ClusterGateway {
-  readonly files: FileSource;
+  /** The files, or the embedded API server, read by the controller in this process. */
+  readonly source: FileSource | ApiSource;
   private readonly options: ClusterGatewayOptions;
   private readonly slots: WorkerSlot[];
   private readonly reusePort: boolean;
@@ -110,11 +113,11 @@ export class ClusterGateway {
       lastSnapshot: undefined,
       metricsWaiters: new Map(),
     }));
-    this.files = new FileSource(options, (update) => this.publish(update));
+    this.source = createConfigSource(options, (update) => this.publish(update));
   }
 
   get controller(): Controller {
-    return this.files.controller;
+    return this.source.controller;
   }
 
   /** Starts the workers, loads the files and resolves when every worker serves the configuration. */
@@ -123,7 +126,7 @@ export class ClusterGateway {
     this.forked = true;
     // Workers first: the first update then waits for all of them before it is reported.
     for (const slot of this.slots) this.fork(slot, false);
-    this.files.start();
+    await this.source.start();
     await new Promise<void>((resolve, reject) => {
       this.startWaiter = { resolve, reject };
       this.checkStarted();
@@ -170,11 +173,11 @@ export class ClusterGateway {
     return renderMetricsSnapshot(mergeMetricsSnapshots(snapshots)) + lines.join('\n');
   }
 
-  /** Stops the controller and the file store, then each worker (killed if it takes too long). */
+  /** Stops the controller and its source, then each worker (killed if it takes too long). */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       for (const slot of this.slots) clearTimeout(slot.restartTimer);
-      await this.files.stop();
+      await this.source.stop();
       if (this.forked) await Promise.all(this.slots.map((slot) => this.stopWorker(slot)));
     })();
     return this.stopping;

@@ -25,7 +25,7 @@ export class FileSource {
   }
 
   /** Loads the files and translates them (updates go to `onConfigs`), then watches them. */
-  start(): void {
+  async start(): Promise<void> {
     this.store.load();
     this.controller.start();
     if (this.watch) this.store.watchFiles();

@@ -1,24 +1,27 @@
-// gw in one process: the file store, the controller and the data plane wired together, as
-// `gw run -f DIR` runs them. The controller hands each new configuration to the data plane the
-// moment its fast pass produces it; statuses follow. Tests start it in-process.
+// gw in one process: the source of objects (the files, or the embedded API server), the
+// controller and the data plane wired together, as `gw run` runs them. The controller hands each
+// new configuration to the data plane the moment its fast pass produces it; statuses follow.
+// Tests start it in-process.
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { DataPlane, type DataPlaneOptions } from '../dataplane/server/data-plane.ts';
-import { FileSource, type FileSourceOptions } from './file-source.ts';
+import type { ApiSource } from './api-source.ts';
+import { type ConfigSourceOptions, createConfigSource } from './config-source.ts';
+import { FileSource } from './file-source.ts';
 
-export interface LocalGatewayOptions extends DataPlaneOptions, FileSourceOptions {
+export interface LocalGatewayOptions extends DataPlaneOptions, ConfigSourceOptions {
   /** Told after the data plane has applied a configuration update. */
   onApplied?: (update: ConfigUpdate) => void;
 }
 
 export class LocalGateway {
-  readonly files: FileSource;
+  readonly source: FileSource | ApiSource;
   readonly dataPlane: DataPlane;
   private applying: Promise<void> = Promise.resolve();
   private started = false;
 
   constructor(options: LocalGatewayOptions) {
     this.dataPlane = new DataPlane(options);
-    this.files = new FileSource(options, (update) => {
+    this.source = createConfigSource(options, (update) => {
       // Updates apply in order; each waits for the ports of the one before.
       this.applying = this.applying
         .then(() => this.dataPlane.apply(update.changed, update.removed))
@@ -28,13 +31,24 @@ export class LocalGateway {
   }
 
   get controller(): Controller {
-    return this.files.controller;
+    return this.source.controller;
+  }
+
+  /** The file source (gw run -f without the API server). */
+  get files(): FileSource {
+    if (!(this.source instanceof FileSource)) throw new Error('this gateway reads the API server, not files alone');
+    return this.source;
+  }
+
+  /** The API server source (gw run with the embedded API server), or undefined. */
+  get api(): ApiSource | undefined {
+    return this.source instanceof FileSource ? undefined : this.source;
   }
 
   /** Loads the files, translates, and serves; resolves when every listener is bound. */
   async start(): Promise<void> {
-    this.files.start();
     this.started = true;
+    await this.source.start();
     await this.applying;
   }
 
@@ -46,7 +60,7 @@ export class LocalGateway {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await this.files.stop();
+    await this.source.stop();
     await this.applying;
     await this.dataPlane.close();
   }

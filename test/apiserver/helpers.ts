@@ -7,15 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedApiServer, type EmbeddedApiServerOptions } from '../../src/apiserver/embedded.ts';
 
-export interface TestApiServer {
-  embedded: EmbeddedApiServer;
-  dataDir: string;
+export interface ApiClient {
   port: number;
   ca: string;
   token: string;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   /** Opens a watch (or any streaming GET) and collects its newline-delimited JSON events. */
   stream(path: string, options?: RequestOptions): Promise<Stream>;
+}
+
+export interface TestApiServer extends ApiClient {
+  embedded: EmbeddedApiServer;
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -57,7 +60,20 @@ export async function startTestApiServer(options: Partial<EmbeddedApiServerOptio
 }
 
 function wrap(embedded: EmbeddedApiServer, dataDir: string, ownsDirectory: boolean): TestApiServer {
-  const port = embedded.server.address.port;
+  const client = apiClient(dataDir, embedded.server.address.port);
+  return {
+    ...client,
+    embedded,
+    dataDir,
+    async close() {
+      await embedded.close();
+      if (ownsDirectory) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A client of the API server on `port` whose data directory (CA, token) is `dataDir`. */
+export function apiClient(dataDir: string, port: number): ApiClient {
   const ca = readFileSync(join(dataDir, 'ca.crt'), 'utf8');
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
   const open = (method: string, path: string, options: RequestOptions) => {
@@ -79,8 +95,6 @@ function wrap(embedded: EmbeddedApiServer, dataDir: string, ownsDirectory: boole
     return request;
   };
   return {
-    embedded,
-    dataDir,
     port,
     ca,
     token,
@@ -166,10 +180,6 @@ function wrap(embedded: EmbeddedApiServer, dataDir: string, ownsDirectory: boole
           });
         });
       });
-    },
-    async close() {
-      await embedded.close();
-      if (ownsDirectory) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -41,7 +41,7 @@ describe('gw run', () => {
   });
 
   it('rejects bad arguments with usage', () => {
-    assert.match(String(parseRunArgs([])), /needs -f/);
+    assert.match(String(parseRunArgs(['--api-port', '70000'])), /--api-port must be a port/);
     assert.match(String(parseRunArgs(['-f', 'x', '--admin-port', '99999'])), /--admin-port must be a port/);
     assert.match(String(parseRunArgs(['-f', 'x', '--bogus'])), /bogus/);
   });

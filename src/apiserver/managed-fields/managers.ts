@@ -49,10 +49,18 @@ export function decodeManagedFields(entries: unknown): Ownership[] {
   return owners;
 }
 
+/**
+ * Whether an entry stays: an Update that owns nothing is gone, but an Apply stays even when it
+ * sets no field (an object applied with only its name), so that its manager is still recorded.
+ */
+function keep(owner: Ownership): boolean {
+  return owner.fields.size > 0 || owner.operation === 'Apply';
+}
+
 export function encodeManagedFields(owners: readonly Ownership[]): ManagedFieldsEntry[] {
   const entries: ManagedFieldsEntry[] = [];
   for (const owner of owners) {
-    if (owner.fields.size === 0) continue;
+    if (!keep(owner)) continue;
     const entry: ManagedFieldsEntry = {
       manager: owner.manager,
       operation: owner.operation,
@@ -120,14 +128,12 @@ export function recordUpdate(
     for (const path of changes.changed) own.fields.add(path);
     own.time = now;
   }
-  return capUpdateEntries(next.filter((owner) => owner.fields.size > 0));
+  return capUpdateEntries(next.filter(keep));
 }
 
 /** Drops from every set the paths `exists` says are no longer in the object. */
 export function dropMissingFields(owners: readonly Ownership[], exists: (path: FieldPath) => boolean): Ownership[] {
-  return owners
-    .map((owner) => ({ ...owner, fields: new Set([...owner.fields].filter(exists)) }))
-    .filter((owner) => owner.fields.size > 0);
+  return owners.map((owner) => ({ ...owner, fields: new Set([...owner.fields].filter(exists)) })).filter(keep);
 }
 
 function capUpdateEntries(owners: Ownership[]): Ownership[] {

@@ -172,5 +172,5 @@ export function serverSideApply(input: ApplyInput): ApplyOutput {
   for (const path of dropped) removePath(schema, merged, path);
 
   owners.unshift({ ...identity, time: input.now, fields: applied });
-  return { object: merged, owners: owners.filter((owner) => owner.fields.size > 0) };
+  return { object: merged, owners: owners.filter((owner) => owner.fields.size > 0 || owner.operation === 'Apply') };
 }
