@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { toCrdSchema } from '../api/crd/generate.ts';
 import { ObjectMeta } from '../api/kinds/object-meta.ts';
+import { META as SCHEMA_META, type SchemaNode } from '../api/schema/schema.ts';
 import { KUBERNETES_VERSION } from './discovery.ts';
 import { type ApiResource, groupVersions } from './resources.ts';
 
@@ -182,8 +183,70 @@ function markListStrategies(schema: Record<string, unknown>, resource: ApiResour
   }
 }
 
-function objectSchema(resource: ApiResource): Record<string, unknown> {
-  const schema = toCrdSchema(resource.definition.schema);
+/**
+ * Schemas for one document. The CRDs inline every named type wherever it is used, which makes
+ * the gw.dev document three times larger than it needs to be — and kubectl parses the document
+ * of a group-version for every object it applies. Named types of gw.dev and the Gateway API are
+ * therefore published once, under components, and referenced (`allOf: [$ref]` with the field's
+ * own description and default, the form kube-apiserver uses for built-in types). The core kinds
+ * stay inline: their strategic-merge keys are marked on the field paths.
+ */
+class SchemaWriter {
+  readonly components: Record<string, unknown> = {};
+  private readonly prefix: string;
+  private readonly factor: boolean;
+  /** Per type name, each distinct shape (refined copies may differ) and its component name. */
+  private readonly shapes = new Map<string, { text: string; component: string }[]>();
+
+  constructor(prefix: string, factor: boolean) {
+    this.prefix = prefix;
+    this.factor = factor;
+  }
+
+  write(node: SchemaNode, top = false): Record<string, unknown> {
+    const meta = node[SCHEMA_META];
+    if (this.factor && meta && !top) {
+      const { description, default: defaultValue, ...rest } = node;
+      const component = this.register(meta.name, { ...rest, [SCHEMA_META]: meta });
+      const reference: Record<string, unknown> = {};
+      if (description !== undefined) reference.description = description;
+      if (defaultValue !== undefined) reference.default = structuredClone(defaultValue);
+      reference.allOf = [ref(component)];
+      return reference;
+    }
+    const out = toCrdSchema({
+      ...node,
+      properties: undefined,
+      additionalProperties: undefined,
+      items: undefined,
+      anyOf: undefined,
+    });
+    if (node.anyOf) out.anyOf = node.anyOf.map((child) => this.write(child));
+    if (node.properties) {
+      out.properties = Object.fromEntries(
+        Object.entries(node.properties).map(([name, child]) => [name, this.write(child)]),
+      );
+    }
+    if (node.additionalProperties) out.additionalProperties = this.write(node.additionalProperties);
+    if (node.items) out.items = this.write(node.items);
+    return out;
+  }
+
+  private register(typeName: string, shape: SchemaNode): string {
+    const text = JSON.stringify(toCrdSchema(shape));
+    const known = this.shapes.get(typeName) ?? [];
+    const found = known.find((entry) => entry.text === text);
+    if (found) return found.component;
+    const component = `${this.prefix}.${typeName}${known.length === 0 ? '' : `${known.length + 1}`}`;
+    known.push({ text, component });
+    this.shapes.set(typeName, known);
+    this.components[component] = this.write(shape, true);
+    return component;
+  }
+}
+
+function objectSchema(resource: ApiResource, writer: SchemaWriter): Record<string, unknown> {
+  const schema = writer.write(resource.definition.schema, true);
   const properties = schema.properties as Record<string, unknown>;
   properties.apiVersion = {
     type: 'string',
@@ -278,11 +341,13 @@ function metaSchemas(): Record<string, unknown> {
 function groupVersionDocument(group: string, version: string, resources: readonly ApiResource[]) {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = metaSchemas();
+  const writer = new SchemaWriter(schemaName(group, version, '').slice(0, -1), group !== '');
   for (const resource of resources) {
     Object.assign(paths, resourcePaths(resource));
-    schemas[schemaName(group, version, resource.kind)] = objectSchema(resource);
+    schemas[schemaName(group, version, resource.kind)] = objectSchema(resource, writer);
     schemas[schemaName(group, version, resource.listKind)] = listSchema(resource);
   }
+  Object.assign(schemas, writer.components);
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },

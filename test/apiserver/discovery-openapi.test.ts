@@ -113,7 +113,15 @@ describe('OpenAPI v3', () => {
     assert.deepEqual(backend['x-kubernetes-group-version-kind'], [
       { group: 'gw.dev', version: 'v1alpha1', kind: 'GwBackend' },
     ]);
-    assert.ok(backend.properties.spec.properties.ai, 'the CRD schema');
+    // Named types are published once under components and referenced where they are used.
+    const spec = backend.properties.spec;
+    assert.equal(spec.allOf.length, 1);
+    const specSchema = document.components.schemas[spec.allOf[0].$ref.replace('#/components/schemas/', '')];
+    assert.ok(specSchema.properties.ai, 'the CRD schema');
+    assert.ok(document.text === undefined && pinned.text.length < 400_000, `${pinned.text.length} bytes`);
+    for (const reference of pinned.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      assert.ok(document.components.schemas[reference[1]!], `${reference[1]} is defined`);
+    }
     assert.deepEqual(backend.properties.metadata.allOf, [
       { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
     ]);

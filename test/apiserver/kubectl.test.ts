@@ -249,8 +249,12 @@ describe('kubectl against the embedded API server', {
     const explained = await ok('explain', 'gwbackend.spec.ai.provider');
     assert.match(explained, /^KIND:\s+GwBackend$/m);
     assert.match(explained, /^VERSION:\s+v1alpha1$/m);
-    assert.match(explained, /^FIELD: provider <Object>$/m);
-    assert.match(explained, /^ {2}alpha\t<Object>$/m);
+    // Named types are published once and referenced, so kubectl names them.
+    assert.match(explained, /^FIELD: provider <LLMProvider>$/m);
+    assert.match(explained, /^DESCRIPTION:\n {4}The single provider\.$/m);
+    assert.match(explained, /^ {2}alpha\t<AlphaConfig>$/m);
+    const recursive = await ok('explain', 'gwpolicy.spec', '--recursive');
+    assert.match(recursive, /^ {2}targetRefs\t<\[\]LocalPolicyTargetReferenceWithSectionName>$/m);
     const route = await ok('explain', 'httproutes.spec.parentRefs');
     assert.match(route, /^GROUP:\s+gateway\.networking\.k8s\.io$/m);
   });
