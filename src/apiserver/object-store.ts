@@ -6,6 +6,7 @@
 // undoing the logged changes since, which is how paginated lists stay consistent.
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { KindKey } from '../store/store.ts';
+import { deepFreeze } from '../util/values.ts';
 import { type Change, type ChangeType, RevisionLog, type RevisionLogOptions } from './revision-log.ts';
 
 export interface StoredObject {
@@ -36,14 +37,6 @@ export interface ObjectWrite {
 interface Watcher {
   kind: KindKey | undefined;
   handler: (event: ObjectEvent) => void;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 function stored(object: KubeObject): StoredObject {

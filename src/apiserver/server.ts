@@ -2,7 +2,7 @@
 // OpenAPI, health, or a resource verb (rest-handler.ts). Every error is a meta/v1 Status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ApiStore } from './api-store.ts';
 import { bearerTokenMatches } from './authentication.ts';
 import {
@@ -46,6 +46,8 @@ export class ApiServer {
   private readonly server: Server;
   private readonly rest: RestHandler;
   private bound: AddressInfo | undefined;
+  /** Every open TCP connection, also those still in the TLS handshake (the HTTP layer does not know those yet). */
+  private readonly sockets = new Set<Socket>();
 
   constructor(options: ApiServerOptions) {
     this.options = options;
@@ -57,6 +59,10 @@ export class ApiServer {
     // A watch stays open for its timeout; node's default request timeout would cut it.
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 60_000;
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
   }
 
   /** Binds the port; resolves with the address bound. */
@@ -80,7 +86,9 @@ export class ApiServer {
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
-      this.server.closeAllConnections();
+      // closeAllConnections() would miss a connection still in its TLS handshake, whose request
+      // (a watch) would then keep the server open.
+      for (const socket of this.sockets) socket.destroy();
     });
   }
 

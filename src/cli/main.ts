@@ -1,5 +1,6 @@
 // gw's command line: one file per command; this file only dispatches.
 import { readFileSync } from 'node:fs';
+import { controllerCommand } from './controller.ts';
 import { crdsCommand } from './crds.ts';
 import { explainCommand } from './explain.ts';
 import { idpCommand } from './idp-setup.ts';
@@ -23,9 +24,13 @@ const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style r
 
 Usage:
   gw run [-f FILE|DIR [-R]] [--api-port PORT] [--data-dir DIR] [--address ADDR]
-         [--admin-port PORT] [--workers N|auto]
+         [--kubeconfig FILE|--cluster [--read-only]] [--admin-port PORT] [--workers N|auto]
                        serve Gateways: objects kept in the embedded Kubernetes API server
-                       (manage them with kubectl), or files with -f, reloading on change
+                       (manage them with kubectl), or files with -f, reloading on change,
+                       or read from a Kubernetes cluster with --kubeconfig
+  gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT]
+                       the control plane alone against a Kubernetes API server: translate
+                       the objects and write their statuses; serves no traffic
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
   gw crds [--output-dir DIR]
@@ -45,6 +50,7 @@ Usage:
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | number> = {
   run: runCommand,
+  controller: controllerCommand,
   validate: validateCommand,
   crds: crdsCommand,
   status: statusCommand,

@@ -14,15 +14,17 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
-import type { ApiSource } from '../run/api-source.ts';
+import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
-import { FileSource } from '../run/file-source.ts';
+import type { ConfigSourceKind } from '../run/config-source.ts';
+import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import type { Io } from './main.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
-              [--address ADDR] [--admin-port PORT] [--workers N|auto]
+              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
+              [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
   -f, --filename     serve these files (directories, repeatable), reloading them on change;
@@ -32,9 +34,17 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --api-address      address the API server binds (default 127.0.0.1)
   --data-dir         the API server's database, certificates, token and kubeconfig
                      (default $GW_DATA_DIR, else $XDG_STATE_HOME/gw, else ~/.local/state/gw)
+  --kubeconfig       read the objects from this Kubernetes API server (a cluster with the CRDs
+                     of gw crds, or another gw's embedded one) instead of serving one
+  --cluster          the same with the default kubeconfig ($KUBECONFIG, ~/.kube/config, or the
+                     pod's service account)
+  --context          a context of the kubeconfig other than its current one
+  --read-only        with --kubeconfig/--cluster: write no statuses (proxy replicas, when
+                     gw controller runs and writes them)
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
-                     (default 15000, bound to 127.0.0.1; 0 disables)
+                     (default 15000; 0 disables)
+  --admin-address    address of the admin endpoints (default 127.0.0.1)
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
@@ -53,8 +63,11 @@ export interface RunOptions {
   adminPort: number;
   /** Processes serving the listeners; 1 runs everything in one process. */
   workers: number;
-  /** The embedded API server, when it runs (always without -f; with -f only given --api-port). */
+  adminAddress: string;
+  /** The embedded API server, when it runs (without -f and --kubeconfig; with -f only given --api-port). */
   api?: { port: number; address: string; dataDir: string };
+  /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
+  kube?: KubeSourceSettings;
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -67,7 +80,7 @@ export function parseWorkers(text: string | undefined, cores: number = available
   return workers;
 }
 
-function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
+export function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
   const port = Number(text ?? fallback);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return `${flag} must be a port number, not "${text}"`;
   return port;
@@ -86,6 +99,11 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
         'api-port': { type: 'string' },
         'api-address': { type: 'string' },
         'data-dir': { type: 'string' },
+        kubeconfig: { type: 'string' },
+        cluster: { type: 'boolean' },
+        context: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'admin-address': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -100,8 +118,22 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       recursive: values.recursive ?? false,
       address: values.address ?? '127.0.0.1',
       adminPort,
+      adminAddress: values['admin-address'] ?? '127.0.0.1',
       workers,
     };
+    const wantsKube = values.kubeconfig !== undefined || values.cluster === true;
+    if (wantsKube) {
+      if (values.kubeconfig !== undefined && values.cluster) return '--kubeconfig and --cluster: give one';
+      const embedded = ['filename', 'api-port', 'api-address', 'data-dir'].filter(
+        (flag) => values[flag as keyof typeof values] !== undefined,
+      );
+      if (embedded.length > 0)
+        return `--kubeconfig/--cluster read objects from a Kubernetes API server; drop ${embedded.map((flag) => (flag === 'filename' ? '-f' : `--${flag}`)).join(', ')}`;
+      options.kube = { kubeconfig: values.kubeconfig, context: values.context, writeStatus: !values['read-only'] };
+      return options;
+    }
+    if (values.context !== undefined || values['read-only'])
+      return '--context and --read-only apply to --kubeconfig or --cluster';
     const wantsApi = paths.length === 0 || values['api-port'] !== undefined;
     if (wantsApi) {
       const port = parsePort(values['api-port'], DEFAULT_API_PORT, '--api-port');
@@ -135,6 +167,7 @@ function gwVersion(): string {
 /** What the command needs of a gateway, in one process or as the primary of workers. */
 interface RunningGateway {
   readonly controller: Controller;
+  readonly source: ConfigSourceKind;
   /** The API server source, when the API server runs. */
   readonly api: ApiSource | undefined;
   readonly metrics: MetricsSource;
@@ -152,12 +185,20 @@ interface GatewayCallbacks {
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
   const api = options.api && { ...options.api, gwVersion: gwVersion() };
-  const common = { paths: options.paths, recursive: options.recursive, address: options.address, api, ...callbacks };
+  const common = {
+    paths: options.paths,
+    recursive: options.recursive,
+    address: options.address,
+    api,
+    kube: options.kube,
+    ...callbacks,
+  };
   if (options.workers > 1) {
     const cluster = new ClusterGateway({ ...common, workers: options.workers });
     return {
       controller: cluster.controller,
-      api: cluster.source instanceof FileSource ? undefined : cluster.source,
+      source: cluster.source,
+      api: cluster.source instanceof ApiSource ? cluster.source : undefined,
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
       start: () => cluster.start(),
@@ -167,6 +208,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
   const local = new LocalGateway(common);
   return {
     controller: local.controller,
+    source: local.source,
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
     ready: () => true,
@@ -220,6 +262,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     try {
       admin = await startAdminServer({
         port: options.adminPort,
+        host: options.adminAddress,
         ready: () => ready && gateway.ready(),
         metrics: gateway.metrics,
       });
@@ -233,9 +276,17 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     const { url, kubeconfigPath } = gateway.api.api;
     log(`API server on ${url}; use it with: export KUBECONFIG=${kubeconfigPath}`);
   }
+  if (gateway.source instanceof KubeSource) {
+    const readOnly = options.kube?.writeStatus === false ? ' (read-only: statuses are left to gw controller)' : '';
+    log(`objects read from ${gateway.source.store.server}${readOnly}`);
+  }
   if (options.workers > 1) log(`serving with ${options.workers} worker processes`);
   if (gateway.controller.currentConfigs.size === 0) {
-    const where = gateway.api && options.paths.length === 0 ? 'yet (kubectl apply one)' : 'in the files';
+    const where = options.kube
+      ? 'in the cluster'
+      : gateway.api && options.paths.length === 0
+        ? 'yet (kubectl apply one)'
+        : 'in the files';
     log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
   }
   await new Promise<void>((resolve) => {

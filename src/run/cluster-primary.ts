@@ -9,9 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
-import type { ApiSource } from './api-source.ts';
-import { type ConfigSourceOptions, createConfigSource } from './config-source.ts';
-import type { FileSource } from './file-source.ts';
+import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
   type AppliedMessage,
   isWorkerMessage,
@@ -82,7 +80,7 @@ interface PendingReport {
 
 export class ClusterGateway {
   /** The files, or the embedded API server, read by the controller in this process. */
-  readonly source: FileSource | ApiSource;
+  readonly source: ConfigSourceKind;
   private readonly options: ClusterGatewayOptions;
   private readonly slots: WorkerSlot[];
   private readonly reusePort: boolean;

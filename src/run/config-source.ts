@@ -1,10 +1,11 @@
 // Where `gw run` gets its objects from, the same in one process and in the primary of workers:
-// the files alone (FileSource), or the embedded API server (ApiSource), into which files given
-// with -f are applied. Either way a controller translates the objects into data-plane
-// configurations.
+// the files alone (FileSource), the embedded API server (ApiSource), into which files given
+// with -f are applied, or a Kubernetes API server (KubeSource). Either way a controller
+// translates the objects into data-plane configurations.
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { ApiSource, type ApiSourceSettings } from './api-source.ts';
 import { FileSource, type FileSourceOptions } from './file-source.ts';
+import { KubeSource, type KubeSourceSettings } from './kube-source.ts';
 
 export interface ConfigSource {
   readonly controller: Controller;
@@ -16,13 +17,18 @@ export interface ConfigSource {
 export interface ConfigSourceOptions extends FileSourceOptions {
   /** Serve the embedded API server and read objects from its store. */
   api?: ApiSourceSettings;
+  /** Read the objects from a Kubernetes API server instead (no files, no embedded API server). */
+  kube?: KubeSourceSettings;
   log?: (line: string) => void;
 }
+
+export type ConfigSourceKind = FileSource | ApiSource | KubeSource;
 
 export function createConfigSource(
   options: ConfigSourceOptions,
   onConfigs: (update: ConfigUpdate) => void,
-): FileSource | ApiSource {
+): ConfigSourceKind {
+  if (options.kube) return new KubeSource({ kube: options.kube, log: options.log }, onConfigs);
   if (options.api) return new ApiSource({ ...options, api: options.api }, onConfigs);
   return new FileSource(options, onConfigs);
 }

@@ -4,8 +4,8 @@
 // Tests start it in-process.
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { DataPlane, type DataPlaneOptions } from '../dataplane/server/data-plane.ts';
-import type { ApiSource } from './api-source.ts';
-import { type ConfigSourceOptions, createConfigSource } from './config-source.ts';
+import { ApiSource } from './api-source.ts';
+import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import { FileSource } from './file-source.ts';
 
 export interface LocalGatewayOptions extends DataPlaneOptions, ConfigSourceOptions {
@@ -14,7 +14,7 @@ export interface LocalGatewayOptions extends DataPlaneOptions, ConfigSourceOptio
 }
 
 export class LocalGateway {
-  readonly source: FileSource | ApiSource;
+  readonly source: ConfigSourceKind;
   readonly dataPlane: DataPlane;
   private applying: Promise<void> = Promise.resolve();
   private started = false;
@@ -36,13 +36,13 @@ export class LocalGateway {
 
   /** The file source (gw run -f without the API server). */
   get files(): FileSource {
-    if (!(this.source instanceof FileSource)) throw new Error('this gateway reads the API server, not files alone');
+    if (!(this.source instanceof FileSource)) throw new Error('this gateway reads an API server, not files alone');
     return this.source;
   }
 
   /** The API server source (gw run with the embedded API server), or undefined. */
   get api(): ApiSource | undefined {
-    return this.source instanceof FileSource ? undefined : this.source;
+    return this.source instanceof ApiSource ? this.source : undefined;
   }
 
   /** Loads the files, translates, and serves; resolves when every listener is bound. */

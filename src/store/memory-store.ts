@@ -3,7 +3,7 @@
 // store builds on it; tests use it directly.
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/validate/admission.ts';
-import { rfc3339Now } from '../util/values.ts';
+import { deepFreeze, rfc3339Now } from '../util/values.ts';
 import {
   type KindKey,
   kindKey,
@@ -28,15 +28,6 @@ export class ResourceVersionTooOldError extends Error {
 interface Watcher {
   kind: KindKey | undefined;
   handler: (event: WatchEvent) => void;
-}
-
-/** Stored objects are frozen, so lists and events can hand them out without copying. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** Everything of an object but its server-set metadata and status: what a change is judged on. */

@@ -15,3 +15,12 @@ export function firstLine(text: string): string {
 export function rfc3339Now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** Freezes an object and everything in it, so that it can be handed out without copying. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -197,6 +197,7 @@ describe('gw run arguments', () => {
       recursive: false,
       address: '127.0.0.1',
       adminPort: 15000,
+      adminAddress: '127.0.0.1',
       workers: 1,
       api: { port: 6443, address: '127.0.0.1', dataDir: '/state/gw' },
     });

@@ -1,0 +1,111 @@
+// gw controller: the control plane alone, against a Kubernetes API server (a cluster with the
+// CRDs from `gw crds` installed, or a gw's embedded API server). It reads the objects through
+// client-node informers, translates them as `gw run` does, and writes every status; it serves
+// no traffic. Proxy replicas read the same objects themselves (`gw run --kubeconfig ...
+// --read-only`) until configuration is streamed to them (docs/control-plane.md, "In a cluster").
+import { parseArgs } from 'node:util';
+import { ControllerMetrics } from '../controller/metrics.ts';
+import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import { KubeSource } from '../run/kube-source.ts';
+import type { Io } from './main.ts';
+import { parsePort } from './run.ts';
+
+export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
+  --kubeconfig     the API server and credentials (default: $KUBECONFIG, else ~/.kube/config,
+                   else the pod's service account)
+  --context        a context of the kubeconfig other than its current one
+  --admin-port     port of /metrics, /healthz/ready (200 once every kind is listed), /healthz/live
+                   (default 15000; 0 disables)
+  --admin-address  address of the admin endpoints (default 127.0.0.1; 0.0.0.0 in a pod, for probes)
+`;
+
+export interface ControllerOptions {
+  kubeconfig?: string;
+  context?: string;
+  adminPort: number;
+  adminAddress: string;
+}
+
+export function parseControllerArgs(args: string[]): ControllerOptions | string {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'admin-port': { type: 'string' },
+        'admin-address': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
+    if (typeof adminPort === 'string') return adminPort;
+    return {
+      kubeconfig: values.kubeconfig,
+      context: values.context,
+      adminPort,
+      adminAddress: values['admin-address'] ?? '127.0.0.1',
+    };
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+export async function controllerCommand(args: string[], io: Io): Promise<number> {
+  const options = parseControllerArgs(args);
+  if (typeof options === 'string') {
+    io.stderr(`gw controller: ${options}\n${CONTROLLER_USAGE}`);
+    return 2;
+  }
+  const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
+  const metrics = new ControllerMetrics();
+  let source: KubeSource;
+  try {
+    source = new KubeSource(
+      {
+        kube: { kubeconfig: options.kubeconfig, context: options.context, writeStatus: true },
+        log,
+        onReconcile: (report) => metrics.observe(report),
+      },
+      (update) => {
+        for (const [key, config] of update.changed) {
+          log(`Gateway ${key}: configuration ${config.revision} (${config.listeners.length} listeners)`);
+        }
+        for (const key of update.removed) log(`Gateway ${key}: no configuration (no longer a gw Gateway)`);
+      },
+    );
+  } catch (error) {
+    io.stderr(`gw controller: ${(error as Error).message}\n`);
+    return 1;
+  }
+  let stopping = false;
+  let admin: AdminServer | undefined;
+  if (options.adminPort !== 0) {
+    try {
+      admin = await startAdminServer({
+        port: options.adminPort,
+        host: options.adminAddress,
+        ready: () => !stopping && source.ready(),
+        metrics: { render: () => metrics.render(source.store.problems().length, source.ready()) },
+      });
+      log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+    } catch (error) {
+      io.stderr(`gw controller: admin endpoints: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  log(`reading ${source.store.server}`);
+  // Listing waits for the API server as long as it takes; a signal meanwhile still stops.
+  await Promise.race([source.start().then(() => log('every kind listed; reconciling')), stopped]);
+  await stopped;
+  stopping = true;
+  log('stopping');
+  await admin?.close();
+  await source.stop();
+  return 0;
+}

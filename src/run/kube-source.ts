@@ -1,0 +1,81 @@
+// The Kubernetes side of `gw run --kubeconfig` and `gw controller`: objects read from an API
+// server — a cluster's, or another gw's embedded one — through the informer-based store, and the
+// same controller as everywhere else translating them. `gw controller` writes statuses; proxy
+// replicas that read the same objects leave that to it (docs/control-plane.md, "In a cluster").
+import { KubeConfig } from '@kubernetes/client-node';
+import { type ConfigUpdate, Controller, type ReconcileReport } from '../controller/controller.ts';
+import { CONTROLLER_NAME } from '../controller/gateway-api/index.ts';
+import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { KubeStore } from '../store/kube/kube-store.ts';
+
+export interface KubeSourceSettings {
+  /** A kubeconfig file; undefined: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
+  kubeconfig?: string;
+  /** A context of the kubeconfig other than its current one. */
+  context?: string;
+  /** Write statuses (the controller does; read-only proxy replicas do not). */
+  writeStatus: boolean;
+}
+
+export interface KubeSourceOptions {
+  kube: KubeSourceSettings;
+  log?: (line: string) => void;
+  onReconcile?: (report: ReconcileReport) => void;
+}
+
+/** The kubeconfig as kubectl would pick it, with a clear error when it cannot be used. */
+export function loadKubeConfig(settings: Pick<KubeSourceSettings, 'kubeconfig' | 'context'>): KubeConfig {
+  const config = new KubeConfig();
+  try {
+    if (settings.kubeconfig !== undefined) config.loadFromFile(settings.kubeconfig);
+    else config.loadFromDefault();
+  } catch (error) {
+    const where = settings.kubeconfig ?? 'the default kubeconfig';
+    throw new Error(`cannot read ${where}: ${(error as Error).message}`);
+  }
+  if (settings.context !== undefined) {
+    if (!config.getContexts().some((context) => context.name === settings.context)) {
+      const known = config.getContexts().map((context) => context.name);
+      throw new Error(`the kubeconfig has no context "${settings.context}" (it has: ${known.join(', ') || 'none'})`);
+    }
+    config.setCurrentContext(settings.context);
+  }
+  if (!config.getCurrentCluster()) {
+    throw new Error('the kubeconfig names no cluster: give --kubeconfig FILE, set KUBECONFIG, or run in a pod');
+  }
+  return config;
+}
+
+export class KubeSource {
+  readonly store: KubeStore;
+  readonly controller: Controller;
+  private stopped = false;
+
+  constructor(options: KubeSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
+    this.store = new KubeStore({
+      kubeConfig: loadKubeConfig(options.kube),
+      kinds: Object.values(SNAPSHOT_KINDS),
+      writeStatus: options.kube.writeStatus,
+      controllerName: CONTROLLER_NAME,
+      log: options.log,
+    });
+    this.controller = new Controller(this.store, { onConfigs, onReconcile: options.onReconcile });
+  }
+
+  /** Lists every kind (waiting for the API server as long as it takes), then translates and follows changes. */
+  async start(): Promise<void> {
+    await this.store.start();
+    if (!this.stopped) this.controller.start();
+  }
+
+  /** Whether every kind has been listed. */
+  ready(): boolean {
+    return this.store.synced();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.controller.stop();
+    await this.store.close();
+  }
+}
