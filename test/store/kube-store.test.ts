@@ -4,6 +4,8 @@
 // and the informers' re-list after the server answers a watch with 410 Gone.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
@@ -377,6 +379,114 @@ describe('KubeStore: the informer-based store', () => {
       await server?.close();
       if (firstClosed) rmSync(dataDir, { recursive: true, force: true });
       else await first.close();
+    }
+  });
+});
+
+describe('KubeStore against a server without some kinds', () => {
+  /**
+   * A plain-HTTP front for the embedded API server that answers 404 for ListenerSets while
+   * `hidden` holds — as a cluster without that CRD does.
+   */
+  async function partialServer(server: TestApiServer, hidden: { listenerSets: boolean }) {
+    const front = createServer((request, response) => {
+      if (hidden.listenerSets && request.url?.includes('/listenersets')) {
+        response.writeHead(404, { 'Content-Type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'NotFound',
+            code: 404,
+            message: 'the server could not find the requested resource',
+          }),
+        );
+        return;
+      }
+      const upstream = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+          ca: server.ca,
+          servername: 'localhost',
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode!, answer.headers);
+          response.flushHeaders(); // a watch answers its headers before any event
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', () => response.destroy());
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const port = (front.address() as { port: number }).port;
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'partial', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'admin', token: server.token }],
+      contexts: [{ name: 'partial', cluster: 'partial', user: 'admin' }],
+      currentContext: 'partial',
+    });
+    return { front, kubeConfig };
+  }
+
+  test('a kind the server does not serve reads as empty, is reported with the fix, and is picked up once served', async () => {
+    const server = await startTestApiServer();
+    const hidden = { listenerSets: true };
+    const { front, kubeConfig } = await partialServer(server, hidden);
+    const logs: string[] = [];
+    const store = new KubeStore({
+      kubeConfig,
+      kinds: Object.values(SNAPSHOT_KINDS),
+      retry: { initialMs: 20, maxMs: 200 },
+      notServedRetryMs: 50,
+      log: (line) => logs.push(line),
+    });
+    try {
+      await server.request('POST', BACKENDS_PATH, { body: backend('present') });
+      await store.start();
+      assert.ok(store.synced(), 'a kind not served does not hold the start back');
+      assert.deepEqual(store.list('gateway.networking.k8s.io/ListenerSet').items, []);
+      assert.equal(store.list('gw.dev/GwBackend').items.length, 1);
+      assert.deepEqual(
+        store.problems().map((problem) => problem.message),
+        ['gateway.networking.k8s.io/v1 listenersets is not served'],
+      );
+      assert.equal(logs.filter((line) => line.includes('ListenerSet is not served')).length, 1, logs.join('\n'));
+
+      const created = await server.request(
+        'POST',
+        '/apis/gateway.networking.k8s.io/v1/namespaces/default/listenersets',
+        {
+          body: {
+            apiVersion: 'gateway.networking.k8s.io/v1',
+            kind: 'ListenerSet',
+            metadata: { name: 'extra' },
+            spec: { parentRef: { name: 'ai' }, listeners: [{ name: 'http', port: 8081, protocol: 'HTTP' }] },
+          },
+        },
+      );
+      assert.equal(created.status, 201, created.text);
+      hidden.listenerSets = false;
+      await eventually(
+        'the kind is picked up',
+        async () => store.list('gateway.networking.k8s.io/ListenerSet').items.length === 1,
+      );
+      assert.deepEqual(store.problems(), []);
+      assert.ok(
+        logs.some((line) => line.includes('ListenerSet is served')),
+        logs.join('\n'),
+      );
+    } finally {
+      await store.close();
+      front.closeAllConnections();
+      front.close();
+      await server.close();
     }
   });
 });
