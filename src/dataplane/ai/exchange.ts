@@ -25,6 +25,9 @@ import {
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
+/** Framing headers of a provider response that gw sets itself for the body it sends. */
+const REBUILT_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
+
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -73,18 +76,11 @@ export function sendClientError(res: ServerResponse, format: ClientFormat, statu
   res.end(body);
 }
 
-function combinedSignal(
-  clientGone: AbortSignal,
-  timeoutMs: number | undefined,
-): { signal: AbortSignal; timedOut: () => boolean } {
-  if (timeoutMs === undefined) return { signal: clientGone, timedOut: () => false };
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return { signal: AbortSignal.any([clientGone, timeout]), timedOut: () => timeout.aborted };
-}
-
 export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   const started = performance.now();
-  const { signal, timedOut } = combinedSignal(input.clientGone, input.timeoutMs);
+  // The deadline, when there is one, and the client going away both abort the upstream request.
+  const timeout = input.timeoutMs === undefined ? undefined : AbortSignal.timeout(input.timeoutMs);
+  const signal = timeout ? AbortSignal.any([input.clientGone, timeout]) : input.clientGone;
   let response: Dispatcher.ResponseData;
   try {
     response = await input.pool.request({
@@ -98,7 +94,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     const latencyMs = performance.now() - started;
     if (input.clientGone.aborted)
       return { answered: true, observed: {}, unhealthy: false, latencyMs, error: 'client went away' };
-    const failure = timedOut() ? 'timeout' : failureOf(error);
+    const failure = timeout?.aborted ? 'timeout' : failureOf(error);
     const observed: ObservedResponse = { connectionFailed: true, latencyMs };
     const unhealthy = input.unhealthy(observed);
     if (unhealthy && input.canRetry)
@@ -145,9 +141,7 @@ function respondWhole(
 ): AttemptResult {
   const handling = input.plan.response;
   const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
-  const headers = forwardedResponseHeaders(upstreamHeaders);
-  delete headers['content-length'];
-  delete headers['content-encoding'];
+  const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
   let out: Buffer | string = bytes;
   if (status >= 400) {
     if (handling.kind === 'translate') {
@@ -214,9 +208,7 @@ async function streamResponse(
           },
         );
   const res = input.res;
-  const headers = forwardedResponseHeaders(response.headers);
-  delete headers['content-length'];
-  delete headers['content-encoding'];
+  const headers = forwardedResponseHeaders(response.headers, REBUILT_RESPONSE_HEADERS);
   headers['content-type'] = 'text/event-stream';
   headers['cache-control'] = 'no-cache';
   input.onResponseHeaders?.(headers as HeaderBag);

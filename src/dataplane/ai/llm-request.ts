@@ -3,6 +3,7 @@
 // policies, plan the upstream request, send it, and stop at the first attempt that answered the
 // client. A failed attempt moves on only while nothing has been sent to the client.
 import type { RouteType } from '../../api/types/ai.ts';
+import { NO_QUERY } from '../auth/backend/index.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
@@ -13,7 +14,7 @@ import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './ai-backend.ts';
 import { attempt, sendClientError } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
-import { type ClientFormat, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
+import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /**
  * The deepest nesting of objects and arrays a client body may have (serde_json's default limit,
@@ -22,20 +23,21 @@ import { type ClientFormat, PlanError, ROUTE_CLIENT_FORMAT } from './providers/i
  */
 const MAX_BODY_NESTING = 128;
 
-/** Whether `root` has objects or arrays nested more than `limit` deep; iterative, so any depth is safe. */
-function nestedDeeperThan(root: object, limit: number): boolean {
-  const values: object[] = [root];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const value = values.pop()!;
-    const depth = depths.pop()!;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (child !== null && typeof child === 'object') {
-        values.push(child as object);
-        depths.push(depth + 1);
-      }
-    }
+/**
+ * Whether `value` has objects or arrays nested more than `limit` deep (`value` itself is level
+ * 1). Recursive without allocating, and safe at any depth: it never goes more than `limit` calls
+ * deep.
+ */
+function nestedDeeperThan(value: object, limit: number): boolean {
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const child of value)
+      if (child !== null && typeof child === 'object' && nestedDeeperThan(child, limit - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && nestedDeeperThan(child, limit - 1)) return true;
   }
   return false;
 }
@@ -172,7 +174,8 @@ export async function runAttempts(
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
-      for (const [name, value] of Object.entries(plan.headers)) headers[name] = value;
+      const planned = plan.headers;
+      for (const name in planned) headers[name] = planned[name]!;
       if (payload !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(payload.length);
@@ -181,15 +184,16 @@ export async function runAttempts(
         for (const step of endpoint.headers.request)
           if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
       let search = routed.forward.query;
-      if (search !== '' || plan.query.length > 0 || endpoint.auth) {
+      const auth = endpoint.auth;
+      if (search !== '' || plan.query.length > 0 || auth?.writesQuery) {
         const query = new URLSearchParams(search);
         for (const [name, value] of plan.query) query.set(name, value);
-        endpoint.auth?.apply({ headers, query }, req);
+        auth?.apply({ headers, query }, req);
         search = query.toString();
-      }
+      } else auth?.apply({ headers, query: NO_QUERY }, req);
       llm.providerFamily = endpoint.provider.family;
       llm.providerName = endpoint.name;
-      record.upstreamHost = `${plan.origin.host}:${plan.origin.port}`;
+      record.upstreamHost = hostAndPort(plan.origin);
       record.upstreamStartTime = process.hrtime.bigint();
       const result = await attempt({
         res,
@@ -227,19 +231,36 @@ export async function runAttempts(
   }
 }
 
+/** Client headers a provider never gets: its credentials (for the gateway), and framing gw sets itself. */
+const NOT_FOR_PROVIDER: ReadonlySet<string> = new Set([
+  'authorization',
+  'x-api-key',
+  'content-length',
+  'accept-encoding',
+  'host',
+]);
+
 /**
- * The client's headers as every attempt starts from them: without its credentials and framing,
- * with X-Forwarded-For and -Proto. Changes `routed.forward.headers` (this request's own copy).
+ * The client's headers as every attempt starts from them: without its credentials (passthrough
+ * auth adds them back on purpose) and framing, with X-Forwarded-For and -Proto. A new object
+ * rather than deletes on `routed.forward.headers`, which would make that a slow dictionary.
  */
 function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string | string[]> {
-  const headers = routed.forward.headers as Record<string, string | string[]>;
-  // The client's credentials are for the gateway, never for the provider (passthrough auth adds
-  // them back on purpose).
-  delete headers.authorization;
-  delete headers['x-api-key'];
-  delete headers['content-length'];
-  delete headers['accept-encoding'];
-  delete headers.host;
+  const forwarded = routed.forward.headers as Record<string, string | string[]>;
+  const headers: Record<string, string | string[]> = {};
+  for (const name in forwarded) if (!NOT_FOR_PROVIDER.has(name)) headers[name] = forwarded[name]!;
   addForwardedFor(headers, routed.record.clientAddress, routed.scheme);
   return headers;
+}
+
+/** `host:port` of a provider origin, made once per origin (the access log's upstream). */
+const originLabels = new WeakMap<Origin, string>();
+
+function hostAndPort(origin: Origin): string {
+  let label = originLabels.get(origin);
+  if (label === undefined) {
+    label = `${origin.host}:${origin.port}`;
+    originLabels.set(origin, label);
+  }
+  return label;
 }

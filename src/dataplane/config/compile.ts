@@ -52,6 +52,8 @@ export type BackendHandler =
 
 /** Applies backend credentials to an upstream request (compiled from the effective auth policy). */
 export interface BackendAuthApplier {
+  /** Whether apply() may set a query parameter; when false, `query` may be NO_QUERY (auth/backend). */
+  readonly writesQuery: boolean;
   apply(
     target: { headers: Record<string, string | string[]>; query: URLSearchParams },
     incoming: { headers: IncomingHttpHeaders },

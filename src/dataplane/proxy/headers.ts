@@ -27,12 +27,19 @@ export function forwardedRequestHeaders(incoming: IncomingHttpHeaders): Record<s
   return out;
 }
 
-/** An upstream response's headers as sent to the client, hop-by-hop fields dropped. */
-export function forwardedResponseHeaders(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+/**
+ * An upstream response's headers as sent to the client, hop-by-hop fields dropped, and those in
+ * `omit` (built without them rather than deleted after: a delete turns the object into a slow
+ * dictionary).
+ */
+export function forwardedResponseHeaders(
+  upstream: Record<string, string | string[] | undefined>,
+  omit?: ReadonlySet<string>,
+): OutgoingHttpHeaders {
   const named = connectionTokens(upstream.connection);
   const out: OutgoingHttpHeaders = {};
   for (const name in upstream) {
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    if (HOP_BY_HOP.has(name) || named?.has(name) || omit?.has(name)) continue;
     const value = upstream[name];
     if (value !== undefined) out[name] = value;
   }

@@ -3,6 +3,7 @@
 // compiled port is captured when the request arrives, so a configuration swap never changes a
 // request in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NO_QUERY } from '../auth/backend/index.ts';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { mayBeMcpOAuthPath } from '../policies/auth/mcp-oauth/well-known.ts';
@@ -192,11 +193,11 @@ export async function handleRequest(
   // Before backend auth: a signature over the request covers the Host the backend gets.
   rewriteHost(forwarding.hostRewrite, handler.settings, upstreamHeaders, req.headers.host);
   let search = forward.query;
-  if (handler.auth) {
+  if (handler.auth && (search !== '' || handler.auth.writesQuery)) {
     const params = new URLSearchParams(search);
     handler.auth.apply({ headers: upstreamHeaders, query: params }, req);
     search = params.toString();
-  }
+  } else handler.auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, req);
   let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
   // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
   const attemptTimeoutMs = shorterTimeout(rule.backendRequestTimeoutMs, handler.settings.requestTimeoutMs);

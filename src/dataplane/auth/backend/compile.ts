@@ -35,6 +35,11 @@ export interface CompiledBackendAuth {
   /** How many additional credentials are written. */
   readonly credentialCount: number;
   /**
+   * Whether apply() may set a query parameter. When false the caller may pass NO_QUERY and keep
+   * the request's query as it is.
+   */
+  readonly writesQuery: boolean;
+  /**
    * Writes the credentials on the upstream request. The client's own credentials (Authorization,
    * x-api-key, Proxy-Authorization) are removed first: only passthrough forwards them.
    */
@@ -117,11 +122,13 @@ function passthroughStep(explicit: CredentialLocation | undefined, style: KeySty
 class BackendAuthPlan implements CompiledBackendAuth {
   readonly mode: CompiledBackendAuth['mode'];
   readonly credentialCount: number;
+  readonly writesQuery: boolean;
   readonly #steps: readonly Step[];
 
-  constructor(mode: CompiledBackendAuth['mode'], credentialCount: number, steps: Step[]) {
+  constructor(mode: CompiledBackendAuth['mode'], credentialCount: number, steps: Step[], writesQuery: boolean) {
     this.mode = mode;
     this.credentialCount = credentialCount;
+    this.writesQuery = writesQuery;
     this.#steps = steps;
   }
 
@@ -142,7 +149,7 @@ export function compileBackendAuth(
   namespace: string,
   options: BackendAuthOptions = {},
 ): CompiledBackendAuth | AuthConfigError {
-  if (auth === undefined) return new BackendAuthPlan('none', 0, []);
+  if (auth === undefined) return new BackendAuthPlan('none', 0, [], false);
   const style = options.keyStyle ?? 'bearer';
   const primaries = PRIMARY_KINDS.filter((kind) => auth[kind] !== undefined);
   if (primaries.length > 1) {
@@ -161,6 +168,8 @@ export function compileBackendAuth(
   }
 
   const steps: Step[] = [];
+  // Default locations are headers; only a configured query parameter location writes the query.
+  let writesQuery = explicit?.inQuery ?? false;
   let mode: CompiledBackendAuth['mode'] = 'none';
   if (auth.key !== undefined || auth.secretRef !== undefined) {
     const field = auth.key !== undefined ? 'key' : 'secretRef';
@@ -193,6 +202,7 @@ export function compileBackendAuth(
     const problem = checked(location, credential, `${field}.secretRef`);
     if (problem) return problem;
     steps.push(fixedStep(location, credential));
+    if (location.inQuery) writesQuery = true;
   }
-  return new BackendAuthPlan(mode, credentials.length, steps);
+  return new BackendAuthPlan(mode, credentials.length, steps, writesQuery);
 }

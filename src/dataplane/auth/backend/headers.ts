@@ -3,17 +3,28 @@
 /** Upstream request headers, as the proxy builds them (lowercase names from Node, or any case). */
 export type TargetHeaders = Record<string, string | string[]>;
 
-/** Removes every spelling of `name` and returns its values (joined by `separator`), if any. */
+/**
+ * Removes every spelling of `name` and returns its values (joined by `separator`), if any. Runs
+ * for each credential header of every upstream request: no key array is made, and only keys of
+ * the same length are lower-cased to compare.
+ */
 export function takeHeader(headers: TargetHeaders, name: string, separator = ', '): string | undefined {
   const lower = name.toLowerCase();
-  let found: string[] | undefined;
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() !== lower) continue;
+  let first: string | string[] | undefined;
+  let more: string[] | undefined;
+  for (const key in headers) {
+    if (key !== lower && (key.length !== lower.length || key.toLowerCase() !== lower)) continue;
     const value = headers[key]!;
-    found = (found ?? []).concat(value);
     delete headers[key];
+    if (first === undefined) first = value;
+    else {
+      more ??= ([] as string[]).concat(first);
+      more = more.concat(value);
+    }
   }
-  return found === undefined ? undefined : found.join(separator);
+  if (first === undefined) return undefined;
+  if (more !== undefined) return more.join(separator);
+  return Array.isArray(first) ? first.join(separator) : first;
 }
 
 /** Sets `name` (lowercase), replacing every other spelling of it. */

@@ -11,5 +11,5 @@ export {
 } from './compile.ts';
 export { AuthConfigError } from './errors.ts';
 export type { TargetHeaders } from './headers.ts';
-export type { AuthTarget } from './location.ts';
+export { type AuthTarget, NO_QUERY } from './location.ts';
 export { DEFAULT_SECRET_KEY, type SecretData } from './secret-value.ts';

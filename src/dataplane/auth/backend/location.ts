@@ -9,7 +9,31 @@ export interface AuthTarget {
   query: URLSearchParams;
 }
 
+/**
+ * The query of an upstream request whose credentials go in headers only (CompiledBackendAuth
+ * writesQuery false): the proxy then skips parsing and re-serialising the query. Shared, so a
+ * write is refused rather than kept.
+ */
+class NoQuery extends URLSearchParams {
+  override append(): void {
+    throw new Error('this backend authentication writes no query parameter');
+  }
+  override set(): void {
+    throw new Error('this backend authentication writes no query parameter');
+  }
+  override delete(): void {
+    throw new Error('this backend authentication writes no query parameter');
+  }
+  override sort(): void {
+    throw new Error('this backend authentication writes no query parameter');
+  }
+}
+
+export const NO_QUERY: URLSearchParams = new NoQuery();
+
 export interface CredentialLocation {
+  /** Whether write() sets a query parameter (the others write headers only). */
+  readonly inQuery: boolean;
   /** Why `value` cannot be written here (never quoting it), or undefined when it can. */
   problem(value: string): string | undefined;
   write(target: AuthTarget, value: string): void;
@@ -17,6 +41,7 @@ export interface CredentialLocation {
 
 export function headerLocation(name: string, prefix = ''): CredentialLocation {
   return {
+    inQuery: false,
     problem: (value) => (isHeaderText(value) ? undefined : 'contains characters an HTTP header cannot carry'),
     write: (target, value) => setHeader(target.headers, name, `${prefix}${value}`),
   };
@@ -26,7 +51,7 @@ export function headerLocation(name: string, prefix = ''): CredentialLocation {
 export const BEARER_LOCATION = headerLocation('authorization', 'Bearer ');
 
 function queryLocation(name: string): CredentialLocation {
-  return { problem: () => undefined, write: (target, value) => target.query.set(name, value) };
+  return { inQuery: true, problem: () => undefined, write: (target, value) => target.query.set(name, value) };
 }
 
 function cookieName(pair: string): string {
@@ -36,6 +61,7 @@ function cookieName(pair: string): string {
 
 function cookieLocation(name: string): CredentialLocation {
   return {
+    inQuery: false,
     problem: (value) =>
       isHeaderText(value) && !value.includes(';') ? undefined : 'contains characters a cookie cannot carry',
     write: (target, value) => {

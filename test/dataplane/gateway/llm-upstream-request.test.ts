@@ -1,0 +1,118 @@
+// What reaches an alpha provider for a client's Chat Completions request through gw: the client's
+// own headers except its credentials and framing, gw's forwarding headers, the provider key, the
+// client's query parameters; and the body nesting limit at its exact boundary.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { request } from 'undici';
+import { aiBackendYaml, freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
+
+const ROUTE = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /v1}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
+`;
+
+/** `levels` arrays nested inside each other, the innermost holding a string. */
+function nested(levels: number): unknown {
+  let value: unknown = 'deep';
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+describe('the upstream request of an LLM route', () => {
+  let upstream: Awaited<ReturnType<typeof startOpenAiMock>>;
+  let gw: TestGateway;
+  let base: string;
+
+  before(async () => {
+    upstream = await startOpenAiMock({ apiKey: 'sk-upstream' });
+    const port = await freePort();
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${aiBackendYaml('openai', upstream.port, 'alpha: {}', 'sk-upstream', '{/v1/chat/completions: Completions}')}${ROUTE}`,
+    });
+    base = `http://127.0.0.1:${port}`;
+  });
+
+  after(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  const chat = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    request(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer client-key', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  it('forwards the client headers but its credentials and framing, and adds the provider key', async () => {
+    const answer = await chat(
+      '/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      {
+        'x-api-key': 'client-second-key',
+        'x-request-tag': 'tag-7',
+        'accept-encoding': 'gzip',
+        'user-agent': 'tests/1',
+      },
+    );
+    assert.equal(answer.statusCode, 200);
+    await answer.body.json();
+    const seen = upstream.requests.at(-1)!;
+    assert.equal(seen.url, '/v1/chat/completions');
+    assert.equal(seen.headers.authorization, 'Bearer sk-upstream');
+    assert.equal(seen.headers['x-api-key'], undefined);
+    assert.equal(seen.headers['x-request-tag'], 'tag-7');
+    assert.equal(seen.headers['user-agent'], 'tests/1');
+    assert.equal(seen.headers['accept-encoding'], 'identity');
+    assert.equal(seen.headers.host, `127.0.0.1:${upstream.port}`);
+    assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
+    assert.equal(seen.headers['x-forwarded-proto'], 'http');
+    assert.equal(Number(seen.headers['content-length']), Buffer.byteLength(JSON.stringify(seen.body)));
+    assert.equal(JSON.stringify(seen.headers).includes('client-key'), false);
+    assert.equal(JSON.stringify(seen.headers).includes('client-second-key'), false);
+  });
+
+  it("passes the client's query parameters on", async () => {
+    const answer = await chat('/v1/chat/completions?trace=on&note=a%20b', {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.equal(answer.statusCode, 200);
+    await answer.body.json();
+    const seen = upstream.requests.at(-1)!;
+    assert.equal(seen.path, '/v1/chat/completions');
+    const query = new URLSearchParams(seen.url.slice(seen.url.indexOf('?') + 1));
+    assert.deepEqual(
+      [...query],
+      [
+        ['trace', 'on'],
+        ['note', 'a b'],
+      ],
+    );
+  });
+
+  it('takes a body nested 128 levels deep and refuses one nested 129 levels in the OpenAI format', async () => {
+    // The body object is level 1 and the outermost array of `metadata` level 2: 127 arrays reach level 128.
+    const ok = await chat('/v1/chat/completions', {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      metadata: nested(127),
+    });
+    assert.equal(ok.statusCode, 200);
+    await ok.body.json();
+    const refused = await chat('/v1/chat/completions', {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      metadata: nested(128),
+    });
+    assert.equal(refused.statusCode, 400);
+    const error = (await refused.body.json()) as { error?: { message?: string } };
+    assert.match(error.error?.message ?? '', /nested more than 128 levels/);
+  });
+});
