@@ -1,0 +1,59 @@
+// The memory settings `gw run` starts its serving process with (bin/gw.js): V8's young generation
+// capped at 16 MiB semi-spaces and one glibc malloc arena, unless the user chose a number of
+// arenas. Read from the running process's /proc entries (Linux).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { freePort, gatewayYaml } from '../helpers/gateway.ts';
+import { until } from '../helpers/until.ts';
+
+const gwBin = fileURLToPath(new URL('../../bin/gw.js', import.meta.url));
+const linux = process.platform === 'linux';
+
+/** `gw run -f` on a one-listener Gateway; resolves once the process has replaced itself with its settings. */
+async function startRun(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; environ: string[]; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-run-settings-'));
+  writeFileSync(join(dir, 'gateway.yaml'), gatewayYaml(await freePort()));
+  const child = spawn(process.execPath, [gwBin, 'run', '-f', dir, '--admin-port', String(await freePort())], {
+    env,
+    stdio: 'ignore',
+  });
+  const cmdline = () => readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+  assert.ok(
+    await until(() => cmdline().includes('--max-semi-space-size=16'), 10_000),
+    'gw run did not restart itself with its settings',
+  );
+  const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+  return { child, environ, dir };
+}
+
+describe('gw run memory settings', { skip: !linux && 'reads /proc (Linux)' }, () => {
+  const started: { child: ChildProcess; dir: string }[] = [];
+  after(async () => {
+    for (const { child, dir } of started) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves with 16 MiB semi-spaces and one malloc arena', async () => {
+    const env = { ...process.env };
+    delete env.MALLOC_ARENA_MAX;
+    const run = await startRun(env);
+    started.push(run);
+    assert.ok(run.environ.includes('MALLOC_ARENA_MAX=1'), run.environ.join(' '));
+  });
+
+  it('keeps a number of arenas the user set', async () => {
+    const run = await startRun({ ...process.env, MALLOC_ARENA_MAX: '4' });
+    started.push(run);
+    assert.ok(run.environ.includes('MALLOC_ARENA_MAX=4'));
+    assert.ok(!run.environ.includes('MALLOC_ARENA_MAX=1'));
+  });
+});
