@@ -61,10 +61,13 @@ const KIND_NAMES = new Map(
   (Object.entries(SNAPSHOT_KINDS) as [SnapshotKind, string][]).map(([name, kind]) => [kind, name]),
 );
 
-/** Everything of an object but its status and resource version: a status write leaves it unchanged. */
+/**
+ * Everything of an object but its status, resource version and managedFields: a status write
+ * leaves it unchanged (the writer's managedFields entry takes the write's time).
+ */
 function contentKey(object: KubeObject): string {
   const { status: _status, metadata, ...rest } = object;
-  const { resourceVersion: _rv, ...meta } = metadata;
+  const { resourceVersion: _rv, managedFields: _fields, ...meta } = metadata;
   return JSON.stringify([meta, rest]);
 }
 

@@ -160,6 +160,7 @@ describe('KubeStore: the informer-based store', () => {
         ['before'],
       );
       assert.ok(Object.isFrozen(backends.items[0]), 'objects are handed out frozen');
+      assert.equal(backends.items[0]!.metadata.managedFields, undefined, 'managedFields are not cached');
       // Items of a list of a built-in kind carry no apiVersion/kind on the wire; the store adds them.
       const maps = store.list('/ConfigMap').items;
       assert.equal(maps[0]!.kind, 'ConfigMap');

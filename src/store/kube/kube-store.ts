@@ -310,6 +310,9 @@ export class KubeStore implements Store {
     if (Object.isFrozen(object)) return object;
     object.apiVersion ??= apiVersionOf(definition);
     object.kind ??= definition.kind;
+    // Nothing gw does reads them, and they can be most of an object's size (as client-go's
+    // informers, gw drops them from its cache). A status PUT without them keeps the stored ones.
+    delete object.metadata.managedFields;
     return deepFreeze(object);
   }
 
