@@ -2,10 +2,11 @@
 // server — a cluster's, or another gw's embedded one — through the informer-based store, and the
 // same controller as everywhere else translating them. `gw controller` writes statuses; proxy
 // replicas that read the same objects leave that to it (docs/control-plane.md, "In a cluster").
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { type ConfigUpdate, Controller, type ReconcileReport } from '../controller/controller.ts';
 import { CONTROLLER_NAME } from '../controller/gateway-api/index.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { clientNode } from '../store/kube/client-node.ts';
 import { KubeStore } from '../store/kube/kube-store.ts';
 
 export interface KubeSourceSettings {
@@ -25,7 +26,7 @@ export interface KubeSourceOptions {
 
 /** The kubeconfig as kubectl would pick it, with a clear error when it cannot be used. */
 export function loadKubeConfig(settings: Pick<KubeSourceSettings, 'kubeconfig' | 'context'>): KubeConfig {
-  const config = new KubeConfig();
+  const config = new (clientNode().KubeConfig)();
   try {
     if (settings.kubeconfig !== undefined) config.loadFromFile(settings.kubeconfig);
     else config.loadFromDefault();

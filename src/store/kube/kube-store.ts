@@ -7,13 +7,14 @@
 // It stops on any other error, so this store starts it again with backoff. A kind the server does
 // not serve (its CRD is not installed) reads as empty and is looked for again now and then.
 // Statuses go out through the status subresource (status-writer.ts).
-import { type KubeConfig, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, ListWatch } from '@kubernetes/client-node';
 import { apiVersionOf, type KindDefinition } from '../../api/kinds/kind.ts';
 import { KINDS } from '../../api/kinds/registry.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { deepFreeze, isPlainObject } from '../../util/values.ts';
 import type { KindKey, ListResult, SourceProblem, Store, WatchEvent } from '../store.ts';
 import { kindKey, objectKey } from '../store.ts';
+import { clientNode } from './client-node.ts';
 import { collectionPath, KubeClient, KubeRequestError } from './kube-client.ts';
 import { StatusWriter } from './status-writer.ts';
 
@@ -217,6 +218,7 @@ export class KubeStore implements Store {
     };
     // What makeInformer builds, with the ListWatch type kept for latestResourceVersion().
     const list = () => this.listAll(watch, path) as unknown as Promise<{ items: KubernetesObject[] }>;
+    const { ListWatch, Watch } = clientNode();
     const informer = new ListWatch<KubernetesObject>(path, new Watch(this.options.kubeConfig), list, false);
     informer.on('add', (object) => this.emit('ADDED', definition, object as KubeObject));
     informer.on('update', (object) => this.emit('MODIFIED', definition, object as KubeObject));
