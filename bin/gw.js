@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The gw command. gw runs on Node 24 (it runs its TypeScript sources directly); when started by
 // another Node, it re-runs itself on the Node 24 the package pins (node_modules/node).
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,10 +58,15 @@ if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
     );
     process.exit(2);
   }
-  const child = spawnSync(
+  const child = spawn(
     pinned,
     [...(command === 'run' ? RUN_NODE_FLAGS : []), fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { stdio: 'inherit', env: command === 'run' ? { ...process.env, ...RUN_ENV } : process.env },
   );
-  process.exit(child.status ?? 1);
+  // A signal sent to this process alone (kill, a service manager) is passed on, so that gw stops
+  // gracefully instead of being orphaned. Ctrl-C reaches both processes through the terminal's
+  // process group, so SIGINT is only kept from ending this one before gw has stopped.
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  process.on('SIGINT', () => {});
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 }

@@ -1,12 +1,13 @@
 // gw validate end to end: exit codes, where each error is reported, and hostile input.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { runGw as run } from '../helpers/cli.ts';
+import { until } from '../helpers/until.ts';
 
 const gwBin = new URL('../../bin/gw.js', import.meta.url).pathname;
 const examples = new URL('../../examples/', import.meta.url).pathname;
@@ -190,5 +191,25 @@ describe('the gw executable', () => {
     const result = spawnSync('/usr/bin/node', [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /kind: CustomResourceDefinition/);
+  });
+
+  it('started by an older Node, passes SIGTERM on to gw run, which stops gracefully', {
+    skip: !existsSync('/usr/bin/node'),
+  }, async () => {
+    // No Gateway: nothing binds a port that another test may use.
+    const directory = mkdtempSync(join(tmpdir(), 'gw-wrapper-'));
+    writeFileSync(join(directory, 'backend.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n');
+    const child = spawn('/usr/bin/node', [gwBin, 'run', '-f', directory, '--admin-port', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    assert.ok(await until(() => /nothing to serve/.test(stderr), 30_000), stderr);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /stopping/, 'gw itself got the signal and stopped');
   });
 });
