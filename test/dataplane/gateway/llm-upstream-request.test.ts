@@ -4,18 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { aiBackendYaml, freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
-
-const ROUTE = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /v1}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
-`;
+import { type LlmGateway, startLlmGateway } from '../../helpers/llm-gateway.ts';
 
 /** `levels` arrays nested inside each other, the innermost holding a string. */
 function nested(levels: number): unknown {
@@ -25,23 +14,17 @@ function nested(levels: number): unknown {
 }
 
 describe('the upstream request of an LLM route', () => {
-  let upstream: Awaited<ReturnType<typeof startOpenAiMock>>;
-  let gw: TestGateway;
+  let llm: LlmGateway;
+  let upstream: LlmGateway['provider'];
   let base: string;
 
   before(async () => {
-    upstream = await startOpenAiMock({ apiKey: 'sk-upstream' });
-    const port = await freePort();
-    gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${aiBackendYaml('openai', upstream.port, 'alpha: {}', 'sk-upstream', '{/v1/chat/completions: Completions}')}${ROUTE}`,
-    });
-    base = `http://127.0.0.1:${port}`;
+    llm = await startLlmGateway('');
+    upstream = llm.provider;
+    base = new URL(llm.client.baseURL).origin;
   });
 
-  after(async () => {
-    await gw?.stop();
-    await upstream?.close();
-  });
+  after(() => llm?.stop());
 
   const chat = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     request(`${base}${path}`, {
