@@ -3,9 +3,10 @@
 // request phase and CheckResponse for the response phase, unary, with a deadline. The messages as
 // @grpc/proto-loader hands them over: field names as in the .proto, bytes as Buffers, `result`
 // naming the member of the oneof that is set.
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { ResolvedEndpoint } from '../../policies/endpoint.ts';
 import { grpcClient, serviceConstructor } from '../../policies/grpc/client.ts';
+import { grpcJs } from '../../policies/grpc/grpc-js.ts';
 import type { ProtoStruct } from '../../policies/grpc/struct.ts';
 import type { PolicyRuntime } from '../../policies/runtime.ts';
 import type { WireHeader } from './processor-headers.ts';
@@ -79,8 +80,9 @@ export function extMcpClient(runtime: PolicyRuntime, endpoint: ResolvedEndpoint,
 
 function unary<Q, A>(method: Unary<Q, A>, request: Q, deadlineMs: number): Promise<A> {
   return new Promise((resolve, reject) => {
-    method(request, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (error, answer) => {
-      if (error) reject(new ProcessorFailure(grpc.status[error.code] ?? `gRPC status ${error.code}`));
+    const { Metadata, status } = grpcJs();
+    method(request, new Metadata(), { deadline: Date.now() + deadlineMs }, (error, answer) => {
+      if (error) reject(new ProcessorFailure(status[error.code] ?? `gRPC status ${error.code}`));
       else resolve(answer ?? ({} as A));
     });
   });

@@ -5,7 +5,7 @@
 // changes), any other status denies (with the service's status, headers and body, 403 by default).
 import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { AgentExtAuthGRPC } from '../../../api/types/inbound-auth.ts';
 import { fromCelValue, toCelValue } from '../../cel/expression.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
@@ -13,6 +13,7 @@ import { compileFields, type NamedExpressions } from '../cel-field.ts';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { grpcClient, loadProto, serviceConstructor } from '../grpc/client.ts';
+import { grpcJs } from '../grpc/grpc-js.ts';
 import { jsonToStruct, type ProtoStruct, structToJson } from '../grpc/struct.ts';
 import { isProblem, type PolicyCompileContext, type PolicyProblem } from '../types.ts';
 import {
@@ -120,7 +121,7 @@ export function compileGrpcMode(
 
 function call(client: AuthorizationClient, request: object, deadlineMs: number): Promise<CheckResponse> {
   return new Promise((resolve, reject) => {
-    client.Check(request, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (error, response) => {
+    client.Check(request, new (grpcJs().Metadata)(), { deadline: Date.now() + deadlineMs }, (error, response) => {
       if (error) reject(new CheckFailure(`ext_authz Check failed: ${error.details || error.message}`));
       else resolve(response ?? {});
     });

@@ -1,7 +1,8 @@
 // One ext_proc Process stream: gw's messages out, the processor's in, each wait bounded by the
 // message timeout. The processor may ask for more time (override_message_timeout), may close the
 // stream cleanly (gw then goes on without it) or fail it (a ProcessorError).
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from '../grpc/grpc-js.ts';
 import type { ProcessingRequest, ProcessingResponse } from './messages.ts';
 
 /** Longest wait a processor may ask for with override_message_timeout. */
@@ -31,14 +32,15 @@ export interface ExternalProcessorClient extends grpc.Client {
 export function connected(client: grpc.Client, timeoutMs: number): Promise<void> {
   const channel = client.getChannel();
   const deadline = Date.now() + timeoutMs;
+  const { READY, TRANSIENT_FAILURE, SHUTDOWN } = grpcJs().connectivityState;
   return new Promise((resolve, reject) => {
     const check = (): void => {
       const state = channel.getConnectivityState(true);
-      if (state === grpc.connectivityState.READY) {
+      if (state === READY) {
         resolve();
         return;
       }
-      if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN) {
+      if (state === TRANSIENT_FAILURE || state === SHUTDOWN) {
         reject(new ProcessorError('unavailable', 'the processor is not reachable'));
         return;
       }
@@ -194,9 +196,10 @@ export class ProcessorStream {
 }
 
 function failureOf(error: grpc.ServiceError): ProcessorError {
-  if (error.code === grpc.status.UNAVAILABLE)
+  const { status } = grpcJs();
+  if (error.code === status.UNAVAILABLE)
     return new ProcessorError('unavailable', `the processor is not reachable: ${error.details}`);
-  if (error.code === grpc.status.DEADLINE_EXCEEDED)
+  if (error.code === status.DEADLINE_EXCEEDED)
     return new ProcessorError('timeout', `the processor timed out: ${error.details}`);
-  return new ProcessorError('failed', `the processor failed the stream (${grpc.status[error.code]}): ${error.details}`);
+  return new ProcessorError('failed', `the processor failed the stream (${status[error.code]}): ${error.details}`);
 }

@@ -2,15 +2,16 @@
 // limit services), on @grpc/grpc-js with the protos in ./protos loaded at runtime. One client per
 // service and endpoint, kept in the PolicyRuntime so configuration swaps reuse the connection.
 import { fileURLToPath } from 'node:url';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
+import type * as ProtoLoader from '@grpc/proto-loader';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { PolicyRuntime } from '../runtime.ts';
+import { grpcJs, protoLoader } from './grpc-js.ts';
 
 const PROTO_ROOT = fileURLToPath(new URL('./protos/', import.meta.url));
 
 /** Loader options: field names as in the .proto (snake_case), enums as names, 64-bit ints as numbers. */
-const LOADER_OPTIONS: protoLoader.Options = {
+const LOADER_OPTIONS: ProtoLoader.Options = {
   keepCase: true,
   longs: Number,
   enums: String,
@@ -25,7 +26,7 @@ const definitions = new Map<string, grpc.GrpcObject>();
 export function loadProto(file: string): grpc.GrpcObject {
   let loaded = definitions.get(file);
   if (!loaded) {
-    loaded = grpc.loadPackageDefinition(protoLoader.loadSync(file, LOADER_OPTIONS));
+    loaded = grpcJs().loadPackageDefinition(protoLoader().loadSync(file, LOADER_OPTIONS));
     definitions.set(file, loaded);
   }
   return loaded;
@@ -53,7 +54,8 @@ export function grpcClient<T extends grpc.Client>(
 ): T {
   const key = `grpc ${service.serviceName} ${endpoint.tls ? 'tls' : 'plain'} ${grpcTarget(endpoint)}`;
   return runtime.use(key, () => {
-    const credentials = endpoint.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+    const { credentials: channelCredentials } = grpcJs();
+    const credentials = endpoint.tls ? channelCredentials.createSsl() : channelCredentials.createInsecure();
     return new service(grpcTarget(endpoint), credentials, {
       // Bounded messages both ways: a misbehaving service cannot make the proxy buffer without limit.
       'grpc.max_receive_message_length': 4 * 1024 * 1024,

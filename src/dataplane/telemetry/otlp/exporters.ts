@@ -3,16 +3,28 @@
 // configuration swaps; after a swap the ones no configuration uses are shut down (flushed).
 // Transport and batching are the OpenTelemetry SDK's: bounded queues, batches, retries.
 
-import { OTLPLogExporter as GrpcLogExporter } from '@opentelemetry/exporter-logs-otlp-grpc';
-import { OTLPLogExporter as HttpLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
-import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
-import { AlwaysOnSampler, BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import type * as LogsOverGrpc from '@opentelemetry/exporter-logs-otlp-grpc';
+import type * as LogsOverHttp from '@opentelemetry/exporter-logs-otlp-http';
+import type * as TracesOverGrpc from '@opentelemetry/exporter-trace-otlp-grpc';
+import type * as TracesOverHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type * as SdkLogs from '@opentelemetry/sdk-logs';
+import type { LoggerProvider, LogRecordExporter } from '@opentelemetry/sdk-logs';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
+import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import { loadOnFirstUse } from '../../../util/load-on-first-use.ts';
 import type { ResolvedEndpoint } from '../../policies/endpoint.ts';
 import type { SpanFilter } from './span-filter.ts';
+
+// The SDK and its exporters (with gRPC and protobufjs: about 20 MiB) load when a Frontend first
+// names a collector; a gateway without OTLP export never loads them.
+const logsOverGrpc = loadOnFirstUse<typeof LogsOverGrpc>('@opentelemetry/exporter-logs-otlp-grpc');
+const logsOverHttp = loadOnFirstUse<typeof LogsOverHttp>('@opentelemetry/exporter-logs-otlp-http');
+const tracesOverGrpc = loadOnFirstUse<typeof TracesOverGrpc>('@opentelemetry/exporter-trace-otlp-grpc');
+const tracesOverHttp = loadOnFirstUse<typeof TracesOverHttp>('@opentelemetry/exporter-trace-otlp-http');
+const resources = loadOnFirstUse<typeof Resources>('@opentelemetry/resources');
+const sdkLogs = loadOnFirstUse<typeof SdkLogs>('@opentelemetry/sdk-logs');
+const sdkTrace = loadOnFirstUse<typeof SdkTrace>('@opentelemetry/sdk-trace');
 
 export type OtlpProtocol = 'GRPC' | 'HTTP';
 
@@ -52,10 +64,11 @@ export class OtlpExporters {
       const url = targetUrl(target);
       const exporter: LogRecordExporter =
         target.protocol === 'GRPC'
-          ? new GrpcLogExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS })
-          : new HttpLogExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS });
+          ? new (logsOverGrpc().OTLPLogExporter)({ url, timeoutMillis: EXPORT_TIMEOUT_MS })
+          : new (logsOverHttp().OTLPLogExporter)({ url, timeoutMillis: EXPORT_TIMEOUT_MS });
+      const { LoggerProvider, BatchLogRecordProcessor } = sdkLogs();
       provider = new LoggerProvider({
-        resource: resourceFromAttributes({ 'service.name': SERVICE_NAME }),
+        resource: resources().resourceFromAttributes({ 'service.name': SERVICE_NAME }),
         processors: [new BatchLogRecordProcessor({ exporter })],
       });
       this.providers.set(key, provider);
@@ -78,10 +91,11 @@ export class OtlpExporters {
       const url = targetUrl(target);
       const exporter: SpanExporter =
         target.protocol === 'GRPC'
-          ? new GrpcTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS })
-          : new HttpTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS });
+          ? new (tracesOverGrpc().OTLPTraceExporter)({ url, timeoutMillis: EXPORT_TIMEOUT_MS })
+          : new (tracesOverHttp().OTLPTraceExporter)({ url, timeoutMillis: EXPORT_TIMEOUT_MS });
+      const { TracerProvider, AlwaysOnSampler, BatchSpanProcessor } = sdkTrace();
       provider = new TracerProvider({
-        resource: resourceFromAttributes({ 'service.name': SERVICE_NAME, ...resource }),
+        resource: resources().resourceFromAttributes({ 'service.name': SERVICE_NAME, ...resource }),
         // Sampling is decided by RequestTracing before a span exists; every span made is kept.
         sampler: new AlwaysOnSampler(),
         spanProcessors: [filter.wrap(new BatchSpanProcessor({ exporter }))],
