@@ -17,28 +17,28 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
-// `gw run` serves traffic: it starts with a smaller V8 young generation (V8 reads the flag only
-// at start, so the process replaces itself once with the flag added; cluster workers inherit it).
-// Under load V8 otherwise grows new space to 128 MiB, most of gw's peak memory (docs/benchmarks.md).
-const RUN_NODE_FLAGS = ['--max-semi-space-size=16'];
+// `gw run` serves traffic: it starts with V8 heap settings for a process whose garbage is nearly all
+// short-lived (V8 reads them only at start, so the process replaces itself once with the flags
+// added; cluster workers inherit them). A young generation of 8 MiB semi-spaces instead of up to
+// 64 MiB; and after each full collection the old generation may grow by half its live size before
+// the next, instead of up to four times: without it, the little a busy gateway promotes piles up
+// for minutes before V8 collects it (docs/benchmarks.md, "Memory"). An option the user gave Node
+// (on its command line or in NODE_OPTIONS) is kept.
+const RUN_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+const optionName = (flag) => flag.split('=')[0].replaceAll('_', '-');
+const givenNodeOptions = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map(optionName);
+const addedRunFlags = RUN_NODE_FLAGS.filter((flag) => !givenNodeOptions.includes(optionName(flag)));
 // glibc gives each thread that allocates (V8's GC and compiler helpers, libuv's pool) its own
 // malloc arena of up to 64 MiB; one shared arena keeps 15-20 MiB less resident under load at no
 // measurable CPU cost (gw's JavaScript runs on one thread). A value the user set is kept.
 const RUN_ENV = process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '1' } : {};
 const command = process.argv[2];
-const wantsRunFlags =
-  command === 'run' &&
-  (RUN_NODE_FLAGS.some((flag) => !process.execArgv.includes(flag)) || Object.keys(RUN_ENV).length > 0);
+const wantsRunFlags = command === 'run' && (addedRunFlags.length > 0 || Object.keys(RUN_ENV).length > 0);
 
 if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
   process.execve(
     process.execPath,
-    [
-      process.execPath,
-      ...process.execArgv,
-      ...RUN_NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag)),
-      ...process.argv.slice(1),
-    ],
+    [process.execPath, ...process.execArgv, ...addedRunFlags, ...process.argv.slice(1)],
     { ...process.env, ...RUN_ENV },
   );
 } else if (major === 24) {
@@ -60,7 +60,7 @@ if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
   }
   const child = spawn(
     pinned,
-    [...(command === 'run' ? RUN_NODE_FLAGS : []), fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    [...(command === 'run' ? addedRunFlags : []), fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { stdio: 'inherit', env: command === 'run' ? { ...process.env, ...RUN_ENV } : process.env },
   );
   // A signal sent to this process alone (kill, a service manager) is passed on, so that gw stops
