@@ -3,7 +3,6 @@
 // and the request flow: read and check the body, apply the AI policies, then try providers in
 // the balancer's order until one answers — failing over only while nothing has been sent to the
 // client.
-import type { Pool } from 'undici';
 import type { BackendAI, RouteType } from '../../api/types/ai.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import { defaultUnhealthyCondition, type ObservedResponse } from '../balancing/endpoint-health.ts';
@@ -12,6 +11,7 @@ import { compileExpression, ExpressionError } from '../cel/expression.ts';
 import type { AiBackendInput, BackendAuthApplier, BackendHandler } from '../config/compile.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { type CompiledFilters, compileFilters } from '../routing/filters.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 import {
   type BackendConnectionPolicy,
   type ConnectionSettings,
@@ -27,7 +27,7 @@ import { type CompiledProvider, compileProvider, ProviderConfigError } from './p
 export interface ProviderEndpoint {
   name: string;
   provider: CompiledProvider;
-  pool: Pool;
+  client: UpstreamClient;
   requestTimeoutMs: number | undefined;
   auth: BackendAuthApplier | undefined;
   policy: CompiledAiRequestPolicy;
@@ -103,7 +103,7 @@ interface ModelEndpointPolicies extends ModelRequestPolicies {
 export function compileEndpoint(
   named: NamedProvider,
   policy: Record<string, unknown>,
-  input: Pick<AiBackendInput, 'namespace' | 'data' | 'context' | 'pool'>,
+  input: Pick<AiBackendInput, 'namespace' | 'data' | 'context' | 'client'>,
   modelPolicies?: ModelEndpointPolicies,
 ): ProviderEndpoint | Problem {
   const { namespace, data, context } = input;
@@ -154,7 +154,7 @@ export function compileEndpoint(
       }
     };
   }
-  const pool = input.pool(settings);
+  const client = input.client(settings);
   const headers = modelPolicies?.headers;
   const headerFilters = headers
     ? compileFilters(
@@ -169,7 +169,7 @@ export function compileEndpoint(
     headers: headerFilters,
     name,
     provider,
-    pool,
+    client,
     requestTimeoutMs: settings.requestTimeoutMs,
     auth,
     policy: requestPolicy,

@@ -2,13 +2,14 @@
 // (healthy or not), and — unless the caller may still fail over — answer the client in its own
 // format, translating the body or the stream event by event. Nothing is sent to the client
 // before the attempt is known to be final, so a failed attempt can move to the next provider.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Dispatcher, Pool } from 'undici';
+import type { ServerResponse } from 'node:http';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
-import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { BodyTooLargeError } from '../proxy/body.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { failureOf } from '../proxy/http-forward.ts';
 import type { HeaderBag } from '../routing/filters.ts';
+import type { UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
+import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
 import {
   completionsToMessagesResponse,
   createStreamObserver,
@@ -33,7 +34,7 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export interface AttemptInput {
   res: ServerResponse;
-  pool: Pool;
+  client: UpstreamClient;
   plan: UpstreamPlan;
   clientFormat: ClientFormat;
   /** The request body bytes to send (the plan's body serialised, or the client's bytes). */
@@ -81,19 +82,24 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   // The deadline, when there is one, and the client going away both abort the upstream request.
   const timeout = input.timeoutMs === undefined ? undefined : AbortSignal.timeout(input.timeoutMs);
   const signal = timeout ? AbortSignal.any([input.clientGone, timeout]) : input.clientGone;
-  let response: Dispatcher.ResponseData;
+  let response: UpstreamResponse;
   try {
-    response = await input.pool.request({
+    response = await input.client.request({
       path: input.path,
-      method: input.plan.method as Dispatcher.HttpMethod,
+      method: input.plan.method,
       headers: input.headers,
-      body: input.body ?? null,
+      body: input.body,
       signal,
     });
   } catch (error) {
     const latencyMs = performance.now() - started;
     if (input.clientGone.aborted)
       return { answered: true, observed: {}, unhealthy: false, latencyMs, error: 'client went away' };
+    if (error instanceof InvalidUpstreamRequestError) {
+      // Nothing was sent: a header gw's configuration set (a modifier, a transformation) cannot be written.
+      sendClientError(input.res, input.clientFormat, 500, `The provider request could not be built: ${error.message}.`);
+      return { answered: true, observed: {}, unhealthy: false, latencyMs, error: error.message };
+    }
     const failure = timeout?.aborted ? 'timeout' : failureOf(error);
     const observed: ObservedResponse = { connectionFailed: true, latencyMs };
     const unhealthy = input.unhealthy(observed);
@@ -112,7 +118,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   const observed: ObservedResponse = { status, latencyMs: performance.now() - started };
   const unhealthy = input.unhealthy(observed);
   if (unhealthy && input.canRetry) {
-    response.body.resume();
+    response.body.discard();
     return { answered: false, observed, unhealthy, latencyMs: observed.latencyMs!, error: `upstream status ${status}` };
   }
   const contentType = String(response.headers['content-type'] ?? '');
@@ -121,7 +127,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   }
   let bytes: Buffer;
   try {
-    bytes = await readBody(response.body, MAX_RESPONSE_BYTES);
+    bytes = await response.body.readAll(MAX_RESPONSE_BYTES);
   } catch (error) {
     const message =
       error instanceof BodyTooLargeError ? 'The provider response is too large.' : 'The provider response was cut off.';
@@ -134,7 +140,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
 function respondWhole(
   input: AttemptInput,
   status: number,
-  upstreamHeaders: IncomingHttpHeaders,
+  upstreamHeaders: UpstreamResponse['headers'],
   bytes: Buffer,
   observed: ObservedResponse,
   unhealthy: boolean,
@@ -190,7 +196,7 @@ function respondWhole(
 
 async function streamResponse(
   input: AttemptInput,
-  response: Dispatcher.ResponseData,
+  response: UpstreamResponse,
   observed: ObservedResponse,
   unhealthy: boolean,
   started: number,

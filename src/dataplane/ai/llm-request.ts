@@ -197,7 +197,7 @@ export async function runAttempts(
       record.upstreamStartTime = process.hrtime.bigint();
       const result = await attempt({
         res,
-        pool: endpoint.pool,
+        client: endpoint.client,
         plan,
         clientFormat: format,
         body: payload,

@@ -4,7 +4,6 @@
 // targets (weighted, failover, conditional), and the model discovery endpoint listing the Public
 // ones. docs/dataplane.md describes the rules.
 
-import type { Pool } from 'undici';
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { RouteType } from '../../api/types/ai.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
@@ -15,6 +14,7 @@ import type { CompileContext } from '../config/compile.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { celContext } from '../telemetry/cel-context.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
 import { compileEndpoint, type ProviderEndpoint } from './ai-backend.ts';
 import { sendClientError } from './exchange.ts';
@@ -74,12 +74,12 @@ export function compileModels(
   models: Record<string, GwModelSpec>,
   context: CompileContext,
   data: DataLookup,
-  pool: (settings: ConnectionSettings) => Pool,
+  client: (settings: ConnectionSettings) => UpstreamClient,
 ): Map<string, CompiledModel> {
   const compiled = new Map<string, CompiledModel>();
   const keys = Object.keys(models).sort();
   for (const key of keys)
-    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, data, pool));
+    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, data, client));
   for (const key of keys) if (models[key]!.virtualModel) compiled.set(key, compileVirtual(key, models[key]!, compiled));
   return compiled;
 }
@@ -94,7 +94,7 @@ function compileConcrete(
   spec: GwModelSpec,
   context: CompileContext,
   data: DataLookup,
-  pool: (settings: ConnectionSettings) => Pool,
+  client: (settings: ConnectionSettings) => UpstreamClient,
 ): CompiledModel {
   const namespace = key.slice(0, key.indexOf('/'));
   const family = spec.provider ? FAMILY[spec.provider] : undefined;
@@ -123,7 +123,7 @@ function compileConcrete(
   const endpoint = compileEndpoint(
     { ...(provider as unknown as LLMProvider), name },
     policy,
-    { namespace, data, context, pool },
+    { namespace, data, context, client },
     policies,
   );
   if ('message' in endpoint)

@@ -33,6 +33,7 @@ import {
   DEFAULT_CONNECTION_OPTIONS,
 } from '../server/listener-options.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 import {
   type BackendConnectionPolicy,
   type ConnectionSettings,
@@ -161,6 +162,14 @@ export interface AiBackendInput {
   context: CompileContext;
   /** The shared pool for these settings, recorded as used by this configuration. */
   pool: (settings: ConnectionSettings) => Pool;
+  /** The shared provider client for these settings (UpstreamPools.client), recorded as used. */
+  client: (settings: ConnectionSettings) => UpstreamClient;
+}
+
+/** The shared upstream pools as one configuration's compile takes them: each is recorded as used. */
+interface UpstreamLookup {
+  pool: (settings: ConnectionSettings) => Pool;
+  client: (settings: ConnectionSettings) => UpstreamClient;
 }
 
 export interface McpBackendInput extends AiBackendInput {
@@ -233,7 +242,12 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     poolKeys.add(settings.key);
     return context.pools.get(settings);
   };
-  const models = compileModels(config.models, context, data, pool);
+  const client = (settings: ConnectionSettings) => {
+    poolKeys.add(settings.key);
+    return context.pools.client(settings);
+  };
+  const upstreams: UpstreamLookup = { pool, client };
+  const models = compileModels(config.models, context, data, client);
   for (const model of models.values())
     if (model.kind === 'error') problems.push(`GwModel ${model.key}: ${model.message}`);
   const ports = new Map<
@@ -265,7 +279,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       }
       port.certificates.set(listener.hostname?.toLowerCase() ?? '', certificate);
     }
-    port.listeners.push(compileListener(listener, config, context, data, problems, pool, models));
+    port.listeners.push(compileListener(listener, config, context, data, problems, upstreams, models));
   }
   const compiledPorts = new Map<number, CompiledPort>();
   for (const [number, port] of ports) {
@@ -330,7 +344,7 @@ function compileListener(
   context: CompileContext,
   data: DataLookup,
   problems: string[],
-  pool: (settings: ConnectionSettings) => Pool,
+  upstreams: UpstreamLookup,
   models: ReadonlyMap<string, CompiledModel>,
 ): CompiledListener {
   const table = compileRouteTable(listener.routes, listener.hostname);
@@ -351,7 +365,7 @@ function compileListener(
         const refFilters = filters.backendRefs[refIndex]!;
         for (const problem of refFilters.problems)
           problems.push(`${where} backendRef ${refIndex} filter ${problem.type}: ${problem.message}`);
-        const handler = compileBackendRef(ref, namespace, config, context, data, pool);
+        const handler = compileBackendRef(ref, namespace, config, context, data, upstreams);
         if (handler.kind === 'error') problems.push(`${where} ${ref.backend}: ${handler.message}`);
         return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
       });
@@ -517,7 +531,7 @@ function compileBackendRef(
   config: DataPlaneConfig,
   context: CompileContext,
   data: DataLookup,
-  pool: (settings: ConnectionSettings) => Pool,
+  upstreams: UpstreamLookup,
 ): BackendHandler {
   if (ref.problem) return { kind: 'error', status: 500, message: `backend ${ref.backend}: ${ref.problem}` };
   const backend = config.backends[ref.backend];
@@ -540,12 +554,21 @@ function compileBackendRef(
     if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
     if (destination) {
       const settings = connectionSettings(destination, policy, data, namespace);
-      return httpHandler(settings, policy, data, namespace, context, pool);
+      return httpHandler(settings, policy, data, namespace, context, upstreams.pool);
     }
     if (spec.ai) {
       if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
       const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
-      return context.compileAiBackend({ name, namespace, spec, ref, data, context, pool });
+      return context.compileAiBackend({
+        name,
+        namespace,
+        spec,
+        ref,
+        data,
+        context,
+        pool: upstreams.pool,
+        client: upstreams.client,
+      });
     }
     if (spec.mcp) {
       if (!context.compileMcpBackend) return { kind: 'error', status: 500, message: 'MCP backends are not available' };
@@ -558,7 +581,8 @@ function compileBackendRef(
         ref,
         data,
         context,
-        pool,
+        pool: upstreams.pool,
+        client: upstreams.client,
         gateway,
         backends: config.backends,
       });

@@ -80,11 +80,18 @@ const TLS_HANDSHAKE_ERROR =
 
 export function failureOf(error: unknown): ForwardOutcome['failure'] {
   const code = (error as { code?: string }).code ?? '';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH')
+  if (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UPSTREAM_CONNECT_TIMEOUT' ||
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EHOSTUNREACH'
+  )
     return 'connect';
   // A backend whose certificate cannot be verified is one gw cannot connect to (503), not a reset.
   if (TLS_HANDSHAKE_ERROR.test(code)) return 'connect';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UPSTREAM_RESPONSE_TIMEOUT')
+    return 'timeout';
   if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') return 'aborted';
   return 'reset';
 }

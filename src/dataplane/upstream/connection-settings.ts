@@ -4,6 +4,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Client, type Pool } from 'undici';
 import { durationMs } from '../../util/units.ts';
+import type { Http1PoolOptions } from './http1/pool.ts';
 
 export interface BackendConnectionPolicy {
   tcp?: { connectTimeout?: string; keepalive?: { time?: string; interval?: string; retries?: number } };
@@ -39,6 +40,8 @@ export interface ConnectionSettings {
   key: string;
   origin: string;
   options: Pool.Options;
+  /** gw's own HTTP/1.1 pool options (the LLM path's client); undefined for an HTTP/2 destination. */
+  http1: Http1PoolOptions | undefined;
   /** Deadline for the response (BackendHTTP.requestTimeout), if any. */
   requestTimeoutMs: number | undefined;
 }
@@ -76,11 +79,12 @@ export function connectionSettings(
   }
   if (destination.socketPath) connect.socketPath = destination.socketPath;
   const tls = policy?.tls;
+  let tlsOptions: ConnectionOptions | undefined;
   // BackendHTTP.version, else inferred: the Service's appProtocol (h2c, gRPC), else HTTP/1.1 — for
   // plaintext HTTP the original protocol, which is HTTP/1.1 on gw's listeners, and HTTP1 for HTTPS.
   const http2 = (policy?.http?.version ?? destination.inferredVersion) === 'HTTP2';
   if (destination.protocol === 'https:') {
-    const tlsOptions: ConnectionOptions = { servername: tls?.sni ?? hostForSni(destination.host) };
+    tlsOptions = { servername: tls?.sni ?? hostForSni(destination.host) };
     if (tls?.insecureSkipVerify === 'All') tlsOptions.rejectUnauthorized = false;
     if (tls?.insecureSkipVerify === 'Hostname') tlsOptions.checkServerIdentity = () => undefined;
     else if (tls?.verifySubjectAltNames) {
@@ -133,6 +137,18 @@ export function connectionSettings(
   const origin = destination.socketPath
     ? 'http://localhost'
     : `${destination.protocol}//${destination.host.includes(':') ? `[${destination.host}]` : destination.host}:${destination.port}`;
+  const http1: Http1PoolOptions | undefined = http2
+    ? undefined
+    : {
+        host: destination.host,
+        port: destination.port,
+        socketPath: destination.socketPath,
+        hostHeader: new URL(origin).host,
+        tls: tlsOptions,
+        connectTimeoutMs: connect.timeout as number,
+        tcpKeepAliveDelayMs: tcp?.keepalive ? (connect.keepAliveInitialDelay as number) : undefined,
+        keepAliveMs: UPSTREAM_KEEP_ALIVE_MS,
+      };
   return {
     key: JSON.stringify([
       origin,
@@ -144,6 +160,7 @@ export function connectionSettings(
     ]),
     origin,
     options,
+    http1,
     requestTimeoutMs: policy?.http?.requestTimeout ? durationMs(policy.http.requestTimeout) : undefined,
   };
 }

@@ -1,8 +1,11 @@
 // Keep-alive connection pools to backends, shared by every configuration that connects the same
 // way: a configuration swap keeps warm connections. Pools no configuration uses any more are
-// closed once the requests still running on them finish (undici's close() waits for them).
+// closed once the requests still running on them finish (close() waits for them). Two kinds:
+// undici pools (HTTP routes, MCP, HTTP/2), and gw's own HTTP/1.1 pools for the LLM path.
 import { buildConnector, type Dispatcher, Pool } from 'undici';
+import { UndiciUpstreamClient, type UpstreamClient } from './client.ts';
 import type { ConnectionSettings } from './connection-settings.ts';
+import { Http1Pool } from './http1/pool.ts';
 
 /**
  * A pool to a TLS backend whose server name (SNI, and the name the certificate is checked
@@ -32,6 +35,8 @@ class TlsBackendPool extends Pool {
 
 export class UpstreamPools {
   private readonly pools = new Map<string, Pool>();
+  private readonly http1Pools = new Map<string, Http1Pool>();
+  private readonly undiciClients = new WeakMap<Pool, UpstreamClient>();
 
   /** The pool for these settings, created on first use. */
   get(settings: ConnectionSettings): Pool {
@@ -45,18 +50,42 @@ export class UpstreamPools {
     return pool;
   }
 
+  /**
+   * The client for provider requests with these settings: gw's HTTP/1.1 pool, or for an HTTP/2
+   * destination the undici pool behind the same interface. Created on first use.
+   */
+  client(settings: ConnectionSettings): UpstreamClient {
+    if (settings.http1 === undefined) {
+      const pool = this.get(settings);
+      let client = this.undiciClients.get(pool);
+      if (!client) {
+        client = new UndiciUpstreamClient(pool);
+        this.undiciClients.set(pool, client);
+      }
+      return client;
+    }
+    let pool = this.http1Pools.get(settings.key);
+    if (!pool) {
+      pool = new Http1Pool(settings.http1);
+      this.http1Pools.set(settings.key, pool);
+    }
+    return pool;
+  }
+
   /** Closes (gracefully) every pool whose key is not in `keep`. */
   retainOnly(keep: ReadonlySet<string>): void {
-    for (const [key, pool] of this.pools) {
-      if (keep.has(key)) continue;
-      this.pools.delete(key);
-      void pool.close().catch(() => undefined);
-    }
+    for (const pools of [this.pools, this.http1Pools])
+      for (const [key, pool] of pools) {
+        if (keep.has(key)) continue;
+        pools.delete(key);
+        void pool.close().catch(() => undefined);
+      }
   }
 
   async close(): Promise<void> {
-    const pools = [...this.pools.values()];
+    const pools = [...this.pools.values(), ...this.http1Pools.values()];
     this.pools.clear();
+    this.http1Pools.clear();
     await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
   }
 }

@@ -1,0 +1,162 @@
+// Keep-alive HTTP/1.1 connections to one upstream destination, plain or TLS: a request takes
+// the most recently used idle connection (warm, least likely to have been closed by the
+// upstream) or opens a new one; there is no limit on connections beyond the requests in flight.
+// A sweep every second closes connections idle past their keep-alive and fails responses the
+// upstream has gone silent on.
+import { connect as netConnect, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { type ConnectionOwner, Http1Connection, type Http1Response } from './connection.ts';
+import { UpstreamAbortError, UpstreamPoolClosedError } from './errors.ts';
+import { type RequestHeaders, requestHead } from './request-head.ts';
+
+export interface Http1PoolOptions {
+  host: string;
+  port: number;
+  /** A Unix domain socket to connect to instead of host:port. */
+  socketPath?: string;
+  /** The Host header of a request that has none (the origin's host, and port unless default). */
+  hostHeader: string;
+  /** TLS to originate (server name, CA, client certificate, verification); none for plain HTTP. */
+  tls?: ConnectionOptions;
+  connectTimeoutMs: number;
+  /** TCP keep-alive probes after this long idle (SO_KEEPALIVE); none when undefined. */
+  tcpKeepAliveDelayMs?: number;
+  /** Longest an idle connection is kept. */
+  keepAliveMs: number;
+  /** Longest silence from the upstream while a response is due (default 300 s). */
+  responseIdleMs?: number;
+}
+
+export interface Http1Request {
+  method: string;
+  /** Path and query. */
+  path: string;
+  headers: RequestHeaders;
+  body?: Buffer | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Outer bound on a silent upstream, as undici's default headers and body timeouts. */
+export const DEFAULT_RESPONSE_IDLE_MS = 300_000;
+const SWEEP_INTERVAL_MS = 1000;
+
+export class Http1Pool implements ConnectionOwner {
+  readonly #options: Http1PoolOptions;
+  readonly #timeouts: { connectMs: number; responseIdleMs: number; keepAliveMs: number };
+  /** Idle connections, the most recently used last. */
+  readonly #idle: Http1Connection[] = [];
+  readonly #connections = new Set<Http1Connection>();
+  #sweeper: NodeJS.Timeout | undefined;
+  #closing = false;
+  #onEmpty: (() => void) | undefined;
+  /** The last TLS session the upstream gave, offered on the next connection (an abbreviated handshake). */
+  #tlsSession: Buffer | undefined;
+
+  constructor(options: Http1PoolOptions) {
+    this.#options = options;
+    this.#timeouts = {
+      connectMs: options.connectTimeoutMs,
+      responseIdleMs: options.responseIdleMs ?? DEFAULT_RESPONSE_IDLE_MS,
+      keepAliveMs: options.keepAliveMs,
+    };
+  }
+
+  /** Connections open now, idle or busy. */
+  get size(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * Sends a request; resolves with the response head once it has arrived (read the body from it).
+   * Rejects with the connection's error, an Upstream*Error, or InvalidUpstreamRequestError
+   * (nothing sent) for a request that cannot be written.
+   */
+  request(request: Http1Request): Promise<Http1Response> {
+    if (this.#closing) return Promise.reject(new UpstreamPoolClosedError());
+    if (request.signal?.aborted) return Promise.reject(new UpstreamAbortError());
+    let head: string;
+    try {
+      head = requestHead(request.method, request.path, this.#options.hostHeader, request.headers, request.body?.length);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const connection = this.#takeIdle() ?? this.#open();
+    return connection.send(head, request.body, request.method === 'HEAD', request.signal);
+  }
+
+  /** Stops taking requests; resolves once the requests in flight have finished and every connection is closed. */
+  close(): Promise<void> {
+    this.#closing = true;
+    for (const connection of this.#idle.splice(0)) connection.close();
+    if (this.#connections.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#onEmpty = resolve;
+    });
+  }
+
+  /** Closes every connection now; requests in flight fail. */
+  destroy(): Promise<void> {
+    this.#closing = true;
+    this.#idle.length = 0;
+    for (const connection of [...this.#connections]) connection.close(new UpstreamPoolClosedError());
+    return Promise.resolve();
+  }
+
+  release(connection: Http1Connection): void {
+    if (this.#closing) connection.close();
+    else this.#idle.push(connection);
+  }
+
+  forget(connection: Http1Connection): void {
+    this.#connections.delete(connection);
+    const index = this.#idle.lastIndexOf(connection);
+    if (index >= 0) this.#idle.splice(index, 1);
+    if (this.#connections.size > 0) return;
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    const onEmpty = this.#onEmpty;
+    this.#onEmpty = undefined;
+    onEmpty?.();
+  }
+
+  #takeIdle(): Http1Connection | undefined {
+    if (this.#idle.length === 0) return undefined;
+    const now = performance.now();
+    while (this.#idle.length > 0) {
+      const connection = this.#idle.pop()!;
+      if (now - connection.lastActivity < connection.idleLimitMs && !connection.socket.destroyed) return connection;
+      connection.close();
+    }
+    return undefined;
+  }
+
+  #open(): Http1Connection {
+    const options = this.#options;
+    const address =
+      options.socketPath !== undefined ? { path: options.socketPath } : { host: options.host, port: options.port };
+    let socket: Socket;
+    if (options.tls !== undefined) {
+      socket = tlsConnect({ ...options.tls, ...address, session: this.#tlsSession });
+      socket.on('session', (session: Buffer) => {
+        this.#tlsSession = session;
+      });
+    } else socket = netConnect(address);
+    socket.setNoDelay(true);
+    if (options.tcpKeepAliveDelayMs !== undefined) socket.setKeepAlive(true, options.tcpKeepAliveDelayMs);
+    const connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined);
+    this.#connections.add(connection);
+    if (this.#sweeper === undefined) {
+      this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS);
+      this.#sweeper.unref();
+    }
+    return connection;
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const connection of this.#connections) {
+      if (connection.current !== undefined) connection.checkResponseTimeout(now);
+      else if (now - connection.lastActivity >= connection.idleLimitMs) connection.close();
+    }
+  }
+}
