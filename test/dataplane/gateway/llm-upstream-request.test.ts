@@ -99,3 +99,38 @@ describe('the upstream request of an LLM route', () => {
     assert.match(error.error?.message ?? '', /nested more than 128 levels/);
   });
 });
+
+describe('an upstream request gw cannot write', () => {
+  let llm: LlmGateway;
+
+  before(async () => {
+    // A route filter whose literal value holds CR LF (the API allows any characters): written as
+    // it stands, it would add a header line, or a second request, upstream.
+    llm = await startLlmGateway(`apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: inject}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /v1}, headers: [{name: x-inject, value: 'yes'}]}]
+      filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-team, value: "a\\r\\nx-injected: 1"}]}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
+---
+`);
+  });
+
+  after(() => llm?.stop());
+
+  it('is refused with 500 naming the header, and nothing reaches the provider', async () => {
+    const base = new URL(llm.client.baseURL).origin;
+    const answer = await request(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer client-key', 'x-inject': 'yes' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(answer.statusCode, 500);
+    const error = (await answer.body.json()) as { error?: { message?: string } };
+    assert.match(error.error?.message ?? '', /provider request could not be built: the value of header x-team/);
+    assert.equal(llm.provider.requests.length, 0);
+  });
+});

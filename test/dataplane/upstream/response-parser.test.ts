@@ -356,9 +356,7 @@ describe('ResponseParser: protocol errors', () => {
     assertRejected('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n');
   });
 
-  it('rejects a control character in the reason phrase (a bare LF would hide the next header from this parser)', {
-    todo: 'response-parser.ts #onHead checks the status line only up to the code, not the reason phrase',
-  }, () => {
+  it('rejects a control character in the reason phrase (a bare LF would hide the next header from this parser)', () => {
     // Read by a lenient parser as a status line and a Content-Length: 0 header; read here as a
     // status line whose reason holds a newline, then a body until close.
     assertRejected('HTTP/1.1 200 OK\nContent-Length: 0\r\nX: y\r\n\r\n');
@@ -449,9 +447,7 @@ describe('ResponseParser: protocol errors', () => {
       assertRejected(`HTTP/1.1 200 OK\r\nContent-Length: ${value}\r\n\r\nhello`);
   });
 
-  it('reports no head for a response whose framing is invalid', {
-    todo: 'response-parser.ts #onHead calls sink.onHead (line 209) before contentLength() (line 226) rejects the framing',
-  }, () => {
+  it('reports no head for a response whose framing is invalid', () => {
     for (const input of [
       'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
       'HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello',

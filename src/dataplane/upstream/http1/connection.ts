@@ -99,6 +99,8 @@ export class Http1Connection implements ResponseSink {
   #connectTimer: NodeJS.Timeout | undefined;
   #reusable = false;
   #closed = false;
+  /** Whether the chunk being parsed is the shared read buffer (body bytes are copied out of it). */
+  #sharedChunk = false;
   /** performance.now() of the last read or write while busy, or of becoming idle. */
   lastActivity = performance.now();
   /** How long this connection may stay idle: the pool's keep-alive, or less if the upstream says so. */
@@ -158,6 +160,17 @@ export class Http1Connection implements ResponseSink {
     });
   }
 
+  /**
+   * A read into the shared buffer (plain TCP connections; TLS ones emit 'data'). Returns false
+   * to stop reading while the body's reader is behind.
+   */
+  onRead(bytes: number, buffer: Uint8Array): boolean {
+    this.#sharedChunk = true;
+    this.#onData((buffer as Buffer).subarray(0, bytes));
+    this.#sharedChunk = false;
+    return this.#exchange?.paused !== true;
+  }
+
   /** Called by the pool's sweep: fails a response the upstream has gone silent on. */
   checkResponseTimeout(now: number): void {
     const exchange = this.#exchange;
@@ -189,7 +202,7 @@ export class Http1Connection implements ResponseSink {
   }
 
   onBody(bytes: Buffer): void {
-    this.#exchange!.body!.push(bytes);
+    this.#exchange!.body!.push(this.#sharedChunk ? Buffer.from(bytes) : bytes);
   }
 
   onComplete(reusable: boolean): void {

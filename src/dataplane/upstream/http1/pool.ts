@@ -39,6 +39,11 @@ export interface Http1Request {
 /** Outer bound on a silent upstream, as undici's default headers and body timeouts. */
 export const DEFAULT_RESPONSE_IDLE_MS = 300_000;
 const SWEEP_INTERVAL_MS = 1000;
+/**
+ * Where plain connections read: shared, because a read is parsed before the next one starts
+ * (what the parser keeps of it, it copies).
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 export class Http1Pool implements ConnectionOwner {
   readonly #options: Http1PoolOptions;
@@ -48,6 +53,8 @@ export class Http1Pool implements ConnectionOwner {
   readonly #connections = new Set<Http1Connection>();
   #sweeper: NodeJS.Timeout | undefined;
   #closing = false;
+  /** The promise close() gives every caller, and what settles it. */
+  #closed: Promise<void> | undefined;
   #onEmpty: (() => void) | undefined;
   /** The last TLS session the upstream gave, offered on the next connection (an abbreviated handshake). */
   #tlsSession: Buffer | undefined;
@@ -86,12 +93,14 @@ export class Http1Pool implements ConnectionOwner {
 
   /** Stops taking requests; resolves once the requests in flight have finished and every connection is closed. */
   close(): Promise<void> {
+    if (this.#closed !== undefined) return this.#closed;
     this.#closing = true;
-    for (const connection of this.#idle.splice(0)) connection.close();
-    if (this.#connections.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.#closed = new Promise((resolve) => {
       this.#onEmpty = resolve;
     });
+    for (const connection of this.#idle.splice(0)) connection.close();
+    if (this.#connections.size === 0) this.#emptied();
+    return this.#closed;
   }
 
   /** Closes every connection now; requests in flight fail. */
@@ -111,7 +120,10 @@ export class Http1Pool implements ConnectionOwner {
     this.#connections.delete(connection);
     const index = this.#idle.lastIndexOf(connection);
     if (index >= 0) this.#idle.splice(index, 1);
-    if (this.#connections.size > 0) return;
+    if (this.#connections.size === 0) this.#emptied();
+  }
+
+  #emptied(): void {
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const onEmpty = this.#onEmpty;
@@ -135,15 +147,22 @@ export class Http1Pool implements ConnectionOwner {
     const address =
       options.socketPath !== undefined ? { path: options.socketPath } : { host: options.host, port: options.port };
     let socket: Socket;
+    let connection: Http1Connection;
     if (options.tls !== undefined) {
       socket = tlsConnect({ ...options.tls, ...address, session: this.#tlsSession });
       socket.on('session', (session: Buffer) => {
         this.#tlsSession = session;
       });
-    } else socket = netConnect(address);
+    } else {
+      // Plain TCP reads straight into one shared buffer (no stream, no allocation per read).
+      socket = netConnect({
+        ...address,
+        onread: { buffer: READ_BUFFER, callback: (bytes, buffer) => connection.onRead(bytes, buffer) },
+      });
+    }
     socket.setNoDelay(true);
     if (options.tcpKeepAliveDelayMs !== undefined) socket.setKeepAlive(true, options.tcpKeepAliveDelayMs);
-    const connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined);
+    connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined);
     this.#connections.add(connection);
     if (this.#sweeper === undefined) {
       this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS);

@@ -13,7 +13,6 @@ export type RequestHeaders = Record<string, string | string[]>;
 
 /** Fields the client frames itself (length, connection management), never taken from the caller. */
 const FRAMING: ReadonlySet<string> = new Set([
-  'host',
   'content-length',
   'transfer-encoding',
   'connection',
@@ -26,7 +25,8 @@ const FRAMING: ReadonlySet<string> = new Set([
   'expect',
 ]);
 
-const INVALID_TARGET = /[^\x21-\xff]/;
+/** Visible ASCII and obs-text: no space, no control (DEL included). */
+const INVALID_TARGET = /[^\x21-\x7e\x80-\xff]/;
 /** Methods whose requests carry a body: Content-Length: 0 is sent when there is none. */
 const EXPECTS_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -47,20 +47,31 @@ export function requestHead(
     throw new InvalidUpstreamRequestError(
       `the request target ${JSON.stringify(target)} has characters HTTP does not allow`,
     );
-  const host = headers.host;
-  let head = `${method} ${target} HTTP/1.1\r\nhost: ${typeof host === 'string' ? checkedValue('host', host) : defaultHost}\r\n`;
+  let host = defaultHost;
+  let fields = '';
   for (const name in headers) {
-    if (FRAMING.has(name)) continue;
+    // Names are matched whatever their case: a caller's `Content-Length` must not slip past.
+    const lower = name.toLowerCase();
     const value = headers[name]!;
+    if (lower === 'host') {
+      if (typeof value === 'string') host = checkedValue('host', value);
+      continue;
+    }
+    if (FRAMING.has(lower)) continue;
     if (!TOKEN.test(name))
       throw new InvalidUpstreamRequestError(`the header name ${JSON.stringify(name)} is not valid`);
-    if (typeof value === 'string') head += `${name}: ${checkedValue(name, value)}\r\n`;
-    else if (Array.isArray(value)) for (const item of value) head += `${name}: ${checkedValue(name, String(item))}\r\n`;
-    else head += `${name}: ${checkedValue(name, String(value))}\r\n`;
+    if (typeof value === 'string') fields += `${name}: ${checkedValue(name, value)}\r\n`;
+    else if (Array.isArray(value))
+      for (const item of value) fields += `${name}: ${checkedValue(name, String(item))}\r\n`;
+    else fields += `${name}: ${checkedValue(name, String(value))}\r\n`;
   }
-  if (bodyLength !== undefined) head += `content-length: ${bodyLength}\r\n`;
-  else if (EXPECTS_BODY.has(method)) head += 'content-length: 0\r\n';
-  return `${head}\r\n`;
+  const length =
+    bodyLength !== undefined
+      ? `content-length: ${bodyLength}\r\n`
+      : EXPECTS_BODY.has(method)
+        ? 'content-length: 0\r\n'
+        : '';
+  return `${method} ${target} HTTP/1.1\r\nhost: ${host}\r\n${fields}${length}\r\n`;
 }
 
 function checkedValue(name: string, value: string): string {

@@ -22,7 +22,7 @@ export interface ResponseHead {
 /** What the parser reports, in order: one head, body bytes, then complete (or an error thrown). */
 export interface ResponseSink {
   onHead(head: ResponseHead): void;
-  /** Body bytes as they arrive: views into the chunks given to execute(), not copies. */
+  /** Body bytes as they arrive: views into the chunk given to execute(), valid while it is. */
   onBody(bytes: Buffer): void;
   /** The response is complete; `reusable` says whether the connection may carry another request. */
   onComplete(reusable: boolean): void;
@@ -56,8 +56,13 @@ export class ResponseParser {
   #state: State = State.Idle;
   #noBody = false;
   #reusable = true;
-  /** Bytes of the head (or of a chunk line, or the trailers) kept across chunks. */
+  /**
+   * Bytes of a head, chunk line or trailer line split across chunks, kept (copied: the caller may
+   * reuse its chunk) in a buffer that doubles as it fills, so a head trickled in byte by byte
+   * costs linear time.
+   */
   #pending: Buffer | undefined;
+  #pendingLength = 0;
   /** Body bytes still expected: of the whole body (Content-Length) or of the current chunk. */
   #remaining = 0;
   #trailerBytes = 0;
@@ -71,7 +76,7 @@ export class ResponseParser {
     this.#state = State.Head;
     this.#noBody = noBody;
     this.#reusable = true;
-    this.#pending = undefined;
+    this.#pendingLength = 0;
     this.#trailerBytes = 0;
   }
 
@@ -141,25 +146,29 @@ export class ResponseParser {
   }
 
   #readHead(chunk: Buffer, offset: number): number {
-    let buffer = offset === 0 ? chunk : chunk.subarray(offset);
-    let searchFrom = 0;
-    if (this.#pending !== undefined) {
-      searchFrom = Math.max(0, this.#pending.length - 3);
-      buffer = Buffer.concat([this.#pending, buffer]);
-    }
-    const end = buffer.indexOf(CRLF_CRLF, searchFrom);
-    if (end < 0) {
-      if (buffer.length > MAX_HEAD_BYTES)
-        throw new ResponseProtocolError(`the upstream response head is larger than ${MAX_HEAD_BYTES} bytes`);
-      this.#pending = buffer;
+    if (this.#pendingLength === 0) {
+      // The usual case: the whole head in this chunk.
+      const end = chunk.indexOf(CRLF_CRLF, offset);
+      if (end >= 0) {
+        if (end - offset > MAX_HEAD_BYTES) throw headTooLarge();
+        this.#onHead(chunk.toString('latin1', offset, end));
+        return end + 4;
+      }
+      if (chunk.length - offset - 3 > MAX_HEAD_BYTES) throw headTooLarge();
+      this.#keep(chunk, offset, chunk.length);
       return chunk.length;
     }
-    if (end > MAX_HEAD_BYTES)
-      throw new ResponseProtocolError(`the upstream response head is larger than ${MAX_HEAD_BYTES} bytes`);
-    const consumedOfChunk = end + 4 - (this.#pending?.length ?? 0);
-    this.#pending = undefined;
-    this.#onHead(buffer.toString('latin1', 0, end));
-    return offset + consumedOfChunk;
+    const before = this.#pendingLength;
+    this.#keep(chunk, offset, chunk.length);
+    const pending = this.#pending!.subarray(0, this.#pendingLength);
+    // The end may straddle the old bytes and the new: search from just before the new ones.
+    const end = pending.indexOf(CRLF_CRLF, Math.max(0, before - 3));
+    // (Without the end, the head is at least 3 bytes shorter than what is kept.)
+    if (end < 0 ? pending.length - 3 > MAX_HEAD_BYTES : end > MAX_HEAD_BYTES) throw headTooLarge();
+    if (end < 0) return chunk.length;
+    this.#releasePending();
+    this.#onHead(pending.toString('latin1', 0, end));
+    return offset + end + 4 - before;
   }
 
   #onHead(text: string): void {
@@ -172,7 +181,9 @@ export class ResponseParser {
       (statusLine[7] !== '1' && statusLine[7] !== '0') ||
       statusLine[8] !== ' ' ||
       !(statusLine.length === 12 || statusLine[12] === ' ') ||
-      !DIGITS.test(statusLine.slice(9, 12))
+      !DIGITS.test(statusLine.slice(9, 12)) ||
+      // The reason phrase: no controls (a bare LF would hide the next field from this parser only).
+      INVALID_FIELD_VALUE.test(statusLine)
     )
       throw new ResponseProtocolError(
         `the upstream status line is malformed: ${JSON.stringify(statusLine.slice(0, 64))}`,
@@ -205,34 +216,29 @@ export class ResponseParser {
       if (status < 100) throw new ResponseProtocolError(`the upstream status ${status} is not valid`);
       return;
     }
+    // The body's framing is decided (a malformed Content-Length throws) before the head is
+    // reported: a response gw cannot read is never half-delivered.
+    let next: State = State.Done;
     if (!keepsAlive(headers.connection, http10)) this.#reusable = false;
-    this.#sink.onHead({ status, headers });
-    if (this.#noBody || status === 204 || status === 304) {
-      this.#complete();
-      return;
-    }
-    const transferEncoding = headers['transfer-encoding'];
-    if (transferEncoding !== undefined) {
-      // With Transfer-Encoding, a Content-Length is ignored, and the connection not trusted after.
-      if (headers['content-length'] !== undefined) this.#reusable = false;
-      if (lastCoding(transferEncoding) === 'chunked') {
-        this.#state = State.ChunkSize;
-        return;
+    if (!this.#noBody && status !== 204 && status !== 304) {
+      const transferEncoding = headers['transfer-encoding'];
+      if (transferEncoding !== undefined) {
+        // With Transfer-Encoding, a Content-Length is ignored, and the connection not trusted after.
+        if (headers['content-length'] !== undefined) this.#reusable = false;
+        next = lastCoding(transferEncoding) === 'chunked' ? State.ChunkSize : State.UntilClose;
+      } else {
+        const length = contentLength(headers['content-length']);
+        if (length === undefined) next = State.UntilClose;
+        else if (length > 0) {
+          next = State.FixedBody;
+          this.#remaining = length;
+        }
       }
-      this.#state = State.UntilClose;
-      this.#reusable = false;
-      return;
+      if (next === State.UntilClose) this.#reusable = false;
     }
-    const length = contentLength(headers['content-length']);
-    if (length === undefined) {
-      this.#state = State.UntilClose;
-      this.#reusable = false;
-    } else if (length === 0) {
-      this.#complete();
-    } else {
-      this.#remaining = length;
-      this.#state = State.FixedBody;
-    }
+    this.#sink.onHead({ status, headers });
+    if (next === State.Done) this.#complete();
+    else this.#state = next;
   }
 
   #readChunkSize(chunk: Buffer, offset: number): number {
@@ -267,31 +273,54 @@ export class ResponseParser {
   /** One CRLF-terminated line, possibly across chunks; undefined while its end has not arrived. */
   #readLine(chunk: Buffer, offset: number, limit: number, what: string): { text: string; next: number } | undefined {
     const newline = chunk.indexOf(10, offset);
-    const pendingLength = this.#pending?.length ?? 0;
     if (newline < 0) {
-      if (pendingLength + chunk.length - offset > limit)
+      // Room for the CR of a line exactly `limit` long.
+      if (this.#pendingLength + chunk.length - offset > limit + 1)
         throw new ResponseProtocolError(`the upstream ${what} is too long`);
-      this.#pending =
-        this.#pending === undefined
-          ? Buffer.from(chunk.subarray(offset))
-          : Buffer.concat([this.#pending, chunk.subarray(offset)]);
+      this.#keep(chunk, offset, chunk.length);
       return undefined;
     }
-    const bytes =
-      this.#pending === undefined
-        ? chunk.subarray(offset, newline + 1)
-        : Buffer.concat([this.#pending, chunk.subarray(offset, newline + 1)]);
-    this.#pending = undefined;
+    let bytes = chunk.subarray(offset, newline + 1);
+    if (this.#pendingLength > 0) {
+      this.#keep(chunk, offset, newline + 1);
+      bytes = this.#pending!.subarray(0, this.#pendingLength);
+      this.#releasePending();
+    }
     if (bytes.length - 2 > limit) throw new ResponseProtocolError(`the upstream ${what} is too long`);
     if (bytes.length < 2 || bytes[bytes.length - 2] !== 13)
       throw new ResponseProtocolError(`the upstream ${what} does not end in CRLF`);
     return { text: bytes.toString('latin1', 0, bytes.length - 2), next: newline + 1 };
   }
 
+  /** Appends chunk[from, to) to the pending bytes. */
+  #keep(chunk: Buffer, from: number, to: number): void {
+    const needed = this.#pendingLength + to - from;
+    if (this.#pending === undefined || needed > this.#pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * (this.#pending?.length ?? 0), 256));
+      this.#pending?.copy(grown, 0, 0, this.#pendingLength);
+      this.#pending = grown;
+    }
+    chunk.copy(this.#pending, this.#pendingLength, from, to);
+    this.#pendingLength = needed;
+  }
+
+  /**
+   * The pending bytes are used up (their view stays valid until the next #keep). A buffer grown
+   * large by a big head is not kept for the connection's life.
+   */
+  #releasePending(): void {
+    this.#pendingLength = 0;
+    if (this.#pending !== undefined && this.#pending.length > 4096) this.#pending = undefined;
+  }
+
   #complete(): void {
     this.#state = State.Done;
     this.#sink.onComplete(this.#reusable);
   }
+}
+
+function headTooLarge(): ResponseProtocolError {
+  return new ResponseProtocolError(`the upstream response head is larger than ${MAX_HEAD_BYTES} bytes`);
 }
 
 /** A field value without the optional whitespace around it (spaces and tabs only). */
