@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
-import { failureOf } from '../proxy/http-forward.ts';
+import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
@@ -28,6 +28,14 @@ import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/i
 
 /** Framing headers of a provider response that gw sets itself for the body it sends. */
 const REBUILT_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
+
+/** The client's error message for an attempt that got no response (its status: statusForFailure). */
+const FAILURE_MESSAGES: Record<NonNullable<ForwardOutcome['failure']>, string> = {
+  connect: 'The provider could not be reached.',
+  timeout: 'The provider did not answer in time.',
+  reset: 'The provider closed the connection or answered with something that is not HTTP.',
+  aborted: 'The provider request was aborted.',
+};
 
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -105,13 +113,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     const unhealthy = input.unhealthy(observed);
     if (unhealthy && input.canRetry)
       return { answered: false, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
-    const status = failure === 'timeout' ? 504 : 503;
-    sendClientError(
-      input.res,
-      input.clientFormat,
-      status,
-      failure === 'timeout' ? 'The provider did not answer in time.' : 'The provider could not be reached.',
-    );
+    sendClientError(input.res, input.clientFormat, statusForFailure(failure), FAILURE_MESSAGES[failure ?? 'reset']);
     return { answered: true, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
   }
   const status = response.statusCode;

@@ -5,7 +5,7 @@
 // serving through all of it.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -41,6 +41,16 @@ function assertAnthropicError(body: unknown, type?: string): void {
   assert.equal(outer, 'error', JSON.stringify(body));
   assert.ok(error && typeof error.message === 'string' && typeof error.type === 'string', JSON.stringify(body));
   if (type) assert.equal(error.type, type);
+}
+
+/** An upstream that is not an HTTP server: it answers every connection with an SSH banner and closes. */
+async function notHttpServer(): Promise<NetServer> {
+  const server = createNetServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
 }
 
 /**
@@ -122,6 +132,7 @@ describe('bad input through gw', () => {
   let anthropicUpstream: MockServer;
   let hanging: Awaited<ReturnType<typeof hangingStreamServer>>;
   let gw: TestGateway;
+  let notHttp: NetServer;
   let port: number;
   let base: string;
 
@@ -145,6 +156,7 @@ describe('bad input through gw', () => {
     openaiUpstream = await startOpenAiMock({ apiKey: 'sk-openai' });
     anthropicUpstream = await startAnthropicMock({ apiKey: 'sk-anthropic' });
     hanging = await hangingStreamServer();
+    notHttp = await notHttpServer();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     gw = await startTestGateway({
@@ -153,6 +165,7 @@ describe('bad input through gw', () => {
         aiBackendYaml('gpt', openaiUpstream.port, 'alpha: {}', 'sk-openai', ROUTES),
         aiBackendYaml('claude', anthropicUpstream.port, 'gamma: {}', 'sk-anthropic', ROUTES),
         aiBackendYaml('hanging', hanging.port, 'alpha: {}', 'sk-any', ROUTES),
+        aiBackendYaml('nothttp', (notHttp.address() as AddressInfo).port, 'alpha: {}', 'sk-any', ROUTES),
         `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: gpt-4o-mini}
@@ -163,7 +176,7 @@ spec:
   policies: {auth: {key: sk-openai}}
 ---
 `,
-        llmRouteYaml(['gpt', 'claude', 'hanging'], GW_MODELS_RULE),
+        llmRouteYaml(['gpt', 'claude', 'hanging', 'nothttp'], GW_MODELS_RULE),
       ].join(''),
     });
   });
@@ -173,6 +186,7 @@ spec:
     await Promise.all([openaiUpstream?.close(), anthropicUpstream?.close()]);
     hanging?.server.closeAllConnections();
     hanging?.server.close();
+    notHttp?.close();
   });
 
   describe('client bodies', () => {
@@ -277,14 +291,24 @@ spec:
       assert.equal(ok.status, 200, ok.text);
     });
 
-    it('answers a reset before the response headers with 502 or 503 in the client format', async () => {
+    it('answers a reset before the response headers with 502 in the client format', async () => {
       openaiUpstream.script('/v1/chat/completions', { reply: { kind: 'reset' } });
       const chat = await post('/gpt/v1/chat/completions', CHAT);
-      assert.ok(chat.status === 502 || chat.status === 503, chat.text);
+      assert.equal(chat.status, 502, chat.text);
       assertOpenAiError(chat.json);
       openaiUpstream.script('/v1/chat/completions', { reply: { kind: 'reset' } });
       const messages = await post('/gpt/v1/messages', MESSAGES);
-      assert.ok(messages.status === 502 || messages.status === 503, messages.text);
+      assert.equal(messages.status, 502, messages.text);
+      assertAnthropicError(messages.json);
+    });
+
+    it('answers an upstream that does not speak HTTP with 502 in the client format', async () => {
+      const chat = await post('/nothttp/v1/chat/completions', CHAT);
+      assert.equal(chat.status, 502, chat.text);
+      assertOpenAiError(chat.json);
+      assert.match((chat.json as { error: { message: string } }).error.message, /not HTTP/);
+      const messages = await post('/nothttp/v1/messages', MESSAGES);
+      assert.equal(messages.status, 502, messages.text);
       assertAnthropicError(messages.json);
     });
 
