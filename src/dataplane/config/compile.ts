@@ -556,36 +556,26 @@ function compileBackendRef(
       const settings = connectionSettings(destination, policy, data, namespace);
       return httpHandler(settings, policy, data, namespace, context, upstreams.pool);
     }
+    // What an AI or MCP backend compiler gets besides its name.
+    const backendInput = () => ({
+      namespace,
+      spec,
+      ref,
+      data,
+      context,
+      pool: upstreams.pool,
+      client: upstreams.client,
+    });
     if (spec.ai) {
       if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
       const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
-      return context.compileAiBackend({
-        name,
-        namespace,
-        spec,
-        ref,
-        data,
-        context,
-        pool: upstreams.pool,
-        client: upstreams.client,
-      });
+      return context.compileAiBackend({ name, ...backendInput() });
     }
     if (spec.mcp) {
       if (!context.compileMcpBackend) return { kind: 'error', status: 500, message: 'MCP backends are not available' };
       const name = ref.backend.slice(ref.backend.indexOf(' ') + 1).split('/')[1]!;
       const gateway = `${config.gateway.namespace}/${config.gateway.name}`;
-      return context.compileMcpBackend({
-        name,
-        namespace,
-        spec,
-        ref,
-        data,
-        context,
-        pool: upstreams.pool,
-        client: upstreams.client,
-        gateway,
-        backends: config.backends,
-      });
+      return context.compileMcpBackend({ name, ...backendInput(), gateway, backends: config.backends });
     }
     const kind = Object.keys(spec).find((field) => field !== 'policies') ?? 'unknown';
     return { kind: 'error', status: 501, message: `GwBackend kind "${kind}" is not served by this data plane yet` };

@@ -98,25 +98,17 @@ export class ResponseParser {
         case State.Head:
           offset = this.#readHead(chunk, offset);
           break;
-        case State.FixedBody: {
-          const take = Math.min(this.#remaining, chunk.length - offset);
-          this.#remaining -= take;
-          this.#sink.onBody(offset === 0 && take === chunk.length ? chunk : chunk.subarray(offset, offset + take));
-          offset += take;
+        case State.FixedBody:
+          offset = this.#readBody(chunk, offset);
           if (this.#remaining === 0) this.#complete();
           break;
-        }
         case State.ChunkSize:
           offset = this.#readChunkSize(chunk, offset);
           break;
-        case State.ChunkData: {
-          const take = Math.min(this.#remaining, chunk.length - offset);
-          this.#remaining -= take;
-          this.#sink.onBody(chunk.subarray(offset, offset + take));
-          offset += take;
+        case State.ChunkData:
+          offset = this.#readBody(chunk, offset);
           if (this.#remaining === 0) this.#state = State.ChunkDataEnd;
           break;
-        }
         case State.ChunkDataEnd:
           offset = this.#readChunkDataEnd(chunk, offset);
           break;
@@ -239,6 +231,14 @@ export class ResponseParser {
     this.#sink.onHead({ status, headers });
     if (next === State.Done) this.#complete();
     else this.#state = next;
+  }
+
+  /** Up to #remaining body bytes from the chunk to the sink; the offset after them. */
+  #readBody(chunk: Buffer, offset: number): number {
+    const take = Math.min(this.#remaining, chunk.length - offset);
+    this.#remaining -= take;
+    this.#sink.onBody(offset === 0 && take === chunk.length ? chunk : chunk.subarray(offset, offset + take));
+    return offset + take;
   }
 
   #readChunkSize(chunk: Buffer, offset: number): number {
