@@ -166,8 +166,11 @@ export class Http1Connection implements ResponseSink {
    */
   onRead(bytes: number, buffer: Uint8Array): boolean {
     this.#sharedChunk = true;
-    this.#onData((buffer as Buffer).subarray(0, bytes));
-    this.#sharedChunk = false;
+    try {
+      this.#onData((buffer as Buffer).subarray(0, bytes));
+    } finally {
+      this.#sharedChunk = false;
+    }
     return this.#exchange?.paused !== true;
   }
 

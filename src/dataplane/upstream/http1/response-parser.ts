@@ -85,11 +85,6 @@ export class ResponseParser {
     return this.#state !== State.Idle && this.#state !== State.Done;
   }
 
-  /** Whether the body runs until the connection closes (the end of input completes it). */
-  get readsUntilClose(): boolean {
-    return this.#state === State.UntilClose;
-  }
-
   /** Feeds bytes read from the connection. Throws ResponseProtocolError. */
   execute(chunk: Buffer): void {
     let offset = 0;
