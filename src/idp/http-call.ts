@@ -1,7 +1,8 @@
 // One HTTP exchange with Keycloak, bounded: a time limit for the whole exchange (connect,
 // answer, body), a byte limit on the answer read, redirects not followed. Its own connection
 // pool, closed when the procedure ends so that the command can exit.
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from '../util/undici.ts';
 
 /** The most of an answer read: Keycloak's listings of one realm stay far below it. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -22,7 +23,7 @@ export class HttpClient {
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
-    this.#agent = new Agent({
+    this.#agent = new (undici().Agent)({
       connect: { timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -33,7 +34,13 @@ export class HttpClient {
   async send(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<HttpAnswer> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
-      const response = await request(url, { method: method as 'GET', headers, body, signal, dispatcher: this.#agent });
+      const response = await undici().request(url, {
+        method: method as 'GET',
+        headers,
+        body,
+        signal,
+        dispatcher: this.#agent,
+      });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body) {

@@ -1,6 +1,6 @@
 // Packages only some configurations need (gRPC for external services and OTLP/gRPC, the
-// OpenTelemetry SDK, the Kubernetes client) are loaded on first use: a gateway that does not use
-// them does not carry their memory. Checked in a fresh process, since this test runner's own
+// OpenTelemetry SDK, the Kubernetes client, undici) are loaded on first use: a gateway that does
+// not use them does not carry their memory. Checked in a fresh process, since this test runner's own
 // imports would fill the module cache.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,7 +11,7 @@ const helpers = new URL('../helpers/gateway.ts', import.meta.url).href;
 
 const PROBE = `
 import { createRequire } from 'node:module';
-import { freePort, gatewayYaml, startTestGateway, webRouteYaml } from '${helpers}';
+import { aiBackendYaml, freePort, gatewayYaml, llmRouteYaml, startTestGateway, webRouteYaml } from '${helpers}';
 const cache = createRequire(import.meta.url).cache;
 const loaded = () => {
   const names = new Set();
@@ -21,6 +21,12 @@ const loaded = () => {
   }
   return [...names].sort();
 };
+// First (the module cache only grows): LLM traffic alone, to an HTTP/1.1 provider.
+const llm = await startTestGateway({
+  'gw.yaml': gatewayYaml(await freePort()) + aiBackendYaml('gpt', 9, 'alpha: {}', 'sk', '{"*": Completions}') + llmRouteYaml(['gpt']),
+});
+const llmOnly = loaded();
+await llm.stop();
 const plain = await startTestGateway({ 'gw.yaml': gatewayYaml(await freePort()) + webRouteYaml(9) });
 const withoutExport = loaded();
 await plain.stop();
@@ -36,7 +42,7 @@ spec:
 });
 const withExport = loaded();
 await exporting.stop();
-process.stdout.write(JSON.stringify({ withoutExport, withExport }));
+process.stdout.write(JSON.stringify({ llmOnly, withoutExport, withExport }));
 `;
 
 const OPTIONAL = [
@@ -49,12 +55,23 @@ const OPTIONAL = [
 ];
 
 describe('optional packages', () => {
-  it('are not loaded by a gateway that does not use them, and are once a Frontend exports OTLP', async () => {
+  it('are not loaded by a gateway that does not use them (undici by one serving only LLM traffic), and are once a Frontend exports OTLP', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', PROBE], {
       timeout: 60_000,
     });
-    const { withoutExport, withExport } = JSON.parse(stdout) as { withoutExport: string[]; withExport: string[] };
-    assert.ok(withoutExport.includes('undici'), `the probe sees loaded packages: ${withoutExport.join(', ')}`);
+    const { llmOnly, withoutExport, withExport } = JSON.parse(stdout) as {
+      llmOnly: string[];
+      withoutExport: string[];
+      withExport: string[];
+    };
+    // LLM traffic to an HTTP/1.1 provider goes through gw's own client; a plain HTTP route needs undici.
+    assert.ok(llmOnly.includes('yaml'), `the probe sees loaded packages: ${llmOnly.join(', ')}`);
+    assert.deepEqual(
+      [...OPTIONAL, 'undici'].filter((name) => llmOnly.includes(name)),
+      [],
+      'loaded without being used',
+    );
+    assert.ok(withoutExport.includes('undici'), `a plain HTTP route loads undici: ${withoutExport.join(', ')}`);
     assert.deepEqual(
       OPTIONAL.filter((name) => withoutExport.includes(name)),
       [],

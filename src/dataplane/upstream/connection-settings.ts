@@ -2,7 +2,8 @@
 // turned into undici pool options. Secrets and ConfigMaps (CA bundles, client certificates) come
 // from the configuration's resolved data; nothing is looked up per request.
 import type { ConnectionOptions } from 'node:tls';
-import { Client, type Pool } from 'undici';
+import type { Client, Pool } from 'undici';
+import { undici } from '../../util/undici.ts';
 import { durationMs } from '../../util/units.ts';
 import type { Http1PoolOptions } from './http1/pool.ts';
 
@@ -132,7 +133,7 @@ export function connectionSettings(
     // connector, which drops useH2c, so the clients are made here with the connect options.
     else
       options.factory = (origin, clientOptions) =>
-        new Client(origin, { ...clientOptions, connect, allowH2: true, useH2c: true } as Client.Options);
+        new (undici().Client)(origin, { ...clientOptions, connect, allowH2: true, useH2c: true } as Client.Options);
   }
   const origin = destination.socketPath
     ? 'http://localhost'

@@ -2,35 +2,43 @@
 // way: a configuration swap keeps warm connections. Pools no configuration uses any more are
 // closed once the requests still running on them finish (close() waits for them). Two kinds:
 // undici pools (HTTP routes, MCP, HTTP/2), and gw's own HTTP/1.1 pools for the LLM path.
-import { buildConnector, type Dispatcher, Pool } from 'undici';
+import type { buildConnector, Dispatcher, Pool } from 'undici';
+import { undici } from '../../util/undici.ts';
 import { UndiciUpstreamClient, type UpstreamClient } from './client.ts';
 import type { ConnectionSettings } from './connection-settings.ts';
 import { Http1Pool } from './http1/pool.ts';
+
+type PoolClass = new (origin: string, options: Pool.Options) => Pool;
+let tlsBackendPoolClass: PoolClass | undefined;
 
 /**
  * A pool to a TLS backend whose server name (SNI, and the name the certificate is checked
  * against) is always the backend's: BackendTLS.sni, else its hostname, none for an IP address.
  * undici otherwise takes a request's server name from its Host header, which a proxy forwards
  * from the client — so SNI would follow the client, and a change of Host between requests
- * would drop the pool's connections.
+ * would drop the pool's connections. (The class extends undici's Pool, so it is defined once
+ * undici is loaded.)
  */
-class TlsBackendPool extends Pool {
-  readonly #pinned: string;
+function defineTlsBackendPool(): PoolClass {
+  const { Pool: UndiciPool, buildConnector: build } = undici();
+  return class TlsBackendPool extends UndiciPool {
+    readonly #pinned: string;
 
-  constructor(origin: string, options: Pool.Options) {
-    const connector = buildConnector({ ...(options.connect as buildConnector.BuildOptions), allowH2: options.allowH2 });
-    super(origin, {
-      ...options,
-      // The name undici hands over is the request's; the connector's own (from the settings) applies instead.
-      connect: (connectOptions, callback) => connector({ ...connectOptions, servername: undefined }, callback),
-    });
-    this.#pinned = origin;
-  }
+    constructor(origin: string, options: Pool.Options) {
+      const connector = build({ ...(options.connect as buildConnector.BuildOptions), allowH2: options.allowH2 });
+      super(origin, {
+        ...options,
+        // The name undici hands over is the request's; the connector's own (from the settings) applies instead.
+        connect: (connectOptions, callback) => connector({ ...connectOptions, servername: undefined }, callback),
+      });
+      this.#pinned = origin;
+    }
 
-  // One server name for every request, so undici never reconnects because a Host header changed.
-  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    return super.dispatch({ ...options, servername: this.#pinned } as Dispatcher.DispatchOptions, handler);
-  }
+    // One server name for every request, so undici never reconnects because a Host header changed.
+    override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      return super.dispatch({ ...options, servername: this.#pinned } as Dispatcher.DispatchOptions, handler);
+    }
+  };
 }
 
 export class UpstreamPools {
@@ -42,9 +50,10 @@ export class UpstreamPools {
   get(settings: ConnectionSettings): Pool {
     let pool = this.pools.get(settings.key);
     if (!pool) {
-      pool = settings.origin.startsWith('https:')
-        ? new TlsBackendPool(settings.origin, settings.options)
-        : new Pool(settings.origin, settings.options);
+      if (settings.origin.startsWith('https:')) {
+        tlsBackendPoolClass ??= defineTlsBackendPool();
+        pool = new tlsBackendPoolClass(settings.origin, settings.options);
+      } else pool = new (undici().Pool)(settings.origin, settings.options);
       this.pools.set(settings.key, pool);
     }
     return pool;

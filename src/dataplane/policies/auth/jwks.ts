@@ -8,7 +8,8 @@
 
 import type { Readable } from 'node:stream';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from '../../../util/undici.ts';
 
 /** A parsed key set: the key lookup jose verifies with, and the key IDs it holds. */
 export interface KeySet {
@@ -116,7 +117,7 @@ export class RemoteJwks {
     this.retryMaxMs = Math.min(options.retryMaxMs ?? RETRY_MAX_MS, options.refreshMs);
     this.timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
     this.maxBytes = options.maxBytes ?? MAX_JWKS_BYTES;
-    this.agent = new Agent({
+    this.agent = new (undici().Agent)({
       connect: options.socketPath ? { socketPath: options.socketPath } : undefined,
       connections: 1,
       keepAliveTimeout: 1000,
@@ -195,7 +196,7 @@ export class RemoteJwks {
   }
 
   private async load(): Promise<KeySet> {
-    const response = await request(this.url, {
+    const response = await undici().request(this.url, {
       method: 'GET',
       headers: { accept: 'application/json, application/jwk-set+json' },
       dispatcher: this.agent,

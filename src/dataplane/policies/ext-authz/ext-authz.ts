@@ -4,8 +4,9 @@
 // `extauthz`) or answers the client; a server that cannot be used fails the request closed
 // (403) or lets it through (FailOpen). Decisions may be cached by a CEL key; `conditional`
 // picks per request which settings apply (docs/policies/ext-authz.md).
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { ExtAuth, ExtAuthOrConditional } from '../../../api/types/inbound-auth.ts';
+import { undici } from '../../../util/undici.ts';
 import { byteSize, durationMs } from '../../../util/units.ts';
 import { BodyTooLargeError } from '../../proxy/body.ts';
 import {
@@ -172,6 +173,6 @@ function httpDispatcher(
   }
   return context.runtime.use(
     `extauthz http ${settings.key}`,
-    () => new Pool(settings.origin, settings.options),
+    (): Pool => new (undici().Pool)(settings.origin, settings.options),
   ) as unknown as CheckDispatcher;
 }

@@ -2,7 +2,8 @@
 // token requests): one connection pool kept in the PolicyRuntime, every call bounded in time and
 // in the size of the answer read, redirects never followed (an answer is passed on as it is).
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../../../../util/undici.ts';
 import type { PolicyRuntime } from '../../runtime.ts';
 
 /** A call (connect, answer, body) that takes longer fails. */
@@ -29,7 +30,7 @@ export interface IdpCall {
 export class IdpUnavailable extends Error {}
 
 export class IdentityProviderClient {
-  private readonly agent = new Agent({
+  private readonly agent: Agent = new (undici().Agent)({
     connections: 32,
     keepAliveTimeout: 4000,
     headersTimeout: IDP_TIMEOUT_MS,
@@ -45,9 +46,9 @@ export class IdentityProviderClient {
 
   /** Calls `url`; rejects with IdpUnavailable (the reason, without the URL's query or credentials). */
   async call(url: string, call: IdpCall): Promise<IdpResponse> {
-    let response: Awaited<ReturnType<typeof request>>;
+    let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, {
+      response = await undici().request(url, {
         method: call.method,
         headers: call.headers,
         body: call.body,
