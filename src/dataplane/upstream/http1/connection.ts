@@ -120,7 +120,7 @@ export class Http1Connection implements ResponseSink {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('end', () => this.#onEnd());
     socket.on('error', (error: Error) => this.#fail(error));
-    socket.on('close', () => this.#fail(new UpstreamClosedError()));
+    socket.on('close', () => this.#end());
   }
 
   get current(): Exchange | undefined {
@@ -188,9 +188,10 @@ export class Http1Connection implements ResponseSink {
     if (this.#exchange === exchange) this.#fail(error);
   }
 
-  /** Closes the connection; a request on it fails with `error`. */
-  close(error: Error = new UpstreamClosedError()): void {
-    this.#fail(error);
+  /** Closes the connection; a request on it fails with `error` (by default UpstreamClosedError). */
+  close(error?: Error): void {
+    if (error === undefined) this.#end();
+    else this.#fail(error);
   }
 
   // ResponseSink: called by the parser while execute() or finish() runs.
@@ -252,12 +253,12 @@ export class Http1Connection implements ResponseSink {
         return;
       }
     }
-    this.#fail(new UpstreamClosedError());
+    this.#end();
   }
 
   #afterResponse(): void {
     if (!this.#reusable) {
-      this.#fail(new UpstreamClosedError());
+      this.#shutDown();
       return;
     }
     this.lastActivity = performance.now();
@@ -279,6 +280,16 @@ export class Http1Connection implements ResponseSink {
       if (exchange.body === undefined) exchange.reject(error);
       else exchange.body.fail(error);
     }
+    this.#shutDown();
+  }
+
+  /** Closes the connection; a request still on it fails with UpstreamClosedError (made only then). */
+  #end(): void {
+    if (this.#exchange !== undefined) this.#fail(new UpstreamClosedError());
+    else this.#shutDown();
+  }
+
+  #shutDown(): void {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#connectTimer);
