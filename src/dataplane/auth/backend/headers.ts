@@ -1,4 +1,5 @@
 // Header edits on an upstream request whose header names may come in any case.
+import { TOKEN } from '../../../util/http-field-syntax.ts';
 
 /** Upstream request headers, as the proxy builds them (lowercase names from Node, or any case). */
 export type TargetHeaders = Record<string, string | string[]>;
@@ -38,9 +39,7 @@ export function firstValue(value: string | string[] | undefined): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** RFC 9110 token: header and cookie names. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
+/** Whether `name` is an RFC 9110 token (header and cookie names). */
 export function isToken(name: string): boolean {
   return TOKEN.test(name);
 }

@@ -4,6 +4,8 @@
 // pseudo-headers (`:authority`, `:method`, `:path`, `:scheme`); a non-empty one only those it
 // names (pseudo-headers included by name); the deny list always wins. Names match
 // case-insensitively. Values travel as bytes: one entry per value of a repeated header.
+
+import { INVALID_FIELD_VALUE, TOKEN } from '../../../util/http-field-syntax.ts';
 import type { McpCall } from '../context.ts';
 import type { McpHeaderMutation } from '../hooks.ts';
 
@@ -46,8 +48,6 @@ export function processorHeaders(call: McpCall, filter: HeaderFilter): WireHeade
   return out;
 }
 
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Connection-level headers: a processor cannot set them on a request gw makes. */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -72,8 +72,8 @@ export function headerMutation(
   for (const entry of set ?? []) {
     const name = (entry.key ?? '').toLowerCase();
     const value = Buffer.from(entry.value ?? Buffer.alloc(0)).toString('latin1');
-    if (HEADER_NAME.test(name) && HEADER_VALUE.test(value) && !HOP_BY_HOP.has(name)) changes.push([name, value]);
+    if (TOKEN.test(name) && !INVALID_FIELD_VALUE.test(value) && !HOP_BY_HOP.has(name)) changes.push([name, value]);
   }
-  const removals = (remove ?? []).map((name) => name.toLowerCase()).filter((name) => HEADER_NAME.test(name));
+  const removals = (remove ?? []).map((name) => name.toLowerCase()).filter((name) => TOKEN.test(name));
   return changes.length === 0 && removals.length === 0 ? undefined : { set: changes, remove: removals };
 }

@@ -3,6 +3,7 @@
 // the answer for the client). Applying a decision never changes it, so one cached decision
 // serves many requests.
 import type { ServerResponse } from 'node:http';
+import { INVALID_FIELD_VALUE, TOKEN } from '../../../util/http-field-syntax.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, StepResult } from '../types.ts';
@@ -56,11 +57,9 @@ export function forbidden(): DenyDecision {
 
 // RFC 9110 field-name token and field-value characters: anything else would make Node throw
 // when the header is written, failing the request for a server's typo.
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export function validHeader(name: string, value: string): boolean {
-  return HEADER_NAME.test(name) && HEADER_VALUE.test(value);
+  return TOKEN.test(name) && !INVALID_FIELD_VALUE.test(value);
 }
 
 /** Applies a decision: an allow changes the request and answers nothing; a deny is the answer. */

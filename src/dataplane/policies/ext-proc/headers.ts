@@ -1,5 +1,6 @@
 // Headers to and from the processor: gw's header objects as Envoy HeaderMaps (lower-case names,
 // values in raw_value, pseudo-headers first), and a processor's HeaderMutation applied to them.
+import { INVALID_FIELD_VALUE } from '../../../util/http-field-syntax.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { HeaderMap, HeaderMutation, HeaderValue, HeaderValueOption } from './messages.ts';
 
@@ -21,9 +22,8 @@ const PROTECTED = new Set([
   'http2-settings',
 ]);
 
+/** Lower-case tokens only: Envoy's HeaderMaps carry lower-case names. (Field values: INVALID_FIELD_VALUE.) */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-/** Field values: no CR, LF or NUL (they would split or end the header block). */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Header values as Envoy sends them: bytes in raw_value (latin1, as Node keeps header strings).
@@ -69,7 +69,7 @@ export function applyHeaderMutation(
     if (!header?.key) continue;
     const key = header.key.toLowerCase();
     const value = headerValueOf(header);
-    if (!FIELD_VALUE.test(value)) continue;
+    if (INVALID_FIELD_VALUE.test(value)) continue;
     if (key.startsWith(':')) {
       if (allowedPseudo.has(key) && value !== '') {
         pseudo ??= new Map();
@@ -92,7 +92,7 @@ export function immediateHeaders(mutation: HeaderMutation | null | undefined): R
     if (!header?.key) continue;
     const key = header.key.toLowerCase();
     const value = headerValueOf(header);
-    if (!TOKEN.test(key) || PROTECTED.has(key) || !FIELD_VALUE.test(value)) continue;
+    if (!TOKEN.test(key) || PROTECTED.has(key) || INVALID_FIELD_VALUE.test(value)) continue;
     setHeader(headers, key, value, 'APPEND_IF_EXISTS_OR_ADD');
   }
   return headers as Record<string, string | string[]>;

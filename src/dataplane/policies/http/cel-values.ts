@@ -1,6 +1,8 @@
 // What the HTTP policies (direct response, transformation, delay) do with CEL beyond compiling
 // and evaluating it (src/dataplane/cel/expression.ts): extra variables laid over a request's
 // context, and CEL results turned into header values and bodies.
+
+import { INVALID_FIELD_VALUE } from '../../../util/http-field-syntax.ts';
 import { type Expression, fromCelValue } from '../../cel/expression.ts';
 import type { CelVariables } from '../../telemetry/cel-context.ts';
 
@@ -22,7 +24,6 @@ export function readsBody(source: string, variable: 'request' | 'response'): boo
 }
 
 // Node refuses header values with other characters (RFC 9110 field-value, obs-text included).
-const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /**
  * A CEL result as a header value: strings as they are, bytes as Latin-1, numbers and booleans
@@ -38,7 +39,7 @@ export function headerValue(value: unknown): string | undefined {
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
   else if (isUnsignedInt(value)) text = String(value.valueOf());
   else return undefined;
-  return INVALID_HEADER_VALUE.test(text) ? undefined : text;
+  return INVALID_FIELD_VALUE.test(text) ? undefined : text;
 }
 
 /** CEL's uint: an object whose primitive value is a BigInt. */

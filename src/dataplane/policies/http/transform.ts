@@ -8,6 +8,7 @@
 // empty. Pseudo-headers address what is not a header: on requests `:path` (path and query),
 // `:authority` (the Host sent upstream) and `:method`; on responses `:status`.
 import type { Transform } from '../../../api/types/traffic.ts';
+import { TOKEN } from '../../../util/http-field-syntax.ts';
 import type { Expression } from '../../cel/expression.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import { type CelVariables, celHeaders } from '../../telemetry/cel-context.ts';
@@ -102,7 +103,6 @@ function headerProblem(name: string, direction: Direction): string | undefined {
 
 const PATH = /^\/[^\s#]*$/;
 const AUTHORITY = /^[^\s/?#@]+$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * Applies a request Transform to the request as it goes upstream. Returns a promise only when

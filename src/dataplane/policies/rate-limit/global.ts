@@ -6,6 +6,7 @@
 // descriptors the tokens it used. Semantics follow agentgateway (docs/policies/rate-limit.md).
 import type * as grpc from '@grpc/grpc-js';
 import type { GlobalRateLimit, RateLimitDescriptor } from '../../../api/types/traffic.ts';
+import { TOKEN } from '../../../util/http-field-syntax.ts';
 import { type Expression, fromCelValue } from '../../cel/expression.ts';
 import { type CelVariables, celContext } from '../../telemetry/cel-context.ts';
 import type { RequestRecord } from '../../telemetry/request-record.ts';
@@ -98,7 +99,6 @@ const MAX_UINT32 = 4_294_967_295;
 
 /** Headers a rate limit service may not set: gw owns the message framing. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 export class GlobalLimit {

@@ -2,7 +2,7 @@
 // before a byte is written: a field value with CR or LF (from a header modifier, a CEL
 // transformation, a client header) must never split into a second request upstream.
 
-import { INVALID_FIELD_VALUE, TOKEN } from './field-syntax.ts';
+import { INVALID_FIELD_VALUE, TOKEN } from '../../../util/http-field-syntax.ts';
 
 /** A request gw cannot write as it stands; nothing was sent. */
 export class InvalidUpstreamRequestError extends Error {

@@ -3,7 +3,7 @@
 // of the connection. Strict where leniency lets a response be read two ways (duplicate lengths,
 // folded or malformed header lines, bad chunk sizes); every buffer it keeps is bounded.
 
-import { INVALID_FIELD_VALUE, TOKEN } from './field-syntax.ts';
+import { INVALID_FIELD_VALUE, TOKEN } from '../../../util/http-field-syntax.ts';
 
 /** Largest header section (status line and fields) read; a bigger one is a protocol error. */
 export const MAX_HEAD_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
-// The character rules of HTTP/1.1 field names and values (RFC 9110 section 5), shared by the
-// request gw writes and the response it reads.
+// The character rules of HTTP field names and values (RFC 9110 section 5): what gw writes
+// upstream, what it reads back, and what policies and external services may set.
 
 /** A field name (and a method): a token. */
 export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
