@@ -3,8 +3,7 @@
 // method conditions). Prints ns per match for several request shapes, next to a linear scan
 // over every match (what the table's index avoids).
 // Run: ./node_modules/.bin/node bench/route-match.bench.ts
-import type { RouteConfig, RuleConfig } from '../src/controller/dataplane-config.ts';
-import type { RouteMatch } from '../src/controller/gateway-api/types.ts';
+import type { RouteConfig, RouteMatch, RuleConfig } from '../src/contract/dataplane-config.ts';
 import { routingHost } from '../src/dataplane/routing/host.ts';
 import { normalizePath } from '../src/dataplane/routing/path.ts';
 import { firstQueryValue } from '../src/dataplane/routing/query.ts';

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 import { parsePort } from './run.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]

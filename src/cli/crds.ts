@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crdFileName, crdYaml } from '../api/crd/generate.ts';
 import { crdKinds } from '../api/kinds/registry.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 
 export function crdsCommand(args: string[], io: Io): number {
   let outputDir: string | undefined;

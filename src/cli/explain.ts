@@ -12,7 +12,7 @@ import {
 } from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
 import { snapshotFromStore } from '../controller/snapshot.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 import { loadWorld } from './world.ts';
 
 function provenanceText(p: Provenance): string {

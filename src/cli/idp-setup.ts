@@ -16,7 +16,7 @@ import {
   USERS_FLAG,
 } from '../idp/settings.ts';
 import { formatPlan, planIdpSetup, runIdpSetup } from '../idp/setup.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 
 const USAGE = `Usage: gw idp setup [flags]
 

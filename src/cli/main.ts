@@ -4,15 +4,10 @@ import { controllerCommand } from './controller.ts';
 import { crdsCommand } from './crds.ts';
 import { explainCommand } from './explain.ts';
 import { idpCommand } from './idp-setup.ts';
+import type { Io } from './io.ts';
 import { runCommand } from './run.ts';
 import { statusCommand } from './status.ts';
 import { validateCommand } from './validate.ts';
-
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readStdin: () => string;
-}
 
 const processIo: Io = {
   stdout: (text) => process.stdout.write(text),

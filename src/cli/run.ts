@@ -20,7 +20,7 @@ import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { Condition } from '../api/kinds/gateway-api/shared.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 import { loadWorld } from './world.ts';
 
 interface ParentEntry {

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { describeProblem, loadResources, locationOf, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { formatFieldError } from '../api/validate/errors.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 
 export function validateCommand(args: string[], io: Io): number {
   let options: ReturnType<typeof parse>;

@@ -8,10 +8,10 @@
 // publishing any configuration the fast pass did not produce identically. Status writes produce
 // store events too; those are recognised and do not re-trigger.
 import type { KubeObject } from '../api/validate/admission.ts';
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
-import type { DataPlaneConfig } from './dataplane-config.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
 import { configDependencies, DependencyIndex, GLOBAL_KINDS, touchedKeys } from './incremental/dependencies.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';

@@ -1,124 +1,34 @@
-// The configuration the controller hands to the data plane, one per gw Gateway: plain,
-// versioned JSON (it will travel to proxy replicas) with everything resolved — listeners with
-// their effective frontend policy, routes and rules with their effective traffic policy,
-// backend references with their effective backend policy, the backends' specs, the programmed
-// models, and the data of every Secret and ConfigMap the configuration names. The data plane
-// never looks anything up on the hot path.
-import type { LabelSelector } from '../api/kinds/gateway-api/shared.ts';
+// Builds the data-plane configuration of each gw Gateway (the contract: src/contract/
+// dataplane-config.ts) from a snapshot and the controller's translation: effective listeners and
+// routes, the effective policy at every attachment point with where each field came from, the specs
+// of the backends and models they reach, and the data of every Secret and ConfigMap named.
+import type { ServiceSpec } from '../api/kinds/core/service.ts';
+import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
-import type { APIKeyAuthentication } from '../api/types/inbound-auth.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
+import {
+  type ApiKeyAuthenticationConfig,
+  type BackendObjectConfig,
+  type BackendPolicyConfig,
+  type BackendRefConfig,
+  DATAPLANE_CONFIG_VERSION,
+  type DataPlaneConfig,
+  type ListenerConfig,
+  MCP_PATH_ANNOTATION,
+  MCP_TARGET_NAME_ANNOTATION,
+  type McpSelectedService,
+  type ModelsConfig,
+  type RouteConfig,
+  type RuleConfig,
+  type TrafficConfig,
+} from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
-import type { GatewayApiResult, RouteBackendRef, RouteMatch } from './gateway-api/types.ts';
+import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
-import { type EffectiveSection, valuesOf } from './policies/merge.ts';
+import { type EffectiveSection, sourcesOf, valuesOf } from './policies/merge.ts';
 import { findReferences } from './references.ts';
 import type { Snapshot } from './snapshot.ts';
-
-export const DATAPLANE_CONFIG_VERSION = 'gw.dev/dataplane/v1alpha1';
-
-type Values = Record<string, unknown>;
-
-export interface BackendRefConfig {
-  /** Key into `backends`: "GwBackend ns/name" or "Service ns/name". */
-  backend: string;
-  port?: number;
-  weight: number;
-  filters?: unknown[];
-  /** Why the reference cannot be used (its share of requests is answered with 500). */
-  problem?: string;
-  /** The effective backend policy on this path (rule to backend). */
-  policy: Values;
-  /**
-   * For a GwBackend with AI provider groups or MCP targets: the effective backend policy on this
-   * path for each provider or target, by name (GwPolicies on that section and its inline policies
-   * included).
-   */
-  sections?: Record<string, Values>;
-  /**
-   * For a GwBackend with MCP selector targets: the Services each selector target chose, by target
-   * name (sorted by key; their specs are in `backends`), with what their annotations say.
-   */
-  mcpServices?: Record<string, McpSelectedService[]>;
-}
-
-/** A Service an MCP selector target chose (docs/mcp.md "Selector targets"). */
-export interface McpSelectedService {
-  /** "Service ns/name": a key into `backends`. */
-  service: string;
-  /** The gw.dev/mcp-path annotation: the MCP path on the Service's ports. */
-  path?: string;
-  /** The gw.dev/mcp-target-name annotation: the target name its tools are prefixed with. */
-  targetName?: string;
-}
-
-/** Service annotations of MCP selector targets. */
-export const MCP_PATH_ANNOTATION = 'gw.dev/mcp-path';
-export const MCP_TARGET_NAME_ANNOTATION = 'gw.dev/mcp-target-name';
-
-/**
- * traffic.apiKeyAuthentication as the data plane receives it. With a secretSelector or
- * configMapSelector, `selected` lists the objects the selector chose ("Kind ns/name", by name;
- * their data is in `data`): the data plane has no labels to match.
- */
-export type ApiKeyAuthenticationConfig = APIKeyAuthentication & { selected?: string[] };
-
-export interface RuleConfig {
-  name?: string;
-  matches: RouteMatch[];
-  filters?: unknown[];
-  timeouts?: unknown;
-  traffic: Values;
-  /**
-   * For each traffic field, the policy it came from and what that policy targets ("GwPolicy
-   * ns/p on Gateway ns/gw"): state a policy keeps (rate-limit buckets) is shared by every rule
-   * the same attachment reaches.
-   */
-  trafficSources?: Record<string, string>;
-  backendRefs: BackendRefConfig[];
-  /** For a rule whose backend is GwModel "*": the models attached to it (keys into `models`). */
-  models?: string[];
-}
-
-export interface RouteConfig {
-  route: string;
-  hostnames: string[];
-  rules: RuleConfig[];
-}
-
-export interface ListenerConfig {
-  name: string;
-  port: number;
-  protocol: string;
-  hostname?: string;
-  tls?: { mode: string; certificates: string[] };
-  frontend: Values;
-  /** The effective PreRouting traffic policy: runs on every request before a route is chosen. */
-  preRouting: Values;
-  /** Where each PreRouting field came from (as RuleConfig.trafficSources). */
-  preRoutingSources?: Record<string, string>;
-  routes: RouteConfig[];
-  /** Models attached to the listener directly (Gateway or ListenerSet parents). */
-  models: string[];
-}
-
-export interface DataPlaneConfig {
-  apiVersion: typeof DATAPLANE_CONFIG_VERSION;
-  gateway: { namespace: string; name: string };
-  /** The store revision the configuration was made from. */
-  revision: string;
-  listeners: ListenerConfig[];
-  /**
-   * GwBackend specs and Service specs, by "Kind ns/name": those routes send to, and those policy
-   * endpoint references name (ExtAuth, ExtProc, rate limit services, JWKS, OTLP collectors).
-   */
-  backends: Record<string, { kind: string; spec: unknown }>;
-  /** Programmed GwModels, by "ns/name". */
-  models: Record<string, GwModelSpec>;
-  /** Decoded data of the Secrets and ConfigMaps named anywhere above, by "Kind ns/name". */
-  data: Record<string, Record<string, string>>;
-}
 
 /** A Secret's or ConfigMap's data as text: base64 fields decoded, stringData applied last. */
 function objectData(object: KubeObject): Record<string, string> {
@@ -169,8 +79,8 @@ function selectedObjects(
 }
 
 /** `traffic` with its apiKeyAuthentication's label selector resolved into `selected` (a copy: merged values are shared). */
-function withApiKeySelection(traffic: Values, namespace: string, snapshot: Snapshot): Values {
-  const auth = traffic.apiKeyAuthentication as APIKeyAuthentication | undefined;
+function withApiKeySelection(traffic: TrafficConfig, namespace: string, snapshot: Snapshot): TrafficConfig {
+  const auth = traffic.apiKeyAuthentication;
   if (!auth || (!auth.secretSelector && !auth.configMapSelector)) return traffic;
   const selected = selectedObjects(auth, namespace, snapshot)
     .map((object) => `${object.kind} ${namespace}/${object.metadata.name}`)
@@ -181,10 +91,7 @@ function withApiKeySelection(traffic: Values, namespace: string, snapshot: Snaps
 
 /** The sub-backends a policy can target by sectionName: AI providers in groups, MCP targets. */
 function subBackendNames(backend: KubeObject): string[] {
-  const spec = backend.spec as {
-    ai?: { groups?: { providers: { name: string }[] }[] };
-    mcp?: { targets: { name: string }[] };
-  };
+  const spec = backend.spec as GwBackendSpec;
   if (spec.mcp) return spec.mcp.targets.map((target) => target.name);
   return (spec.ai?.groups ?? []).flatMap((group) => group.providers.map((provider) => provider.name));
 }
@@ -194,11 +101,6 @@ function labelsOfNamespace(snapshot: Snapshot, namespace: string): Record<string
   return { ...snapshot.namespaces.get(namespace)?.metadata.labels, 'kubernetes.io/metadata.name': namespace };
 }
 
-interface McpSelectorSpec {
-  namespaces?: LabelSelector;
-  services?: LabelSelector;
-}
-
 /**
  * The Services each selector target of an MCP GwBackend chooses: by the services label selector
  * (unset: every Service) in the backend's namespace, or in the namespaces the namespaces selector
@@ -206,7 +108,7 @@ interface McpSelectorSpec {
  */
 function mcpSelections(backend: KubeObject, snapshot: Snapshot): Map<string, KubeObject[]> {
   const namespace = backend.metadata.namespace!;
-  const targets = (backend.spec as { mcp?: { targets: { name: string; selector?: McpSelectorSpec }[] } }).mcp?.targets;
+  const targets = (backend.spec as GwBackendSpec).mcp?.targets;
   const selections = new Map<string, KubeObject[]>();
   for (const target of targets ?? []) {
     const selector = target.selector;
@@ -228,12 +130,7 @@ function objectName(object: KubeObject): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;
 }
 
-function backendKey(ref: RouteBackendRef): string | undefined {
-  if (ref.kind === 'Service' || ref.kind === 'GwBackend') return `${ref.kind} ${ref.namespace}/${ref.name}`;
-  return undefined;
-}
-
-/** Which models attach where: listener keys "gateway|listener" and rule keys "route|rule". */
+/** Which models attach where: listener keys "Kind ns/name|section|port" and rule keys "ns/route|rule". */
 function modelPlacements(snapshot: Snapshot, models: ReadonlyMap<string, ModelAttachment>) {
   const byListenerSource = new Map<string, string[]>();
   const byRule = new Map<string, string[]>();
@@ -259,13 +156,28 @@ function modelPlacements(snapshot: Snapshot, models: ReadonlyMap<string, ModelAt
   return { byListenerSource, byRule };
 }
 
-/** `{ [name]: field → "source on target" }`, or nothing for an empty section. */
-function sourcesField<N extends string>(name: N, section: EffectiveSection): { [K in N]?: Record<string, string> } {
-  const sources: Record<string, string> = {};
-  for (const [field, effective] of Object.entries(section)) {
-    if (field !== 'phase') sources[field] = `${effective.from.source} on ${effective.from.target}`;
-  }
-  return (Object.keys(sources).length > 0 ? { [name]: sources } : {}) as { [K in N]?: Record<string, string> };
+type Placements = ReturnType<typeof modelPlacements>;
+
+/** A section's sources, or nothing for an empty section (the configuration stays small). */
+function sourcesIfAny(section: EffectiveSection): Record<string, string> | undefined {
+  const sources = sourcesOf(section);
+  return Object.keys(sources).length > 0 ? sources : undefined;
+}
+
+/** An object named by the configuration, in the namespace its referrer resolves it in. */
+interface Referenced {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** One Gateway's configuration while it is built, and the objects it names. */
+interface Building {
+  readonly snapshot: Snapshot;
+  readonly index: PolicyIndex;
+  readonly placements: Placements;
+  readonly config: DataPlaneConfig;
+  readonly referenced: Referenced[];
 }
 
 export function buildDataPlaneConfigs(
@@ -279,177 +191,256 @@ export function buildDataPlaneConfigs(
   const configs = new Map<string, DataPlaneConfig>();
   for (const [gatewayKey, listeners] of gatewayApi.listeners) {
     const [namespace, name] = gatewayKey.split('/') as [string, string];
-    const config: DataPlaneConfig = {
-      apiVersion: DATAPLANE_CONFIG_VERSION,
-      gateway: { namespace, name },
-      revision,
-      listeners: [],
-      backends: {},
-      models: {},
-      data: {},
-    };
-    const referenced: { kind: string; namespace: string; name: string }[] = [];
-    const useModel = (key: string) => {
-      const model = snapshot.models.get(key)!;
-      config.models[key] = model.spec as GwModelSpec;
-      for (const ref of findReferences(model.spec, 'spec'))
-        referenced.push({ kind: ref.kind, namespace: model.metadata.namespace!, name: ref.name });
+    const building: Building = {
+      snapshot,
+      index,
+      placements,
+      referenced: [],
+      config: {
+        apiVersion: DATAPLANE_CONFIG_VERSION,
+        gateway: { namespace, name },
+        revision,
+        listeners: [],
+        backends: {},
+        models: {},
+        data: {},
+      },
     };
     for (const listener of listeners) {
-      if (!listener.programmed) continue;
-      const point: AttachmentPoint = { gateway: gatewayKey, listener };
-      const sourceKey = `${listener.source.kind} ${listener.source.namespace}/${listener.source.name}`;
-      const listenerModels = [
-        ...(placements.byListenerSource.get(`${sourceKey}||`) ?? []),
-        ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|`) ?? []),
-        ...(placements.byListenerSource.get(`${sourceKey}||${listener.port}`) ?? []),
-        ...(placements.byListenerSource.get(`${sourceKey}|${listener.name}|${listener.port}`) ?? []),
-      ];
-      for (const model of listenerModels) useModel(model);
-      const listenerPolicy = effectivePolicy(index, point);
-      const listenerConfig: ListenerConfig = {
-        name: listener.name,
-        port: listener.port,
-        protocol: listener.protocol,
-        frontend: valuesOf(listenerPolicy.frontend),
-        preRouting: withApiKeySelection(valuesOf(listenerPolicy.preRouting), namespace, snapshot),
-        ...sourcesField('preRoutingSources', listenerPolicy.preRouting),
-        routes: [],
-        models: [...new Set(listenerModels)].sort(),
-      };
-      if (listener.hostname) listenerConfig.hostname = listener.hostname;
-      if (listener.tls) {
-        listenerConfig.tls = {
-          mode: listener.tls.mode,
-          certificates: listener.tls.certificateRefs.map((ref) => `Secret ${ref.namespace}/${ref.name}`),
-        };
-        for (const ref of listener.tls.certificateRefs) referenced.push({ kind: 'Secret', ...ref });
-      }
-      for (const route of listener.routes) {
-        const routeKey = `${route.namespace}/${route.name}`;
-        const routeConfig: RouteConfig = { route: routeKey, hostnames: route.hostnames, rules: [] };
-        const ruleCount = route.rules.length;
-        for (const rule of route.rules) {
-          const routePoint: AttachmentPoint = {
-            ...point,
-            route: { namespace: route.namespace, name: route.name, rule: rule.name },
-          };
-          const rulePolicy = effectivePolicy(index, routePoint).traffic;
-          const ruleConfig: RuleConfig = {
-            matches: rule.matches,
-            traffic: withApiKeySelection(valuesOf(rulePolicy), route.namespace, snapshot),
-            ...sourcesField('trafficSources', rulePolicy),
-            backendRefs: [],
-          };
-          if (rule.name) ruleConfig.name = rule.name;
-          if (rule.filters) ruleConfig.filters = rule.filters;
-          if (rule.timeouts) ruleConfig.timeouts = rule.timeouts;
-          const ruleModels = [
-            ...(placements.byRule.get(`${routeKey}|${rule.name ?? ''}`) ?? []),
-            ...(ruleCount === 1 && rule.name ? (placements.byRule.get(`${routeKey}|`) ?? []) : []),
-          ];
-          if (ruleModels.length > 0) {
-            ruleConfig.models = [...new Set(ruleModels)].sort();
-            for (const model of ruleModels) useModel(model);
-          }
-          for (const ref of rule.backendRefs) {
-            const key = backendKey(ref);
-            if (!key) continue; // GwModel "*": the rule's models serve it
-            const backendPoint: AttachmentPoint = {
-              ...routePoint,
-              backend: {
-                kind: ref.kind as 'Service' | 'GwBackend',
-                namespace: ref.namespace,
-                name: ref.name,
-                port: ref.port,
-              },
-            };
-            const policy = valuesOf(effectivePolicy(index, backendPoint).backend);
-            const refConfig: BackendRefConfig = { backend: key, weight: ref.weight, policy };
-            if (ref.port !== undefined) refConfig.port = ref.port;
-            if (ref.filters) refConfig.filters = ref.filters;
-            if (ref.problem) refConfig.problem = ref.problem;
-            ruleConfig.backendRefs.push(refConfig);
-            const object =
-              ref.kind === 'Service'
-                ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
-                : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
-            const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
-            if (sections.length > 0) {
-              refConfig.sections = {};
-              for (const section of sections) {
-                const sectionPoint = { ...backendPoint, backend: { ...backendPoint.backend!, section } };
-                const sectionPolicy = valuesOf(effectivePolicy(index, sectionPoint).backend);
-                refConfig.sections[section] = sectionPolicy;
-                for (const found of findReferences(sectionPolicy, 'policy'))
-                  referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
-              }
-            }
-            if (object && !ref.problem && ref.kind === 'GwBackend') {
-              const selections = mcpSelections(object, snapshot);
-              if (selections.size > 0) refConfig.mcpServices = {};
-              for (const [target, services] of selections) {
-                refConfig.mcpServices![target] = services.map((service) => {
-                  const serviceKey = `Service ${objectName(service)}`;
-                  config.backends[serviceKey] = { kind: 'Service', spec: service.spec };
-                  const annotations = service.metadata.annotations ?? {};
-                  const selected: McpSelectedService = { service: serviceKey };
-                  if (annotations[MCP_PATH_ANNOTATION]) selected.path = annotations[MCP_PATH_ANNOTATION];
-                  if (annotations[MCP_TARGET_NAME_ANNOTATION])
-                    selected.targetName = annotations[MCP_TARGET_NAME_ANNOTATION];
-                  return selected;
-                });
-              }
-            }
-            if (object && !ref.problem) {
-              config.backends[key] = { kind: ref.kind, spec: object.spec };
-              for (const found of findReferences(object.spec, 'spec'))
-                referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
-            }
-            for (const found of findReferences(policy, 'policy'))
-              referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
-          }
-          routeConfig.rules.push(ruleConfig);
-        }
-        listenerConfig.routes.push(routeConfig);
-      }
-      for (const found of findReferences(listenerConfig.frontend, 'frontend'))
-        referenced.push({ kind: found.kind, namespace, name: found.name });
-      for (const found of findReferences(listenerConfig.preRouting, 'traffic'))
-        referenced.push({ kind: found.kind, namespace, name: found.name });
-      for (const object of selectedObjects(listenerConfig.preRouting, namespace, snapshot))
-        referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
-      for (const route of listenerConfig.routes) {
-        const routeNamespace = route.route.split('/')[0]!;
-        for (const rule of route.rules) {
-          for (const found of findReferences(rule.traffic, 'traffic')) {
-            referenced.push({ kind: found.kind, namespace: routeNamespace, name: found.name });
-          }
-          for (const object of selectedObjects(rule.traffic, routeNamespace, snapshot)) {
-            referenced.push({ kind: object.kind, namespace: routeNamespace, name: object.metadata.name! });
-          }
-        }
-      }
-      config.listeners.push(listenerConfig);
+      if (listener.programmed) building.config.listeners.push(listenerConfig(building, gatewayKey, listener));
     }
-    for (const ref of referenced) {
-      if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
-        // An endpoint reference of a policy (ExtAuth, rate limit service...): its spec is needed
-        // to connect; a missing one is left out and the policy reports it.
-        const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
-        const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(
-          `${ref.namespace}/${ref.name}`,
-        );
-        if (object && !config.backends[key]) config.backends[key] = { kind: ref.kind, spec: object.spec };
-        continue;
-      }
-      if (ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') continue;
-      const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(
-        `${ref.namespace}/${ref.name}`,
-      );
-      if (object) config.data[`${ref.kind} ${ref.namespace}/${ref.name}`] = objectData(object);
-    }
-    configs.set(gatewayKey, config);
+    resolveReferenced(building);
+    configs.set(gatewayKey, building.config);
   }
   return configs;
+}
+
+/** A listener: its frontend and PreRouting policies, its routes, and the models attached to it. */
+function listenerConfig(building: Building, gatewayKey: string, listener: EffectiveListener): ListenerConfig {
+  const namespace = gatewayKey.split('/')[0]!;
+  const point: AttachmentPoint = { gateway: gatewayKey, listener };
+  const policy = effectivePolicy(building.index, point);
+  const config: ListenerConfig = {
+    name: listener.name,
+    port: listener.port,
+    protocol: listener.protocol,
+    frontend: valuesOf(policy.frontend),
+    preRouting: withApiKeySelection(valuesOf(policy.preRouting), namespace, building.snapshot),
+    routes: [],
+  };
+  const frontendSources = sourcesIfAny(policy.frontend);
+  if (frontendSources) config.frontendSources = frontendSources;
+  const preRoutingSources = sourcesIfAny(policy.preRouting);
+  if (preRoutingSources) config.preRoutingSources = preRoutingSources;
+  if (listener.hostname) config.hostname = listener.hostname;
+  if (listener.tls) {
+    config.tls = {
+      mode: listener.tls.mode,
+      certificates: listener.tls.certificateRefs.map((ref) => `Secret ${ref.namespace}/${ref.name}`),
+    };
+    for (const ref of listener.tls.certificateRefs) building.referenced.push({ kind: 'Secret', ...ref });
+  }
+  const modelKeys = listenerModels(building.placements, listener);
+  if (modelKeys.length > 0) {
+    // The listener's models serve what no route matches, under the listener's PostRouting policy.
+    const rule: RuleConfig = {
+      matches: [],
+      traffic: withApiKeySelection(valuesOf(policy.traffic), namespace, building.snapshot),
+      backendRefs: [],
+      models: modelsConfig(building, modelKeys, policy.backend),
+    };
+    const trafficSources = sourcesIfAny(policy.traffic);
+    if (trafficSources) rule.trafficSources = trafficSources;
+    config.modelRule = rule;
+    referencedByRule(building, rule, namespace);
+  }
+  for (const route of listener.routes) {
+    const routeConfig: RouteConfig = {
+      route: `${route.namespace}/${route.name}`,
+      hostnames: route.hostnames,
+      rules: [],
+    };
+    for (const rule of route.rules) {
+      routeConfig.rules.push(ruleConfig(building, point, route.namespace, route.name, route.rules.length, rule));
+    }
+    config.routes.push(routeConfig);
+  }
+  for (const found of findReferences(config.frontend, 'frontend'))
+    building.referenced.push({ kind: found.kind, namespace, name: found.name });
+  for (const found of findReferences(config.preRouting, 'traffic'))
+    building.referenced.push({ kind: found.kind, namespace, name: found.name });
+  for (const object of selectedObjects(config.preRouting, namespace, building.snapshot))
+    building.referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
+  return config;
+}
+
+/** The programmed models whose parentRef selects this listener (its Gateway or ListenerSet, section, port). */
+function listenerModels(placements: Placements, listener: EffectiveListener): string[] {
+  const source = `${listener.source.kind} ${listener.source.namespace}/${listener.source.name}`;
+  const keys = [
+    ...(placements.byListenerSource.get(`${source}||`) ?? []),
+    ...(placements.byListenerSource.get(`${source}|${listener.name}|`) ?? []),
+    ...(placements.byListenerSource.get(`${source}||${listener.port}`) ?? []),
+    ...(placements.byListenerSource.get(`${source}|${listener.name}|${listener.port}`) ?? []),
+  ];
+  return [...new Set(keys)].sort();
+}
+
+/** The models a rule or listener serves, with the backend policy on the way to them; their specs join the configuration. */
+function modelsConfig(building: Building, keys: string[], backend: EffectiveSection): ModelsConfig {
+  for (const key of keys) {
+    const model = building.snapshot.models.get(key)!;
+    building.config.models[key] = model.spec as GwModelSpec;
+    for (const ref of findReferences(model.spec, 'spec'))
+      building.referenced.push({ kind: ref.kind, namespace: model.metadata.namespace!, name: ref.name });
+  }
+  const models: ModelsConfig = { keys, policy: valuesOf(backend) };
+  const policySources = sourcesIfAny(backend);
+  if (policySources) models.policySources = policySources;
+  return models;
+}
+
+/** A route rule: its matches, filters, effective traffic policy, and its backendRefs or models. */
+function ruleConfig(
+  building: Building,
+  listenerPoint: AttachmentPoint,
+  routeNamespace: string,
+  routeName: string,
+  ruleCount: number,
+  rule: RouteRule,
+): RuleConfig {
+  const routeKey = `${routeNamespace}/${routeName}`;
+  const point: AttachmentPoint = {
+    ...listenerPoint,
+    route: { namespace: routeNamespace, name: routeName, rule: rule.name },
+  };
+  const policy = effectivePolicy(building.index, point);
+  const config: RuleConfig = {
+    matches: rule.matches,
+    traffic: withApiKeySelection(valuesOf(policy.traffic), routeNamespace, building.snapshot),
+    backendRefs: [],
+  };
+  const trafficSources = sourcesIfAny(policy.traffic);
+  if (trafficSources) config.trafficSources = trafficSources;
+  if (rule.name) config.name = rule.name;
+  if (rule.filters) config.filters = rule.filters;
+  if (rule.timeouts) config.timeouts = rule.timeouts;
+  const placed = building.placements.byRule;
+  const modelKeys = [
+    ...(placed.get(`${routeKey}|${rule.name ?? ''}`) ?? []),
+    // A model without sectionName attaches to a route of one rule, named or not.
+    ...(ruleCount === 1 && rule.name ? (placed.get(`${routeKey}|`) ?? []) : []),
+  ];
+  if (modelKeys.length > 0) config.models = modelsConfig(building, [...new Set(modelKeys)].sort(), policy.backend);
+  for (const ref of rule.backendRefs) {
+    const refConfig = backendRefConfig(building, point, ref);
+    if (refConfig) config.backendRefs.push(refConfig);
+  }
+  referencedByRule(building, config, routeNamespace);
+  return config;
+}
+
+/** What a rule's traffic policy names, resolved in the route's namespace. */
+function referencedByRule(building: Building, rule: RuleConfig, namespace: string): void {
+  for (const found of findReferences(rule.traffic, 'traffic'))
+    building.referenced.push({ kind: found.kind, namespace, name: found.name });
+  for (const object of selectedObjects(rule.traffic, namespace, building.snapshot))
+    building.referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
+  if (rule.models) {
+    for (const found of findReferences(rule.models.policy, 'policy'))
+      building.referenced.push({ kind: found.kind, namespace, name: found.name });
+  }
+}
+
+/** A backendRef of a rule (GwModel "*" has none: the rule's models serve it). */
+function backendRefConfig(
+  building: Building,
+  rulePoint: AttachmentPoint,
+  ref: RouteBackendRef,
+): BackendRefConfig | undefined {
+  if (ref.kind !== 'Service' && ref.kind !== 'GwBackend') return undefined;
+  const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
+  const { snapshot, config, referenced } = building;
+  const backendPoint: AttachmentPoint = {
+    ...rulePoint,
+    backend: { kind: ref.kind, namespace: ref.namespace, name: ref.name, port: ref.port },
+  };
+  const effective = effectivePolicy(building.index, backendPoint).backend;
+  const refConfig: BackendRefConfig = { backend: key, weight: ref.weight, policy: valuesOf(effective) };
+  const policySources = sourcesIfAny(effective);
+  if (policySources) refConfig.policySources = policySources;
+  if (ref.port !== undefined) refConfig.port = ref.port;
+  if (ref.filters) refConfig.filters = ref.filters;
+  if (ref.problem) refConfig.problem = ref.problem;
+  const object =
+    ref.kind === 'Service'
+      ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
+      : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
+  const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
+  if (sections.length > 0) {
+    refConfig.sections = {};
+    for (const section of sections) {
+      const sectionPoint = { ...backendPoint, backend: { ...backendPoint.backend!, section } };
+      const sectionPolicy = effectivePolicy(building.index, sectionPoint).backend;
+      refConfig.sections[section] = valuesOf<BackendPolicyConfig>(sectionPolicy);
+      const sources = sourcesIfAny(sectionPolicy);
+      if (sources) {
+        refConfig.sectionSources ??= {};
+        refConfig.sectionSources[section] = sources;
+      }
+      for (const found of findReferences(refConfig.sections[section], 'policy'))
+        referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+    }
+  }
+  if (object && !ref.problem) {
+    if (ref.kind === 'GwBackend') addMcpSelections(building, refConfig, object);
+    config.backends[key] = backendObject(ref.kind, object);
+    for (const found of findReferences(object.spec, 'spec'))
+      referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+  }
+  for (const found of findReferences(refConfig.policy, 'policy'))
+    referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+  return refConfig;
+}
+
+function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject): BackendObjectConfig {
+  return kind === 'Service' ? { kind, spec: object.spec as ServiceSpec } : { kind, spec: object.spec as GwBackendSpec };
+}
+
+/** The Services an MCP GwBackend's selector targets chose, with what their annotations say. */
+function addMcpSelections(building: Building, refConfig: BackendRefConfig, object: KubeObject): void {
+  const selections = mcpSelections(object, building.snapshot);
+  if (selections.size === 0) return;
+  refConfig.mcpServices = {};
+  for (const [target, services] of selections) {
+    refConfig.mcpServices[target] = services.map((service) => {
+      const serviceKey = `Service ${objectName(service)}`;
+      building.config.backends[serviceKey] = backendObject('Service', service);
+      const annotations = service.metadata.annotations ?? {};
+      const selected: McpSelectedService = { service: serviceKey };
+      if (annotations[MCP_PATH_ANNOTATION]) selected.path = annotations[MCP_PATH_ANNOTATION];
+      if (annotations[MCP_TARGET_NAME_ANNOTATION]) selected.targetName = annotations[MCP_TARGET_NAME_ANNOTATION];
+      return selected;
+    });
+  }
+}
+
+/**
+ * The specs and data of everything the configuration names: Services and GwBackends that policy
+ * endpoint references need to connect (ExtAuth, rate limit services...; a missing one is left out
+ * and the policy reports it), and the decoded data of Secrets and ConfigMaps.
+ */
+function resolveReferenced(building: Building): void {
+  const { snapshot, config } = building;
+  for (const ref of building.referenced) {
+    const name = `${ref.namespace}/${ref.name}`;
+    const key = `${ref.kind} ${name}`;
+    if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
+      const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(name);
+      if (object && !config.backends[key]) config.backends[key] = backendObject(ref.kind, object);
+    } else if (ref.kind === 'Secret' || ref.kind === 'ConfigMap') {
+      const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(name);
+      if (object) config.data[key] = objectData(object);
+    }
+  }
 }

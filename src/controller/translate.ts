@@ -1,8 +1,10 @@
 // The controller as one pure function: a snapshot in, every status and every Gateway's
 // data-plane configuration out. The controller loop (controller.ts), `gw status` and the golden
 // tests all call this; nothing here reads a store or a clock.
+
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { backendStatuses } from './backends/status.ts';
-import { buildDataPlaneConfigs, type DataPlaneConfig } from './dataplane-config.ts';
+import { buildDataPlaneConfigs } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { modelGateways } from './incremental/dependencies.ts';
 import { type ModelAttachment, modelAttachment, modelAttachments } from './models/status.ts';

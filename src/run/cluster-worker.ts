@@ -3,7 +3,7 @@
 // by the primary over IPC. It applies updates in the order they arrive and acknowledges each,
 // answers metrics requests with a snapshot of its registry, and stops when the primary says so
 // or goes away. Access log lines go to standard output like a single process's.
-import type { DataPlaneConfig } from '../controller/dataplane-config.ts';
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';

@@ -1,7 +1,7 @@
 // The messages between the primary of `gw run --workers N` and its worker processes, over the
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
 // design, so a configuration update travels as its entries; metrics travel as a snapshot.
-import type { DataPlaneConfig } from '../controller/dataplane-config.ts';
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 
 /** The environment variable that hands a worker its settings (JSON of WorkerSettings). */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadResources } from '../../src/api/load/documents.ts';
 import { admit } from '../../src/api/validate/admission.ts';
+import { DATAPLANE_CONFIG_VERSION, type DataPlaneConfig } from '../../src/contract/dataplane-config.ts';
 import { Controller } from '../../src/controller/controller.ts';
-import { DATAPLANE_CONFIG_VERSION, type DataPlaneConfig } from '../../src/controller/dataplane-config.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import { admitted } from '../helpers/objects.ts';
 
@@ -92,9 +92,9 @@ metadata: {name: broken}
 spec: {parentRefs: [{name: ai, sectionName: nope}], provider: Alpha}
 `);
     const config = configs.get('default/ai')!;
-    assert.deepEqual(config.listeners[0]!.models, ['default/gpt-4o']);
+    assert.deepEqual(config.listeners[0]!.modelRule?.models?.keys, ['default/gpt-4o']);
     const modelsRoute = config.listeners[0]!.routes.find((r) => r.route === 'default/picked')!;
-    assert.deepEqual(modelsRoute.rules[0]!.models, ['default/claude']);
+    assert.deepEqual(modelsRoute.rules[0]!.models?.keys, ['default/claude']);
     assert.deepEqual(modelsRoute.rules[0]!.backendRefs, []);
     // gpt-4o-mini is the example's own model (examples/quickstart.yaml).
     assert.deepEqual(Object.keys(config.models).sort(), ['default/claude', 'default/gpt-4o', 'default/gpt-4o-mini']);

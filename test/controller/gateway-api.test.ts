@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 import { parseResources } from '../../src/api/load/documents.ts';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
-import { effectiveHostnames, intersectHostname } from '../../src/controller/gateway-api/hostnames.ts';
+import { effectiveHostnames, intersectHostname } from '../../src/contract/hostnames.ts';
 import { type GatewayApiResult, translateGatewayApi } from '../../src/controller/gateway-api/index.ts';
 import { snapshotOf } from '../../src/controller/snapshot.ts';
 

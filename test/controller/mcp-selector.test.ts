@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import type { BackendRefConfig } from '../../src/contract/dataplane-config.ts';
 import { type ConfigUpdate, Controller } from '../../src/controller/controller.ts';
-import type { BackendRefConfig } from '../../src/controller/dataplane-config.ts';
 import { snapshotFromStore } from '../../src/controller/snapshot.ts';
 import { translate } from '../../src/controller/translate.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';

@@ -197,7 +197,13 @@ export function named<T>(meta: TypeMeta, schema: Schema<T>): Schema<T> {
  */
 export function refine<T>(
   schema: Schema<T>,
-  changes: { description?: string; default?: T; rules?: ValidationRule[]; minItems?: number; maxItems?: number },
+  changes: {
+    description?: string;
+    default?: NoInfer<T>;
+    rules?: ValidationRule[];
+    minItems?: number;
+    maxItems?: number;
+  },
 ): Schema<T> {
   const copy: SchemaNode = { ...schema };
   if (schema[META]) copy[META] = schema[META];

@@ -9,15 +9,16 @@ import type {
 } from '../../api/kinds/gateway-api/http-route.ts';
 import type { Condition, ParentReference, RouteParentStatus } from '../../api/kinds/gateway-api/shared.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
+import type { RouteMatch } from '../../contract/dataplane-config.ts';
+import { effectiveHostnames } from '../../contract/hostnames.ts';
 import { objectKey } from '../../store/store.ts';
 import { byCreationThenKey } from '../ordering.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { resolveBackendRef } from './backend-refs.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from './conditions.ts';
-import { effectiveHostnames } from './hostnames.ts';
 import type { GatewayState, ListenerSetState, ListenerState } from './listeners.ts';
 import { namespaceAllowed } from './selectors.ts';
-import { CONTROLLER_NAME, GATEWAY_GROUP, type RouteMatch, type RouteRule } from './types.ts';
+import { CONTROLLER_NAME, GATEWAY_GROUP, type RouteRule } from './types.ts';
 
 interface Outcome {
   ok: boolean;

@@ -6,6 +6,7 @@ import type { GatewayClassStatus } from '../../api/kinds/gateway-api/gateway-cla
 import type { HTTPRouteFilter, HTTPRouteStatus, HTTPRouteTimeouts } from '../../api/kinds/gateway-api/http-route.ts';
 import type { ListenerSetStatus } from '../../api/kinds/gateway-api/listener-set.ts';
 import type { AllowedRoutes, RouteGroupKind } from '../../api/kinds/gateway-api/shared.ts';
+import type { RouteMatch } from '../../contract/dataplane-config.ts';
 
 /** The controllerName of gw's GatewayClasses, and the controllerName gw writes in route status. */
 export const CONTROLLER_NAME = 'gw.dev/gateway-controller';
@@ -28,13 +29,6 @@ export interface EffectiveTLS {
   mode: 'Terminate' | 'Passthrough';
   certificateRefs: CertificateRef[];
   options?: Record<string, string>;
-}
-
-export interface RouteMatch {
-  path: { type: 'Exact' | 'PathPrefix' | 'RegularExpression'; value: string };
-  headers?: { type: 'Exact' | 'RegularExpression'; name: string; value: string }[];
-  queryParams?: { type: 'Exact' | 'RegularExpression'; name: string; value: string }[];
-  method?: string;
 }
 
 export type BackendProblem = 'BackendNotFound' | 'InvalidKind' | 'RefNotPermitted';

@@ -6,7 +6,7 @@
 // two sets meet. Kinds whose change can reach every Gateway force a full translation instead.
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
-import type { DataPlaneConfig } from '../dataplane-config.ts';
+import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type EffectiveListener, GATEWAY_GROUP } from '../gateway-api/types.ts';
 import { virtualTargets } from '../models/status.ts';
 import { resolvePolicyTargets } from '../policies/targets.ts';

@@ -158,8 +158,9 @@ function isPreRouting(attachment: Attachment): boolean {
 /**
  * The merged policy at an attachment point. Frontend policy comes from the Gateway (and its
  * port) only; traffic from the Gateway down to the route rule, PreRouting and PostRouting
- * policies merged apart (they run at different times, so neither overrides the other); backend from the Gateway down to
- * the backend and its section, inline policies last.
+ * policies merged apart (they run at different times, so neither overrides the other); backend
+ * from the Gateway down to the backend and its section, inline policies last — at a point without
+ * a backend, what reaches the GwModels served there.
  */
 export function effectivePolicy(index: PolicyIndex, point: AttachmentPoint): EffectivePolicy {
   const keys = targetKeys(point);
@@ -175,6 +176,6 @@ export function effectivePolicy(index: PolicyIndex, point: AttachmentPoint): Eff
       'traffic',
     ),
     preRouting: mergeSection(attachments.filter(isPreRouting), 'traffic'),
-    backend: point.backend ? mergeSection(attachments, 'backend') : {},
+    backend: mergeSection(attachments, 'backend'),
   };
 }

@@ -94,9 +94,21 @@ export function mergeSection(attachments: Attachment[], section: PolicySection):
   return effective;
 }
 
-/** The plain values of an effective section (what the data plane is given). */
-export function valuesOf(section: EffectiveSection): Record<string, unknown> {
+/**
+ * The plain values of an effective section (what the data plane is given), typed as the section's
+ * schema type: every field was admitted as that type, and the merge keeps fields whole.
+ */
+export function valuesOf<T extends object = Record<string, unknown>>(section: EffectiveSection): T {
   const values: Record<string, unknown> = {};
   for (const [field, effective] of Object.entries(section)) values[field] = effective.value;
-  return values;
+  return values as T;
+}
+
+/** For each field of an effective section, "source on target" (the contract's FieldSources); `phase` is not a field. */
+export function sourcesOf(section: EffectiveSection): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const [field, effective] of Object.entries(section)) {
+    if (field !== 'phase') sources[field] = `${effective.from.source} on ${effective.from.target}`;
+  }
+  return sources;
 }

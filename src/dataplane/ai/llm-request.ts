@@ -3,15 +3,16 @@
 // policies, plan the upstream request, send it, and stop at the first attempt that answered the
 // client. A failed attempt moves on only while nothing has been sent to the client.
 import type { RouteType } from '../../api/types/ai.ts';
+import { shorterTimeout } from '../../util/deadlines.ts';
 import { NO_QUERY } from '../auth/backend/index.ts';
+import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
-import { minTimeout, type RoutedRequest } from '../proxy/request-handler.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
-import type { ProviderEndpoint } from './ai-backend.ts';
+import type { ProviderEndpoint } from './endpoint.ts';
 import { attempt, sendClientError } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
@@ -59,6 +60,8 @@ export interface Candidate {
   endpoint: ProviderEndpoint;
   /** The model to send instead of the client's (a virtual model target's `model`). */
   model?: string;
+  /** Why the request may not be sent here (a target's authorization): answered instead of an attempt. */
+  rejection?: { status: number; message: string };
   report(outcome: ResponseOutcome): void;
 }
 
@@ -80,7 +83,6 @@ export async function readLlmRequest(
   const format: ClientFormat = clientFormat ?? 'completions';
   const llm = new LlmRecord();
   record.llm = llm;
-  record.backendType = 'ai';
   const parsed = clientFormat !== undefined && clientFormat !== 'models';
   let bytes: Buffer | undefined;
   let body: JsonObject | undefined;
@@ -144,6 +146,8 @@ export async function runAttempts(
     let candidate = next();
     for (let attemptNumber = 1; candidate; attemptNumber++) {
       const { endpoint } = candidate;
+      if (candidate.rejection)
+        return sendClientError(res, format, candidate.rejection.status, candidate.rejection.message);
       const canRetry = attemptNumber < total;
       const variables = celContext(record);
       let body = request.body;
@@ -203,7 +207,7 @@ export async function runAttempts(
         body: payload,
         headers,
         path: search ? `${plan.path}?${search}` : plan.path,
-        timeoutMs: minTimeout(routed.timeoutMs, endpoint.requestTimeoutMs),
+        timeoutMs: shorterTimeout(routed.route.timeoutMs, endpoint.requestTimeoutMs),
         unhealthy: endpoint.unhealthy,
         canRetry,
         onResponseHeaders: endpoint.headers?.response

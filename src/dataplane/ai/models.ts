@@ -6,19 +6,20 @@
 
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { RouteType } from '../../api/types/ai.ts';
+import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
+import type { ModelPolicies } from '../../api/types/model.ts';
+import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
 import { EndpointHealth } from '../balancing/endpoint-health.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
-import type { CompileContext } from '../config/compile.ts';
+import { type AuthorizationRule, compileAuthorizationRule } from '../policies/auth/authorization.ts';
+import { isProblem } from '../policies/types.ts';
 import { sendJson } from '../proxy/direct-response.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
-import { celContext } from '../telemetry/cel-context.ts';
-import type { UpstreamClient } from '../upstream/client.ts';
-import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
-import { compileEndpoint, type ProviderEndpoint } from './ai-backend.ts';
+import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
+import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
 import { sendClientError } from './exchange.ts';
-import { type Candidate, readLlmRequest, runAttempts } from './llm-request.ts';
+import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
 
 /** The provider family field of LLMProvider for each ModelProvider value gw serves. */
 const FAMILY: Partial<Record<string, 'alpha' | 'gamma' | 'custom'>> = {
@@ -48,88 +49,136 @@ interface ModelTarget {
   upstreamModel: string | undefined;
 }
 
+/** What every compiled model has: its spec, how it is matched, and its authorization rule. */
+interface ModelBase {
+  key: string;
+  spec: GwModelSpec;
+  pattern: string;
+  public: boolean;
+  /** policies.authorization: whether a request may use this model (403 otherwise). */
+  authorization: AuthorizationRule | undefined;
+}
+
 export type CompiledModel =
-  | {
-      kind: 'concrete';
-      key: string;
-      spec: GwModelSpec;
-      pattern: string;
-      public: boolean;
-      endpoint: ProviderEndpoint;
-      health: EndpointHealth;
-    }
-  | {
+  | (ModelBase & { kind: 'concrete'; endpoint: ProviderEndpoint; health: EndpointHealth })
+  | (ModelBase & {
       kind: 'virtual';
-      key: string;
-      spec: GwModelSpec;
-      pattern: string;
-      public: boolean;
       router: VirtualModelRouter<ModelTarget, Record<string, unknown>>;
       targetCount: number;
-    }
-  | { kind: 'error'; key: string; spec: GwModelSpec; pattern: string; public: boolean; message: string };
+    })
+  | (ModelBase & { kind: 'error'; message: string });
+
+/** A configuration's models compiled under one effective backend policy (the GwPolicies on the way). */
+type ModelCatalog = ReadonlyMap<string, CompiledModel>;
+
+/**
+ * The catalog for `policy` in this configuration: the models are compiled once per distinct
+ * backend policy that reaches them (usually one, the empty policy), and their problems reported once.
+ */
+const catalogs = new WeakMap<BackendCompileContext, Map<string, ModelCatalog>>();
+
+function catalogFor(context: BackendCompileContext, policy: BackendFull): ModelCatalog {
+  let byPolicy = catalogs.get(context);
+  if (!byPolicy) {
+    byPolicy = new Map();
+    catalogs.set(context, byPolicy);
+  }
+  const key = JSON.stringify(policy);
+  let catalog = byPolicy.get(key);
+  if (!catalog) {
+    catalog = compileModels(context, policy);
+    byPolicy.set(key, catalog);
+    for (const model of catalog.values())
+      if (model.kind === 'error') context.report(`GwModel ${model.key}: ${model.message}`);
+  }
+  return catalog;
+}
 
 /** Compiles every GwModel of a configuration; virtual models after the concrete ones they name. */
-export function compileModels(
-  models: Record<string, GwModelSpec>,
-  context: CompileContext,
-  data: DataLookup,
-  client: (settings: ConnectionSettings) => UpstreamClient,
-): Map<string, CompiledModel> {
+function compileModels(context: BackendCompileContext, policy: BackendFull): Map<string, CompiledModel> {
+  const models = context.models;
   const compiled = new Map<string, CompiledModel>();
   const keys = Object.keys(models).sort();
   for (const key of keys)
-    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, data, client));
+    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, policy));
   for (const key of keys) if (models[key]!.virtualModel) compiled.set(key, compileVirtual(key, models[key]!, compiled));
   return compiled;
 }
 
-function base(key: string, spec: GwModelSpec) {
+/** The model's base, or why its authorization cannot be used. */
+function base(key: string, spec: GwModelSpec): ModelBase | string {
   const name = key.slice(key.indexOf('/') + 1);
-  return { key, spec, pattern: spec.match?.model ?? name, public: (spec.visibility ?? 'Public') === 'Public' };
+  let authorization: AuthorizationRule | undefined;
+  if (spec.policies?.authorization) {
+    const rule = compileAuthorizationRule(spec.policies.authorization, 'policies.authorization');
+    if (isProblem(rule)) return `${rule.field}: ${rule.message}`;
+    authorization = rule;
+  }
+  return {
+    key,
+    spec,
+    pattern: spec.match?.model ?? name,
+    public: (spec.visibility ?? 'Public') === 'Public',
+    authorization,
+  };
+}
+
+/** A model that cannot be served: matched like the others, answered 500 with why. */
+function failed(key: string, spec: GwModelSpec, message: string): CompiledModel {
+  const name = key.slice(key.indexOf('/') + 1);
+  const pattern = spec.match?.model ?? name;
+  return {
+    kind: 'error',
+    key,
+    spec,
+    pattern,
+    public: (spec.visibility ?? 'Public') === 'Public',
+    authorization: undefined,
+    message,
+  };
+}
+
+/**
+ * The effective backend policy of a concrete model's provider: the GwPolicies' backend section on
+ * the way to it, with the model's own policies winning field by field (as a GwBackend's own
+ * policies win over GwPolicies); a baseURL with https originates TLS.
+ */
+function endpointPolicy(backend: BackendFull, policies: ModelPolicies, https: boolean): BackendFull {
+  const policy: BackendFull = { ...backend };
+  if (policies.auth !== undefined) policy.auth = policies.auth;
+  if (policies.health !== undefined) policy.health = policies.health;
+  if (policies.tls !== undefined) policy.tls = policies.tls;
+  if (policy.tls === undefined && https) policy.tls = {};
+  return policy;
 }
 
 function compileConcrete(
   key: string,
   spec: GwModelSpec,
-  context: CompileContext,
-  data: DataLookup,
-  client: (settings: ConnectionSettings) => UpstreamClient,
+  context: BackendCompileContext,
+  backend: BackendFull,
 ): CompiledModel {
   const namespace = key.slice(0, key.indexOf('/'));
+  const modelBase = base(key, spec);
+  if (typeof modelBase === 'string') return failed(key, spec, modelBase);
   const family = spec.provider ? FAMILY[spec.provider] : undefined;
-  if (!family)
-    return {
-      kind: 'error',
-      ...base(key, spec),
-      message: `provider ${spec.provider} is not served by this data plane yet`,
-    };
-  const provider: Record<string, unknown> = { [family]: family === 'custom' ? (spec.custom ?? {}) : {} };
-  let tls = false;
+  if (!family) return failed(key, spec, `provider ${spec.provider} is not served by this data plane yet`);
+  const provider: LLMProvider = family === 'custom' ? { custom: spec.custom! } : { [family]: {} };
+  let https = false;
   if (spec.baseURL) {
     const url = new URL(spec.baseURL);
-    tls = url.protocol === 'https:';
+    https = url.protocol === 'https:';
     provider.host = url.hostname.replace(/^\[|\]$/g, '');
-    provider.port = url.port ? Number(url.port) : tls ? 443 : 80;
+    provider.port = url.port ? Number(url.port) : https ? 443 : 80;
     if (url.pathname !== '/' && family !== 'custom') provider.pathPrefix = url.pathname.replace(/\/$/, '');
   }
   const policies = spec.policies ?? {};
-  const policy: Record<string, unknown> = {
-    auth: policies.auth,
-    health: policies.health,
-    tls: policies.tls ?? (tls ? {} : undefined),
-  };
+  const policy = endpointPolicy(backend, policies, https);
   const name = key.slice(key.indexOf('/') + 1);
-  const endpoint = compileEndpoint(
-    { ...(provider as unknown as LLMProvider), name },
-    policy,
-    { namespace, data, context, client },
-    policies,
-  );
-  if ('message' in endpoint)
-    return { kind: 'error', ...base(key, spec), message: `${endpoint.field}: ${endpoint.message}` };
-  const health = new EndpointHealth(policies.health ?? {}, { now: () => performance.now() });
-  return { kind: 'concrete', ...base(key, spec), endpoint, health };
+  const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, context }, policies);
+  if ('message' in endpoint) return failed(key, spec, `${endpoint.field}: ${endpoint.message}`);
+  const health = new EndpointHealth(policy.health ?? {}, { now: () => performance.now() });
+  return { kind: 'concrete', ...modelBase, endpoint, health };
 }
 
 interface TargetSpec {
@@ -142,6 +191,8 @@ interface TargetSpec {
 
 function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, CompiledModel>): CompiledModel {
   const namespace = key.slice(0, key.indexOf('/'));
+  const modelBase = base(key, spec);
+  if (typeof modelBase === 'string') return failed(key, spec, modelBase);
   const virtual = spec.virtualModel!;
   const kind = virtual.weighted ? 'weighted' : virtual.failover ? 'failover' : 'conditional';
   const specs = ((virtual.weighted ?? virtual.failover ?? virtual.conditional)?.targets ?? []) as TargetSpec[];
@@ -153,20 +204,16 @@ function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, Co
   for (const [index, target] of specs.entries()) {
     const model = compiled.get(`${namespace}/${target.modelRef.name}`);
     if (model?.kind !== 'concrete')
-      return {
-        kind: 'error',
-        ...base(key, spec),
-        message: `virtualModel.${kind}.targets[${index}]: GwModel ${namespace}/${target.modelRef.name} is not a programmed concrete model`,
-      };
+      return failed(
+        key,
+        spec,
+        `virtualModel.${kind}.targets[${index}]: GwModel ${namespace}/${target.modelRef.name} is not a programmed concrete model`,
+      );
     let when: ((r: Record<string, unknown>) => boolean) | undefined;
     if (target.when) {
       const expression = compileExpression(target.when);
       if (expression instanceof ExpressionError)
-        return {
-          kind: 'error',
-          ...base(key, spec),
-          message: `virtualModel.conditional.targets[${index}].when: ${expression.message}`,
-        };
+        return failed(key, spec, `virtualModel.conditional.targets[${index}].when: ${expression.message}`);
       when = (variables) => expression.evaluate(variables) === true;
     }
     targets.push({
@@ -187,15 +234,11 @@ function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, Co
     random: Math.random,
     now: () => performance.now(),
   });
-  return { kind: 'virtual', ...base(key, spec), router, targetCount: targets.length };
+  return { kind: 'virtual', ...modelBase, router, targetCount: targets.length };
 }
 
 /** The model a request's `model` selects among `keys`: exact, then longest wildcard, then `*`. Public only. */
-function matchModel(
-  models: ReadonlyMap<string, CompiledModel>,
-  keys: readonly string[],
-  requested: string,
-): CompiledModel | undefined {
+function matchModel(models: ModelCatalog, keys: readonly string[], requested: string): CompiledModel | undefined {
   let best: CompiledModel | undefined;
   let bestRank = -1;
   for (const key of keys) {
@@ -224,67 +267,96 @@ function matchRank(pattern: string, model: string): number {
   return pattern === model ? 1_000_000 : -1;
 }
 
-/** Serves a request on a rule or listener that offers GwModels. */
-export async function serveModels(
-  routed: RoutedRequest,
-  models: ReadonlyMap<string, CompiledModel>,
-  keys: readonly string[],
-): Promise<void> {
-  const routeType = modelRouteType(routed.forward.path);
-  if (routeType === undefined)
-    return sendClientError(routed.res, 'completions', 404, 'This path is not an LLM API path gw serves for models.');
-  if (routeType === 'Models') return listModels(routed, models, keys);
-  const request = await readLlmRequest(routed, routeType, routed.listener.maxBufferBytes);
-  if (!request) return;
-  const requested = request.llm.requestModel;
-  if (!requested) return sendClientError(routed.res, request.format, 400, 'The request names no model.');
-  const model = matchModel(models, keys, requested);
-  if (!model) return sendClientError(routed.res, request.format, 400, `The model ${requested} is not offered here.`);
-  if (model.kind === 'error')
-    return sendClientError(
-      routed.res,
-      request.format,
-      500,
-      `The model ${requested} cannot be served: ${model.message}`,
-    );
-  if (model.kind === 'concrete') {
-    return runAttempts(
-      routed,
-      request,
-      1,
-      once(() => ({
-        endpoint: model.endpoint,
-        report: (outcome) => model.health.record(outcome),
-      })),
-    );
+/** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
+export const modelsKind: BackendKind<ModelsInput> = {
+  compile({ models, context }: ModelsInput): Backend {
+    return new ModelsBackend(catalogFor(context, models.policy), models.keys);
+  },
+};
+
+const FORBIDDEN_MODEL = 'The request is not allowed to use this model by its authorization policy.';
+
+class ModelsBackend implements Backend {
+  readonly type = 'ai';
+  readonly #models: ModelCatalog;
+  readonly #keys: readonly string[];
+
+  constructor(models: ModelCatalog, keys: readonly string[]) {
+    this.#models = models;
+    this.#keys = keys;
   }
-  const variables = celContext(routed.record, { llmRequest: toCelValue(request.body) });
-  let route: ReturnType<typeof model.router.route>;
-  try {
-    route = model.router.route(variables);
-  } catch {
-    return sendClientError(routed.res, request.format, 500, `The model ${requested} could not choose a target.`);
+
+  async serve(routed: RoutedRequest): Promise<void> {
+    const routeType = modelRouteType(routed.forward.path);
+    if (routeType === undefined)
+      return sendClientError(routed.res, 'completions', 404, 'This path is not an LLM API path gw serves for models.');
+    if (routeType === 'Models') return listModels(routed, this.#models, this.#keys);
+    const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes);
+    if (!request) return;
+    const requested = request.llm.requestModel;
+    if (!requested) return sendClientError(routed.res, request.format, 400, 'The request names no model.');
+    const model = matchModel(this.#models, this.#keys, requested);
+    if (!model) return sendClientError(routed.res, request.format, 400, `The model ${requested} is not offered here.`);
+    routed.record.backend = `GwModel ${model.key}`;
+    if (model.kind === 'error')
+      return sendClientError(
+        routed.res,
+        request.format,
+        500,
+        `The model ${requested} cannot be served: ${model.message}`,
+      );
+    const variables = modelVariables(routed, request);
+    if (model.authorization && !model.authorization.allows(variables))
+      return sendClientError(routed.res, request.format, 403, FORBIDDEN_MODEL);
+    if (model.kind === 'concrete') {
+      return runAttempts(
+        routed,
+        request,
+        1,
+        once(() => ({ endpoint: model.endpoint, report: (outcome) => model.health.record(outcome) })),
+      );
+    }
+    let route: ReturnType<typeof model.router.route>;
+    try {
+      route = model.router.route(variables);
+    } catch {
+      return sendClientError(routed.res, request.format, 500, `The model ${requested} could not choose a target.`);
+    }
+    if (route.kind === 'noTarget')
+      return sendClientError(
+        routed.res,
+        request.format,
+        400,
+        `The model ${requested} has no target for this request: ${route.reason}`,
+      );
+    const attempts = route.attempts;
+    return runAttempts(routed, request, model.targetCount, () => {
+      const target = attempts.next();
+      if (!target) return undefined;
+      const { model: targetModel, upstreamModel } = target.target;
+      if (targetModel.kind !== 'concrete') return undefined;
+      const candidate: Candidate = {
+        endpoint: targetModel.endpoint,
+        report: (outcome) => model.router.report(target, outcome),
+      };
+      // A target's own authorization applies too: a request the target refuses is not sent there.
+      if (targetModel.authorization && !targetModel.authorization.allows(variables))
+        candidate.rejection = { status: 403, message: FORBIDDEN_MODEL };
+      if (upstreamModel !== undefined) candidate.model = upstreamModel;
+      return candidate;
+    });
   }
-  if (route.kind === 'noTarget')
-    return sendClientError(
-      routed.res,
-      request.format,
-      400,
-      `The model ${requested} has no target for this request: ${route.reason}`,
-    );
-  const attempts = route.attempts;
-  return runAttempts(routed, request, model.targetCount, () => {
-    const target = attempts.next();
-    if (!target) return undefined;
-    const { model: targetModel, upstreamModel } = target.target;
-    if (targetModel.kind !== 'concrete') return undefined;
-    const candidate: Candidate = {
-      endpoint: targetModel.endpoint,
-      report: (outcome) => model.router.report(target, outcome),
-    };
-    if (upstreamModel !== undefined) candidate.model = upstreamModel;
-    return candidate;
-  });
+}
+
+/**
+ * The CEL variables a model's authorization and a virtual model's conditions see: the request's
+ * (with what traffic policies set, such as JWT claims and API key metadata) and `llmRequest`, the body.
+ */
+function modelVariables(routed: RoutedRequest, request: LlmRequest): CelVariables {
+  const llmRequest = toCelValue(request.body);
+  if (!routed.exchange) return celContext(routed.record, { llmRequest });
+  routed.exchange.setVariable('llmRequest', llmRequest);
+  return routed.exchange.cel();
 }
 
 function once<T>(make: () => T): () => T | undefined {
@@ -297,7 +369,7 @@ function once<T>(make: () => T): () => T | undefined {
 }
 
 /** The model discovery endpoint: the Public models here, in the OpenAI list shape. */
-function listModels(routed: RoutedRequest, models: ReadonlyMap<string, CompiledModel>, keys: readonly string[]): void {
+function listModels(routed: RoutedRequest, models: ModelCatalog, keys: readonly string[]): void {
   const data = keys
     .map((key) => models.get(key))
     .filter((model): model is CompiledModel => model?.public === true)

@@ -1,29 +1,36 @@
-// Compiles a Gateway's data-plane configuration once, when it arrives: route tables, filters,
-// weighted backend choices, connection pools, AI backends. Requests then only look things up in
-// the compiled form. Anything that cannot be used is compiled into an error answer for the
-// requests that reach it (and a problem line for the log), never a crash.
-
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Pool } from 'undici';
-import type { Frontend } from '../../api/types/frontend.ts';
+// Compiles a Gateway's data-plane configuration once, when it arrives: listeners grouped by port,
+// route tables, filters, traffic policies, weighted backend choices and the backends themselves
+// (each by its kind: backends/registry.ts). Requests then only look things up in the compiled
+// form. Anything that cannot be used is compiled into an error answer for the requests that reach
+// it (and a problem line for the log), never a crash.
+import type { CORS } from '../../api/types/traffic.ts';
 import type {
   BackendRefConfig,
   DataPlaneConfig,
   ListenerConfig,
   RuleConfig,
-} from '../../controller/dataplane-config.ts';
+  TrafficConfig,
+} from '../../contract/dataplane-config.ts';
+import { namespaceOfKey } from '../../contract/dataplane-config.ts';
+import { shorterTimeout } from '../../util/deadlines.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
-import type { AiBackend } from '../ai/ai-backend.ts';
-import { type CompiledModel, compileModels } from '../ai/models.ts';
-import type { McpBackend } from '../mcp/backend.ts';
+import {
+  type Backend,
+  type BackendCompileContext,
+  type BackendRefusal,
+  isRefusal,
+  type RouteContext,
+} from '../backends/backend.ts';
+import { RefusedBackend } from '../backends/refused.ts';
+import { backendTypeOf, compileBackendRef, compileModelsBackend } from '../backends/registry.ts';
 import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
 import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
-import { type CompiledTraffic, compileTraffic, NO_TRAFFIC_POLICY } from '../policies/pipeline.ts';
+import { type CompiledTraffic, compileTraffic } from '../policies/pipeline.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
 import { isProblem, type PolicyCompileContext } from '../policies/types.ts';
 import { DEFAULT_MAX_BUFFER_BYTES } from '../proxy/body.ts';
-import { type CompiledFilters, compileRuleFilters } from '../routing/filters.ts';
+import { type CompiledFilters, compileFilters, compileRuleFilters } from '../routing/filters.ts';
 import { compileRouteTable, type RouteTable } from '../routing/route-table.ts';
 import { compileWeightedChoice, type WeightedChoice } from '../routing/weighted-choice.ts';
 import {
@@ -32,54 +39,27 @@ import {
   connectionFieldsKey,
   DEFAULT_CONNECTION_OPTIONS,
 } from '../server/listener-options.ts';
+import type { BackendType } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
-import type { UpstreamClient } from '../upstream/client.ts';
-import {
-  type BackendConnectionPolicy,
-  type ConnectionSettings,
-  ConnectionSettingsError,
-  connectionSettings,
-  type DataLookup,
-} from '../upstream/connection-settings.ts';
+import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { UpstreamPools } from '../upstream/pools.ts';
-import { serviceDestination, staticDestination } from './http-targets.ts';
-
-/** What serves the requests a backendRef receives. */
-export type BackendHandler =
-  | { kind: 'http'; settings: ConnectionSettings; pool: Pool; auth: BackendAuthApplier | undefined }
-  | { kind: 'ai'; backend: AiBackend }
-  | { kind: 'mcp'; backend: McpBackend }
-  | { kind: 'error'; status: number; message: string };
-
-/** Applies backend credentials to an upstream request (compiled from the effective auth policy). */
-export interface BackendAuthApplier {
-  /** Whether apply() may set a query parameter; when false, `query` may be NO_QUERY (auth/backend). */
-  readonly writesQuery: boolean;
-  apply(
-    target: { headers: Record<string, string | string[]>; query: URLSearchParams },
-    incoming: { headers: IncomingHttpHeaders },
-  ): void;
-}
 
 export interface CompiledBackendRef {
   readonly weight: number;
   readonly filters: CompiledFilters;
-  readonly handler: BackendHandler;
-  /** "GwBackend ns/name" or "Service ns/name", for telemetry. */
+  readonly backend: Backend;
+  /** "GwBackend ns/name", "Service ns/name" or "GwModel *", for telemetry. */
   readonly name: string;
 }
 
 export interface CompiledRule {
   readonly config: RuleConfig;
+  /** "namespace/name" of the route; '' for a listener's models. */
   readonly route: string;
   readonly filters: CompiledFilters;
   readonly backends: WeightedChoice<CompiledBackendRef>;
-  /** HTTPRoute timeouts.request: the whole exchange. */
-  readonly requestTimeoutMs: number | undefined;
-  /** HTTPRoute timeouts.backendRequest: each upstream attempt. */
-  readonly backendRequestTimeoutMs: number | undefined;
-  /** Models attached to this rule (a GwModel "*" backend), keys into the configuration's models. */
-  readonly models: readonly string[] | undefined;
+  /** What the rule tells the backend that serves a request (deadlines, forwarding, limits). */
+  readonly context: RouteContext;
   /** The effective PostRouting traffic policy. */
   readonly policies: CompiledTraffic;
   /** Why the rule cannot be served as configured (a traffic policy that cannot be used): answered with 500. */
@@ -90,8 +70,6 @@ export interface CompiledListener {
   readonly config: ListenerConfig;
   readonly table: RouteTable;
   readonly rules: ReadonlyMap<RuleConfig, CompiledRule>;
-  /** The Gateway's compiled GwModels (rules and the listener name theirs by key). */
-  readonly models: ReadonlyMap<string, CompiledModel>;
   /** Serves requests no route matches when models are attached to the listener itself. */
   readonly modelRule: CompiledRule | undefined;
   /** The effective PreRouting traffic policy: runs before a route is chosen. */
@@ -136,56 +114,21 @@ export interface CompiledGateway {
   readonly runtimeKeys: ReadonlySet<string>;
 }
 
-/** The parts of the proxy the compiler needs (and the AI backend compiler it delegates to). */
+/** The parts of the data plane a compile uses: shared pools and state kept across configurations. */
 export interface CompileContext {
   pools: UpstreamPools;
-  /** State of traffic policies kept across configurations. */
+  /** State of traffic policies and backends kept across configurations. */
   policyRuntime: PolicyRuntime;
+  /** State kept for the life of the data plane (BackendCompileContext.lifetime). */
+  lifetime<T>(key: string, create: () => T): T;
   telemetry?: Telemetry;
-  compileAiBackend?: (input: AiBackendInput) => BackendHandler;
-  compileMcpBackend?: (input: McpBackendInput) => BackendHandler;
-  compileBackendAuth?: (
-    auth: unknown,
-    data: DataLookup,
-    namespace: string,
-    /** Where a key goes when the policy names no location (an LLM provider's own header). */
-    keyStyle?: 'bearer' | 'x-api-key',
-  ) => BackendAuthApplier | { field: string; message: string } | undefined;
-}
-
-export interface AiBackendInput {
-  name: string;
-  namespace: string;
-  spec: Record<string, unknown>;
-  ref: BackendRefConfig;
-  data: DataLookup;
-  context: CompileContext;
-  /** The shared pool for these settings, recorded as used by this configuration. */
-  pool: (settings: ConnectionSettings) => Pool;
-  /** The shared provider client for these settings (UpstreamPools.client), recorded as used. */
-  client: (settings: ConnectionSettings) => UpstreamClient;
-}
-
-/** The shared upstream pools as one configuration's compile takes them: each is recorded as used. */
-interface UpstreamLookup {
-  pool: (settings: ConnectionSettings) => Pool;
-  client: (settings: ConnectionSettings) => UpstreamClient;
-}
-
-export interface McpBackendInput extends AiBackendInput {
-  /** The Gateway ("namespace/name"): its session key seals the backend's session ids. */
-  gateway: string;
-  /** The configuration's Service and GwBackend specs (Services of targets and selectors). */
-  backends: DataPlaneConfig['backends'];
 }
 
 /**
- * Backend and frontend policy fields this data plane enforces (every field of the API today;
- * traffic fields are listed by the policy pipeline). A field outside these lists — one a newer
- * configuration could carry — is refused, never silently skipped: what it covers answers 500
- * (fail closed) and the reason is logged.
+ * Frontend policy fields this data plane enforces (every field of the API today). A field outside
+ * this list — one a newer configuration could carry — is refused, never silently skipped: what it
+ * covers answers 500 (fail closed) and the reason is logged.
  */
-const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health', 'mcp']);
 const ENFORCED_FRONTEND_FIELDS = new Set([
   'http',
   'accessLog',
@@ -198,7 +141,10 @@ const ENFORCED_FRONTEND_FIELDS = new Set([
   'connect',
 ]);
 
-function unenforced(values: Record<string, unknown> | undefined, enforced: ReadonlySet<string>): string[] {
+/** Backend policy fields this data plane enforces; the others are refused (500) with the reason. */
+const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health', 'mcp']);
+
+function unenforced(values: object | undefined, enforced: ReadonlySet<string>): string[] {
   return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
 }
 
@@ -218,10 +164,10 @@ export function selectListener(port: CompiledPort, host: string): CompiledListen
   return undefined;
 }
 
-function hostnameRank(listener: CompiledListener): number {
-  const hostname = listener.hostname;
+function hostnameRank(listener: ListenerConfig): number {
+  const hostname = listener.hostname?.toLowerCase();
   if (hostname === undefined) return 0;
-  return hostname.charCodeAt(0) === 46 ? 1 + hostname.length : 100_000 + hostname.length;
+  return hostname.startsWith('*.') ? hostname.length : 100_000 + hostname.length;
 }
 
 export function compileGateway(key: string, config: DataPlaneConfig, context: CompileContext): CompiledGateway {
@@ -234,30 +180,78 @@ export function compileGateway(key: string, config: DataPlaneConfig, context: Co
   }
 }
 
+/** One configuration's compile: its problems, the pools it uses, what its backends are offered. */
+interface Compiling {
+  readonly config: DataPlaneConfig;
+  readonly context: CompileContext;
+  readonly data: DataLookup;
+  readonly problems: string[];
+  readonly backends: BackendCompileContext;
+}
+
+/** A port's listeners before they are compiled. */
+interface PortPlan {
+  protocol: 'HTTP' | 'HTTPS';
+  listeners: ListenerConfig[];
+  certificates: Map<string, { key: string; cert: string }>;
+}
+
 function compileGatewayParts(key: string, config: DataPlaneConfig, context: CompileContext): CompiledGateway {
   const problems: string[] = [];
+  const reported = new Set<string>();
   const poolKeys = new Set<string>();
   const data: DataLookup = (ref) => config.data[ref];
-  const pool = (settings: ConnectionSettings) => {
-    poolKeys.add(settings.key);
-    return context.pools.get(settings);
+  const backends: BackendCompileContext = {
+    gateway: `${config.gateway.namespace}/${config.gateway.name}`,
+    data,
+    backends: config.backends,
+    models: config.models,
+    pool: (settings) => {
+      poolKeys.add(settings.key);
+      return context.pools.get(settings);
+    },
+    currentPool: (settings) => context.pools.get(settings),
+    client: (settings) => {
+      poolKeys.add(settings.key);
+      return context.pools.client(settings);
+    },
+    runtime: context.policyRuntime,
+    lifetime: (name, create) => context.lifetime(name, create),
+    report: (problem) => {
+      if (!reported.has(problem)) {
+        reported.add(problem);
+        problems.push(problem);
+      }
+    },
   };
-  const client = (settings: ConnectionSettings) => {
-    poolKeys.add(settings.key);
-    return context.pools.client(settings);
-  };
-  const upstreams: UpstreamLookup = { pool, client };
-  const models = compileModels(config.models, context, data, client);
-  for (const model of models.values())
-    if (model.kind === 'error') problems.push(`GwModel ${model.key}: ${model.message}`);
-  const ports = new Map<
-    number,
-    {
-      protocol: 'HTTP' | 'HTTPS';
-      listeners: CompiledListener[];
-      certificates: Map<string, { key: string; cert: string }>;
-    }
-  >();
+  const compiling: Compiling = { config, context, data, problems, backends };
+  const ports = new Map<number, CompiledPort>();
+  for (const [number, plan] of planPorts(config, data, problems)) {
+    // Listeners of a port: the most specific hostname first; the first one's connection settings apply.
+    plan.listeners.sort((a, b) => hostnameRank(b) - hostnameRank(a));
+    const first = plan.listeners[0]!;
+    const firstKey = connectionFieldsKey(first.frontend);
+    for (const listener of plan.listeners.slice(1))
+      if (connectionFieldsKey(listener.frontend) !== firstKey)
+        problems.push(
+          `listener ${listener.name}: its frontend connection settings differ from listener ${first.name}'s; port ${number} applies listener ${first.name}'s`,
+        );
+    const listeners = plan.listeners.map((listener) => compileListener(compiling, listener, first === listener));
+    const connection = listeners[0]?.connection ?? DEFAULT_CONNECTION_OPTIONS;
+    ports.set(number, {
+      port: number,
+      protocol: plan.protocol,
+      listeners,
+      certificates: plan.certificates,
+      connection,
+    });
+  }
+  return { key, config, ports, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
+}
+
+/** Listeners grouped by port, with the certificates of HTTPS ports; listeners that cannot be served are left out. */
+function planPorts(config: DataPlaneConfig, data: DataLookup, problems: string[]): Map<number, PortPlan> {
+  const ports = new Map<number, PortPlan>();
   for (const listener of config.listeners) {
     if (listener.protocol !== 'HTTP' && listener.protocol !== 'HTTPS') {
       problems.push(`listener ${listener.name}: protocol ${listener.protocol} is not served by this data plane`);
@@ -279,54 +273,10 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       }
       port.certificates.set(listener.hostname?.toLowerCase() ?? '', certificate);
     }
-    port.listeners.push(compileListener(listener, config, context, data, problems, upstreams, models));
+    port.listeners.push(listener);
   }
-  const compiledPorts = new Map<number, CompiledPort>();
-  for (const [number, port] of ports) {
-    port.listeners.sort((a, b) => hostnameRank(b) - hostnameRank(a));
-    const first = port.listeners[0];
-    const firstKey = connectionFieldsKey(first?.config.frontend as Frontend | undefined);
-    for (const listener of port.listeners.slice(1))
-      if (connectionFieldsKey(listener.config.frontend as Frontend) !== firstKey)
-        problems.push(
-          `listener ${listener.config.name}: its frontend connection settings differ from listener ${first!.config.name}'s; port ${number} applies listener ${first!.config.name}'s`,
-        );
-    compiledPorts.set(number, { port: number, ...port, connection: first?.connection ?? DEFAULT_CONNECTION_OPTIONS });
-  }
-  return { key, config, ports: compiledPorts, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
-}
-
-/**
- * Forwarding policies that only the HTTP forwarder applies (retries, response buffering, host
- * rewrite) on a rule with AI or MCP backends, which have their own failover and upstream hosts:
- * said in the log rather than silently ignored.
- */
-function httpOnlyForwarding(policies: CompiledTraffic, backends: readonly CompiledBackendRef[]): string[] {
-  const fields = [
-    policies.forwarding.retry ? 'traffic.retry' : undefined,
-    policies.forwarding.responseBuffer ? 'traffic.buffer.response' : undefined,
-    policies.forwarding.hostRewrite ? 'traffic.hostRewrite' : undefined,
-  ].filter((field) => field !== undefined);
-  if (fields.length === 0) return [];
-  return backends
-    .filter((backend) => backend.handler.kind === 'ai' || backend.handler.kind === 'mcp')
-    .map((backend) =>
-      backend.handler.kind === 'ai'
-        ? `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an AI backend (its own failover, provider hosts and response handling apply)`
-        : `${fields.join(', ')} apply to HTTP backends; ${backend.name} is an MCP backend (its targets are reached by the MCP multiplexer)`,
-    );
-}
-
-/** Frontend.http.maxBufferSize of a listener (default 2 MiB): the most of a body gw buffers. */
-function listenerMaxBufferBytes(listener: ListenerConfig): number {
-  const size = (listener.frontend.http as { maxBufferSize?: number | string } | undefined)?.maxBufferSize;
-  return size !== undefined ? byteSize(size) : DEFAULT_MAX_BUFFER_BYTES;
-}
-
-/** What to answer while a traffic policy cannot be used (its problems, field paths first). */
-function policyRefusal(policies: CompiledTraffic): string | undefined {
-  if (policies.problems.length === 0) return undefined;
-  return `traffic policy ${policies.problems.map((problem) => `${problem.field} ${problem.message}`).join('; ')}`;
+  for (const [number, port] of ports) if (port.listeners.length === 0) ports.delete(number);
+  return ports;
 }
 
 function listenerCertificate(listener: ListenerConfig, data: DataLookup): { key: string; cert: string } | string {
@@ -338,15 +288,38 @@ function listenerCertificate(listener: ListenerConfig, data: DataLookup): { key:
   return { key: secret['tls.key'], cert: secret['tls.crt'] };
 }
 
-function compileListener(
-  listener: ListenerConfig,
-  config: DataPlaneConfig,
-  context: CompileContext,
-  data: DataLookup,
-  problems: string[],
-  upstreams: UpstreamLookup,
-  models: ReadonlyMap<string, CompiledModel>,
-): CompiledListener {
+/** Frontend.http.maxBufferSize of a listener (default 2 MiB): the most of a body gw buffers. */
+function listenerMaxBufferBytes(listener: ListenerConfig): number {
+  const size = listener.frontend.http?.maxBufferSize;
+  return size !== undefined ? byteSize(size) : DEFAULT_MAX_BUFFER_BYTES;
+}
+
+/** What to answer while a traffic policy cannot be used (its problems, field paths first). */
+function policyRefusal(policies: CompiledTraffic): string | undefined {
+  if (policies.problems.length === 0) return undefined;
+  return `traffic policy ${policies.problems.map((problem) => `${problem.field} ${problem.message}`).join('; ')}`;
+}
+
+/** What a listener's rules share while they are compiled. */
+interface ListenerScope {
+  readonly listener: ListenerConfig;
+  readonly maxBufferBytes: number;
+  /** The PreRouting CORS policy, whose origins the MCP origin check admits on every rule. */
+  readonly preRoutingCors: CORS | undefined;
+  /** Frontend.http.http1HeaderCase of the port (its first listener's). */
+  readonly preserveHeaderCase: boolean;
+}
+
+function compileListener(compiling: Compiling, listener: ListenerConfig, firstOfPort: boolean): CompiledListener {
+  const { config, context, problems } = compiling;
+  const connection = compileConnectionOptions(listener.frontend);
+  if (firstOfPort) for (const note of connection.notes) problems.push(`listener ${listener.name}: ${note}`);
+  const scope: ListenerScope = {
+    listener,
+    maxBufferBytes: listenerMaxBufferBytes(listener),
+    preRoutingCors: listener.preRouting.cors,
+    preserveHeaderCase: connection.options.http1HeaderCase === 'Preserve',
+  };
   const table = compileRouteTable(listener.routes, listener.hostname);
   for (const problem of table.problems) {
     problems.push(
@@ -359,84 +332,36 @@ function compileListener(
     const namespace = route.route.split('/')[0]!;
     route.rules.forEach((rule, index) => {
       const where = `listener ${listener.name} route ${route.route} rule ${rule.name ?? index}`;
-      const filters = compileRuleFilters(rule);
-      for (const problem of filters.rule.problems) problems.push(`${where} filter ${problem.type}: ${problem.message}`);
-      const backends = rule.backendRefs.map((ref, refIndex) => {
-        const refFilters = filters.backendRefs[refIndex]!;
-        for (const problem of refFilters.problems)
-          problems.push(`${where} backendRef ${refIndex} filter ${problem.type}: ${problem.message}`);
-        const handler = compileBackendRef(ref, namespace, config, context, data, upstreams);
-        if (handler.kind === 'error') problems.push(`${where} ${ref.backend}: ${handler.message}`);
-        return { weight: ref.weight, filters: refFilters, handler, name: ref.backend };
-      });
-      const timeouts = (rule.timeouts ?? {}) as { request?: string; backendRequest?: string };
-      const scope = `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`;
-      const policyContext: PolicyCompileContext = {
-        path: 'traffic',
-        namespace,
-        data,
-        backends: config.backends,
-        scope,
-        owner: (field) => rule.trafficSources?.[field] ?? scope,
-        runtime: context.policyRuntime,
-      };
-      const mcpOAuth = withMcpOAuth(rule, config, compileTraffic(rule.traffic, policyContext), policyContext);
-      const policies = mcpOAuth.policies;
-      if (mcpOAuth.endpoint)
-        mcpEndpoints.set(rule, { endpoint: mcpOAuth.endpoint, route: route.route, rule: rule.name ?? '' });
-      const refused = policyRefusal(policies);
-      if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
-      for (const line of httpOnlyForwarding(policies, backends)) problems.push(`${where}: ${line}`);
-      rules.set(rule, {
-        config: rule,
-        route: route.route,
-        filters: filters.rule,
-        backends: compileWeightedChoice(backends),
-        requestTimeoutMs: timeouts.request ? durationMs(timeouts.request) : policies.forwarding.requestTimeoutMs,
-        backendRequestTimeoutMs: timeouts.backendRequest ? durationMs(timeouts.backendRequest) : undefined,
-        models: rule.models,
-        policies,
-        refused,
-      });
+      const compiled = compileRule(compiling, scope, rule, route.route, namespace, where);
+      rules.set(rule, compiled.rule);
+      if (compiled.mcpEndpoint)
+        mcpEndpoints.set(rule, { endpoint: compiled.mcpEndpoint, route: route.route, rule: rule.name ?? '' });
     });
   }
-  const hostname = listener.hostname?.toLowerCase();
-  // A rule of no route, no filters and no backends whose requests the listener's models serve.
-  const modelRuleConfig: RuleConfig = { matches: [], traffic: {}, backendRefs: [] };
-  const modelRule: CompiledRule | undefined =
-    listener.models.length > 0
-      ? {
-          config: modelRuleConfig,
-          route: '',
-          filters: compileRuleFilters(modelRuleConfig).rule,
-          backends: compileWeightedChoice([]),
-          requestTimeoutMs: undefined,
-          backendRequestTimeoutMs: undefined,
-          models: listener.models,
-          policies: NO_TRAFFIC_POLICY,
-          refused: undefined,
-        }
-      : undefined;
+  const modelRule =
+    listener.modelRule &&
+    compileRule(compiling, scope, listener.modelRule, '', config.gateway.namespace, `listener ${listener.name} models`)
+      .rule;
   const preRoutingScope = `Gateway ${config.gateway.namespace}/${config.gateway.name} listener ${listener.name} PreRouting`;
   const preRoutingContext: PolicyCompileContext = {
     path: 'traffic',
     namespace: config.gateway.namespace,
-    data,
+    data: compiling.data,
     backends: config.backends,
     scope: preRoutingScope,
     owner: (field) => listener.preRoutingSources?.[field] ?? preRoutingScope,
     runtime: context.policyRuntime,
   };
   const preRoutingMcpOAuth = withTrafficMcpEndpoint(
-    listener.preRouting ?? {},
-    compileTraffic(listener.preRouting ?? {}, preRoutingContext),
+    listener.preRouting,
+    compileTraffic(listener.preRouting, preRoutingContext),
     preRoutingContext,
   );
   const preRouting = preRoutingMcpOAuth.policies;
   const preRoutingRefusal = policyRefusal(preRouting);
   if (preRoutingRefusal)
     problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
-  const telemetry = context.telemetry?.forFrontend(listener.frontend as Frontend, {
+  const telemetry = context.telemetry?.forFrontend(listener.frontend, {
     backends: config.backends,
     namespace: config.gateway.namespace,
   });
@@ -446,27 +371,134 @@ function compileListener(
       ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
       : undefined;
   if (frontendRefusal) problems.push(`listener ${listener.name}: ${frontendRefusal}; the listener answers 500`);
-  const connection = compileConnectionOptions(listener.frontend as Frontend);
-  for (const note of connection.notes) problems.push(`listener ${listener.name}: ${note}`);
   const connectionRefusal =
     connection.problems.length > 0 ? `frontend policy ${connection.problems.join('; ')}` : undefined;
   if (connectionRefusal) problems.push(`listener ${listener.name}: ${connectionRefusal}; the listener answers 500`);
-  const refused = frontendRefusal ?? connectionRefusal ?? preRoutingRefusal;
   for (const problem of telemetry?.problems ?? []) problems.push(`listener ${listener.name} frontend: ${problem}`);
+  const hostname = listener.hostname?.toLowerCase();
   return {
     config: listener,
     table,
     rules,
-    models,
     modelRule,
     preRouting,
     telemetry,
-    maxBufferBytes: listenerMaxBufferBytes(listener),
-    refused,
+    maxBufferBytes: scope.maxBufferBytes,
+    refused: frontendRefusal ?? connectionRefusal ?? preRoutingRefusal,
     hostname: hostname?.startsWith('*.') ? hostname.slice(1) : hostname,
     connection: connection.options,
     mcpOAuth: mcpOAuthRoutes(mcpEndpoints, preRoutingMcpOAuth.endpoint, table),
   };
+}
+
+/**
+ * A rule: its filters, traffic policies and backends (its backendRefs by weight, or its GwModels).
+ * A listener's models are a rule too: of no route, matching what no route matches.
+ */
+function compileRule(
+  compiling: Compiling,
+  scope: ListenerScope,
+  rule: RuleConfig,
+  route: string,
+  namespace: string,
+  where: string,
+): { rule: CompiledRule; mcpEndpoint: McpOAuthEndpoint | undefined } {
+  const { config, context, problems } = compiling;
+  const filters = compileRuleFilters(rule);
+  for (const problem of filters.rule.problems) problems.push(`${where} filter ${problem.type}: ${problem.message}`);
+  const gatewayScope = `Gateway ${config.gateway.namespace}/${config.gateway.name} ${where}`;
+  const policyContext: PolicyCompileContext = {
+    path: 'traffic',
+    namespace,
+    data: compiling.data,
+    backends: config.backends,
+    scope: gatewayScope,
+    owner: (field) => rule.trafficSources?.[field] ?? gatewayScope,
+    runtime: context.policyRuntime,
+  };
+  const mcpOAuth = withMcpOAuth(rule, config, compileTraffic(rule.traffic, policyContext), policyContext);
+  const policies = mcpOAuth.policies;
+  const refused = policyRefusal(policies);
+  if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
+  const backends: CompiledBackendRef[] = rule.models
+    ? [
+        {
+          weight: 1,
+          filters: compileFilters(undefined, rule.matches),
+          backend: backendOrRefusal(compileModelsBackend({ models: rule.models, context: compiling.backends }), 'ai'),
+          name: 'GwModel *',
+        },
+      ]
+    : rule.backendRefs.map((ref, index) => {
+        const refFilters = filters.backendRefs[index]!;
+        for (const problem of refFilters.problems)
+          problems.push(`${where} backendRef ${index} filter ${problem.type}: ${problem.message}`);
+        return {
+          weight: ref.weight,
+          filters: refFilters,
+          backend: compileRef(compiling, ref, where),
+          name: ref.backend,
+        };
+      });
+  const timeouts = rule.timeouts ?? {};
+  const requestTimeoutMs = timeouts.request ? durationMs(timeouts.request) : policies.forwarding.requestTimeoutMs;
+  const backendRequestTimeoutMs = timeouts.backendRequest ? durationMs(timeouts.backendRequest) : undefined;
+  const cors = [rule.traffic.cors, scope.preRoutingCors].filter((value): value is CORS => value !== undefined);
+  return {
+    rule: {
+      config: rule,
+      route,
+      filters: filters.rule,
+      backends: compileWeightedChoice(backends),
+      context: {
+        maxBufferBytes: scope.maxBufferBytes,
+        requestTimeoutMs,
+        backendRequestTimeoutMs,
+        timeoutMs: shorterTimeout(requestTimeoutMs, backendRequestTimeoutMs),
+        forwarding: policies.forwarding,
+        cors,
+        preserveHeaderCase: scope.preserveHeaderCase,
+      },
+      policies,
+      refused,
+    },
+    mcpEndpoint: mcpOAuth.endpoint,
+  };
+}
+
+/** The backend of one backendRef, or what answers for it when it cannot be served. */
+function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string): Backend {
+  const object = compiling.config.backends[ref.backend];
+  const type = object ? backendTypeOf(object) : 'unknown';
+  const refuse = (message: string) => {
+    compiling.problems.push(`${where} ${ref.backend}: ${message}`);
+    return new RefusedBackend(type, 500, message);
+  };
+  if (ref.problem) return refuse(`backend ${ref.backend}: ${ref.problem}`);
+  if (!object) return refuse(`backend ${ref.backend} is not in the configuration`);
+  const notEnforced = unenforced(ref.policy, ENFORCED_BACKEND_FIELDS);
+  if (notEnforced.length > 0) {
+    const fields = notEnforced.map((field) => `backend.${field}`).join(', ');
+    return refuse(`backend policy ${fields} is not enforced by this data plane yet`);
+  }
+  const namespace = namespaceOfKey(ref.backend);
+  const compiled = compileBackendRef({
+    key: ref.backend,
+    namespace,
+    name: ref.backend.slice(ref.backend.lastIndexOf('/') + 1),
+    object,
+    ref,
+    context: compiling.backends,
+  });
+  if (isRefusal(compiled)) {
+    compiling.problems.push(`${where} ${ref.backend}: ${compiled.message}`);
+    return new RefusedBackend(type, compiled.status, compiled.message);
+  }
+  return compiled;
+}
+
+function backendOrRefusal(compiled: Backend | BackendRefusal, type: BackendType): Backend {
+  return isRefusal(compiled) ? new RefusedBackend(type, compiled.status, compiled.message) : compiled;
 }
 
 /** A rule's (or PreRouting) traffic policies with what MCP OAuth adds, and its MCP OAuth endpoint. */
@@ -489,7 +521,7 @@ function withMcpOAuth(
   const traffic = withTrafficMcpEndpoint(rule.traffic, policies, context);
   const backends = rule.backendRefs.map((ref) => ({
     key: ref.backend,
-    spec: config.backends[ref.backend]?.spec,
+    object: config.backends[ref.backend],
     policy: ref.policy,
   }));
   const backendAuth = compileMcpBackendAuthentication(backends, context);
@@ -505,7 +537,7 @@ function withMcpOAuth(
 
 /** The MCP OAuth endpoint of traffic.jwtAuthentication.mcp in `traffic`, if any. */
 function withTrafficMcpEndpoint(
-  traffic: Readonly<Record<string, unknown>>,
+  traffic: TrafficConfig,
   policies: CompiledTraffic,
   context: PolicyCompileContext,
 ): WithMcpOAuth {
@@ -523,83 +555,4 @@ function mcpOAuthRoutes(
   if (byRule.size === 0 && preRouting === undefined) return undefined;
   const listenerWide = preRouting && { endpoint: preRouting, route: '', rule: '' };
   return new McpOAuthRoutes(byRule, listenerWide, table);
-}
-
-function compileBackendRef(
-  ref: BackendRefConfig,
-  routeNamespace: string,
-  config: DataPlaneConfig,
-  context: CompileContext,
-  data: DataLookup,
-  upstreams: UpstreamLookup,
-): BackendHandler {
-  if (ref.problem) return { kind: 'error', status: 500, message: `backend ${ref.backend}: ${ref.problem}` };
-  const backend = config.backends[ref.backend];
-  if (!backend) return { kind: 'error', status: 500, message: `backend ${ref.backend} is not in the configuration` };
-  const namespace = ref.backend.slice(ref.backend.indexOf(' ') + 1).split('/')[0] ?? routeNamespace;
-  const policy = ref.policy as BackendConnectionPolicy & { auth?: unknown };
-  const spec = (backend.spec ?? {}) as Record<string, unknown>;
-  const notEnforced = unenforced(ref.policy, ENFORCED_BACKEND_FIELDS);
-  if (notEnforced.length > 0) {
-    const fields = notEnforced.map((field) => `backend.${field}`).join(', ');
-    return { kind: 'error', status: 500, message: `backend policy ${fields} is not enforced by this data plane yet` };
-  }
-  try {
-    const destination =
-      backend.kind === 'Service'
-        ? serviceDestination(spec, ref.port, policy.tls !== undefined)
-        : spec.static
-          ? staticDestination(spec.static as Record<string, never>, policy.tls !== undefined)
-          : undefined;
-    if (typeof destination === 'string') return { kind: 'error', status: 500, message: destination };
-    if (destination) {
-      const settings = connectionSettings(destination, policy, data, namespace);
-      return httpHandler(settings, policy, data, namespace, context, upstreams.pool);
-    }
-    // What an AI or MCP backend compiler gets besides its name.
-    const backendInput = () => ({
-      namespace,
-      spec,
-      ref,
-      data,
-      context,
-      pool: upstreams.pool,
-      client: upstreams.client,
-    });
-    if (spec.ai) {
-      if (!context.compileAiBackend) return { kind: 'error', status: 500, message: 'AI backends are not available' };
-      const name = ref.backend.slice(ref.backend.indexOf(' ') + 1);
-      return context.compileAiBackend({ name, ...backendInput() });
-    }
-    if (spec.mcp) {
-      if (!context.compileMcpBackend) return { kind: 'error', status: 500, message: 'MCP backends are not available' };
-      const name = ref.backend.slice(ref.backend.indexOf(' ') + 1).split('/')[1]!;
-      const gateway = `${config.gateway.namespace}/${config.gateway.name}`;
-      return context.compileMcpBackend({ name, ...backendInput(), gateway, backends: config.backends });
-    }
-    const kind = Object.keys(spec).find((field) => field !== 'policies') ?? 'unknown';
-    return { kind: 'error', status: 501, message: `GwBackend kind "${kind}" is not served by this data plane yet` };
-  } catch (error) {
-    if (error instanceof ConnectionSettingsError)
-      return { kind: 'error', status: 500, message: `backend policy ${error.field}: ${error.message}` };
-    throw error;
-  }
-}
-
-function httpHandler(
-  settings: ConnectionSettings,
-  policy: { auth?: unknown },
-  data: DataLookup,
-  namespace: string,
-  context: CompileContext,
-  pool: (settings: ConnectionSettings) => Pool,
-): BackendHandler {
-  let auth: BackendAuthApplier | undefined;
-  if (policy.auth !== undefined && context.compileBackendAuth) {
-    const compiled = context.compileBackendAuth(policy.auth, data, namespace);
-    if (compiled && 'message' in compiled)
-      return { kind: 'error', status: 500, message: `backend policy auth.${compiled.field}: ${compiled.message}` };
-    auth = compiled;
-  }
-  return { kind: 'http', settings, pool: pool(settings), auth };
 }

@@ -2,10 +2,11 @@
 // (bounded by the listener's buffer limit), parse it into one message or a bounded batch, and
 // build the scope the calls to targets carry (the client's headers, the route's deadline).
 import type { ServerResponse } from 'node:http';
+import type { RoutedRequest } from '../backends/backend.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
+import type { ClientScope, MessageSink } from './client-scope.ts';
 import {
   ErrorCode,
   errorMessage,
@@ -14,7 +15,6 @@ import {
   type JsonRpcMessage,
   toMessage,
 } from './jsonrpc.ts';
-import type { ClientScope, MessageSink } from './session.ts';
 import { clientHeadersForTargets } from './upstream-http.ts';
 
 /** Most messages in one JSON-RPC batch (2025-03-26 and before). */
@@ -34,7 +34,7 @@ export function sendRpcError(
 export async function readClientBody(routed: RoutedRequest): Promise<Buffer | { status: number; message: string }> {
   if (routed.exchange?.body) return routed.exchange.body;
   try {
-    return await readBody(routed.req, routed.listener.maxBufferBytes, routed.req.headers['content-length']);
+    return await readBody(routed.req, routed.route.maxBufferBytes, routed.req.headers['content-length']);
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { status: 413, message: `the body exceeds ${error.limit} bytes` };
     return { status: 400, message: 'the body could not be read' };
@@ -83,7 +83,7 @@ export function clientScope(routed: RoutedRequest, sink: MessageSink | undefined
   return {
     headers,
     incoming: routed.req.headers,
-    timeoutMs: routed.timeoutMs,
+    timeoutMs: routed.route.timeoutMs,
     sink,
   };
 }

@@ -2,8 +2,9 @@
 // it names together with the target that serves it once routing has found it. CEL reads it as the
 // variable `mcp` (docs/mcp.md "CEL"); the names follow agentgateway's (`mcp.methodName`,
 // `mcp.tool.target`...) with the shorter `mcp.method` and `mcp.resource.uri` beside them.
+
+import type { RoutedRequest } from '../backends/backend.ts';
 import { toCelValue } from '../cel/expression.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import type { JsonObject } from './jsonrpc.ts';
 

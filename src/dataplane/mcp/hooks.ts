@@ -2,9 +2,10 @@
 // "Hooks"): authorization of lists (filterListItem) and of calls, gets and reads (checkItem), and
 // guardrails (an ordered chain of guards over client requests and the responses to them). The
 // multiplexer calls them at fixed places; the defaults allow everything and guard nothing.
+
+import type { ClientScope } from './client-scope.ts';
 import type { McpCall, McpItemKind } from './context.ts';
 import type { JsonRpcErrorObject, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
-import type { ClientScope } from './session.ts';
 import { clientHeadersForTargets } from './upstream-http.ts';
 
 /** Where in the exchange a guard runs: the client's request before it is sent or answered, or the response before the client gets it. */

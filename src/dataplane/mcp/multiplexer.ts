@@ -6,7 +6,7 @@
 // the target, before checkItem), response guards on every answer, filterListItem on every listed
 // item.
 import { randomBytes } from 'node:crypto';
-import type { McpBackend } from './backend.ts';
+import type { ClientScope } from './client-scope.ts';
 import type { McpCall, McpItemKind, McpRequestInfo } from './context.ts';
 import { runGuards, scopeWithHeaders } from './hooks.ts';
 import {
@@ -34,7 +34,8 @@ import {
   untagId,
 } from './naming.ts';
 import { lowestVersion, offeredVersion } from './protocol-version.ts';
-import { type ClientScope, GATEWAY_CLIENT_INFO, type McpSession, type TargetLink, targetFailure } from './session.ts';
+import type { McpBackend } from './session.ts';
+import { GATEWAY_CLIENT_INFO, type McpSession, type TargetLink, targetFailure } from './session.ts';
 import type { PostOutcome } from './upstream-streamable.ts';
 
 /** Builds the hooks' view of a request (CEL variables included) from what routing learnt. */

@@ -10,8 +10,9 @@
 //   127.0.0.1), since there Origin and Host agree.
 // `null` (opaque origins), several origins and anything that is not an http(s) origin are refused.
 
+import type { CORS } from '../../api/types/traffic.ts';
+import type { RoutedRequest } from '../backends/backend.ts';
 import { type Origin, parseOrigin } from '../policies/http/origin.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 
 /** An allowOrigins entry: an exact origin, or one whose host is `*.` plus a domain. */
@@ -29,17 +30,14 @@ interface CorsAllowance {
   patterns: OriginPattern[];
 }
 
-const NO_ALLOWANCE: CorsAllowance = Object.freeze({ any: false, patterns: [] });
-
 /** Compiled allowances by the traffic policy object they come from (one per configuration). */
 const allowances = new WeakMap<object, CorsAllowance>();
 
 /** traffic.cors.allowOrigins as traffic.cors matches them (policies/http/cors.ts). */
-function corsAllowance(traffic: Record<string, unknown> | undefined): CorsAllowance {
-  if (!traffic) return NO_ALLOWANCE;
-  let allowance = allowances.get(traffic);
+function corsAllowance(cors: CORS): CorsAllowance {
+  let allowance = allowances.get(cors);
   if (allowance) return allowance;
-  const origins = (traffic.cors as { allowOrigins?: string[] } | undefined)?.allowOrigins ?? [];
+  const origins = cors.allowOrigins ?? [];
   allowance = { any: origins.includes('*'), patterns: [] };
   for (const text of origins) {
     const origin = text === '*' ? undefined : parseOrigin(text);
@@ -52,7 +50,7 @@ function corsAllowance(traffic: Record<string, unknown> | undefined): CorsAllowa
       wildcard,
     });
   }
-  allowances.set(traffic, allowance);
+  allowances.set(cors, allowance);
   return allowance;
 }
 
@@ -100,8 +98,8 @@ export function refusedOrigin(routed: RoutedRequest): string | undefined {
   if (header === undefined) return undefined;
   const origin = parseOrigin(header.trim());
   if (!origin || (origin.scheme !== 'http' && origin.scheme !== 'https')) return 'the Origin header is not an origin';
-  if (admits(corsAllowance(routed.rule.config.traffic), origin)) return undefined;
-  if (admits(corsAllowance(routed.listener.config.preRouting), origin)) return undefined;
+  // The CORS policies of the rule and of PreRouting admit their origins.
+  for (const cors of routed.route.cors) if (admits(corsAllowance(cors), origin)) return undefined;
   if (!isOwnOrigin(origin, routed.record)) return 'the Origin is not the origin of this MCP endpoint';
   if (isLocalConnection(routed) && !isLoopbackName(origin.host))
     return 'a local MCP endpoint takes requests from local origins only';

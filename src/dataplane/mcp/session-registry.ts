@@ -3,7 +3,20 @@
 // sessions are dropped after a while and the least recently used go first when there are too
 // many; either can be resumed from its id later (its live parts are rebuilt). Kept across
 // configuration changes (PolicyRuntime) and closed when the backend leaves the configuration.
-import type { McpSession } from './session.ts';
+import type { EventStream } from './event-stream.ts';
+
+/** What the registry needs of a session (Session, session.ts). */
+export interface RegisteredSession {
+  readonly id: string | undefined;
+  lastUsed: number;
+  /** The client's standalone stream (GET): a session a client listens to is not idle. */
+  readonly standalone: EventStream;
+  /** Answer streams kept for resumption, by key. */
+  readonly streams: Map<string, EventStream>;
+  /** Set while a legacy SSE client's stream is the session's transport. */
+  readonly legacySink: unknown;
+  close(deleteUpstream: boolean): void;
+}
 
 /** Most sessions a backend keeps in memory per replica. */
 export const MAX_SESSIONS = 10_000;
@@ -19,11 +32,11 @@ const SWEEP_MS = 60_000;
 /** Uses closer together than this do not move a session in the recency order. */
 const RECENCY_MS = 1000;
 
-export class SessionRegistry {
-  readonly #sessions = new Map<string, McpSession>();
+export class SessionRegistry<Session extends RegisteredSession = RegisteredSession> {
+  readonly #sessions = new Map<string, Session>();
   readonly #terminated = new Set<string>();
   /** Sessions of legacy SSE clients: they live as long as their stream (sse-server.ts). */
-  readonly #legacy = new Set<McpSession>();
+  readonly #legacy = new Set<Session>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor() {
@@ -39,7 +52,7 @@ export class SessionRegistry {
    * The session, marked used (most recently used last; a session used within the last second
    * keeps its place, which spares a busy session a map update per request).
    */
-  get(id: string): McpSession | undefined {
+  get(id: string): Session | undefined {
     const session = this.#sessions.get(id);
     if (!session) return undefined;
     const now = Date.now();
@@ -55,18 +68,18 @@ export class SessionRegistry {
     return this.#terminated.has(id);
   }
 
-  add(session: McpSession): void {
+  add(session: Session): void {
     const id = session.id!;
     this.#sessions.set(id, session);
     while (this.#sessions.size > MAX_SESSIONS) {
-      const [oldest, evicted] = this.#sessions.entries().next().value as [string, McpSession];
+      const [oldest, evicted] = this.#sessions.entries().next().value as [string, Session];
       this.#sessions.delete(oldest);
       evicted.close(false);
     }
   }
 
   /** A session the client ended: dropped, and its id refused from now on (by this replica). */
-  terminate(session: McpSession): void {
+  terminate(session: Session): void {
     const id = session.id!;
     this.#sessions.delete(id);
     this.#terminated.add(id);
@@ -75,12 +88,12 @@ export class SessionRegistry {
   }
 
   /** A legacy SSE client's session, held until its stream closes (or the backend goes). */
-  holdLegacy(session: McpSession): void {
+  holdLegacy(session: Session): void {
     this.#legacy.add(session);
   }
 
   /** A legacy SSE session whose stream closed. */
-  releaseLegacy(session: McpSession): void {
+  releaseLegacy(session: Session): void {
     this.#legacy.delete(session);
   }
 
@@ -109,7 +122,7 @@ export class SessionRegistry {
  * A session's answer streams: ended, unattached ones go after a while; past the bound the oldest
  * ended ones go first, then (a client with that many streams open at once) the oldest of all.
  */
-export function retainStreams(session: McpSession, now: number): void {
+export function retainStreams(session: RegisteredSession, now: number): void {
   for (const [key, stream] of session.streams) {
     if (!stream.attached && stream.ended && now - stream.lastActive > STREAM_RETENTION_MS) session.streams.delete(key);
   }

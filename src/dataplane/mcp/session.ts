@@ -6,9 +6,9 @@
 // request ids and progress tokens tagged with the target, resource URIs prefixed.
 import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { McpBackend } from './backend.ts';
+import type { ClientScope, MessageSink } from './client-scope.ts';
 import { EventStream } from './event-stream.ts';
+import type { McpPolicyHooks } from './hooks.ts';
 import {
   errorMessage,
   isPlainObject,
@@ -23,33 +23,35 @@ import {
   progressTokenOf,
   withProgressToken,
 } from './jsonrpc.ts';
-import { prefixedUri, tagId, untagId } from './naming.ts';
+import { type Naming, prefixedUri, tagId, untagId } from './naming.ts';
 import { isSupportedVersion } from './protocol-version.ts';
+import type { SessionRegistry } from './session-registry.ts';
+import type { SessionSealer } from './session-seal.ts';
 import type { McpTarget } from './targets.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, SETUP_TIMEOUT_MS, type UpstreamContext } from './upstream-http.ts';
 import { SseTargetConnection } from './upstream-sse.ts';
 import { deleteSession, listen, type PostOutcome, postMessage } from './upstream-streamable.ts';
 
+/** A compiled `mcp` GwBackend as sessions, the multiplexer and the transports see it (backend.ts compiles it). */
+export interface McpBackend {
+  /** "namespace/name" of the GwBackend. */
+  readonly name: string;
+  /** What session ids are bound to: the Gateway and the backend (an id of another is not valid here). */
+  readonly binding: string;
+  /** Targets by name, in the order the backend lists them. */
+  readonly targets: ReadonlyMap<string, McpTarget>;
+  readonly naming: Naming;
+  readonly sessionRouting: 'Stateful' | 'Stateless';
+  readonly failureMode: 'FailClosed' | 'FailOpen';
+  readonly sealer: SessionSealer;
+  /** Sessions held by this replica (shared by every configuration that has this backend). */
+  readonly sessions: SessionRegistry<McpSession>;
+  /** Authorization and guardrails of the backend's `mcp` policy (docs/mcp.md "Authorization", "Guardrails"). */
+  readonly hooks: McpPolicyHooks;
+}
+
 /** gw's own name towards targets when it initializes without a client (stateless requests). */
 export const GATEWAY_CLIENT_INFO: JsonObject = { name: 'gw', version: '1.0.0' };
-
-/** Where messages related to one client request go (its SSE answer stream); false when it cannot take them. */
-export interface MessageSink {
-  send(message: JsonRpcMessage): boolean;
-  /** Told when the session ends while the sink is its transport (a legacy SSE stream). */
-  close?(): void;
-}
-
-/** What a client request gives the calls made for it. */
-export interface ClientScope {
-  /** Client headers passed on to targets. */
-  headers: Record<string, string | string[]>;
-  incoming: IncomingHttpHeaders;
-  /** Deadline of each forwarded request (the route's), if any. */
-  timeoutMs: number | undefined;
-  /** Messages of the targets that relate to this request. */
-  sink: MessageSink | undefined;
-}
 
 /** The client's initialize parameters that targets get again when gw initializes them later. */
 export interface ClientParams {

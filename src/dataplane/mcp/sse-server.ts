@@ -5,9 +5,9 @@
 // sessionRouting says (docs/mcp.md "Legacy SSE clients").
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
-import type { McpBackend } from './backend.ts';
+import type { RoutedRequest } from '../backends/backend.ts';
 import { accepts, clientScope, parseClientBody, readClientBody, sendRpcError } from './client-input.ts';
+import type { ClientScope, MessageSink } from './client-scope.ts';
 import { mcpCall } from './context.ts';
 import { SSE_HEADERS } from './event-stream.ts';
 import {
@@ -20,7 +20,8 @@ import {
   type JsonRpcMessage,
 } from './jsonrpc.ts';
 import { handleNotification, handleRequest, initializeSession } from './multiplexer.ts';
-import { type ClientScope, McpSession, type MessageSink } from './session.ts';
+import type { McpBackend } from './session.ts';
+import { McpSession } from './session.ts';
 
 /** Most legacy SSE connections a replica holds (each is a session and a long-lived stream). */
 const MAX_CONNECTIONS = 10_000;

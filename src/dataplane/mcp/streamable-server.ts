@@ -5,10 +5,10 @@
 // DELETE ends the session. Sessions are sealed into Mcp-Session-Id (sessionRouting Stateful), or
 // there are none (Stateless). docs/mcp.md "Client transports".
 import type { ServerResponse } from 'node:http';
+import type { RoutedRequest } from '../backends/backend.ts';
 import { sendJson } from '../proxy/direct-response.ts';
-import type { RoutedRequest } from '../proxy/request-handler.ts';
-import type { McpBackend } from './backend.ts';
 import { accepts, clientScope, parseClientBody, readClientBody, sendRpcError } from './client-input.ts';
+import type { ClientScope, MessageSink } from './client-scope.ts';
 import { mcpCall } from './context.ts';
 import { EventStream, parseEventId } from './event-stream.ts';
 import {
@@ -25,7 +25,8 @@ import {
 } from './jsonrpc.ts';
 import { type CallFactory, handleNotification, handleRequest, initializeSession } from './multiplexer.ts';
 import { allowsBatches, DEFAULT_HEADER_VERSION, isSupportedVersion, wantsPrimingEvent } from './protocol-version.ts';
-import { type ClientScope, GATEWAY_CLIENT_INFO, McpSession, type MessageSink } from './session.ts';
+import type { McpBackend } from './session.ts';
+import { GATEWAY_CLIENT_INFO, McpSession } from './session.ts';
 import { retainStreams } from './session-registry.ts';
 
 const ALLOW = 'GET, POST, DELETE';

@@ -5,15 +5,13 @@
 // into a shared connection pool and backend auth.
 import { isDeepStrictEqual } from 'node:util';
 import type { Pool } from 'undici';
-import type { McpSelectedService } from '../../controller/dataplane-config.ts';
-import type { BackendAuthApplier, McpBackendInput } from '../config/compile.ts';
-import { serviceDestination } from '../config/http-targets.ts';
-import {
-  type BackendConnectionPolicy,
-  ConnectionSettingsError,
-  connectionSettings,
-  type Destination,
-} from '../upstream/connection-settings.ts';
+import type { BackendFull } from '../../api/types/backend-policies.ts';
+import type { MCPBackend } from '../../api/types/mcp.ts';
+import type { BackendPolicyConfig, McpSelectedService } from '../../contract/dataplane-config.ts';
+import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
+import type { BackendRefInput } from '../backends/backend.ts';
+import { ConnectionSettingsError, connectionSettings, type Destination } from '../upstream/connection-settings.ts';
+import { serviceDestination } from '../upstream/destinations.ts';
 
 export type McpPrefixMode = 'Conditional' | 'Always' | 'Never';
 export type McpProtocol = 'StreamableHTTP' | 'SSE';
@@ -31,7 +29,7 @@ export interface McpTarget {
    * it started under, and a newer configuration closes the pools it no longer uses.
    */
   readonly pool: () => Pool;
-  readonly auth: BackendAuthApplier | undefined;
+  readonly auth: CompiledBackendAuth | undefined;
   /** BackendHTTP.requestTimeout of the target's policy, if any. */
   readonly requestTimeoutMs: number | undefined;
   /** The server itself (origin, path, transport): an upstream session is only resumed on the same one. */
@@ -56,28 +54,15 @@ export function defaultPath(protocol: McpProtocol): string {
   return protocol === 'SSE' ? '/sse' : '/mcp';
 }
 
-interface TargetSpec {
-  name: string;
-  static?: {
-    host?: string;
-    backendRef?: { name: string };
-    port: number;
-    path?: string;
-    protocol?: McpProtocol;
-  };
-  selector?: unknown;
-}
-
 type Problem = { field: string; message: string };
 
 /** The targets of an `mcp` GwBackend, or the first problem (a field path under spec.mcp and what to fix). */
-export function compileTargets(input: McpBackendInput): McpTarget[] | Problem {
-  const spec = input.spec.mcp as { targets: TargetSpec[] };
+export function compileTargets(input: BackendRefInput, spec: MCPBackend): McpTarget[] | Problem {
   const targets: McpTarget[] = [];
   const taken = new Set<string>();
   for (const [index, target] of spec.targets.entries()) {
     const field = `targets[${index}]`;
-    const policy = (input.ref.sections?.[target.name] ?? input.ref.policy) as Record<string, unknown>;
+    const policy = input.ref.sections?.[target.name] ?? input.ref.policy;
     // The backend's own `mcp` policy is merged into every target's: it applies to the backend
     // (its hooks). One that differs on a target is the target's own, and refused.
     const refused = Object.keys(policy).filter(
@@ -97,10 +82,11 @@ export function compileTargets(input: McpBackendInput): McpTarget[] | Problem {
         destination = { protocol: policy.tls !== undefined ? 'https:' : 'http:', host: s.host, port: s.port };
       } else {
         const key = `Service ${input.namespace}/${s.backendRef!.name}`;
-        const service = input.backends[key];
-        destination = service
-          ? serviceDestination(service.spec as never, s.port, policy.tls !== undefined)
-          : `${key} does not exist`;
+        const service = input.context.backends[key];
+        destination =
+          service?.kind === 'Service'
+            ? serviceDestination(service.spec, s.port, policy.tls !== undefined)
+            : `${key} does not exist`;
       }
       if (typeof destination === 'string') return { field: `${field}.static`, message: destination };
       const built = buildTarget(target.name, protocol, s.path ?? defaultPath(protocol), destination, policy, input);
@@ -121,14 +107,14 @@ export function compileTargets(input: McpBackendInput): McpTarget[] | Problem {
 /** The targets of one Service a selector chose: one per port whose appProtocol says MCP. */
 function discoveredTargets(
   selected: McpSelectedService,
-  policy: Record<string, unknown>,
-  input: McpBackendInput,
+  policy: BackendPolicyConfig,
+  input: BackendRefInput,
   taken: Set<string>,
 ): McpTarget[] | Problem {
-  const service = input.backends[selected.service];
-  if (!service) return [];
+  const service = input.context.backends[selected.service];
+  if (service?.kind !== 'Service') return [];
   const [namespace, serviceName] = selected.service.slice('Service '.length).split('/') as [string, string];
-  const ports = ((service.spec as { ports?: { port: number; name?: string; appProtocol?: string }[] }).ports ?? [])
+  const ports = (service.spec.ports ?? [])
     .map((port) => ({ port, protocol: APP_PROTOCOLS[port.appProtocol ?? ''] }))
     .filter((entry): entry is { port: (typeof entry)['port']; protocol: McpProtocol } => entry.protocol !== undefined);
   const out: McpTarget[] = [];
@@ -140,7 +126,7 @@ function discoveredTargets(
     // The same Service name in two namespaces: the second is told apart by its namespace.
     const name = taken.has(base) ? `${namespace}-${base}` : base;
     if (!TARGET_NAME.test(name) || taken.has(name)) continue;
-    const destination = serviceDestination(service.spec as never, port.port, policy.tls !== undefined);
+    const destination = serviceDestination(service.spec, port.port, policy.tls !== undefined);
     if (typeof destination === 'string') continue; // a Service gw cannot reach outside a cluster is left out
     const built = buildTarget(name, protocol, selected.path ?? defaultPath(protocol), destination, policy, input);
     if ('message' in built) return { field: built.field, message: `${selected.service}: ${built.message}` };
@@ -155,21 +141,22 @@ function buildTarget(
   protocol: McpProtocol,
   path: string,
   destination: Destination,
-  policy: Record<string, unknown>,
-  input: McpBackendInput,
+  policy: BackendFull,
+  input: BackendRefInput,
 ): McpTarget | Problem {
+  const { context } = input;
   let settings: ReturnType<typeof connectionSettings>;
   try {
-    settings = connectionSettings(destination, policy as BackendConnectionPolicy, input.data, input.namespace);
+    settings = connectionSettings(destination, policy, context.data, input.namespace);
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
   }
-  input.pool(settings); // recorded as used by this configuration (created now, kept warm across swaps)
-  let auth: BackendAuthApplier | undefined;
-  if (policy.auth !== undefined && input.context.compileBackendAuth) {
-    const compiled = input.context.compileBackendAuth(policy.auth, input.data, input.namespace);
-    if (compiled && 'message' in compiled)
+  context.pool(settings); // recorded as used by this configuration (created now, kept warm across swaps)
+  let auth: CompiledBackendAuth | undefined;
+  if (policy.auth !== undefined) {
+    const compiled = compileBackendAuth(policy.auth, context.data, input.namespace);
+    if (compiled instanceof AuthConfigError)
       return { field: `policies.auth.${compiled.field}`, message: compiled.message };
     auth = compiled;
   }
@@ -179,7 +166,7 @@ function buildTarget(
     protocol,
     path: normalizedPath,
     origin: settings.origin,
-    pool: () => input.context.pools.get(settings),
+    pool: () => context.currentPool(settings),
     auth,
     requestTimeoutMs: settings.requestTimeoutMs,
     identity: `${protocol} ${settings.origin}${normalizedPath}`,

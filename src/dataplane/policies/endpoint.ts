@@ -1,7 +1,7 @@
 // Endpoint references of policies (spec document 2, "Endpoint reference"): exactly one of a
 // backendRef (a Service, or a GwBackend with a static host) or a url. Resolved once when the
 // configuration is compiled; what cannot be reached is a problem naming the field.
-import { serviceDestination, staticDestination } from '../config/http-targets.ts';
+import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
 import type { PolicyCompileContext, PolicyProblem } from './types.ts';
 
 export interface EndpointReference {

@@ -2,14 +2,12 @@
 // upstream, the CEL variables, the body once some policy has read it, and what runs when the
 // response starts or the request is done. Created only for requests that meet a policy, so a
 // route without policies pays nothing.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES, readBody } from '../proxy/body.ts';
+import { onResponseHead, type ResponseHook } from '../proxy/response-head.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
-
-/** Changes the response as it starts: read res.statusCode, use res.getHeader/setHeader/removeHeader. */
-export type ResponseHook = (res: ServerResponse) => void;
 
 export class PolicyExchange {
   readonly req: IncomingMessage;
@@ -23,7 +21,6 @@ export class PolicyExchange {
   readonly maxBodyBytes: number;
   private variables: Record<string, unknown> | undefined;
   private context: CelVariables | undefined;
-  private responseHooks: ResponseHook[] | undefined;
   private doneHooks: ((record: RequestRecord) => void)[] | undefined;
   private reading: Promise<Buffer> | undefined;
 
@@ -85,11 +82,7 @@ export class PolicyExchange {
 
   /** Runs `hook` when the response starts, whoever sends it (backend, AI, a policy, an error). */
   onResponse(hook: ResponseHook): void {
-    if (!this.responseHooks) {
-      this.responseHooks = [];
-      interceptWriteHead(this.res, this.responseHooks);
-    }
-    this.responseHooks.push(hook);
+    onResponseHead(this.res, hook);
   }
 
   /** Runs `hook` once the request is finished (usage known), after the response. */
@@ -110,39 +103,4 @@ export class PolicyExchange {
     }
     this.doneHooks = undefined;
   }
-}
-
-/**
- * Wraps res.writeHead so the hooks see and change the final status and headers. Every response
- * goes through writeHead (an implicit head too), so this catches all of them.
- */
-function interceptWriteHead(res: ServerResponse, hooks: ResponseHook[]): void {
-  const original = res.writeHead;
-  res.writeHead = function writeHead(
-    this: ServerResponse,
-    status: number,
-    reasonOrHeaders?: string | OutgoingHttpHeaders | (string | string[])[],
-    maybeHeaders?: OutgoingHttpHeaders | (string | string[])[],
-  ) {
-    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
-    if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders;
-    this.statusCode = status;
-    if (Array.isArray(headers)) {
-      // Raw form: [name, value, name, value, ...].
-      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
-    } else if (headers) {
-      for (const name of Object.keys(headers)) {
-        const value = headers[name];
-        if (value !== undefined) this.setHeader(name, value);
-      }
-    }
-    for (const hook of hooks) {
-      try {
-        hook(this);
-      } catch {
-        // a hook adds headers; one failing must not lose the response
-      }
-    }
-    return original.call(this, this.statusCode);
-  } as ServerResponse['writeHead'];
 }

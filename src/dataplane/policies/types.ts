@@ -1,7 +1,7 @@
 // The contract between the traffic-policy pipeline and each policy: a GwPolicy traffic field is
 // compiled once per configuration into a CompiledPolicy (or a problem naming the field), then its
 // request step runs per request in the pipeline's order (docs/policies.md).
-import type { DataPlaneConfig } from '../../controller/dataplane-config.ts';
+import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { PolicyExchange } from './exchange.ts';
 import type { PolicyRuntime } from './runtime.ts';

@@ -5,8 +5,7 @@
 // and requests that would pass through it must get an error response (500), unless the caller
 // names its type in `external` and runs it itself.
 import type { HTTPRouteFilter } from '../../api/kinds/gateway-api/http-route.ts';
-import type { RuleConfig } from '../../controller/dataplane-config.ts';
-import type { RouteMatch } from '../../controller/gateway-api/types.ts';
+import type { RouteMatch, RuleConfig } from '../../contract/dataplane-config.ts';
 import { hostWithoutPort } from './host.ts';
 import { normalizePath } from './path.ts';
 

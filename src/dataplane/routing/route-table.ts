@@ -9,9 +9,8 @@
 // value first; then a method match; more header matches; more query-parameter matches; then the
 // route that comes first in the input (the controller orders routes oldest first, then by
 // namespace/name — the two Gateway API tie-breakers); then rule order, then match order.
-import type { RouteConfig, RuleConfig } from '../../controller/dataplane-config.ts';
-import { effectiveHostnames } from '../../controller/gateway-api/hostnames.ts';
-import type { RouteMatch } from '../../controller/gateway-api/types.ts';
+import type { RouteConfig, RouteMatch, RuleConfig } from '../../contract/dataplane-config.ts';
+import { effectiveHostnames } from '../../contract/hostnames.ts';
 import { routingHost } from './host.ts';
 import { normalizePath } from './path.ts';
 import { firstQueryValue } from './query.ts';

@@ -7,10 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServerResponse as Http1Response } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type ConnectionOptions as TlsConnectionOptions, connect as tlsConnect } from 'node:tls';
-import type { BackendHandler, CompiledPort } from '../config/compile.ts';
+import { RefusedBackend } from '../backends/refused.ts';
+import type { CompiledPort } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
@@ -20,7 +19,6 @@ import { type RequestScope, takeRule } from '../proxy/request-handler.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
-import { DEFAULT_CONNECT_TIMEOUT_MS } from '../upstream/connection-settings.ts';
 import type { PeerAddress } from './proxy-protocol.ts';
 
 /** What the request's telemetry reads when the exchange is over. */
@@ -200,20 +198,21 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
       (await runSteps(rule.policies.afterFilters, policyExchange()));
     if (answer) return void sendLocalResponse(res, answer);
   }
-  const backend = rule.models ? undefined : rule.backends.pick();
-  if (!backend) return void sendText(res, 500, 'the route has no backend a CONNECT can be tunneled to');
-  record.backend = backend.name;
-  record.backendType = backend.name.startsWith('Service') ? 'service' : 'static';
-  const handler = backend.handler;
-  if (handler.kind === 'error') return void sendText(res, handler.status, handler.message);
-  if (handler.kind !== 'http') {
-    record.backendType = 'ai';
-    return void sendText(res, 500, 'a CONNECT cannot be tunneled to an AI backend');
+  const chosen = rule.backends.pick();
+  if (!chosen) return void sendText(res, 500, 'the route has no backend a CONNECT can be tunneled to');
+  record.backend = chosen.name;
+  record.backendType = chosen.backend.type;
+  const tunnel = chosen.backend.tunnel;
+  // A backend that cannot be served answers as it would any request; other kinds cannot take a tunnel.
+  if (!tunnel) {
+    if (chosen.backend instanceof RefusedBackend)
+      return void sendText(res, chosen.backend.status, chosen.backend.message);
+    return void sendText(res, 500, `a CONNECT cannot be tunneled to an ${chosen.backend.type} backend`);
   }
   record.upstreamStartTime = process.hrtime.bigint();
   let upstream: Duplex;
   try {
-    upstream = await connectUpstream(handler);
+    upstream = await tunnel();
   } catch (error) {
     record.upstreamEndTime = process.hrtime.bigint();
     record.error = `upstream connect failure: ${(error as Error).message}`;
@@ -225,38 +224,6 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
     return;
   }
   splice(downstream.open(), upstream);
-}
-
-/** Opens a byte stream to an HTTP backend's address, with its backend TLS (no ALPN: the bytes are the client's). */
-function connectUpstream(handler: Extract<BackendHandler, { kind: 'http' }>): Promise<Duplex> {
-  const origin = new URL(handler.settings.origin);
-  const options = (handler.settings.options.connect ?? {}) as Record<string, unknown> & TlsConnectionOptions;
-  const { timeout, keepAlive, keepAliveInitialDelay, ALPNProtocols: _alpn, socketPath, ...tls } = options;
-  const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
-  const port = Number(origin.port || (origin.protocol === 'https:' ? 443 : 80));
-  const where = typeof socketPath === 'string' ? { path: socketPath } : { host, port };
-  return new Promise((resolve, reject) => {
-    const socket =
-      origin.protocol === 'https:'
-        ? tlsConnect({ ...tls, ...where }, () => settle())
-        : tcpConnect(where as { host: string; port: number }, () => settle());
-    const deadline = setTimeout(
-      () => socket.destroy(new Error('connect timeout')),
-      typeof timeout === 'number' ? timeout : DEFAULT_CONNECT_TIMEOUT_MS,
-    );
-    const settle = () => {
-      clearTimeout(deadline);
-      socket.off('error', fail);
-      if (keepAlive === true)
-        socket.setKeepAlive(true, typeof keepAliveInitialDelay === 'number' ? keepAliveInitialDelay : 0);
-      resolve(socket);
-    };
-    const fail = (error: Error) => {
-      clearTimeout(deadline);
-      reject(error);
-    };
-    socket.once('error', fail);
-  });
 }
 
 /** Pipes two streams into each other; when either closes or fails, both are closed. */

@@ -3,17 +3,11 @@
 // assignment per port; a request keeps the compiled port it arrived on, so requests in flight
 // finish on the configuration they started with and none fails because of a reload.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BackendAuth } from '../../api/types/backend-auth.ts';
-import type { DataPlaneConfig } from '../../controller/dataplane-config.ts';
-import { type AiBackend, compileAiBackend, serveAi } from '../ai/ai-backend.ts';
-import { serveModels } from '../ai/models.ts';
-import { AuthConfigError, compileBackendAuth } from '../auth/backend/index.ts';
+import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
-import { compileMcpBackend, type McpBackend, serveMcp } from '../mcp/backend.ts';
-import { SessionKeys } from '../mcp/session-seal.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { sendText } from '../proxy/direct-response.ts';
-import { handleRequest, type RequestHandlerHooks, type RequestScope } from '../proxy/request-handler.ts';
+import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
@@ -34,9 +28,6 @@ export interface DataPlaneOptions {
   onRequestDone?: (record: RequestRecord) => void;
   /** Access logs and metrics (default: access log to standard output, metrics in memory). */
   telemetry?: Telemetry;
-  hooks?: RequestHandlerHooks;
-  /** Extends the compile context (AI backends, backend auth). */
-  compile?: Omit<CompileContext, 'pools' | 'policyRuntime'>;
 }
 
 interface PortServer {
@@ -54,7 +45,8 @@ export class DataPlane {
   private readonly gateways = new Map<string, CompiledGateway>();
   private readonly servers = new Map<number, PortServer>();
   private readonly context: CompileContext;
-  private readonly hooks: RequestHandlerHooks;
+  /** State kept for the life of this data plane (CompileContext.lifetime). */
+  private readonly lifetimeState = new Map<string, unknown>();
   readonly telemetry: Telemetry;
   /** For requests that never reach a listener (no listener for the host). */
   private readonly portTelemetry: FrontendTelemetry;
@@ -63,22 +55,14 @@ export class DataPlane {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
-    // MCP session keys: SESSION_KEY, else one per Gateway for the life of this data plane.
-    const sessionKeys = new SessionKeys();
     this.context = {
-      compileAiBackend,
-      compileMcpBackend: (input) => compileMcpBackend(input, sessionKeys),
-      compileBackendAuth: backendAuthApplier,
-      ...options.compile,
       pools: this.pools,
       policyRuntime: this.policyRuntime,
       telemetry: this.telemetry,
-    };
-    this.hooks = {
-      ai: (routed) => serveAi(routed, (routed.backend!.handler as { backend: AiBackend }).backend),
-      mcp: (routed) => serveMcp(routed, (routed.backend!.handler as { backend: McpBackend }).backend),
-      models: (routed) => serveModels(routed, routed.listener.models, routed.rule.models ?? []),
-      ...options.hooks,
+      lifetime: <T>(key: string, create: () => T): T => {
+        if (!this.lifetimeState.has(key)) this.lifetimeState.set(key, create());
+        return this.lifetimeState.get(key) as T;
+      },
     };
   }
 
@@ -173,7 +157,7 @@ export class DataPlane {
     // A Tunnel port terminates CONNECT only (what it tunnels is served by the addressed listener).
     if (port.connection.connect === 'Tunnel')
       return void sendText(res, 405, 'this port only takes CONNECT tunnels', { allow: 'CONNECT' });
-    handleRequest(req, res, port, scheme, record, this.hooks, scope).catch((error: unknown) => {
+    handleRequest(req, res, port, scheme, record, scope).catch((error: unknown) => {
       record.error = (error as Error).message;
       this.options.log?.(`Gateway ${state.gateway}: request failed: ${(error as Error).message}`);
       sendText(res, 500, 'internal error');
@@ -240,10 +224,3 @@ function requestRecord(state: PortServer, req: IncomingMessage): RequestRecord {
   record.clientPort = source.port;
   return record;
 }
-
-/** The backend auth of src/dataplane/auth/backend as the compiler's applier. */
-const backendAuthApplier: NonNullable<CompileContext['compileBackendAuth']> = (auth, data, namespace, keyStyle) => {
-  const compiled = compileBackendAuth(auth as BackendAuth | undefined, data, namespace, { keyStyle });
-  if (compiled instanceof AuthConfigError) return { field: compiled.field, message: compiled.message };
-  return compiled;
-};

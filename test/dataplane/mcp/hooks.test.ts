@@ -8,13 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Pool } from 'undici';
 import { compileExpression, ExpressionError } from '../../../src/dataplane/cel/expression.ts';
-import type { McpBackend } from '../../../src/dataplane/mcp/backend.ts';
+import type { ClientScope } from '../../../src/dataplane/mcp/client-scope.ts';
 import { type McpCall, type McpRequestInfo, mcpCelValue } from '../../../src/dataplane/mcp/context.ts';
 import { type McpGuard, type McpPolicyHooks, NO_MCP_POLICY, runGuards } from '../../../src/dataplane/mcp/hooks.ts';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../../src/dataplane/mcp/jsonrpc.ts';
 import { handleRequest, initializeSession } from '../../../src/dataplane/mcp/multiplexer.ts';
 import { namingFor } from '../../../src/dataplane/mcp/naming.ts';
-import { type ClientScope, McpSession } from '../../../src/dataplane/mcp/session.ts';
+import type { McpBackend } from '../../../src/dataplane/mcp/session.ts';
+import { McpSession } from '../../../src/dataplane/mcp/session.ts';
 import { SessionRegistry } from '../../../src/dataplane/mcp/session-registry.ts';
 import { parseSessionKey, SessionKeys, SessionSealer } from '../../../src/dataplane/mcp/session-seal.ts';
 import type { McpTarget } from '../../../src/dataplane/mcp/targets.ts';
@@ -32,7 +33,7 @@ const request = (id: number, method: string, params?: Record<string, unknown>): 
 describe('MCP policy hooks', () => {
   let alpha: TestMcpServer;
   let pool: Pool;
-  const registries: SessionRegistry[] = [];
+  const registries: SessionRegistry<McpSession>[] = [];
 
   before(async () => {
     alpha = await startStreamableServer(echoTools('alpha'));
@@ -55,7 +56,7 @@ describe('MCP policy hooks', () => {
       requestTimeoutMs: undefined,
       identity: 'alpha',
     };
-    const registry = new SessionRegistry();
+    const registry = new SessionRegistry<McpSession>();
     registries.push(registry);
     const backend: McpBackend = {
       name: 'default/tools',

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
+import type { RoutedRequest } from '../../../src/dataplane/backends/backend.ts';
 import { refusedOrigin } from '../../../src/dataplane/mcp/origin-check.ts';
-import type { RoutedRequest } from '../../../src/dataplane/proxy/request-handler.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { echoTools, mcpYaml, rawPost, startStreamableServer, suiteGateways, type TestMcpServer } from './helpers.ts';
@@ -37,8 +37,12 @@ function routed(fake: FakeRequest): RoutedRequest {
   return {
     req: { headers, socket: { localAddress: fake.localAddress ?? '10.0.0.5' } },
     record: { host: fake.host, clientAddress: fake.clientAddress ?? '10.0.0.9' },
-    rule: { config: { traffic: fake.cors ? { cors: { allowOrigins: fake.cors } } : {} } },
-    listener: { config: { preRouting: fake.preRoutingCors ? { cors: { allowOrigins: fake.preRoutingCors } } : {} } },
+    route: {
+      cors: [
+        ...(fake.cors ? [{ allowOrigins: fake.cors }] : []),
+        ...(fake.preRoutingCors ? [{ allowOrigins: fake.preRoutingCors }] : []),
+      ],
+    },
   } as unknown as RoutedRequest;
 }
 

@@ -152,7 +152,9 @@ describe('compileJwtAuthentication', () => {
   it('fetches a key set named by a backendRef at its jwksPath, one cache per URL in the runtime', async () => {
     const port = Number(new URL(jwks.url).port);
     const runtime = new PolicyRuntime();
-    const backends = { 'GwBackend default/idp': { kind: 'GwBackend', spec: { static: { host: '127.0.0.1', port } } } };
+    const backends = {
+      'GwBackend default/idp': { kind: 'GwBackend' as const, spec: { static: { host: '127.0.0.1', port } } },
+    };
     const value: JWTAuthentication = {
       providers: [
         { issuer: ISSUER, jwks: { remote: { backendRef: { kind: 'GwBackend', name: 'idp' }, jwksPath: 'jwks' } } },

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
 import type { JWTAuthentication } from '../../../src/api/types/inbound-auth.ts';
+import type { BackendObjectConfig } from '../../../src/contract/dataplane-config.ts';
 import { compileMcpBackendAuthentication } from '../../../src/dataplane/policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileMcpOAuthEndpoint } from '../../../src/dataplane/policies/auth/mcp-oauth/endpoint.ts';
 import { IdentityProviderClient, IdpUnavailable } from '../../../src/dataplane/policies/auth/mcp-oauth/idp-client.ts';
@@ -354,27 +355,33 @@ describe('the deprecated backend authentication of a rule', () => {
   const authentication = (issuer: string) => ({
     mcp: { authentication: { issuer, jwks: { url: 'https://idp.example/certs' } } },
   });
-  const mcpBackend = { mcp: { targets: [] } };
+  const mcpBackend = { kind: 'GwBackend', spec: { mcp: { targets: [] } } } as BackendObjectConfig;
 
   it('applies to MCP backends only, and must be the same on all of a rule’s MCP backends', () => {
     const context = compileContext();
     try {
       assert.equal(
         compileMcpBackendAuthentication(
-          [{ key: 'GwBackend default/web', spec: { static: {} }, policy: authentication(ISSUER) }],
+          [
+            {
+              key: 'GwBackend default/web',
+              object: { kind: 'GwBackend', spec: { static: {} } },
+              policy: authentication(ISSUER),
+            },
+          ],
           context,
         ),
         undefined,
       );
       const one = compileMcpBackendAuthentication(
-        [{ key: 'GwBackend default/tools', spec: mcpBackend, policy: authentication(ISSUER) }],
+        [{ key: 'GwBackend default/tools', object: mcpBackend, policy: authentication(ISSUER) }],
         context,
       );
       assert.ok(one && !isProblem(one) && typeof one.step === 'function');
       const two = compileMcpBackendAuthentication(
         [
-          { key: 'GwBackend default/a', spec: mcpBackend, policy: authentication(ISSUER) },
-          { key: 'GwBackend default/b', spec: mcpBackend, policy: authentication('https://other.example') },
+          { key: 'GwBackend default/a', object: mcpBackend, policy: authentication(ISSUER) },
+          { key: 'GwBackend default/b', object: mcpBackend, policy: authentication('https://other.example') },
         ],
         context,
       );
@@ -395,7 +402,7 @@ describe('the deprecated backend authentication of a rule', () => {
         [
           {
             key: 'GwBackend tools/x',
-            spec: mcpBackend,
+            object: mcpBackend,
             policy: { mcp: { authentication: { issuer: ISSUER, jwks: { url: 'ftp://idp.example/certs' } } } },
           },
         ],

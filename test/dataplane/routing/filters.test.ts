@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { RuleConfig } from '../../../src/controller/dataplane-config.ts';
-import type { RouteMatch } from '../../../src/controller/gateway-api/types.ts';
+import type { RouteMatch, RuleConfig } from '../../../src/contract/dataplane-config.ts';
 import {
   applyRequestFilters,
   applyResponseFilters,

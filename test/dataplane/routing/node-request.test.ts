@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { RouteConfig } from '../../../src/controller/dataplane-config.ts';
+import type { RouteConfig } from '../../../src/contract/dataplane-config.ts';
 import {
   applyRequestFilters,
   applyResponseFilters,

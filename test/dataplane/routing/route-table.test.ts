@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { RouteConfig, RuleConfig } from '../../../src/controller/dataplane-config.ts';
-import type { RouteMatch } from '../../../src/controller/gateway-api/types.ts';
+import type { RouteConfig, RouteMatch, RuleConfig } from '../../../src/contract/dataplane-config.ts';
 import { compileRouteTable, type RouteRequest } from '../../../src/dataplane/routing/route-table.ts';
 
 function rule(matches: RouteMatch[], name?: string): RuleConfig {

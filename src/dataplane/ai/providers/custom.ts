@@ -1,12 +1,13 @@
 // Family custom: a server that speaks the formats its configuration lists, each at its own path
 // or the format's usual one, reached through a Service (backendRef) or the provider's host and port.
 import type { CustomProvider, ProviderFormat } from '../../../api/types/llm-provider.ts';
+import type { ClientFormat } from './errors.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { providerOrigin } from './origin.ts';
 import { type ConfiguredPath, configuredPath, plainPath } from './paths.ts';
 import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from './planner.ts';
-import type { ClientFormat, Origin, ProviderService } from './types.ts';
+import type { Origin, ProviderService } from './types.ts';
 
 /**
  * The usual path of each ProviderFormat gw serves (its client format is the route type's of the

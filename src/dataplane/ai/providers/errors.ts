@@ -1,7 +1,9 @@
 // The two ways a provider says no: its configuration cannot be served (found once, when the
 // configuration is compiled), or one request cannot be (answered to the client in its own format).
 import { type ApiFormat, errorBody } from '../formats/index.ts';
-import type { ClientFormat } from './types.ts';
+
+/** The API a client speaks: an LLM format, or the model listing. */
+export type ClientFormat = ApiFormat | 'models';
 
 /**
  * A provider configuration this data plane cannot serve. `field` is the path inside the

@@ -2,11 +2,10 @@
 // docs/providers.md describes the families, the overrides and every planning rule.
 export { ALPHA_DEFAULT_HOST } from './alpha.ts';
 export { type CompileProviderOptions, compileProvider } from './compile.ts';
-export { errorFormat, PlanError, ProviderConfigError } from './errors.ts';
+export { type ClientFormat, errorFormat, PlanError, ProviderConfigError } from './errors.ts';
 export { GAMMA_DEFAULT_HOST } from './gamma.ts';
 export { ANTHROPIC_VERSION, ROUTE_CLIENT_FORMAT } from './planner.ts';
 export type {
-  ClientFormat,
   CompiledProvider,
   Origin,
   PlanInput,

@@ -14,11 +14,11 @@ import {
   TranslationError,
   withStreamUsage,
 } from '../formats/index.ts';
+import type { ClientFormat } from './errors.ts';
 import { PlanError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { type ConfiguredPath, plainPath, prefixedClientPath } from './paths.ts';
 import type {
-  ClientFormat,
   CompiledProvider,
   Origin,
   PlanInput,

@@ -4,11 +4,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
-import type { ApiFormat, ChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
-import type { PlanError } from './errors.ts';
+import type { ChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
+import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
-export type ClientFormat = ApiFormat | 'models';
 
 /** The provider families this data plane serves. */
 export type ProviderFamily = 'alpha' | 'gamma' | 'custom';

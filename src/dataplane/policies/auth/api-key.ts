@@ -8,7 +8,7 @@
 // before it goes upstream.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseApiKeyObject } from '../../../api/references/api-key-entries.ts';
-import type { ApiKeyAuthenticationConfig } from '../../../controller/dataplane-config.ts';
+import type { ApiKeyAuthenticationConfig } from '../../../contract/dataplane-config.ts';
 import type { LocalResponse, PolicyCompileContext, PolicyCompiler, PolicyProblem } from '../types.ts';
 import { compileCredentialLocation } from './credential-location.ts';
 

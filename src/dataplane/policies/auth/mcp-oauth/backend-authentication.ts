@@ -7,6 +7,11 @@
 // the rule's backend references and their effective backend policies, without looking inside
 // the MCP backend itself. docs/policies/mcp-oauth.md.
 import type { JWTAuthentication, MCPAuthentication } from '../../../../api/types/inbound-auth.ts';
+import {
+  type BackendObjectConfig,
+  type BackendPolicyConfig,
+  namespaceOfKey,
+} from '../../../../contract/dataplane-config.ts';
 import type { PolicyExchange } from '../../exchange.ts';
 import { isProblem, type PolicyCompileContext, type PolicyProblem, type RequestStep } from '../../types.ts';
 import { compileJwtAuthentication } from '../jwt.ts';
@@ -18,10 +23,10 @@ import { backendMcpSettings } from './settings.ts';
 export interface RuleBackend {
   /** "GwBackend ns/name" or "Service ns/name". */
   key: string;
-  /** The backend's spec (undefined when it is not in the configuration). */
-  spec: unknown;
+  /** The backend (undefined when it is not in the configuration). */
+  object: BackendObjectConfig | undefined;
   /** The effective backend policy of the reference. */
-  policy: unknown;
+  policy: BackendPolicyConfig;
 }
 
 export interface McpBackendAuthentication {
@@ -41,8 +46,8 @@ export function compileMcpBackendAuthentication(
   const found: { key: string; value: MCPAuthentication }[] = [];
   for (const backend of backends) {
     // Only MCP backends: for others backend.mcp does not apply.
-    if ((backend.spec as { mcp?: unknown } | undefined)?.mcp === undefined) continue;
-    const value = (backend.policy as { mcp?: { authentication?: MCPAuthentication } } | undefined)?.mcp?.authentication;
+    if (backend.object?.kind !== 'GwBackend' || backend.object.spec.mcp === undefined) continue;
+    const value = backend.policy.mcp?.authentication;
     if (value !== undefined) found.push({ key: backend.key, value });
   }
   if (found.length === 0) return undefined;
@@ -53,7 +58,7 @@ export function compileMcpBackendAuthentication(
       field: FIELD,
       message: `differs between the rule's MCP backends (${found.map((entry) => entry.key).join(', ')}); one rule takes one — or use traffic.jwtAuthentication.mcp`,
     };
-  const namespace = first.key.slice(first.key.indexOf(' ') + 1).split('/')[0]!;
+  const namespace = namespaceOfKey(first.key);
   const backendContext: PolicyCompileContext = { ...context, namespace, path: FIELD };
   const where = (problem: PolicyProblem): PolicyProblem => ({
     field: problem.field,

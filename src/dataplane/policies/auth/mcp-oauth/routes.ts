@@ -6,7 +6,7 @@
 // (no path after the prefix) belong to the rule serving "/", else to the listener's only MCP URL.
 // A path no endpoint claims goes on to routing as usual.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RuleConfig } from '../../../../controller/dataplane-config.ts';
+import type { RuleConfig } from '../../../../contract/dataplane-config.ts';
 import { sendLocalResponse } from '../../../proxy/direct-response.ts';
 import type { RouteTable } from '../../../routing/route-table.ts';
 import type { RequestRecord } from '../../../telemetry/request-record.ts';

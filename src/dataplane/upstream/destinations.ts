@@ -2,15 +2,9 @@
 // a Kubernetes Service. In file mode there are no Endpoints, so a Service is reached through its
 // own fields (docs/dataplane.md): spec.externalName (type ExternalName), else spec.clusterIP,
 // else the first of spec.externalIPs, at the port the backendRef names.
-import type { Destination } from '../upstream/connection-settings.ts';
-
-interface ServiceSpec {
-  type?: string;
-  externalName?: string;
-  clusterIP?: string;
-  externalIPs?: string[];
-  ports?: { port: number; name?: string; appProtocol?: string }[];
-}
+import type { ServiceSpec } from '../../api/kinds/core/service.ts';
+import type { StaticBackend } from '../../api/types/backends.ts';
+import type { Destination } from './connection-settings.ts';
 
 /** appProtocol values that mean HTTP/2 (Kubernetes' h2c and WebSocket-free gRPC conventions). */
 const HTTP2_APP_PROTOCOLS = new Set(['kubernetes.io/h2c', 'h2c', 'http2', 'grpc', 'kubernetes.io/grpc']);
@@ -31,13 +25,8 @@ export function serviceDestination(spec: ServiceSpec, port: number | undefined, 
   return { protocol: tls ? 'https:' : 'http:', host, port, inferredVersion };
 }
 
-interface StaticSpec {
-  host?: string;
-  port?: number;
-  unixPath?: string;
-}
-
-export function staticDestination(spec: StaticSpec, tls: boolean): Destination {
+/** A static backend's destination (admission guarantees unixPath, or host and port). */
+export function staticDestination(spec: StaticBackend, tls: boolean): Destination {
   if (spec.unixPath) return { protocol: 'http:', host: 'localhost', port: 80, socketPath: spec.unixPath };
   return { protocol: tls ? 'https:' : 'http:', host: spec.host!, port: spec.port! };
 }

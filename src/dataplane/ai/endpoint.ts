@@ -1,0 +1,122 @@
+// One LLM provider ready to call: its planner (the family's wire format), its client and
+// connection settings, backend auth, AI request policy, health judgement and a GwModel's header
+// changes — compiled once from a provider and its effective backend policy. An `ai` GwBackend's
+// providers and a GwModel's concrete models are both endpoints (ai-backend.ts, models.ts).
+import type { BackendFull } from '../../api/types/backend-policies.ts';
+import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
+import type { HeaderModifiers } from '../../api/types/traffic.ts';
+import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
+import type { BackendCompileContext } from '../backends/backend.ts';
+import { defaultUnhealthyCondition, type ObservedResponse } from '../balancing/endpoint-health.ts';
+import { compileExpression, ExpressionError } from '../cel/expression.ts';
+import { type CompiledFilters, compileFilters } from '../routing/filters.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import {
+  type ConnectionSettings,
+  ConnectionSettingsError,
+  connectionSettings,
+} from '../upstream/connection-settings.ts';
+import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
+import type { ModelRequestPolicies } from './policies/request-policy.ts';
+import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
+
+/** One provider, ready to call. */
+export interface ProviderEndpoint {
+  name: string;
+  provider: CompiledProvider;
+  client: UpstreamClient;
+  requestTimeoutMs: number | undefined;
+  auth: CompiledBackendAuth | undefined;
+  policy: CompiledAiRequestPolicy;
+  unhealthy: (response: ObservedResponse) => boolean;
+  /** Header changes of a GwModel's policies, applied to the upstream request and the response. */
+  headers: CompiledFilters | undefined;
+}
+
+/** Why an endpoint cannot be compiled: the field path under the provider and what is wrong. */
+export type EndpointProblem = { field: string; message: string };
+
+/** A GwModel's policies that act on its requests: body transformations and header changes. */
+interface ModelEndpointPolicies extends ModelRequestPolicies {
+  headers?: HeaderModifiers;
+}
+
+/** Where an endpoint is compiled: the namespace its references resolve in, and the configuration. */
+export interface EndpointInput {
+  namespace: string;
+  context: BackendCompileContext;
+}
+
+/** One provider with its effective policy, and a GwModel's own `modelPolicies`. */
+export function compileEndpoint(
+  named: NamedLLMProvider,
+  policy: BackendFull,
+  input: EndpointInput,
+  modelPolicies?: ModelEndpointPolicies,
+): ProviderEndpoint | EndpointProblem {
+  const { namespace, context } = input;
+  const data = context.data;
+  const { name, policies: _inline, ...providerFields } = named;
+  const provider = compileProvider(providerFields, { name, namespace });
+  if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
+  if (provider.service)
+    return {
+      field: 'custom.backendRef',
+      message: 'a custom provider backendRef to a Service is not served in file mode; set host and port',
+    };
+  let settings: ConnectionSettings;
+  try {
+    // A tls policy originates TLS even to a host and port that would be plain by default.
+    const destination =
+      policy.tls !== undefined ? { ...provider.origin, protocol: 'https:' as const } : provider.origin;
+    settings = connectionSettings(destination, policy, data, namespace);
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
+    throw error;
+  }
+  const auth = compileBackendAuth(policy.auth, data, namespace, { keyStyle: provider.keyStyle });
+  if (auth instanceof AuthConfigError) return { field: `policies.auth.${auth.field}`, message: auth.message };
+  const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
+  if (Array.isArray(requestPolicy))
+    return { field: `policies.${requestPolicy[0]!.path}`, message: requestPolicy[0]!.message };
+  const health = policy.health;
+  let unhealthy = defaultUnhealthyCondition;
+  if (health?.unhealthyCondition) {
+    const expression = compileExpression(health.unhealthyCondition);
+    if (expression instanceof ExpressionError)
+      return { field: 'policies.health.unhealthyCondition', message: expression.message };
+    unhealthy = (response) => {
+      try {
+        return (
+          expression.evaluate({
+            response: { code: BigInt(response.status ?? 0) },
+            connectionFailed: response.connectionFailed === true,
+          }) === true
+        );
+      } catch {
+        return defaultUnhealthyCondition(response);
+      }
+    };
+  }
+  const client = context.client(settings);
+  const headers = modelPolicies?.headers;
+  const headerFilters = headers
+    ? compileFilters(
+        [
+          ...(headers.request ? [{ type: 'RequestHeaderModifier', requestHeaderModifier: headers.request }] : []),
+          ...(headers.response ? [{ type: 'ResponseHeaderModifier', responseHeaderModifier: headers.response }] : []),
+        ],
+        [],
+      )
+    : undefined;
+  return {
+    headers: headerFilters,
+    name,
+    provider,
+    client,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    auth,
+    policy: requestPolicy,
+    unhealthy,
+  };
+}

@@ -1,0 +1,143 @@
+// The plain HTTP backend kind: a GwBackend `static` (host and port, or a Unix socket) and a
+// Kubernetes Service. Compiled into connection settings, a shared keep-alive pool and the
+// backend auth; a request is forwarded through the pool as it is (proxy/http-forward.ts), with
+// traffic.retry, traffic.hostRewrite and the route and backend deadlines.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
+import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth, NO_QUERY } from '../auth/backend/index.ts';
+import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
+import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
+import { sendText } from '../proxy/direct-response.ts';
+import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
+import { forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import { responseBuffering } from '../proxy/response-buffering.ts';
+import {
+  type ConnectionSettings,
+  ConnectionSettingsError,
+  connectionSettings,
+} from '../upstream/connection-settings.ts';
+import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
+import { openTunnel } from '../upstream/tunnel.ts';
+import {
+  type Backend,
+  type BackendKind,
+  type BackendRefInput,
+  type BackendRefusal,
+  backendRefusal,
+  type RoutedRequest,
+} from './backend.ts';
+
+export const httpKind: BackendKind<BackendRefInput> = {
+  compile(input: BackendRefInput): Backend | BackendRefusal {
+    const { object, ref, context, namespace } = input;
+    const policy = ref.policy;
+    const tls = policy.tls !== undefined;
+    const destination =
+      object.kind === 'Service'
+        ? serviceDestination(object.spec, ref.port, tls)
+        : staticDestination(object.spec.static!, tls);
+    if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
+    let settings: ConnectionSettings;
+    try {
+      settings = connectionSettings(destination, policy, context.data, namespace);
+    } catch (error) {
+      if (error instanceof ConnectionSettingsError)
+        return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
+      throw error;
+    }
+    let auth: CompiledBackendAuth | undefined;
+    if (policy.auth !== undefined) {
+      const compiled = compileBackendAuth(policy.auth, context.data, namespace);
+      if (compiled instanceof AuthConfigError)
+        return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
+      auth = compiled;
+    }
+    return new HttpBackend(object.kind === 'Service' ? 'service' : 'static', settings, context.pool(settings), auth);
+  },
+};
+
+class HttpBackend implements Backend {
+  readonly type: 'static' | 'service';
+  readonly #settings: ConnectionSettings;
+  readonly #pool: ReturnType<BackendRefInput['context']['pool']>;
+  readonly #auth: CompiledBackendAuth | undefined;
+
+  constructor(
+    type: 'static' | 'service',
+    settings: ConnectionSettings,
+    pool: ReturnType<BackendRefInput['context']['pool']>,
+    auth: CompiledBackendAuth | undefined,
+  ) {
+    this.type = type;
+    this.#settings = settings;
+    this.#pool = pool;
+    this.#auth = auth;
+  }
+
+  readonly tunnel = (): Promise<Duplex> => openTunnel(this.#settings);
+
+  async serve(routed: RoutedRequest): Promise<void> {
+    const { req, res, record, forward, exchange, route } = routed;
+    const upstreamHeaders = forward.headers as Record<string, string | string[]>;
+    // The client as gw knows it: the PROXY protocol header's source when the port takes one.
+    addForwardedFor(upstreamHeaders, record.clientAddress, routed.scheme);
+    const forwarding = route.forwarding;
+    // Before backend auth: a signature over the request covers the Host the backend gets.
+    rewriteHost(forwarding.hostRewrite, this.#settings, upstreamHeaders, req.headers.host);
+    let search = forward.query;
+    const auth = this.#auth;
+    if (auth && (search !== '' || auth.writesQuery)) {
+      const params = new URLSearchParams(search);
+      auth.apply({ headers: upstreamHeaders, query: params }, req);
+      search = params.toString();
+    } else auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, req);
+    let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
+    // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
+    const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
+    let retry: RetryPlan | undefined;
+    if (
+      forwarding.retry !== undefined &&
+      exchange !== undefined &&
+      (forwarding.retry.precondition?.(exchange) ?? true)
+    ) {
+      if (body === req) {
+        // Every attempt sends the same body: read it whole (up to the listener's buffer limit); a
+        // larger body is sent once, streamed, without retries.
+        let buffered: Buffer | undefined;
+        try {
+          buffered = await bufferOrStream(req, exchange.maxBodyBytes, req.headers['content-length']);
+        } catch {
+          return void sendText(res, 400, 'the request body could not be read', { connection: 'close' });
+        }
+        if (buffered !== undefined) body = exchange.body = buffered;
+      }
+      if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
+    }
+    const upstreamStart = process.hrtime.bigint();
+    record.upstreamStartTime = upstreamStart;
+    // HTTPRoute timeouts.request or traffic.timeouts.request: the whole request from its arrival —
+    // policies, a delay and every retry included.
+    const requestTimeoutMs = remainingMs(route.requestTimeoutMs, record.startTime, upstreamStart);
+    const outcome = await forwardHttp(res, {
+      pool: this.#pool,
+      method: req.method ?? 'GET',
+      path: search ? `${forward.path}?${search}` : forward.path,
+      headers:
+        route.preserveHeaderCase && req.httpVersionMajor === 1
+          ? withClientHeaderCase(upstreamHeaders, req.rawHeaders)
+          : upstreamHeaders,
+      body,
+      timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
+      retry,
+      responseBuffering: exchange && responseBuffering(forwarding.responseBuffer, exchange),
+    });
+    record.upstreamEndTime = process.hrtime.bigint();
+    if (outcome.failure) record.error = `upstream ${outcome.failure}${retriesText(outcome.retries)}`;
+    else if (outcome.error) record.error = outcome.error;
+  }
+}
+
+function retriesText(retries: number | undefined): string {
+  return !retries ? '' : retries === 1 ? ' after 1 retry' : ` after ${retries} retries`;
+}

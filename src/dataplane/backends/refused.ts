@@ -1,0 +1,21 @@
+// What stands in for a backend that cannot be served as configured: every request routed to it is
+// answered with the status and the reason (fail closed), and nothing reaches an upstream.
+import { sendText } from '../proxy/direct-response.ts';
+import type { BackendType } from '../telemetry/request-record.ts';
+import type { Backend, RoutedRequest } from './backend.ts';
+
+export class RefusedBackend implements Backend {
+  readonly type: BackendType;
+  readonly status: number;
+  readonly message: string;
+
+  constructor(type: BackendType, status: number, message: string) {
+    this.type = type;
+    this.status = status;
+    this.message = message;
+  }
+
+  async serve(routed: RoutedRequest): Promise<void> {
+    sendText(routed.res, this.status, this.message);
+  }
+}

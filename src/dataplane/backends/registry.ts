@@ -1,0 +1,70 @@
+// The backend kinds the data plane serves, by what a backendRef names: a Service, or a GwBackend
+// by the one kind field its spec sets. A kind without an implementation is refused here with the
+// reason (its requests are answered with 500). The GwModels of a rule or listener are served by
+// the models kind.
+import type { BackendObjectConfig } from '../../contract/dataplane-config.ts';
+import { aiKind } from '../ai/ai-backend.ts';
+import { modelsKind } from '../ai/models.ts';
+import { mcpKind } from '../mcp/backend.ts';
+import type { BackendType } from '../telemetry/request-record.ts';
+import {
+  type Backend,
+  type BackendKind,
+  type BackendRefInput,
+  type BackendRefusal,
+  backendRefusal,
+  type ModelsInput,
+} from './backend.ts';
+import { httpKind } from './http.ts';
+
+type GwBackendKindField = 'static' | 'ai' | 'mcp' | 'a2a' | 'aws' | 'dynamicForwardProxy';
+
+/** Each GwBackend kind field: its implementation, or why it is not served. */
+const GW_BACKEND_KINDS: Record<GwBackendKindField, BackendKind<BackendRefInput> | string> = {
+  static: httpKind,
+  ai: aiKind,
+  mcp: mcpKind,
+  a2a: 'A2A agent backends (a2a) are not served by this data plane yet',
+  aws: 'AWS Bedrock AgentCore backends (aws.agentCore) are not served by this data plane yet',
+  dynamicForwardProxy: 'dynamic forward proxy backends (dynamicForwardProxy) are not served by this data plane yet',
+};
+
+function kindField(object: BackendObjectConfig & { kind: 'GwBackend' }): GwBackendKindField | undefined {
+  return (Object.keys(GW_BACKEND_KINDS) as GwBackendKindField[]).find((name) => object.spec[name] !== undefined);
+}
+
+function kindOf(object: BackendObjectConfig): BackendKind<BackendRefInput> | string {
+  if (object.kind === 'Service') return httpKind;
+  const field = kindField(object);
+  return field === undefined ? 'the GwBackend sets no backend kind' : GW_BACKEND_KINDS[field];
+}
+
+/** Telemetry's backend type of each GwBackend kind field (agentgateway's values). */
+const TYPES: Record<GwBackendKindField, BackendType> = {
+  static: 'static',
+  ai: 'ai',
+  mcp: 'mcp',
+  dynamicForwardProxy: 'dynamic',
+  a2a: 'unknown',
+  aws: 'unknown',
+};
+
+/** The backend's type as telemetry names it, served or not. */
+export function backendTypeOf(object: BackendObjectConfig): BackendType {
+  if (object.kind === 'Service') return 'service';
+  const field = kindField(object);
+  return field === undefined ? 'unknown' : TYPES[field];
+}
+
+/** Compiles the backend a backendRef names with the kind that serves it. */
+export function compileBackendRef(input: BackendRefInput): Backend | BackendRefusal {
+  const kind = kindOf(input.object);
+  // 501: the backend is valid, this data plane does not implement its kind.
+  if (typeof kind === 'string') return backendRefusal(`backend ${input.key}: ${kind}`, 501);
+  return kind.compile(input);
+}
+
+/** Compiles the GwModels a rule or listener serves. */
+export function compileModelsBackend(input: ModelsInput): Backend | BackendRefusal {
+  return modelsKind.compile(input);
+}

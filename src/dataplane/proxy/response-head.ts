@@ -1,0 +1,55 @@
+// Hooks that see and change a response as it starts — its status and headers — whoever writes it:
+// a backend of any kind, a policy's answer, gw's own error. Policies (header modifiers, CORS,
+// transformations, rate-limit headers) and the route's ResponseHeaderModifier filters use them.
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/** Changes the response as it starts: read res.statusCode, use res.getHeader/setHeader/removeHeader. */
+export type ResponseHook = (res: ServerResponse) => void;
+
+const hooksOf = new WeakMap<ServerResponse, ResponseHook[]>();
+
+/** Runs `hook` when `res` starts, after the hooks added before it. */
+export function onResponseHead(res: ServerResponse, hook: ResponseHook): void {
+  let hooks = hooksOf.get(res);
+  if (!hooks) {
+    hooks = [];
+    hooksOf.set(res, hooks);
+    interceptWriteHead(res, hooks);
+  }
+  hooks.push(hook);
+}
+
+/**
+ * Wraps res.writeHead so the hooks see and change the final status and headers. Every response
+ * goes through writeHead (an implicit head too), so this catches all of them.
+ */
+function interceptWriteHead(res: ServerResponse, hooks: ResponseHook[]): void {
+  const original = res.writeHead;
+  res.writeHead = function writeHead(
+    this: ServerResponse,
+    status: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | (string | string[])[],
+    maybeHeaders?: OutgoingHttpHeaders | (string | string[])[],
+  ) {
+    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders;
+    this.statusCode = status;
+    if (Array.isArray(headers)) {
+      // Raw form: [name, value, name, value, ...].
+      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
+    } else if (headers) {
+      for (const name of Object.keys(headers)) {
+        const value = headers[name];
+        if (value !== undefined) this.setHeader(name, value);
+      }
+    }
+    for (const hook of hooks) {
+      try {
+        hook(this);
+      } catch {
+        // a hook adds headers; one failing must not lose the response
+      }
+    }
+    return original.call(this, this.statusCode);
+  } as ServerResponse['writeHead'];
+}
