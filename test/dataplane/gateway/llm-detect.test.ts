@@ -259,6 +259,21 @@ describe('the Detect route type', () => {
       assert.equal(line['gen_ai.usage.output_tokens'], final.usage.output_tokens);
     });
 
+    it('a stream the provider breaks ends with an error event in the stream’s own format', async () => {
+      anthropicUpstream.script('/v1/messages', { resetAfterEvents: 3 });
+      const stream = anthropic().messages.stream({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: 'one two three' }],
+      });
+      // An OpenAI-shaped error event (no `event: error`) would be ignored by this SDK.
+      await assert.rejects(
+        stream.finalMessage(),
+        (error: unknown) =>
+          error instanceof Anthropic.APIError && /ended before the response was complete/.test(error.message),
+      );
+    });
+
     it('is not translated: a Chat Completions body goes to the gamma provider as it is, its error comes back as it is', async () => {
       const error = await openai('claude')
         .chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] })
