@@ -11,32 +11,21 @@ import {
   aiBackendYaml,
   freePort,
   gatewayYaml,
+  lastAccessLogLine,
   llmRouteYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { until } from '../../helpers/until.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
 type Body = Record<string, unknown>;
 
-/** GwBackend `name`: one provider (`family`) on 127.0.0.1:`port`, every path Detect, with `ai` policies (YAML lines). */
-function detectBackendYaml(name: string, port: number, family: string, key: string, ai: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
-  policies:
-    auth: {key: ${key}}
-    ai:
-      routes: {'*': Detect}
-${ai}
----
-`;
-}
+const DETECT = "{'*': Detect}";
+
+/** policies.ai entries in YAML flow style, one a line (continuation lines indented inside `ai: {`). */
+const policies = (...entries: string[]) => entries.join(',\n      ');
 
 describe('the Detect route type', () => {
   let openaiUpstream: MockServer;
@@ -44,12 +33,7 @@ describe('the Detect route type', () => {
   let gw: TestGateway;
   let base: string;
 
-  /** The access log line of the last request to `path`, once it is written. */
-  const logLine = async (path: string): Promise<Body> => {
-    const last = () => gw.accessLog.findLast((entry) => (JSON.parse(entry) as Body)['http.path'] === path);
-    if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
-    return JSON.parse(last()!) as Body;
-  };
+  const logLine = (path: string) => lastAccessLogLine(gw, path);
   const openai = (backend: string) =>
     new OpenAI({
       apiKey: 'client',
@@ -68,33 +52,40 @@ describe('the Detect route type', () => {
       'gateway.yaml': [
         gatewayYaml(port),
         // Aliases and prompt enrichment are configured to show that Detect leaves them out.
-        detectBackendYaml(
+        aiBackendYaml(
           'gpt',
           openaiUpstream.port,
           'alpha: {}',
           'sk-openai',
-          `      modelAliases: {fast: gpt-4o}
-      prompt: {prepend: [{role: system, content: house rules}]}
-      defaults: [{field: temperature, value: 0.3}]
-      overrides: [{field: seed, value: 7}]
-      transformations: [{field: user, expression: 'request.headers["x-tenant"]'}]
-      finalTransformations: [{field: metadata, expression: '{"sent_model": llmRequest.model}'}]`,
+          DETECT,
+          policies(
+            'modelAliases: {fast: gpt-4o}',
+            'prompt: {prepend: [{role: system, content: house rules}]}',
+            'defaults: [{field: temperature, value: 0.3}]',
+            'overrides: [{field: seed, value: 7}]',
+            `transformations: [{field: user, expression: 'request.headers["x-tenant"]'}]`,
+            `finalTransformations: [{field: metadata, expression: '{"sent_model": llmRequest.model}'}]`,
+          ),
         ),
-        detectBackendYaml(
+        aiBackendYaml(
           'embed',
           openaiUpstream.port,
           'alpha: {}',
           'sk-openai',
-          '      defaults: [{field: dimensions, value: 4}]',
+          DETECT,
+          'defaults: [{field: dimensions, value: 4}]',
         ),
-        detectBackendYaml(
+        aiBackendYaml(
           'claude',
           anthropicUpstream.port,
           'gamma: {}',
           'sk-anthropic',
-          `      defaults: [{field: temperature, value: 0.5}]
-      overrides: [{field: max_tokens, value: 3}]
-      transformations: [{field: metadata, expression: '{"user_id": request.headers["x-tenant"]}'}]`,
+          DETECT,
+          policies(
+            'defaults: [{field: temperature, value: 0.5}]',
+            'overrides: [{field: max_tokens, value: 3}]',
+            `transformations: [{field: metadata, expression: '{"user_id": request.headers["x-tenant"]}'}]`,
+          ),
         ),
         aiBackendYaml('pass', openaiUpstream.port, 'alpha: {}', 'sk-openai', "{'*': Passthrough}"),
         llmRouteYaml(['gpt', 'embed', 'claude', 'pass']),
