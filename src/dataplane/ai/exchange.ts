@@ -1,8 +1,8 @@
 // One attempt of an LLM request against one provider: send the planned request, judge the answer
 // (healthy or not), and — unless the caller may still fail over — answer the client in its own
 // format, translating the body or the stream event by event (a Detect route's answer is passed
-// on as it is, read only for its usage). Nothing is sent to the client
-// before the attempt is known to be final, so a failed attempt can move to the next provider.
+// on as it is, read only for its usage). Nothing is sent to the client before the attempt is
+// known to be final, so a failed attempt can move to the next provider.
 import type { ServerResponse } from 'node:http';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
