@@ -1,11 +1,13 @@
 // Starts gw in-process (file store, controller, data plane) on a directory of YAML written by the
 // test, bound to 127.0.0.1 on free ports; stopped by the test.
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
+import { until } from './until.ts';
 
 export { gatewayYaml } from './objects.ts';
 
@@ -64,12 +66,28 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
   };
 }
 
+/** The access log line (parsed) of the last request to `path`, once it is written (within a second). */
+export async function lastAccessLogLine(gw: TestGateway, path: string): Promise<Record<string, unknown>> {
+  const last = () =>
+    gw.accessLog.findLast((entry) => (JSON.parse(entry) as Record<string, unknown>)['http.path'] === path);
+  if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
+  return JSON.parse(last()!) as Record<string, unknown>;
+}
+
 /**
  * GwBackend `name` for one AI provider on 127.0.0.1:`port`: `family` is its provider family entry
  * (`alpha: {}`, `gamma: {}`, `custom: {…}`), `key` the key gw sends it, `routes` its
- * policies.ai.routes (a YAML flow mapping of path → format); ends with ---.
+ * policies.ai.routes (a YAML flow mapping of path → format), `morePolicies` other policies.ai
+ * entries (YAML flow style: `defaults: [{field: seed, value: 1}], overrides: [...]`); ends with ---.
  */
-export function aiBackendYaml(name: string, port: number, family: string, key: string, routes: string): string {
+export function aiBackendYaml(
+  name: string,
+  port: number,
+  family: string,
+  key: string,
+  routes: string,
+  morePolicies?: string,
+): string {
   return `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}}
@@ -77,7 +95,7 @@ spec:
   ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
   policies:
     auth: {key: ${key}}
-    ai: {routes: ${routes}}
+    ai: {routes: ${routes}${morePolicies ? `, ${morePolicies}` : ''}}
 ---
 `;
 }

@@ -1,7 +1,8 @@
 // One attempt of an LLM request against one provider: send the planned request, judge the answer
 // (healthy or not), and — unless the caller may still fail over — answer the client in its own
-// format, translating the body or the stream event by event. Nothing is sent to the client
-// before the attempt is known to be final, so a failed attempt can move to the next provider.
+// format, translating the body or the stream event by event (a Detect route's answer is passed
+// on as it is, read only for its usage). Nothing is sent to the client before the attempt is
+// known to be final, so a failed attempt can move to the next provider.
 import type { ServerResponse } from 'node:http';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
@@ -14,6 +15,7 @@ import {
   completionsToMessagesResponse,
   createStreamObserver,
   createStreamTranslator,
+  detectedResponseFormat,
   errorBody,
   type JsonObject,
   messagesToCompletionsResponse,
@@ -23,6 +25,7 @@ import {
   type Usage,
   usageFromResponse,
 } from './formats/index.ts';
+import { isPlainObject, stringOr } from './formats/json.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
@@ -158,13 +161,16 @@ function respondWhole(
       headers['content-type'] = translated.contentType;
     }
     result.error = `upstream status ${status}`;
-  } else if (input.plan.providerFormat !== 'models') {
-    let parsed: JsonObject | undefined;
-    try {
-      parsed = JSON.parse(bytes.toString('utf8')) as JsonObject;
-    } catch {
-      parsed = undefined;
+  } else if (handling.kind === 'detect') {
+    // Passed on as it is; metered when it is JSON in a format gw knows.
+    const parsed = parseJson(bytes);
+    if (isPlainObject(parsed)) {
+      const format = detectedResponseFormat(parsed);
+      if (format !== undefined) result.usage = usageFromResponse(format, parsed);
+      result.responseModel = stringOr(parsed.model);
     }
+  } else if (input.plan.providerFormat !== 'models') {
+    const parsed = parseJson(bytes) as JsonObject | undefined;
     if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
       sendClientError(input.res, input.clientFormat, 502, 'The provider answered with a body that is not JSON.');
       return { ...result, error: 'upstream body is not JSON' };
@@ -206,15 +212,18 @@ async function streamResponse(
   const handling = input.plan.response;
   const providerFormat = input.plan.providerFormat;
   const translates = handling.kind === 'translate' && handling.from !== handling.to;
+  // A Detect stream's format is known once its events tell it (for the error event below).
+  const detecting = handling.kind === 'detect' ? createStreamObserver('detect') : undefined;
   const processor: StreamProcessor =
     handling.kind === 'translate'
       ? createStreamTranslator(handling.from, handling.to, { includeUsage: handling.includeUsage })
-      : createStreamObserver(
+      : (detecting ??
+        createStreamObserver(
           providerFormat === 'messages' ? 'messages' : providerFormat === 'responses' ? 'responses' : 'completions',
           {
-            dropUsageOnlyChunk: handling.dropUsageOnlyChunk,
+            dropUsageOnlyChunk: handling.kind === 'same' && handling.dropUsageOnlyChunk,
           },
-        );
+        ));
   const res = input.res;
   const headers = forwardedResponseHeaders(response.headers, REBUILT_RESPONSE_HEADERS);
   headers['content-type'] = 'text/event-stream';
@@ -243,7 +252,7 @@ async function streamResponse(
       result.error = `upstream stream ${failureOf(error)}`;
       const last = translates
         ? processor.end()
-        : streamErrorEvent(errorFormat(input.clientFormat), 502, TRUNCATED_MESSAGE);
+        : streamErrorEvent(errorFormat(detecting?.format ?? input.clientFormat), 502, TRUNCATED_MESSAGE);
       if (last.length > 0 && !res.destroyed) res.write(last);
       res.end();
     }
@@ -251,6 +260,15 @@ async function streamResponse(
   result.usage = processor.usage;
   result.responseModel = processor.model;
   return result;
+}
+
+/** The JSON value of a provider's body; undefined when it is not JSON. */
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 function waitForDrain(res: ServerResponse, gone: AbortSignal): Promise<void> {

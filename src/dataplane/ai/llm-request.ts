@@ -43,11 +43,38 @@ function nestedDeeperThan(value: object, limit: number): boolean {
   return false;
 }
 
+const NOT_AN_OBJECT = 'The request body is not a JSON object.';
+
+/** The client's body as a JSON object no deeper than MAX_BODY_NESTING, or why it is not one (for the client). */
+function jsonObjectOf(bytes: Buffer): JsonObject | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return NOT_AN_OBJECT;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return NOT_AN_OBJECT;
+  if (nestedDeeperThan(value, MAX_BODY_NESTING))
+    return `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`;
+  return value as JsonObject;
+}
+
+/** Whether a Content-Type names JSON (`application/json`, with or without parameters). */
+function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return essence === 'application/json';
+}
+
 export interface LlmRequest {
   routeType: RouteType;
   /** The format the client speaks (errors are answered in it). */
   format: ClientFormat;
-  /** Whether the body is an LLM request gw reads (false for Passthrough and Detect bodies it forwards as they are). */
+  /**
+   * Whether gw read the body as an LLM request (false for Passthrough, and for a Detect body
+   * that is not a JSON object: both are forwarded as they are).
+   */
   parsed: boolean;
   bytes: Buffer | undefined;
   body: JsonObject | undefined;
@@ -67,7 +94,9 @@ export interface Candidate {
 
 /**
  * Reads the client's request for an LLM route type. Answers the client itself (and returns
- * undefined) when the body is too large, unreadable or not a JSON object.
+ * undefined) when the body is too large, unreadable or not a JSON object. A Detect body is read
+ * when it is a JSON object sent as `application/json`; any other is forwarded unread, as
+ * agentgateway does (docs/decisions/0006-detect-route-type.md).
  */
 export async function readLlmRequest(
   routed: RoutedRequest,
@@ -83,7 +112,7 @@ export async function readLlmRequest(
   const format: ClientFormat = clientFormat ?? 'completions';
   const llm = new LlmRecord();
   record.llm = llm;
-  const parsed = clientFormat !== undefined && clientFormat !== 'models';
+  const mustParse = clientFormat !== undefined && clientFormat !== 'models';
   let bytes: Buffer | undefined;
   let body: JsonObject | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -102,26 +131,23 @@ export async function readLlmRequest(
       return undefined;
     }
     record.bytesIn = bytes.length;
-    if (parsed) {
-      try {
-        const value: unknown = JSON.parse(bytes.toString('utf8'));
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
-        body = value as JsonObject;
-      } catch {
-        sendClientError(res, format, 400, 'The request body is not a JSON object.');
+    if (mustParse) {
+      const value = jsonObjectOf(bytes);
+      if (typeof value === 'string') {
+        sendClientError(res, format, 400, value);
         return undefined;
       }
-      if (nestedDeeperThan(body, MAX_BODY_NESTING)) {
-        sendClientError(res, format, 400, `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`);
-        return undefined;
-      }
+      body = value;
+    } else if (routeType === 'Detect' && isJsonContentType(req.headers['content-type'])) {
+      const value = jsonObjectOf(bytes);
+      if (typeof value !== 'string') body = value;
     }
   }
   const stream = body !== undefined && isStreaming(format as ApiFormat, body);
   llm.streaming = stream;
   llm.requestModel = typeof body?.model === 'string' ? body.model : '';
   llm.operation = format === 'embeddings' ? 'embeddings' : 'chat';
-  return { routeType, format, parsed, bytes, body, stream, llm };
+  return { routeType, format, parsed: body !== undefined, bytes, body, stream, llm };
 }
 
 /**
@@ -180,10 +206,8 @@ export async function runAttempts(
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
       const planned = plan.headers;
       for (const name in planned) headers[name] = planned[name]!;
-      if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = String(payload.length);
-      }
+      // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.
+      if (payload !== undefined) headers['content-length'] = String(payload.length);
       if (endpoint.headers)
         for (const step of endpoint.headers.request)
           if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);

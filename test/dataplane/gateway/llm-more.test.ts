@@ -11,11 +11,11 @@ import {
   aiBackendYaml,
   freePort,
   gatewayYaml,
+  lastAccessLogLine,
   llmRouteYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { until } from '../../helpers/until.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -28,12 +28,7 @@ describe('more LLM traffic through gw', () => {
   let gw: TestGateway;
   let base: string;
 
-  /** The access log line of the last request to `path`, once it is written. */
-  const logLine = async (path: string): Promise<Record<string, unknown>> => {
-    const last = () => gw.accessLog.findLast((entry) => (JSON.parse(entry) as Body)['http.path'] === path);
-    if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
-    return JSON.parse(last()!) as Body;
-  };
+  const logLine = (path: string) => lastAccessLogLine(gw, path);
 
   before(async () => {
     openaiUpstream = await startOpenAiMock({ apiKey: 'sk-openai' });

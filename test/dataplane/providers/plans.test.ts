@@ -208,10 +208,19 @@ test('Passthrough and Detect routes forward the request as it is, at its own pat
     assert.equal(plan.path, '/v1/files');
     assert.equal(plan.method, 'POST');
     assert.equal(plan.body, body);
-    assert.deepEqual(plan.headers, {});
     assert.equal(plan.upstreamModel, 'gpt-4o-mini');
-    assert.deepEqual(plan.response, { kind: 'same', dropUsageOnlyChunk: false });
+    if (routeType === 'Passthrough') {
+      assert.deepEqual(plan.headers, {});
+      assert.deepEqual(plan.response, { kind: 'same', dropUsageOnlyChunk: false });
+    } else {
+      // Detect: a JSON body the body policies may have changed, and an answer read for its usage.
+      assert.deepEqual(plan.headers, { 'content-type': 'application/json', 'accept-encoding': 'identity' });
+      assert.deepEqual(plan.response, { kind: 'detect' });
+    }
   }
+  // A Detect body gw did not read (not JSON) keeps the client's content type.
+  const unread = planned(alpha, input('completions', undefined, { routeType: 'Detect', path: '/v1/audio/speech' }));
+  assert.deepEqual(unread.headers, { 'accept-encoding': 'identity' });
   const toGamma = planned(
     gamma,
     input('messages', undefined, { routeType: 'Passthrough', method: 'GET', path: '/v1/models' }),

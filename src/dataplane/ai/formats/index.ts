@@ -1,16 +1,23 @@
 // Translation between the OpenAI Chat Completions format and the Anthropic Messages format:
-// requests, responses, SSE streams, errors and usage. Pure functions and stateful stream
-// processors; no I/O. docs/llm-formats.md describes every mapping.
+// requests, responses, SSE streams, errors and usage, and telling a response's format from its
+// shape (the Detect route type). Pure functions and stateful stream processors; no I/O.
+// docs/llm-formats.md describes every mapping.
 
 export { completionsToMessagesRequest, DEFAULT_MAX_TOKENS } from './completions-to-messages-request.ts';
 export { completionsToMessagesResponse } from './completions-to-messages-response.ts';
+export { detectedEventFormat, detectedResponseFormat } from './detect.ts';
 export { errorBody, errorTypeForStatus, genericErrorMessage, streamErrorEvent, translateErrorBody } from './errors.ts';
 export { messagesToCompletionsRequest } from './messages-to-completions-request.ts';
 export { messagesToCompletionsResponse } from './messages-to-completions-response.ts';
 export { isStreaming, requestModel, streamIncludesUsage, withStreamUsage } from './request-fields.ts';
 export { finishReasonFor, stopReasonFor } from './stop-reasons.ts';
 export type { StreamProcessor } from './stream.ts';
-export { createStreamObserver, type ObservedFormat, type StreamObserverOptions } from './stream-observer.ts';
+export {
+  createStreamObserver,
+  type ObservedFormat,
+  type ObservingProcessor,
+  type StreamObserverOptions,
+} from './stream-observer.ts';
 export { createStreamTranslator, type StreamTranslatorOptions } from './stream-translator.ts';
 export {
   type ApiFormat,

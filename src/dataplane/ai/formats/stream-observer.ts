@@ -3,7 +3,9 @@
 // on the client's behalf (stream_options.include_usage) is left out when dropUsageOnlyChunk is set.
 //
 // An observer never breaks a stream: an event it cannot read is passed on unread, and past an
-// event longer than the bound it stops reading and passes the rest through as it comes.
+// event longer than the bound it stops reading and passes the rest through as it comes. Made for
+// `detect`, it does not know the format in advance: the first event that tells decides it.
+import { detectedEventFormat } from './detect.ts';
 import { isPlainObject, stringOr } from './json.ts';
 import { type SseBlock, SseReader } from './sse-reader.ts';
 import type { StreamProcessor } from './stream.ts';
@@ -25,22 +27,38 @@ const RESPONSE_EVENTS = new Set([
   'response.failed',
 ]);
 
-export function createStreamObserver(format: ObservedFormat, options: StreamObserverOptions = {}): StreamProcessor {
-  return new StreamObserver(format, options.dropUsageOnlyChunk === true && format === 'completions');
+/** An observer of a stream in `format`, or (`detect`) in whichever of them its events turn out to be in. */
+export function createStreamObserver(
+  format: ObservedFormat | 'detect',
+  options: StreamObserverOptions = {},
+): ObservingProcessor {
+  return new StreamObserver(
+    format === 'detect' ? undefined : format,
+    options.dropUsageOnlyChunk === true && format === 'completions',
+  );
 }
 
-class StreamObserver implements StreamProcessor {
+export interface ObservingProcessor extends StreamProcessor {
+  /** The stream's format; undefined while no event has told it (`detect`). */
+  readonly format: ObservedFormat | undefined;
+}
+
+class StreamObserver implements ObservingProcessor {
   readonly #reader = new SseReader();
-  readonly #format: ObservedFormat;
+  #format: ObservedFormat | undefined;
   readonly #dropUsageOnlyChunk: boolean;
   #usage: Usage | undefined;
   #messagesCounters: JsonObject | undefined;
   #model: string | undefined;
   #firstToken = false;
 
-  constructor(format: ObservedFormat, dropUsageOnlyChunk: boolean) {
+  constructor(format: ObservedFormat | undefined, dropUsageOnlyChunk: boolean) {
     this.#format = format;
     this.#dropUsageOnlyChunk = dropUsageOnlyChunk;
+  }
+
+  get format(): ObservedFormat | undefined {
+    return this.#format;
   }
 
   get usage(): Usage | undefined {
@@ -80,6 +98,7 @@ class StreamObserver implements StreamProcessor {
       return true;
     }
     if (!isPlainObject(payload)) return true;
+    this.#format ??= detectedEventFormat(payload);
     switch (this.#format) {
       case 'completions':
         return this.#completionsChunk(payload);
@@ -88,6 +107,8 @@ class StreamObserver implements StreamProcessor {
         return true;
       case 'responses':
         this.#responsesEvent(payload);
+        return true;
+      case undefined:
         return true;
     }
   }

@@ -45,6 +45,9 @@ export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
 /** Route types whose requests are forwarded as they are (no format, no model override). */
 const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
 
+const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
+const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
+
 /** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
 const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
 
@@ -229,7 +232,14 @@ export class ProviderPlanner implements CompiledProvider {
       return new PlanError(500, input.clientFormat, 'gw cannot forward this request: its path is unknown.');
     }
     const route = this.#definition.forwardedPath(input.path);
-    const headers: Record<string, string> = {};
+    const detect = input.routeType === 'Detect';
+    // A Detect request's JSON body may have been changed by the body policies, and its answer is
+    // read for usage: the same two headers as every LLM format. Other bodies keep the client's type.
+    const headers: Record<string, string> = !detect
+      ? {}
+      : input.body === undefined
+        ? { 'accept-encoding': 'identity' }
+        : { ...JSON_HEADERS };
     if (this.#definition.forwardedAnthropicVersion) {
       headers['anthropic-version'] = anthropicVersion(input, true);
     }
@@ -242,7 +252,7 @@ export class ProviderPlanner implements CompiledProvider {
       headers,
       body: input.body,
       providerFormat: input.clientFormat,
-      response: { kind: 'same', dropUsageOnlyChunk: false },
+      response: detect ? DETECT_RESPONSE : FORWARDED_RESPONSE,
       requestModel: model,
       upstreamModel: model,
     };

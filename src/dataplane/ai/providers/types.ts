@@ -54,11 +54,14 @@ export interface PlanInput {
  * behalf). `translate`: the response, stream and errors go through the formats/ translators
  * from the provider's format to the client's; `includeUsage` is the client's own
  * `stream_options.include_usage` (for `createStreamTranslator`). The response's model is the one
- * the provider reports: pass no `model` option to the translators.
+ * the provider reports: pass no `model` option to the translators. `detect` (the Detect route
+ * type): pass it on as it is, whatever it is; read usage and model from it when its shape is
+ * one of the formats gw knows (`detectedResponseFormat`, a `detect` stream observer).
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean }
-  | { kind: 'translate'; from: ChatFormat; to: ChatFormat; includeUsage: boolean };
+  | { kind: 'translate'; from: ChatFormat; to: ChatFormat; includeUsage: boolean }
+  | { kind: 'detect' };
 
 export interface UpstreamPlan {
   origin: Origin;
@@ -74,7 +77,8 @@ export interface UpstreamPlan {
   /**
    * The body to send as JSON: translated to the provider's format, model override applied, stream
    * usage requested where the format needs it. It may be the input object itself when nothing
-   * changed. `undefined`: send no body (GET), or the client's bytes unchanged (Passthrough, Detect).
+   * changed. `undefined`: send no body (GET), or the client's bytes unchanged (Passthrough, and
+   * Detect when the body is not a JSON object).
    */
   body: JsonObject | undefined;
   providerFormat: ClientFormat;
