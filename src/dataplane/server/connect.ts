@@ -7,9 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServerResponse as Http1Response } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { connect as tcpConnect } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type ConnectionOptions as TlsConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect } from 'node:tls';
 import type { BackendHandler, CompiledPort } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
@@ -20,7 +20,7 @@ import { type RequestScope, takeRule } from '../proxy/request-handler.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
-import { DEFAULT_CONNECT_TIMEOUT_MS } from '../upstream/connection-settings.ts';
+import { applyKeepalive } from '../transport/tcp-keepalive.ts';
 import type { PeerAddress } from './proxy-protocol.ts';
 
 /** What the request's telemetry reads when the exchange is over. */
@@ -227,28 +227,24 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
   splice(downstream.open(), upstream);
 }
 
-/** Opens a byte stream to an HTTP backend's address, with its backend TLS (no ALPN: the bytes are the client's). */
+/**
+ * Opens a byte stream to an HTTP backend's address as its connection settings say (connect
+ * deadline, TCP keepalive, TLS — without ALPN: the bytes are the client's).
+ */
 function connectUpstream(handler: Extract<BackendHandler, { kind: 'http' }>): Promise<Duplex> {
-  const origin = new URL(handler.settings.origin);
-  const options = (handler.settings.options.connect ?? {}) as Record<string, unknown> & TlsConnectionOptions;
-  const { timeout, keepAlive, keepAliveInitialDelay, ALPNProtocols: _alpn, socketPath, ...tls } = options;
-  const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
-  const port = Number(origin.port || (origin.protocol === 'https:' ? 443 : 80));
-  const where = typeof socketPath === 'string' ? { path: socketPath } : { host, port };
+  const { host, port, socketPath, connectTimeoutMs, keepalive, tls } = handler.settings.socket;
+  const where = socketPath !== undefined ? { path: socketPath } : { host, port };
   return new Promise((resolve, reject) => {
-    const socket =
-      origin.protocol === 'https:'
-        ? tlsConnect({ ...tls, ...where }, () => settle())
-        : tcpConnect(where as { host: string; port: number }, () => settle());
-    const deadline = setTimeout(
-      () => socket.destroy(new Error('connect timeout')),
-      typeof timeout === 'number' ? timeout : DEFAULT_CONNECT_TIMEOUT_MS,
-    );
+    let socket: Socket;
+    if (tls !== undefined) {
+      const { ALPNProtocols: _alpn, ...withoutAlpn } = tls;
+      socket = tlsConnect({ ...withoutAlpn, ...where }, () => settle());
+    } else socket = tcpConnect(where as { host: string; port: number }, () => settle());
+    if (keepalive) applyKeepalive(socket, keepalive);
+    const deadline = setTimeout(() => socket.destroy(new Error('connect timeout')), connectTimeoutMs);
     const settle = () => {
       clearTimeout(deadline);
       socket.off('error', fail);
-      if (keepAlive === true)
-        socket.setKeepAlive(true, typeof keepAliveInitialDelay === 'number' ? keepAliveInitialDelay : 0);
       resolve(socket);
     };
     const fail = (error: Error) => {
