@@ -110,7 +110,8 @@ export function connectionSettings(
     tls: destination.protocol === 'https:' ? tlsOptionsOf(destination, policy?.tls ?? {}, data, namespace) : undefined,
   };
   const options: Pool.Options = {
-    // HTTP/2 over TLS by ALPN; over plain TCP with prior knowledge (h2c).
+    // HTTP/2 over TLS by ALPN; over plain TCP with prior knowledge (h2c). undici's Client reads
+    // allowH2 and useH2c only to build its connector, so they are given to the connector alone.
     connect: undiciConnector(socket, { allowH2: http2 && socket.tls !== undefined, h2c: http2 && !socket.tls }),
     keepAliveTimeout: UPSTREAM_KEEP_ALIVE_MS,
     keepAliveMaxTimeout: UPSTREAM_KEEP_ALIVE_MS,
@@ -118,7 +119,6 @@ export function connectionSettings(
     // defaults (300 s) stay as an outer bound.
     pipelining: 1,
   };
-  if (http2 && socket.tls) options.allowH2 = true;
   const origin = destination.socketPath
     ? 'http://localhost'
     : `${destination.protocol}//${destination.host.includes(':') ? `[${destination.host}]` : destination.host}:${destination.port}`;

@@ -5,7 +5,6 @@
 // Keepalive is read back from the kernel for the connection gw opened; a value the kernel cannot
 // take is refused when the configuration is compiled (500 naming the field).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it, type TestContext } from 'node:test';
@@ -24,8 +23,7 @@ import {
 import { prefixRouteYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { echoTools, mcpYaml, streamableClient } from '../mcp/helpers.ts';
-
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
+import { BACKEND_CERT, TEST_CA } from '../upstream/upstream-servers.ts';
 
 const MATCHING = '{caCertificateRefs: [{name: ca}], keyExchangeGroups: [X25519_MLKEM768]}';
 const OTHER_GROUPS = '{caCertificateRefs: [{name: ca}], keyExchangeGroups: [X25519, P-256, P-384]}';
@@ -44,36 +42,33 @@ interface TlsUpstream {
  */
 async function tlsUpstream(): Promise<TlsUpstream> {
   const clientPorts: number[] = [];
-  const server = createServer(
-    { cert: fixture('backend.crt'), key: fixture('backend.key'), ecdhCurve: 'X25519MLKEM768' },
-    async (req, res) => {
-      if (req.url === '/mcp') {
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        });
-        const mcp = new McpServer({ name: 'tls-target', version: '1.0.0' });
-        echoTools('tls-target')(mcp);
-        await mcp.connect(transport);
-        res.once('close', () => void transport.close());
-        return void (await transport.handleRequest(req, res));
-      }
-      req.resume();
-      res.setHeader('content-type', 'application/json');
-      if (req.url === '/v1/chat/completions')
-        return void res.end(
-          JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            created: 1,
-            model: 'gpt-test',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }),
-        );
-      res.end(JSON.stringify({ path: req.url }));
-    },
-  );
+  const server = createServer({ ...BACKEND_CERT, ecdhCurve: 'X25519MLKEM768' }, async (req, res) => {
+    if (req.url === '/mcp') {
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      const mcp = new McpServer({ name: 'tls-target', version: '1.0.0' });
+      echoTools('tls-target')(mcp);
+      await mcp.connect(transport);
+      res.once('close', () => void transport.close());
+      return void (await transport.handleRequest(req, res));
+    }
+    req.resume();
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/v1/chat/completions')
+      return void res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-test',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    res.end(JSON.stringify({ path: req.url }));
+  });
   server.on('secureConnection', (socket: TLSSocket) => clientPorts.push(socket.remotePort ?? 0));
   server.on('tlsClientError', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,7 +109,7 @@ describe('backend connection settings through gw', () => {
       'gw.yaml': `${gatewayYaml(port)}apiVersion: v1
 kind: ConfigMap
 metadata: {name: ca}
-data: {ca.crt: ${JSON.stringify(fixture('ca.crt'))}}
+data: {ca.crt: ${JSON.stringify(TEST_CA)}}
 ---
 ${web('web-match', `{tls: ${MATCHING}, tcp: ${KEEPALIVE}}`)}${web('web-other-groups', `{tls: ${OTHER_GROUPS}}`)}${web(
   'web-sub-second-keepalive',

@@ -17,7 +17,7 @@ export interface Http1PoolOptions {
   socketPath?: string;
   /** The Host header of a request that has none (the origin's host, and port unless default). */
   hostHeader: string;
-  /** TLS to originate (server name, CA, client certificate, verification); none for plain HTTP. */
+  /** TLS to originate (server name, CA, client certificate, verification, groups); none for plain HTTP. */
   tls?: ConnectionOptions;
   connectTimeoutMs: number;
   /** TCP keepalive probes (idle time, interval, count); none when undefined. */
