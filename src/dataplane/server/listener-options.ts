@@ -5,15 +5,10 @@
 import type { Settings } from 'node:http2';
 import type { Frontend, FrontendConnect, FrontendHTTP } from '../../api/types/frontend.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
+import { compileKeepalive, isKeepaliveProblem, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
 import { compileNetworkAuthorization, type NetworkAuthorization } from './network-authorization.ts';
 import type { ProxyProtocolOptions } from './proxy-protocol.ts';
 import { compileTlsSettings, DEFAULT_TLS_SETTINGS, type TlsSettings } from './tls-options.ts';
-
-export interface TcpKeepalive {
-  readonly initialDelayMs: number;
-  readonly intervalMs: number;
-  readonly count: number;
-}
 
 export interface Http2Options {
   /** SETTINGS gw sends: per-stream window, largest frame, largest header list. */
@@ -51,8 +46,6 @@ const DEFAULT_HTTP2_FRAME_SIZE = 16_384;
 const DEFAULT_HTTP2_MAX_HEADER_SIZE = 16_384;
 /** Without http2KeepaliveTimeout, an unanswered PING closes the connection after this long. */
 const DEFAULT_HTTP2_KEEPALIVE_TIMEOUT_MS = 20_000;
-/** Spec: TCP keepalive retries default 9, time and interval default 180s. */
-const DEFAULT_KEEPALIVE = { time: '180s', interval: '180s', retries: 9 };
 
 /** HTTP/2 (RFC 9113 section 6.5.2) bounds of the settings. */
 const FRAME_SIZE_RANGE: [number, number] = [16_384, 16_777_215];
@@ -95,12 +88,9 @@ export function compileConnectionOptions(frontend: Frontend | undefined): Connec
   if (!frontend) return { options: DEFAULT_CONNECTION_OPTIONS, problems, notes };
   let keepalive: TcpKeepalive | undefined;
   if (frontend.tcp?.keepalive) {
-    const configured = { ...DEFAULT_KEEPALIVE, ...frontend.tcp.keepalive };
-    keepalive = {
-      initialDelayMs: durationMs(configured.time),
-      intervalMs: durationMs(configured.interval),
-      count: configured.retries,
-    };
+    const compiled = compileKeepalive(frontend.tcp.keepalive);
+    if (isKeepaliveProblem(compiled)) problems.push(`frontend.tcp.keepalive.${compiled.field}: ${compiled.message}`);
+    else keepalive = compiled;
   }
   let networkAuthorization: NetworkAuthorization | undefined;
   if (frontend.networkAuthorization) {

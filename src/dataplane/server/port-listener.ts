@@ -26,6 +26,7 @@ import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import { sendText } from '../proxy/direct-response.ts';
+import { applyKeepalive } from '../transport/tcp-keepalive.ts';
 import { type ConnectDownstream, http1Connect, http2Connect } from './connect.ts';
 import { adaptHttp2Request, headerListSize } from './http2-request.ts';
 import type { ConnectionOptions } from './listener-options.ts';
@@ -191,10 +192,7 @@ export class PortListener {
     const socket = stream instanceof Socket ? stream : undefined;
     if (tunnelSource !== undefined) return void this.admit(stream, tunnelSource, true);
     const own = { address: socket?.remoteAddress ?? '', port: socket?.remotePort ?? 0 };
-    if (socket && options.keepalive) {
-      const { initialDelayMs, intervalMs, count } = options.keepalive;
-      socket.setKeepAlive({ enable: true, initialDelay: initialDelayMs, interval: intervalMs, count });
-    }
+    if (socket && options.keepalive) applyKeepalive(socket, options.keepalive);
     if (!options.proxyProtocol) return void this.admit(stream, own, false);
     void readProxyHeader(stream, options.proxyProtocol).then((outcome) => {
       if (outcome.kind === 'refused') return void stream.destroy();

@@ -9,6 +9,7 @@ import {
 } from 'node:tls';
 import type { CipherSuite, FrontendTLS } from '../../api/types/frontend.ts';
 import { durationMs } from '../../util/units.ts';
+import { opensslGroups } from '../transport/key-exchange-groups.ts';
 
 /** The options every secure context of a port is made with (the default one and one per SNI name). */
 export interface SecureContextSettings {
@@ -44,13 +45,6 @@ const OPENSSL_CIPHERS: Record<CipherSuite, string> = {
   TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: 'ECDHE-RSA-AES256-GCM-SHA384',
   TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: 'ECDHE-RSA-AES128-GCM-SHA256',
   TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
-};
-
-const OPENSSL_GROUPS: Record<string, string> = {
-  X25519: 'X25519',
-  'P-256': 'P-256',
-  'P-384': 'P-384',
-  X25519_MLKEM768: 'X25519MLKEM768',
 };
 
 const VERSIONS: Record<string, SecureVersion> = { '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
@@ -99,10 +93,12 @@ export function compileTlsSettings(tls: FrontendTLS | undefined): TlsCompileResu
       minVersion = 'TLSv1.3';
     }
   }
-  const ecdhCurve =
-    tls.keyExchangeGroups && tls.keyExchangeGroups.length > 0
-      ? tls.keyExchangeGroups.map((group) => OPENSSL_GROUPS[group] ?? group).join(':')
-      : DEFAULT_TLS_SETTINGS.context.ecdhCurve;
+  let ecdhCurve = DEFAULT_TLS_SETTINGS.context.ecdhCurve;
+  if (tls.keyExchangeGroups && tls.keyExchangeGroups.length > 0) {
+    const groups = opensslGroups(tls.keyExchangeGroups);
+    if (typeof groups === 'string') ecdhCurve = groups;
+    else problems.push(`frontend.tls.keyExchangeGroups[${groups.index}]: ${groups.message}`);
+  }
   let alpnProtocols = DEFAULT_ALPN;
   if (tls.alpnProtocols) {
     alpnProtocols = tls.alpnProtocols.filter((protocol) => SERVED_ALPN.has(protocol));

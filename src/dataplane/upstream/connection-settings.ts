@@ -1,14 +1,19 @@
 // How gw connects to one destination: the effective backend policy's tcp, tls and http parts
-// turned into undici pool options. Secrets and ConfigMaps (CA bundles, client certificates) come
-// from the configuration's resolved data; nothing is looked up per request.
+// turned into the socket every kind of connection opens (address, connect deadline, TCP
+// keepalive, TLS), undici pool options and gw's own HTTP/1.1 pool options. Secrets and
+// ConfigMaps (CA bundles, client certificates) come from the configuration's resolved data;
+// nothing is looked up per request. A value that cannot be applied throws, naming its field.
 import type { ConnectionOptions } from 'node:tls';
-import type { Client, Pool } from 'undici';
+import type { buildConnector, Pool } from 'undici';
+import type { Keepalive } from '../../api/types/backend-connection.ts';
 import { undici } from '../../util/undici.ts';
 import { durationMs } from '../../util/units.ts';
+import { opensslGroups } from '../transport/key-exchange-groups.ts';
+import { applyKeepalive, compileKeepalive, isKeepaliveProblem, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
 import type { Http1PoolOptions } from './http1/pool.ts';
 
 export interface BackendConnectionPolicy {
-  tcp?: { connectTimeout?: string; keepalive?: { time?: string; interval?: string; retries?: number } };
+  tcp?: { connectTimeout?: string; keepalive?: Partial<Keepalive> };
   tls?: {
     sni?: string;
     insecureSkipVerify?: 'All' | 'Hostname';
@@ -16,6 +21,8 @@ export interface BackendConnectionPolicy {
     mtlsCertificateRef?: { name: string }[];
     alpnProtocols?: string[];
     verifySubjectAltNames?: string[];
+    /** KeyExchangeGroup names, most preferred first. */
+    keyExchangeGroups?: string[];
   };
   http?: { version?: 'HTTP1' | 'HTTP2'; requestTimeout?: string };
 }
@@ -36,10 +43,29 @@ export interface Destination {
 
 export type DataLookup = (ref: string) => Record<string, string> | undefined;
 
+/** The socket a connection to the destination opens, whichever client opens it. */
+export interface SocketSettings {
+  host: string;
+  port: number;
+  /** A Unix domain socket to connect to instead of host:port. */
+  socketPath: string | undefined;
+  /** Deadline for the connection, TLS handshake included. */
+  connectTimeoutMs: number;
+  /** TCP keepalive (BackendTCP.keepalive); off when undefined. */
+  keepalive: TcpKeepalive | undefined;
+  /**
+   * TLS to originate (server name, verification, CA, client certificate, ALPN, key exchange
+   * groups as `ecdhCurve`); undefined for plain TCP.
+   */
+  tls: ConnectionOptions | undefined;
+}
+
 export interface ConnectionSettings {
   /** The key under which pools with these settings are shared. */
   key: string;
   origin: string;
+  socket: SocketSettings;
+  /** undici pool options: `connect` opens `socket` (undiciConnector). */
   options: Pool.Options;
   /** gw's own HTTP/1.1 pool options (the LLM path's client); undefined for an HTTP/2 destination. */
   http1: Http1PoolOptions | undefined;
@@ -61,8 +87,9 @@ export class ConnectionSettingsError extends Error {
 }
 
 /**
- * Pool options for a destination under a connection policy. Throws ConnectionSettingsError
- * (with the policy field) when a referenced CA or certificate is missing.
+ * How to connect to a destination under a connection policy. Throws ConnectionSettingsError
+ * (with the policy field) when a referenced CA or certificate is missing, or a keepalive value or
+ * key exchange group cannot be applied.
  */
 export function connectionSettings(
   destination: Destination,
@@ -71,83 +98,40 @@ export function connectionSettings(
   namespace: string,
 ): ConnectionSettings {
   const tcp = policy?.tcp;
-  const connect: Record<string, unknown> = {
-    timeout: tcp?.connectTimeout ? durationMs(tcp.connectTimeout) : DEFAULT_CONNECT_TIMEOUT_MS,
-  };
-  if (tcp?.keepalive) {
-    connect.keepAlive = true;
-    connect.keepAliveInitialDelay = durationMs(tcp.keepalive.time ?? '180s');
-  }
-  if (destination.socketPath) connect.socketPath = destination.socketPath;
-  const tls = policy?.tls;
-  let tlsOptions: ConnectionOptions | undefined;
   // BackendHTTP.version, else inferred: the Service's appProtocol (h2c, gRPC), else HTTP/1.1 — for
   // plaintext HTTP the original protocol, which is HTTP/1.1 on gw's listeners, and HTTP1 for HTTPS.
   const http2 = (policy?.http?.version ?? destination.inferredVersion) === 'HTTP2';
-  if (destination.protocol === 'https:') {
-    tlsOptions = { servername: tls?.sni ?? hostForSni(destination.host) };
-    if (tls?.insecureSkipVerify === 'All') tlsOptions.rejectUnauthorized = false;
-    if (tls?.insecureSkipVerify === 'Hostname') tlsOptions.checkServerIdentity = () => undefined;
-    else if (tls?.verifySubjectAltNames) {
-      const names = tls.verifySubjectAltNames;
-      tlsOptions.checkServerIdentity = (_host, certificate) => {
-        const altNames = (certificate.subjectaltname ?? '')
-          .split(', ')
-          .map((entry) => entry.replace(/^[A-Za-z ]+:/, ''));
-        return names.some((name) => altNames.includes(name))
-          ? undefined
-          : new Error(`the certificate names none of ${names.join(', ')}`);
-      };
-    }
-    const caRef = tls?.caCertificateRefs?.[0];
-    if (caRef) {
-      const key = `${caRef.kind ?? 'ConfigMap'} ${namespace}/${caRef.name}`;
-      const ca = data(key)?.['ca.crt'];
-      if (!ca) throw new ConnectionSettingsError('tls.caCertificateRefs[0]', `${key} has no ca.crt`);
-      tlsOptions.ca = ca;
-    }
-    const mtlsRef = tls?.mtlsCertificateRef?.[0];
-    if (mtlsRef) {
-      const key = `Secret ${namespace}/${mtlsRef.name}`;
-      const secret = data(key);
-      if (!secret?.['tls.crt'] || !secret['tls.key'])
-        throw new ConnectionSettingsError('tls.mtlsCertificateRef[0]', `${key} needs tls.crt and tls.key`);
-      tlsOptions.cert = secret['tls.crt'];
-      tlsOptions.key = secret['tls.key'];
-      if (!tlsOptions.ca && secret['ca.cert']) tlsOptions.ca = secret['ca.cert'];
-    }
-    if (tls?.alpnProtocols) tlsOptions.ALPNProtocols = tls.alpnProtocols;
-    Object.assign(connect, tlsOptions);
-  }
+  const socket: SocketSettings = {
+    host: destination.host,
+    port: destination.port,
+    socketPath: destination.socketPath,
+    connectTimeoutMs: tcp?.connectTimeout ? durationMs(tcp.connectTimeout) : DEFAULT_CONNECT_TIMEOUT_MS,
+    keepalive: tcp?.keepalive ? keepaliveOf(tcp.keepalive) : undefined,
+    tls: destination.protocol === 'https:' ? tlsOptionsOf(destination, policy?.tls ?? {}, data, namespace) : undefined,
+  };
   const options: Pool.Options = {
-    connect: connect as Pool.Options['connect'],
+    // HTTP/2 over TLS by ALPN; over plain TCP with prior knowledge (h2c). undici's Client reads
+    // allowH2 and useH2c only to build its connector, so they are given to the connector alone.
+    connect: undiciConnector(socket, { allowH2: http2 && socket.tls !== undefined, h2c: http2 && !socket.tls }),
     keepAliveTimeout: UPSTREAM_KEEP_ALIVE_MS,
     keepAliveMaxTimeout: UPSTREAM_KEEP_ALIVE_MS,
     // Timeouts of the response are the request's (requestTimeout, route timeouts); undici's own
     // defaults (300 s) stay as an outer bound.
     pipelining: 1,
   };
-  if (http2) {
-    if (destination.protocol === 'https:') options.allowH2 = true;
-    // HTTP/2 with prior knowledge over plain TCP: undici's Pool hands its clients a ready-made
-    // connector, which drops useH2c, so the clients are made here with the connect options.
-    else
-      options.factory = (origin, clientOptions) =>
-        new (undici().Client)(origin, { ...clientOptions, connect, allowH2: true, useH2c: true } as Client.Options);
-  }
   const origin = destination.socketPath
     ? 'http://localhost'
     : `${destination.protocol}//${destination.host.includes(':') ? `[${destination.host}]` : destination.host}:${destination.port}`;
   const http1: Http1PoolOptions | undefined = http2
     ? undefined
     : {
-        host: destination.host,
-        port: destination.port,
-        socketPath: destination.socketPath,
+        host: socket.host,
+        port: socket.port,
+        socketPath: socket.socketPath,
         hostHeader: new URL(origin).host,
-        tls: tlsOptions,
-        connectTimeoutMs: connect.timeout as number,
-        tcpKeepAliveDelayMs: tcp?.keepalive ? (connect.keepAliveInitialDelay as number) : undefined,
+        tls: socket.tls,
+        connectTimeoutMs: socket.connectTimeoutMs,
+        keepalive: socket.keepalive,
         keepAliveMs: UPSTREAM_KEEP_ALIVE_MS,
       };
   return {
@@ -160,10 +144,91 @@ export function connectionSettings(
       namespace,
     ]),
     origin,
+    socket,
     options,
     http1,
     requestTimeoutMs: policy?.http?.requestTimeout ? durationMs(policy.http.requestTimeout) : undefined,
   };
+}
+
+/**
+ * The connector undici opens `socket` with: undici's own (TLS session cache, ALPN for HTTP/2,
+ * the connect deadline), built on first use so that undici loads only once a pool connects, and
+ * TCP keepalive's three options set on each socket it opens (undici's connector sets only the
+ * idle time, and node's positional form then probes every second, ten times).
+ */
+function undiciConnector(socket: SocketSettings, http2: { allowH2: boolean; h2c: boolean }): buildConnector.connector {
+  let connector: buildConnector.connector | undefined;
+  const { keepalive } = socket;
+  return (options, callback) => {
+    connector ??= undici().buildConnector({
+      ...socket.tls,
+      socketPath: socket.socketPath,
+      timeout: socket.connectTimeoutMs,
+      // Configured keepalive is set below; without it undici's default applies (60 s idle).
+      ...(keepalive ? { keepAlive: false } : {}),
+      allowH2: http2.allowH2,
+      useH2c: http2.h2c,
+    } as buildConnector.BuildOptions);
+    if (!keepalive) return connector(options, callback);
+    connector(options, (...result) => {
+      if (result[1]) applyKeepalive(result[1], keepalive);
+      callback(...result);
+    });
+  };
+}
+
+function keepaliveOf(keepalive: Partial<Keepalive>): TcpKeepalive {
+  const compiled = compileKeepalive(keepalive);
+  if (isKeepaliveProblem(compiled))
+    throw new ConnectionSettingsError(`tcp.keepalive.${compiled.field}`, compiled.message);
+  return compiled;
+}
+
+/** BackendTLS as node TLS client options. */
+function tlsOptionsOf(
+  destination: Destination,
+  tls: NonNullable<BackendConnectionPolicy['tls']>,
+  data: DataLookup,
+  namespace: string,
+): ConnectionOptions {
+  const options: ConnectionOptions = { servername: tls.sni ?? hostForSni(destination.host) };
+  if (tls.insecureSkipVerify === 'All') options.rejectUnauthorized = false;
+  if (tls.insecureSkipVerify === 'Hostname') options.checkServerIdentity = () => undefined;
+  else if (tls.verifySubjectAltNames) {
+    const names = tls.verifySubjectAltNames;
+    options.checkServerIdentity = (_host, certificate) => {
+      const altNames = (certificate.subjectaltname ?? '').split(', ').map((entry) => entry.replace(/^[A-Za-z ]+:/, ''));
+      return names.some((name) => altNames.includes(name))
+        ? undefined
+        : new Error(`the certificate names none of ${names.join(', ')}`);
+    };
+  }
+  const caRef = tls.caCertificateRefs?.[0];
+  if (caRef) {
+    const key = `${caRef.kind ?? 'ConfigMap'} ${namespace}/${caRef.name}`;
+    const ca = data(key)?.['ca.crt'];
+    if (!ca) throw new ConnectionSettingsError('tls.caCertificateRefs[0]', `${key} has no ca.crt`);
+    options.ca = ca;
+  }
+  const mtlsRef = tls.mtlsCertificateRef?.[0];
+  if (mtlsRef) {
+    const key = `Secret ${namespace}/${mtlsRef.name}`;
+    const secret = data(key);
+    if (!secret?.['tls.crt'] || !secret['tls.key'])
+      throw new ConnectionSettingsError('tls.mtlsCertificateRef[0]', `${key} needs tls.crt and tls.key`);
+    options.cert = secret['tls.crt'];
+    options.key = secret['tls.key'];
+    if (!options.ca && secret['ca.cert']) options.ca = secret['ca.cert'];
+  }
+  if (tls.alpnProtocols) options.ALPNProtocols = tls.alpnProtocols;
+  if (tls.keyExchangeGroups && tls.keyExchangeGroups.length > 0) {
+    const groups = opensslGroups(tls.keyExchangeGroups);
+    if (typeof groups !== 'string')
+      throw new ConnectionSettingsError(`tls.keyExchangeGroups[${groups.index}]`, groups.message);
+    options.ecdhCurve = groups;
+  }
+  return options;
 }
 
 /** SNI must be a hostname: an IP address is not sent. */

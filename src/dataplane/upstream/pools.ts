@@ -20,12 +20,12 @@ let tlsBackendPoolClass: PoolClass | undefined;
  * undici is loaded.)
  */
 function defineTlsBackendPool(): PoolClass {
-  const { Pool: UndiciPool, buildConnector: build } = undici();
+  const { Pool: UndiciPool } = undici();
   return class TlsBackendPool extends UndiciPool {
     readonly #pinned: string;
 
     constructor(origin: string, options: Pool.Options) {
-      const connector = build({ ...(options.connect as buildConnector.BuildOptions), allowH2: options.allowH2 });
+      const connector = options.connect as buildConnector.connector;
       super(origin, {
         ...options,
         // The name undici hands over is the request's; the connector's own (from the settings) applies instead.

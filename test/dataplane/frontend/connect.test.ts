@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { connect as tlsConnect } from 'node:tls';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { freePort } from '../../helpers/gateway.ts';
+import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
 import {
   accessEntries,
@@ -17,6 +19,7 @@ import {
   CA,
   type Echo,
   type FrontendGateway,
+  fixture,
   getRequest,
   rawExchange,
   startFrontendGateway,
@@ -186,6 +189,75 @@ spec:
     } finally {
       session.close();
     }
+  });
+});
+
+describe('Frontend.connect Route to a TLS backend', () => {
+  let gateway: FrontendGateway;
+  let backend: { server: HttpsServer; port: number; clientPorts: number[] };
+
+  before(async () => {
+    // An HTTPS backend accepting only the X25519MLKEM768 group, noting gw's port of each handshake.
+    const clientPorts: number[] = [];
+    const server = createHttpsServer(
+      { cert: fixture('backend.crt'), key: fixture('backend.key'), ecdhCurve: 'X25519MLKEM768' },
+      (req, res) => res.end(JSON.stringify({ url: req.url })),
+    );
+    server.on('secureConnection', (socket: TLSSocket) => clientPorts.push(socket.remotePort ?? 0));
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    backend = { server, port: (server.address() as AddressInfo).port, clientPorts };
+    const tunnelTo = (name: string, policies: string) => `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec: {static: {host: 127.0.0.1, port: ${backend.port}}, policies: ${policies}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [${name}.example.test]
+  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}]
+---
+`;
+    gateway = await startFrontendGateway(
+      '{connect: {mode: Route}}',
+      `apiVersion: v1
+kind: ConfigMap
+metadata: {name: ca}
+data: {ca.crt: ${JSON.stringify(CA)}}
+---
+${tunnelTo('mlkem', '{tls: {caCertificateRefs: [{name: ca}], keyExchangeGroups: [X25519_MLKEM768]}, tcp: {keepalive: {time: 7s, interval: 3s, retries: 4}}}')}${tunnelTo('classic', '{tls: {caCertificateRefs: [{name: ca}], keyExchangeGroups: [X25519, P-256]}}')}`,
+    );
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    backend?.server.close();
+  });
+
+  it('tunnels over TLS with the backend’s key exchange group and TCP keepalive on the upstream socket', async (t) => {
+    const connections = backend.clientPorts.length;
+    const tunnel = await connectRequest(gateway.httpPort, 'mlkem.example.test:443');
+    assert.equal(tunnel.status, 200);
+    assert.ok(await until(() => backend.clientPorts.length > connections, 2000), 'no handshake with the backend');
+    const unavailable = keepaliveReadbackUnavailable();
+    if (unavailable) t.diagnostic(`keepalive not read back: ${unavailable}`);
+    else
+      assert.deepEqual(await socketKeepalive(backend.clientPorts.at(-1)!), {
+        enabled: true,
+        idleSeconds: 7,
+        intervalSeconds: 3,
+        probes: 4,
+      });
+    const answer = await exchange(tunnel.socket!, getRequest('/inside'));
+    assert.equal(statusOf(answer), 200, answer);
+    assert.deepEqual(bodyOf(answer), { url: '/inside' });
+  });
+
+  it('answers 503 when the backend’s groups are not the server’s (the handshake fails)', async () => {
+    assert.equal((await connectRequest(gateway.httpPort, 'classic.example.test:443')).status, 503);
   });
 });
 

@@ -42,6 +42,10 @@ describe('Frontend.tls settings', () => {
     assert.equal(only13.settings.context.minVersion, 'TLSv1.3');
     assert.equal(only13.settings.context.ecdhCurve, 'X25519MLKEM768:P-256');
     assert.deepEqual(only13.problems, []);
+    const unknownGroup = compileTlsSettings({ keyExchangeGroups: ['X25519', 'X448' as 'X25519'] });
+    assert.deepEqual(unknownGroup.problems, [
+      'frontend.tls.keyExchangeGroups[1]: X448 is not a key exchange group (X25519, P-256, P-384, X25519_MLKEM768)',
+    ]);
     const conflict = compileTlsSettings({ cipherSuites: ['TLS13_AES_128_GCM_SHA256'], maxProtocolVersion: '1.2' });
     assert.match(conflict.problems.join(), /only TLS 1\.3 suites but maxProtocolVersion is 1\.2/);
   });

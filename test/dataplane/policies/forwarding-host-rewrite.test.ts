@@ -74,8 +74,8 @@ spec: {type: ExternalName, externalName: localhost, ports: [{port: ${named.port}
 });
 
 describe('backendAuthority', () => {
-  const settings = (origin: string, connect: Record<string, unknown> = {}) =>
-    ({ key: origin, origin, options: { connect }, requestTimeoutMs: undefined }) as unknown as ConnectionSettings;
+  const settings = (origin: string, socketPath?: string) =>
+    ({ key: origin, origin, socket: { socketPath }, requestTimeoutMs: undefined }) as unknown as ConnectionSettings;
 
   it("is the hostname, with the port unless it is the scheme's default", () => {
     assert.equal(backendAuthority(settings('https://api.example.com:443')), 'api.example.com');
@@ -86,6 +86,6 @@ describe('backendAuthority', () => {
   it('is undefined for IP addresses and Unix sockets', () => {
     assert.equal(backendAuthority(settings('http://10.0.0.1:80')), undefined);
     assert.equal(backendAuthority(settings('https://[2001:db8::1]:443')), undefined);
-    assert.equal(backendAuthority(settings('http://localhost', { socketPath: '/run/app.sock' })), undefined);
+    assert.equal(backendAuthority(settings('http://localhost', '/run/app.sock')), undefined);
   });
 });

@@ -29,7 +29,7 @@ export function backendAuthority(settings: ConnectionSettings): string | undefin
 }
 
 function authorityOf(settings: ConnectionSettings): string | null {
-  if ((settings.options.connect as { socketPath?: string } | undefined)?.socketPath) return null;
+  if (settings.socket.socketPath !== undefined) return null;
   let url: URL;
   try {
     url = new URL(settings.origin);

@@ -5,6 +5,7 @@
 // upstream has gone silent on.
 import { connect as netConnect, type Socket } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { applyKeepalive, type TcpKeepalive } from '../../transport/tcp-keepalive.ts';
 import { type ConnectionOwner, Http1Connection, type Http1Response } from './connection.ts';
 import { UpstreamAbortError, UpstreamPoolClosedError } from './errors.ts';
 import { type RequestHeaders, requestHead } from './request-head.ts';
@@ -16,11 +17,11 @@ export interface Http1PoolOptions {
   socketPath?: string;
   /** The Host header of a request that has none (the origin's host, and port unless default). */
   hostHeader: string;
-  /** TLS to originate (server name, CA, client certificate, verification); none for plain HTTP. */
+  /** TLS to originate (server name, CA, client certificate, verification, groups); none for plain HTTP. */
   tls?: ConnectionOptions;
   connectTimeoutMs: number;
-  /** TCP keep-alive probes after this long idle (SO_KEEPALIVE); none when undefined. */
-  tcpKeepAliveDelayMs?: number;
+  /** TCP keepalive probes (idle time, interval, count); none when undefined. */
+  keepalive?: TcpKeepalive | undefined;
   /** Longest an idle connection is kept. */
   keepAliveMs: number;
   /** Longest silence from the upstream while a response is due (default 300 s). */
@@ -161,7 +162,7 @@ export class Http1Pool implements ConnectionOwner {
       });
     }
     socket.setNoDelay(true);
-    if (options.tcpKeepAliveDelayMs !== undefined) socket.setKeepAlive(true, options.tcpKeepAliveDelayMs);
+    if (options.keepalive !== undefined) applyKeepalive(socket, options.keepalive);
     connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined);
     this.#connections.add(connection);
     if (this.#sweeper === undefined) {
