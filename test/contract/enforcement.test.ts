@@ -1,12 +1,13 @@
 // The enforcement registry (src/contract/enforcement): every leaf field of every place is declared
 // enforced (by a module that exists) or refused, with no stale declaration; the checker finds each
 // kind of mistake in a broken registry; refusalsIn finds what a value sets that a place refuses,
-// with the user's paths; the folder imports only src/api and src/util.
+// with the user's paths; docs/enforcement.md is current; the folder imports only src/api and src/util.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type RegistryProblems, registryProblems } from '../../src/contract/enforcement/consistency.ts';
+import { ENFORCEMENT_DOC, renderEnforcement } from '../../src/contract/enforcement/docs.ts';
 import { type Enforcement, enforced, refused } from '../../src/contract/enforcement/enforcement.ts';
 import { PLACE_NAMES } from '../../src/contract/enforcement/places.ts';
 import { MODULES_IN_PROGRESS, PLACE_DECLARATIONS, TYPE_DECLARATIONS } from '../../src/contract/enforcement/registry.ts';
@@ -252,6 +253,24 @@ describe('refusalsIn', () => {
     assert.deepEqual(refusalsIn('backend:http', { tunnel: undefined }), []);
     assert.deepEqual(refusalsIn('backend:http', 'not an object'), []);
     assert.deepEqual(refusalsIn('backend-spec', { ai: { groups: 'not a list' } }), []);
+  });
+});
+
+describe('docs/enforcement.md', () => {
+  it('is current (run npm run docs)', () => {
+    let committed = '';
+    try {
+      committed = readFileSync(join(root, ENFORCEMENT_DOC), 'utf8');
+    } catch {
+      assert.fail(`${ENFORCEMENT_DOC} is missing; run npm run docs`);
+    }
+    assert.ok(committed === renderEnforcement(), `${ENFORCEMENT_DOC} differs from the registry; run npm run docs`);
+  });
+
+  it('lists every place and every refusal', () => {
+    const text = renderEnforcement();
+    for (const place of PLACE_NAMES) assert.ok(text.includes(`## \`${place}\``), place);
+    assert.ok(text.includes('| `tunnel` | **refused**: Tunnelling backend connections'));
   });
 });
 
