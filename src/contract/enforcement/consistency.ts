@@ -1,11 +1,12 @@
 // What is wrong with a registry against the schema and the repository, one message per problem:
 // fields declared nowhere (with the type to declare them in), declarations of fields the schema
-// does not have (or that no walk reaches), enforced fields without a module, modules that do not
-// exist, refused values the field cannot take. The registry test asserts there are none.
+// does not have (or that no walk reaches), excluded paths a place does not have, enforced fields
+// without a module, modules that do not exist, refused values the field cannot take. The
+// registry test asserts there are none.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Enforcement } from './enforcement.ts';
-import { PLACE_NAMES } from './places.ts';
+import { PLACE_NAMES, PLACES } from './places.ts';
 import { type Declarations, enumValues, type RegistryWalk } from './walk.ts';
 
 export interface RegistryProblems {
@@ -61,6 +62,10 @@ export function registryProblems(
   for (const [place, paths] of Object.entries(declarations.places))
     for (const path of Object.keys(paths ?? {}))
       if (!walk.use.places.has(`${place}|${path}`)) problems.stale.push(`place ${place}: ${path} is not a field of it`);
+  for (const place of PLACES)
+    for (const path of Object.keys(place.excluded ?? {}))
+      if (!walk.use.excluded.has(`${place.name}|${path}`))
+        problems.stale.push(`place ${place.name}: excluded ${path} is not a field of it`);
   const inProgress = new Set(options.inProgress ?? []);
   for (const module of modulesOf(declarations)) {
     const exists = existsSync(join(options.root, module));

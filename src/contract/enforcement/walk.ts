@@ -69,6 +69,8 @@ export interface DeclarationUse {
   readonly types: Set<string>;
   /** "place|path" of place declarations a walk looked up. */
   readonly places: Set<string>;
+  /** "place|path" of the excluded paths a walk met (places.ts). */
+  readonly excluded: Set<string>;
 }
 
 const MAX_DEPTH = 32;
@@ -88,7 +90,7 @@ export class RegistryWalk {
   readonly #resolved = new Map<PlaceName, readonly ResolvedField[]>();
   readonly #checks = new Map<PlaceName, ReadonlyMap<string, FieldCheck>>();
   /** Every declaration a resolution looked up. */
-  readonly use: DeclarationUse = { types: new Set(), places: new Set() };
+  readonly use: DeclarationUse = { types: new Set(), places: new Set(), excluded: new Set() };
 
   constructor(declarations: Declarations) {
     this.#declarations = declarations;
@@ -155,7 +157,10 @@ export class RegistryWalk {
     const out: ResolvedField[] = [];
     for (const [name, schema] of Object.entries(node.properties ?? {})) {
       const fieldPath = path === '' ? name : `${path}.${name}`;
-      if (place.excluded?.[fieldPath] !== undefined) continue;
+      if (place.excluded?.[fieldPath] !== undefined) {
+        this.use.excluded.add(`${place.name}|${fieldPath}`);
+        continue;
+      }
       const key = keyPrefix === '' ? name : `${keyPrefix}.${name}`;
       const found = this.#declarationOf(place, fieldPath, type, key);
       const { shape, object } = valuesOf(schema);
