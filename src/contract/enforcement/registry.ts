@@ -1,0 +1,769 @@
+// The enforcement registry: for every field of every policy type at every place (places.ts),
+// whether the data plane enforces it (and which module does) or refuses it (and why). Two layers:
+//
+// - TYPE_DECLARATIONS, per named type (its schema name): one entry per field, reused wherever
+//   the type appears. Fields of unnamed nested objects are dotted keys of the enclosing named
+//   type ('backendRef.name').
+// - PLACE_DECLARATIONS, per place: dotted paths from the place's root (list and map levels
+//   elided) that differ there. They win over the type layer and over the base place's.
+//
+// A place's top-level fields name their module; a nested field may leave `by` out and inherit
+// its parent's. To add a field to the API: declare it in its type here (enforced by the module
+// that applies it, or refused with a reason a user can act on), then per place where it differs;
+// the registry test (test/contract/enforcement.test.ts) names every field left undeclared and the
+// type to declare it in, and `npm run docs` regenerates docs/enforcement.md.
+import { type Enforcement, enforced, refused } from './enforcement.ts';
+import type { PlaceName } from './places.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The modules that enforce, by what they apply.
+
+const DP = 'src/dataplane';
+const BY = {
+  // the traffic pipeline, a module per field
+  cors: `${DP}/policies/http/cors.ts`,
+  csrf: `${DP}/policies/http/csrf.ts`,
+  jwt: `${DP}/policies/auth/jwt.ts`,
+  mcpOAuth: `${DP}/policies/auth/mcp-oauth/endpoint.ts`,
+  mcpBackendAuthentication: `${DP}/policies/auth/mcp-oauth/backend-authentication.ts`,
+  basicAuth: `${DP}/policies/auth/basic.ts`,
+  apiKey: `${DP}/policies/auth/api-key.ts`,
+  authorization: `${DP}/policies/auth/authorization.ts`,
+  extAuth: `${DP}/policies/ext-authz/ext-authz.ts`,
+  extProc: `${DP}/policies/ext-proc/ext-proc.ts`,
+  rateLimit: `${DP}/policies/rate-limit/rate-limit.ts`,
+  transformation: `${DP}/policies/http/transformation.ts`,
+  headerModifiers: `${DP}/policies/http/header-modifiers.ts`,
+  directResponse: `${DP}/policies/http/direct-response.ts`,
+  delay: `${DP}/policies/http/delay.ts`,
+  buffer: `${DP}/policies/forwarding/buffer.ts`,
+  hostRewrite: `${DP}/policies/forwarding/host-rewrite.ts`,
+  timeouts: `${DP}/policies/forwarding/timeouts.ts`,
+  retry: `${DP}/policies/forwarding/retry.ts`,
+  endpoint: `${DP}/policies/endpoint.ts`,
+  // the controller: what it resolves before the data plane sees a configuration
+  phase: 'src/controller/policies/attachments.ts',
+  selectors: 'src/controller/dataplane-config.ts',
+  // listeners and telemetry
+  listenerOptions: `${DP}/server/listener-options.ts`,
+  portListener: `${DP}/server/port-listener.ts`,
+  networkAuthorization: `${DP}/server/network-authorization.ts`,
+  frontendTls: `${DP}/server/tls-options.ts`,
+  proxyProtocol: `${DP}/server/proxy-protocol.ts`,
+  connect: `${DP}/server/connect.ts`,
+  bufferLimit: `${DP}/config/compile.ts`,
+  accessLog: `${DP}/telemetry/access-log.ts`,
+  tracing: `${DP}/telemetry/tracing.ts`,
+  metrics: `${DP}/telemetry/metrics.ts`,
+  // backends
+  httpTargets: `${DP}/config/http-targets.ts`,
+  connection: `${DP}/upstream/connection-settings.ts`,
+  backendAuth: `${DP}/auth/backend/compile.ts`,
+  health: `${DP}/balancing/endpoint-health.ts`,
+  priorityGroups: `${DP}/balancing/priority-groups.ts`,
+  virtualModels: `${DP}/balancing/virtual-models.ts`,
+  // AI backends, providers and GwModels
+  aiBackend: `${DP}/ai/ai-backend.ts`,
+  llmRequest: `${DP}/ai/llm-request.ts`,
+  models: `${DP}/ai/models.ts`,
+  aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
+  promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
+  modelAliases: `${DP}/ai/policies/model-aliases.ts`,
+  routeTypes: `${DP}/ai/policies/route-types.ts`,
+  alpha: `${DP}/ai/providers/alpha.ts`,
+  gamma: `${DP}/ai/providers/gamma.ts`,
+  custom: `${DP}/ai/providers/custom.ts`,
+  providerAddress: `${DP}/ai/providers/family-address.ts`,
+  // MCP backends
+  mcpBackend: `${DP}/mcp/backend.ts`,
+  mcpTargets: `${DP}/mcp/targets.ts`,
+  mcpNaming: `${DP}/mcp/naming.ts`,
+  mcpMultiplexer: `${DP}/mcp/multiplexer.ts`,
+  mcpSession: `${DP}/mcp/session.ts`,
+  mcpPolicy: `${DP}/mcp/policies/compile.ts`,
+  mcpAuthorization: `${DP}/mcp/policies/authorization.ts`,
+  mcpGuardrails: `${DP}/mcp/policies/guardrail-processor.ts`,
+  // The one response path of every backend kind (issue 16: route response filters, response
+  // transformation, the extProc response phase, response buffering and headers), being written.
+  responsePath: `${DP}/proxy/response-path.ts`,
+} as const;
+
+/** Modules named here that are being written in parallel (the registry test allows them to be absent until merged). */
+export const MODULES_IN_PROGRESS: readonly string[] = [BY.responsePath];
+
+// ---------------------------------------------------------------------------------------------
+// Reasons, written for the user who set the field: why, and what to do instead.
+
+const TUNNEL =
+  'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not implemented by the data plane yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
+const PROMPT_GUARDS =
+  'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not implemented yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
+const PROMPT_CACHING =
+  'Prompt caching (promptCaching, which the zeta (Amazon Bedrock) family honours) is not implemented yet; remove the field.';
+const BACKEND_TRANSFORMATION =
+  'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
+const BACKEND_EXT_AUTH =
+  'External authorization per backend (backend.extAuth) is not applied by the data plane; use traffic.extAuth on the route or rule that leads to this backend instead.';
+const AI_ONLY =
+  'backend.ai (LLM request processing) applies only to `ai` GwBackends, and this backend is not one: nothing would apply it. Attach the policy to the ai GwBackend itself, or to a route or rule whose backends are ai GwBackends.';
+const MCP_ONLY =
+  'backend.mcp (MCP authorization, authentication and guardrails) applies only to `mcp` GwBackends, and this backend is not one: nothing would apply it. Attach the policy to the mcp GwBackend itself, or to a route or rule whose backends are mcp GwBackends.';
+const MCP_WHOLE_BACKEND =
+  'backend.mcp (authorization, authentication, guardrails) applies to a whole MCP backend, not to one of its targets; set it on the GwBackend.';
+const MCP_HEALTH =
+  "MCP targets have no passive health or eviction: a target that fails is handled by the backend's failureMode (FailClosed fails the session, FailOpen leaves the target out). Remove health.";
+const NOT_FOR_MODELS =
+  "GwPolicy backend sections do not reach GwModels: a GwModel calls its provider with the connection, credentials, TLS and health settings of its own spec.policies. Set the field in the GwModel's policies, or attach the backend policy where it reaches no rule or listener that serves GwModels.";
+const ROUTES_PER_BACKEND =
+  "Route types are chosen for the whole ai backend before a provider is picked, so ai.routes in one provider's policies is never read. Set ai.routes in the GwBackend's spec.policies, or in a GwPolicy on the whole GwBackend.";
+const RETRY_AI =
+  "traffic.retry applies only to HTTP backends. An ai backend fails over between its providers instead (priority groups and provider health): to try another provider, add it to the backend's groups. Remove retry from the policies that reach this rule.";
+const RETRY_MCP =
+  'traffic.retry applies only to HTTP backends; gw does not repeat MCP calls (a tool call may not be safe to repeat). Remove retry from the policies that reach this rule.';
+const RETRY_MODELS =
+  'traffic.retry applies only to HTTP backends; to try another model when one fails, route to a failover virtual model (virtualModel.failover). Remove retry from the policies that reach this rule.';
+const HOST_REWRITE =
+  "gw sets the Host of a request to an LLM provider or an MCP target from the provider's or target's own address; traffic.hostRewrite applies only to HTTP backends. Remove it from the policies that reach this rule.";
+const CUSTOM_BACKEND_REF =
+  "A custom provider reached through a backendRef (a Service or an InferencePool) is not served by the data plane yet; support is planned. Set the provider's host and port instead (on a GwModel: baseURL).";
+const ENDPOINT_NAMESPACE =
+  "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
+
+function providerFamilyNotYet(family: string, vendor: string): Enforcement {
+  return refused(
+    `The ${family} provider family (${vendor}) is not supported by the data plane yet; support is planned. Use an alpha (OpenAI-compatible), gamma (Anthropic) or custom provider meanwhile.`,
+  );
+}
+
+function modelSettingsNotYet(provider: string, vendor: string): Enforcement {
+  return refused(
+    `These are the settings of GwModel provider ${provider} (${vendor}), which the data plane does not support yet; support is planned.`,
+  );
+}
+
+function backendAuthNotYet(kind: string, what: string): Enforcement {
+  return refused(
+    `Backend authentication ${kind} (${what}) is not supported by the data plane yet; support is planned. Use key, secretRef, passthrough or credentials meanwhile.`,
+  );
+}
+
+function backendKindNotYet(kind: string, what: string): Enforcement {
+  return refused(
+    `GwBackend kind ${kind} (${what}) is not served by the data plane yet (its requests are answered 501); support is planned.`,
+  );
+}
+
+const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
+  [
+    ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
+    ['Rerank', 'reranking'],
+    ['GenerateContent', 'Gemini generateContent and streamGenerateContent'],
+    ['DeltaCountTokens', 'Gemini countTokens'],
+  ].map(([value, what]) => [
+    value,
+    `Route type ${value} (${what}) is not carried by the data plane yet (its requests are answered 400); support is planned. Remove the route, or map the path to Passthrough to forward it untouched.`,
+  ]),
+);
+
+const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
+  [
+    ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
+    ['Rerank', 'reranking'],
+  ].map(([value, what]) => [
+    value,
+    `gw does not carry ${value} traffic (${what}) to a custom provider yet; support is planned. Remove the format entry.`,
+  ]),
+);
+
+const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
+  [
+    ['Beta', 'Azure AI'],
+    ['Delta', 'Gemini'],
+    ['Epsilon', 'Vertex AI'],
+    ['Zeta', 'Amazon Bedrock'],
+    ['Provider07', 'Cohere'],
+    ['Provider08', 'Ollama'],
+    ['Provider09', 'Baseten'],
+    ['Provider10', 'Cerebras'],
+    ['Provider11', 'DeepInfra'],
+    ['Provider12', 'DeepSeek'],
+    ['Provider13', 'Groq'],
+    ['Provider14', 'Hugging Face'],
+    ['Provider15', 'Mistral'],
+    ['Provider16', 'OpenRouter'],
+    ['Provider17', 'Together AI'],
+    ['Provider18', 'xAI'],
+    ['Provider19', 'Fireworks'],
+  ].map(([value, vendor]) => [
+    value,
+    `GwModel provider ${value} (${vendor}) is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or Alpha or Gamma.`,
+  ]),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Declarations shared by several types.
+
+/** backendRef and url of an endpoint reference (spec document 2), resolved once per configuration. */
+const endpointReference = { backendRef: enforced(BY.endpoint), url: enforced(BY.endpoint) };
+
+/** A conditional entry: its condition and its policy, applied by the enclosing field's module. */
+const conditionalEntry = { condition: enforced(), policy: enforced() };
+
+/** The fields LLMProvider and NamedLLMProvider share. */
+const llmProviderFields = {
+  alpha: enforced(BY.alpha),
+  betaalpha: providerFamilyNotYet('betaalpha', 'Azure OpenAI'),
+  beta: providerFamilyNotYet('beta', 'Azure AI'),
+  gamma: enforced(BY.gamma),
+  delta: providerFamilyNotYet('delta', 'Gemini'),
+  epsilon: providerFamilyNotYet('epsilon', 'Vertex AI'),
+  zeta: providerFamilyNotYet('zeta', 'Amazon Bedrock'),
+  custom: enforced(BY.custom),
+  host: enforced(BY.providerAddress),
+  port: enforced(BY.providerAddress),
+  path: enforced(BY.providerAddress),
+  pathPrefix: enforced(BY.providerAddress),
+};
+
+/** The credential kinds BackendAuth and ModelBackendAuth share. */
+const backendAuthFields = {
+  key: enforced(),
+  secretRef: enforced(),
+  passthrough: enforced(),
+  cloudone: backendAuthNotYet('cloudone', 'AWS credentials, SigV4 request signing'),
+  beta: backendAuthNotYet('beta', 'Azure Entra ID credentials'),
+  cloudtwo: backendAuthNotYet('cloudtwo', 'Google Cloud access and ID tokens'),
+  oauthTokenExchange: backendAuthNotYet('oauthTokenExchange', 'OAuth 2.0 token exchange, RFC 8693 and RFC 7523'),
+  location: enforced(),
+  credentials: enforced(),
+};
+
+/** The targets of a virtual model: the GwModel named (modelRef) and the model name sent to it. */
+const modelTarget = { modelRef: enforced(), 'modelRef.name': enforced(), model: enforced() };
+
+// ---------------------------------------------------------------------------------------------
+// Per named type.
+
+type Declarations = Readonly<Record<string, Enforcement>>;
+
+export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
+  // ---- Frontend (spec document 2, "Frontend") ----
+  Frontend: {
+    tcp: enforced(BY.portListener),
+    networkAuthorization: enforced(BY.networkAuthorization),
+    tls: enforced(BY.frontendTls),
+    http: enforced(BY.listenerOptions),
+    proxyProtocol: enforced(BY.proxyProtocol),
+    connect: enforced(BY.connect),
+    accessLog: enforced(BY.accessLog),
+    tracing: enforced(BY.tracing),
+    metrics: enforced(BY.metrics),
+  },
+  FrontendTCP: { keepalive: enforced() },
+  Keepalive: { retries: enforced(), time: enforced(), interval: enforced() },
+  FrontendTLS: {
+    handshakeTimeout: enforced(),
+    alpnProtocols: enforced(undefined, {
+      note: 'HTTPS listeners serve h2 and http/1.1; other protocols are not offered (the log says so), and a list with neither is refused.',
+    }),
+    minProtocolVersion: enforced(),
+    maxProtocolVersion: enforced(),
+    cipherSuites: enforced(),
+    keyExchangeGroups: enforced(),
+  },
+  FrontendHTTP: {
+    maxBufferSize: enforced(BY.bufferLimit),
+    http1MaxHeaders: enforced(),
+    http1IdleTimeout: enforced(),
+    http1HeaderCase: enforced(BY.listenerOptions, {
+      note: 'Preserve keeps the client’s spelling of request header names towards HTTP backends; response header names come back lowercase.',
+    }),
+    http2WindowSize: enforced(),
+    http2ConnectionWindowSize: enforced(),
+    http2FrameSize: enforced(),
+    http2MaxHeaderSize: enforced(),
+    http2KeepaliveInterval: enforced(BY.portListener),
+    http2KeepaliveTimeout: enforced(BY.portListener),
+    maxConnectionDuration: enforced(BY.portListener),
+  },
+  FrontendProxyProtocol: { version: enforced(), mode: enforced() },
+  FrontendConnect: { mode: enforced() },
+  AccessLog: {
+    filter: enforced(),
+    attributes: enforced(),
+    otlp: enforced(`${DP}/telemetry/otlp/access-log-export.ts`),
+  },
+  OtlpAccessLog: {
+    ...endpointReference,
+    filter: enforced(),
+    attributes: enforced(),
+    protocol: enforced(),
+    path: enforced(),
+  },
+  LogTracingAttributes: { remove: enforced(), add: enforced() },
+  AttributeAdd: { name: enforced(), expression: enforced() },
+  Tracing: {
+    ...endpointReference,
+    protocol: enforced(),
+    path: enforced(),
+    attributes: enforced(),
+    resources: enforced(),
+    randomSampling: enforced(),
+    clientSampling: enforced(),
+    filter: enforced(),
+  },
+  MetricLabels: { attributes: enforced() },
+  MetricAttributes: { add: enforced() },
+
+  // ---- Traffic (spec document 2, "Traffic-level building blocks"): a module per field ----
+  Traffic: {
+    phase: enforced(BY.phase, { note: 'Not a policy: it chooses when the rest runs (before or after routing).' }),
+    transformation: enforced(BY.transformation),
+    extProc: enforced(BY.extProc),
+    extAuth: enforced(BY.extAuth),
+    rateLimit: enforced(BY.rateLimit),
+    cors: enforced(BY.cors),
+    csrf: enforced(BY.csrf),
+    headerModifiers: enforced(BY.headerModifiers),
+    hostRewrite: enforced(BY.hostRewrite),
+    timeouts: enforced(BY.timeouts),
+    retry: enforced(BY.retry),
+    authorization: enforced(BY.authorization),
+    jwtAuthentication: enforced(BY.jwt),
+    basicAuthentication: enforced(BY.basicAuth),
+    apiKeyAuthentication: enforced(BY.apiKey),
+    directResponse: enforced(BY.directResponse),
+    buffer: enforced(BY.buffer),
+    delay: enforced(BY.delay),
+  },
+  TransformationOrConditional: { request: enforced(), response: enforced(), conditional: enforced() },
+  TransformationConditional: conditionalEntry,
+  Transformation: { request: enforced(), response: enforced() },
+  Transform: { set: enforced(), add: enforced(), remove: enforced(), body: enforced(), metadata: enforced() },
+  HeaderTransformation: { name: enforced(), value: enforced() },
+  ExtProcOrConditional: {
+    ...endpointReference,
+    failureMode: enforced(),
+    processingOptions: enforced(),
+    metadataContext: enforced(),
+    requestAttributes: enforced(),
+    responseAttributes: enforced(),
+    conditional: enforced(),
+  },
+  ExtProcConditional: conditionalEntry,
+  ExtProc: {
+    ...endpointReference,
+    failureMode: enforced(),
+    processingOptions: enforced(),
+    metadataContext: enforced(),
+    requestAttributes: enforced(),
+    responseAttributes: enforced(),
+  },
+  ProcessingOptions: {
+    requestBodyMode: enforced(),
+    responseBodyMode: enforced(),
+    requestHeaderMode: enforced(),
+    responseHeaderMode: enforced(),
+    requestTrailerMode: enforced(),
+    responseTrailerMode: enforced(),
+    allowModeOverride: enforced(),
+  },
+  ExtAuthOrConditional: {
+    ...endpointReference,
+    failureMode: enforced(),
+    grpc: enforced(`${DP}/policies/ext-authz/grpc-mode.ts`),
+    http: enforced(`${DP}/policies/ext-authz/http-mode.ts`),
+    forwardBody: enforced(),
+    cache: enforced(`${DP}/policies/ext-authz/cache.ts`),
+    conditional: enforced(),
+  },
+  ExtAuthConditional: conditionalEntry,
+  ExtAuth: {
+    ...endpointReference,
+    failureMode: enforced(),
+    grpc: enforced(`${DP}/policies/ext-authz/grpc-mode.ts`),
+    http: enforced(`${DP}/policies/ext-authz/http-mode.ts`),
+    forwardBody: enforced(),
+    cache: enforced(`${DP}/policies/ext-authz/cache.ts`),
+  },
+  AgentExtAuthGRPC: { contextExtensions: enforced(), requestMetadata: enforced() },
+  AgentExtAuthHTTP: {
+    path: enforced(),
+    redirect: enforced(),
+    body: enforced(),
+    allowedRequestHeaders: enforced(),
+    addRequestHeaders: enforced(),
+    allowedResponseHeaders: enforced(),
+    responseMetadata: enforced(),
+  },
+  ExtAuthBody: { maxSize: enforced() },
+  ExtAuthCache: { key: enforced(), ttl: enforced(), maxEntries: enforced() },
+  RateLimitsOrConditional: {
+    local: enforced(`${DP}/policies/rate-limit/local.ts`),
+    global: enforced(`${DP}/policies/rate-limit/global.ts`),
+    conditional: enforced(),
+  },
+  RateLimitsConditional: conditionalEntry,
+  RateLimits: {
+    local: enforced(`${DP}/policies/rate-limit/local.ts`),
+    global: enforced(`${DP}/policies/rate-limit/global.ts`),
+  },
+  LocalRateLimit: {
+    requests: enforced(),
+    tokens: enforced(undefined, {
+      note: 'Charged the LLM tokens (input and output) of requests to ai backends and GwModels once they are done; other requests carry no tokens and are only checked against the bucket (which a policy attached above both kinds of rule shares).',
+    }),
+    unit: enforced(),
+    burst: enforced(),
+  },
+  GlobalRateLimit: { ...endpointReference, failureMode: enforced(), domain: enforced(), descriptors: enforced() },
+  RateLimitDescriptor: { entries: enforced(), unit: enforced(), cost: enforced(), limitOverride: enforced() },
+  RateLimitDescriptorEntry: { name: enforced(), expression: enforced() },
+  CORS: {
+    allowOrigins: enforced(),
+    allowCredentials: enforced(),
+    allowMethods: enforced(),
+    allowHeaders: enforced(),
+    exposeHeaders: enforced(),
+    maxAge: enforced(),
+  },
+  CSRF: { additionalOrigins: enforced() },
+  HeaderModifiers: { request: enforced(), response: enforced() },
+  HTTPHeaderFilter: { set: enforced(), add: enforced(), remove: enforced() },
+  HTTPHeader: { name: enforced(), value: enforced() },
+  HostnameRewrite: { mode: enforced() },
+  Timeouts: { request: enforced() },
+  Retry: {
+    codes: enforced(),
+    attempts: enforced(),
+    backoff: enforced(),
+    precondition: enforced(),
+    condition: enforced(),
+  },
+  DirectResponseOrConditional: {
+    status: enforced(),
+    body: enforced(),
+    bodyExpression: enforced(),
+    headers: enforced(),
+    conditional: enforced(),
+  },
+  DirectResponseConditional: conditionalEntry,
+  DirectResponse: { status: enforced(), body: enforced(), bodyExpression: enforced(), headers: enforced() },
+  DirectResponseHeader: { name: enforced(), value: enforced() },
+  Buffer: { request: enforced(), response: enforced() },
+  BufferBody: { maxBytes: enforced(), failureMode: enforced() },
+  Delay: { duration: enforced() },
+
+  // ---- Inbound authentication and authorization ----
+  Authorization: { policy: enforced(), action: enforced() },
+  AuthorizationPolicy: { matchExpressions: enforced() },
+  JWTAuthentication: {
+    mode: enforced(),
+    providers: enforced(),
+    location: enforced(`${DP}/policies/auth/credential-location.ts`),
+    mcp: enforced(BY.mcpOAuth),
+  },
+  JWTProvider: { issuer: enforced(), audiences: enforced(), jwks: enforced(`${DP}/policies/auth/jwks.ts`) },
+  JWKS: { remote: enforced(), inline: enforced() },
+  RemoteJWKS: { ...endpointReference, jwksPath: enforced(), cacheDuration: enforced() },
+  JWTMCPConfig: { resourceMetadata: enforced(), provider: enforced(), clientId: enforced() },
+  BasicAuthentication: {
+    users: enforced(),
+    secretRef: enforced(),
+    mode: enforced(),
+    realm: enforced(),
+    location: enforced(`${DP}/policies/auth/credential-location.ts`),
+  },
+  APIKeyAuthentication: {
+    secretRef: enforced(),
+    secretSelector: enforced(BY.selectors, {
+      note: 'The controller lists the Secrets the selector chooses; the data plane reads their keys.',
+    }),
+    configMapSelector: enforced(BY.selectors, {
+      note: 'The controller lists the ConfigMaps the selector chooses; the data plane reads their key hashes.',
+    }),
+    mode: enforced(),
+    location: enforced(`${DP}/policies/auth/credential-location.ts`),
+  },
+  AuthorizationExtractionLocation: {
+    header: enforced(),
+    queryParameter: enforced(),
+    cookie: enforced(),
+    expression: enforced(),
+  },
+  AuthorizationLocation: { header: enforced(), queryParameter: enforced(), cookie: enforced() },
+  AuthorizationHeaderLocation: { name: enforced(), prefix: enforced() },
+  AuthorizationQueryParameterLocation: { name: enforced() },
+  AuthorizationCookieLocation: { name: enforced() },
+
+  // ---- References ----
+  BackendObjectReference: {
+    group: enforced(undefined, {
+      note: 'Only the core group (a Service) and gw.dev (a GwBackend) are resolved; a reference of another group is not found and the policy is refused.',
+    }),
+    kind: enforced(),
+    name: enforced(),
+    namespace: refused(ENDPOINT_NAMESPACE),
+    port: enforced(),
+  },
+  LocalSecretKeyRef: { name: enforced(), group: enforced(), kind: enforced(), key: enforced() },
+  LocalSecretObjectRef: { name: enforced(), group: enforced(), kind: enforced() },
+  LocalCACertificateRef: { name: enforced(), kind: enforced() },
+  SecretSelector: { matchLabels: enforced() },
+  ConfigMapSelector: { matchLabels: enforced() },
+
+  // ---- Backend policies (spec document 2, "Backend connection settings") ----
+  BackendFull: {
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
+    http: enforced(BY.connection),
+    tunnel: refused(TUNNEL),
+    auth: enforced(BY.backendAuth),
+    ai: enforced(BY.aiBackend),
+    transformation: refused(BACKEND_TRANSFORMATION),
+    health: enforced(BY.health),
+    mcp: enforced(BY.mcpPolicy),
+    extAuth: refused(BACKEND_EXT_AUTH),
+  },
+  BackendTCP: { keepalive: enforced(), connectTimeout: enforced() },
+  BackendTLS: {
+    mtlsCertificateRef: enforced(),
+    caCertificateRefs: enforced(),
+    insecureSkipVerify: enforced(),
+    sni: enforced(),
+    verifySubjectAltNames: enforced(),
+    alpnProtocols: enforced(),
+    keyExchangeGroups: enforced(),
+  },
+  BackendHTTP: { version: enforced(), requestTimeout: enforced() },
+  Health: { unhealthyCondition: enforced(), eviction: enforced() },
+  BackendEviction: {
+    duration: enforced(),
+    restoreHealth: enforced(),
+    consecutiveFailures: enforced(),
+    healthThreshold: enforced(),
+  },
+  BackendAuth: {
+    ...backendAuthFields,
+    crossAppAccess: backendAuthNotYet('crossAppAccess', 'Cross App Access, ID-JAG exchanges'),
+    jwtSign: backendAuthNotYet('jwtSign', 'a JWT signed for every request'),
+  },
+  ModelBackendAuth: backendAuthFields,
+  BackendAuthCredential: { location: enforced(), secretRef: enforced() },
+
+  // ---- AI settings (spec document 2, "AI settings") ----
+  BackendAI: {
+    prompt: enforced(BY.promptEnrichment),
+    promptGuard: refused(PROMPT_GUARDS),
+    defaults: enforced(BY.aiRequestPolicy),
+    overrides: enforced(BY.aiRequestPolicy),
+    transformations: enforced(BY.aiRequestPolicy),
+    finalTransformations: enforced(BY.aiRequestPolicy),
+    modelAliases: enforced(BY.modelAliases),
+    promptCaching: refused(PROMPT_CACHING),
+    routes: enforced(BY.routeTypes, { refusedValues: ROUTE_TYPES_NOT_YET }),
+  },
+  AIPromptEnrichment: { prepend: enforced(), append: enforced() },
+  Message: { role: enforced(), content: enforced() },
+  FieldDefault: { field: enforced(), value: enforced() },
+  FieldTransformation: { field: enforced(), expression: enforced() },
+
+  // ---- MCP policy (spec document 2, "MCP types") ----
+  BackendMCP: {
+    authorization: enforced(BY.mcpAuthorization),
+    authentication: enforced(BY.mcpBackendAuthentication, {
+      note: 'Deprecated: runs as a request step after the rule’s traffic policies; traffic.jwtAuthentication.mcp runs before them.',
+    }),
+    guardrails: enforced(BY.mcpGuardrails),
+  },
+  MCPAuthentication: {
+    resourceMetadata: enforced(),
+    provider: enforced(),
+    issuer: enforced(),
+    audiences: enforced(),
+    jwks: enforced(),
+    mode: enforced(),
+    clientId: enforced(),
+    clientSecretRef: enforced(),
+  },
+  MCPGuardrails: { processors: enforced() },
+  MCPGuardrailsProcessor: { remote: enforced(), methods: enforced(`${DP}/mcp/policies/method-phases.ts`) },
+  MCPGuardrailsRemote: {
+    ...endpointReference,
+    failureMode: enforced(),
+    metadata: enforced(),
+    allowedRequestHeaders: enforced(`${DP}/mcp/policies/processor-headers.ts`),
+    disallowedRequestHeaders: enforced(`${DP}/mcp/policies/processor-headers.ts`),
+  },
+
+  // ---- GwModel policies (spec document 2, "Model resource types") ----
+  ModelPolicies: {
+    transformations: enforced(BY.aiRequestPolicy),
+    finalTransformations: enforced(BY.aiRequestPolicy),
+    authorization: enforced(BY.models),
+    auth: enforced(BY.backendAuth),
+    health: enforced(BY.health),
+    tls: enforced(BY.connection),
+    tunnel: refused(TUNNEL),
+    headers: enforced(BY.llmRequest),
+    promptGuard: refused(PROMPT_GUARDS),
+  },
+
+  // ---- GwBackend spec (spec document 1, "GwBackend") ----
+  GwBackendSpec: {
+    ai: enforced(BY.aiBackend),
+    static: enforced(BY.httpTargets),
+    dynamicForwardProxy: backendKindNotYet('dynamicForwardProxy', "forwarding to each request's own host"),
+    mcp: enforced(BY.mcpBackend),
+    aws: backendKindNotYet('aws', 'AWS Bedrock AgentCore agent runtimes'),
+    a2a: backendKindNotYet('a2a', 'A2A agents'),
+  },
+  StaticBackend: { host: enforced(), port: enforced(), unixPath: enforced() },
+  AIBackend: { provider: enforced(), groups: enforced(BY.priorityGroups) },
+  PriorityGroup: { providers: enforced() },
+  LLMProvider: llmProviderFields,
+  NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
+  AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
+  GammaConfig: { model: enforced() },
+  CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
+  ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
+  MCPBackend: {
+    targets: enforced(BY.mcpTargets),
+    sessionRouting: enforced(BY.mcpSession),
+    failureMode: enforced(BY.mcpMultiplexer),
+    prefixMode: enforced(BY.mcpNaming),
+  },
+  McpTargetSelector: {
+    name: enforced(),
+    selector: enforced(BY.selectors, {
+      note: 'The controller lists the Services the selectors choose; the data plane serves their MCP ports.',
+    }),
+    static: enforced(),
+  },
+  McpSelector: { namespaces: enforced(), services: enforced() },
+  LabelSelector: { matchLabels: enforced(), matchExpressions: enforced() },
+  LabelSelectorRequirement: { key: enforced(), operator: enforced(), values: enforced() },
+  McpTarget: {
+    host: enforced(),
+    backendRef: enforced(),
+    'backendRef.name': enforced(),
+    port: enforced(),
+    path: enforced(),
+    protocol: enforced(),
+  },
+
+  // ---- GwModel spec (spec document 1, "GwModel") ----
+  GwModelSpec: {
+    match: enforced(BY.models),
+    visibility: enforced(BY.models),
+    provider: enforced(BY.models, { refusedValues: MODEL_PROVIDERS_NOT_YET }),
+    beta: modelSettingsNotYet('Beta', 'Azure AI'),
+    epsilon: modelSettingsNotYet('Epsilon', 'Vertex AI'),
+    zeta: modelSettingsNotYet('Zeta', 'Amazon Bedrock'),
+    custom: enforced(BY.custom),
+    baseURL: enforced(BY.models, {
+      note: 'Scheme, host and port address the provider; the path is the path prefix of Alpha and Gamma models. A Custom model does not use the path (its formats[].path give the paths).',
+    }),
+    virtualModel: enforced(BY.virtualModels),
+  },
+  ModelMatch: { model: enforced() },
+  CustomProviderSettings: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced() },
+  VirtualModel: { weighted: enforced(), failover: enforced(), conditional: enforced() },
+  WeightedModelRouting: { targets: enforced() },
+  WeightedModelTarget: { ...modelTarget, weight: enforced() },
+  FailoverModelRouting: { targets: enforced() },
+  FailoverModelTarget: { ...modelTarget, priority: enforced() },
+  ConditionalModelRouting: { targets: enforced() },
+  ConditionalModelTarget: { ...modelTarget, when: enforced() },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Per place: what differs from the types' declarations.
+
+/**
+ * The response side of traffic on rules whose backend is not plain HTTP (ai, mcp, GwModels):
+ * applied by the one response path every backend kind shares.
+ */
+const RESPONSE_SIDE: Declarations = {
+  'transformation.response': enforced(BY.responsePath),
+  'transformation.conditional.policy.response': enforced(BY.responsePath),
+  'extProc.processingOptions.responseHeaderMode': enforced(BY.responsePath),
+  'extProc.processingOptions.responseBodyMode': enforced(BY.responsePath),
+  'extProc.processingOptions.responseTrailerMode': enforced(BY.responsePath),
+  'extProc.responseAttributes': enforced(BY.responsePath),
+  'extProc.conditional.policy.processingOptions.responseHeaderMode': enforced(BY.responsePath),
+  'extProc.conditional.policy.processingOptions.responseBodyMode': enforced(BY.responsePath),
+  'extProc.conditional.policy.processingOptions.responseTrailerMode': enforced(BY.responsePath),
+  'extProc.conditional.policy.responseAttributes': enforced(BY.responsePath),
+  'headerModifiers.response': enforced(BY.responsePath),
+  'buffer.response': enforced(BY.responsePath),
+};
+
+/**
+ * A traffic place whose backend is not plain HTTP: the response side in the response path, the
+ * extProc response phase there too, no host rewrite, and its own retry refusal and deadline.
+ */
+function notHttpTraffic(retry: string, timeouts: Enforcement): Declarations {
+  return {
+    ...RESPONSE_SIDE,
+    extProc: enforced(BY.extProc, {
+      note: 'The request phase runs in the traffic pipeline; the response phase (on unless processingOptions turn it off) in the response path.',
+    }),
+    retry: refused(retry),
+    hostRewrite: refused(HOST_REWRITE),
+    timeouts,
+  };
+}
+
+export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations>>> = {
+  'traffic:ai': notHttpTraffic(
+    RETRY_AI,
+    enforced(BY.llmRequest, {
+      note: 'The deadline of each provider attempt: with failover to another provider a request can take longer.',
+    }),
+  ),
+  'traffic:mcp': notHttpTraffic(
+    RETRY_MCP,
+    enforced(`${DP}/mcp/client-input.ts`, {
+      note: 'The deadline of each call to a target (a client request can make several).',
+    }),
+  ),
+  'traffic:models': notHttpTraffic(
+    RETRY_MODELS,
+    enforced(BY.llmRequest, {
+      note: 'The deadline of each attempt: with a failover virtual model a request can take longer.',
+    }),
+  ),
+  'backend:http': {
+    ai: refused(AI_ONLY),
+    mcp: refused(MCP_ONLY),
+  },
+  'backend:ai': {
+    mcp: refused(MCP_ONLY),
+    health: enforced(BY.priorityGroups, {
+      note: 'Per provider: health scores and eviction weigh the priority groups.',
+    }),
+  },
+  'backend:ai-provider': {
+    'ai.routes': refused(ROUTES_PER_BACKEND),
+  },
+  'backend:mcp': {
+    ai: refused(AI_ONLY),
+    health: refused(MCP_HEALTH),
+  },
+  'backend:mcp-target': {
+    mcp: refused(MCP_WHOLE_BACKEND),
+  },
+  'backend:models': {
+    tcp: refused(NOT_FOR_MODELS),
+    tls: refused(NOT_FOR_MODELS),
+    http: refused(NOT_FOR_MODELS),
+    tunnel: refused(NOT_FOR_MODELS),
+    auth: refused(NOT_FOR_MODELS),
+    ai: refused(NOT_FOR_MODELS),
+    transformation: refused(NOT_FOR_MODELS),
+    health: refused(NOT_FOR_MODELS),
+    mcp: refused(NOT_FOR_MODELS),
+    extAuth: refused(NOT_FOR_MODELS),
+  },
+};

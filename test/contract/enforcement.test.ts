@@ -1,0 +1,294 @@
+// The enforcement registry (src/contract/enforcement): every leaf field of every place is declared
+// enforced (by a module that exists) or refused, with no stale declaration; the checker finds each
+// kind of mistake in a broken registry; refusalsIn finds what a value sets that a place refuses,
+// with the user's paths; docs/enforcement.md is current; the folder imports only src/api and src/util.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { type RegistryProblems, registryProblems } from '../../src/contract/enforcement/consistency.ts';
+import { ENFORCEMENT_DOC, renderEnforcement } from '../../src/contract/enforcement/docs.ts';
+import { type Enforcement, enforced, refused } from '../../src/contract/enforcement/enforcement.ts';
+import { PLACE_NAMES } from '../../src/contract/enforcement/places.ts';
+import { MODULES_IN_PROGRESS, PLACE_DECLARATIONS, TYPE_DECLARATIONS } from '../../src/contract/enforcement/registry.ts';
+import {
+  type Declarations,
+  leavesOf,
+  RegistryWalk,
+  refusalsIn,
+  UNDECLARED_REASON,
+} from '../../src/contract/enforcement/walk.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+const declarations: Declarations = { types: TYPE_DECLARATIONS, places: PLACE_DECLARATIONS };
+
+function problemsOf(changed: Declarations): RegistryProblems {
+  return registryProblems(new RegistryWalk(changed), changed, { root, inProgress: MODULES_IN_PROGRESS });
+}
+
+/** The real type declarations with `type` changed by `change`. */
+function withType(type: string, change: (fields: Record<string, Enforcement>) => void): Declarations {
+  const fields = { ...TYPE_DECLARATIONS[type] };
+  change(fields);
+  return { types: { ...TYPE_DECLARATIONS, [type]: fields }, places: PLACE_DECLARATIONS };
+}
+
+function listed(lines: readonly string[]): string {
+  return `\n  ${lines.join('\n  ')}`;
+}
+
+describe('enforcement registry', () => {
+  const problems = problemsOf(declarations);
+
+  it('declares every field of every place', () => {
+    assert.deepEqual(
+      problems.undeclared,
+      [],
+      `fields declared neither enforced nor refused:${listed(problems.undeclared)}`,
+    );
+  });
+
+  it('declares no field the schema does not have', () => {
+    assert.deepEqual(problems.stale, [], `stale declarations:${listed(problems.stale)}`);
+  });
+
+  it('names the module of every enforced field, and every module exists', () => {
+    assert.deepEqual(problems.withoutModule, [], listed(problems.withoutModule));
+    assert.deepEqual(problems.missingModules, [], listed(problems.missingModules));
+  });
+
+  it('refuses only values the field can take', () => {
+    assert.deepEqual(problems.badRefusedValues, [], listed(problems.badRefusedValues));
+  });
+
+  it('lists each leaf of a place once, with a reason for every refusal', () => {
+    for (const place of PLACE_NAMES) {
+      const paths = leavesOf(place).leaves.map((leaf) => leaf.path);
+      assert.deepEqual(
+        paths.filter((path, i) => paths.indexOf(path) !== i),
+        [],
+        place,
+      );
+      for (const leaf of leavesOf(place).leaves)
+        if (leaf.enforcement.kind === 'refused')
+          assert.ok(leaf.enforcement.reason.length > 20, `${place} ${leaf.path}`);
+    }
+  });
+
+  it('states what the data plane refuses today where a user reads it', () => {
+    const at = (place: (typeof PLACE_NAMES)[number], path: string) =>
+      leavesOf(place).leaves.find((leaf) => leaf.path === path)?.enforcement;
+    assert.equal(at('backend:http', 'tunnel.url')?.kind, undefined, 'a refused field ends the walk');
+    assert.equal(at('backend:http', 'tunnel')?.kind, 'refused');
+    assert.equal(at('backend:http', 'extAuth')?.kind, 'refused');
+    assert.equal(at('backend:mcp', 'health')?.kind, 'refused');
+    assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
+    assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');
+    assert.match((at('backend:ai', 'auth.cloudone') as { reason: string }).reason, /AWS/);
+    assert.match((at('backend-spec', 'ai.provider.zeta') as { reason: string }).reason, /Bedrock/);
+    const provider = at('model-spec', 'provider');
+    assert.ok(provider?.kind === 'enforced');
+    assert.match(provider.refusedValues?.Provider08 ?? '', /Ollama/);
+  });
+});
+
+describe('registry checks find each kind of mistake', () => {
+  it('a field declared nowhere, with the type to declare it in', () => {
+    const found = problemsOf(withType('Retry', (fields) => delete fields.backoff));
+    assert.ok(found.undeclared.includes('traffic: retry.backoff (declare backoff in Retry)'), listed(found.undeclared));
+    // Nested unnamed objects are keys of the enclosing named type.
+    const nested = problemsOf(withType('McpTarget', (fields) => delete fields['backendRef.name']));
+    assert.ok(
+      nested.undeclared.includes(
+        'backend-spec: mcp.targets.static.backendRef.name (declare backendRef.name in McpTarget)',
+      ),
+      listed(nested.undeclared),
+    );
+  });
+
+  it('a declaration of a field the schema does not have', () => {
+    const typeStale = problemsOf(withType('Retry', (fields) => (fields.jitter = enforced())));
+    assert.deepEqual(typeStale.stale, ['type Retry: jitter is not a field any place reaches']);
+    const placeStale = problemsOf({
+      types: TYPE_DECLARATIONS,
+      places: {
+        ...PLACE_DECLARATIONS,
+        'traffic:mcp': { ...PLACE_DECLARATIONS['traffic:mcp'], 'retry.jitter': refused('x') },
+      },
+    });
+    assert.deepEqual(placeStale.stale, ['place traffic:mcp: retry.jitter is not a field of it']);
+  });
+
+  it('a declaration under a refused field is never read, so it is stale', () => {
+    const found = problemsOf(withType('BackendFull', (fields) => (fields['tunnel.url'] = enforced())));
+    assert.deepEqual(found.stale, ['type BackendFull: tunnel.url is not a field any place reaches']);
+  });
+
+  it('an enforced field without a module, and a module that does not exist', () => {
+    const without = problemsOf(withType('Traffic', (fields) => (fields.delay = enforced())));
+    assert.ok(
+      without.withoutModule.includes(
+        'traffic: delay.duration (type Delay): neither it nor an enclosing field names a module',
+      ),
+      listed(without.withoutModule),
+    );
+    const missing = problemsOf(withType('Traffic', (fields) => (fields.delay = enforced('src/dataplane/nowhere.ts'))));
+    assert.deepEqual(missing.missingModules, ['src/dataplane/nowhere.ts does not exist']);
+  });
+
+  it('a refused value the field cannot take', () => {
+    const found = problemsOf(
+      withType(
+        'HostnameRewrite',
+        (fields) => (fields.mode = enforced(undefined, { refusedValues: { Sometimes: 'x' } })),
+      ),
+    );
+    assert.ok(
+      found.badRefusedValues.includes(
+        'traffic: hostRewrite.mode (type HostnameRewrite) cannot take the refused value Sometimes',
+      ),
+      listed(found.badRefusedValues),
+    );
+  });
+
+  it('a field declared nowhere is refused when a value sets it (fail closed)', () => {
+    const walk = new RegistryWalk(withType('Retry', (fields) => delete fields.backoff));
+    assert.deepEqual(walk.refusalsIn('traffic', { retry: { attempts: 2, backoff: '1s' } }), [
+      { path: 'retry.backoff', reason: UNDECLARED_REASON },
+    ]);
+  });
+});
+
+describe('refusalsIn', () => {
+  const paths = (place: (typeof PLACE_NAMES)[number], value: unknown) =>
+    refusalsIn(place, value).map((refusal) => refusal.path);
+
+  it('finds nothing in a value of enforced fields', () => {
+    assert.deepEqual(
+      refusalsIn('backend:http', {
+        tcp: { connectTimeout: '1s', keepalive: { time: '10s', interval: '5s', retries: 3 } },
+        tls: { sni: 'example.com', keyExchangeGroups: ['X25519'] },
+        auth: { secretRef: { name: 'key' } },
+        health: { eviction: { duration: '5s' } },
+      }),
+      [],
+    );
+    assert.deepEqual(refusalsIn('traffic', { retry: { attempts: 2 }, hostRewrite: { mode: 'None' } }), []);
+  });
+
+  it('finds a refused field at the top and nested, with its reason', () => {
+    const [tunnel] = refusalsIn('backend:http', { tunnel: { url: 'http://proxy:3128' } });
+    assert.equal(tunnel?.path, 'tunnel');
+    assert.match(tunnel!.reason, /CONNECT proxy/);
+    assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), ['auth.cloudone']);
+    assert.deepEqual(paths('backend:ai', { ai: { promptGuard: { request: [] }, prompt: { prepend: [] } } }), [
+      'ai.promptGuard',
+    ]);
+  });
+
+  it('gives list indices in the path', () => {
+    const spec = {
+      ai: {
+        groups: [
+          { providers: [{ name: 'a', alpha: {} }] },
+          {
+            providers: [
+              { name: 'b', gamma: {} },
+              { name: 'c', zeta: { region: 'us-east-1' } },
+            ],
+          },
+        ],
+      },
+    };
+    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].zeta']);
+    assert.deepEqual(
+      paths('backend-spec', {
+        ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },
+      }),
+      ['ai.provider.custom.formats[1].type'],
+    );
+  });
+
+  it('finds refused enum values, map values included, with the map key in the path', () => {
+    const found = refusalsIn('backend:ai', {
+      ai: { routes: { '/v1/chat/completions': 'Completions', '/v1/realtime': 'Realtime', '*': 'Passthrough' } },
+    });
+    assert.deepEqual(
+      found.map((refusal) => refusal.path),
+      ['ai.routes["/v1/realtime"]'],
+    );
+    assert.match(found[0]!.reason, /Realtime API/);
+    assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), ['provider', 'zeta']);
+    assert.deepEqual(paths('model-spec', { provider: 'Alpha', baseURL: 'https://example.com/v1' }), []);
+  });
+
+  it('reports only the top-most refused path of a subtree', () => {
+    assert.deepEqual(paths('backend:models', { tls: { sni: 'x' }, auth: { cloudone: {} } }), ['tls', 'auth']);
+    assert.deepEqual(paths('model-policies', { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }] } }), [
+      'promptGuard',
+    ]);
+  });
+
+  it('applies place declarations over the base place and the types', () => {
+    const ai = { ai: { routes: { '/v1/messages': 'Messages' } } };
+    assert.deepEqual(paths('backend:ai', ai), []);
+    assert.deepEqual(paths('backend:ai-provider', ai), ['ai.routes']);
+    // backend:ai-provider takes backend:ai's declarations: mcp is refused on an ai backend.
+    assert.deepEqual(paths('backend:ai-provider', { mcp: { authorization: {} } }), ['mcp']);
+    assert.deepEqual(paths('traffic', { retry: { attempts: 1 } }), []);
+    assert.deepEqual(paths('traffic:mcp', { retry: { attempts: 1 } }), ['retry']);
+    // The response side on an AI rule is the response path's, in the conditional form too.
+    assert.deepEqual(
+      paths('traffic:ai', { transformation: { conditional: [{ policy: { response: { body: 'response.body' } } }] } }),
+      [],
+    );
+  });
+
+  it('ignores fields the schema does not have, unset and null values, and values that are not objects', () => {
+    const traffic = {
+      apiKeyAuthentication: { secretRef: { name: 'keys' }, selected: ['Secret ns/keys'] },
+      retry: null,
+    };
+    assert.deepEqual(refusalsIn('traffic:ai', traffic), []);
+    assert.deepEqual(refusalsIn('backend:http', { tunnel: undefined }), []);
+    assert.deepEqual(refusalsIn('backend:http', 'not an object'), []);
+    assert.deepEqual(refusalsIn('backend-spec', { ai: { groups: 'not a list' } }), []);
+  });
+});
+
+describe('docs/enforcement.md', () => {
+  it('is current (run npm run docs)', () => {
+    let committed = '';
+    try {
+      committed = readFileSync(join(root, ENFORCEMENT_DOC), 'utf8');
+    } catch {
+      assert.fail(`${ENFORCEMENT_DOC} is missing; run npm run docs`);
+    }
+    assert.ok(committed === renderEnforcement(), `${ENFORCEMENT_DOC} differs from the registry; run npm run docs`);
+  });
+
+  it('lists every place and every refusal', () => {
+    const text = renderEnforcement();
+    for (const place of PLACE_NAMES) assert.ok(text.includes(`## \`${place}\``), place);
+    assert.ok(text.includes('| `tunnel` | **refused**: Tunnelling backend connections'));
+  });
+});
+
+describe('src/contract/enforcement', () => {
+  it('imports only src/api and src/util (a leaf both the controller and the data plane can use)', () => {
+    const folder = join(root, 'src/contract/enforcement');
+    const outside: string[] = [];
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+      const text = readFileSync(join(folder, file), 'utf8');
+      for (const [, specifier] of text.matchAll(/^(?:import|export)[^'"]*from '([^']+)'/gm)) {
+        const allowed =
+          specifier!.startsWith('node:') ||
+          specifier!.startsWith('./') ||
+          specifier!.startsWith('../../api/') ||
+          specifier!.startsWith('../../util/');
+        if (!allowed) outside.push(`${file}: ${specifier}`);
+      }
+    }
+    assert.deepEqual(outside, []);
+  });
+});
