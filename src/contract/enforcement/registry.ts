@@ -56,7 +56,7 @@ const BY = {
   tracing: `${DP}/telemetry/tracing.ts`,
   metrics: `${DP}/telemetry/metrics.ts`,
   // backends
-  httpTargets: `${DP}/config/http-targets.ts`,
+  httpTargets: `${DP}/upstream/destinations.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
