@@ -158,6 +158,25 @@ function modelPlacements(snapshot: Snapshot, models: ReadonlyMap<string, ModelAt
 
 type Placements = ReturnType<typeof modelPlacements>;
 
+/**
+ * The effective backend section for a backend of `kind` ('models' for GwModels): backend.ai applies
+ * only to ai backends and GwModels, backend.mcp only to mcp backends (spec document 2, BackendFull),
+ * so a Gateway- or route-wide policy that sets them leaves them out of every other backend's.
+ */
+function applicableTo(kind: 'ai' | 'mcp' | 'models' | 'other', section: EffectiveSection): EffectiveSection {
+  const dropAi = kind !== 'ai' && kind !== 'models' && section.ai !== undefined;
+  const dropMcp = kind !== 'mcp' && section.mcp !== undefined;
+  if (!dropAi && !dropMcp) return section;
+  const { ai, mcp, ...rest } = section;
+  return { ...rest, ...(dropAi ? {} : ai && { ai }), ...(dropMcp ? {} : mcp && { mcp }) };
+}
+
+/** Which backend.ai / backend.mcp rule a backend object falls under. */
+function backendKind(object: KubeObject | undefined): 'ai' | 'mcp' | 'other' {
+  const spec = object?.spec as GwBackendSpec | undefined;
+  return spec?.ai ? 'ai' : spec?.mcp ? 'mcp' : 'other';
+}
+
 /** A section's sources, or nothing for an empty section (the configuration stays small). */
 function sourcesIfAny(section: EffectiveSection): Record<string, string> | undefined {
   const sources = sourcesOf(section);
@@ -294,8 +313,9 @@ function modelsConfig(building: Building, keys: string[], backend: EffectiveSect
     for (const ref of findReferences(model.spec, 'spec'))
       building.referenced.push({ kind: ref.kind, namespace: model.metadata.namespace!, name: ref.name });
   }
-  const models: ModelsConfig = { keys, policy: valuesOf(backend) };
-  const policySources = sourcesIfAny(backend);
+  const applicable = applicableTo('models', backend);
+  const models: ModelsConfig = { keys, policy: valuesOf(applicable) };
+  const policySources = sourcesIfAny(applicable);
   if (policySources) models.policySources = policySources;
   return models;
 }
@@ -365,23 +385,24 @@ function backendRefConfig(
     ...rulePoint,
     backend: { kind: ref.kind, namespace: ref.namespace, name: ref.name, port: ref.port },
   };
-  const effective = effectivePolicy(building.index, backendPoint).backend;
+  const object =
+    ref.kind === 'Service'
+      ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
+      : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
+  const kind = ref.kind === 'GwBackend' ? backendKind(object) : 'other';
+  const effective = applicableTo(kind, effectivePolicy(building.index, backendPoint).backend);
   const refConfig: BackendRefConfig = { backend: key, weight: ref.weight, policy: valuesOf(effective) };
   const policySources = sourcesIfAny(effective);
   if (policySources) refConfig.policySources = policySources;
   if (ref.port !== undefined) refConfig.port = ref.port;
   if (ref.filters) refConfig.filters = ref.filters;
   if (ref.problem) refConfig.problem = ref.problem;
-  const object =
-    ref.kind === 'Service'
-      ? snapshot.services.get(`${ref.namespace}/${ref.name}`)
-      : snapshot.backends.get(`${ref.namespace}/${ref.name}`);
   const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
   if (sections.length > 0) {
     refConfig.sections = {};
     for (const section of sections) {
       const sectionPoint = { ...backendPoint, backend: { ...backendPoint.backend!, section } };
-      const sectionPolicy = effectivePolicy(building.index, sectionPoint).backend;
+      const sectionPolicy = applicableTo(kind, effectivePolicy(building.index, sectionPoint).backend);
       refConfig.sections[section] = valuesOf<BackendPolicyConfig>(sectionPolicy);
       const sources = sourcesIfAny(sectionPolicy);
       if (sources) {

@@ -1,7 +1,8 @@
 // The enforcement registry (src/contract/enforcement): every leaf field of every place is declared
 // enforced (by a module that exists) or refused, with no stale declaration; the checker finds each
 // kind of mistake in a broken registry; refusalsIn finds what a value sets that a place refuses,
-// with the user's paths; docs/enforcement.md is current; the folder imports only src/api and src/util.
+// with the user's paths; docs/enforcement.md is current; the folder imports only src/api, src/util and
+// the contract's configuration types.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -223,7 +224,10 @@ describe('refusalsIn', () => {
   });
 
   it('reports only the top-most refused path of a subtree', () => {
-    assert.deepEqual(paths('backend:models', { tls: { sni: 'x' }, auth: { cloudone: {} } }), ['tls', 'auth']);
+    assert.deepEqual(paths('backend:http', { tunnel: { url: 'http://proxy' }, auth: { cloudone: { region: 'x' } } }), [
+      'tunnel',
+      'auth.cloudone',
+    ]);
     assert.deepEqual(paths('model-policies', { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }] } }), [
       'promptGuard',
     ]);
@@ -233,8 +237,10 @@ describe('refusalsIn', () => {
     const ai = { ai: { routes: { '/v1/messages': 'Messages' } } };
     assert.deepEqual(paths('backend:ai', ai), []);
     assert.deepEqual(paths('backend:ai-provider', ai), ['ai.routes']);
-    // backend:ai-provider takes backend:ai's declarations: mcp is refused on an ai backend.
-    assert.deepEqual(paths('backend:ai-provider', { mcp: { authorization: {} } }), ['mcp']);
+    // backend:mcp-target takes backend:mcp's declarations: health is refused on an mcp backend.
+    assert.deepEqual(paths('backend:mcp-target', { health: { unhealthyCondition: 'true' } }), ['health']);
+    // A top-level field the place's type does not have (a newer configuration's) is refused.
+    assert.deepEqual(paths('backend:http', { newField: {} }), ['newField']);
     assert.deepEqual(paths('traffic', { retry: { attempts: 1 } }), []);
     assert.deepEqual(paths('traffic:mcp', { retry: { attempts: 1 } }), ['retry']);
     // The response side on an AI rule is the response path's, in the conditional form too.
@@ -275,7 +281,7 @@ describe('docs/enforcement.md', () => {
 });
 
 describe('src/contract/enforcement', () => {
-  it('imports only src/api and src/util (a leaf both the controller and the data plane can use)', () => {
+  it('imports only src/api, src/util and the contract (a leaf both the controller and the data plane can use)', () => {
     const folder = join(root, 'src/contract/enforcement');
     const outside: string[] = [];
     for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
@@ -284,6 +290,7 @@ describe('src/contract/enforcement', () => {
         const allowed =
           specifier!.startsWith('node:') ||
           specifier!.startsWith('./') ||
+          specifier! === '../dataplane-config.ts' ||
           specifier!.startsWith('../../api/') ||
           specifier!.startsWith('../../util/');
         if (!allowed) outside.push(`${file}: ${specifier}`);

@@ -44,6 +44,8 @@ const BY = {
   // the controller: what it resolves before the data plane sees a configuration
   phase: 'src/controller/policies/attachments.ts',
   selectors: 'src/controller/dataplane-config.ts',
+  // the controller leaves backend.ai and backend.mcp out of the backends they do not apply to
+  appliesTo: 'src/controller/dataplane-config.ts',
   // listeners and telemetry
   listenerOptions: `${DP}/server/listener-options.ts`,
   portListener: `${DP}/server/port-listener.ts`,
@@ -105,15 +107,15 @@ const BACKEND_TRANSFORMATION =
 const BACKEND_EXT_AUTH =
   'External authorization per backend (backend.extAuth) is not applied by the data plane; use traffic.extAuth on the route or rule that leads to this backend instead.';
 const AI_ONLY =
-  'backend.ai (LLM request processing) applies only to `ai` GwBackends, and this backend is not one: nothing would apply it. Attach the policy to the ai GwBackend itself, or to a route or rule whose backends are ai GwBackends.';
+  'backend.ai (LLM request processing) applies only to `ai` GwBackends and to GwModels (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend, so it is never applied there.';
 const MCP_ONLY =
-  'backend.mcp (MCP authorization, authentication and guardrails) applies only to `mcp` GwBackends, and this backend is not one: nothing would apply it. Attach the policy to the mcp GwBackend itself, or to a route or rule whose backends are mcp GwBackends.';
+  'backend.mcp (MCP authorization, authentication and guardrails) applies only to `mcp` GwBackends (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend and of GwModels, so it is never applied there.';
 const MCP_WHOLE_BACKEND =
   'backend.mcp (authorization, authentication, guardrails) applies to a whole MCP backend, not to one of its targets; set it on the GwBackend.';
 const MCP_HEALTH =
   "MCP targets have no passive health or eviction: a target that fails is handled by the backend's failureMode (FailClosed fails the session, FailOpen leaves the target out). Remove health.";
-const NOT_FOR_MODELS =
-  "GwPolicy backend sections do not reach GwModels: a GwModel calls its provider with the connection, credentials, TLS and health settings of its own spec.policies. Set the field in the GwModel's policies, or attach the backend policy where it reaches no rule or listener that serves GwModels.";
+const MODEL_ROUTES =
+  'GwModels have no route types: the format of a GwModel request comes from the standard path suffix (/chat/completions, /messages, /responses, /embeddings, /models). Remove ai.routes from the policies that reach this rule or listener.';
 const ROUTES_PER_BACKEND =
   "Route types are chosen for the whole ai backend before a provider is picked, so ai.routes in one provider's policies is never read. Set ai.routes in the GwBackend's spec.policies, or in a GwPolicy on the whole GwBackend.";
 const RETRY_AI =
@@ -122,8 +124,8 @@ const RETRY_MCP =
   'traffic.retry applies only to HTTP backends; gw does not repeat MCP calls (a tool call may not be safe to repeat). Remove retry from the policies that reach this rule.';
 const RETRY_MODELS =
   'traffic.retry applies only to HTTP backends; to try another model when one fails, route to a failover virtual model (virtualModel.failover). Remove retry from the policies that reach this rule.';
-const HOST_REWRITE =
-  "gw sets the Host of a request to an LLM provider or an MCP target from the provider's or target's own address; traffic.hostRewrite applies only to HTTP backends. Remove it from the policies that reach this rule.";
+const HOST_REWRITE_NONE =
+  "gw always sends an LLM provider or an MCP target its own Host (its address's): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
 const CUSTOM_BACKEND_REF =
   "A custom provider reached through a backendRef (a Service or an InferencePool) is not served by the data plane yet; support is planned. Set the provider's host and port instead (on a GwModel: baseURL).";
 const ENDPOINT_NAMESPACE =
@@ -662,7 +664,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     zeta: modelSettingsNotYet('Zeta', 'Amazon Bedrock'),
     custom: enforced(BY.custom),
     baseURL: enforced(BY.models, {
-      note: 'Scheme, host and port address the provider; the path is the path prefix of Alpha and Gamma models. A Custom model does not use the path (its formats[].path give the paths).',
+      note: "Scheme, host and port address the provider; the path takes the place of the API's /v1 base (Custom models: in each format's usual path; a format's own path is kept).",
     }),
     virtualModel: enforced(BY.virtualModels),
   },
@@ -703,14 +705,17 @@ const RESPONSE_SIDE: Declarations = {
  * A traffic place whose backend is not plain HTTP: the response side in the response path, the
  * extProc response phase there too, no host rewrite, and its own retry refusal and deadline.
  */
-function notHttpTraffic(retry: string, timeouts: Enforcement): Declarations {
+function notHttpTraffic(retry: string, timeouts: Enforcement, host: string): Declarations {
   return {
     ...RESPONSE_SIDE,
     extProc: enforced(BY.extProc, {
       note: 'The request phase runs in the traffic pipeline; the response phase (on unless processingOptions turn it off) in the response path.',
     }),
     retry: refused(retry),
-    hostRewrite: refused(HOST_REWRITE),
+    hostRewrite: enforced(host, {
+      note: "Auto is what gw does for these backends: the provider's or target's own Host.",
+    }),
+    'hostRewrite.mode': enforced(undefined, { refusedValues: { None: HOST_REWRITE_NONE } }),
     timeouts,
   };
 }
@@ -719,27 +724,30 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   'traffic:ai': notHttpTraffic(
     RETRY_AI,
     enforced(BY.llmRequest, {
-      note: 'The deadline of each provider attempt: with failover to another provider a request can take longer.',
+      note: 'The whole request from its arrival: every provider attempt of a failover included.',
     }),
+    BY.llmRequest,
   ),
   'traffic:mcp': notHttpTraffic(
     RETRY_MCP,
     enforced(`${DP}/mcp/client-input.ts`, {
       note: 'The deadline of each call to a target (a client request can make several).',
     }),
+    `${DP}/mcp/upstream-http.ts`,
   ),
   'traffic:models': notHttpTraffic(
     RETRY_MODELS,
     enforced(BY.llmRequest, {
-      note: 'The deadline of each attempt: with a failover virtual model a request can take longer.',
+      note: 'The whole request from its arrival: every attempt of a failover virtual model included.',
     }),
+    BY.llmRequest,
   ),
   'backend:http': {
-    ai: refused(AI_ONLY),
-    mcp: refused(MCP_ONLY),
+    ai: enforced(BY.appliesTo, { note: AI_ONLY }),
+    mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),
   },
   'backend:ai': {
-    mcp: refused(MCP_ONLY),
+    mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),
     health: enforced(BY.priorityGroups, {
       note: 'Per provider: health scores and eviction weigh the priority groups.',
     }),
@@ -748,22 +756,22 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
     'ai.routes': refused(ROUTES_PER_BACKEND),
   },
   'backend:mcp': {
-    ai: refused(AI_ONLY),
+    ai: enforced(BY.appliesTo, { note: AI_ONLY }),
     health: refused(MCP_HEALTH),
   },
   'backend:mcp-target': {
     mcp: refused(MCP_WHOLE_BACKEND),
   },
   'backend:models': {
-    tcp: refused(NOT_FOR_MODELS),
-    tls: refused(NOT_FOR_MODELS),
-    http: refused(NOT_FOR_MODELS),
-    tunnel: refused(NOT_FOR_MODELS),
-    auth: refused(NOT_FOR_MODELS),
-    ai: refused(NOT_FOR_MODELS),
-    transformation: refused(NOT_FOR_MODELS),
-    health: refused(NOT_FOR_MODELS),
-    mcp: refused(NOT_FOR_MODELS),
-    extAuth: refused(NOT_FOR_MODELS),
+    tcp: enforced(BY.models, { note: "Under the GwModel's own spec.policies, which win field by field." }),
+    tls: enforced(BY.models, { note: "Under the GwModel's own spec.policies.tls, which wins." }),
+    http: enforced(BY.models),
+    auth: enforced(BY.models, { note: "Under the GwModel's own spec.policies.auth, which wins." }),
+    health: enforced(BY.models, { note: "Under the GwModel's own spec.policies.health, which wins." }),
+    ai: enforced(BY.models, {
+      note: "Applied with the GwModel's own transformations and finalTransformations (its own run after).",
+    }),
+    'ai.routes': refused(MODEL_ROUTES),
+    mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),
   },
 };

@@ -119,8 +119,10 @@ export class RegistryWalk {
 
   /**
    * Every field set in `value` (a section or spec of the place's root type) that the place
-   * refuses, and every refused enum value used; only the top-most refused path of a subtree.
-   * Fields the schema does not have are not looked at (a configuration may carry resolved extras).
+   * refuses, and every refused enum value used; only the top-most refused path of a subtree. A
+   * top-level field the schema does not have (a newer configuration's) is refused too; deeper,
+   * fields the schema does not have are not looked at (a configuration carries resolved extras,
+   * such as the objects an API key selector chose).
    */
   refusalsIn(name: PlaceName, value: unknown): Refusal[] {
     let tree = this.#checks.get(name);
@@ -129,6 +131,12 @@ export class RegistryWalk {
       this.#checks.set(name, tree);
     }
     const out: Refusal[] = [];
+    if (!isPlainObject(value)) return out;
+    const place = placeNamed(name);
+    for (const field in value) {
+      if (value[field] !== undefined && place.root.properties?.[field] === undefined)
+        out.push({ path: field, reason: UNDECLARED_REASON });
+    }
     checkObject(tree, value, '', out);
     return out;
   }

@@ -3,7 +3,7 @@
 // policies, plan the upstream request, send it, and stop at the first attempt that answered the
 // client. A failed attempt moves on only while nothing has been sent to the client.
 import type { RouteType } from '../../api/types/ai.ts';
-import { shorterTimeout } from '../../util/deadlines.ts';
+import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
 import { NO_QUERY } from '../auth/backend/index.ts';
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
@@ -231,7 +231,7 @@ export async function runAttempts(
         body: payload,
         headers,
         path: search ? `${plan.path}?${search}` : plan.path,
-        timeoutMs: shorterTimeout(routed.route.timeoutMs, endpoint.requestTimeoutMs),
+        timeoutMs: attemptDeadline(routed, endpoint),
         unhealthy: endpoint.unhealthy,
         canRetry,
         onResponseHeaders: endpoint.headers?.response
@@ -259,14 +259,28 @@ export async function runAttempts(
   }
 }
 
-/** Client headers a provider never gets: its credentials (for the gateway), and framing gw sets itself. */
-const NOT_FOR_PROVIDER: ReadonlySet<string> = new Set([
-  'authorization',
-  'x-api-key',
-  'content-length',
-  'accept-encoding',
-  'host',
-]);
+/**
+ * The deadline of one attempt: what is left of the request's own deadline (HTTPRoute
+ * timeouts.request, traffic.timeouts.request: the whole request from its arrival, every attempt
+ * of a failover included), and each attempt's (HTTPRoute timeouts.backendRequest, the provider's
+ * BackendHTTP.requestTimeout).
+ */
+function attemptDeadline(routed: RoutedRequest, endpoint: ProviderEndpoint): number | undefined {
+  const { route, record } = routed;
+  const perAttempt = shorterTimeout(route.backendRequestTimeoutMs, endpoint.requestTimeoutMs);
+  if (route.requestTimeoutMs === undefined) return perAttempt;
+  return shorterTimeout(remainingMs(route.requestTimeoutMs, record.startTime, process.hrtime.bigint()), perAttempt);
+}
+
+/** Framing headers gw sets itself for the body it sends. */
+const FRAMING: ReadonlySet<string> = new Set(['content-length', 'accept-encoding']);
+
+/**
+ * The client's credentials (for the gateway) and its Host (gw sends the provider's): a provider
+ * gets them only when a traffic policy set them (a header modifier, a transformation), that is,
+ * when they are no longer the client's own.
+ */
+const CLIENT_OWN: ReadonlySet<string> = new Set(['authorization', 'x-api-key', 'host']);
 
 /**
  * The client's headers as every attempt starts from them: without its credentials (passthrough
@@ -275,8 +289,12 @@ const NOT_FOR_PROVIDER: ReadonlySet<string> = new Set([
  */
 function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string | string[]> {
   const forwarded = routed.forward.headers as Record<string, string | string[]>;
+  const incoming = routed.req.headers;
   const headers: Record<string, string | string[]> = {};
-  for (const name in forwarded) if (!NOT_FOR_PROVIDER.has(name)) headers[name] = forwarded[name]!;
+  for (const name in forwarded) {
+    if (FRAMING.has(name) || (CLIENT_OWN.has(name) && forwarded[name] === incoming[name])) continue;
+    headers[name] = forwarded[name]!;
+  }
   addForwardedFor(headers, routed.record.clientAddress, routed.scheme);
   return headers;
 }

@@ -9,6 +9,7 @@ import type { RouteType } from '../../api/types/ai.ts';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
+import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
 import { EndpointHealth } from '../balancing/endpoint-health.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
@@ -105,9 +106,16 @@ function compileModels(context: BackendCompileContext, policy: BackendFull): Map
   return compiled;
 }
 
-/** The model's base, or why its authorization cannot be used. */
+/** The model's base, or why it cannot be served (a field the registry refuses, an authorization that does not compile). */
 function base(key: string, spec: GwModelSpec): ModelBase | string {
   const name = key.slice(key.indexOf('/') + 1);
+  const refused = [
+    ...refusalsIn('model-spec', spec).map((refusal) => `spec.${refusal.path}: ${refusal.reason}`),
+    ...refusalsIn('model-policies', spec.policies ?? {}).map(
+      (refusal) => `spec.policies.${refusal.path}: ${refusal.reason}`,
+    ),
+  ];
+  if (refused.length > 0) return refused.join('; ');
   let authorization: AuthorizationRule | undefined;
   if (spec.policies?.authorization) {
     const rule = compileAuthorizationRule(spec.policies.authorization, 'policies.authorization');
@@ -170,7 +178,7 @@ function compileConcrete(
     https = url.protocol === 'https:';
     provider.host = url.hostname.replace(/^\[|\]$/g, '');
     provider.port = url.port ? Number(url.port) : https ? 443 : 80;
-    if (url.pathname !== '/' && family !== 'custom') provider.pathPrefix = url.pathname.replace(/\/$/, '');
+    if (url.pathname !== '/') provider.pathPrefix = url.pathname.replace(/\/$/, '');
   }
   const policies = spec.policies ?? {};
   const policy = endpointPolicy(backend, policies, https);

@@ -5,19 +5,24 @@
 // it (and a problem line for the log), never a crash.
 import type { CORS } from '../../api/types/traffic.ts';
 import type {
+  BackendObjectConfig,
   BackendRefConfig,
   DataPlaneConfig,
   ListenerConfig,
+  ModelsConfig,
   RuleConfig,
   TrafficConfig,
 } from '../../contract/dataplane-config.ts';
 import { namespaceOfKey } from '../../contract/dataplane-config.ts';
+import { backendPlace, sectionOwnFields, sectionPlace, trafficPlaces } from '../../contract/enforcement/consumers.ts';
+import type { PlaceName } from '../../contract/enforcement/places.ts';
+import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { shorterTimeout } from '../../util/deadlines.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
 import {
   type Backend,
   type BackendCompileContext,
-  type BackendRefusal,
+  backendRefusal,
   isRefusal,
   type RouteContext,
 } from '../backends/backend.ts';
@@ -124,28 +129,11 @@ export interface CompileContext {
   telemetry?: Telemetry;
 }
 
-/**
- * Frontend policy fields this data plane enforces (every field of the API today). A field outside
- * this list — one a newer configuration could carry — is refused, never silently skipped: what it
- * covers answers 500 (fail closed) and the reason is logged.
- */
-const ENFORCED_FRONTEND_FIELDS = new Set([
-  'http',
-  'accessLog',
-  'metrics',
-  'tracing',
-  'tcp',
-  'networkAuthorization',
-  'tls',
-  'proxyProtocol',
-  'connect',
-]);
-
-/** Backend policy fields this data plane enforces; the others are refused (500) with the reason. */
-const ENFORCED_BACKEND_FIELDS = new Set(['tcp', 'tls', 'http', 'auth', 'ai', 'health', 'mcp']);
-
-function unenforced(values: object | undefined, enforced: ReadonlySet<string>): string[] {
-  return Object.keys(values ?? {}).filter((field) => !enforced.has(field));
+/** What the enforcement registry refuses in `value` at `place`, as one line ("traffic.retry: why; ..."), or undefined. */
+function refusalText(place: PlaceName, value: unknown, prefix: string): string | undefined {
+  const refusals = refusalsIn(place, value);
+  if (refusals.length === 0) return undefined;
+  return refusals.map((refusal) => `${prefix}${refusal.path}: ${refusal.reason}`).join('; ');
 }
 
 /** Whether `host` (routing form) matches a listener hostname (exact, or "*." wildcard). */
@@ -358,18 +346,16 @@ function compileListener(compiling: Compiling, listener: ListenerConfig, firstOf
     preRoutingContext,
   );
   const preRouting = preRoutingMcpOAuth.policies;
-  const preRoutingRefusal = policyRefusal(preRouting);
+  const refusedPreRouting = refusalText('traffic', listener.preRouting, 'traffic.');
+  const preRoutingRefusal = refusedPreRouting ? `traffic policy ${refusedPreRouting}` : policyRefusal(preRouting);
   if (preRoutingRefusal)
     problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
   const telemetry = context.telemetry?.forFrontend(listener.frontend, {
     backends: config.backends,
     namespace: config.gateway.namespace,
   });
-  const refusedFields = unenforced(listener.frontend, ENFORCED_FRONTEND_FIELDS);
-  const frontendRefusal =
-    refusedFields.length > 0
-      ? `frontend policy ${refusedFields.map((field) => `frontend.${field}`).join(', ')} is not enforced by this data plane yet`
-      : undefined;
+  const refusedFrontend = refusalText('frontend', listener.frontend, 'frontend.');
+  const frontendRefusal = refusedFrontend && `frontend policy ${refusedFrontend}`;
   if (frontendRefusal) problems.push(`listener ${listener.name}: ${frontendRefusal}; the listener answers 500`);
   const connectionRefusal =
     connection.problems.length > 0 ? `frontend policy ${connection.problems.join('; ')}` : undefined;
@@ -418,14 +404,14 @@ function compileRule(
   };
   const mcpOAuth = withMcpOAuth(rule, config, compileTraffic(rule.traffic, policyContext), policyContext);
   const policies = mcpOAuth.policies;
-  const refused = policyRefusal(policies);
+  const refused = trafficRefusal(rule, config) ?? policyRefusal(policies);
   if (refused) problems.push(`${where}: ${refused}; the rule answers 500`);
   const backends: CompiledBackendRef[] = rule.models
     ? [
         {
           weight: 1,
           filters: compileFilters(undefined, rule.matches),
-          backend: backendOrRefusal(compileModelsBackend({ models: rule.models, context: compiling.backends }), 'ai'),
+          backend: compileModels(compiling, rule.models, where),
           name: 'GwModel *',
         },
       ]
@@ -466,6 +452,36 @@ function compileRule(
   };
 }
 
+/** What the registry refuses in a rule's traffic policy, at the place of each kind of backend it serves. */
+function trafficRefusal(rule: RuleConfig, config: DataPlaneConfig): string | undefined {
+  const lines = new Set<string>();
+  for (const place of trafficPlaces(rule, config.backends)) {
+    for (const refusal of refusalsIn(place, rule.traffic)) lines.add(`traffic.${refusal.path}: ${refusal.reason}`);
+  }
+  return lines.size > 0 ? `traffic policy ${[...lines].join('; ')}` : undefined;
+}
+
+/**
+ * What the registry refuses for one backendRef: the backend's spec (its kind, its providers), the
+ * effective backend policy, and what each AI provider or MCP target sets itself.
+ */
+function backendRefusalText(ref: BackendRefConfig, object: BackendObjectConfig): string | undefined {
+  const found: string[] = [];
+  if (object.kind === 'GwBackend') {
+    const spec = refusalText('backend-spec', object.spec, 'spec.');
+    if (spec) found.push(`${ref.backend} ${spec}`);
+  }
+  const policy = refusalText(backendPlace(object), ref.policy, 'backend.');
+  if (policy) found.push(`backend policy ${policy}`);
+  const place = sectionPlace(object);
+  for (const [name, section] of Object.entries(ref.sections ?? {})) {
+    if (!place) break;
+    const own = refusalText(place, sectionOwnFields(section, ref.policy), 'backend.');
+    if (own) found.push(`backend policy of ${name} ${own}`);
+  }
+  return found.length > 0 ? found.join('; ') : undefined;
+}
+
 /** The backend of one backendRef, or what answers for it when it cannot be served. */
 function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string): Backend {
   const object = compiling.config.backends[ref.backend];
@@ -476,11 +492,8 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string):
   };
   if (ref.problem) return refuse(`backend ${ref.backend}: ${ref.problem}`);
   if (!object) return refuse(`backend ${ref.backend} is not in the configuration`);
-  const notEnforced = unenforced(ref.policy, ENFORCED_BACKEND_FIELDS);
-  if (notEnforced.length > 0) {
-    const fields = notEnforced.map((field) => `backend.${field}`).join(', ');
-    return refuse(`backend policy ${fields} is not enforced by this data plane yet`);
-  }
+  const refused = backendRefusalText(ref, object);
+  if (refused) return refuse(refused);
   const namespace = namespaceOfKey(ref.backend);
   const compiled = compileBackendRef({
     key: ref.backend,
@@ -497,8 +510,15 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string):
   return compiled;
 }
 
-function backendOrRefusal(compiled: Backend | BackendRefusal, type: BackendType): Backend {
-  return isRefusal(compiled) ? new RefusedBackend(type, compiled.status, compiled.message) : compiled;
+/** The GwModels a rule or listener serves, or what answers for them when the backend policy on the way is refused. */
+function compileModels(compiling: Compiling, models: ModelsConfig, where: string): Backend {
+  const refused = refusalText('backend:models', models.policy, 'backend.');
+  const compiled = refused
+    ? backendRefusal(`backend policy ${refused}`)
+    : compileModelsBackend({ models, context: compiling.backends });
+  if (!isRefusal(compiled)) return compiled;
+  compiling.problems.push(`${where} GwModels: ${compiled.message}`);
+  return new RefusedBackend('ai', compiled.status, compiled.message);
 }
 
 /** A rule's (or PreRouting) traffic policies with what MCP OAuth adds, and its MCP OAuth endpoint. */

@@ -3,7 +3,6 @@
 // (listed by the controller, one target per MCP port), each with its effective connection policy
 // (GwPolicy < GwBackend < target, merged by the controller into the backendRef's sections) turned
 // into a shared connection pool and backend auth.
-import { isDeepStrictEqual } from 'node:util';
 import type { Pool } from 'undici';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { MCPBackend } from '../../api/types/mcp.ts';
@@ -44,9 +43,6 @@ const APP_PROTOCOLS: Record<string, McpProtocol> = {
   'agentgateway.dev/mcp-sse': 'SSE',
 };
 
-/** Connection policy fields that apply to MCP targets; others are refused rather than ignored. */
-const TARGET_POLICY_FIELDS = new Set(['tcp', 'tls', 'http', 'auth']);
-
 /** A target name must be a section name: no '_' or '+', which end the prefix in names and URIs. */
 const TARGET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -62,18 +58,9 @@ export function compileTargets(input: BackendRefInput, spec: MCPBackend): McpTar
   const taken = new Set<string>();
   for (const [index, target] of spec.targets.entries()) {
     const field = `targets[${index}]`;
+    // The target's effective connection policy (the fields that do not apply to a target are
+    // refused before: contract/enforcement, place backend:mcp-target).
     const policy = input.ref.sections?.[target.name] ?? input.ref.policy;
-    // The backend's own `mcp` policy is merged into every target's: it applies to the backend
-    // (its hooks). One that differs on a target is the target's own, and refused.
-    const refused = Object.keys(policy).filter(
-      (key) =>
-        !TARGET_POLICY_FIELDS.has(key) && !(key === 'mcp' && isDeepStrictEqual(policy.mcp, input.ref.policy.mcp)),
-    );
-    if (refused.length > 0)
-      return {
-        field,
-        message: `backend policy ${refused.map((key) => `backend.${key}`).join(', ')} does not apply to MCP targets`,
-      };
     if (target.static) {
       const s = target.static;
       const protocol = s.protocol ?? 'StreamableHTTP';

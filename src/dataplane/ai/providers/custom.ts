@@ -5,7 +5,7 @@ import type { ClientFormat } from './errors.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { providerOrigin } from './origin.ts';
-import { type ConfiguredPath, configuredPath, plainPath } from './paths.ts';
+import { type ConfiguredPath, configuredPath, plainPath, prefixedClientPath } from './paths.ts';
 import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from './planner.ts';
 import type { Origin, ProviderService } from './types.ts';
 
@@ -53,15 +53,17 @@ function customTarget(
   return { origin: providerOrigin(address.host, address.port), service: undefined };
 }
 
+/** A usual path under a GwModel baseURL's path prefix, which replaces its `/v1`. */
+function withPrefix(usualPath: string, prefix: string | undefined): string {
+  return prefixedClientPath(usualPath, prefix, '/v1');
+}
+
 export function compileCustom(
   config: CustomProvider,
   address: FamilyAddress,
   name: string | undefined,
   namespace: string | undefined,
 ): ProviderPlanner | ProviderConfigError {
-  if (address.pathPrefix !== undefined) {
-    return new ProviderConfigError('pathPrefix', 'is allowed only for alpha and gamma providers');
-  }
   const target = customTarget(config, address, namespace);
   if (target instanceof ProviderConfigError) return target;
 
@@ -74,10 +76,11 @@ export function compileCustom(
     if (routes.has(format)) {
       return new ProviderConfigError(`custom.formats[${index}].type`, `${entry.type} is listed twice`);
     }
-    // A format's own path beats the provider's path, which beats the format's usual path.
+    // A format's own path beats the provider's path, which beats the format's usual path (under a
+    // GwModel baseURL's path, which takes the place of its /v1).
     const path =
       entry.path === undefined
-        ? (address.path ?? plainPath(usualPath))
+        ? (address.path ?? plainPath(withPrefix(usualPath, address.pathPrefix)))
         : configuredPath(entry.path, `custom.formats[${index}].path`);
     if (path instanceof ProviderConfigError) return path;
     routes.set(format, path);
@@ -90,7 +93,7 @@ export function compileCustom(
     );
   }
   if (OPENAI_STYLE.some((format) => routes.has(format))) {
-    routes.set('models', address.path ?? plainPath(MODELS_PATH));
+    routes.set('models', address.path ?? plainPath(withPrefix(MODELS_PATH, address.pathPrefix)));
   }
   const definition: ProviderDefinition = {
     name,
@@ -100,7 +103,7 @@ export function compileCustom(
     keyStyle: 'bearer',
     model: config.model,
     routes,
-    forwardedPath: (clientPath) => address.path ?? plainPath(clientPath),
+    forwardedPath: (clientPath) => address.path ?? plainPath(withPrefix(clientPath, address.pathPrefix)),
     forwardedAnthropicVersion: false,
   };
   return new ProviderPlanner(definition);
