@@ -195,6 +195,19 @@ function admitOrThrow(input: unknown): KubeObject {
   return result.object!;
 }
 
+/** A controller on `store` whose passes run only when the test flushes it; its updates, in order. */
+function startController(store: MemoryStore): { controller: Controller; updates: ConfigUpdate[] } {
+  const updates: ConfigUpdate[] = [];
+  const controller = new Controller(store, {
+    now: () => '2026-01-01T00:00:00Z',
+    debounceMs: 60_000,
+    statusDelayMs: 60_000,
+    onConfigs: (update) => updates.push(update),
+  });
+  controller.start();
+  return { controller, updates };
+}
+
 /** Configurations without their revision stamp, keyed and ordered for comparison. */
 function comparable(configs: ReadonlyMap<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -217,14 +230,7 @@ describe('the fast pass', () => {
     );
     const makers = Object.values(make);
     for (let i = 0; i < 60; i++) store.apply(admitOrThrow(makers[i % makers.length]!()));
-    const updates: ConfigUpdate[] = [];
-    const controller = new Controller(store, {
-      now: () => '2026-01-01T00:00:00Z',
-      debounceMs: 60_000,
-      statusDelayMs: 60_000,
-      onConfigs: (update) => updates.push(update),
-    });
-    controller.start();
+    const { controller, updates } = startController(store);
     try {
       let fastUpdates = 0;
       for (let step = 0; step < 300; step++) {
@@ -326,14 +332,7 @@ spec: {parentRefs: [{kind: HTTPRoute, name: web, namespace: routes, sectionName:
     it(`a grant for ${what} added, then deleted, is followed by the fast pass alone`, () => {
       const store = new MemoryStore();
       for (const object of admitted(world)) store.apply(object);
-      const updates: ConfigUpdate[] = [];
-      const controller = new Controller(store, {
-        now: () => '2026-01-01T00:00:00Z',
-        debounceMs: 60_000,
-        statusDelayMs: 60_000,
-        onConfigs: (update) => updates.push(update),
-      });
-      controller.start();
+      const { controller, updates } = startController(store);
       try {
         const config = () => controller.currentConfigs.get('infra/ai')!;
         assert.equal(served(config()), false, 'refused without the grant');
