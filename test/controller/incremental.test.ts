@@ -11,7 +11,7 @@ import { snapshotFromStore } from '../../src/controller/snapshot.ts';
 import { translate } from '../../src/controller/translate.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import { kindKey, objectKey } from '../../src/store/store.ts';
-import { admitted } from '../helpers/objects.ts';
+import { admitted, GATEWAY_CLASS_YAML } from '../helpers/objects.ts';
 import { seededRandom } from '../helpers/random.ts';
 
 const GATEWAY_API = 'gateway.networking.k8s.io/v1';
@@ -264,13 +264,7 @@ describe('the fast pass and ReferenceGrants', () => {
   // One Gateway whose references each cross into their own namespace: a certificate (certs), a
   // backend (backends), a GwModel attaching to its route (the route in routes, the model in
   // models). A grant in one namespace must reach the Gateway through that reference alone.
-  const world = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
+  const world = `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai, namespace: infra}
 spec:

@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { httpsGet, tlsFixture } from '../../helpers/https-get.ts';
-import { admitted } from '../../helpers/objects.ts';
+import { admitted, GATEWAY_CLASS_YAML } from '../../helpers/objects.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { eventually } from '../../helpers/until.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -32,6 +32,17 @@ function parentConditions(gw: TestGateway, kind: string, key: string): Condition
 
 function condition(conditions: Condition[], type: string): Condition | undefined {
   return conditions.find((c) => c.type === type);
+}
+
+/** Gateway ai on `port` and HTTPRoute default/web on it with `rules` (YAML sequence items). */
+function webRouteYaml(port: number, rules: string): string {
+  return `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+${rules}`;
 }
 
 describe('a GwModel attached to an HTTPRoute of another namespace', () => {
@@ -143,17 +154,14 @@ spec:
     upstream = await startRecordingUpstream();
     port = await freePort();
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {value: /backend}}]
+      'gateway.yaml': webRouteYaml(
+        port,
+        `    - matches: [{path: {value: /backend}}]
       backendRefs: [{group: gw.dev, kind: GwBackend, name: web, namespace: team-b}]
     - matches: [{path: {value: /service}}]
       backendRefs: [{name: app, namespace: team-b, port: ${upstream.port}}]
 `,
+      ),
       // The backend, the policy on it and the Secret the policy names all live in team-b; a
       // Secret of the same name in the route's namespace must not be the one used.
       'team-b.yaml': `apiVersion: gw.dev/v1alpha1
@@ -252,12 +260,7 @@ spec:
     httpsPort = await freePort();
     const pem = JSON.stringify({ 'tls.crt': tlsFixture('a.crt'), 'tls.key': tlsFixture('a.key') });
     gw = await startTestGateway({
-      'gateway.yaml': `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
+      'gateway.yaml': `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai}
 spec:
@@ -335,13 +338,7 @@ describe('a backendRef to a GwBackend that is not Accepted', () => {
     upstream = await startRecordingUpstream();
     port = await freePort();
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: signer}]}]
-`,
+      'gateway.yaml': webRouteYaml(port, '    - backendRefs: [{group: gw.dev, kind: GwBackend, name: signer}]\n'),
     });
     // Admission refuses jwtSign claims the signer sets itself; a cluster whose CRD predates that
     // rule may still hold such an object. It goes into the store as such a cluster would hand it.
