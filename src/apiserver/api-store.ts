@@ -17,6 +17,7 @@ import {
   type WatchEvent,
 } from '../store/store.ts';
 import { isPlainObject, rfc3339Now } from '../util/values.ts';
+import { toServedVersion, toStoredVersion } from './conversion.ts';
 import {
   ApiError,
   alreadyExists,
@@ -164,7 +165,7 @@ export class ApiStore implements Store {
     return this.objects.revision;
   }
 
-  // ---- reads ----
+  // ---- reads (objects as stored: conversion.ts turns them into the client's version) ----
 
   get(resource: ApiResource, namespace: string | undefined, name: string): StoredObject {
     const entry = this.objects.get(resource.kindKey, keyOf(resource.namespaced ? namespace : undefined, name));
@@ -241,11 +242,13 @@ export class ApiStore implements Store {
     } catch (error) {
       throw badRequest(`the patch is not valid JSON: ${(error as Error).message}`);
     }
+    // A patch applies to the object as the client's version shows it.
+    const served = toServedVersion(resource, existing.object);
     let patched: unknown;
     try {
-      if (type === 'json') patched = applyJsonPatch(existing.object, patch);
-      else if (type === 'merge') patched = applyMergePatch(existing.object, patch);
-      else patched = applyStrategicMergePatch(existing.object, patch, resource.listStrategies ?? new Map());
+      if (type === 'json') patched = applyJsonPatch(served, patch);
+      else if (type === 'merge') patched = applyMergePatch(served, patch);
+      else patched = applyStrategicMergePatch(served, patch, resource.listStrategies ?? new Map());
     } catch (error) {
       if (!(error instanceof PatchError)) throw error;
       if (error.malformed) throw badRequest(error.message);
@@ -332,7 +335,10 @@ export class ApiStore implements Store {
 
   // ---- the write pipeline ----
 
-  /** Checks the envelope of a request body and fills in what the endpoint implies. */
+  /**
+   * Checks the envelope of a request body and fills in what the endpoint implies; the result is
+   * in the kind's stored version.
+   */
   private decode(resource: ApiResource, body: unknown, namespace: string | undefined, name?: string): KubeObject {
     const object = structuredClone(asObject(body, 'the request body')) as KubeObject;
     if (object.apiVersion === undefined || object.apiVersion === '') object.apiVersion = resource.apiVersion;
@@ -363,6 +369,7 @@ export class ApiStore implements Store {
       }
       metadata.name = name;
     }
+    toStoredVersion(resource, object);
     return object;
   }
 
@@ -482,7 +489,7 @@ export class ApiStore implements Store {
     const unknownWarnings = judgeUnknownFields(resource, config, fieldValidation);
     const { object: merged, owners } = applyOrConflict({
       schema: resource.definition.schema,
-      live: live ?? { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { ...input.metadata } },
+      live: live ?? { apiVersion: resource.storageApiVersion, kind: resource.kind, metadata: { ...input.metadata } },
       config,
       owners: decodeManagedFields(live?.metadata.managedFields),
       identity,
@@ -499,7 +506,7 @@ export class ApiStore implements Store {
       if (admitted.status === undefined) delete next.status;
       else next.status = admitted.status;
     } else {
-      mergedObject.apiVersion = resource.apiVersion;
+      mergedObject.apiVersion = resource.storageApiVersion;
       mergedObject.kind = resource.kind;
       const admitted = admitObject(resource, mergedObject, 'Ignore');
       next = admitted.object;

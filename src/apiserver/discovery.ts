@@ -60,9 +60,19 @@ export function coreVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
-function groupEntry(group: string, version: string): Record<string, unknown> {
-  const groupVersion = { groupVersion: `${group}/${version}`, version };
-  return { name: group, versions: [groupVersion], preferredVersion: groupVersion };
+/** The served versions of the core group or of each named group, in priority order (the first is preferred). */
+function versionsByGroup(core: boolean): Map<string, ReturnType<typeof groupVersions>> {
+  const groups = new Map<string, ReturnType<typeof groupVersions>>();
+  for (const entry of groupVersions()) {
+    if ((entry.group === '') !== core) continue;
+    groups.set(entry.group, [...(groups.get(entry.group) ?? []), entry]);
+  }
+  return groups;
+}
+
+function groupEntry(group: string, versions: readonly { version: string }[]): Record<string, unknown> {
+  const entries = versions.map(({ version }) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: entries, preferredVersion: entries[0] };
 }
 
 /** /apis (legacy): every named group. */
@@ -70,17 +80,15 @@ export function groupList(): Record<string, unknown> {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: groupVersions()
-      .filter((entry) => entry.group !== '')
-      .map((entry) => groupEntry(entry.group, entry.version)),
+    groups: [...versionsByGroup(false)].map(([group, versions]) => groupEntry(group, versions)),
   };
 }
 
 /** /apis/<group>, or undefined when the group is not served. */
 export function apiGroup(group: string): Record<string, unknown> | undefined {
-  const entry = groupVersions().find((candidate) => candidate.group === group && group !== '');
-  if (!entry) return undefined;
-  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(entry.group, entry.version) };
+  const versions = versionsByGroup(false).get(group);
+  if (!versions) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) };
 }
 
 /** /api/v1 or /apis/<group>/<version>, or undefined when not served. */
@@ -115,18 +123,18 @@ function aggregatedResource(resource: ApiResource): Record<string, unknown> {
 
 /** Aggregated discovery of /api (`core`) or /apis (the named groups), as APIGroupDiscoveryList. */
 export function aggregatedDiscovery(which: 'core' | 'groups', discoveryVersion: string): Record<string, unknown> {
-  const items = groupVersions()
-    .filter((entry) => (entry.group === '') === (which === 'core'))
-    .map((entry) => {
-      const metadata: Record<string, unknown> = { creationTimestamp: null };
-      if (entry.group !== '') metadata.name = entry.group;
-      return {
-        metadata,
-        versions: [
-          { version: entry.version, resources: entry.resources.map(aggregatedResource), freshness: 'Current' },
-        ],
-      };
-    });
+  const items = [...versionsByGroup(which === 'core')].map(([group, versions]) => {
+    const metadata: Record<string, unknown> = { creationTimestamp: null };
+    if (group !== '') metadata.name = group;
+    return {
+      metadata,
+      versions: versions.map((entry) => ({
+        version: entry.version,
+        resources: entry.resources.map(aggregatedResource),
+        freshness: 'Current',
+      })),
+    };
+  });
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${discoveryVersion}`,

@@ -12,7 +12,7 @@ import { kindKey, objectKey, type WatchEvent } from '../store/store.ts';
 import type { ApiStore } from './api-store.ts';
 import { ApiError } from './errors.ts';
 import { decodeManagedFields } from './managed-fields/managers.ts';
-import { RESOURCES, resourceOfKind } from './resources.ts';
+import { RESOURCES, resourceOfKind, resourceOfVersion } from './resources.ts';
 
 /** The field manager of objects applied from files. */
 export const FILES_MANAGER = 'gw-files';
@@ -90,7 +90,8 @@ export class FileApplier {
   }
 
   private apply(object: KubeObject): void {
-    const resource = resourceOfKind(kindKey(object));
+    // Applied in the version the file uses (a kind served in two versions accepts either).
+    const resource = resourceOfVersion(object.apiVersion, object.kind);
     if (!resource) return;
     const namespace = resource.namespaced ? object.metadata.namespace : undefined;
     try {

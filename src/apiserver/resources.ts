@@ -1,7 +1,7 @@
 // The resources the API server serves: every kind of the API registry (src/api/kinds) under its
-// REST names, with what kubectl learns from discovery (short names, categories, verbs, scope)
-// and the facts Kubernetes gives the kinds gw did not define (core and Gateway API short names,
-// strategic-merge list keys of the core kinds).
+// REST names, in every version it is served in, with what kubectl learns from discovery (short
+// names, categories, verbs, scope) and the facts Kubernetes gives the kinds gw did not define
+// (core and Gateway API short names, strategic-merge list keys of the core kinds).
 import { apiVersionOf, type KindDefinition } from '../api/kinds/kind.ts';
 import { KINDS } from '../api/kinds/registry.ts';
 import type { KindKey } from '../store/store.ts';
@@ -17,6 +17,8 @@ export interface ApiResource extends ErrorSubject {
   singular: string;
   listKind: string;
   apiVersion: string;
+  /** The apiVersion objects of the kind are stored in (conversion.ts); apiVersion for most kinds. */
+  storageApiVersion: string;
   /** The store's kind key ("gw.dev/GwBackend", "/Secret"). */
   kindKey: KindKey;
   namespaced: boolean;
@@ -41,6 +43,7 @@ const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[]
   'gateway.networking.k8s.io/Gateway': { shortNames: ['gtw'], categories: ['gateway-api'] },
   'gateway.networking.k8s.io/HTTPRoute': { categories: ['gateway-api'] },
   'gateway.networking.k8s.io/ListenerSet': { categories: ['gateway-api'] },
+  'gateway.networking.k8s.io/ReferenceGrant': { shortNames: ['refgrant'], categories: ['gateway-api'] },
 };
 
 /** Lists every object carries that merge by key under strategic merge patch. */
@@ -63,19 +66,20 @@ function kindKeyOf(definition: KindDefinition): KindKey {
   return `${definition.group}/${definition.kind}`;
 }
 
-function toResource(definition: KindDefinition): ApiResource {
+function toResource(definition: KindDefinition, version: string): ApiResource {
   const key = kindKeyOf(definition);
   const known = KNOWN_NAMES[key] ?? {};
   const core = definition.group === '';
   return {
     definition,
     group: definition.group,
-    version: definition.version,
+    version,
     kind: definition.kind,
     plural: definition.plural,
     singular: definition.singular,
     listKind: definition.listKind,
-    apiVersion: apiVersionOf(definition),
+    apiVersion: apiVersionOf({ group: definition.group, version }),
+    storageApiVersion: apiVersionOf(definition),
     kindKey: key,
     namespaced: definition.namespaced,
     shortNames: definition.shortNames ?? known.shortNames ?? [],
@@ -86,31 +90,70 @@ function toResource(definition: KindDefinition): ApiResource {
   };
 }
 
-export const RESOURCES: readonly ApiResource[] = KINDS.map(toResource);
+/** One resource per kind, in the version its objects are stored in: what per-kind work iterates. */
+export const RESOURCES: readonly ApiResource[] = KINDS.map((definition) => toResource(definition, definition.version));
+
+/** Every resource served: each kind in each of its versions (the stored one is in RESOURCES). */
+export const SERVED_RESOURCES: readonly ApiResource[] = KINDS.flatMap((definition) =>
+  definition.servedVersions.map((version) =>
+    version === definition.version
+      ? RESOURCES.find((resource) => resource.definition === definition)!
+      : toResource(definition, version),
+  ),
+);
 
 const byPath = new Map(
-  RESOURCES.map((resource) => [`${resource.group}/${resource.version}/${resource.plural}`, resource]),
+  SERVED_RESOURCES.map((resource) => [`${resource.group}/${resource.version}/${resource.plural}`, resource]),
 );
 const byKindKey = new Map(RESOURCES.map((resource) => [resource.kindKey, resource]));
+const byApiVersionAndKind = new Map(
+  SERVED_RESOURCES.map((resource) => [`${resource.apiVersion} ${resource.kind}`, resource]),
+);
 
 /** The resource served at /api(s)/<group>/<version>/<plural>. */
 export function resourceAt(group: string, version: string, plural: string): ApiResource | undefined {
   return byPath.get(`${group}/${version}/${plural}`);
 }
 
+/** The resource of a kind in the version its objects are stored in. */
 export function resourceOfKind(kind: KindKey): ApiResource | undefined {
   return byKindKey.get(kind);
 }
 
-/** The group-versions served, core ("" v1) first, then groups by name. */
+/** The resource an object of this apiVersion and kind is written through. */
+export function resourceOfVersion(apiVersion: string, kind: string): ApiResource | undefined {
+  return byApiVersionAndKind.get(`${apiVersion} ${kind}`);
+}
+
+/**
+ * Kubernetes' version priority, highest first: GA before beta before alpha, then the larger
+ * major and the larger pre-release number (v1, v1beta2, v1beta1, v1alpha1).
+ */
+export function compareVersionPriority(a: string, b: string): number {
+  const rank = (version: string): number[] => {
+    const match = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(version);
+    if (!match) return [0, 0, 0];
+    const stage = match[2] === undefined ? 3 : match[2] === 'beta' ? 2 : 1;
+    return [stage, Number(match[1]), Number(match[3] ?? 0)];
+  };
+  const [x, y] = [rank(a), rank(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return y[i]! - x[i]!;
+  return 0;
+}
+
+/**
+ * The group-versions served: core ("" v1) first, then groups by name; the versions of a group in
+ * priority order, the first being the group's preferred version.
+ */
 export function groupVersions(): { group: string; version: string; resources: ApiResource[] }[] {
   const groups = new Map<string, { group: string; version: string; resources: ApiResource[] }>();
-  for (const resource of RESOURCES) {
+  for (const resource of SERVED_RESOURCES) {
     const id = `${resource.group}/${resource.version}`;
     if (!groups.has(id)) groups.set(id, { group: resource.group, version: resource.version, resources: [] });
     groups.get(id)!.resources.push(resource);
   }
-  return [...groups.values()].sort((a, b) =>
-    a.group === '' ? -1 : b.group === '' ? 1 : a.group.localeCompare(b.group),
-  );
+  return [...groups.values()].sort((a, b) => {
+    if (a.group !== b.group) return a.group === '' ? -1 : b.group === '' ? 1 : a.group.localeCompare(b.group);
+    return compareVersionPriority(a.version, b.version);
+  });
 }

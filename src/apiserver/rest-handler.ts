@@ -9,6 +9,7 @@ import type { KubeObject } from '../api/validate/admission.ts';
 import { isPlainObject } from '../util/values.ts';
 import { type ApiStore, PATCH_MEDIA_TYPES, type PatchType, patchTypesOf, type WriteOptions } from './api-store.ts';
 import { CONTINUE_EXPIRED, decodeContinue, encodeContinue } from './continue-token.ts';
+import { servedText, toServedVersion } from './conversion.ts';
 import {
   ApiError,
   badRequest,
@@ -228,11 +229,12 @@ export class RestHandler {
     response: ServerResponse,
     resource: ApiResource,
     code: number,
-    object: KubeObject,
+    stored: KubeObject,
     query: URLSearchParams,
     warnings: readonly string[] = [],
   ): void {
     const representation = this.representation(request);
+    const object = toServedVersion(resource, stored);
     if (representation === 'plain') {
       sendJson(response, code, object, warnings);
       return;
@@ -257,7 +259,8 @@ export class RestHandler {
 
   private async get(request: IncomingMessage, response: ServerResponse, route: ResourceRoute, query: URLSearchParams) {
     const entry = this.store.get(route.resource, route.namespace, route.name!);
-    if (this.representation(request) === 'plain') return sendJson(response, 200, entry.text);
+    if (this.representation(request) === 'plain')
+      return sendJson(response, 200, servedText(route.resource, entry.object, entry.text));
     this.sendObject(request, response, route.resource, 200, entry.object, query);
   }
 
@@ -319,13 +322,14 @@ export class RestHandler {
     }
     if (representation === 'plain') {
       const head = `{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(resource.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
-      return sendJson(response, 200, `${head}${page.map((entry) => entry.text).join(',')}]}`);
+      const items = page.map((entry) => servedText(resource, entry.object, entry.text));
+      return sendJson(response, 200, `${head}${items.join(',')}]}`);
     }
     const apiVersion = `meta.k8s.io/${representation.version}`;
     if (representation.as === 'Table') {
       const table = toTable(
         resource,
-        page.map((entry) => entry.object),
+        page.map((entry) => toServedVersion(resource, entry.object)),
         metadata,
         this.tableOptions(query),
       );
@@ -501,7 +505,7 @@ export class RestHandler {
       kind: resource.listKind,
       apiVersion: resource.apiVersion,
       metadata: { resourceVersion: String(this.store.objects.revision) },
-      items: deleted,
+      items: deleted.map((object) => toServedVersion(resource, object)),
     });
   }
 }

@@ -6,6 +6,7 @@
 // before the server ends its watch (the client resumes from its last resourceVersion).
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../api/validate/admission.ts';
+import { servedText, toServedVersion } from './conversion.ts';
 import { expired } from './errors.ts';
 import type { ObjectEvent, ObjectStore } from './object-store.ts';
 import type { ApiResource } from './resources.ts';
@@ -76,9 +77,10 @@ export function serveWatch(
     response.write(`{"type":"${type}","object":${typeof object === 'string' ? object : JSON.stringify(object)}}\n`);
   };
   const sendObject = (type: EventType, object: KubeObject, text: string) => {
-    if (request.table)
-      send(type, toTable(resource, [object], { resourceVersion: object.metadata.resourceVersion }, request.table));
-    else send(type, text);
+    if (request.table) {
+      const served = toServedVersion(resource, object);
+      send(type, toTable(resource, [served], { resourceVersion: object.metadata.resourceVersion }, request.table));
+    } else send(type, servedText(resource, object, text));
   };
   const visible = (object: KubeObject | undefined) =>
     object !== undefined && (namespace === undefined || object.metadata.namespace === namespace) && selector(object);

@@ -19,6 +19,16 @@ function refText(ref: { kind?: string; namespace?: string; name: string; section
   return `${ref.kind ?? 'Gateway'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}${ref.sectionName ? ` ${ref.sectionName}` : ''}`;
 }
 
+/** Kinds gw reads but writes no status for. */
+const WITHOUT_STATUS = new Set([
+  '/Secret',
+  '/ConfigMap',
+  '/Service',
+  '/Namespace',
+  'gw.dev/GwParameters',
+  'gateway.networking.k8s.io/ReferenceGrant',
+]);
+
 /** The lines describing one object's status: its own conditions, then per listener/parent/ancestor. */
 function statusLines(status: Record<string, unknown> | undefined): string[] {
   if (!status) return ['  (no status: not handled by gw)'];
@@ -55,7 +65,7 @@ export function statusCommand(args: string[], io: Io): number {
   for (const problem of world.problems) io.stderr(`${problem.message}\n`);
   const out: string[] = [];
   for (const kind of Object.values(SNAPSHOT_KINDS)) {
-    if (['/Secret', '/ConfigMap', '/Service', '/Namespace', 'gw.dev/GwParameters'].includes(kind)) continue;
+    if (WITHOUT_STATUS.has(kind)) continue;
     const items = world.store
       .list(kind)
       .items.sort((a, b) =>

@@ -372,7 +372,11 @@ function referencedByRule(building: Building, rule: RuleConfig, namespace: strin
   }
 }
 
-/** A backendRef of a rule (GwModel "*" has none: the rule's models serve it). */
+/**
+ * A backendRef of a rule (GwModel "*" has none: the rule's models serve it). One with a problem
+ * is answered 500 and never reached: nothing of its backend (spec, policies, the Secrets they
+ * name — perhaps of a namespace that did not consent) goes into the configuration.
+ */
 function backendRefConfig(
   building: Building,
   rulePoint: AttachmentPoint,
@@ -380,6 +384,10 @@ function backendRefConfig(
 ): BackendRefConfig | undefined {
   if (ref.kind !== 'Service' && ref.kind !== 'GwBackend') return undefined;
   const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
+  if (ref.problem) {
+    const port = ref.port !== undefined ? { port: ref.port } : {};
+    return { backend: key, weight: ref.weight, policy: {}, ...port, problem: ref.problem };
+  }
   const { snapshot, config, referenced } = building;
   const backendPoint: AttachmentPoint = {
     ...rulePoint,
@@ -396,7 +404,6 @@ function backendRefConfig(
   if (policySources) refConfig.policySources = policySources;
   if (ref.port !== undefined) refConfig.port = ref.port;
   if (ref.filters) refConfig.filters = ref.filters;
-  if (ref.problem) refConfig.problem = ref.problem;
   const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
   if (sections.length > 0) {
     refConfig.sections = {};
@@ -413,7 +420,7 @@ function backendRefConfig(
         referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
     }
   }
-  if (object && !ref.problem) {
+  if (object) {
     if (ref.kind === 'GwBackend') addMcpSelections(building, refConfig, object);
     config.backends[key] = backendObject(ref.kind, object);
     for (const found of findReferences(object.spec, 'spec'))

@@ -10,6 +10,7 @@ export const SNAPSHOT_KINDS = {
   gateways: 'gateway.networking.k8s.io/Gateway',
   listenerSets: 'gateway.networking.k8s.io/ListenerSet',
   httpRoutes: 'gateway.networking.k8s.io/HTTPRoute',
+  referenceGrants: 'gateway.networking.k8s.io/ReferenceGrant',
   namespaces: '/Namespace',
   services: '/Service',
   secrets: '/Secret',

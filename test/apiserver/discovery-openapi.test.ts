@@ -88,6 +88,46 @@ describe('discovery', () => {
     assert.equal(beta.json.apiVersion, 'apidiscovery.k8s.io/v2beta1');
   });
 
+  test('a group served in two versions: both listed, the GA one preferred, ReferenceGrant in each', async () => {
+    const group = (await api.request('GET', '/apis/gateway.networking.k8s.io')).json;
+    assert.deepEqual(group.versions, [
+      { groupVersion: 'gateway.networking.k8s.io/v1', version: 'v1' },
+      { groupVersion: 'gateway.networking.k8s.io/v1beta1', version: 'v1beta1' },
+    ]);
+    assert.deepEqual(group.preferredVersion, { groupVersion: 'gateway.networking.k8s.io/v1', version: 'v1' });
+    const listed = (await api.request('GET', '/apis')).json.groups.find(
+      (entry: { name: string }) => entry.name === 'gateway.networking.k8s.io',
+    );
+    assert.deepEqual(listed, { name: group.name, versions: group.versions, preferredVersion: group.preferredVersion });
+    const beta = (await api.request('GET', '/apis/gateway.networking.k8s.io/v1beta1')).json;
+    assert.deepEqual(beta.resources, [
+      {
+        name: 'referencegrants',
+        singularName: 'referencegrant',
+        namespaced: true,
+        kind: 'ReferenceGrant',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        shortNames: ['refgrant'],
+        categories: ['gateway-api'],
+      },
+    ]);
+    const v1 = (await api.request('GET', '/apis/gateway.networking.k8s.io/v1')).json;
+    assert.ok(v1.resources.some((resource: { name: string }) => resource.name === 'referencegrants'));
+    const aggregated = (await api.request('GET', '/apis', { accept: AGGREGATED })).json.items.find(
+      (item: { metadata: { name: string } }) => item.metadata.name === 'gateway.networking.k8s.io',
+    );
+    assert.deepEqual(
+      aggregated.versions.map((version: { version: string; resources: { resource: string }[] }) => [
+        version.version,
+        version.resources.some((resource) => resource.resource === 'referencegrants'),
+      ]),
+      [
+        ['v1', true],
+        ['v1beta1', true],
+      ],
+    );
+  });
+
   test('/version', async () => {
     const version = (await api.request('GET', '/version')).json;
     assert.equal(version.major, '1');
@@ -101,6 +141,7 @@ describe('OpenAPI v3', () => {
     assert.deepEqual(Object.keys(root.paths).sort(), [
       'api/v1',
       'apis/gateway.networking.k8s.io/v1',
+      'apis/gateway.networking.k8s.io/v1beta1',
       'apis/gw.dev/v1alpha1',
     ]);
     const url = root.paths['apis/gw.dev/v1alpha1'].serverRelativeURL;

@@ -357,3 +357,74 @@ describe('list', () => {
     assert.equal(refused.status, 406);
   });
 });
+
+describe('a kind served in two versions (ReferenceGrant: v1beta1 stored, v1)', () => {
+  const BETA = '/apis/gateway.networking.k8s.io/v1beta1/namespaces/default/referencegrants';
+  const V1 = '/apis/gateway.networking.k8s.io/v1/namespaces/default/referencegrants';
+  const grant = (name: string, apiVersion: string) => ({
+    apiVersion,
+    kind: 'ReferenceGrant',
+    metadata: { name },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'team-a' }],
+      to: [{ group: '', kind: 'Service' }],
+    },
+  });
+
+  test('an object written in one version is read in either, each answer in the version asked for', async () => {
+    const created = await api.request('POST', V1, { body: grant('written-as-v1', 'gateway.networking.k8s.io/v1') });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.apiVersion, 'gateway.networking.k8s.io/v1');
+    const asBeta = await api.request('GET', `${BETA}/written-as-v1`);
+    assert.equal(asBeta.json.apiVersion, 'gateway.networking.k8s.io/v1beta1');
+    assert.deepEqual({ ...asBeta.json, apiVersion: undefined }, { ...created.json, apiVersion: undefined });
+    const stored = api.embedded.store.objects.get('gateway.networking.k8s.io/ReferenceGrant', 'default/written-as-v1');
+    assert.equal(stored?.object.apiVersion, 'gateway.networking.k8s.io/v1beta1', 'stored in v1beta1');
+    const list = (await api.request('GET', V1)).json;
+    assert.equal(list.apiVersion, 'gateway.networking.k8s.io/v1');
+    assert.deepEqual(
+      list.items.map((item: { apiVersion: string }) => item.apiVersion),
+      ['gateway.networking.k8s.io/v1'],
+    );
+    const mismatched = await api.request('POST', BETA, { body: grant('mismatched', 'gateway.networking.k8s.io/v1') });
+    assert.equal(mismatched.status, 400);
+  });
+
+  test('update, merge patch and server-side apply through v1 of an object stored in v1beta1', async () => {
+    await api.request('POST', BETA, { body: grant('patched', 'gateway.networking.k8s.io/v1beta1') });
+    const current = (await api.request('GET', `${V1}/patched`)).json;
+    current.spec.to = [{ group: '', kind: 'Secret' }];
+    const updated = await api.request('PUT', `${V1}/patched`, { body: current });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.json.metadata.generation, 2);
+    const patched = await api.request('PATCH', `${V1}/patched`, {
+      body: { spec: { to: [{ group: '', kind: 'Service', name: 'app' }] } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.json.apiVersion, 'gateway.networking.k8s.io/v1');
+    const applied = await api.request('PATCH', `${V1}/applied?fieldManager=kubectl`, {
+      body: JSON.stringify(grant('applied', 'gateway.networking.k8s.io/v1')),
+      contentType: 'application/apply-patch+yaml',
+    });
+    assert.equal(applied.status, 201, applied.text);
+    assert.equal(applied.json.apiVersion, 'gateway.networking.k8s.io/v1');
+    assert.equal(applied.json.metadata.managedFields[0].apiVersion, 'gateway.networking.k8s.io/v1');
+    const again = await api.request('PATCH', `${BETA}/applied?fieldManager=kubectl`, {
+      body: JSON.stringify(grant('applied', 'gateway.networking.k8s.io/v1beta1')),
+      contentType: 'application/apply-patch+yaml',
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.metadata.generation, 1, 'the same configuration in the other version changes nothing');
+  });
+
+  test('a watch in v1 sees objects written in v1beta1 as v1', async () => {
+    const watch = await api.stream(`${V1}?watch=1&resourceVersion=${api.embedded.store.revision}`);
+    await api.request('POST', BETA, { body: grant('watched', 'gateway.networking.k8s.io/v1beta1') });
+    const [event] = await watch.waitFor(1);
+    watch.close();
+    assert.equal(event.type, 'ADDED');
+    assert.equal(event.object.apiVersion, 'gateway.networking.k8s.io/v1');
+    assert.equal(event.object.metadata.name, 'watched');
+  });
+});

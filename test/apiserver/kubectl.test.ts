@@ -274,6 +274,68 @@ describe('kubectl against the embedded API server', {
     assert.match(missing.stderr, /namespaces "nowhere" not found/);
   });
 
+  test('kubectl applies ReferenceGrants in v1beta1 and v1 and reads them by name and short name', async () => {
+    const path = file(
+      'grants.yaml',
+      `apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: routes-from-team-a}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: team-a}]
+  to: [{group: '', kind: Service}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: models-from-team-b}
+spec:
+  from: [{group: gw.dev, kind: GwModel, namespace: team-b}]
+  to: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm}]
+`,
+    );
+    const applied = await ok('apply', '-f', path);
+    assert.match(applied, /^referencegrant\.gateway\.networking\.k8s\.io\/routes-from-team-a created$/m);
+    assert.match(applied, /^referencegrant\.gateway\.networking\.k8s\.io\/models-from-team-b created$/m);
+    assert.match(
+      await ok('apply', '-f', path),
+      /^referencegrant\.gateway\.networking\.k8s\.io\/models-from-team-b unchanged$/m,
+    );
+    const table = await ok('get', 'refgrant');
+    assert.match(table, /^NAME\s+AGE$/m);
+    assert.match(table, /^models-from-team-b\s+\d+s$/m);
+    assert.match(table, /^routes-from-team-a\s+\d+s$/m);
+    // kubectl reads the group's preferred version (v1); v1beta1 is asked for by its full name.
+    const v1 = await ok(
+      'get',
+      'referencegrant',
+      'routes-from-team-a',
+      '-o',
+      'jsonpath={.apiVersion} {.spec.from[0].namespace}',
+    );
+    assert.equal(v1, 'gateway.networking.k8s.io/v1 team-a');
+    const beta = await ok(
+      'get',
+      'referencegrants.v1beta1.gateway.networking.k8s.io',
+      'models-from-team-b',
+      '-o',
+      'jsonpath={.apiVersion} {.spec.to[0].name}',
+    );
+    assert.equal(beta, 'gateway.networking.k8s.io/v1beta1 llm');
+    const invalid = await kubectl(
+      'apply',
+      '-f',
+      file(
+        'bad-grant.yaml',
+        'apiVersion: gateway.networking.k8s.io/v1\nkind: ReferenceGrant\nmetadata: {name: bad}\nspec: {from: [], to: [{group: "", kind: Secret}]}\n',
+      ),
+    );
+    assert.notEqual(invalid.code, 0);
+    assert.match(invalid.stderr, /spec\.from: Invalid value: 0: spec\.from in body should have at least 1 items/);
+    assert.match(
+      await ok('delete', '-f', path),
+      /^referencegrant\.gateway\.networking\.k8s\.io "routes-from-team-a" deleted$/m,
+    );
+  });
+
   test('kubectl delete -f removes what the file defines', async () => {
     const deleted = await ok('delete', '-f', join(files, 'gateway.yaml'));
     assert.match(deleted, /^gwbackend\.gw\.dev "openai" deleted$/m);

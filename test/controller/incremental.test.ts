@@ -1,14 +1,17 @@
 // The controller's fast pass rebuilds only the configurations a change can reach. Whatever the
 // change, the result must equal a full translation: random edits of every kind (seeded, so a
-// failure repeats) are applied one at a time and the published configurations compared.
+// failure repeats) are applied one at a time and the published configurations compared. Some
+// references cross namespaces, and ReferenceGrants come and go, to allow or revoke them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
+import type { DataPlaneConfig } from '../../src/contract/dataplane-config.ts';
 import { type ConfigUpdate, Controller } from '../../src/controller/controller.ts';
 import { snapshotFromStore } from '../../src/controller/snapshot.ts';
 import { translate } from '../../src/controller/translate.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import { kindKey, objectKey } from '../../src/store/store.ts';
+import { admitted, GATEWAY_CLASS_YAML } from '../helpers/objects.ts';
 import { seededRandom } from '../helpers/random.ts';
 
 const GATEWAY_API = 'gateway.networking.k8s.io/v1';
@@ -25,6 +28,8 @@ function generator(random: () => number) {
     ...(labels ? { labels } : {}),
   });
   const tier = () => ({ tier: pick(['gold', 'silver']) });
+  /** Now and then another namespace (which needs a ReferenceGrant there). */
+  const elsewhere = () => (random() < 0.3 ? { namespace: pick(NAMESPACES) } : {});
   return {
     gateway: () => ({
       apiVersion: GATEWAY_API,
@@ -40,7 +45,7 @@ function generator(random: () => number) {
                   name: 'https',
                   protocol: 'HTTPS',
                   port: 8443,
-                  tls: { certificateRefs: [{ name: `cert-${n(2)}` }] },
+                  tls: { certificateRefs: [{ name: `cert-${n(2)}`, ...elsewhere() }] },
                   allowedRoutes: { namespaces: { from: pick(['All', 'Same']) } },
                 },
               ]
@@ -76,8 +81,8 @@ function generator(random: () => number) {
             matches: [{ path: { type: 'PathPrefix', value: `/v${n(3)}` } }],
             backendRefs:
               random() < 0.7
-                ? [{ group: 'gw.dev', kind: 'GwBackend', name: `llm-${n(4)}` }]
-                : [{ name: `svc-${n(3)}`, port: 80 }],
+                ? [{ group: 'gw.dev', kind: 'GwBackend', name: `llm-${n(4)}`, ...elsewhere() }]
+                : [{ name: `svc-${n(3)}`, port: 80, ...elsewhere() }],
           },
           ...(random() < 0.3
             ? [{ name: 'models', backendRefs: [{ group: 'gw.dev', kind: 'GwModel', name: '*' }] }]
@@ -116,9 +121,37 @@ function generator(random: () => number) {
         // One or two parents: a model is programmed only when every parent accepts it.
         parentRefs: [
           ...(random() < 0.6 ? [{ name: `gw-${n(4)}`, namespace: pick(NAMESPACES) }] : []),
-          { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: `route-${n(8)}`, sectionName: 'models' },
+          {
+            group: 'gateway.networking.k8s.io',
+            kind: 'HTTPRoute',
+            name: `route-${n(8)}`,
+            sectionName: 'models',
+            ...elsewhere(),
+          },
         ],
         provider: 'Alpha',
+      },
+    }),
+    referenceGrant: () => ({
+      apiVersion: pick(['gateway.networking.k8s.io/v1beta1', GATEWAY_API]),
+      kind: 'ReferenceGrant',
+      metadata: meta(`grant-${n(3)}`),
+      spec: {
+        from: [
+          pick([
+            { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: pick(NAMESPACES) },
+            { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: pick(NAMESPACES) },
+            { group: 'gw.dev', kind: 'GwModel', namespace: pick(NAMESPACES) },
+          ]),
+        ],
+        to: [
+          pick([
+            { group: 'gw.dev', kind: 'GwBackend' },
+            { group: '', kind: 'Service', name: `svc-${n(3)}` },
+            { group: '', kind: 'Secret' },
+            { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
+          ]),
+        ],
       },
     }),
     policy: () => {
@@ -162,6 +195,19 @@ function admitOrThrow(input: unknown): KubeObject {
   return result.object!;
 }
 
+/** A controller on `store` whose passes run only when the test flushes it; its updates, in order. */
+function startController(store: MemoryStore): { controller: Controller; updates: ConfigUpdate[] } {
+  const updates: ConfigUpdate[] = [];
+  const controller = new Controller(store, {
+    now: () => '2026-01-01T00:00:00Z',
+    debounceMs: 60_000,
+    statusDelayMs: 60_000,
+    onConfigs: (update) => updates.push(update),
+  });
+  controller.start();
+  return { controller, updates };
+}
+
 /** Configurations without their revision stamp, keyed and ordered for comparison. */
 function comparable(configs: ReadonlyMap<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -184,14 +230,7 @@ describe('the fast pass', () => {
     );
     const makers = Object.values(make);
     for (let i = 0; i < 60; i++) store.apply(admitOrThrow(makers[i % makers.length]!()));
-    const updates: ConfigUpdate[] = [];
-    const controller = new Controller(store, {
-      now: () => '2026-01-01T00:00:00Z',
-      debounceMs: 60_000,
-      statusDelayMs: 60_000,
-      onConfigs: (update) => updates.push(update),
-    });
-    controller.start();
+    const { controller, updates } = startController(store);
     try {
       let fastUpdates = 0;
       for (let step = 0; step < 300; step++) {
@@ -219,4 +258,98 @@ describe('the fast pass', () => {
       controller.stop();
     }
   });
+});
+
+describe('the fast pass and ReferenceGrants', () => {
+  // One Gateway whose references each cross into their own namespace: a certificate (certs), a
+  // backend (backends), a GwModel attaching to its route (the route in routes, the model in
+  // models). A grant in one namespace must reach the Gateway through that reference alone.
+  const world = `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai, namespace: infra}
+spec:
+  gatewayClassName: gw
+  listeners:
+    - {name: http, protocol: HTTP, port: 8080, allowedRoutes: {namespaces: {from: All}}}
+    - {name: https, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert, namespace: certs}]}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert, namespace: certs}
+stringData: {tls.crt: x, tls.key: y}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: llm, namespace: backends}
+spec: {ai: {provider: {alpha: {}}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: routes}
+spec:
+  parentRefs: [{name: ai, namespace: infra}]
+  rules:
+    - {name: chat, backendRefs: [{group: gw.dev, kind: GwBackend, name: llm, namespace: backends}]}
+    - {name: models, matches: [{path: {value: /models}}], backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: m, namespace: models}
+spec: {parentRefs: [{kind: HTTPRoute, name: web, namespace: routes, sectionName: models}], provider: Alpha}
+`;
+  const grants = [
+    {
+      what: 'a certificate',
+      grant: { namespace: 'certs', from: ['gateway.networking.k8s.io', 'Gateway', 'infra'], to: ['', 'Secret'] },
+      served: (config: DataPlaneConfig) => config.listeners.some((listener) => listener.name === 'https'),
+    },
+    {
+      what: 'a backend',
+      grant: {
+        namespace: 'backends',
+        from: ['gateway.networking.k8s.io', 'HTTPRoute', 'routes'],
+        to: ['gw.dev', 'GwBackend'],
+      },
+      served: (config: DataPlaneConfig) => config.backends['GwBackend backends/llm'] !== undefined,
+    },
+    {
+      what: 'a GwModel',
+      grant: {
+        namespace: 'routes',
+        from: ['gw.dev', 'GwModel', 'models'],
+        to: ['gateway.networking.k8s.io', 'HTTPRoute'],
+      },
+      served: (config: DataPlaneConfig) => config.models['models/m'] !== undefined,
+    },
+  ];
+  for (const { what, grant, served } of grants) {
+    it(`a grant for ${what} added, then deleted, is followed by the fast pass alone`, () => {
+      const store = new MemoryStore();
+      for (const object of admitted(world)) store.apply(object);
+      const { controller, updates } = startController(store);
+      try {
+        const config = () => controller.currentConfigs.get('infra/ai')!;
+        assert.equal(served(config()), false, 'refused without the grant');
+        const object = admitOrThrow({
+          apiVersion: 'gateway.networking.k8s.io/v1beta1',
+          kind: 'ReferenceGrant',
+          metadata: { name: 'grant', namespace: grant.namespace },
+          spec: {
+            from: [{ group: grant.from[0], kind: grant.from[1], namespace: grant.from[2] }],
+            to: [{ group: grant.to[0], kind: grant.to[1] }],
+          },
+        });
+        store.apply(object);
+        controller.flush();
+        assert.equal(updates.at(-1)?.pass, 'fast');
+        assert.equal(served(config()), true, 'allowed once granted');
+        store.delete(kindKey(object), objectKey(object));
+        controller.flush();
+        assert.equal(updates.at(-1)?.pass, 'fast');
+        assert.equal(served(config()), false, 'revoked once the grant is deleted');
+      } finally {
+        controller.stop();
+      }
+    });
+  }
 });

@@ -207,6 +207,7 @@ const NOT_REASONS = new Set([
   'GatewayClass',
   'ListenerSet',
   'HTTPRoute',
+  'ReferenceGrant',
   'Service',
   'Secret',
   'ConfigMap',

@@ -11,14 +11,17 @@ export function admitted(yaml: string): KubeObject[] {
   });
 }
 
-/** GatewayClass gw and Gateway default/ai with one HTTP listener "http" on `port`; ends with ---. */
-export function gatewayYaml(port: number): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
+/** GatewayClass gw, whose Gateways gw serves; ends with ---. */
+export const GATEWAY_CLASS_YAML = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gw}
 spec: {controllerName: gw.dev/gateway-controller}
 ---
-apiVersion: gateway.networking.k8s.io/v1
+`;
+
+/** GatewayClass gw and Gateway default/ai with one HTTP listener "http" on `port`; ends with ---. */
+export function gatewayYaml(port: number): string {
+  return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai}
 spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${port}}]}

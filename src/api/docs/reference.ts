@@ -1,7 +1,7 @@
 // The API reference (docs/reference.md), rendered from the schemas so it cannot drift from what
 // the validator and the CRDs enforce: one section per named type, grouped by where its design comes
 // from, and one section per kind. The output depends only on the schemas (names sorted).
-import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
+import { type KindDefinition, servedApiVersionsOf } from '../kinds/kind.ts';
 import { META, type SchemaNode, type TypeMeta, type ValidationRule } from '../schema/schema.ts';
 
 const SOURCE_ORDER: readonly TypeMeta['source'][] = ['1', '2', 'gw', 'gateway-api', 'core'];
@@ -256,11 +256,17 @@ function typeSection(name: string, node: SchemaNode, types: Types, file?: string
   return lines;
 }
 
+/** The apiVersions a kind is served in; the stored one first, marked when there are several. */
+function apiVersionsText(definition: KindDefinition): string {
+  const [stored, ...others] = servedApiVersionsOf(definition).map(code);
+  return others.length === 0 ? stored! : `${stored} (stored), ${others.join(', ')}`;
+}
+
 function kindSection(definition: KindDefinition, types: Types): string[] {
   const lines = [`<a id="${kindAnchor(definition)}"></a>`, '', `### ${definition.kind}`, ''];
   lines.push(prose(definition.description), '');
   const facts = [
-    `apiVersion: ${code(apiVersionOf(definition))}`,
+    `apiVersion: ${apiVersionsText(definition)}`,
     `kind: ${code(definition.kind)} (list: ${code(definition.listKind)})`,
     `scope: ${definition.namespaced ? 'Namespaced' : 'Cluster'}`,
     `plural: ${code(definition.plural)}, singular: ${code(definition.singular)}`,
@@ -326,7 +332,7 @@ export function renderReference({ types, kinds, sources }: ReferenceInput): stri
   lines.push('| apiVersion | Kind | Scope | Short names |', '|---|---|---|---|');
   for (const definition of sortedKinds) {
     const values = [
-      code(apiVersionOf(definition)),
+      apiVersionsText(definition),
       `[${definition.kind}](#${kindAnchor(definition)})`,
       definition.namespaced ? 'Namespaced' : 'Cluster',
       (definition.shortNames ?? []).join(', '),

@@ -14,7 +14,10 @@ export interface PrinterColumn {
 
 export interface KindDefinition {
   group: string;
+  /** The version objects are stored in and read at from a cluster. */
   version: string;
+  /** Every version the kind is served in, `version` among them; the schema is the same in each. */
+  servedVersions: readonly string[];
   kind: string;
   plural: string;
   singular: string;
@@ -38,6 +41,11 @@ export interface KindDefinition {
 export interface KindOptions {
   group: string;
   version: string;
+  /**
+   * Every version the kind is served in, when it is more than `version` (upstream serves some
+   * kinds in two versions with one schema: ReferenceGrant in v1beta1 and v1).
+   */
+  servedVersions?: string[];
   kind: string;
   plural: string;
   namespaced: boolean;
@@ -59,6 +67,12 @@ export function apiVersionOf(definition: { group: string; version: string }): st
   return definition.group === '' ? definition.version : `${definition.group}/${definition.version}`;
 }
 
+/** The apiVersions a kind is served in: its stored version first. */
+export function servedApiVersionsOf(definition: KindDefinition): string[] {
+  const others = definition.servedVersions.filter((version) => version !== definition.version);
+  return [definition.version, ...others].map((version) => apiVersionOf({ group: definition.group, version }));
+}
+
 export function defineKind(options: KindOptions): KindDefinition {
   const schema = object(
     {
@@ -73,6 +87,7 @@ export function defineKind(options: KindOptions): KindDefinition {
   return {
     group: options.group,
     version: options.version,
+    servedVersions: [...new Set([...(options.servedVersions ?? []), options.version])],
     kind: options.kind,
     plural: options.plural,
     singular: options.kind.toLowerCase(),

@@ -6,7 +6,7 @@ import { GwBackendKind } from './gw-backend.ts';
 import { GwModelKind } from './gw-model.ts';
 import { GwParametersKind } from './gw-parameters.ts';
 import { GwPolicyKind } from './gw-policy.ts';
-import { apiVersionOf, type KindDefinition } from './kind.ts';
+import { type KindDefinition, servedApiVersionsOf } from './kind.ts';
 
 export const KINDS: readonly KindDefinition[] = [
   GwBackendKind,
@@ -17,8 +17,11 @@ export const KINDS: readonly KindDefinition[] = [
   ...coreKinds,
 ];
 
+/** Every served apiVersion of every kind (a kind served in two versions is found by either). */
 const byApiVersionAndKind = new Map(
-  KINDS.map((definition) => [`${apiVersionOf(definition)} ${definition.kind}`, definition]),
+  KINDS.flatMap((definition) =>
+    servedApiVersionsOf(definition).map((apiVersion) => [`${apiVersion} ${definition.kind}`, definition] as const),
+  ),
 );
 
 export function findKind(apiVersion: string, kind: string): KindDefinition | undefined {

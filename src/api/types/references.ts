@@ -38,7 +38,7 @@ export const BackendObjectReference = named(
     name: 'BackendObjectReference',
     source: 'gw',
     notes:
-      "Not shown in the spec; gw follows Gateway API BackendObjectReference: kind defaults to Service, port is required for a Service, namespace defaults to the referring object's namespace (a cross-namespace reference needs a ReferenceGrant in a cluster).",
+      "Not shown in the spec; gw follows Gateway API BackendObjectReference: kind defaults to Service, port is required for a Service, namespace defaults to the referring object's namespace. gw resolves it in that namespace only: another namespace is not resolved and the traffic that needs it fails (a ReferenceGrant opens route backendRefs, listener certificates and GwModel parents, not these).",
   },
   object(
     {

@@ -2,7 +2,7 @@
 // envelope and metadata, drop status (a subresource), apply structural defaults, validate.
 
 import { isPlainObject } from '../../util/values.ts';
-import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
+import { type KindDefinition, servedApiVersionsOf } from '../kinds/kind.ts';
 import { checkObjectMeta, type ObjectMeta } from '../kinds/object-meta.ts';
 import { findKind, kindsOfGroup } from '../kinds/registry.ts';
 import { applyDefaults } from './defaults.ts';
@@ -43,7 +43,7 @@ function identify(value: Record<string, unknown>, errors: FieldError[]): KindDef
   const slash = (apiVersion as string).lastIndexOf('/');
   const group = slash === -1 ? '' : (apiVersion as string).slice(0, slash);
   const sameGroup = kindsOfGroup(group);
-  const versions = [...new Set(sameGroup.filter((d) => d.kind === kind).map(apiVersionOf))];
+  const versions = [...new Set(sameGroup.filter((d) => d.kind === kind).flatMap(servedApiVersionsOf))];
   if (versions.length > 0) {
     errors.push({
       type: 'Unsupported',

@@ -1,8 +1,10 @@
 // backendRefs of HTTPRoute rules: which kinds gw serves, and whether each reference resolves.
 import type { ServiceSpec } from '../../api/kinds/core/service.ts';
 import type { HTTPBackendRef } from '../../api/kinds/gateway-api/http-route.ts';
+import { backendAcceptance } from '../backends/acceptance.ts';
+import { missingReferenceGrant } from '../reference-grants.ts';
 import type { Snapshot } from '../snapshot.ts';
-import { type BackendProblem, GW_GROUP, type RouteBackendRef } from './types.ts';
+import { type BackendProblem, GATEWAY_GROUP, GW_GROUP, type RouteBackendRef } from './types.ts';
 
 export interface BackendRefResult {
   ref: RouteBackendRef;
@@ -18,8 +20,9 @@ function problem(ref: RouteBackendRef, reason: BackendProblem, message: string):
 /**
  * Resolves one backendRef of a route in `routeNamespace`. Checks, in order: the kind is one gw
  * serves (core Service, gw.dev GwBackend, or gw.dev GwModel named `*`, which stands for the
- * GwModels attached to the route); the reference stays in the route's namespace (ReferenceGrant
- * is not supported); the object exists, and a Service has the port.
+ * GwModels attached to the route); a reference into another namespace is allowed by a
+ * ReferenceGrant there; the object exists; a GwBackend is accepted (backends/acceptance.ts); a
+ * Service has the port.
  */
 export function resolveBackendRef(snapshot: Snapshot, spec: HTTPBackendRef, routeNamespace: string): BackendRefResult {
   const group = spec.group ?? '';
@@ -46,20 +49,39 @@ export function resolveBackendRef(snapshot: Snapshot, spec: HTTPBackendRef, rout
       `${what}: kind not supported (gw serves Service, gw.dev/GwBackend and gw.dev/GwModel *)`,
     );
   }
-  if (isModel && spec.name !== '*') {
-    return problem(ref, 'InvalidKind', `${what}: a GwModel backendRef must be named * (GwModels attach to the route)`);
+  if (isModel) {
+    if (spec.name !== '*') {
+      return problem(
+        ref,
+        'InvalidKind',
+        `${what}: a GwModel backendRef must be named * (GwModels attach to the route)`,
+      );
+    }
+    if (namespace !== routeNamespace) {
+      return problem(
+        ref,
+        'RefNotPermitted',
+        `${what}: the GwModel backendRef stands for the models attached to this route and takes no namespace (a GwModel of another namespace attaches through its parentRefs, with a ReferenceGrant)`,
+      );
+    }
+    return { ref };
   }
-  if (namespace !== routeNamespace) {
-    return problem(
-      ref,
-      'RefNotPermitted',
-      `${what}: a backend in another namespace is not permitted (gw does not support ReferenceGrant)`,
-    );
-  }
-  if (isModel) return { ref };
+  const refused = missingReferenceGrant(snapshot, {
+    from: { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: routeNamespace },
+    to: { group, kind, namespace, name: spec.name },
+  });
+  if (refused) return problem(ref, 'RefNotPermitted', `${what}: ${refused}`);
   if (isBackend) {
-    if (!snapshot.backends.has(`${namespace}/${spec.name}`))
-      return problem(ref, 'BackendNotFound', `${what}: not found`);
+    const backend = snapshot.backends.get(`${namespace}/${spec.name}`);
+    if (!backend) return problem(ref, 'BackendNotFound', `${what}: not found`);
+    const acceptance = backendAcceptance(backend);
+    if (!acceptance.accepted) {
+      return problem(
+        ref,
+        'BackendNotAccepted',
+        `${what}: the GwBackend is not Accepted (${acceptance.reason}): ${acceptance.message}`,
+      );
+    }
     return { ref };
   }
   const service = snapshot.services.get(`${namespace}/${spec.name}`);

@@ -13,6 +13,7 @@ import type {
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { objectKey } from '../../store/store.ts';
 import { byCreationThenKey } from '../ordering.ts';
+import { missingReferenceGrant } from '../reference-grants.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from './conditions.ts';
 import { gwClassOf } from './gateway-classes.ts';
@@ -75,12 +76,13 @@ function secretHasKey(secret: KubeObject, key: string): boolean {
   );
 }
 
-/** A problem with one certificateRef, or undefined when it resolves to a usable TLS Secret. */
-function certificateProblem(
-  snapshot: Snapshot,
-  ref: SecretObjectReference,
-  ownerNamespace: string,
-): Outcome | undefined {
+/**
+ * A problem with one certificateRef of a listener of `owner` (a Gateway or ListenerSet), or
+ * undefined when it resolves to a usable TLS Secret. A Secret in another namespace needs a
+ * ReferenceGrant there from the owner's kind and namespace.
+ */
+function certificateProblem(snapshot: Snapshot, ref: SecretObjectReference, owner: KubeObject): Outcome | undefined {
+  const ownerNamespace = owner.metadata.namespace ?? '';
   const namespace = ref.namespace ?? ownerNamespace;
   const what = `certificateRef ${namespace}/${ref.name}`;
   if ((ref.group ?? '') !== '' || (ref.kind ?? 'Secret') !== 'Secret') {
@@ -90,13 +92,11 @@ function certificateProblem(
       message: `${what}: only core Secrets are supported, not ${ref.group || 'core'}/${ref.kind}`,
     };
   }
-  if (namespace !== ownerNamespace) {
-    return {
-      ok: false,
-      reason: 'RefNotPermitted',
-      message: `${what}: a Secret in another namespace is not permitted (gw does not support ReferenceGrant)`,
-    };
-  }
+  const refused = missingReferenceGrant(snapshot, {
+    from: { group: GATEWAY_GROUP, kind: owner.kind, namespace: ownerNamespace },
+    to: { group: '', kind: 'Secret', namespace, name: ref.name },
+  });
+  if (refused) return { ok: false, reason: 'RefNotPermitted', message: `${what}: ${refused}` };
   const secret = snapshot.secrets.get(`${namespace}/${ref.name}`);
   if (!secret) return { ok: false, reason: 'InvalidCertificateRef', message: `${what}: Secret not found` };
   if (!secretHasKey(secret, 'tls.crt') || !secretHasKey(secret, 'tls.key')) {
@@ -116,7 +116,7 @@ function evaluateListener(snapshot: Snapshot, spec: Listener, owner: KubeObject)
   if (spec.tls) {
     const certificateRefs = spec.tls.certificateRefs ?? [];
     for (const ref of certificateRefs) {
-      const problem = certificateProblem(snapshot, ref, ownerNamespace);
+      const problem = certificateProblem(snapshot, ref, owner);
       if (problem) problems.push(problem);
     }
     tls = {

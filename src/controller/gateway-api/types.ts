@@ -31,7 +31,11 @@ export interface EffectiveTLS {
   options?: Record<string, string>;
 }
 
-export type BackendProblem = 'BackendNotFound' | 'InvalidKind' | 'RefNotPermitted';
+/**
+ * The route's ResolvedRefs reasons for a backendRef it cannot use: Gateway API's, and
+ * BackendNotAccepted for a GwBackend whose own Accepted condition is False (docs/api.md).
+ */
+export type BackendProblem = 'BackendNotFound' | 'BackendNotAccepted' | 'InvalidKind' | 'RefNotPermitted';
 
 export interface RouteBackendRef {
   group: string;

@@ -1,9 +1,10 @@
 // Which Gateways' data-plane configurations a change can affect. Each configuration records the
 // objects it was built from ("Kind namespace/name", or "Kind namespace/*" for label-selected
-// Secrets, ConfigMaps and Services, "Service */*" for Services an MCP selector may choose in any
-// namespace); a changed object names itself and the objects it points at (a route its parents, a
-// policy its targets, a model its parents). A Gateway must be rebuilt when the
-// two sets meet. Kinds whose change can reach every Gateway force a full translation instead.
+// Secrets, ConfigMaps and Services and for the ReferenceGrants of a namespace it may refer into,
+// "Service */*" for Services an MCP selector may choose in any namespace); a changed object names
+// itself and the objects it points at (a route its parents, a policy its targets, a model its
+// parents, a ReferenceGrant its namespace). A Gateway must be rebuilt when the two sets meet.
+// Kinds whose change can reach every Gateway force a full translation instead.
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
@@ -39,21 +40,31 @@ export function configDependencies(
   const gatewayNamespace = gatewayKey.split('/')[0]!;
   const deps = new Set<string>([`Gateway ${gatewayKey}`]);
   const namespaces = new Set<string>([gatewayNamespace]);
+  // Namespaces whose ReferenceGrants can allow or revoke something here: those of certificates
+  // and backends (referred to from listeners and routes) and of routes (GwModels of other
+  // namespaces attach to them).
+  const grantNamespaces = new Set<string>();
   for (const listener of listeners) {
     const source = listener.source;
     deps.add(`${source.kind} ${source.namespace}/${source.name}`);
-    for (const ref of listener.tls?.certificateRefs ?? []) deps.add(`Secret ${ref.namespace}/${ref.name}`);
+    for (const ref of listener.tls?.certificateRefs ?? []) {
+      deps.add(`Secret ${ref.namespace}/${ref.name}`);
+      grantNamespaces.add(ref.namespace);
+    }
     for (const route of listener.routes) {
       deps.add(`HTTPRoute ${route.namespace}/${route.name}`);
       namespaces.add(route.namespace);
+      grantNamespaces.add(route.namespace);
       for (const rule of route.rules) {
         for (const ref of rule.backendRefs) {
           deps.add(`${ref.kind} ${ref.namespace}/${ref.name}`);
           namespaces.add(ref.namespace);
+          grantNamespaces.add(ref.namespace);
         }
       }
     }
   }
+  for (const namespace of grantNamespaces) deps.add(`ReferenceGrant ${namespace}/*`);
   for (const [key, spec] of Object.entries(config?.models ?? {})) {
     deps.add(`GwModel ${key}`);
     const namespace = key.split('/')[0]!;
@@ -114,6 +125,9 @@ export function touchedKeys(object: KubeObject, snapshot: Snapshot): string[] {
       break;
     case 'Service':
       keys.push(`Service ${namespace}/*`, ANY_SERVICE);
+      break;
+    case 'ReferenceGrant':
+      keys.push(`ReferenceGrant ${namespace}/*`);
       break;
   }
   return keys;

@@ -1,10 +1,11 @@
 // GwModel attachment and status (spec document 1, "GwModel"): each parentRef is checked as the
 // spec says — a Gateway or ListenerSet parent attaches to listeners (that admit the model's
-// namespace, as they would admit a route's); an HTTPRoute parent attaches
-// to one rule (sectionName names it; without one the route must have exactly one rule) that uses
-// exactly one GwModel backend named "*" and only PathPrefix path matches — and the references the
-// model makes (virtual model targets, Secrets...) must resolve. A model with any failure is not
-// programmed; every failure is a condition with its reason.
+// namespace, as they would admit a route's); an HTTPRoute parent (in another namespace only with
+// its owner's consent: a ReferenceGrant there) attaches to one rule (sectionName names it; without
+// one the route must have exactly one rule) that uses exactly one GwModel backend named "*" and
+// only PathPrefix path matches — and the references the model makes (virtual model targets,
+// Secrets...) must resolve. A model with any failure is not programmed; every failure is a
+// condition with its reason.
 import type { RouteParentStatus } from '../../api/kinds/gateway-api/shared.ts';
 import type { GwModelSpec, GwModelStatus } from '../../api/kinds/gw-model.ts';
 import type { ModelTargetReference } from '../../api/types/model.ts';
@@ -12,6 +13,7 @@ import type { KubeObject } from '../../api/validate/admission.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { namespaceAllowed } from '../gateway-api/selectors.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult, GW_GROUP } from '../gateway-api/types.ts';
+import { missingReferenceGrant } from '../reference-grants.ts';
 import { missingReferences } from '../references.ts';
 import type { Snapshot } from '../snapshot.ts';
 
@@ -83,8 +85,24 @@ function listenerParent(
   return rejected('NoMatchingParent', `${described} is not a Gateway or ListenerSet of gw`);
 }
 
-function routeParent(parent: ParentRef, namespace: string, snapshot: Snapshot, gatewayApi: GatewayApiResult): Outcome {
+/**
+ * An HTTPRoute parent in `namespace`. A route of another namespace than the model's is its
+ * owner's: the model attaches only with a ReferenceGrant there (checked first, so that a model
+ * without consent learns nothing about the route).
+ */
+function routeParent(
+  parent: ParentRef,
+  namespace: string,
+  modelNamespace: string,
+  snapshot: Snapshot,
+  gatewayApi: GatewayApiResult,
+): Outcome {
   const key = `${namespace}/${parent.name}`;
+  const refused = missingReferenceGrant(snapshot, {
+    from: { group: GW_GROUP, kind: 'GwModel', namespace: modelNamespace },
+    to: { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace, name: parent.name },
+  });
+  if (refused) return rejected('RefNotPermitted', `HTTPRoute ${key}: ${refused}`);
   const route = snapshot.httpRoutes.get(key);
   if (!route) return rejected('NoMatchingParent', `HTTPRoute ${key} does not exist`);
   const attached = [...gatewayApi.listeners.values()].some((listeners) =>
@@ -200,7 +218,7 @@ export function modelAttachment(
     const namespace = parent.namespace ?? modelNamespace;
     const outcome =
       parent.kind === 'HTTPRoute'
-        ? routeParent(parent, namespace, snapshot, gatewayApi)
+        ? routeParent(parent, namespace, modelNamespace, snapshot, gatewayApi)
         : listenerParent(parent, namespace, modelNamespace, snapshot, gatewayApi);
     if (!outcome.ok) programmed = false;
     return parentStatus(parent, modelNamespace, context, outcome, resolved);

@@ -5,7 +5,7 @@
 // then collects the attachments of every target on its path and merges them.
 import type { GwPolicySpec } from '../../api/kinds/gw-policy.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
-import { reservedClaimProblems } from '../backends/status.ts';
+import { reservedClaimProblems } from '../backends/reserved-claims.ts';
 import type { EffectiveListener } from '../gateway-api/types.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type Attachment, type EffectiveSection, type Level, mergeSection, type PolicySection } from './merge.ts';

@@ -3,7 +3,6 @@
 // backend policy says (a CA from a ConfigMap, the system CAs, insecureSkipVerify, SNI). The test
 // CA and certificates are fixtures (test/fixtures/tls/README.md).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { request } from 'undici';
 import { freePort, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { tlsFixture as fixture, httpsGet } from '../../helpers/https-get.ts';
 
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
 const CA = fixture('ca.crt');
 
 /** A YAML flow mapping of PEM strings (JSON strings are YAML double-quoted scalars). */
@@ -43,41 +42,6 @@ async function http2Backend(): Promise<{ server: Http2SecureServer; port: number
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
-}
-
-interface HttpsAnswer {
-  status: number;
-  body: string;
-  /** The CN of the certificate gw presented. */
-  peer: string;
-}
-
-/** GET over HTTPS to 127.0.0.1 with an SNI name ('' sends none), trusting the test CA. */
-function httpsGet(port: number, servername: string, host: string, path = '/'): Promise<HttpsAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        servername,
-        ca: CA,
-        agent: false,
-        headers: { host },
-        // Without SNI the certificate is checked against the chain only (it cannot name 127.0.0.1).
-        ...(servername === '' ? { checkServerIdentity: () => undefined } : {}),
-      },
-      (res) => {
-        const peer = String((res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), peer }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 /** GET over plain HTTP; `host` sets the Host header (undici's request: fetch does not let a client set it). */

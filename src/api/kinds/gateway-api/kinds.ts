@@ -1,10 +1,12 @@
-// The Gateway API kinds gw acts on (gateway.networking.k8s.io/v1). Fields gw does not model are
-// reported as warnings, not errors: a real cluster with the upstream CRDs accepts them.
+// The Gateway API kinds gw acts on (gateway.networking.k8s.io/v1; ReferenceGrant stored in v1beta1,
+// served in v1 too, as upstream does). Fields gw does not model are reported as warnings, not
+// errors: a real cluster with the upstream CRDs accepts them.
 import { defineKind, type KindDefinition } from '../kind.ts';
 import { GatewaySpec, GatewayStatus } from './gateway.ts';
 import { GatewayClassSpec, GatewayClassStatus } from './gateway-class.ts';
 import { HTTPRouteSpec, HTTPRouteStatus } from './http-route.ts';
 import { ListenerSetSpec, ListenerSetStatus } from './listener-set.ts';
+import { ReferenceGrantSpec } from './reference-grant.ts';
 import { GATEWAY_API_GROUP } from './shared.ts';
 
 const common = { group: GATEWAY_API_GROUP, version: 'v1', unknownFields: 'warn' as const };
@@ -41,5 +43,17 @@ export const gatewayApiKinds: KindDefinition[] = [
     namespaced: true,
     description: 'Rules that route HTTP requests from Gateway listeners to backends.',
     fields: { spec: { requiredField: HTTPRouteSpec }, status: HTTPRouteStatus },
+  }),
+  // v1beta1 is what every Gateway API release since 0.6 serves (and what upstream stores); v1
+  // came with 1.6. A cluster is read at v1beta1, so older Gateway API installations work too.
+  defineKind({
+    ...common,
+    version: 'v1beta1',
+    servedVersions: ['v1', 'v1beta1'],
+    kind: 'ReferenceGrant',
+    plural: 'referencegrants',
+    namespaced: true,
+    description: 'Consent, in its namespace, to references from other namespaces.',
+    fields: { spec: { requiredField: ReferenceGrantSpec } },
   }),
 ];
