@@ -11,6 +11,7 @@ import { type ModelAttachment, modelAttachment, modelAttachments } from './model
 import { indexPolicies } from './policies/attachments.ts';
 import { policyStatuses } from './policies/status.ts';
 import { resolveAllPolicyTargets } from './policies/targets.ts';
+import { markUnservedListeners, policyRefusals } from './refusals.ts';
 import type { Snapshot, SnapshotKind } from './snapshot.ts';
 
 export interface Translation {
@@ -27,16 +28,19 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
   const resolutions = resolveAllPolicyTargets(snapshot);
   const policies = indexPolicies(snapshot, resolutions);
   const models = modelAttachments(snapshot, gatewayApi, now);
+  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, policies);
+  // What the data plane refuses where the configurations apply it (statuses say so).
+  markUnservedListeners(gatewayApi, configs);
+  const refusals = policyRefusals(configs);
   const statuses = new Map<SnapshotKind, ReadonlyMap<string, unknown>>([
     ['gatewayClasses', gatewayApi.gatewayClassStatuses],
     ['gateways', gatewayApi.gatewayStatuses],
     ['listenerSets', gatewayApi.listenerSetStatuses],
     ['httpRoutes', gatewayApi.routeStatuses],
-    ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions, policies)],
+    ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions, policies, refusals)],
     ['backends', backendStatuses(snapshot, now)],
     ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
   ]);
-  const configs = buildDataPlaneConfigs(snapshot, gatewayApi, models, revision, policies);
   return { gatewayApi, statuses, configs };
 }
 

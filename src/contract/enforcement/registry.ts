@@ -151,7 +151,7 @@ function backendAuthNotYet(kind: string, what: string): Enforcement {
 
 function backendKindNotYet(kind: string, what: string): Enforcement {
   return refused(
-    `GwBackend kind ${kind} (${what}) is not served by the data plane yet (its requests are answered 501); support is planned.`,
+    `GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`,
   );
 }
 

@@ -4,7 +4,9 @@
 // the reference's share of requests is answered 500). Only the backend's own spec decides here —
 // rules the controller checks at translation time, and fields the data plane refuses belong in
 // ACCEPTANCE_RULES; a missing object it names is ResolvedRefs, not Accepted.
+import type { GwBackendSpec } from '../../api/kinds/gw-backend.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
+import { backendRefusals, refusalText } from '../refusals.ts';
 import { reservedClaimProblems } from './reserved-claims.ts';
 
 export type BackendAcceptance = { accepted: true } | { accepted: false; reason: string; message: string };
@@ -17,8 +19,10 @@ interface AcceptanceProblem {
 }
 
 /** Each rule gives the problems of one backend spec (empty: the rule holds). */
-const ACCEPTANCE_RULES: readonly ((spec: unknown) => AcceptanceProblem[])[] = [
+const ACCEPTANCE_RULES: readonly ((spec: GwBackendSpec) => AcceptanceProblem[])[] = [
   (spec) => reservedClaimProblems(spec, 'spec').map((message) => ({ reason: 'Invalid', message })),
+  // Fields the data plane refuses (contract/enforcement): its kind, providers and policies.
+  (spec) => backendRefusals(spec).map((refusal) => ({ reason: 'Unsupported', message: refusalText(refusal) })),
 ];
 
 const ACCEPTED: BackendAcceptance = { accepted: true };
@@ -29,7 +33,7 @@ const judged = new WeakMap<KubeObject, BackendAcceptance>();
 export function backendAcceptance(backend: KubeObject): BackendAcceptance {
   let acceptance = judged.get(backend);
   if (acceptance === undefined) {
-    const problems = ACCEPTANCE_RULES.flatMap((rule) => rule(backend.spec));
+    const problems = ACCEPTANCE_RULES.flatMap((rule) => rule(backend.spec as GwBackendSpec));
     acceptance =
       problems.length === 0
         ? ACCEPTED

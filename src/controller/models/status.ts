@@ -15,6 +15,7 @@ import { namespaceAllowed } from '../gateway-api/selectors.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult, GW_GROUP } from '../gateway-api/types.ts';
 import { missingReferenceGrant } from '../reference-grants.ts';
 import { missingReferences } from '../references.ts';
+import { modelRefusals, refusalText } from '../refusals.ts';
 import type { Snapshot } from '../snapshot.ts';
 
 type ParentRef = GwModelSpec['parentRefs'][number];
@@ -213,6 +214,9 @@ export function modelAttachment(
   const modelNamespace = model.metadata.namespace ?? 'default';
   const spec = model.spec as GwModelSpec;
   const resolved = referenceProblems(model, snapshot);
+  // Fields the data plane refuses: the model is still attached (and programmed), so that requests
+  // that select it are answered 500 with the reason rather than not finding it.
+  const refused = modelRefusals(spec);
   let programmed = resolved.ok;
   const parents = spec.parentRefs.map((parent) => {
     const namespace = parent.namespace ?? modelNamespace;
@@ -221,7 +225,14 @@ export function modelAttachment(
         ? routeParent(parent, namespace, modelNamespace, snapshot, gatewayApi)
         : listenerParent(parent, namespace, modelNamespace, snapshot, gatewayApi);
     if (!outcome.ok) programmed = false;
-    return parentStatus(parent, modelNamespace, context, outcome, resolved);
+    const accepted =
+      outcome.ok && refused.length > 0
+        ? rejected(
+            'Unsupported',
+            `${outcome.message}; the data plane refuses ${refused.map(refusalText).join('; ')}: requests for this model are answered 500`,
+          )
+        : outcome;
+    return parentStatus(parent, modelNamespace, context, accepted, resolved);
   });
   return { model: `${modelNamespace}/${model.metadata.name}`, programmed, status: { parents } };
 }

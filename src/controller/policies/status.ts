@@ -10,6 +10,7 @@ import type { KubeObject } from '../../api/validate/admission.ts';
 import { type ConditionContext, condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult } from '../gateway-api/types.ts';
 import { missingReferences } from '../references.ts';
+import { type ObjectRefusal, type PolicyRefusals, refusalText } from '../refusals.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { indexPolicies, type PolicyIndex, policyRejections } from './attachments.ts';
 import { byPrecedence, type PolicySection } from './merge.ts';
@@ -173,6 +174,7 @@ export function policyStatus(
   reach: ReachIndex = reachIndex(gatewayApi),
   resolution: TargetResolution = resolvePolicyTargets(policy, snapshot),
   index: PolicyIndex = indexPolicies(snapshot),
+  refusals: ReadonlyMap<string, ObjectRefusal[]> = new Map(),
 ): PolicyStatus {
   const context = contextOf(policy, now);
   const byGateway = new Map<string, ResolvedTarget[]>();
@@ -211,24 +213,33 @@ export function policyStatus(
         total += result.total;
         taken.push(...result.taken);
       }
+      const refused = refusals.get(gateway) ?? [];
       conditions.push(
-        total > 0 && taken.length === total
+        refused.length > 0
           ? condition(
               context,
               'Accepted',
               false,
-              'Conflicted',
-              `Every field it sets is taken first by another policy on the same target: ${takenText(taken)}`,
+              'Unsupported',
+              `The data plane refuses ${listed(refused.map(refusalText))}; the traffic these cover is answered 500`,
             )
-          : condition(
-              context,
-              'Accepted',
-              true,
-              'Accepted',
-              taken.length > 0
-                ? `Policy accepted; taken first by another policy on the same target: ${takenText(taken)}`
-                : 'Policy accepted',
-            ),
+          : total > 0 && taken.length === total
+            ? condition(
+                context,
+                'Accepted',
+                false,
+                'Conflicted',
+                `Every field it sets is taken first by another policy on the same target: ${takenText(taken)}`,
+              )
+            : condition(
+                context,
+                'Accepted',
+                true,
+                'Accepted',
+                taken.length > 0
+                  ? `Policy accepted; taken first by another policy on the same target: ${takenText(taken)}`
+                  : 'Policy accepted',
+              ),
         attachedCondition(context, policy, gateway, targets, index),
       );
     }
@@ -290,13 +301,23 @@ export function policyStatuses(
   now: string,
   resolutions: TargetResolutions,
   index: PolicyIndex,
+  refusals: PolicyRefusals = new Map(),
 ): Map<string, PolicyStatus> {
   const statuses = new Map<string, PolicyStatus>();
   const reach = reachIndex(gatewayApi);
   for (const key of [...snapshot.policies.keys()].sort()) {
     statuses.set(
       key,
-      policyStatus(snapshot.policies.get(key)!, snapshot, gatewayApi, now, reach, resolutions.get(key), index),
+      policyStatus(
+        snapshot.policies.get(key)!,
+        snapshot,
+        gatewayApi,
+        now,
+        reach,
+        resolutions.get(key),
+        index,
+        refusals.get(key),
+      ),
     );
   }
   return statuses;

@@ -44,7 +44,6 @@ import {
   connectionFieldsKey,
   DEFAULT_CONNECTION_OPTIONS,
 } from '../server/listener-options.ts';
-import type { BackendType } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { UpstreamPools } from '../upstream/pools.ts';
