@@ -5,6 +5,7 @@
 // --read-only`) until configuration is streamed to them (docs/control-plane.md, "In a cluster").
 import { parseArgs } from 'node:util';
 import { ControllerMetrics } from '../controller/metrics.ts';
+import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
 import type { Io } from './io.ts';
@@ -71,6 +72,8 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
       (update) => {
         for (const [key, config] of update.changed) {
           log(`Gateway ${key}: configuration ${config.revision} (${config.listeners.length} listeners)`);
+          // What the proxies will refuse (and answer 500), said once per configuration here too.
+          for (const line of refusalLines(key, config)) log(`Gateway ${key}: ${line}`);
         }
         for (const key of update.removed) log(`Gateway ${key}: no configuration (no longer a gw Gateway)`);
       },

@@ -2,8 +2,14 @@
 // traffic and backend policy at an attachment point, field by field, each with the object that
 // set it and the objects it overrode.
 import { parseArgs } from 'node:util';
+import type { ServiceSpec } from '../api/kinds/core/service.ts';
 import type { HTTPRouteSpec } from '../api/kinds/gateway-api/http-route.ts';
-import type { EffectiveListener } from '../controller/gateway-api/types.ts';
+import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
+import type { BackendObjectConfig } from '../contract/dataplane-config.ts';
+import { backendPlace, sectionPlace, trafficPlaces } from '../contract/enforcement/consumers.ts';
+import type { PlaceName } from '../contract/enforcement/places.ts';
+import { refusalsIn } from '../contract/enforcement/walk.ts';
+import type { EffectiveListener, RouteRule } from '../controller/gateway-api/types.ts';
 import {
   type AttachmentPoint,
   backendTargetKeys,
@@ -11,7 +17,7 @@ import {
   indexPolicies,
 } from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
-import { snapshotFromStore } from '../controller/snapshot.ts';
+import { type Snapshot, snapshotFromStore } from '../controller/snapshot.ts';
 import type { Io } from './io.ts';
 import { loadWorld } from './world.ts';
 
@@ -19,7 +25,12 @@ function provenanceText(p: Provenance): string {
   return `${p.source} (${p.level}, on ${p.target})`;
 }
 
-function sectionLines(title: string, section: EffectiveSection): string[] {
+/**
+ * A section field by field: its value, who set it and whom it overrode — and, for a field the data
+ * plane refuses at `places` (docs/enforcement.md), that it is refused and why: such a field is not
+ * in effect, the traffic it covers is answered 500.
+ */
+function sectionLines(title: string, section: EffectiveSection, places: readonly PlaceName[]): string[] {
   const fields = Object.keys(section).sort();
   if (fields.length === 0) return [`${title}: nothing set`];
   const lines = [`${title}:`];
@@ -28,8 +39,48 @@ function sectionLines(title: string, section: EffectiveSection): string[] {
     lines.push(`  ${field}: ${JSON.stringify(effective.value)}`);
     lines.push(`    set by ${provenanceText(effective.from)}`);
     for (const overridden of effective.overridden) lines.push(`    overrides ${provenanceText(overridden)}`);
+    const refused = new Set<string>();
+    for (const place of places)
+      for (const refusal of refusalsIn(place, { [field]: effective.value }))
+        refused.add(
+          `    REFUSED by the data plane (the traffic it covers is answered 500): ${refusal.path}: ${refusal.reason}`,
+        );
+    lines.push(...refused);
   }
   return lines;
+}
+
+/** A backend as the configuration has it, from the snapshot (undefined when missing). */
+function backendObject(snapshot: Snapshot, kind: string, key: string): BackendObjectConfig | undefined {
+  if (kind === 'GwBackend') {
+    const object = snapshot.backends.get(key);
+    return object && { kind: 'GwBackend', spec: object.spec as GwBackendSpec };
+  }
+  const service = snapshot.services.get(key);
+  return service && { kind: 'Service', spec: service.spec as ServiceSpec };
+}
+
+/** The places a route's traffic policy is checked at: one per kind of backend its rules serve. */
+function routeTrafficPlaces(snapshot: Snapshot, rules: readonly RouteRule[]): PlaceName[] {
+  const places = new Set<PlaceName>();
+  for (const rule of rules) {
+    const backends: Record<string, BackendObjectConfig> = {};
+    const refs = rule.backendRefs.filter((ref) => ref.kind === 'Service' || ref.kind === 'GwBackend');
+    for (const ref of refs) {
+      const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
+      const object = backendObject(snapshot, ref.kind, `${ref.namespace}/${ref.name}`);
+      if (object) backends[key] = object;
+    }
+    const serves = rule.backendRefs.some((ref) => ref.kind === 'GwModel') ? { keys: [], policy: {} } : undefined;
+    const config = {
+      matches: [],
+      traffic: {},
+      backendRefs: refs.map((ref) => ({ backend: `${ref.kind} ${ref.namespace}/${ref.name}`, weight: 1, policy: {} })),
+      ...(serves && { models: serves }),
+    };
+    for (const place of trafficPlaces(config, backends)) places.add(place);
+  }
+  return [...places];
 }
 
 function parseTarget(text: string | undefined): { namespace: string; name: string; section?: string } | undefined {
@@ -92,14 +143,15 @@ export function explainCommand(args: string[], io: Io): number {
       const routePoint = { namespace: target.namespace, name: target.name, rule: target.section };
       const point: AttachmentPoint = { gateway, listener, route: routePoint };
       const effective = effectivePolicy(index, point);
+      const attached = listener.routes.find((r) => `${r.namespace}/${r.name}` === key)!;
+      const explained = attached.rules.filter((rule) => target.section === undefined || rule.name === target.section);
+      const routePlaces = routeTrafficPlaces(snapshot, explained);
       out.push(
         `HTTPRoute ${key}${target.section ? ` rule ${target.section}` : ''} on Gateway ${gateway} listener ${listener.name} (port ${listener.port})`,
-        ...sectionLines('frontend', effective.frontend),
-        ...sectionLines('traffic', effective.traffic),
+        ...sectionLines('frontend', effective.frontend, ['frontend']),
+        ...sectionLines('traffic', effective.traffic, routePlaces),
       );
-      const attached = listener.routes.find((r) => `${r.namespace}/${r.name}` === key)!;
-      for (const rule of attached.rules) {
-        if (target.section !== undefined && rule.name !== target.section) continue;
+      for (const rule of explained) {
         for (const ref of rule.backendRefs) {
           if (ref.kind !== 'Service' && ref.kind !== 'GwBackend') continue;
           const backendPoint: AttachmentPoint = {
@@ -107,10 +159,12 @@ export function explainCommand(args: string[], io: Io): number {
             route: { ...routePoint, rule: rule.name },
             backend: { kind: ref.kind, namespace: ref.namespace, name: ref.name, port: ref.port },
           };
+          const object = backendObject(snapshot, ref.kind, `${ref.namespace}/${ref.name}`);
           out.push(
             ...sectionLines(
               `backend ${ref.kind} ${ref.namespace}/${ref.name}`,
               effectivePolicy(index, backendPoint).backend,
+              [backendPlace(object)],
             ),
           );
         }
@@ -134,6 +188,8 @@ export function explainCommand(args: string[], io: Io): number {
     } as const;
     // The backend's own policies, then the policy on every route rule that sends traffic to it.
     const own = backendTargetKeys(backend);
+    const object = backendObject(snapshot, kind, key);
+    const places: PlaceName[] = [(target.section !== undefined && sectionPlace(object)) || backendPlace(object)];
     const title = `${kind} ${key}${target.section ? ` ${target.section}` : ''}`;
     out.push(
       ...sectionLines(
@@ -142,6 +198,7 @@ export function explainCommand(args: string[], io: Io): number {
           own.flatMap((k) => index.byTarget.get(k) ?? []),
           'backend',
         ),
+        places,
       ),
     );
     for (const [gateway, gatewayListeners] of listeners) {
@@ -165,6 +222,7 @@ export function explainCommand(args: string[], io: Io): number {
               ...sectionLines(
                 `${title} reached from HTTPRoute ${route.namespace}/${route.name}${rule.name ? ` rule ${rule.name}` : ''} on Gateway ${gateway} listener ${listener.name}`,
                 effectivePolicy(index, point).backend,
+                places,
               ),
             );
           }

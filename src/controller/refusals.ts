@@ -75,35 +75,50 @@ function policyOf(source: string | undefined): string | undefined {
   return source.slice('GwPolicy '.length, end === -1 ? undefined : end);
 }
 
-/** Collects the refusals of one Gateway's configuration, attributed to the GwPolicies that set the fields. */
-class Attribution {
-  readonly #gateway: string;
-  readonly #out: PolicyRefusals;
-  readonly #seen = new Set<string>();
+/** Told about each part of a configuration the data plane checks: its place, values, their sources, and where. */
+type ConsumerVisitor = (
+  place: PlaceName,
+  values: object,
+  sources: FieldSources | undefined,
+  /** The values' path in the object that sets them: "frontend", "traffic", "backend" of a GwPolicy, or "spec". */
+  section: string,
+  site: string,
+) => void;
 
-  constructor(gateway: string, out: PolicyRefusals) {
-    this.#gateway = gateway;
-    this.#out = out;
+/** Every part of a configuration the data plane checks against the registry, as it checks it. */
+function visitConsumers(gateway: string, config: DataPlaneConfig, visit: ConsumerVisitor): void {
+  for (const listener of config.listeners) {
+    const where = `Gateway ${gateway} listener ${listener.name}`;
+    visit('frontend', listener.frontend, listener.frontendSources, 'frontend', where);
+    visit('traffic', listener.preRouting, listener.preRoutingSources, 'traffic', `${where} PreRouting`);
+    if (listener.modelRule) visitRule(config, listener.modelRule, `${where} GwModels`, visit);
+    for (const route of listener.routes) {
+      route.rules.forEach((rule, index) => {
+        visitRule(config, rule, `HTTPRoute ${route.route} rule ${rule.name ?? index}`, visit);
+      });
+    }
   }
+  for (const [key, spec] of Object.entries(config.models)) {
+    visit('model-spec', spec, undefined, 'spec', `GwModel ${key}`);
+    visit('model-policies', spec.policies ?? {}, undefined, 'spec.policies', `GwModel ${key}`);
+  }
+}
 
-  /** `section` is the GwPolicy section the values come from: frontend, traffic or backend. */
-  check(place: PlaceName, values: object, sources: FieldSources | undefined, section: string, site: string): void {
-    for (const refusal of refusalsIn(place, values)) {
-      const field = refusal.path.split(/[.[]/)[0]!;
-      const policy = policyOf(sources?.[field]);
-      if (policy === undefined) continue; // an inline policy: reported on its GwBackend
-      const path = `spec.${section}.${refusal.path}`;
-      const key = `${policy}|${path}|${site}`;
-      if (this.#seen.has(key)) continue;
-      this.#seen.add(key);
-      let byGateway = this.#out.get(policy);
-      if (!byGateway) {
-        byGateway = new Map();
-        this.#out.set(policy, byGateway);
-      }
-      const list = byGateway.get(this.#gateway) ?? [];
-      list.push({ path, reason: refusal.reason, site });
-      byGateway.set(this.#gateway, list);
+function visitRule(config: DataPlaneConfig, rule: RuleConfig, site: string, visit: ConsumerVisitor): void {
+  for (const place of trafficPlaces(rule, config.backends))
+    visit(place, rule.traffic, rule.trafficSources, 'traffic', site);
+  if (rule.models) visit('backend:models', rule.models.policy, rule.models.policySources, 'backend', site);
+  for (const ref of rule.backendRefs) {
+    const object = config.backends[ref.backend];
+    if (!object) continue;
+    const where = `${site} backend ${ref.backend}`;
+    if (object.kind === 'GwBackend') visit('backend-spec', object.spec, undefined, 'spec', where);
+    visit(backendPlace(object), ref.policy, ref.policySources, 'backend', where);
+    const place = sectionPlace(object);
+    if (!place) continue;
+    for (const [name, section] of Object.entries(ref.sections ?? {})) {
+      const own = sectionOwnFields(section, ref.policy);
+      visit(place, own, ref.sectionSources?.[name], 'backend', `${where} section ${name}`);
     }
   }
 }
@@ -112,38 +127,45 @@ class Attribution {
 export function policyRefusals(configs: ReadonlyMap<string, DataPlaneConfig>): PolicyRefusals {
   const out: PolicyRefusals = new Map();
   for (const [gateway, config] of configs) {
-    const attribution = new Attribution(gateway, out);
-    for (const listener of config.listeners) {
-      const where = `Gateway ${gateway} listener ${listener.name}`;
-      attribution.check('frontend', listener.frontend, listener.frontendSources, 'frontend', where);
-      attribution.check('traffic', listener.preRouting, listener.preRoutingSources, 'traffic', `${where} PreRouting`);
-      if (listener.modelRule) checkRule(attribution, config, listener.modelRule, `${where} GwModels`);
-      for (const route of listener.routes) {
-        route.rules.forEach((rule, index) => {
-          checkRule(attribution, config, rule, `HTTPRoute ${route.route} rule ${rule.name ?? index}`);
-        });
+    const seen = new Set<string>();
+    visitConsumers(gateway, config, (place, values, sources, section, site) => {
+      for (const refusal of refusalsIn(place, values)) {
+        const policy = policyOf(sources?.[refusal.path.split(/[.[]/)[0]!]);
+        if (policy === undefined) continue; // an object's own: reported on that object
+        const path = `spec.${section}.${refusal.path}`;
+        const key = `${policy}|${path}|${site}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        let byGateway = out.get(policy);
+        if (!byGateway) {
+          byGateway = new Map();
+          out.set(policy, byGateway);
+        }
+        const list = byGateway.get(gateway) ?? [];
+        list.push({ path, reason: refusal.reason, site });
+        byGateway.set(gateway, list);
       }
-    }
+    });
   }
   return out;
 }
 
-function checkRule(attribution: Attribution, config: DataPlaneConfig, rule: RuleConfig, site: string): void {
-  for (const place of trafficPlaces(rule, config.backends))
-    attribution.check(place, rule.traffic, rule.trafficSources, 'traffic', site);
-  if (rule.models) attribution.check('backend:models', rule.models.policy, rule.models.policySources, 'backend', site);
-  for (const ref of rule.backendRefs) {
-    const object = config.backends[ref.backend];
-    if (!object) continue;
-    const where = `${site} backend ${ref.backend}`;
-    attribution.check(backendPlace(object), ref.policy, ref.policySources, 'backend', where);
-    const place = sectionPlace(object);
-    if (!place) continue;
-    for (const [name, section] of Object.entries(ref.sections ?? {})) {
-      const own = sectionOwnFields(section, ref.policy);
-      attribution.check(place, own, ref.sectionSources?.[name], 'backend', `${where} section ${name}`);
+/**
+ * One line per field the data plane refuses in a configuration, as its log says it ("HTTPRoute
+ * ns/r rule chat: traffic.retry: why (set by GwPolicy ns/p on ...)"): for the controller's own log
+ * when it runs apart from the proxies (`gw controller`).
+ */
+export function refusalLines(gateway: string, config: DataPlaneConfig): string[] {
+  const lines = new Set<string>();
+  visitConsumers(gateway, config, (place, values, sources, section, site) => {
+    for (const refusal of refusalsIn(place, values)) {
+      const source = sources?.[refusal.path.split(/[.[]/)[0]!];
+      lines.add(
+        `${site}: ${section}.${refusal.path}: ${refusal.reason}${source ? ` (set by ${source})` : ''}; answered 500`,
+      );
     }
-  }
+  });
+  return [...lines];
 }
 
 /** The listeners of a configuration that cannot be served (frontend or PreRouting fields refused), with why. */

@@ -37,6 +37,22 @@ describe('gw explain', () => {
     );
   });
 
+  it('marks a field the data plane refuses there as refused, with why, instead of effective', async () => {
+    const refused = new URL('../fixtures/controller/translate/refused-fields/input.yaml', import.meta.url).pathname;
+    const ai = await run(['explain', '-f', refused, 'route', 'default/mixed/chat']);
+    assert.equal(ai.code, 0, ai.stderr);
+    assert.match(
+      ai.stdout,
+      / {2}retry: .*\n {4}set by GwPolicy default\/retry-all .*\n {4}REFUSED by the data plane \(the traffic it covers is answered 500\): retry: traffic.retry applies only to HTTP backends/,
+    );
+    // The same policy on the rule whose backend is plain HTTP is in effect.
+    const web = await run(['explain', '-f', refused, 'route', 'default/mixed/web']);
+    assert.match(web.stdout, / {2}retry: .*\n {4}set by GwPolicy default\/retry-all/);
+    assert.doesNotMatch(web.stdout, /REFUSED by the data plane [^\n]*: retry:/);
+    const backend = await run(['explain', '-f', refused, 'backend', 'default/web']);
+    assert.match(backend.stdout, / {4}REFUSED by the data plane .*: tunnel: Tunnelling backend connections/);
+  });
+
   it('says clearly what is missing', async () => {
     assert.match(
       (await run(['explain', '-f', examples, 'route', 'default/nope'])).stderr,

@@ -189,6 +189,73 @@ describe('gw controller and gw run --kubeconfig', () => {
     }
   });
 
+  test('apart from the proxies, gw controller reports a refused field in the policy status and its log; the proxy answers 500', async () => {
+    const server = await startTestApiServer();
+    const listenerPort = await freePort();
+    const controller = spawnGw(['controller', '--kubeconfig', server.embedded.kubeconfigPath, '--admin-port', '0']);
+    const proxy = new LocalGateway({
+      paths: [],
+      address: '127.0.0.1',
+      kube: { kubeconfig: server.embedded.kubeconfigPath, writeStatus: false },
+    });
+    let upstreamHits = 0;
+    upstream.on('request', () => upstreamHits++);
+    try {
+      await controller.waitForLog(/every kind listed/);
+      await proxy.start();
+      const tunnel = `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: via-proxy}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+`;
+      await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
+      await controller.waitForLog(
+        /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel: .*set by GwPolicy default\/via-proxy/,
+      );
+      const policyPath = '/apis/gw.dev/v1alpha1/namespaces/default/gwpolicies/via-proxy';
+      await eventually(
+        'the controller writes Accepted False (Unsupported) on the policy',
+        async () => {
+          const ancestors = (await server.request('GET', policyPath)).json.status?.ancestors ?? [];
+          return ancestors.some((ancestor: { conditions: { type: string; reason: string; message: string }[] }) =>
+            ancestor.conditions.some(
+              (condition) =>
+                condition.type === 'Accepted' &&
+                condition.reason === 'Unsupported' &&
+                condition.message.includes('spec.backend.tunnel'),
+            ),
+          );
+        },
+        10_000,
+      );
+      await eventually(
+        'the proxy answers 500 for the refused field',
+        async () => {
+          try {
+            const response = await fetch(`http://127.0.0.1:${listenerPort}/`);
+            return response.status === 500 && (await response.text()).includes('backend.tunnel');
+          } catch {
+            return false;
+          }
+        },
+        10_000,
+      );
+      const hitsBefore = upstreamHits;
+      const refused = await fetch(`http://127.0.0.1:${listenerPort}/`);
+      assert.equal(refused.status, 500);
+      assert.match(await refused.text(), /backend\.tunnel: Tunnelling backend connections/);
+      assert.equal(upstreamHits, hitsBefore, 'nothing reached the upstream');
+    } finally {
+      controller.child.kill('SIGTERM');
+      assert.equal(await controller.exited, 0, controller.stderr);
+      await proxy.stop();
+      await server.close();
+    }
+  });
+
   test('gw controller waits for an API server that is not up yet, and reports it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gw-controller-wait-'));
     temporary.push(dataDir);

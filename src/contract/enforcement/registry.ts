@@ -150,9 +150,7 @@ function backendAuthNotYet(kind: string, what: string): Enforcement {
 }
 
 function backendKindNotYet(kind: string, what: string): Enforcement {
-  return refused(
-    `GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`,
-  );
+  return refused(`GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`);
 }
 
 const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
