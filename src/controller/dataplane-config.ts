@@ -386,7 +386,8 @@ function backendRefConfig(
   const key = `${ref.kind} ${ref.namespace}/${ref.name}`;
   if (ref.problem) {
     const port = ref.port !== undefined ? { port: ref.port } : {};
-    return { backend: key, weight: ref.weight, policy: {}, ...port, problem: ref.problem };
+    const problem = ref.problemMessage ? `${ref.problem}: ${ref.problemMessage}` : ref.problem;
+    return { backend: key, weight: ref.weight, policy: {}, ...port, problem };
   }
   const { snapshot, config, referenced } = building;
   const backendPoint: AttachmentPoint = {

@@ -741,6 +741,9 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
     BY.llmRequest,
   ),
   'backend:http': {
+    health: enforced(`${DP}/backends/http.ts`, {
+      note: "Per backendRef: an evicted backend gets a rule's requests only while every backend of the rule is evicted.",
+    }),
     ai: enforced(BY.appliesTo, { note: AI_ONLY }),
     mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),
   },

@@ -14,6 +14,7 @@ export interface BackendRefResult {
 
 function problem(ref: RouteBackendRef, reason: BackendProblem, message: string): BackendRefResult {
   ref.problem = reason;
+  ref.problemMessage = message;
   return { ref, message };
 }
 

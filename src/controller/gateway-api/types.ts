@@ -47,6 +47,8 @@ export interface RouteBackendRef {
   filters?: HTTPRouteFilter[];
   /** Why the reference cannot be used; the data plane answers its share of requests with 500. */
   problem?: BackendProblem;
+  /** The problem's message (as the route's ResolvedRefs says it), for the 500 its requests get. */
+  problemMessage?: string;
 }
 
 export interface RouteRule {

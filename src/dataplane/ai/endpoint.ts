@@ -7,8 +7,9 @@ import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
-import { defaultUnhealthyCondition, type ObservedResponse } from '../balancing/endpoint-health.ts';
-import { compileExpression, ExpressionError } from '../cel/expression.ts';
+import type { ObservedResponse } from '../balancing/endpoint-health.ts';
+import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
+import { ExpressionError } from '../cel/expression.ts';
 import { type CompiledFilters, compileFilters } from '../routing/filters.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import {
@@ -79,25 +80,9 @@ export function compileEndpoint(
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
   if (Array.isArray(requestPolicy))
     return { field: `policies.${requestPolicy[0]!.path}`, message: requestPolicy[0]!.message };
-  const health = policy.health;
-  let unhealthy = defaultUnhealthyCondition;
-  if (health?.unhealthyCondition) {
-    const expression = compileExpression(health.unhealthyCondition);
-    if (expression instanceof ExpressionError)
-      return { field: 'policies.health.unhealthyCondition', message: expression.message };
-    unhealthy = (response) => {
-      try {
-        return (
-          expression.evaluate({
-            response: { code: BigInt(response.status ?? 0) },
-            connectionFailed: response.connectionFailed === true,
-          }) === true
-        );
-      } catch {
-        return defaultUnhealthyCondition(response);
-      }
-    };
-  }
+  const unhealthy = compileUnhealthyCondition(policy.health);
+  if (unhealthy instanceof ExpressionError)
+    return { field: 'policies.health.unhealthyCondition', message: unhealthy.message };
   const client = context.client(settings);
   const headers = modelPolicies?.headers;
   const headerFilters = headers

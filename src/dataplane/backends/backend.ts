@@ -62,6 +62,11 @@ export interface Backend {
    * Only kinds that forward bytes as they are (plain HTTP destinations) have it.
    */
   readonly tunnel?: () => Promise<Duplex>;
+  /**
+   * For a backend with passive health (backend policy `health`): false while it is evicted. A rule
+   * sends to its available backends first, and to evicted ones only when none is available.
+   */
+  readonly available?: () => boolean;
 }
 
 /** Why a backend cannot be served: its requests are answered with `status` and the message. */

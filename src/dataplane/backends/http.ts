@@ -6,11 +6,19 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth, NO_QUERY } from '../auth/backend/index.ts';
+import {
+  EndpointHealth,
+  judgeResponse,
+  type ObservedResponse,
+  type UnhealthyCondition,
+} from '../balancing/endpoint-health.ts';
+import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
+import { ExpressionError } from '../cel/expression.ts';
 import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
-import { forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
 import { responseBuffering } from '../proxy/response-buffering.ts';
 import {
   type ConnectionSettings,
@@ -53,27 +61,48 @@ export const httpKind: BackendKind<BackendRefInput> = {
         return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
       auth = compiled;
     }
-    return new HttpBackend(object.kind === 'Service' ? 'service' : 'static', settings, context.pool(settings), auth);
+    let health: PassiveHealth | undefined;
+    if (policy.health !== undefined) {
+      const unhealthy = compileUnhealthyCondition(policy.health);
+      if (unhealthy instanceof ExpressionError)
+        return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
+      health = { state: new EndpointHealth(policy.health, { now: () => performance.now() }), unhealthy };
+    }
+    const type = object.kind === 'Service' ? 'service' : 'static';
+    return new HttpBackend(type, settings, context.pool(settings), auth, health);
   },
 };
+
+/** Health of an HTTP backend (backend policy `health`): what its responses say, and whether it is evicted. */
+interface PassiveHealth {
+  readonly state: EndpointHealth;
+  readonly unhealthy: UnhealthyCondition;
+}
 
 class HttpBackend implements Backend {
   readonly type: 'static' | 'service';
   readonly #settings: ConnectionSettings;
   readonly #pool: ReturnType<BackendRefInput['context']['pool']>;
   readonly #auth: CompiledBackendAuth | undefined;
+  readonly #health: PassiveHealth | undefined;
 
   constructor(
     type: 'static' | 'service',
     settings: ConnectionSettings,
     pool: ReturnType<BackendRefInput['context']['pool']>,
     auth: CompiledBackendAuth | undefined,
+    health: PassiveHealth | undefined,
   ) {
     this.type = type;
     this.#settings = settings;
     this.#pool = pool;
     this.#auth = auth;
+    this.#health = health;
+    if (health) this.available = () => !health.state.evicted;
   }
+
+  /** Set with a health policy: false while evicted (a rule picks its other backends first). */
+  readonly available?: () => boolean;
 
   readonly tunnel = (): Promise<Duplex> => openTunnel(this.#settings);
 
@@ -135,6 +164,16 @@ class HttpBackend implements Backend {
     record.upstreamEndTime = process.hrtime.bigint();
     if (outcome.failure) record.error = `upstream ${outcome.failure}${retriesText(outcome.retries)}`;
     else if (outcome.error) record.error = outcome.error;
+    if (this.#health && outcome.failure !== 'aborted') this.#observe(this.#health, outcome);
+  }
+
+  /** Feeds what the backend answered (or that it could not be reached) to its health. */
+  #observe(health: PassiveHealth, outcome: ForwardOutcome): void {
+    const observed: ObservedResponse =
+      outcome.failure !== undefined && outcome.upstreamHeadersMs === undefined
+        ? { connectionFailed: true }
+        : { status: outcome.status, latencyMs: outcome.upstreamHeadersMs };
+    health.state.record(judgeResponse(observed, health.unhealthy));
   }
 }
 

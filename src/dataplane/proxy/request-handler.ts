@@ -5,7 +5,7 @@
 // when the request arrives, so a configuration swap never changes a request in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RoutedRequest } from '../backends/backend.ts';
-import type { CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
+import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { mayBeMcpOAuthPath } from '../policies/auth/mcp-oauth/well-known.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
@@ -14,6 +14,7 @@ import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
 import { applyRequestFilters, type ForwardRequest, type HeaderBag, redirectResponse } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
 import { normalizePath } from '../routing/path.ts';
+import { pickUsable } from '../routing/weighted-choice.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
@@ -106,8 +107,11 @@ export async function handleRequest(
     const answer = await runSteps(policies.afterFilters, exchange);
     if (answer) return void sendLocalResponse(res, answer);
   }
-  const chosen = rule.backends.pick();
+  let chosen = rule.backends.pick();
   if (!chosen) return void sendText(res, 500, 'the route has no usable backend');
+  // An evicted backend (passive health) gets requests only when every backend of the rule is evicted.
+  if (chosen.backend.available?.() === false && rule.backends.items.length > 1)
+    chosen = pickUsable(rule.backends, isAvailable)!;
   record.backend = chosen.name;
   record.backendType = chosen.backend.type;
   if (chosen.filters.problems.length > 0)
@@ -123,6 +127,10 @@ export async function handleRequest(
     });
   const routed: RoutedRequest = { req, res, record, forward, scheme, route: rule.context, exchange };
   return chosen.backend.serve(routed);
+}
+
+function isAvailable(ref: CompiledBackendRef): boolean {
+  return ref.backend.available?.() !== false;
 }
 
 /** The rule routing chooses: the route table's match, else the listener's models when it has some. */

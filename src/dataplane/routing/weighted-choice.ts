@@ -41,6 +41,29 @@ export class WeightedChoice<T extends { readonly weight: number }> {
   }
 }
 
+/**
+ * An item chosen by weight among those `usable` accepts (a backend's passive health), or among all
+ * of them when it accepts none (spec: with every endpoint evicted, selection falls back to them).
+ */
+export function pickUsable<T extends { readonly weight: number }>(
+  choice: WeightedChoice<T>,
+  usable: (item: T) => boolean,
+  random: RandomSource = Math.random,
+): T | undefined {
+  let total = 0;
+  for (const item of choice.items) if (usable(item)) total += item.weight;
+  if (total === 0) return choice.pick(random);
+  let target = random() * total;
+  let last: T | undefined;
+  for (const item of choice.items) {
+    if (!usable(item)) continue;
+    last = item;
+    target -= item.weight;
+    if (target < 0) return item;
+  }
+  return last;
+}
+
 export function compileWeightedChoice<T extends { readonly weight: number }>(items: readonly T[]): WeightedChoice<T> {
   return new WeightedChoice(items);
 }

@@ -1,0 +1,355 @@
+// Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
+// a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
+// enforced; fields the data plane does not implement (prompt guards, prompt caching, tunnels,
+// backend-level transformation and extAuth, in a provider's own policies too, unserved provider
+// families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
+// the field on the object that carries it; a rule's backend with passive health is skipped while
+// evicted. Each case failed before: the request got 200 and reached the provider.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { runGw } from '../../helpers/cli.ts';
+import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
+
+type OpenAiMock = Awaited<ReturnType<typeof startOpenAiMock>>;
+
+const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hello' }] };
+
+/** A GwModel `name` on `parent` (YAML flow mapping of a parentRef) served by the OpenAI mock. */
+function modelYaml(name: string, parent: string, port: number, more = ''): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: ${name}}
+spec:
+  parentRefs: [${parent}]
+  provider: Alpha
+  baseURL: http://127.0.0.1:${port}/v1
+  policies:
+    auth: {key: sk-upstream}
+${more}---
+`;
+}
+
+/** The status lines `gw status` prints for one object ("GwBackend default/x" up to the next object). */
+async function statusOf(dir: string, object: string): Promise<string> {
+  const result = await runGw(['status', '-f', dir]);
+  assert.equal(result.code, 0, result.stderr);
+  const start = result.stdout.indexOf(`${object}\n`);
+  assert.notEqual(start, -1, `gw status lists ${object}:\n${result.stdout}`);
+  const rest = result.stdout.slice(start + object.length + 1);
+  const end = rest.search(/^\S/m);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+async function expectStatus(promise: Promise<unknown>, status: number, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.equal(error.status, status);
+    if (message) assert.match(String(error.message), message);
+    return true;
+  });
+}
+
+describe('a Gateway-level policy reaches the GwModels attached to the Gateway', () => {
+  let provider: OpenAiMock;
+  let gw: TestGateway;
+  let port: number;
+
+  before(async () => {
+    provider = await startOpenAiMock({ apiKey: 'sk-upstream' });
+    port = await freePort();
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}apiVersion: v1
+kind: Secret
+metadata: {name: client-keys}
+stringData: {team: sk-team}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: keys-and-limits}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic:
+    apiKeyAuthentication: {secretRef: {name: client-keys}}
+    rateLimit: {local: [{requests: 1, unit: Minutes}]}
+---
+${modelYaml('gpt-4o-mini', '{name: ai}', provider.port)}`,
+    });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    await provider?.close();
+  });
+
+  it('a request without a key is refused 401 and reaches no provider; the rate limit holds', async () => {
+    const anonymous = new OpenAI({ apiKey: 'not-a-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const team = new OpenAI({ apiKey: 'sk-team', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const served = await team.chat.completions.create(CHAT);
+    assert.equal(served.choices[0]!.message.content, 'echo: hello');
+    const before = provider.requests.length;
+    await expectStatus(anonymous.chat.completions.create(CHAT), 401);
+    await expectStatus(team.chat.completions.create(CHAT), 429);
+    assert.equal(provider.requests.length, before, 'nothing reached the provider');
+  });
+});
+
+describe('fields the data plane does not implement are refused, never ignored', () => {
+  let provider: OpenAiMock;
+  let gw: TestGateway;
+  let client: OpenAI;
+  let modelsClient: OpenAI;
+  let port: number;
+
+  before(async () => {
+    provider = await startOpenAiMock({ apiKey: 'sk-upstream' });
+    port = await freePort();
+    const upstream = `host: 127.0.0.1, port: ${provider.port}`;
+    const route = (name: string, backend: string) => `    - matches: [{path: {type: PathPrefix, value: /${name}}}]
+      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+`;
+    const aiBackend = (name: string, spec: string, policies = '') => `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec:
+${spec}
+  policies:
+    auth: {key: sk-upstream}
+    ai: {routes: {/v1/chat/completions: Completions}${policies}}
+---
+`;
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${aiBackend('plain', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend(
+        'guarded',
+        `  ai: {provider: {${upstream}, alpha: {}}}`,
+        ', promptGuard: {request: [{regex: {action: Reject, builtins: [Ssn]}}]}',
+      )}${aiBackend('cached', `  ai: {provider: {${upstream}, alpha: {}}}`, ', promptCaching: {}')}${aiBackend(
+        'moderated',
+        `  ai: {provider: {${upstream}, alpha: {moderation: {policy: {input: {mode: Block}}}}}}`,
+      )}${aiBackend(
+        'grouped',
+        `  ai:
+    groups:
+      - providers:
+          - name: primary
+            ${upstream.replace(', ', '\n            ')}
+            alpha: {}
+            policies: {tunnel: {url: "http://proxy.example.com:3128"}}`,
+      )}${aiBackend(
+        'sectioned',
+        `  ai:
+    groups:
+      - providers:
+          - name: primary
+            ${upstream.replace(', ', '\n            ')}
+            alpha: {}`,
+      )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend('bedrock', '  ai: {provider: {zeta: {region: us-east-1}}}')}apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: agents}
+spec: {a2a: {host: 127.0.0.1, port: ${provider.port}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: provider-transformation}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: plain}]
+  backend: {transformation: {request: {set: [{name: x-team, value: '"a"'}]}}}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: provider-tunnel}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: sectioned, sectionName: primary}]
+  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('bedrock', 'bedrock')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
+      filters:
+        - {type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}
+        - {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-served-by, value: gw}]}}
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: echo}]
+    - name: models
+      matches: [{path: {type: PathPrefix, value: /models}}]
+      filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-served-by, value: gw-models}]}}]
+      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
+---
+${modelYaml(
+  'allowed-only',
+  '{kind: HTTPRoute, name: llm, sectionName: models}',
+  provider.port,
+  '    authorization: {policy: {matchExpressions: [\'request.headers["x-team"] == "blue"\']}}\n',
+)}${modelYaml(
+  'tunnelled',
+  '{kind: HTTPRoute, name: llm, sectionName: models}',
+  provider.port,
+  '    tunnel: {url: "http://proxy.example.com:3128"}\n',
+)}${modelYaml(
+  'prompt-guarded',
+  '{kind: HTTPRoute, name: llm, sectionName: models}',
+  provider.port,
+  '    promptGuard: {request: [{regex: {action: Reject, builtins: [Ssn]}}]}\n',
+)}`,
+    });
+    client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    modelsClient = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/models/v1`, maxRetries: 0 });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    await provider?.close();
+  });
+
+  /** Asks `path` for a completion: answered `status` (with `message`) and nothing reached the provider. */
+  async function refused(path: string, status: number, message: RegExp, body = CHAT): Promise<void> {
+    const before = provider.requests.length;
+    await expectStatus(client.post(`${path}/v1/chat/completions`, { body }), status, message);
+    assert.equal(provider.requests.length, before, `nothing of ${path} reached the provider`);
+  }
+
+  it('a Reject prompt guard with builtin Ssn: 500, and the SSN never reaches the provider', async () => {
+    const ssn = { ...CHAT, messages: [{ role: 'user' as const, content: 'my SSN is 078-05-1120' }] };
+    await refused('/guarded', 500, /ai\.promptGuard: Prompt guards/, ssn);
+    assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('078-05-1120')));
+  });
+
+  it('prompt caching and inline OpenAI moderation: 500', async () => {
+    await refused('/cached', 500, /ai\.promptCaching: Prompt caching/);
+    await refused('/moderated', 500, /alpha\.moderation: Prompt guards/);
+  });
+
+  it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a backend-level transformation: 500", async () => {
+    await refused('/grouped', 500, /providers\[0\]\.policies\.tunnel: Tunnelling/);
+    await refused('/sectioned', 500, /backend policy of primary backend\.tunnel: Tunnelling/);
+    await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
+  });
+
+  it('an unserved provider family and backend kind: 500 naming them', async () => {
+    await refused('/bedrock', 500, /Amazon Bedrock/);
+    await refused('/agents', 500, /A2A agents/);
+  });
+
+  it('an HTTPRoute ResponseHeaderModifier filter applies to AI and GwModel responses', async () => {
+    const echo = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/echo/v1`, maxRetries: 0 });
+    const ai = await echo.chat.completions.create(CHAT).withResponse();
+    assert.equal(ai.response.headers.get('x-served-by'), 'gw');
+    const model = await modelsClient.chat.completions
+      .create({ ...CHAT, model: 'allowed-only' }, { headers: { 'x-team': 'blue' } })
+      .withResponse();
+    assert.equal(model.response.headers.get('x-served-by'), 'gw-models');
+  });
+
+  it("a GwModel's authorization: 403 unless its rule holds", async () => {
+    const model = { ...CHAT, model: 'allowed-only' };
+    const before = provider.requests.length;
+    await expectStatus(modelsClient.chat.completions.create(model), 403);
+    assert.equal(provider.requests.length, before);
+    const allowed = await modelsClient.chat.completions.create(model, { headers: { 'x-team': 'blue' } });
+    assert.equal(allowed.choices[0]!.message.content, 'echo: hello');
+  });
+
+  it("a GwModel's tunnel and prompt guard: 500 naming the field", async () => {
+    for (const [model, field] of [
+      ['tunnelled', 'spec.policies.tunnel'],
+      ['prompt-guarded', 'spec.policies.promptGuard'],
+    ] as const) {
+      const before = provider.requests.length;
+      await expectStatus(modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));
+      assert.equal(provider.requests.length, before);
+    }
+  });
+
+  it('gw status names each refused field on the object that carries it', async () => {
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/guarded'),
+      /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard/,
+    );
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/bedrock'),
+      /Accepted=False \(Unsupported\): spec\.ai\.provider\.zeta/,
+    );
+    assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/grouped'),
+      /Accepted=False \(Unsupported\): spec\.ai\.groups\[0\]\.providers\[0\]\.policies\.tunnel/,
+    );
+    assert.match(
+      await statusOf(gw.dir, 'GwPolicy default/provider-tunnel'),
+      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.tunnel \(at HTTPRoute default\/llm rule 5 backend GwBackend default\/sectioned section primary\)/,
+    );
+    assert.match(
+      await statusOf(gw.dir, 'GwPolicy default/provider-transformation'),
+      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.transformation/,
+    );
+    assert.match(
+      await statusOf(gw.dir, 'GwModel default/tunnelled'),
+      /Accepted=False \(Unsupported\):.*spec\.policies\.tunnel/,
+    );
+    assert.match(await statusOf(gw.dir, 'HTTPRoute default/llm'), /ResolvedRefs=False \(BackendNotAccepted\)/);
+  });
+});
+
+describe('a rule skips its evicted backend (health on static backends)', () => {
+  let healthy: Server;
+  let failing: Server;
+  const hits = { healthy: 0, failing: 0 };
+  let gw: TestGateway;
+  let port: number;
+
+  before(async () => {
+    const listen = async (name: keyof typeof hits, status: number) => {
+      const server = createServer((_request, response) => {
+        hits[name]++;
+        response.writeHead(status).end(name);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    };
+    healthy = await listen('healthy', 200);
+    failing = await listen('failing', 503);
+    port = await freePort();
+    const backend = (name: string, server: Server) => `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec:
+  static: {host: 127.0.0.1, port: ${(server.address() as { port: number }).port}}
+  policies: {health: {eviction: {consecutiveFailures: 1, duration: 60s}}}
+---
+`;
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${backend('healthy', healthy)}${backend('failing', failing)}apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - backendRefs:
+        - {group: gw.dev, kind: GwBackend, name: healthy, weight: 1}
+        - {group: gw.dev, kind: GwBackend, name: failing, weight: 1}
+`,
+    });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    healthy?.close();
+    failing?.close();
+  });
+
+  it('once the failing backend answered 503 it is evicted: the next requests all go to the healthy one', async () => {
+    // Until the failing backend has been picked once (weights are equal: it comes quickly).
+    for (let i = 0; i < 100 && hits.failing === 0; i++) await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(hits.failing, 1, 'the failing backend answered once');
+    const statuses = [];
+    for (let i = 0; i < 40; i++) statuses.push((await fetch(`http://127.0.0.1:${port}/`)).status);
+    assert.deepEqual(new Set(statuses), new Set([200]));
+    assert.equal(hits.failing, 1, 'the evicted backend got no further request');
+  });
+});
