@@ -58,6 +58,12 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     nginxTarget(options.workers),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    ...(options.baseline === undefined
+      ? []
+      : [
+          gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, baseline: options.baseline }),
+          gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, baseline: options.baseline }),
+        ]),
     portkeyTarget(log),
   ];
   return all.filter((definition) => options.targets.includes(definition.id));

@@ -4,7 +4,19 @@ import { parseArgs } from 'node:util';
 import type { MeasureSettings } from './measure.ts';
 import type { TargetId } from './targets/target.ts';
 
-const TARGET_IDS: TargetId[] = ['direct', 'direct-anthropic', 'nginx', 'gw', 'gw-translated', 'portkey'];
+const TARGET_IDS: TargetId[] = [
+  'direct',
+  'direct-anthropic',
+  'nginx',
+  'gw',
+  'gw-translated',
+  'gw-baseline',
+  'gw-translated-baseline',
+  'portkey',
+];
+
+/** The targets that run only with --baseline. */
+const BASELINE_IDS: readonly TargetId[] = ['gw-baseline', 'gw-translated-baseline'];
 
 export interface BenchOptions {
   settings: MeasureSettings;
@@ -19,6 +31,8 @@ export interface BenchOptions {
   rounds: number;
   /** Also write the report to this file. */
   output?: string;
+  /** Another gw checkout (an earlier commit) measured beside this one: the A/B of a change. */
+  baseline?: string;
 }
 
 export const USAGE = `Usage: node bench/gateway.bench.ts [options]
@@ -35,6 +49,9 @@ export const USAGE = `Usage: node bench/gateway.bench.ts [options]
   --rounds N            run everything N times (fresh processes each time) and report medians (default 1)
   --only IDS            comma-separated subset of: ${TARGET_IDS.join(', ')}
   --output FILE         also write the report (markdown) to FILE
+  --baseline DIR        also measure gw from another checkout (e.g. a git worktree of an earlier
+                        commit with node_modules), as gw-baseline and gw-translated-baseline: the
+                        A/B of a change in one run, each round running both
 `;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -61,12 +78,18 @@ export function parseOptions(argv: string[]): BenchOptions {
       only: { type: 'string' },
       rounds: { type: 'string' },
       output: { type: 'string' },
+      baseline: { type: 'string' },
     },
     strict: true,
   });
-  const targets = values.only === undefined ? TARGET_IDS : values.only.split(',').map((id) => id.trim());
+  const targets =
+    values.only === undefined
+      ? TARGET_IDS.filter((id) => values.baseline !== undefined || !BASELINE_IDS.includes(id))
+      : values.only.split(',').map((id) => id.trim());
   for (const id of targets) {
     if (!TARGET_IDS.includes(id as TargetId)) throw new Error(`unknown target "${id}" in --only`);
+    if (BASELINE_IDS.includes(id as TargetId) && values.baseline === undefined)
+      throw new Error(`target "${id}" needs --baseline DIR`);
   }
   return {
     settings: {
@@ -87,5 +110,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     targets: TARGET_IDS.filter((id) => targets.includes(id)),
     rounds: Math.round(positive('rounds', values.rounds, 1)),
     output: values.output,
+    baseline: values.baseline,
   };
 }

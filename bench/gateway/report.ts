@@ -236,6 +236,27 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
   return lines;
 }
 
+/** A change's A/B (--baseline): gw's figures over the baseline checkout's, measured in the same run. */
+export function baselineLines(outcomes: Outcome[]): string[] {
+  const lines: string[] = [];
+  for (const [id, baselineId, name] of [
+    ['gw', 'gw-baseline', 'passthrough'],
+    ['gw-translated', 'gw-translated-baseline', 'translated'],
+  ] as const) {
+    const after = measured(outcomes, id);
+    const before = measured(outcomes, baselineId);
+    if (!after || !before) continue;
+    const cpu =
+      after.cpuUsPerRequest !== undefined && before.cpuUsPerRequest !== undefined
+        ? `, CPU per request ${integer.format(after.cpuUsPerRequest)} µs vs ${integer.format(before.cpuUsPerRequest)} µs`
+        : '';
+    lines.push(
+      `gw ${name} vs the baseline: requests/s ${ratio(after.saturate.requestsPerSecond / before.saturate.requestsPerSecond)} (${requestsPerSecond(after.saturate.requestsPerSecond)} vs ${requestsPerSecond(before.saturate.requestsPerSecond)}), p50 ${ms(after.saturate.p50Ms)} vs ${ms(before.saturate.p50Ms)}${cpu}`,
+    );
+  }
+  return lines;
+}
+
 /** Everything that makes a row less than a clean measurement: failed requests, a rate not held. */
 export function problemLines(outcomes: Outcome[], rate: number): string[] {
   const lines: string[] = [];
@@ -272,6 +293,7 @@ export function renderReport(
   options: { rate: number; connections: number; peakConnections: number; preamble: string[] },
 ): string {
   const goals = goalLines(outcomes, options.rate, options.peakConnections);
+  const ab = baselineLines(outcomes);
   const problems = problemLines(outcomes, options.rate);
   const runs = outcomes
     .filter((o): o is Measured => o.status === 'measured' && (o.peak !== undefined || o.notes.length > 0))
@@ -292,6 +314,7 @@ export function renderReport(
     '',
     'Goals:',
     ...goals.map((goal) => `- ${goal.text}`),
+    ...(ab.length > 0 ? ['', 'A/B against the baseline checkout:', ...ab.map((line) => `- ${line}`)] : []),
     ...(problems.length > 0 ? ['', 'Problems:', ...problems.map((line) => `- ${line}`)] : []),
     ...(runs.length > 0 ? ['', 'How the targets ran:', ...runs] : []),
     '',

@@ -9,7 +9,6 @@ import { type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
 import { type TargetDefinition, TargetUnavailable } from './target.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const gwBin = join(repoRoot, 'bin', 'gw.js');
 
 export interface StartedGw {
   /** The listener's base URL, e.g. http://127.0.0.1:40123 */
@@ -24,10 +23,15 @@ export interface StartedGw {
  * The admin endpoints get a free port (the default one may be taken by another gw). Standard
  * output, where the access log goes, is discarded; standard error is kept for error messages.
  */
-export async function startGw(configDir: string, listenerUrl: string, extraArgs: string[] = []): Promise<StartedGw> {
+export async function startGw(
+  configDir: string,
+  listenerUrl: string,
+  extraArgs: string[] = [],
+  root: string = repoRoot,
+): Promise<StartedGw> {
   const adminPort = await freePort();
-  const args = [gwBin, 'run', '-f', configDir, '--admin-port', String(adminPort), ...extraArgs];
-  const child = spawnChild('gw', process.execPath, args, { cwd: repoRoot, discardStdout: true });
+  const args = [join(root, 'bin', 'gw.js'), 'run', '-f', configDir, '--admin-port', String(adminPort), ...extraArgs];
+  const child = spawnChild('gw', process.execPath, args, { cwd: root, discardStdout: true });
   try {
     await waitUntilAnswers(child, `${listenerUrl}/v1/models`);
   } catch (error) {
@@ -37,15 +41,21 @@ export async function startGw(configDir: string, listenerUrl: string, extraArgs:
   return { url: listenerUrl, pid: child.pid, stop: () => child.stop() };
 }
 
-/** gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated). */
+/**
+ * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
+ * with `baseline`, the gw of that other checkout (the "before" of an A/B).
+ */
 export function gwTarget(
   family: ProviderFamily,
-  options: { accessLog: boolean; extraArgs: string[] },
+  options: { accessLog: boolean; extraArgs: string[]; baseline?: string },
 ): TargetDefinition {
   const translated = family === 'gamma';
+  const baseline = options.baseline;
+  const base = translated ? 'gw-translated' : 'gw';
+  const label = translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough';
   return {
-    id: translated ? 'gw-translated' : 'gw',
-    label: translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough',
+    id: baseline === undefined ? base : (`${base}-baseline` as const),
+    label: baseline === undefined ? label : `${label}, baseline`,
     upstreamFamily: translated ? 'anthropic' : 'openai',
     start: async (ports) => {
       const dir = mkdtempSync(join(tmpdir(), `gw-bench-${family}-`));
@@ -61,7 +71,7 @@ export function gwTarget(
       });
       let gw: StartedGw;
       try {
-        gw = await startGw(dir, `http://127.0.0.1:${loadPort}`, options.extraArgs);
+        gw = await startGw(dir, `http://127.0.0.1:${loadPort}`, options.extraArgs, baseline);
       } catch (error) {
         rmSync(dir, { recursive: true, force: true });
         throw new TargetUnavailable((error as Error).message);
@@ -72,6 +82,7 @@ export function gwTarget(
         stream: { url: `http://127.0.0.1:${streamPort}${CHAT_PATH}`, headers: CHAT_HEADERS, body: CHAT_STREAM_BODY },
         pid: gw.pid,
         notes: [
+          ...(baseline === undefined ? [] : [`gw of ${baseline}`]),
           options.accessLog ? 'access log on (to /dev/null)' : 'access log off',
           ...(options.extraArgs.length > 0 ? [`gw run ${options.extraArgs.join(' ')}`] : []),
         ],

@@ -3,7 +3,15 @@ import type { AnswerFormat } from '../chat-request.ts';
 import type { Endpoint } from '../load.ts';
 import type { UpstreamPorts } from '../upstream.ts';
 
-export type TargetId = 'direct' | 'direct-anthropic' | 'nginx' | 'gw' | 'gw-translated' | 'portkey';
+export type TargetId =
+  | 'direct'
+  | 'direct-anthropic'
+  | 'nginx'
+  | 'gw'
+  | 'gw-translated'
+  | 'gw-baseline'
+  | 'gw-translated-baseline'
+  | 'portkey';
 
 export interface RunningTarget {
   /** The format clients speak to it (and get answers in). */
