@@ -457,16 +457,24 @@ function addMcpSelections(building: Building, refConfig: BackendRefConfig, objec
 /**
  * The specs and data of everything the configuration names: Services and GwBackends that policy
  * endpoint references need to connect (ExtAuth, rate limit services...; a missing one is left out
- * and the policy reports it), and the decoded data of Secrets and ConfigMaps.
+ * and the policy reports it) with the Secrets and ConfigMaps their own policies name, and the
+ * decoded data of Secrets and ConfigMaps.
  */
 function resolveReferenced(building: Building): void {
-  const { snapshot, config } = building;
-  for (const ref of building.referenced) {
+  const { snapshot, config, referenced } = building;
+  // The list grows while it is read: an endpoint's GwBackend names Secrets and ConfigMaps of its own.
+  for (let i = 0; i < referenced.length; i++) {
+    const ref = referenced[i]!;
     const name = `${ref.namespace}/${ref.name}`;
     const key = `${ref.kind} ${name}`;
     if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
       const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(name);
-      if (object && !config.backends[key]) config.backends[key] = backendObject(ref.kind, object);
+      if (!object || config.backends[key]) continue;
+      config.backends[key] = backendObject(ref.kind, object);
+      // (its CA bundle, client certificate... in its own namespace)
+      for (const found of findReferences(object.spec, 'spec'))
+        if (found.kind === 'Secret' || found.kind === 'ConfigMap')
+          referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
     } else if (ref.kind === 'Secret' || ref.kind === 'ConfigMap') {
       const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(name);
       if (object) config.data[key] = objectData(object);

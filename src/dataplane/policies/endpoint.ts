@@ -23,10 +23,17 @@ export interface ResolvedEndpoint {
   origin: string;
 }
 
+/**
+ * Resolves an endpoint reference. A GwBackend named by backendRef may carry `spec.policies`; the
+ * caller says which of its fields it applies to the connection (`applies`: ext_authz over HTTP
+ * applies tcp, tls and http). A GwBackend that sets others is refused rather than reached without
+ * them — a `tls` dropped would mean plain text to a server that was meant to be reached over TLS.
+ */
 export function resolveEndpoint(
   reference: EndpointReference,
   context: Pick<PolicyCompileContext, 'backends' | 'namespace'>,
   field: string,
+  applies: readonly string[] = [],
 ): ResolvedEndpoint | PolicyProblem {
   if (reference.url !== undefined) {
     let url: URL;
@@ -54,18 +61,23 @@ export function resolveEndpoint(
       field: `${field}.backendRef`,
       message: `${key} is not available (it does not exist, or is in another namespace)`,
     };
-  if (kind === 'Service') {
-    const destination = serviceDestination(backend.spec as never, ref.port, false);
+  if (backend.kind === 'Service') {
+    const destination = serviceDestination(backend.spec, ref.port, false);
     if (typeof destination === 'string') return { field: `${field}.backendRef`, message: `${key}: ${destination}` };
     return endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);
   }
-  const spec = backend.spec as { static?: { host?: string; port?: number; unixPath?: string } };
-  if (!spec.static)
+  if (backend.kind !== 'GwBackend' || !backend.spec.static)
     return {
       field: `${field}.backendRef`,
       message: `${key} must be a static GwBackend (host and port) to be an endpoint`,
     };
-  const destination = staticDestination(spec.static as never, false);
+  const unapplied = Object.keys(backend.spec.policies ?? {}).filter((name) => !applies.includes(name));
+  if (unapplied.length > 0)
+    return {
+      field: `${field}.backendRef`,
+      message: `${key} sets ${unapplied.map((name) => `policies.${name}`).join(', ')}, which gw does not apply to this endpoint (it would connect without them); remove them from the GwBackend, or name the endpoint by url (https:// for TLS)`,
+    };
+  const destination = staticDestination(backend.spec.static, false);
   const resolved = endpointOf(destination.host, destination.port, false, key);
   if (destination.socketPath) resolved.socketPath = destination.socketPath;
   return resolved;

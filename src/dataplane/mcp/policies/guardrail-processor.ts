@@ -82,7 +82,8 @@ export function compileProcessor(
 ): McpGuard | PolicyProblem {
   const remote = processor.remote;
   if (!remote) return { field: `${field}.remote`, message: 'set remote: the only kind of processor' };
-  const endpoint = resolveEndpoint(remote, context, `${field}.remote`);
+  // The endpoint GwBackend's request timeout applies (deadlineMs); its other policies do not.
+  const endpoint = resolveEndpoint(remote, context, `${field}.remote`, ['http']);
   if (isProblem(endpoint)) return endpoint;
   let metadata: NamedExpressions = [];
   if (remote.metadata) {

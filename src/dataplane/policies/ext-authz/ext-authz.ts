@@ -64,7 +64,8 @@ function compileOne(
   field: string,
   position: string,
 ): RequestStep | PolicyProblem {
-  const endpoint = resolveEndpoint(policy, context, field);
+  // Over HTTP the GwBackend's connection policies apply; over gRPC only its request timeout.
+  const endpoint = resolveEndpoint(policy, context, field, policy.http ? ['tcp', 'tls', 'http'] : ['http']);
   if (isProblem(endpoint)) return endpoint;
   const backendPolicy = gwBackendPolicy(policy, context);
   const deadlineMs = backendPolicy?.http?.requestTimeout
@@ -157,7 +158,8 @@ function httpDispatcher(
   try {
     settings = connectionSettings(
       {
-        protocol: endpoint.tls ? 'https:' : 'http:',
+        // A tls policy originates TLS, as it does for any backend.
+        protocol: endpoint.tls || backendPolicy?.tls !== undefined ? 'https:' : 'http:',
         host: endpoint.host,
         port: endpoint.port,
         ...(endpoint.socketPath ? { socketPath: endpoint.socketPath } : {}),
