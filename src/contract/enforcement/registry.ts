@@ -532,7 +532,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     insecureSkipVerify: enforced(),
     sni: enforced(),
     verifySubjectAltNames: enforced(),
-    alpnProtocols: enforced(),
+    alpnProtocols: enforced(undefined, {
+      note: 'Offered in its order, less what the connection cannot speak (http/1.1; h2 with http.version HTTP2); a list of none of them is refused.',
+    }),
     keyExchangeGroups: enforced(),
   },
   BackendHTTP: { version: enforced(), requestTimeout: enforced() },

@@ -3,7 +3,7 @@
 // keepalive, TLS), undici pool options and gw's own HTTP/1.1 pool options. Secrets and
 // ConfigMaps (CA bundles, client certificates) come from the configuration's resolved data;
 // nothing is looked up per request. A value that cannot be applied throws, naming its field.
-import type { ConnectionOptions } from 'node:tls';
+import { type ConnectionOptions, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import type { buildConnector, Pool } from 'undici';
 import type { Keepalive } from '../../api/types/backend-connection.ts';
 import { undici } from '../../util/undici.ts';
@@ -107,7 +107,10 @@ export function connectionSettings(
     socketPath: destination.socketPath,
     connectTimeoutMs: tcp?.connectTimeout ? durationMs(tcp.connectTimeout) : DEFAULT_CONNECT_TIMEOUT_MS,
     keepalive: tcp?.keepalive ? keepaliveOf(tcp.keepalive) : undefined,
-    tls: destination.protocol === 'https:' ? tlsOptionsOf(destination, policy?.tls ?? {}, data, namespace) : undefined,
+    tls:
+      destination.protocol === 'https:'
+        ? tlsOptionsOf(destination, policy?.tls ?? {}, data, namespace, http2 ? ['h2', 'http/1.1'] : ['http/1.1'])
+        : undefined,
   };
   const options: Pool.Options = {
     // HTTP/2 over TLS by ALPN; over plain TCP with prior knowledge (h2c). undici's Client reads
@@ -158,6 +161,12 @@ export function connectionSettings(
  * idle time, and node's positional form then probes every second, ten times).
  */
 function undiciConnector(socket: SocketSettings, http2: { allowH2: boolean; h2c: boolean }): buildConnector.connector {
+  // undici offers its own ALPN list (http/1.1, and h2 when allowed): another configured one
+  // (tls.alpnProtocols, already restricted to what the connection speaks) needs gw's own TLS connect.
+  const undiciOffers = http2.allowH2 ? ['http/1.1', 'h2'] : ['http/1.1'];
+  const configured = socket.tls?.ALPNProtocols as string[] | undefined;
+  if (configured && socket.socketPath === undefined && !sameMembers(configured, undiciOffers))
+    return alpnConnector(socket, undiciOffers);
   let connector: buildConnector.connector | undefined;
   const { keepalive } = socket;
   return (options, callback) => {
@@ -178,6 +187,62 @@ function undiciConnector(socket: SocketSettings, http2: { allowH2: boolean; h2c:
   };
 }
 
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
+}
+
+/** TLS sessions kept per server name for resumption, at most (the least recently stored go first). */
+const MAX_TLS_SESSIONS = 64;
+
+/**
+ * A connector offering the configured ALPN list (BackendTLS.alpnProtocols, less what the
+ * connection cannot speak), which undici's would replace with its own. The protocol the backend picks must be one the pool speaks
+ * (`speaks`), else the connection fails — as gw's HTTP/1.1 client does for LLM providers. Connect
+ * deadline, TLS session resumption and TCP keepalive as undici's connector and ours do.
+ */
+function alpnConnector(socket: SocketSettings, speaks: readonly string[]): buildConnector.connector {
+  const sessions = new Map<string, Buffer>();
+  return (options, callback) => {
+    const servername = (socket.tls?.servername as string | undefined) ?? options.servername ?? options.hostname;
+    let settled = false;
+    const settle = (error: Error | null, connected?: TLSSocket) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (error) callback(error, null);
+      else callback(null, connected!);
+    };
+    const connection = tlsConnect({
+      ...socket.tls,
+      host: options.hostname,
+      port: Number(options.port) || 443,
+      servername,
+      session: sessions.get(servername),
+    });
+    const deadline = setTimeout(() => {
+      const error = Object.assign(new Error('connect timeout'), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+      connection.destroy(error);
+    }, socket.connectTimeoutMs);
+    connection.on('session', (session: Buffer) => {
+      sessions.delete(servername);
+      sessions.set(servername, session);
+      if (sessions.size > MAX_TLS_SESSIONS) sessions.delete(sessions.keys().next().value!);
+    });
+    connection.once('error', (error) => settle(error));
+    connection.once('secureConnect', () => {
+      const chosen = connection.alpnProtocol;
+      if (chosen && !speaks.includes(chosen)) {
+        connection.destroy();
+        const message = `the backend chose ${chosen} by ALPN, which this connection does not speak`;
+        // A TLS handshake gw cannot use: a connection that could not be made (503), as any other.
+        return settle(Object.assign(new Error(message), { code: 'ERR_TLS_ALPN_NOT_SPOKEN' }));
+      }
+      if (socket.keepalive) applyKeepalive(connection, socket.keepalive);
+      settle(null, connection);
+    });
+  };
+}
+
 function keepaliveOf(keepalive: Partial<Keepalive>): TcpKeepalive {
   const compiled = compileKeepalive(keepalive);
   if (isKeepaliveProblem(compiled))
@@ -191,6 +256,7 @@ function tlsOptionsOf(
   tls: NonNullable<BackendConnectionPolicy['tls']>,
   data: DataLookup,
   namespace: string,
+  speaks: readonly string[],
 ): ConnectionOptions {
   const options: ConnectionOptions = { servername: tls.sni ?? hostForSni(destination.host) };
   if (tls.insecureSkipVerify === 'All') options.rejectUnauthorized = false;
@@ -221,7 +287,17 @@ function tlsOptionsOf(
     options.key = secret['tls.key'];
     if (!options.ca && secret['ca.cert']) options.ca = secret['ca.cert'];
   }
-  if (tls.alpnProtocols) options.ALPNProtocols = tls.alpnProtocols;
+  if (tls.alpnProtocols) {
+    // Offered in the configured order, but only what the connection speaks: a protocol it cannot
+    // speak, picked by the backend, would fail the connection.
+    const offered = tls.alpnProtocols.filter((protocol) => speaks.includes(protocol));
+    if (offered.length === 0)
+      throw new ConnectionSettingsError(
+        'tls.alpnProtocols',
+        `offers none of the protocols this connection speaks (${speaks.join(', ')}; h2 with http.version HTTP2)`,
+      );
+    options.ALPNProtocols = offered;
+  }
   if (tls.keyExchangeGroups && tls.keyExchangeGroups.length > 0) {
     const groups = opensslGroups(tls.keyExchangeGroups);
     if (typeof groups !== 'string')
