@@ -7,6 +7,16 @@ import type { TLSSocket } from 'node:tls';
 /** A file of test/fixtures/tls. */
 export const tlsFixture = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
 
+/** ConfigMap `name` holding the test CA as ca.crt (for caCertificateRefs); ends with ---. */
+export function testCaConfigMapYaml(name = 'test-ca'): string {
+  const ca = tlsFixture('ca.crt')
+    .trimEnd()
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata:\n  ca.crt: |\n${ca}\n---\n`;
+}
+
 export interface HttpsAnswer {
   status: number;
   body: string;

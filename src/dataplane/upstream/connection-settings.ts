@@ -3,7 +3,7 @@
 // keepalive, TLS), undici pool options and gw's own HTTP/1.1 pool options. Secrets and
 // ConfigMaps (CA bundles, client certificates) come from the configuration's resolved data;
 // nothing is looked up per request. A value that cannot be applied throws, naming its field.
-import { type ConnectionOptions, connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { buildConnector, Pool } from 'undici';
 import type { Keepalive } from '../../api/types/backend-connection.ts';
 import { undici } from '../../util/undici.ts';

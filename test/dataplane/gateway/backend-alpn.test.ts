@@ -3,15 +3,13 @@
 // default h2, http/1.1 offers only http/1.1 on an HTTP/1.1 connection, so a backend cannot pick a
 // protocol gw would then fail on — and a list with none of them is refused, naming the field.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { gatewayYaml } from '../../helpers/gateway.ts';
 import { listen } from '../../helpers/http-server.ts';
-import { indentYaml, prefixRouteYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
+import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
+import { prefixRouteYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
-
-const tls = (file: string) => readFileSync(new URL(`../../fixtures/tls/${file}`, import.meta.url), 'utf8');
 
 describe('backend tls.alpnProtocols on an HTTP route', () => {
   let server: Http2SecureServer;
@@ -22,8 +20,8 @@ describe('backend tls.alpnProtocols on an HTTP route', () => {
     // Speaks h2 and HTTP/1.1, picks the first protocol offered, records the offer, answers with the protocol used.
     server = createSecureServer(
       {
-        key: tls('backend.key'),
-        cert: tls('backend.crt'),
+        key: tlsFixture('backend.key'),
+        cert: tlsFixture('backend.crt'),
         allowHTTP1: true,
         ALPNCallback: ({ protocols }) => {
           offered.push(protocols);
@@ -37,14 +35,7 @@ describe('backend tls.alpnProtocols on an HTTP route', () => {
       staticBackendYaml(name, port, `{tls: {caCertificateRefs: [{name: test-ca}], ${tlsFields}}${more}}`) +
       prefixRouteYaml(name, { backend: name });
     g = await startUpstreamGateway(({ port: gwPort }) => ({
-      'gw.yaml': `${gatewayYaml(gwPort)}apiVersion: v1
-kind: ConfigMap
-metadata: {name: test-ca}
-data:
-  ca.crt: |
-${indentYaml(tls('ca.crt'), 4)}
----
-${backend('defaulted', 'sni: backend.example.test')}${backend('mixed', 'alpnProtocols: [x-gw-test, http/1.1]')}${backend('unspoken', 'alpnProtocols: [x-gw-test]')}${backend('h2-only', 'alpnProtocols: [h2]', ', http: {version: HTTP2}')}`,
+      'gw.yaml': `${gatewayYaml(gwPort)}${testCaConfigMapYaml()}${backend('defaulted', 'sni: backend.example.test')}${backend('mixed', 'alpnProtocols: [x-gw-test, http/1.1]')}${backend('unspoken', 'alpnProtocols: [x-gw-test]')}${backend('h2-only', 'alpnProtocols: [h2]', ', http: {version: HTTP2}')}`,
     }));
   });
 

@@ -3,15 +3,13 @@
 // endpoint that does not apply a field the GwBackend sets (ext_authz over gRPC and its tls) is
 // refused with the field named — never reached without it, which for tls meant plain text.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { gatewayYaml } from '../../helpers/gateway.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
+import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
 import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
-
-const tls = (file: string) => readFileSync(new URL(`../../fixtures/tls/${file}`, import.meta.url), 'utf8');
 
 describe('GwBackend policies of an endpoint reference', () => {
   let authz: Server;
@@ -20,7 +18,7 @@ describe('GwBackend policies of an endpoint reference', () => {
 
   before(async () => {
     // An HTTPS authorization server (certificate for 127.0.0.1, signed by the test CA): allows "Bearer good".
-    authz = createServer({ key: tls('backend.key'), cert: tls('backend.crt') }, (req, res) => {
+    authz = createServer({ key: tlsFixture('backend.key'), cert: tlsFixture('backend.crt') }, (req, res) => {
       checks.push(req.url ?? '');
       res.writeHead(req.headers.authorization === 'Bearer good' ? 200 : 403).end();
     });
@@ -28,17 +26,10 @@ describe('GwBackend policies of an endpoint reference', () => {
     const scenario = (name: string, extAuth: string) =>
       prefixRouteYaml(name) + trafficPolicyYaml(name, name, `extAuth:\n${indentYaml(extAuth, 2)}`);
     g = await startUpstreamGateway(({ port, upstreamPort }) => ({
-      'gw.yaml': `${gatewayYaml(port)}apiVersion: v1
-kind: ConfigMap
-metadata: {name: test-ca}
-data:
-  ca.crt: |
-${indentYaml(tls('ca.crt'), 4)}
----
-${staticBackendYaml('web', upstreamPort)}${staticBackendYaml('authz-tls', authzPort, '{tls: {caCertificateRefs: [{name: test-ca}]}}')}${scenario(
-  'http-tls',
-  'backendRef: {group: gw.dev, kind: GwBackend, name: authz-tls}\nhttp: {}',
-)}${scenario('grpc-tls', 'backendRef: {group: gw.dev, kind: GwBackend, name: authz-tls}\ngrpc: {}')}`,
+      'gw.yaml': `${gatewayYaml(port)}${testCaConfigMapYaml()}${staticBackendYaml('web', upstreamPort)}${staticBackendYaml('authz-tls', authzPort, '{tls: {caCertificateRefs: [{name: test-ca}]}}')}${scenario(
+        'http-tls',
+        'backendRef: {group: gw.dev, kind: GwBackend, name: authz-tls}\nhttp: {}',
+      )}${scenario('grpc-tls', 'backendRef: {group: gw.dev, kind: GwBackend, name: authz-tls}\ngrpc: {}')}`,
     }));
   });
 
