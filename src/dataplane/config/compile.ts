@@ -223,7 +223,8 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
         problems.push(
           `listener ${listener.name}: its frontend connection settings differ from listener ${first.name}'s; port ${number} applies listener ${first.name}'s`,
         );
-    const listeners = plan.listeners.map((listener) => compileListener(compiling, listener, first === listener));
+    const listeners: CompiledListener[] = [];
+    for (const listener of plan.listeners) listeners.push(compileListener(compiling, listener, listeners[0]));
     const connection = listeners[0]?.connection ?? DEFAULT_CONNECTION_OPTIONS;
     ports.set(number, {
       port: number,
@@ -297,15 +298,21 @@ interface ListenerScope {
   readonly preserveHeaderCase: boolean;
 }
 
-function compileListener(compiling: Compiling, listener: ListenerConfig, firstOfPort: boolean): CompiledListener {
+/** Compiles a listener; `firstOfPort` is its port's first listener (whose connection settings the port applies), if not this one. */
+function compileListener(
+  compiling: Compiling,
+  listener: ListenerConfig,
+  firstOfPort: CompiledListener | undefined,
+): CompiledListener {
   const { config, context, problems } = compiling;
   const connection = compileConnectionOptions(listener.frontend);
-  if (firstOfPort) for (const note of connection.notes) problems.push(`listener ${listener.name}: ${note}`);
+  if (!firstOfPort) for (const note of connection.notes) problems.push(`listener ${listener.name}: ${note}`);
+  const portConnection = firstOfPort?.connection ?? connection.options;
   const scope: ListenerScope = {
     listener,
     maxBufferBytes: listenerMaxBufferBytes(listener),
     preRoutingCors: listener.preRouting.cors,
-    preserveHeaderCase: connection.options.http1HeaderCase === 'Preserve',
+    preserveHeaderCase: portConnection.http1HeaderCase === 'Preserve',
   };
   const table = compileRouteTable(listener.routes, listener.hostname);
   for (const problem of table.problems) {
