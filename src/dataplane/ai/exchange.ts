@@ -3,9 +3,9 @@
 // format, translating the body or the stream event by event (a Detect route's answer is passed
 // on as it is, read only for its usage). Nothing is sent to the client before the attempt is
 // known to be final, so a failed attempt can move to the next provider.
-import type { ServerResponse } from 'node:http';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
 import type { HeaderBag } from '../routing/filters.ts';
@@ -44,7 +44,7 @@ const FAILURE_MESSAGES: Record<NonNullable<ForwardOutcome['failure']>, string> =
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export interface AttemptInput {
-  res: ServerResponse;
+  res: ClientResponse;
   client: UpstreamClient;
   plan: UpstreamPlan;
   clientFormat: ClientFormat;
@@ -78,7 +78,7 @@ export interface AttemptResult {
   error?: string;
 }
 
-export function sendClientError(res: ServerResponse, format: ClientFormat, status: number, message: string): void {
+export function sendClientError(res: ClientResponse, format: ClientFormat, status: number, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -271,7 +271,7 @@ function parseJson(bytes: Buffer): unknown {
   }
 }
 
-function waitForDrain(res: ServerResponse, gone: AbortSignal): Promise<void> {
+function waitForDrain(res: ClientResponse, gone: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       res.off('drain', onDrain);

@@ -3,7 +3,7 @@
 // everything around it the same way for every kind — routing, the traffic pipeline, the route's
 // filters, the response path — and knows no kind by name. Adding a kind is one file implementing
 // BackendKind and one line in ./registry.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pool } from 'undici';
 import type { CORS } from '../../api/types/traffic.ts';
@@ -16,6 +16,7 @@ import type {
 import type { PolicyExchange } from '../policies/exchange.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
 import type { ForwardingPolicy } from '../policies/types.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import type { BackendType, RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
@@ -31,7 +32,7 @@ export interface RouteContext {
   readonly backendRequestTimeoutMs: number | undefined;
   /** The shorter of the two. */
   readonly timeoutMs: number | undefined;
-  /** How the traffic policy has requests forwarded (retry, response buffering, host rewrite). */
+  /** How the traffic policy has requests forwarded (retry, host rewrite; response buffering for the response path). */
   readonly forwarding: ForwardingPolicy;
   /** CORS policies of the rule and of PreRouting, whose allowed origins the MCP origin check admits. */
   readonly cors: readonly CORS[];
@@ -42,7 +43,11 @@ export interface RouteContext {
 /** A request routed to a backend, after the traffic pipeline and the route's request filters. */
 export interface RoutedRequest {
   readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  /**
+   * Where the kind writes its response: the client's, or the response path's capture when
+   * something works on the body (proxy/response-path.ts). Either way the response path runs.
+   */
+  readonly res: ClientResponse;
   readonly record: RequestRecord;
   /** Path (normalised, after filters) and query as they go upstream, with the request headers. */
   readonly forward: ForwardRequest;

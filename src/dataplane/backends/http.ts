@@ -1,7 +1,8 @@
 // The plain HTTP backend kind: a GwBackend `static` (host and port, or a Unix socket) and a
 // Kubernetes Service. Compiled into connection settings, a shared keep-alive pool and the
 // backend auth; a request is forwarded through the pool as it is (proxy/http-forward.ts), with
-// traffic.retry, traffic.hostRewrite and the route and backend deadlines.
+// traffic.retry, traffic.hostRewrite and the route and backend deadlines. Its response takes the
+// response path every kind's does (proxy/response-path.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
@@ -19,7 +20,6 @@ import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
 import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
-import { responseBuffering } from '../proxy/response-buffering.ts';
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
@@ -159,11 +159,9 @@ class HttpBackend implements Backend {
       body,
       timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
       retry,
-      responseBuffering: exchange && responseBuffering(forwarding.responseBuffer, exchange),
     });
     record.upstreamEndTime = process.hrtime.bigint();
     if (outcome.failure) record.error = `upstream ${outcome.failure}${retriesText(outcome.retries)}`;
-    else if (outcome.error) record.error = outcome.error;
     if (this.#health && outcome.failure !== 'aborted') this.#observe(this.#health, outcome);
   }
 

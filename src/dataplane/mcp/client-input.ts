@@ -1,9 +1,9 @@
 // What both client transports do with a POST before the multiplexer sees it: read the body
 // (bounded by the listener's buffer limit), parse it into one message or a bounded batch, and
 // build the scope the calls to targets carry (the client's headers, the route's deadline).
-import type { ServerResponse } from 'node:http';
 import type { RoutedRequest } from '../backends/backend.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
 import type { ClientScope, MessageSink } from './client-scope.ts';
@@ -22,7 +22,7 @@ export const MAX_BATCH = 32;
 
 /** A JSON-RPC error as an HTTP answer (the status says the transport's view, the body the message). */
 export function sendRpcError(
-  res: ServerResponse,
+  res: ClientResponse,
   status: number,
   error: JsonRpcError,
   headers?: Record<string, string>,

@@ -5,7 +5,7 @@
 // "Resumable streams"). Event ids are `<stream key>.<number>`; stream keys start with a random
 // per-process part, so ids never repeat across replicas.
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import type { JsonRpcMessage } from './jsonrpc.ts';
 
 /** Most events (and bytes) a stream keeps for replay; older ones are dropped first. */
@@ -50,7 +50,7 @@ export class EventStream {
   #bytes = 0;
   /** The highest event number written to a connection. */
   #delivered = 0;
-  #writer: ServerResponse | undefined;
+  #writer: ClientResponse | undefined;
   #keepalive: NodeJS.Timeout | undefined;
   #ended = false;
   /** When the stream last had a connection or an event (ms), for retention. */
@@ -96,7 +96,7 @@ export class EventStream {
    * the events after `afterSeq` (after those already delivered when undefined), then new ones. A
    * connection already there is closed: a message goes to one connection only.
    */
-  attach(res: ServerResponse, afterSeq: number | undefined, priming: boolean, headers?: Record<string, string>): void {
+  attach(res: ClientResponse, afterSeq: number | undefined, priming: boolean, headers?: Record<string, string>): void {
     const previous = this.#writer;
     this.#detach();
     if (previous && previous !== res) previous.end();
@@ -126,7 +126,7 @@ export class EventStream {
     writer?.end();
   }
 
-  #write(res: ServerResponse, text: string, seq: number): void {
+  #write(res: ClientResponse, text: string, seq: number): void {
     if (res.writableEnded || res.destroyed) return;
     res.write(text);
     if (seq > this.#delivered) this.#delivered = seq;

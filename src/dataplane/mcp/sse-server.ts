@@ -4,8 +4,8 @@
 // stream is the session, so it lives in this replica and ends when the stream closes, whatever
 // sessionRouting says (docs/mcp.md "Legacy SSE clients").
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import type { RoutedRequest } from '../backends/backend.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import { accepts, clientScope, parseClientBody, readClientBody, sendRpcError } from './client-input.ts';
 import type { ClientScope, MessageSink } from './client-scope.ts';
 import { mcpCall } from './context.ts';
@@ -32,12 +32,12 @@ const KEEPALIVE_MS = 25_000;
 /** One client's SSE stream, and the session once it has sent initialize. */
 class LegacyConnection implements MessageSink {
   readonly id = randomBytes(16).toString('base64url');
-  readonly res: ServerResponse;
+  readonly res: ClientResponse;
   session: McpSession | undefined;
   /** Messages are handled one after another, as the stream's order promises. */
   queue: Promise<void> = Promise.resolve();
 
-  constructor(res: ServerResponse) {
+  constructor(res: ClientResponse) {
     this.res = res;
   }
 

@@ -4,8 +4,8 @@
 // GET opens the stream of server-initiated messages, or resumes a stream with Last-Event-ID;
 // DELETE ends the session. Sessions are sealed into Mcp-Session-Id (sessionRouting Stateful), or
 // there are none (Stateless). docs/mcp.md "Client transports".
-import type { ServerResponse } from 'node:http';
 import type { RoutedRequest } from '../backends/backend.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { accepts, clientScope, parseClientBody, readClientBody, sendRpcError } from './client-input.ts';
 import type { ClientScope, MessageSink } from './client-scope.ts';
@@ -47,7 +47,7 @@ export async function serveStreamable(routed: RoutedRequest, backend: McpBackend
 }
 
 function badRequest(
-  res: ServerResponse,
+  res: ClientResponse,
   status: number,
   message: string,
   code: number = ErrorCode.InvalidRequest,
@@ -226,13 +226,13 @@ async function postBatch(
  * kept by the session) from the first message that must reach the client before the answer.
  */
 class AnswerChannel implements MessageSink {
-  readonly #res: ServerResponse;
+  readonly #res: ClientResponse;
   readonly #session: McpSession;
   readonly #sse: boolean;
   #stream: EventStream | undefined;
   #finished = false;
 
-  constructor(res: ServerResponse, session: McpSession, acceptsSse: boolean) {
+  constructor(res: ClientResponse, session: McpSession, acceptsSse: boolean) {
     this.#res = res;
     this.#session = session;
     this.#sse = acceptsSse;
@@ -269,7 +269,7 @@ class AnswerChannel implements MessageSink {
 }
 
 /** GET and DELETE of an endpoint without sessions (Stateless): there is nothing to listen to or end. */
-function noSessions(res: ServerResponse): void {
+function noSessions(res: ClientResponse): void {
   sendRpcError(
     res,
     405,

@@ -1,8 +1,8 @@
 // Responses the gateway answers itself (no route, a backend that cannot be used, an upstream
 // failure). Plain text with the reason; never a stack trace or a secret.
-import type { ServerResponse } from 'node:http';
+import type { ClientResponse } from './client-response.ts';
 
-export function sendText(res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
+export function sendText(res: ClientResponse, status: number, message: string, headers?: Record<string, string>): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -16,7 +16,7 @@ export function sendText(res: ServerResponse, status: number, message: string, h
   res.end(body);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+export function sendJson(res: ClientResponse, status: number, body: string, headers?: Record<string, string>): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -27,7 +27,7 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
 
 /** An answer a policy gives (LocalResponse): text gets a text/plain type and a trailing newline. */
 export function sendLocalResponse(
-  res: ServerResponse,
+  res: ClientResponse,
   response: { status: number; headers?: Record<string, string | string[]>; body?: string | Buffer },
 ): void {
   if (res.headersSent) {

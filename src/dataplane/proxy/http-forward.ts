@@ -1,18 +1,17 @@
 // Forwards a request to an HTTP destination through a keep-alive pool and streams the response
 // back. Backpressure both ways comes from the streams; the client going away aborts the upstream
 // request, and a deadline answers 504 when no response has started. With traffic policies it also
-// retries failed attempts (traffic.retry: only the last attempt's response reaches the client) and
-// reads the response whole before writing it (traffic.buffer.response, body transformations);
-// docs/policies/forwarding.md.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+// retries failed attempts (traffic.retry: only the last attempt's response reaches the client);
+// what happens to the response after that (external processing, transformations, buffering) is
+// the response path's, as for every backend kind (./response-path.ts). docs/policies/forwarding.md.
+import type { IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher, Pool } from 'undici';
 import type { PolicyExchange } from '../policies/exchange.ts';
-import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import { retriesStatus } from '../policies/forwarding/retry.ts';
 import type { RetryPolicy } from '../policies/types.ts';
-import type { HeaderBag } from '../routing/filters.ts';
+import { type ClientResponse, writableOf } from './client-response.ts';
 import { sendText } from './direct-response.ts';
 import { forwardedResponseHeaders } from './headers.ts';
 
@@ -26,12 +25,8 @@ export interface ForwardOptions {
   body: IncomingMessage | Buffer | string | undefined;
   /** Response deadline in ms (route or backend timeout), if any; with `retry`, the whole request's. */
   timeoutMs: number | undefined;
-  /** Changes the response headers before they are sent (response filters). */
-  onResponseHeaders?: (headers: HeaderBag) => void;
   /** Retry failed attempts (traffic.retry); only for a body that can be sent again (not a stream). */
   retry?: RetryPlan;
-  /** Read the whole response before writing it (traffic.buffer.response, response body transformations). */
-  responseBuffering?: ResponseBuffering;
 }
 
 /** How the attempts of one request are retried. */
@@ -43,22 +38,13 @@ export interface RetryPlan {
   attemptTimeoutMs: number | undefined;
 }
 
-/** What the forwarder does with a response body it reads whole before writing it. */
-export interface ResponseBuffering {
-  /** Most body bytes read. */
-  maxBytes: number;
-  /** Over maxBytes: stream the response as it is (true) or answer 502 (false). */
-  failOpen: boolean;
-  /** Changes the whole response before it is written: `headers` in place, the status and body returned. */
-  transform?: (response: { status: number; headers: HeaderBag; body: Buffer }) => { status: number; body: Buffer };
-}
+/** Why an upstream exchange failed. */
+export type UpstreamFailure = 'connect' | 'timeout' | 'reset' | 'aborted';
 
 export interface ForwardOutcome {
   status: number;
-  /** Why the exchange failed, when it did ('connect', 'timeout', 'reset', 'aborted'). */
-  failure?: 'connect' | 'timeout' | 'reset' | 'aborted';
-  /** gw's own reason for an answer it gave instead of the backend's (a response over the buffer limit). */
-  error?: string;
+  /** Why the exchange failed, when it did. */
+  failure?: UpstreamFailure;
   upstreamHeadersMs?: number;
   /** Attempts made after the first (traffic.retry). */
   retries?: number;
@@ -78,7 +64,7 @@ export function hasRequestBody(req: IncomingMessage): boolean {
 const TLS_HANDSHAKE_ERROR =
   /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|^UNABLE_TO_|CRL|^INVALID_(CA|PURPOSE)$|^PATH_LENGTH_EXCEEDED$/;
 
-export function failureOf(error: unknown): ForwardOutcome['failure'] {
+export function failureOf(error: unknown): UpstreamFailure {
   const code = (error as { code?: string }).code ?? '';
   if (
     code === 'UND_ERR_CONNECT_TIMEOUT' ||
@@ -100,42 +86,34 @@ export function statusForFailure(failure: ForwardOutcome['failure']): number {
   return failure === 'timeout' ? 504 : failure === 'connect' ? 503 : 502;
 }
 
-/** An upstream response before its head is written. */
-export interface UpstreamResponse {
-  status: number;
-  headers: HeaderBag;
-  body: Readable;
+/** gw's answer for an upstream exchange that failed before the client got a response. */
+export function sendFailure(res: ClientResponse, failure: UpstreamFailure): void {
+  sendText(
+    res,
+    statusForFailure(failure),
+    failure === 'timeout' ? 'upstream request timeout' : `upstream ${failure} failure`,
+  );
 }
 
 /**
- * Processes an upstream response before its head is written and gives the one to write instead
- * (traffic.extProc). It does not throw: a failure is an answer it gives, or a body that errors.
+ * Why a deadline aborted an upstream exchange: the abort's reason, which undici gives the response
+ * body as its error, so that whoever reads the body (the response path) can tell a timeout (504).
  */
-export type ResponseInterceptor = (response: UpstreamResponse) => Promise<UpstreamResponse>;
-
-const responseInterceptors = new WeakMap<ServerResponse, ResponseInterceptor[]>();
-
-/** Hands the upstream response of `res`'s request to `interceptor` first; the last one added runs first. */
-export function interceptResponse(res: ServerResponse, interceptor: ResponseInterceptor): void {
-  const list = responseInterceptors.get(res);
-  if (list) list.push(interceptor);
-  else responseInterceptors.set(res, [interceptor]);
+class DeadlineError extends Error {
+  readonly code = 'UPSTREAM_RESPONSE_TIMEOUT';
+  constructor() {
+    super('the request deadline passed');
+  }
 }
 
-async function intercept(list: ResponseInterceptor[], response: UpstreamResponse): Promise<UpstreamResponse> {
-  let current = response;
-  for (let i = list.length - 1; i >= 0; i--) current = await list[i]!(current);
-  return current;
-}
-
-export async function forwardHttp(res: ServerResponse, options: ForwardOptions): Promise<ForwardOutcome> {
+export async function forwardHttp(res: ClientResponse, options: ForwardOptions): Promise<ForwardOutcome> {
   const abort = new AbortController();
   let timedOut = false;
   const timer =
     options.timeoutMs !== undefined && options.timeoutMs > 0
       ? setTimeout(() => {
           timedOut = true;
-          abort.abort();
+          abort.abort(new DeadlineError());
         }, options.timeoutMs)
       : undefined;
   const onClientGone = () => {
@@ -169,93 +147,25 @@ export async function forwardHttp(res: ServerResponse, options: ForwardOptions):
     attempt?.end();
     const failure = timedOut || attempt?.timedOut ? 'timeout' : failureOf(error);
     if (failure === 'aborted' && !timedOut) return { status: 499, failure, retries };
-    const status = statusForFailure(failure);
-    sendText(res, status, failure === 'timeout' ? 'upstream request timeout' : `upstream ${failure} failure`);
-    return { status, failure, retries };
+    sendFailure(res, failure);
+    return { status: statusForFailure(failure), failure, retries };
   }
   const upstreamHeadersMs = performance.now() - started;
-  const headers = forwardedResponseHeaders(response.headers) as HeaderBag;
-  options.onResponseHeaders?.(headers);
-  const interceptors = responseInterceptors.get(res);
-  const final: UpstreamResponse = interceptors
-    ? await intercept(interceptors, { status: response.statusCode, headers, body: response.body })
-    : { status: response.statusCode, headers, body: response.body };
-  if (options.responseBuffering !== undefined) {
-    const buffering = options.responseBuffering;
-    let body: Buffer | undefined;
-    let failure: ForwardOutcome['failure'];
-    try {
-      body = await bufferOrStream(
-        final.body,
-        buffering.maxBytes,
-        final.headers['content-length'] as string | undefined,
-      );
-    } catch {
-      failure = timedOut || attempt?.timedOut ? 'timeout' : abort.signal.aborted ? 'aborted' : 'reset';
-    }
-    // The response is complete (or will not be sent): its deadlines no longer apply.
-    if (body !== undefined || failure !== undefined || !buffering.failOpen) {
-      clearTimeout(timer);
-      res.off('close', onClientGone);
-      attempt?.end();
-    }
-    if (failure === 'aborted') return { status: 499, failure, upstreamHeadersMs, retries };
-    if (failure !== undefined) {
-      const status = statusForFailure(failure);
-      sendText(res, status, failure === 'timeout' ? 'upstream request timeout' : `upstream ${failure} failure`);
-      return { status, failure, upstreamHeadersMs, retries };
-    }
-    if (body !== undefined) return sendBuffered(res, final, body, buffering, upstreamHeadersMs, retries);
-    if (!buffering.failOpen) {
-      // Not read: the connection goes (undici reports the abort on the body, expected here).
-      final.body.on('error', ignore).destroy();
-      const error = `the upstream response is larger than the ${buffering.maxBytes}-byte buffer limit`;
-      sendText(res, 502, error);
-      return { status: 502, error, upstreamHeadersMs, retries };
-    }
-    // FailOpen: a response over the limit is streamed as it is, every byte read so far included.
-  }
-  res.writeHead(final.status, final.headers as Record<string, string>);
+  const status = response.statusCode;
+  res.writeHead(status, forwardedResponseHeaders(response.headers) as Record<string, string>);
   return await new Promise<ForwardOutcome>((resolve) => {
-    pipeline(final.body, res, (error) => {
+    pipeline(response.body, writableOf(res), (error) => {
       clearTimeout(timer);
       res.off('close', onClientGone);
       attempt?.end();
       if (error) {
         res.destroy();
-        resolve({
-          status: final.status,
-          failure: timedOut || attempt?.timedOut ? 'timeout' : 'reset',
-          upstreamHeadersMs,
-          retries,
-        });
+        resolve({ status, failure: timedOut || attempt?.timedOut ? 'timeout' : 'reset', upstreamHeadersMs, retries });
       } else {
-        resolve({ status: final.status, upstreamHeadersMs, retries });
+        resolve({ status, upstreamHeadersMs, retries });
       }
     });
   });
-}
-
-function ignore(): void {}
-
-/** Writes a response read whole, through the buffering's transform when there is one. */
-function sendBuffered(
-  res: ServerResponse,
-  response: UpstreamResponse,
-  body: Buffer,
-  buffering: ResponseBuffering,
-  upstreamHeadersMs: number,
-  retries: number,
-): ForwardOutcome {
-  let status = response.status;
-  let bytes = body;
-  if (buffering.transform) ({ status, body: bytes } = buffering.transform({ status, headers: response.headers, body }));
-  // A response that came chunked goes out with its length, now that it is known.
-  else if (response.headers['content-length'] === undefined && bytes.length > 0)
-    response.headers['content-length'] = String(bytes.length);
-  res.writeHead(status, response.headers as Record<string, string>);
-  res.end(bytes);
-  return { status, upstreamHeadersMs, retries };
 }
 
 /** A body that can be sent again for a retry: none, or bytes (a stream is read once). */
@@ -275,17 +185,17 @@ class Attempt {
   timedOut = false;
   readonly #parent: AbortSignal;
   readonly #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #onParentAbort = () => this.controller.abort();
+  readonly #onParentAbort = () => this.controller.abort(this.#parent.reason);
 
   constructor(parent: AbortSignal, timeoutMs: number | undefined) {
     this.#parent = parent;
-    if (parent.aborted) this.controller.abort();
+    if (parent.aborted) this.controller.abort(parent.reason);
     else parent.addEventListener('abort', this.#onParentAbort, { once: true });
     this.#timer =
       timeoutMs !== undefined && timeoutMs > 0
         ? setTimeout(() => {
             this.timedOut = true;
-            this.controller.abort();
+            this.controller.abort(new DeadlineError());
           }, timeoutMs)
         : undefined;
   }

@@ -1,10 +1,10 @@
 // One request through the gateway, the same for every backend kind: pick the listener by Host,
 // run the PreRouting policies, pick the rule by the route table (or the listener's GwModels), run
 // the rule's traffic policies and filters, choose a backend by weight and hand the request to it
-// (backends/backend.ts) with the route's response filters in place. The compiled port is captured
-// when the request arrives, so a configuration swap never changes a request in flight.
+// (backends/backend.ts) through the one response path (./response-path.ts). The compiled port is
+// captured when the request arrives, so a configuration swap never changes a request in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RoutedRequest } from '../backends/backend.ts';
+import type { Backend, RoutedRequest } from '../backends/backend.ts';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { mayBeMcpOAuthPath } from '../policies/auth/mcp-oauth/well-known.ts';
@@ -19,7 +19,8 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
 import { forwardedRequestHeaders } from './headers.ts';
-import { onResponseHead } from './response-head.ts';
+import { onResponseHead, type ResponseHook } from './response-head.ts';
+import { openResponsePath } from './response-path.ts';
 
 /**
  * Records the rule routing chose; returns why it cannot serve (a policy or filter that cannot be
@@ -120,13 +121,39 @@ export async function handleRequest(
   // The route's and the backendRef's ResponseHeaderModifier filters, on whatever answers from here.
   const ruleHeaders = rule.filters.response;
   const refHeaders = chosen.filters.response;
-  if (ruleHeaders || refHeaders)
-    onResponseHead(res, (response) => {
-      if (ruleHeaders) modifyResponseHeaders(ruleHeaders, response);
-      if (refHeaders) modifyResponseHeaders(refHeaders, response);
-    });
+  const routeHead: ResponseHook | undefined =
+    ruleHeaders || refHeaders
+      ? (response) => {
+          if (ruleHeaders) modifyResponseHeaders(ruleHeaders, response);
+          if (refHeaders) modifyResponseHeaders(refHeaders, response);
+        }
+      : undefined;
   const routed: RoutedRequest = { req, res, record, forward, scheme, route: rule.context, exchange };
-  return chosen.backend.serve(routed);
+  return serve(chosen.backend, routed, res, routeHead);
+}
+
+/**
+ * Hands the request to its backend through the response path: the kind writes to the client's
+ * response `res` (routed.res) when nothing works on the body, else to the path's capture.
+ */
+async function serve(
+  backend: Backend,
+  routed: RoutedRequest,
+  res: ServerResponse,
+  routeHead: ResponseHook | undefined,
+): Promise<void> {
+  const path = openResponsePath(res, routed.exchange, routed.route.forwarding, routeHead);
+  if (!path) {
+    if (routeHead) onResponseHead(res, routeHead);
+    return backend.serve(routed);
+  }
+  let threw = true;
+  try {
+    await backend.serve({ ...routed, res: path.capture });
+    threw = false;
+  } finally {
+    path.served(threw);
+  }
 }
 
 function isAvailable(ref: CompiledBackendRef): boolean {

@@ -2,9 +2,10 @@
 // a backend of any kind, a policy's answer, gw's own error. Policies (header modifiers, CORS,
 // transformations, rate-limit headers) and the route's ResponseHeaderModifier filters use them.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ResponseHead } from './client-response.ts';
 
 /** Changes the response as it starts: read res.statusCode, use res.getHeader/setHeader/removeHeader. */
-export type ResponseHook = (res: ServerResponse) => void;
+export type ResponseHook = (res: ResponseHead) => void;
 
 const hooksOf = new WeakMap<ServerResponse, ResponseHook[]>();
 

@@ -2,8 +2,8 @@
 // the cache keeps: allow (with the changes to make to the request and response) or deny (with
 // the answer for the client). Applying a decision never changes it, so one cached decision
 // serves many requests.
-import type { ServerResponse } from 'node:http';
 import { INVALID_FIELD_VALUE, TOKEN } from '../../../util/http-field-syntax.ts';
+import type { ResponseHead } from '../../proxy/client-response.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, StepResult } from '../types.ts';
@@ -107,7 +107,7 @@ export function applyToBag(headers: HeaderBag, change: HeaderChange): void {
   }
 }
 
-function applyToResponse(res: ServerResponse, change: HeaderChange): void {
+function applyToResponse(res: ResponseHead, change: HeaderChange): void {
   const existing = res.getHeader(change.name);
   const present = existing !== undefined;
   switch (change.action) {

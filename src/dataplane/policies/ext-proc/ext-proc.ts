@@ -1,10 +1,11 @@
 // External processing (traffic.extProc): Envoy's ext_proc protocol. Each request that meets the
 // policy opens one bidirectional Process stream to the processor: the request side runs here as
-// the pipeline step (request-phase.ts), the response side in the HTTP forwarder before the head
-// is written (response-phase.ts), and the stream is half-closed when the exchange is done.
+// the pipeline step (request-phase.ts), the response side in the response path of every backend
+// kind before the head is written (response-phase.ts, proxy/response-path.ts), and the stream is
+// half-closed when the exchange is done.
 // docs/policies/ext-proc.md describes what gw sends and how it applies the answers.
 import type { ExtProcOrConditional } from '../../../api/types/inbound-auth.ts';
-import { interceptResponse } from '../../proxy/http-forward.ts';
+import { interceptResponse } from '../../proxy/response-path.ts';
 import { choose, compileChoice } from '../conditional.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { isProblem, type PolicyCompiler, type StepResult } from '../types.ts';
@@ -36,7 +37,7 @@ async function runExtProc(settings: ExtProcSettings, exchange: PolicyExchange): 
   }
   const modes = session.modes;
   if (result.kind === 'continue' && (modes.responseHeaders === 'Send' || modes.responseBody !== 'None'))
-    interceptResponse(exchange.res, responseInterceptor(session));
+    interceptResponse(exchange, responseInterceptor(session));
   else session.close();
   return undefined;
 }

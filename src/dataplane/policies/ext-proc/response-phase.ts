@@ -1,11 +1,11 @@
-// The response side of external processing, run by the HTTP forwarder on the upstream response
-// before its head is written (interceptResponse): the status and headers, then the body per the
-// response body mode, go to the processor, and the response written to the client is the one it
-// returns. A failure here is never failed open (the request body has been sent upstream): before
+// The response side of external processing, run by the response path on the response of any
+// backend kind before its head is written (interceptResponse): the status and headers, then the
+// body per the response body mode, go to the processor, and the response written to the client is
+// the one it returns. A failure here is never failed open (the request body has been sent upstream): before
 // the head is written the client gets 500 (504 on a timeout); once the body streams, a reset.
 import { PassThrough, Readable } from 'node:stream';
 import { BodyTooLargeError, readBody } from '../../proxy/body.ts';
-import type { ResponseInterceptor, UpstreamResponse } from '../../proxy/http-forward.ts';
+import type { ResponseInterceptor, UpstreamResponse } from '../../proxy/response-path.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { LocalResponse } from '../types.ts';
 import { failureAnswer, failureReason, immediateAnswer } from './answers.ts';
@@ -33,8 +33,7 @@ export function responseInterceptor(session: ExtProcSession): ResponseIntercepto
     } catch (error) {
       upstream.body.destroy();
       session.cancel();
-      session.exchange.record.error = failureReason(error);
-      return localResponse(failureAnswer(error));
+      return { ...localResponse(failureAnswer(error)), error: failureReason(error) };
     }
   };
 }

@@ -8,8 +8,8 @@
 //   -Allow-Credentials and -Expose-Headers; a request from another origin is forwarded untouched.
 // Access-Control-Allow-Origin is `*` only for allowOrigins ["*"] without credentials; otherwise it
 // echoes the request's Origin (browsers refuse `*` on credentialed requests) with Vary: Origin.
-import type { ServerResponse } from 'node:http';
 import type { CORS } from '../../../api/types/traffic.ts';
+import type { ResponseHead } from '../../proxy/client-response.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, PolicyCompiler } from '../types.ts';
 import { type Origin, parseOrigin } from './origin.ts';
@@ -142,7 +142,7 @@ function normalizedList(value: string | undefined): string | undefined {
   return items.length > 0 ? items.join(', ') : undefined;
 }
 
-function addResponseHeaders(cors: CompiledCors, origin: string, res: ServerResponse): void {
+function addResponseHeaders(cors: CompiledCors, origin: string, res: ResponseHead): void {
   const allowOrigin = allowOriginValue(cors, origin);
   // gw's answer replaces any CORS header of the backend's: two would make the browser refuse both.
   res.setHeader('access-control-allow-origin', allowOrigin);
@@ -152,7 +152,7 @@ function addResponseHeaders(cors: CompiledCors, origin: string, res: ServerRespo
 }
 
 /** Adds Origin to Vary (caches must not give one origin's answer to another), once. */
-function addVaryOrigin(res: ServerResponse): void {
+function addVaryOrigin(res: ResponseHead): void {
   const existing = res.getHeader('vary');
   if (existing === undefined) {
     res.setHeader('vary', 'Origin');

@@ -3,8 +3,8 @@
 // ResponseHeaderModifier route filters (routing/filters.ts) — set replaces, add appends with a
 // comma, remove deletes, names case-insensitive. Request changes apply to the request as it goes
 // upstream; response changes to every response of the request, gw's own answers included.
-import type { ServerResponse } from 'node:http';
 import type { HeaderModifiers, HTTPHeaderFilter } from '../../../api/types/traffic.ts';
+import type { ResponseHead } from '../../proxy/client-response.ts';
 import { applyHeaderModifier, compileFilters, type HeaderBag, type HeaderModifier } from '../../routing/filters.ts';
 import type { PolicyCompiler, RequestStep } from '../types.ts';
 
@@ -38,7 +38,7 @@ function headerModifier(
 }
 
 /** Applies a modifier to the headers of a response about to start, touching only the names it names. */
-export function modifyResponseHeaders(modifier: HeaderModifier, res: ServerResponse): void {
+export function modifyResponseHeaders(modifier: HeaderModifier, res: ResponseHead): void {
   const headers = res.getHeaders() as HeaderBag;
   applyHeaderModifier(modifier, headers);
   for (const [name] of [...modifier.set, ...modifier.add]) {

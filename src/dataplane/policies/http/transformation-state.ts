@@ -4,7 +4,7 @@
 // at the start of the response (onResponse: status and headers), or — when the HTTP forwarder
 // buffers the backend's response for it (responseBodyTransformer) — on the whole response, body
 // included, before it is written.
-import type { ServerResponse } from 'node:http';
+import type { ResponseHead } from '../../proxy/client-response.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { POLICY_BODY_LIMIT } from './request-body.ts';
@@ -49,7 +49,7 @@ export function addResponseTransform(exchange: PolicyExchange, transform: Compil
   });
 }
 
-function responseTarget(res: ServerResponse): ResponseTarget {
+function responseTarget(res: ResponseHead): ResponseTarget {
   return {
     get status() {
       return res.statusCode;

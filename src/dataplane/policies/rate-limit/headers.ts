@@ -2,7 +2,7 @@
 // (draft-polli-ratelimit-headers-03 names) for the most constrained limit, on allowed responses
 // and on 429s; a 429 also carries retry-after. Seconds are rounded up, so a client that waits
 // that long finds the limit refilled.
-import type { ServerResponse } from 'node:http';
+import type { ResponseHead } from '../../proxy/client-response.ts';
 import type { LocalResponse } from '../types.ts';
 
 /** One limit as a client sees it. */
@@ -41,7 +41,7 @@ export function setStatusHeaders(headers: Record<string, string | string[]>, sta
 }
 
 /** The same for a response being written (an upstream's own x-ratelimit-* headers are kept). */
-export function setResponseStatusHeaders(res: ServerResponse, status: LimitStatus): void {
+export function setResponseStatusHeaders(res: ResponseHead, status: LimitStatus): void {
   if (STATUS_HEADERS.some((name) => res.hasHeader(name))) return;
   res.setHeader(LIMIT_HEADER, String(Math.floor(status.limit)));
   res.setHeader(REMAINING_HEADER, String(Math.max(0, Math.floor(status.remaining))));
