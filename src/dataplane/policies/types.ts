@@ -19,7 +19,7 @@ export type StepResult = LocalResponse | undefined;
 
 export type RequestStep = (exchange: PolicyExchange) => StepResult | Promise<StepResult>;
 
-/** How a request is forwarded, as traffic policies set it (the forwarder applies these). */
+/** How a request is forwarded, as traffic policies set it (the backend kinds and the response path apply these). */
 export interface ForwardingPolicy {
   /** traffic.timeouts.request: the whole request, retries included. */
   requestTimeoutMs?: number;

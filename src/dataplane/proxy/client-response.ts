@@ -39,6 +39,21 @@ export type ResponseHead = Pick<
   'statusCode' | 'getHeader' | 'getHeaders' | 'hasHeader' | 'setHeader' | 'removeHeader'
 >;
 
+/** Sets the headers given to writeHead — an object, or the raw list [name, value, name, value, ...] — on `res`. */
+export function setHeadHeaders(
+  res: Pick<ResponseHead, 'setHeader'>,
+  headers: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
+): void {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(String(headers[i]), headers[i + 1]!);
+  } else if (headers) {
+    for (const name of Object.keys(headers)) {
+      const value = headers[name];
+      if (value !== undefined) res.setHeader(name, value);
+    }
+  }
+}
+
 /**
  * The response as a stream to pipe a body into. Both implementations are node writable streams
  * (a ServerResponse, the capture: a PassThrough); the interface leaves the stream machinery out

@@ -7,7 +7,7 @@
 // its limit, a processor's own answer) shows the kind a closed response, as a client leaving would.
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
-import type { ClientResponse } from './client-response.ts';
+import { type ClientResponse, setHeadHeaders } from './client-response.ts';
 
 type HeaderValue = number | string | string[];
 
@@ -67,15 +67,7 @@ export class ResponseCapture extends PassThrough implements ClientResponse {
     // A reason phrase is not kept: the status may change on the way, and HTTP/2 has none.
     const headers = typeof messageOrHeaders === 'string' ? maybeHeaders : messageOrHeaders;
     this.statusCode = statusCode;
-    if (Array.isArray(headers)) {
-      // Raw form: [name, value, name, value, ...].
-      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
-    } else if (headers) {
-      for (const name of Object.keys(headers)) {
-        const value = headers[name];
-        if (value !== undefined) this.setHeader(name, value);
-      }
-    }
+    setHeadHeaders(this, headers);
     this.#commit();
     return this;
   }

@@ -2,7 +2,7 @@
 // a backend of any kind, a policy's answer, gw's own error. Policies (header modifiers, CORS,
 // transformations, rate-limit headers) and the route's ResponseHeaderModifier filters use them.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { ResponseHead } from './client-response.ts';
+import { type ResponseHead, setHeadHeaders } from './client-response.ts';
 
 /** Changes the response as it starts: read res.statusCode, use res.getHeader/setHeader/removeHeader. */
 export type ResponseHook = (res: ResponseHead) => void;
@@ -35,15 +35,7 @@ function interceptWriteHead(res: ServerResponse, hooks: ResponseHook[]): void {
     const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
     if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders;
     this.statusCode = status;
-    if (Array.isArray(headers)) {
-      // Raw form: [name, value, name, value, ...].
-      for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
-    } else if (headers) {
-      for (const name of Object.keys(headers)) {
-        const value = headers[name];
-        if (value !== undefined) this.setHeader(name, value);
-      }
-    }
+    setHeadHeaders(this, headers);
     for (const hook of hooks) {
       try {
         hook(this);

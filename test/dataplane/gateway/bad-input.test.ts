@@ -4,7 +4,6 @@
 // client's format; a client that goes away mid-stream aborts the upstream request. gw keeps
 // serving through all of it.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -19,6 +18,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { type HangingProvider, startHangingProvider } from '../../helpers/hanging-provider.ts';
 import { until } from '../../helpers/until.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
@@ -51,29 +51,6 @@ async function notHttpServer(): Promise<NetServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
-}
-
-/**
- * An upstream that speaks OpenAI's streamed chat completions but sends only the first chunk and
- * then waits forever; it counts the requests whose connection was closed under it.
- */
-async function hangingStreamServer(): Promise<{ server: Server; port: number; closed: () => number }> {
-  let closed = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    res.once('close', () => closed++);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'chatcmpl-hang',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'gpt-4o-mini',
-      choices: [{ index: 0, delta: { role: 'assistant', content: 'first' }, finish_reason: null }],
-    };
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, closed: () => closed };
 }
 
 interface RawAnswer {
@@ -130,7 +107,7 @@ function rawExchange(port: number, bytes: Buffer[], waitMs = 3000): Promise<RawA
 describe('bad input through gw', () => {
   let openaiUpstream: MockServer;
   let anthropicUpstream: MockServer;
-  let hanging: Awaited<ReturnType<typeof hangingStreamServer>>;
+  let hanging: HangingProvider;
   let gw: TestGateway;
   let notHttp: NetServer;
   let port: number;
@@ -155,7 +132,7 @@ describe('bad input through gw', () => {
   before(async () => {
     openaiUpstream = await startOpenAiMock({ apiKey: 'sk-openai' });
     anthropicUpstream = await startAnthropicMock({ apiKey: 'sk-anthropic' });
-    hanging = await hangingStreamServer();
+    hanging = await startHangingProvider();
     notHttp = await notHttpServer();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -184,8 +161,7 @@ spec:
   after(async () => {
     await gw?.stop();
     await Promise.all([openaiUpstream?.close(), anthropicUpstream?.close()]);
-    hanging?.server.closeAllConnections();
-    hanging?.server.close();
+    await hanging?.close();
     notHttp?.close();
   });
 

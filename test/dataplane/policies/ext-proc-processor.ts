@@ -112,3 +112,50 @@ export function structJson(struct: { fields?: Record<string, Sent> } | null | un
   }
   return out;
 }
+
+/** The scenario a policy's metadataContext names (`{test: {scenario: '"name"'}}`), from a message gw sent. */
+export function scenarioOf(message: Sent): string {
+  return structJson(message?.metadata_context?.filter_metadata?.test).scenario as string;
+}
+
+/** Runs each stream with the script of the scenario its first message names. */
+export function byScenario(
+  scripts: Record<string, (conversation: Conversation) => Promise<void>>,
+): (conversation: Conversation) => Promise<void> {
+  return async (conversation) => {
+    // The first message names the scenario; the script then reads the stream from the start.
+    const first = await conversation.peek();
+    if (!first) return;
+    const script = scripts[scenarioOf(first)];
+    if (!script) throw new Error(`no script for ${scenarioOf(first)}`);
+    await script(conversation);
+  };
+}
+
+/**
+ * FullDuplexStreamed on the response (after `response_headers`, answered unchanged): the body back
+ * event by event — each complete server-sent event as soon as it is in, what follows the last one
+ * held until more comes (a body that is not an event stream comes back at its end) — with
+ * `change` applied to the text.
+ */
+export async function streamEventsBack(conversation: Conversation, change: (text: string) => string): Promise<void> {
+  await conversation.expect('response_headers');
+  conversation.send({ response_headers: {} });
+  let pending = '';
+  for (;;) {
+    const message = await conversation.next();
+    if (!message) return;
+    pending += Buffer.from(message.response_body.body ?? []).toString('utf8');
+    const end: boolean = message.response_body.end_of_stream;
+    const boundary = pending.lastIndexOf('\n\n');
+    const cut = end ? pending.length : boundary === -1 ? 0 : boundary + 2;
+    const complete = pending.slice(0, cut);
+    pending = pending.slice(cut);
+    conversation.send({
+      response_body: {
+        response: { body_mutation: { streamed_response: { body: Buffer.from(change(complete)), end_of_stream: end } } },
+      },
+    });
+    if (end) return;
+  }
+}

@@ -14,10 +14,12 @@ import type { Answer, RecordingUpstream } from '../../helpers/recording-upstream
 import { until } from '../../helpers/until.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
 import {
+  byScenario,
   type Conversation,
   headerOf,
   type Processor,
   type Sent,
+  scenarioOf,
   startProcessor,
   structJson,
 } from './ext-proc-processor.ts';
@@ -272,19 +274,6 @@ function prefixScript(side: 'request' | 'response', replacement: string): (c: Co
   };
 }
 
-function scenarioOf(message: Sent): string {
-  return structJson(message?.metadata_context?.filter_metadata?.test).scenario as string;
-}
-
-async function dispatch(conversation: Conversation): Promise<void> {
-  // The first message names the scenario; the script then reads the stream from the start.
-  const first = await conversation.peek();
-  if (!first) return;
-  const script = scripts[scenarioOf(first)];
-  if (!script) throw new Error(`no script for ${scenarioOf(first)}`);
-  await script(conversation);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Configuration: one HTTPRoute and GwPolicy per scenario.
 
@@ -320,7 +309,7 @@ describe('traffic.extProc', () => {
     processor.conversations.filter((conversation) => scenarioOf(conversation.messages[0]) === script);
 
   before(async () => {
-    processor = await startProcessor(dispatch);
+    processor = await startProcessor(byScenario(scripts));
     const closedPort = await freePort();
     const url = `url: http://127.0.0.1:${processor.port}`;
     const closed = `url: http://127.0.0.1:${closedPort}`;

@@ -1,8 +1,9 @@
 // The response side of external processing, run by the response path on the response of any
 // backend kind before its head is written (interceptResponse): the status and headers, then the
 // body per the response body mode, go to the processor, and the response written to the client is
-// the one it returns. A failure here is never failed open (the request body has been sent upstream): before
-// the head is written the client gets 500 (504 on a timeout); once the body streams, a reset.
+// the one it returns. A failure here is never failed open (the request body has been sent
+// upstream): before the head is written the client gets 500 (504 on a timeout); once the body
+// streams, a reset.
 import { PassThrough, Readable } from 'node:stream';
 import { BodyTooLargeError, readBody } from '../../proxy/body.ts';
 import type { ResponseInterceptor, UpstreamResponse } from '../../proxy/response-path.ts';

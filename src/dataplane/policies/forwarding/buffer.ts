@@ -1,8 +1,9 @@
 // Whole-body buffering of requests and responses (traffic.buffer). The request side is a pipeline
 // step: it reads the body before the request is sent on, so the backend gets it in one piece
-// (and retries can replay it). The response side is the forwarder's (ForwardingPolicy
-// responseBuffer): it reads the backend's whole response before writing any of it. Limits are
-// BufferBody.maxBytes, else the listener's Frontend.http.maxBufferSize (2 MiB unless changed).
+// (and retries can replay it). The response side is the response path's (ForwardingPolicy
+// responseBuffer, proxy/response-path.ts): it reads the whole response of any backend kind
+// before writing any of it. Limits are BufferBody.maxBytes, else the listener's
+// Frontend.http.maxBufferSize (2 MiB unless changed).
 import type { Buffer as BufferSpec } from '../../../api/types/traffic.ts';
 import { byteSize } from '../../../util/units.ts';
 import { BodyTooLargeError } from '../../proxy/body.ts';

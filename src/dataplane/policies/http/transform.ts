@@ -181,7 +181,7 @@ export interface ResponseTarget {
   remove(name: string): void;
 }
 
-/** A response's headers as a plain object (the HTTP forwarder's, before it writes them). */
+/** A response's headers as a plain object (the response path's, before it writes them). */
 export function bagTarget(status: number, headers: HeaderBag): ResponseTarget {
   return {
     status,

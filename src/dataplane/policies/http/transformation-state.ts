@@ -1,7 +1,7 @@
 // What transformations keep per request: the `metadata` they compute (shared by the request and
 // response Transforms of every transformation policy the request meets, PreRouting and
 // PostRouting alike) and the response Transforms still to apply. A response Transform runs once:
-// at the start of the response (onResponse: status and headers), or — when the HTTP forwarder
+// at the start of the response (onResponse: status and headers), or — when the response path
 // buffers the backend's response for it (responseBodyTransformer) — on the whole response, body
 // included, before it is written.
 import type { ResponseHead } from '../../proxy/client-response.ts';
@@ -70,9 +70,9 @@ function responseTarget(res: ResponseHead): ResponseTarget {
   };
 }
 
-/** What the HTTP forwarder does with a backend response whose body a transformation changes. */
+/** What the response path does with a backend response whose body a transformation changes. */
 export interface ResponseBodyTransformer {
-  /** Most response body bytes to buffer; a larger body cannot be transformed (the forwarder answers 502). */
+  /** Most response body bytes to buffer; a larger body cannot be transformed (the response path answers 502). */
   readonly maxBytes: number;
   /**
    * Applies the response Transforms still pending (metadata, headers, `:status`, body; CEL sees
@@ -85,8 +85,8 @@ export interface ResponseBodyTransformer {
 }
 
 /**
- * For the HTTP forwarder, once the backend's response head has arrived: undefined when no
- * pending response Transform of this request changes the body (stream the response as usual);
+ * For the response path, before the backend's response starts: undefined when no pending
+ * response Transform of this request changes the body (stream the response as usual);
  * otherwise buffer the body (up to maxBytes) and pass it to apply() before writing the head.
  */
 export function responseBodyTransformer(exchange: PolicyExchange | undefined): ResponseBodyTransformer | undefined {

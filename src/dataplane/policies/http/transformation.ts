@@ -1,7 +1,7 @@
 // CEL header and body transformations (traffic.transformation), after agentgateway: a request
 // Transform changes the request as it goes upstream (headers, `:path`, `:authority`, `:method`,
 // the body), a response Transform the response as it starts (headers, `:status`; the body when
-// the forwarder buffers it — see transformation-state.ts). In the conditional form the entry is
+// the response path buffers it — see transformation-state.ts). In the conditional form the entry is
 // chosen once, when the request reaches the policy; when no entry applies nothing changes.
 // `metadata` entries are computed first and are visible to the other expressions (and to the
 // policies after this one) as `metadata`; the response Transform sees the request's too.
