@@ -20,7 +20,7 @@ import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
 import { forwardedRequestHeaders } from './headers.ts';
 import { onResponseHead, type ResponseHook } from './response-head.ts';
-import { openResponsePath } from './response-path.ts';
+import { openResponsePath, type ResponsePath } from './response-path.ts';
 
 /**
  * Records the rule routing chose; returns why it cannot serve (a policy or filter that cannot be
@@ -134,9 +134,10 @@ export async function handleRequest(
 
 /**
  * Hands the request to its backend through the response path: the kind writes to the client's
- * response `res` (routed.res) when nothing works on the body, else to the path's capture.
+ * response `res` (routed.res) when nothing works on the body — no more than a call on that path —
+ * else to the path's capture.
  */
-async function serve(
+function serve(
   backend: Backend,
   routed: RoutedRequest,
   res: ServerResponse,
@@ -147,6 +148,10 @@ async function serve(
     if (routeHead) onResponseHead(res, routeHead);
     return backend.serve(routed);
   }
+  return serveThrough(path, backend, routed);
+}
+
+async function serveThrough(path: ResponsePath, backend: Backend, routed: RoutedRequest): Promise<void> {
   let threw = true;
   try {
     await backend.serve({ ...routed, res: path.capture });

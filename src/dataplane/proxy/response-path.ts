@@ -186,7 +186,7 @@ export class ResponsePath {
     let bytes = body;
     const headers = response.headers;
     if (buffering.transform) ({ status, body: bytes } = buffering.transform({ status, headers, body }));
-    else {
+    else if (headers['content-length'] === undefined && bytes.length > 0) {
       // A response that came chunked (or streamed) goes out with its length, now that it is known.
       delete headers['transfer-encoding'];
       headers['content-length'] = String(bytes.length);
