@@ -62,7 +62,7 @@ export function openResponsePath(
   const interceptors = interceptorsOf.get(exchange);
   const buffering = responseBuffering(forwarding.responseBuffer, exchange);
   if (interceptors === undefined && buffering === undefined) return undefined;
-  return new ResponsePath(res, exchange.record, interceptors, buffering, routeHead);
+  return new ResponsePath(res, exchange, interceptors, buffering, routeHead);
 }
 
 export class ResponsePath {
@@ -70,6 +70,8 @@ export class ResponsePath {
   readonly capture: ResponseCapture;
   readonly #res: ServerResponse;
   readonly #record: RequestRecord;
+  /** A HEAD request's response has no body, whatever its Content-Length says. */
+  readonly #head: boolean;
   readonly #interceptors: readonly ResponseInterceptor[] | undefined;
   readonly #buffering: ResponseBuffering | undefined;
   readonly #routeHead: ResponseHook | undefined;
@@ -80,13 +82,14 @@ export class ResponsePath {
 
   constructor(
     res: ServerResponse,
-    record: RequestRecord,
+    exchange: PolicyExchange,
     interceptors: readonly ResponseInterceptor[] | undefined,
     buffering: ResponseBuffering | undefined,
     routeHead: ResponseHook | undefined,
   ) {
     this.#res = res;
-    this.#record = record;
+    this.#record = exchange.record;
+    this.#head = exchange.req.method === 'HEAD';
     this.#interceptors = interceptors;
     this.#buffering = buffering;
     this.#routeHead = routeHead;
@@ -144,11 +147,8 @@ export class ResponsePath {
     if (buffering !== undefined) {
       let body: Buffer | undefined;
       try {
-        body = await bufferOrStream(
-          response.body,
-          buffering.maxBytes,
-          response.headers['content-length'] as string | number | undefined,
-        );
+        const declared = this.#head ? undefined : (response.headers['content-length'] as string | number | undefined);
+        body = await bufferOrStream(response.body, buffering.maxBytes, declared);
       } catch (error) {
         return this.#cutOff(error);
       }

@@ -77,10 +77,10 @@ describe('the response path capture', () => {
    * GETs / and reads the whole answer; `onFirst` runs on the first body chunk (and may abort);
    * with `giveUpMs`, the client leaves after that long.
    */
-  function get(onFirst?: (abort: () => void) => void, giveUpMs?: number): Promise<Outcome> {
+  function get(onFirst?: (abort: () => void) => void, giveUpMs?: number, method = 'GET'): Promise<Outcome> {
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
-      const req = request({ port, host: '127.0.0.1', path: '/', agent: false }, (res) => {
+      const req = request({ port, host: '127.0.0.1', path: '/', method, agent: false }, (res) => {
         res.on('data', (chunk: Buffer) => {
           if (chunks.length === 0) onFirst?.(() => req.destroy());
           chunks.push(chunk);
@@ -243,6 +243,31 @@ describe('the response path capture', () => {
       const outcome = await get();
       assert.equal(outcome.status, status, code);
     }
+  });
+
+  it('sends a buffered response with the length it came with (a HEAD answer), or its own when it came without', async () => {
+    setup = {
+      forwarding: { responseBuffer: { maxBytes: 1024, failOpen: false } },
+      kind: async (res) => {
+        res.writeHead(200, { 'content-length': '1234' });
+        res.end();
+      },
+    };
+    const head = await get(undefined, undefined, 'HEAD');
+    assert.equal(head.status, 200);
+    assert.equal(head.headers?.['content-length'], '1234');
+    setup = {
+      forwarding: { responseBuffer: { maxBytes: 1024, failOpen: false } },
+      kind: async (res) => {
+        res.writeHead(200, { 'transfer-encoding': 'chunked' });
+        res.write('one ');
+        res.end('two');
+      },
+    };
+    const chunked = await get();
+    assert.equal(chunked.body.toString(), 'one two');
+    assert.equal(chunked.headers?.['content-length'], '7');
+    assert.equal(chunked.headers?.['transfer-encoding'], undefined);
   });
 
   it('answers 502 for a body over the buffer limit and shows the kind a closed response', async () => {
