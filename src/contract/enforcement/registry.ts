@@ -126,6 +126,8 @@ const RETRY_MODELS =
   'traffic.retry applies only to HTTP backends; to try another model when one fails, route to a failover virtual model (virtualModel.failover). Remove retry from the policies that reach this rule.';
 const HOST_REWRITE_NONE =
   "gw always sends an LLM provider or an MCP target its own Host (its address's): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
+const TRAILERS =
+  'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
 const CUSTOM_BACKEND_REF =
   "A custom provider reached through a backendRef (a Service or an InferencePool) is not served by the data plane yet; support is planned. Set the provider's host and port instead (on a GwModel: baseURL).";
 const ENDPOINT_NAMESPACE =
@@ -364,8 +366,8 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     responseBodyMode: enforced(),
     requestHeaderMode: enforced(),
     responseHeaderMode: enforced(),
-    requestTrailerMode: enforced(),
-    responseTrailerMode: enforced(),
+    requestTrailerMode: enforced(undefined, { note: TRAILERS }),
+    responseTrailerMode: enforced(undefined, { note: TRAILERS }),
     allowModeOverride: enforced(),
   },
   ExtAuthOrConditional: {
