@@ -80,7 +80,10 @@ async function main(options: BenchOptions): Promise<number> {
     for (let round = 1; round <= options.rounds && !interrupted; round++) {
       if (options.rounds > 1) log(`round ${round} of ${options.rounds}`);
       const outcomes: Outcome[] = [];
-      for (const definition of definitions(options)) {
+      // Every other round runs the targets in the reverse order, so that no target always runs
+      // first (or last) in a round: what drifts during a round (the machine, the mocks) evens out.
+      const ordered = round % 2 === 0 ? definitions(options).reverse() : definitions(options);
+      for (const definition of ordered) {
         if (interrupted) break;
         log(`${definition.label}:`);
         const outcome = await measureTarget(definition, upstream.ports, options.settings, log);
