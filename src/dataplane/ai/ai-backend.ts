@@ -4,7 +4,6 @@
 // the balancer's order until one answers — failing over only while nothing has been sent to the
 // client.
 import type { BackendAI, RouteType } from '../../api/types/ai.ts';
-import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import {
   type Backend,
@@ -14,7 +13,7 @@ import {
   backendRefusal,
   type RoutedRequest,
 } from '../backends/backend.ts';
-import { PriorityGroupBalancer } from '../balancing/priority-groups.ts';
+import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
 import { readLlmRequest, runAttempts } from './llm-request.ts';
 import { compileRouteTypes } from './policies/index.ts';
@@ -29,7 +28,7 @@ export const aiKind: BackendKind<BackendRefInput> = {
       ? [[{ ...spec.provider, name: input.name }]]
       : (spec.groups ?? []).map((group) => group.providers);
     const basePolicy = input.ref.policy;
-    const built: { name: string; provider: ProviderEndpoint; health?: BackendFull['health'] }[][] = [];
+    const built: GroupProvider<ProviderEndpoint>[][] = [];
     for (const [groupIndex, group] of groups.entries()) {
       const members: (typeof built)[number] = [];
       for (const [index, named] of group.entries()) {
@@ -45,7 +44,7 @@ export const aiKind: BackendKind<BackendRefInput> = {
     }
     return new AiBackend(
       `${input.namespace}/${input.name}`,
-      new PriorityGroupBalancer(built as never, { now: () => performance.now(), random: Math.random }),
+      new PriorityGroupBalancer(built, { now: () => performance.now(), random: Math.random }),
       built.reduce((count, group) => count + group.length, 0),
       compileRouteTypes((basePolicy.ai as BackendAI | undefined)?.routes),
     );

@@ -5,27 +5,15 @@
 // nothing is looked up per request. A value that cannot be applied throws, naming its field.
 import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { buildConnector, Pool } from 'undici';
-import type { Keepalive } from '../../api/types/backend-connection.ts';
+import type { BackendConnectionPolicy, Keepalive } from '../../api/types/backend-connection.ts';
 import { undici } from '../../util/undici.ts';
 import { durationMs } from '../../util/units.ts';
 import { opensslGroups } from '../transport/key-exchange-groups.ts';
 import { applyKeepalive, compileKeepalive, isKeepaliveProblem, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
 import type { Http1PoolOptions } from './http1/pool.ts';
 
-export interface BackendConnectionPolicy {
-  tcp?: { connectTimeout?: string; keepalive?: Partial<Keepalive> };
-  tls?: {
-    sni?: string;
-    insecureSkipVerify?: 'All' | 'Hostname';
-    caCertificateRefs?: { name: string; kind?: string }[];
-    mtlsCertificateRef?: { name: string }[];
-    alpnProtocols?: string[];
-    verifySubjectAltNames?: string[];
-    /** KeyExchangeGroup names, most preferred first. */
-    keyExchangeGroups?: string[];
-  };
-  http?: { version?: 'HTTP1' | 'HTTP2'; requestTimeout?: string };
-}
+/** The connection part of a backend policy (BackendConnectionPolicy: tcp, tls, http; tunnel is refused before). */
+export type { BackendConnectionPolicy };
 
 /** A destination: where to connect, and whether to originate TLS. */
 export interface Destination {

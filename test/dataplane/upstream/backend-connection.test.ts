@@ -9,6 +9,7 @@ import { createServer as createHttp2Server, createSecureServer, type Http2Server
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server, Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
+import type { KeyExchangeGroup } from '../../../src/api/types/backend-connection.ts';
 import {
   type BackendConnectionPolicy,
   type ConnectionSettings,
@@ -91,7 +92,10 @@ function withPools(t: TestContext): UpstreamPools {
   return pools;
 }
 
-const tlsPolicy = (keyExchangeGroups: string[]) => ({ caCertificateRefs: [{ name: 'ca' }], keyExchangeGroups });
+const tlsPolicy = (keyExchangeGroups: KeyExchangeGroup[]) => ({
+  caCertificateRefs: [{ name: 'ca' }],
+  keyExchangeGroups,
+});
 
 describe('backend tcp.keepalive on the socket', { skip: keepaliveReadbackUnavailable() }, () => {
   for (const kind of KINDS) {
@@ -179,7 +183,8 @@ describe('backend connection values the runtime cannot apply', () => {
   });
 
   it('refuses a key exchange group that is not one, naming its index', () => {
-    const error = refusal({ tls: { keyExchangeGroups: ['X25519', 'X448'] } });
+    // A value admission refuses (a newer configuration's): the data plane refuses it too.
+    const error = refusal({ tls: { keyExchangeGroups: ['X25519', 'X448' as KeyExchangeGroup] } });
     assert.equal(error.field, 'tls.keyExchangeGroups[1]');
     assert.match(error.message, /X448 is not a key exchange group \(X25519, P-256, P-384, X25519_MLKEM768\)/);
   });

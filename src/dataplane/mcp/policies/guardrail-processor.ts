@@ -104,8 +104,7 @@ export function compileProcessor(
 function deadlineMs(ref: { kind?: string; name: string; namespace?: string } | undefined, context: Context): number {
   if (!ref || (ref.kind ?? 'Service') !== 'GwBackend') return DEFAULT_PROCESSOR_DEADLINE_MS;
   const backend = context.backends[`GwBackend ${ref.namespace ?? context.namespace}/${ref.name}`];
-  const timeout = (backend?.spec as { policies?: { http?: { requestTimeout?: string } } } | undefined)?.policies?.http
-    ?.requestTimeout;
+  const timeout = backend?.kind === 'GwBackend' ? backend.spec.policies?.http?.requestTimeout : undefined;
   return timeout ? durationMs(timeout) : DEFAULT_PROCESSOR_DEADLINE_MS;
 }
 

@@ -144,7 +144,7 @@ function gwBackendPolicy(policy: ExtAuth, context: PolicyCompileContext): Backen
   const ref = policy.backendRef;
   if (!ref || (ref.kind ?? 'Service') !== 'GwBackend') return undefined;
   const backend = context.backends[`GwBackend ${ref.namespace ?? context.namespace}/${ref.name}`];
-  return (backend?.spec as { policies?: BackendConnectionPolicy } | undefined)?.policies;
+  return backend?.kind === 'GwBackend' ? backend.spec.policies : undefined;
 }
 
 /** The connection pool of an HTTP authorization server, shared across reloads. */
