@@ -3,7 +3,7 @@
 // and the request flow: read and check the body, apply the AI policies, then try providers in
 // the balancer's order until one answers — failing over only while nothing has been sent to the
 // client.
-import type { BackendAI, RouteType } from '../../api/types/ai.ts';
+import type { RouteType } from '../../api/types/ai.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import {
   type Backend,
@@ -46,7 +46,7 @@ export const aiKind: BackendKind<BackendRefInput> = {
       `${input.namespace}/${input.name}`,
       new PriorityGroupBalancer(built, { now: () => performance.now(), random: Math.random }),
       built.reduce((count, group) => count + group.length, 0),
-      compileRouteTypes((basePolicy.ai as BackendAI | undefined)?.routes),
+      compileRouteTypes(basePolicy.ai?.routes),
     );
   },
 };
