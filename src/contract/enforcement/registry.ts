@@ -97,11 +97,11 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 // Reasons, written for the user who set the field: why, and what to do instead.
 
 const TUNNEL =
-  'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not implemented by the data plane yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
+  'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const PROMPT_GUARDS =
-  'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not implemented yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
+  'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
 const PROMPT_CACHING =
-  'Prompt caching (promptCaching, which the zeta (Amazon Bedrock) family honours) is not implemented yet; remove the field.';
+  'Prompt caching (promptCaching, which the zeta (Amazon Bedrock) family honours) is not available in gw yet; remove the field.';
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
 const BACKEND_EXT_AUTH =

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  startTestGateway,
+  webRouteYaml as staticWebRouteYaml,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { httpsGet, tlsFixture } from '../../helpers/https-get.ts';
 import { admitted, GATEWAY_CLASS_YAML } from '../../helpers/objects.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
@@ -278,18 +284,7 @@ metadata: {name: cert-a, namespace: certs}
 type: kubernetes.io/tls
 stringData: ${pem}
 ---
-apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: web}
-spec: {static: {host: 127.0.0.1, port: ${upstream.port}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
-`,
+${staticWebRouteYaml(upstream.port)}`,
     });
   });
 
