@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { runGw } from '../../helpers/cli.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { freePort, gatewayYaml, startTestGateway, type TestGateway, webRouteYaml } from '../../helpers/gateway.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
 type OpenAiMock = Awaited<ReturnType<typeof startOpenAiMock>>;
@@ -146,6 +146,9 @@ ${spec}
           - name: primary
             ${upstream.replace(', ', '\n            ')}
             alpha: {}`,
+      )}${aiBackend('aws-signed', `  ai: {provider: {${upstream}, alpha: {}}}`).replace(
+        'auth: {key: sk-upstream}',
+        'auth: {cloudone: {region: us-east-1}}',
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend('bedrock', '  ai: {provider: {zeta: {region: us-east-1}}}')}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
@@ -171,7 +174,7 @@ metadata: {name: llm}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('bedrock', 'bedrock')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
+${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('aws-signed', 'aws-signed')}${route('bedrock', 'bedrock')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
       filters:
         - {type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}
         - {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-served-by, value: gw}]}}
@@ -231,9 +234,10 @@ ${modelYaml(
     await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
   });
 
-  it('an unserved provider family and backend kind: 500 naming them', async () => {
+  it('an unserved provider family, backend kind and backend authentication: 500 naming them', async () => {
     await refused('/bedrock', 500, /Amazon Bedrock/);
     await refused('/agents', 500, /A2A agents/);
+    await refused('/aws-signed', 500, /auth\.cloudone: Backend authentication cloudone/);
   });
 
   it('an HTTPRoute ResponseHeaderModifier filter applies to AI and GwModel responses', async () => {
@@ -277,6 +281,10 @@ ${modelYaml(
     );
     assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
     assert.match(
+      await statusOf(gw.dir, 'GwBackend default/aws-signed'),
+      /Accepted=False \(Unsupported\): spec\.policies\.auth\.cloudone/,
+    );
+    assert.match(
       await statusOf(gw.dir, 'GwBackend default/grouped'),
       /Accepted=False \(Unsupported\): spec\.ai\.groups\[0\]\.providers\[0\]\.policies\.tunnel/,
     );
@@ -293,6 +301,52 @@ ${modelYaml(
       /Accepted=False \(Unsupported\):.*spec\.policies\.tunnel/,
     );
     assert.match(await statusOf(gw.dir, 'HTTPRoute default/llm'), /ResolvedRefs=False \(BackendNotAccepted\)/);
+  });
+});
+
+describe('a listener whose PreRouting policy has a refused field', () => {
+  let gw: TestGateway;
+  let port: number;
+  let hits = 0;
+  let upstream: Server;
+
+  before(async () => {
+    upstream = createServer((_request, response) => {
+      hits++;
+      response.end('upstream');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    port = await freePort();
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${webRouteYaml((upstream.address() as { port: number }).port)}---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: edge-auth}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  traffic:
+    phase: PreRouting
+    extAuth: {backendRef: {name: authz, namespace: security, port: 9000}, grpc: {}}
+`,
+    });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    upstream?.close();
+  });
+
+  it('answers 500 naming the field, reaches nothing, and the listener and Gateway are Programmed False', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(response.status, 500);
+    assert.match(await response.text(), /traffic\.extAuth\.backendRef\.namespace/);
+    assert.equal(hits, 0);
+    const status = await statusOf(gw.dir, 'Gateway default/ai');
+    assert.match(
+      status,
+      /^ {2}Programmed=False \(Invalid\): listener http cannot be served: traffic\.extAuth\.backendRef\.namespace/m,
+    );
+    assert.match(status, /^ {4}Programmed=False \(Invalid\): traffic\.extAuth\.backendRef\.namespace/m);
   });
 });
 
