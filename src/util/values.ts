@@ -24,3 +24,15 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Text cut to at most `max` UTF-16 units and marked with "…" when it was longer: how a value a
+ * client chose is written to logs, traces and labels. A surrogate pair is never split.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}

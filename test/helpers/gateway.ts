@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
+import type { Reply } from './http-request.ts';
 import { until } from './until.ts';
 
 export { gatewayYaml } from './objects.ts';
@@ -142,4 +143,32 @@ spec:
   parentRefs: [{name: ai}]
   rules: [{backendRefs: [{group: gw.dev, kind: GwBackend, name: web}]}]
 `;
+}
+
+/**
+ * A 5xx of gw's own, as the client and the operator see it: asserts that the client got the
+ * generic message with a request id (in the body and in x-request-id) and nothing else, and
+ * returns the detail the access log wrote under that id.
+ */
+export async function ownFailureDetail(
+  gw: Pick<TestGateway, 'accessLog'>,
+  response: Response | Reply,
+): Promise<string> {
+  assert.ok(response.status >= 500, `expected a 5xx, got ${response.status}`);
+  const id = response instanceof Response ? response.headers.get('x-request-id') : response.headers['x-request-id'];
+  assert.ok(typeof id === 'string' && id !== '', 'a failure of gw its own carries x-request-id');
+  const body = response instanceof Response ? await response.text() : response.body;
+  assert.ok(body.includes(`gw could not serve this request`), `generic message expected, got ${body}`);
+  assert.ok(body.includes(id), 'the body quotes the request id');
+  const detail = await loggedFailure(gw, id);
+  assert.ok(!body.includes(detail), 'the client does not get the detail');
+  return detail;
+}
+
+/** The `error` of the access log line with request.id `id`, once it is written (within a second). */
+export async function loggedFailure(gw: Pick<TestGateway, 'accessLog'>, id: string): Promise<string> {
+  const entry = () =>
+    gw.accessLog.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line['request.id'] === id);
+  if (!(await until(() => entry() !== undefined, 1000))) assert.fail(`no access log line for request id ${id}`);
+  return String(entry()!.error);
 }

@@ -193,10 +193,12 @@ describe('gw controller and gw run --kubeconfig', () => {
     const server = await startTestApiServer();
     const listenerPort = await freePort();
     const controller = spawnGw(['controller', '--kubeconfig', server.embedded.kubeconfigPath, '--admin-port', '0']);
+    const proxyLog: string[] = [];
     const proxy = new LocalGateway({
       paths: [],
       address: '127.0.0.1',
       kube: { kubeconfig: server.embedded.kubeconfigPath, writeStatus: false },
+      log: (line) => proxyLog.push(line),
     });
     let upstreamHits = 0;
     upstream.on('request', () => upstreamHits++);
@@ -235,8 +237,15 @@ spec:
         'the proxy answers 500 for the refused field',
         async () => {
           try {
+            // The client gets a request id; the proxy's log has the reason under it.
             const response = await fetch(`http://127.0.0.1:${listenerPort}/`);
-            return response.status === 500 && (await response.text()).includes('backend.tunnel');
+            const id = response.headers.get('x-request-id');
+            return (
+              response.status === 500 &&
+              id !== null &&
+              !(await response.text()).includes('backend.tunnel') &&
+              proxyLog.some((line) => line.includes(`request ${id} answered 500:`) && line.includes('backend.tunnel'))
+            );
           } catch {
             return false;
           }
@@ -246,7 +255,8 @@ spec:
       const hitsBefore = upstreamHits;
       const refused = await fetch(`http://127.0.0.1:${listenerPort}/`);
       assert.equal(refused.status, 500);
-      assert.match(await refused.text(), /backend\.tunnel: Tunnelling backend connections/);
+      assert.match(await refused.text(), /^gw could not serve this request/);
+      assert.ok(proxyLog.some((line) => /answered 500: .*backend\.tunnel: Tunnelling backend connections/.test(line)));
       assert.equal(upstreamHits, hitsBefore, 'nothing reached the upstream');
     } finally {
       controller.child.kill('SIGTERM');

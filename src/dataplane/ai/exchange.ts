@@ -8,7 +8,9 @@ import { BodyTooLargeError } from '../proxy/body.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
+import { ownFailure } from '../proxy/own-failure.ts';
 import type { HeaderBag } from '../routing/filters.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
 import {
@@ -45,6 +47,8 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export interface AttemptInput {
   res: ClientResponse;
+  /** The request's record: what a failure of gw's own is written to. */
+  record: RequestRecord;
   client: UpstreamClient;
   plan: UpstreamPlan;
   clientFormat: ClientFormat;
@@ -78,14 +82,39 @@ export interface AttemptResult {
   error?: string;
 }
 
-export function sendClientError(res: ClientResponse, format: ClientFormat, status: number, message: string): void {
+export function sendClientError(
+  res: ClientResponse,
+  format: ClientFormat,
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const { contentType, body } = errorBody(errorFormat(format), status, message);
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
+}
+
+/**
+ * Answers an error gw decided in the client's format; a 5xx of gw's own (a refused model, a request
+ * gw cannot build) carries a request id instead of its detail (proxy/own-failure.ts).
+ */
+export function sendGatewayError(
+  res: ClientResponse,
+  record: RequestRecord,
+  format: ClientFormat,
+  status: number,
+  message: string,
+): void {
+  if (status < 500) {
+    sendClientError(res, format, status, message);
+    return;
+  }
+  const failure = ownFailure(record, message);
+  sendClientError(res, format, status, failure.message, failure.headers);
 }
 
 export async function attempt(input: AttemptInput): Promise<AttemptResult> {
@@ -108,8 +137,9 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
       return { answered: true, observed: {}, unhealthy: false, latencyMs, error: 'client went away' };
     if (error instanceof InvalidUpstreamRequestError) {
       // Nothing was sent: a header gw's configuration set (a modifier, a transformation) cannot be written.
-      sendClientError(input.res, input.clientFormat, 500, `The provider request could not be built: ${error.message}.`);
-      return { answered: true, observed: {}, unhealthy: false, latencyMs, error: error.message };
+      const detail = `The provider request could not be built: ${error.message}.`;
+      sendGatewayError(input.res, input.record, input.clientFormat, 500, detail);
+      return { answered: true, observed: {}, unhealthy: false, latencyMs, error: detail };
     }
     const failure = timeout?.aborted ? 'timeout' : failureOf(error);
     const observed: ObservedResponse = { connectionFailed: true, latencyMs };

@@ -13,7 +13,7 @@ import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './endpoint.ts';
-import { attempt, sendClientError } from './exchange.ts';
+import { attempt, sendClientError, sendGatewayError } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
@@ -173,14 +173,15 @@ export async function runAttempts(
     for (let attemptNumber = 1; candidate; attemptNumber++) {
       const { endpoint } = candidate;
       if (candidate.rejection)
-        return sendClientError(res, format, candidate.rejection.status, candidate.rejection.message);
+        return sendGatewayError(res, record, format, candidate.rejection.status, candidate.rejection.message);
       const canRetry = attemptNumber < total;
       const variables = celContext(record);
       let body = request.body;
       if (body !== undefined && candidate.model !== undefined) body = { ...body, model: candidate.model };
       if (body !== undefined) {
         const applied = endpoint.policy.applyToRequest(body, format as ApiFormat, routeType, variables);
-        if (applied.rejected) return sendClientError(res, format, applied.rejected.status, applied.rejected.message);
+        if (applied.rejected)
+          return sendGatewayError(res, record, format, applied.rejected.status, applied.rejected.message);
         body = applied.body;
       }
       const plan = endpoint.provider.plan({
@@ -192,7 +193,7 @@ export async function runAttempts(
         method: req.method,
         path: routed.forward.path,
       });
-      if (plan instanceof PlanError) return sendClientError(res, format, plan.status, plan.message);
+      if (plan instanceof PlanError) return sendGatewayError(res, record, format, plan.status, plan.message);
       let sendBody = plan.body;
       if (sendBody !== undefined && request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
@@ -225,6 +226,7 @@ export async function runAttempts(
       record.upstreamStartTime = process.hrtime.bigint();
       const result = await attempt({
         res,
+        record,
         client: endpoint.client,
         plan,
         clientFormat: format,

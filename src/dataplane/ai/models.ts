@@ -19,7 +19,7 @@ import { isProblem } from '../policies/types.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
-import { sendClientError } from './exchange.ts';
+import { sendClientError, sendGatewayError } from './exchange.ts';
 import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
 
 /** The provider family field of LLMProvider for each ModelProvider value gw serves. */
@@ -307,8 +307,9 @@ class ModelsBackend implements Backend {
     if (!model) return sendClientError(routed.res, request.format, 400, `The model ${requested} is not offered here.`);
     routed.record.backend = `GwModel ${model.key}`;
     if (model.kind === 'error')
-      return sendClientError(
+      return sendGatewayError(
         routed.res,
+        routed.record,
         request.format,
         500,
         `The model ${requested} cannot be served: ${model.message}`,
@@ -328,7 +329,13 @@ class ModelsBackend implements Backend {
     try {
       route = model.router.route(variables);
     } catch {
-      return sendClientError(routed.res, request.format, 500, `The model ${requested} could not choose a target.`);
+      return sendGatewayError(
+        routed.res,
+        routed.record,
+        request.format,
+        500,
+        `The model ${requested} could not choose a target.`,
+      );
     }
     if (route.kind === 'noTarget')
       return sendClientError(

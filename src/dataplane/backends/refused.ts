@@ -1,6 +1,7 @@
 // What stands in for a backend that cannot be served as configured: every request routed to it is
-// answered with the status and the reason (fail closed), and nothing reaches an upstream.
-import { sendText } from '../proxy/direct-response.ts';
+// answered with the status (fail closed) and nothing reaches an upstream; the reason goes to the
+// logs and the status, the client gets a request id (proxy/own-failure.ts).
+import { sendOwnFailure } from '../proxy/own-failure.ts';
 import type { BackendType } from '../telemetry/request-record.ts';
 import type { Backend, RoutedRequest } from './backend.ts';
 
@@ -16,6 +17,6 @@ export class RefusedBackend implements Backend {
   }
 
   async serve(routed: RoutedRequest): Promise<void> {
-    sendText(routed.res, this.status, this.message);
+    sendOwnFailure(routed.res, routed.record, this.message, this.status);
   }
 }

@@ -19,6 +19,7 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
 import { forwardedRequestHeaders } from './headers.ts';
+import { sendOwnFailure } from './own-failure.ts';
 import { onResponseHead, type ResponseHook } from './response-head.ts';
 import { openResponsePath, type ResponsePath } from './response-path.ts';
 
@@ -55,7 +56,7 @@ export async function handleRequest(
   record.listener = listener.config.name;
   scope.telemetry = listener.telemetry;
   listener.telemetry?.start(record, req.headers);
-  if (listener.refused) return void sendText(res, 500, listener.refused);
+  if (listener.refused) return void sendOwnFailure(res, record, listener.refused);
   // The server has split the request target into the record's path and query already.
   const normalized = normalizePath(record.path);
   if (normalized === undefined) return void sendText(res, 400, 'invalid request path');
@@ -83,7 +84,7 @@ export async function handleRequest(
   const rule = routeOf(listener, rawHost, path, query, req, forward);
   if (!rule) return void sendText(res, 404, 'no route matches this request');
   const unusable = takeRule(record, rule);
-  if (unusable) return void sendText(res, 500, unusable);
+  if (unusable) return void sendOwnFailure(res, record, unusable);
   forward ??= { path, query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
   // A traced request's span continues upstream.
   if (record.traceparent !== undefined) forward.headers.traceparent = record.traceparent;
@@ -109,14 +110,14 @@ export async function handleRequest(
     if (answer) return void sendLocalResponse(res, answer);
   }
   let chosen = rule.backends.pick();
-  if (!chosen) return void sendText(res, 500, 'the route has no usable backend');
+  if (!chosen) return void sendOwnFailure(res, record, 'the route has no usable backend');
   // An evicted backend (passive health) gets requests only when every backend of the rule is evicted.
   if (chosen.backend.available?.() === false && rule.backends.items.length > 1)
     chosen = pickUsable(rule.backends, isAvailable)!;
   record.backend = chosen.name;
   record.backendType = chosen.backend.type;
   if (chosen.filters.problems.length > 0)
-    return void sendText(res, 500, `backend filter not supported: ${chosen.filters.problems[0]!.message}`);
+    return void sendOwnFailure(res, record, `backend filter not supported: ${chosen.filters.problems[0]!.message}`);
   applyRequestFilters(chosen.filters, forward);
   // The route's and the backendRef's ResponseHeaderModifier filters, on whatever answers from here.
   const ruleHeaders = rule.filters.response;

@@ -19,6 +19,7 @@ import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import { sendText } from './direct-response.ts';
 import { failureOf, sendFailure } from './http-forward.ts';
+import { sendOwnFailure } from './own-failure.ts';
 import { type ResponseBuffering, responseBuffering } from './response-buffering.ts';
 import { ResponseCapture } from './response-capture.ts';
 import type { ResponseHook } from './response-head.ts';
@@ -132,9 +133,10 @@ export class ResponsePath {
       body: capture,
     };
     this.#respond(response).catch((error: unknown) => {
-      this.#fail(`the response could not be processed: ${(error as Error).message}`);
+      const detail = `the response could not be processed: ${(error as Error).message}`;
+      this.#fail(detail);
       capture.destroy();
-      if (!this.#detached) sendText(this.#res, 500, 'internal error');
+      if (!this.#detached) sendOwnFailure(this.#res, this.#record, detail);
     });
   }
 

@@ -15,6 +15,7 @@ import { PolicyExchange } from '../policies/exchange.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
 import { sendLocalResponse, sendText } from '../proxy/direct-response.ts';
 import { forwardedRequestHeaders } from '../proxy/headers.ts';
+import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { type RequestScope, takeRule } from '../proxy/request-handler.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
@@ -164,7 +165,7 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
   record.listener = listener.config.name;
   scope.telemetry = listener.telemetry;
   listener.telemetry?.start(record, req.headers);
-  if (listener.refused) return void sendText(res, 500, listener.refused);
+  if (listener.refused) return void sendOwnFailure(res, record, listener.refused);
   const forward = { path: '/', query: '', headers: forwardedRequestHeaders(req.headers) as HeaderBag };
   let exchange: PolicyExchange | undefined;
   const policyExchange = () => {
@@ -191,7 +192,7 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
   const rule = match ? listener.rules.get(match.rule) : undefined;
   if (!rule) return void sendText(res, 404, 'no route matches this request');
   const unusable = takeRule(record, rule);
-  if (unusable) return void sendText(res, 500, unusable);
+  if (unusable) return void sendOwnFailure(res, record, unusable);
   if (rule.policies !== NO_TRAFFIC_POLICY) {
     const answer =
       (await runSteps(rule.policies.beforeFilters, policyExchange())) ??
@@ -199,15 +200,15 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
     if (answer) return void sendLocalResponse(res, answer);
   }
   const chosen = rule.backends.pick();
-  if (!chosen) return void sendText(res, 500, 'the route has no backend a CONNECT can be tunneled to');
+  if (!chosen) return void sendOwnFailure(res, record, 'the route has no backend a CONNECT can be tunneled to');
   record.backend = chosen.name;
   record.backendType = chosen.backend.type;
   const tunnel = chosen.backend.tunnel;
   // A backend that cannot be served answers as it would any request; other kinds cannot take a tunnel.
   if (!tunnel) {
     if (chosen.backend instanceof RefusedBackend)
-      return void sendText(res, chosen.backend.status, chosen.backend.message);
-    return void sendText(res, 500, `a CONNECT cannot be tunneled to an ${chosen.backend.type} backend`);
+      return void sendOwnFailure(res, record, chosen.backend.message, chosen.backend.status);
+    return void sendOwnFailure(res, record, `a CONNECT cannot be tunneled to an ${chosen.backend.type} backend`);
   }
   record.upstreamStartTime = process.hrtime.bigint();
   let upstream: Duplex;

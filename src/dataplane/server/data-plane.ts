@@ -7,11 +7,13 @@ import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { sendText } from '../proxy/direct-response.ts';
+import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
 import { type ConnectDownstream, serveConnect } from './connect.ts';
+import { FailureLog } from './failure-log.ts';
 import { PortListener } from './port-listener.ts';
 
 export interface DataPlaneOptions {
@@ -24,6 +26,8 @@ export interface DataPlaneOptions {
   reusePort?: boolean;
   /** Told about anything that cannot be served, one line each. */
   log?: (line: string) => void;
+  /** The clock of the failure log's window (tests). */
+  now?: () => number;
   /** Told when a request is finished (after its access log line and metrics). */
   onRequestDone?: (record: RequestRecord) => void;
   /** Access logs and metrics (default: access log to standard output, metrics in memory). */
@@ -50,11 +54,14 @@ export class DataPlane {
   readonly telemetry: Telemetry;
   /** For requests that never reach a listener (no listener for the host). */
   private readonly portTelemetry: FrontendTelemetry;
+  /** gw's own 5xx answers, for the log. */
+  private readonly failures: FailureLog | undefined;
 
   constructor(options: DataPlaneOptions = {}) {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
+    this.failures = options.log && new FailureLog(options.log, options.now);
     this.context = {
       pools: this.pools,
       policyRuntime: this.policyRuntime,
@@ -158,9 +165,7 @@ export class DataPlane {
     if (port.connection.connect === 'Tunnel')
       return void sendText(res, 405, 'this port only takes CONNECT tunnels', { allow: 'CONNECT' });
     handleRequest(req, res, port, scheme, record, scope).catch((error: unknown) => {
-      record.error = (error as Error).message;
-      this.options.log?.(`Gateway ${state.gateway}: request failed: ${(error as Error).message}`);
-      sendText(res, 500, 'internal error');
+      sendOwnFailure(res, record, `request failed: ${(error as Error).message}`);
     });
   }
 
@@ -181,9 +186,7 @@ export class DataPlane {
         return target && ((stream, source) => target.listener.accept(stream, source));
       },
     }).catch((error: unknown) => {
-      record.error = (error as Error).message;
-      this.options.log?.(`Gateway ${state.gateway}: CONNECT failed: ${(error as Error).message}`);
-      sendText(downstream.res, 500, 'internal error');
+      sendOwnFailure(downstream.res, record, `CONNECT failed: ${(error as Error).message}`);
     });
   }
 
@@ -193,6 +196,7 @@ export class DataPlane {
     record.responseHeaders = res.getHeaders();
     if (!res.writableFinished && !record.error) record.error = 'client closed the connection';
     (scope.telemetry ?? this.portTelemetry).finish(record);
+    if (record.requestId !== '') this.failures?.report(record);
     scope.exchange?.finish();
     this.options.onRequestDone?.(record);
   }

@@ -11,6 +11,7 @@
 
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { AccessLog } from '../../api/types/observability.ts';
+import { cutText } from '../../util/values.ts';
 import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
 import type { LogSink } from './log-sink.ts';
@@ -23,7 +24,15 @@ interface DefaultField {
   readonly value: (record: RequestRecord) => FieldValue;
 }
 
-const text = (value: string): string | undefined => (value === '' ? undefined : value);
+/**
+ * Most characters of one default field: a path, a model name, a tool name or an error a client
+ * chose cannot make a line longer than the fields together allow (docs/security.md).
+ */
+export const MAX_FIELD_CHARS = 1024;
+/** Most characters of the JSON of one added attribute (a CEL value can carry a whole request body). */
+export const MAX_ATTRIBUTE_CHARS = 16 * 1024;
+
+const text = (value: string): string | undefined => (value === '' ? undefined : cutText(value, MAX_FIELD_CHARS));
 
 /** The default fields, in the order they are written. Every one can be removed. */
 const DEFAULT_FIELDS: readonly DefaultField[] = [
@@ -41,17 +50,17 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'http.status', value: (r) => (r.status === 0 ? undefined : r.status) },
   { name: 'http.request.body.size', value: (r) => (r.bytesIn === 0 ? undefined : r.bytesIn) },
   { name: 'http.response.body.size', value: (r) => (r.bytesOut === 0 ? undefined : r.bytesOut) },
-  { name: 'jwt.sub', value: (r) => (typeof r.jwtClaims?.sub === 'string' ? r.jwtClaims.sub : undefined) },
+  { name: 'jwt.sub', value: (r) => (typeof r.jwtClaims?.sub === 'string' ? text(r.jwtClaims.sub) : undefined) },
   { name: 'protocol', value: protocol },
-  { name: 'mcp.method.name', value: (r) => r.mcp?.method },
-  { name: 'mcp.session.id', value: (r) => r.mcp?.sessionId },
-  { name: 'mcp.target', value: (r) => mcpItem(r)?.target },
+  { name: 'mcp.method.name', value: (r) => optionalText(r.mcp?.method) },
+  { name: 'mcp.session.id', value: (r) => optionalText(r.mcp?.sessionId) },
+  { name: 'mcp.target', value: (r) => optionalText(mcpItem(r)?.target) },
   { name: 'mcp.resource.type', value: mcpResourceType },
-  { name: 'mcp.resource.uri', value: (r) => r.mcp?.resource?.uri },
-  { name: 'gen_ai.tool.name', value: (r) => r.mcp?.tool?.name },
-  { name: 'gen_ai.prompt.name', value: (r) => r.mcp?.prompt?.name },
+  { name: 'mcp.resource.uri', value: (r) => optionalText(r.mcp?.resource?.uri) },
+  { name: 'gen_ai.tool.name', value: (r) => optionalText(r.mcp?.tool?.name) },
+  { name: 'gen_ai.prompt.name', value: (r) => optionalText(r.mcp?.prompt?.name) },
   { name: 'mcp.error.code', value: (r) => r.mcp?.error?.code },
-  { name: 'mcp.error.message', value: (r) => r.mcp?.error?.message },
+  { name: 'mcp.error.message', value: (r) => optionalText(r.mcp?.error?.message) },
   { name: 'gen_ai.operation.name', value: (r) => r.llm?.operation },
   { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.providerFamily) : undefined) },
   { name: 'gw.ai.provider', value: (r) => (r.llm ? text(r.llm.providerName) : undefined) },
@@ -65,11 +74,14 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gen_ai.usage.reasoning_tokens', value: (r) => r.llm?.usage?.reasoningTokens },
   { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
   { name: 'error', value: (r) => text(r.error) },
+  { name: 'request.id', value: (r) => text(r.requestId) },
   { name: 'duration', value: (r) => `${Math.floor(r.durationSeconds() * 1000)}ms` },
 ];
 
 /** Names of the default fields (for attributes.remove), in the order they are written. */
 export const DEFAULT_ACCESS_LOG_FIELDS: readonly string[] = DEFAULT_FIELDS.map((field) => field.name);
+
+const optionalText = (value: string | undefined): string | undefined => (value === undefined ? undefined : text(value));
 
 function sourceAddress(record: RequestRecord): string | undefined {
   if (record.clientAddress === '') return undefined;
@@ -198,7 +210,7 @@ export class AccessLogger {
       if (value === FAILED || value === undefined) continue;
       if (value instanceof Date) out[attribute.name] = value.toISOString();
       else if (value instanceof Duration) out[attribute.name] = value.toString();
-      else out[attribute.name] = fromCelValue(value);
+      else out[attribute.name] = boundedValue(fromCelValue(value));
     }
     return out;
   }
@@ -263,8 +275,24 @@ function jsonText(value: unknown): string | undefined {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : JSON.stringify(value.toISOString());
   if (value instanceof Duration) return JSON.stringify(value.toString());
   try {
-    return JSON.stringify(fromCelValue(value));
+    const json = JSON.stringify(fromCelValue(value));
+    return json === undefined || json.length <= MAX_ATTRIBUTE_CHARS
+      ? json
+      : JSON.stringify(cutText(json, MAX_ATTRIBUTE_CHARS));
   } catch {
     return undefined;
   }
+}
+
+/** An added attribute's value for a span: a string cut to the bound, a larger value as its cut JSON text. */
+function boundedValue(value: unknown): unknown {
+  if (typeof value === 'string') return cutText(value, MAX_ATTRIBUTE_CHARS);
+  if (value === null || typeof value !== 'object') return value;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return json === undefined || json.length <= MAX_ATTRIBUTE_CHARS ? value : cutText(json, MAX_ATTRIBUTE_CHARS);
 }

@@ -13,6 +13,7 @@
 // registry; snapshot() gives its series as plain data that travels over IPC, and the primary
 // sums them with mergeMetricsSnapshots() and renders the sum. Recording is not involved.
 import type { MetricLabels } from '../../api/types/observability.ts';
+import { cutText } from '../../util/values.ts';
 import { compileExpression, type Expression, ExpressionError, evaluateOr } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
 import type { RequestRecord } from './request-record.ts';
@@ -38,7 +39,7 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Label sets kept per label group (HTTP, GenAI) before new ones go to the overflow series. */
 export const DEFAULT_MAX_SERIES = 10_000;
-/** Longest label value kept; longer ones are cut (before they key a series, so cut values merge). */
+/** Longest label value kept; longer ones are cut and marked (before they key a series, so cut values merge). */
 export const MAX_LABEL_VALUE_LENGTH = 128;
 /** The value of a custom label whose expression fails or gives no string, number or bool. */
 export const UNKNOWN = 'unknown';
@@ -600,7 +601,7 @@ function renderExposition(
 /** A label value as it keys a series: cut to the length bound, empty as "unknown". */
 function clip(value: string): string {
   if (value === '') return UNKNOWN;
-  return value.length > MAX_LABEL_VALUE_LENGTH ? value.slice(0, MAX_LABEL_VALUE_LENGTH) : value;
+  return cutText(value, MAX_LABEL_VALUE_LENGTH);
 }
 
 /** `name="value",...` for a new series: built-in labels from values[1...], then the custom ones. */

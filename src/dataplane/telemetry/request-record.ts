@@ -97,6 +97,11 @@ export class RequestRecord {
 
   /** Short text of why the request failed (gw's own, not a stack trace); empty on success. */
   error = '';
+  /**
+   * The id the client was given with a failure of gw's own (proxy/own-failure.ts), to find this
+   * request's `error` in the logs; empty for every other request.
+   */
+  requestId = '';
 
   /** Claims of a verified JWT, when a JWT policy accepted one. */
   jwtClaims: Record<string, unknown> | undefined = undefined;

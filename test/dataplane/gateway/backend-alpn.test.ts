@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { after, before, describe, it } from 'node:test';
-import { gatewayYaml } from '../../helpers/gateway.ts';
+import { gatewayYaml, ownFailureDetail } from '../../helpers/gateway.ts';
 import { listen } from '../../helpers/http-server.ts';
 import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
 import { prefixRouteYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
@@ -61,7 +61,10 @@ describe('backend tls.alpnProtocols on an HTTP route', () => {
     const count = offered.length;
     const reply = await g.send('GET', '/unspoken/x');
     assert.equal(reply.status, 500);
-    assert.match(reply.body, /tls\.alpnProtocols: offers none of the protocols this connection speaks/);
+    assert.match(
+      await ownFailureDetail(g.gw, reply),
+      /tls\.alpnProtocols: offers none of the protocols this connection speaks/,
+    );
     assert.equal(offered.length, count, 'no connection was made');
   });
 

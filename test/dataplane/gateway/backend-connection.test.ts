@@ -17,6 +17,7 @@ import {
   freePort,
   gatewayYaml,
   llmRouteYaml,
+  ownFailureDetail,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -180,8 +181,11 @@ ${mcpYaml(
   });
 
   it('refuses a keepalive time the kernel cannot take: 500 naming the field', async () => {
-    const refused = await get(port, '/web-sub-second-keepalive/x');
+    const refused = await fetch(`http://127.0.0.1:${port}/web-sub-second-keepalive/x`);
     assert.equal(refused.status, 500);
-    assert.match(refused.body, /tcp\.keepalive\.time: 500ms is not a whole number of seconds from 1s to 32767s/);
+    assert.match(
+      await ownFailureDetail(gw, refused),
+      /tcp\.keepalive\.time: 500ms is not a whole number of seconds from 1s to 32767s/,
+    );
   });
 });

@@ -10,7 +10,15 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { runGw } from '../../helpers/cli.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway, webRouteYaml } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  loggedFailure,
+  ownFailureDetail,
+  startTestGateway,
+  type TestGateway,
+  webRouteYaml,
+} from '../../helpers/gateway.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
 type OpenAiMock = Awaited<ReturnType<typeof startOpenAiMock>>;
@@ -50,6 +58,22 @@ async function expectStatus(promise: Promise<unknown>, status: number, message?:
     if (message) assert.match(String(error.message), message);
     return true;
   });
+}
+
+/** A 5xx of gw's own through the OpenAI SDK: the client reads a request id; the log has `detail` under it. */
+async function expectOwnFailure(gw: TestGateway, promise: Promise<unknown>, status: number, detail: RegExp) {
+  const error = await promise.then(
+    () => assert.fail('expected an error'),
+    (error: unknown) => error,
+  );
+  assert.ok(error instanceof OpenAI.APIError, String(error));
+  assert.equal(error.status, status);
+  const id = error.headers?.get('x-request-id');
+  assert.ok(id, 'the answer carries x-request-id');
+  assert.match(error.message, new RegExp(`gw could not serve this request.*${id}`));
+  const logged = await loggedFailure(gw, id);
+  assert.match(logged, detail);
+  assert.ok(!error.message.includes(logged));
 }
 
 describe('a Gateway-level policy reaches the GwModels attached to the Gateway', () => {
@@ -213,7 +237,7 @@ ${modelYaml(
   /** Asks `path` for a completion: answered `status` (with `message`) and nothing reached the provider. */
   async function refused(path: string, status: number, message: RegExp, body = CHAT): Promise<void> {
     const before = provider.requests.length;
-    await expectStatus(client.post(`${path}/v1/chat/completions`, { body }), status, message);
+    await expectOwnFailure(gw, client.post(`${path}/v1/chat/completions`, { body }), status, message);
     assert.equal(provider.requests.length, before, `nothing of ${path} reached the provider`);
   }
 
@@ -265,7 +289,7 @@ ${modelYaml(
       ['prompt-guarded', 'spec.policies.promptGuard'],
     ] as const) {
       const before = provider.requests.length;
-      await expectStatus(modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));
+      await expectOwnFailure(gw, modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));
       assert.equal(provider.requests.length, before);
     }
   });
@@ -339,7 +363,7 @@ spec:
   it('answers 500 naming the field, reaches nothing, and the listener and Gateway are Programmed False', async () => {
     const response = await fetch(`http://127.0.0.1:${port}/`);
     assert.equal(response.status, 500);
-    assert.match(await response.text(), /traffic\.extAuth\.backendRef\.namespace/);
+    assert.match(await ownFailureDetail(gw, response), /traffic\.extAuth\.backendRef\.namespace/);
     assert.equal(hits, 0);
     const status = await statusOf(gw.dir, 'Gateway default/ai');
     assert.match(

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { ownFailureDetail } from '../../helpers/gateway.ts';
 import { GATEWAY_AI, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { eventually, until } from '../../helpers/until.ts';
 import { assertNoSecretLogged, objectYaml, startAuthGateway } from './auth-helpers.ts';
@@ -115,7 +116,7 @@ describe('API keys from a Secret (Strict, the Authorization header)', () => {
       const response = await fetch(`${base}/x`, { headers: { authorization: `Bearer ${ALICE}` } });
       assert.equal(response.status, 500);
       assert.match(
-        await response.text(),
+        await ownFailureDetail(gw, response),
         /traffic\.apiKeyAuthentication\.secretRef\.name Secret default\/absent was not found/,
       );
       assert.ok(gw.logs.some((line) => line.includes('Secret default/absent was not found')));

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import { gatewayYaml } from '../../helpers/gateway.ts';
+import { gatewayYaml, ownFailureDetail } from '../../helpers/gateway.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
 import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
 import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
@@ -51,7 +51,7 @@ describe('GwBackend policies of an endpoint reference', () => {
     const refused = await g.send('GET', '/grpc-tls/x', { headers: { authorization: 'Bearer good' } });
     assert.equal(refused.status, 500);
     assert.match(
-      refused.body,
+      await ownFailureDetail(g.gw, refused),
       /GwBackend default\/authz-tls sets policies\.tls, which gw does not apply to this endpoint/,
     );
     assert.equal(g.upstream.seen.length, before);

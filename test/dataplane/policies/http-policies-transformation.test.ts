@@ -12,6 +12,7 @@ import { responseBodyTransformer } from '../../../src/dataplane/policies/http/tr
 import { isProblem } from '../../../src/dataplane/policies/types.ts';
 import type { HeaderBag } from '../../../src/dataplane/routing/filters.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
+import { ownFailureDetail } from '../../helpers/gateway.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
 import { compileContext } from '../../helpers/policy-context.ts';
 import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
@@ -185,7 +186,10 @@ directResponse: {status: 202, body: local}`,
   it('refuses a pseudo-header it cannot change: the rule answers 500 and says why', async () => {
     const response = await g.send('GET', '/scheme');
     assert.equal(response.status, 500);
-    assert.match(response.body, /traffic\.transformation\.request\.set\[0\]\.name :scheme cannot be changed/);
+    assert.match(
+      await ownFailureDetail(g.gw, response),
+      /traffic\.transformation\.request\.set\[0\]\.name :scheme cannot be changed/,
+    );
   });
 });
 

@@ -207,7 +207,7 @@ test('cardinality is bounded: past maxSeries label sets, requests go to one "ove
   assert.equal(value(text, 'gen_ai_server_request_duration_seconds_count', { gen_ai_request_model: 'model-3' }), 1);
 });
 
-test('long label values are cut, and values are escaped in the text format', () => {
+test('long label values are cut and marked, and values are escaped in the text format', () => {
   const metrics = new DataPlaneMetrics();
   const long = 'r'.repeat(MAX_LABEL_VALUE_LENGTH + 50);
   metrics.record(httpRecord({ route: `${long}-a` }));
@@ -215,7 +215,7 @@ test('long label values are cut, and values are escaped in the text format', () 
   const odd = 'a"b\\c\nd';
   metrics.record(httpRecord({ route: odd }));
   const text = parseExposition(metrics.render());
-  assert.equal(value(text, 'gw_requests_total', { route: 'r'.repeat(MAX_LABEL_VALUE_LENGTH) }), 2);
+  assert.equal(value(text, 'gw_requests_total', { route: `${'r'.repeat(MAX_LABEL_VALUE_LENGTH)}…` }), 2);
   assert.equal(value(text, 'gw_requests_total', { route: odd }), 1);
 });
 
