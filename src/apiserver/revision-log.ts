@@ -8,7 +8,7 @@
 // after its transaction's WAL frames are on disk, so neither a killed process nor a lost machine
 // loses an acknowledged write; NORMAL would survive a killed process but not a power cut, and
 // the fsync per commit costs about 0.2 ms on a local SSD (docs/apiserver.md).
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
@@ -77,6 +77,17 @@ const SCHEMA = `
   ) WITHOUT ROWID;
 `;
 
+/**
+ * The database holds Secrets: it and its WAL and shared-memory files are readable by their owner
+ * alone. SQLite creates the -wal and -shm files with the database file's permissions, so creating
+ * that file 0600 (before SQLite does, under the process umask) covers all three; files an earlier
+ * version left 0644 are made 0600 too.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 export class RevisionLog {
   private readonly db: DatabaseSync;
   private readonly historyLimit: number;
@@ -98,7 +109,10 @@ export class RevisionLog {
 
   /** Opens (creating if needed) the database at `path`; ":memory:" keeps it in memory (tests). */
   constructor(path: string, options: RevisionLogOptions = {}) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true });
+      ownerOnly(path);
+    }
     this.historyLimit = Math.max(1, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
     this.compactBatch = Math.max(1, Math.ceil(this.historyLimit / 10));
     this.db = new DatabaseSync(path);
