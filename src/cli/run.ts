@@ -224,18 +224,22 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
-  let lastProblems = '';
+  let lastReport = '';
   let ready = false;
   let gateway: RunningGateway;
   try {
     gateway = createGateway(options, {
       log,
       onLoad: (report) => {
-        const text = report.problems.map((problem) => problem.message).join('\n');
-        if (text === lastProblems) return;
-        lastProblems = text;
-        if (text) log(`configuration problems (the last good objects keep serving):\n${text}`);
-        else if (report.changes > 0) log('configuration loaded');
+        const problems = report.problems.map((problem) => problem.message).join('\n');
+        const warnings = report.warnings.map((warning) => warning.message).join('\n');
+        // A reload that changes nothing the log said is not logged again.
+        const text = `${problems}\n${warnings}`;
+        if (text === lastReport) return;
+        lastReport = text;
+        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`);
+        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
+        if (!problems && report.changes > 0) log('configuration loaded');
       },
       onApplied: (update) => {
         for (const [key, config] of update.changed) {

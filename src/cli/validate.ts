@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { describeProblem, loadResources, locationOf, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
-import { formatFieldError } from '../api/validate/errors.ts';
+import { admissionLine } from '../api/validate/errors.ts';
 import type { Io } from './io.ts';
 
 export function validateCommand(args: string[], io: Io): number {
@@ -35,12 +35,11 @@ export function validateCommand(args: string[], io: Io): number {
   for (const document of loaded.documents) {
     const result = admit(document.value);
     const name = describeObject(result.object ?? document.value);
-    for (const warning of result.warnings) {
-      io.stderr(`${locationOf(document)}: ${name}: warning: ${formatFieldError(warning)}\n`);
-    }
+    const where = locationOf(document);
+    for (const warning of result.warnings) io.stderr(`${admissionLine(where, name, warning, 'warning')}\n`);
     if (result.errors.length > 0) {
       failures++;
-      for (const error of result.errors) io.stderr(`${locationOf(document)}: ${name}: ${formatFieldError(error)}\n`);
+      for (const error of result.errors) io.stderr(`${admissionLine(where, name, error, 'error')}\n`);
       continue;
     }
     const key = `${result.object!.apiVersion.split('/')[0]} ${name}`;

@@ -6,7 +6,7 @@ import { type FSWatcher, statSync, watch as watchPath } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeProblem, loadFile, locationOf, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
-import { formatFieldError } from '../api/validate/errors.ts';
+import { admissionLine } from '../api/validate/errors.ts';
 import { MemoryStore } from './memory-store.ts';
 import { kindKey, objectKey, type SourceProblem } from './store.ts';
 
@@ -22,6 +22,11 @@ export interface LoadReport {
   /** Objects changed by this load (added, modified or deleted). */
   changes: number;
   problems: SourceProblem[];
+  /**
+   * What admission warns about in objects that are served (an unknown field of a Gateway API or
+   * core kind, which gw does not read), as gw validate prints it.
+   */
+  warnings: SourceProblem[];
 }
 
 /** Size and modification time: a file with the same stamp is not read again. */
@@ -42,7 +47,13 @@ export class FileStore extends MemoryStore {
   /** What each file gave at its last read, and the size/mtime it had then. */
   private readonly files = new Map<
     string,
-    { stamp: string | undefined; objects: KubeObject[]; problems: SourceProblem[]; invalid: boolean }
+    {
+      stamp: string | undefined;
+      objects: KubeObject[];
+      problems: SourceProblem[];
+      warnings: SourceProblem[];
+      invalid: boolean;
+    }
   >();
   /** Which file each stored object ("kind key") came from. */
   private owners = new Map<string, string>();
@@ -85,10 +96,12 @@ export class FileStore extends MemoryStore {
       message: `${problem.file}: ${problem.message}`,
     }));
     // A file with any problem keeps serving what it last held; a valid file replaces it.
+    const warnings: SourceProblem[] = [];
     const desired = new Map<string, { object: KubeObject; file: string }>();
     for (const file of [...this.files.keys()].sort()) {
       const entry = this.files.get(file)!;
       problems.push(...entry.problems);
+      if (!entry.invalid) warnings.push(...entry.warnings);
       if (!entry.invalid) this.lastGood.set(file, entry.objects);
       for (const object of this.lastGood.get(file) ?? []) {
         const id = `${kindKey(object)} ${objectKey(object)}`;
@@ -116,19 +129,24 @@ export class FileStore extends MemoryStore {
     }
     this.owners = new Map([...desired].map(([id, { file }]) => [id, file]));
     this.currentProblems = problems;
-    const report = { changes, problems };
+    const report = { changes, problems, warnings };
     this.options.onLoad?.(report);
     return report;
   }
 
-  private readFile(file: string): { objects: KubeObject[]; problems: SourceProblem[]; invalid: boolean } {
+  private readFile(file: string) {
     const loaded = loadFile(file);
-    const entry = { objects: [] as KubeObject[], problems: [] as SourceProblem[], invalid: false };
+    const entry = {
+      objects: [] as KubeObject[],
+      problems: [] as SourceProblem[],
+      warnings: [] as SourceProblem[],
+      invalid: false,
+    };
     for (const problem of loaded.problems) {
       entry.invalid = true;
       entry.problems.push({ source: problem.file, message: describeProblem(problem) });
     }
-    for (const document of loaded.documents) this.admitDocument(document, entry, entry.problems);
+    for (const document of loaded.documents) this.admitDocument(document, entry);
     return entry;
   }
 
@@ -173,21 +191,19 @@ export class FileStore extends MemoryStore {
 
   private admitDocument(
     document: SourceDocument,
-    entry: { objects: KubeObject[]; invalid: boolean },
-    problems: SourceProblem[],
+    entry: { objects: KubeObject[]; problems: SourceProblem[]; warnings: SourceProblem[]; invalid: boolean },
   ): void {
     const result = admit(document.value);
+    const where = locationOf(document);
+    const name = describeObject(result.object ?? document.value);
     if (result.errors.length > 0) {
       entry.invalid = true;
-      const name = describeObject(result.object ?? document.value);
-      for (const error of result.errors) {
-        problems.push({
-          source: document.file,
-          message: `${locationOf(document)}: ${name}: ${formatFieldError(error)}`,
-        });
-      }
+      for (const error of result.errors)
+        entry.problems.push({ source: document.file, message: admissionLine(where, name, error, 'error') });
       return;
     }
+    for (const warning of result.warnings)
+      entry.warnings.push({ source: document.file, message: admissionLine(where, name, warning, 'warning') });
     entry.objects.push(result.object!);
   }
 }

@@ -18,7 +18,7 @@ describe('gw run', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves the files, reports an invalid edit with its path and keeps serving, and stops on SIGTERM', async () => {
+  it('serves the files, reports an invalid edit with its path and keeps serving, warns of unknown fields, and stops on SIGTERM', async () => {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const upstreamPort = (upstream.address() as { port: number }).port;
     const port = await freePort();
@@ -34,6 +34,14 @@ describe('gw run', () => {
       await gw.waitForLog(/route\.yaml.*spec\.static\.port/);
       const again = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(await again.text(), 'hello from upstream', 'the last good configuration keeps serving');
+      // An unknown field of a Gateway API kind is served without it, and said so on reload as
+      // gw validate says it (issue 17 #10).
+      writeFileSync(join(dir, 'route.yaml'), route.replace('parentRefs:', 'hostnamez: [a.example]\n  parentRefs:'));
+      await gw.waitForLog(
+        /configuration warnings[^\n]*\n[^\n]*route\.yaml: document 2: HTTPRoute default\/web: warning: spec\.hostnamez: Unknown field/,
+      );
+      const served = await fetch(`http://127.0.0.1:${port}/`);
+      assert.equal(await served.text(), 'hello from upstream');
     } finally {
       gw.child.kill('SIGTERM');
     }

@@ -49,7 +49,7 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
     address: '127.0.0.1',
     log: (line) => logs.push(line),
     // Invalid test YAML would otherwise just leave the gateway empty: say why.
-    onLoad: (report) => logs.push(...report.problems.map((problem) => problem.message)),
+    onLoad: (report) => logs.push(...[...report.problems, ...report.warnings].map((problem) => problem.message)),
     telemetry,
   });
   await gateway.start();

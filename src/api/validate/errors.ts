@@ -56,6 +56,14 @@ export function formatFieldError(error: FieldError): string {
   return text;
 }
 
+/**
+ * One admission finding of an object as gw validate and gw run's reload print it: where it is
+ * (file, document), the object, and the field.
+ */
+export function admissionLine(where: string, object: string, error: FieldError, severity: 'error' | 'warning'): string {
+  return `${where}: ${object}: ${severity === 'warning' ? 'warning: ' : ''}${formatFieldError(error)}`;
+}
+
 export function childPath(parent: string, name: string): string {
   return parent === '' ? name : `${parent}.${name}`;
 }
