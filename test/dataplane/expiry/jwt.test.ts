@@ -9,7 +9,7 @@ import type { CompiledPolicy } from '../../../src/dataplane/policies/types.ts';
 import { type FakeClock, fakeClock } from '../../helpers/fake-clock.ts';
 import { runStep } from '../../helpers/policy-step.ts';
 import {
-  compileCountingVerifications,
+  compileRemoteJwt,
   ISSUER,
   type JwksServer,
   type SigningKey,
@@ -35,7 +35,7 @@ after(async () => {
 async function jwtPolicyOn(clock: FakeClock) {
   const runtime = new PolicyRuntime({ clock });
   const value: JWTAuthentication = { providers: [{ issuer: ISSUER, jwks: { remote: { url: jwks.url } } }] };
-  return { runtime, ...(await compileCountingVerifications(value, runtime)) };
+  return { runtime, ...(await compileRemoteJwt(value, runtime)) };
 }
 
 /** Epoch seconds on `clock`. */

@@ -103,23 +103,23 @@ export async function token(key: SigningKey, claims: JWTPayload = {}, kid: strin
 }
 
 /**
- * JWT authentication `value` (one provider, its key set remote) compiled on `runtime`, with a count
- * of the signature verifications it makes against the key set loaded now: each one asks the set
- * for its key.
+ * JWT authentication `value` (one provider, its key set remote) compiled on `runtime`: the policy,
+ * the key set's cache, and a count of the signature verifications made against the set loaded
+ * now (each one asks the set for its key).
  */
-export async function compileCountingVerifications(
+export async function compileRemoteJwt(
   value: JWTAuthentication,
   runtime: PolicyRuntime,
-): Promise<{ policy: CompiledPolicy; verifications: () => number }> {
+): Promise<{ policy: CompiledPolicy; jwks: RemoteJwks; verifications: () => number }> {
   runtime.beginCompile();
   const policy = compileJwtAuthentication(value, compileContext({ runtime }));
   if (isProblem(policy)) assert.fail(`${policy.field}: ${policy.message}`);
   const [cacheKey] = runtime.endCompile();
-  const cache = runtime.use<RemoteJwks>(cacheKey!, () => assert.fail('the policy keeps its key set in the runtime'));
-  const keySet = (await cache.keySet()) as KeySet;
+  const jwks = runtime.use<RemoteJwks>(cacheKey!, () => assert.fail('the policy keeps its key set in the runtime'));
+  const keySet = (await jwks.keySet()) as KeySet;
   assert.ok(keySet, 'the key set loaded');
   const resolve = mock.method(keySet, 'resolve');
-  return { policy, verifications: () => resolve.mock.callCount() };
+  return { policy, jwks, verifications: () => resolve.mock.callCount() };
 }
 
 /** GwBackend web on the upstream, and for each name an HTTPRoute `name` serving /<name> from it. */

@@ -10,7 +10,7 @@ import { compileContext } from '../../helpers/policy-context.ts';
 import { runStep } from '../../helpers/policy-step.ts';
 import {
   AUDIENCE,
-  compileCountingVerifications,
+  compileRemoteJwt,
   ISSUER,
   type JwksServer,
   type SigningKey,
@@ -174,7 +174,7 @@ describe('verified tokens are remembered', () => {
     const jwks = await startJwksServer([first.publicJwk]);
     const runtime = new PolicyRuntime();
     try {
-      const { policy, verifications } = await compileCountingVerifications(
+      const { policy, verifications } = await compileRemoteJwt(
         { providers: [{ issuer: ISSUER, jwks: { remote: { url: jwks.url, cacheDuration: '1s' } } }] },
         runtime,
       );
