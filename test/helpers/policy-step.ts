@@ -5,7 +5,10 @@ import { PolicyExchange } from '../../src/dataplane/policies/exchange.ts';
 import type { CompiledPolicy, LocalResponse } from '../../src/dataplane/policies/types.ts';
 import { RequestRecord } from '../../src/dataplane/telemetry/request-record.ts';
 
-/** The step's answer (undefined: the request goes on), the record and the headers forwarded upstream. */
+/**
+ * The step's answer (undefined: the request goes on), the record, the headers forwarded upstream,
+ * and the exchange (its finish() runs what the policy left for the end of the request).
+ */
 export async function runStep(policy: CompiledPolicy, headers: Record<string, string>, method = 'GET') {
   const record = new RequestRecord();
   record.method = method;
@@ -17,5 +20,5 @@ export async function runStep(policy: CompiledPolicy, headers: Record<string, st
     headers: { ...headers },
   });
   const answer = (await policy.request!(exchange)) as LocalResponse | undefined;
-  return { answer, record, forwarded: exchange.forward.headers };
+  return { answer, record, forwarded: exchange.forward.headers, exchange };
 }
