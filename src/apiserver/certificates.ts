@@ -22,12 +22,14 @@ export interface CertificateOptions {
   hosts?: string[];
   /** The openssl command (default "openssl" on the PATH). */
   openssl?: string;
+  /** Milliseconds since the epoch, what expiry is judged against (default the system clock). */
+  now?: () => number;
 }
 
 const CA_DAYS = 3650;
 const SERVING_DAYS = 825;
-/** A serving certificate this close to expiring is replaced at start. */
-const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
+/** A certificate (the CA or the serving one) this close to expiring, or closer, is replaced at start. */
+export const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '::1'];
 
 export class OpensslMissingError extends Error {}
@@ -58,15 +60,16 @@ function covers(certificate: X509Certificate, hosts: readonly string[]): boolean
   return hosts.every((host) => (isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host)) !== undefined);
 }
 
-function usable(certPath: string, ca: X509Certificate, hosts: readonly string[]): boolean {
+/** Whether `certificate` has more than RENEW_BEFORE_MS left at `now` (epoch ms). */
+function lastsLongEnough(certificate: X509Certificate, now: number): boolean {
+  return Date.parse(certificate.validTo) - now > RENEW_BEFORE_MS;
+}
+
+function usable(certPath: string, ca: X509Certificate, hosts: readonly string[], now: number): boolean {
   if (!existsSync(certPath)) return false;
   try {
     const certificate = new X509Certificate(readFileSync(certPath));
-    return (
-      certificate.verify(ca.publicKey) &&
-      Date.parse(certificate.validTo) - Date.now() > RENEW_BEFORE_MS &&
-      covers(certificate, hosts)
-    );
+    return certificate.verify(ca.publicKey) && lastsLongEnough(certificate, now) && covers(certificate, hosts);
   } catch {
     return false;
   }
@@ -81,8 +84,9 @@ export function ensureCertificates(directory: string, options: CertificateOption
   const cert = join(directory, 'apiserver.crt');
   const key = join(directory, 'apiserver.key');
   let ca = existsSync(caCert) && existsSync(caKey) ? new X509Certificate(readFileSync(caCert)) : undefined;
-  if (ca && Date.parse(ca.validTo) - Date.now() < RENEW_BEFORE_MS) ca = undefined;
-  if (!ca || !usable(cert, ca, hosts)) {
+  const now = (options.now ?? Date.now)();
+  if (ca && !lastsLongEnough(ca, now)) ca = undefined;
+  if (!ca || !usable(cert, ca, hosts, now)) {
     checkOpenssl(openssl);
     const work = mkdtempSync(join(directory, '.openssl-'));
     try {

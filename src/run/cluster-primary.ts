@@ -9,6 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import { systemClock } from '../util/clock.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
   type AppliedMessage,
@@ -37,7 +38,17 @@ const WORKER_MAIN = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
 const RESTART_MIN_DELAY_MS = 100;
 const RESTART_MAX_DELAY_MS = 10_000;
 /** A worker that ran this long before it exited counts as having been fine: its backoff starts over. */
-const STABLE_AFTER_MS = 10_000;
+export const STABLE_AFTER_MS = 10_000;
+
+/** Quick exits in a row once a worker that ran `uptimeMs` exited: a stable run starts the count over. */
+export function quickExitsAfter(previous: number, uptimeMs: number): number {
+  return uptimeMs >= STABLE_AFTER_MS ? 1 : previous + 1;
+}
+
+/** How long to wait before starting a worker again after `quickExits` quick exits in a row. */
+export function restartDelayMs(quickExits: number): number {
+  return Math.min(RESTART_MAX_DELAY_MS, RESTART_MIN_DELAY_MS * 2 ** (quickExits - 1));
+}
 /** A stopping worker that has not exited after this long is killed. */
 const STOP_TIMEOUT_MS = 10_000;
 /** A worker that does not answer a metrics request within this is represented by its last answer. */
@@ -59,6 +70,7 @@ interface WorkerSlot {
   running: boolean;
   /** The last configuration generation the worker has applied (-1: none yet). */
   acked: number;
+  /** When the worker was started (monotonic ms). */
   startedAt: number;
   /** Exits in a row that came soon after the start (for the backoff). */
   quickExits: number;
@@ -192,7 +204,7 @@ export class ClusterGateway {
     slot.pid = worker.process.pid ?? 0;
     slot.running = false;
     slot.acked = -1;
-    slot.startedAt = Date.now();
+    slot.startedAt = systemClock.monotonicMs();
     slot.replacement = replacement;
     this.log(`worker ${slot.id} started (pid ${slot.pid})`);
     worker.on('message', (message: unknown) => {
@@ -278,8 +290,8 @@ export class ClusterGateway {
       this.startWaiter = undefined;
       return;
     }
-    slot.quickExits = Date.now() - slot.startedAt >= STABLE_AFTER_MS ? 1 : slot.quickExits + 1;
-    const delay = Math.min(RESTART_MAX_DELAY_MS, RESTART_MIN_DELAY_MS * 2 ** (slot.quickExits - 1));
+    slot.quickExits = quickExitsAfter(slot.quickExits, systemClock.monotonicMs() - slot.startedAt);
+    const delay = restartDelayMs(slot.quickExits);
     this.log(`worker ${slot.id} (pid ${pid}) ${how}; starting another in ${delay} ms`);
     slot.restartTimer = setTimeout(() => {
       slot.restartTimer = undefined;

@@ -5,6 +5,7 @@
 // client.
 import type { RouteType } from '../../api/types/ai.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
+import { systemClock } from '../../util/clock.ts';
 import {
   type Backend,
   type BackendKind,
@@ -44,7 +45,7 @@ export const aiKind: BackendKind<BackendRefInput> = {
     }
     return new AiBackend(
       `${input.namespace}/${input.name}`,
-      new PriorityGroupBalancer(built, { now: () => performance.now(), random: Math.random }),
+      new PriorityGroupBalancer(built, { now: systemClock.monotonicMs, random: Math.random }),
       built.reduce((count, group) => count + group.length, 0),
       compileRouteTypes(basePolicy.ai?.routes),
     );

@@ -10,6 +10,7 @@ import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
+import { systemClock } from '../../util/clock.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
 import { EndpointHealth } from '../balancing/endpoint-health.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
@@ -185,7 +186,7 @@ function compileConcrete(
   const name = key.slice(key.indexOf('/') + 1);
   const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, context }, policies);
   if ('message' in endpoint) return failed(key, spec, `${endpoint.field}: ${endpoint.message}`);
-  const health = new EndpointHealth(policy.health ?? {}, { now: () => performance.now() });
+  const health = new EndpointHealth(policy.health ?? {}, { now: systemClock.monotonicMs });
   return { kind: 'concrete', ...modelBase, endpoint, health };
 }
 
@@ -240,7 +241,7 @@ function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, Co
         : { conditional: { targets } };
   const router = createVirtualModelRouter<ModelTarget, Record<string, unknown>>(routing, {
     random: Math.random,
-    now: () => performance.now(),
+    now: systemClock.monotonicMs,
   });
   return { kind: 'virtual', ...modelBase, router, targetCount: targets.length };
 }

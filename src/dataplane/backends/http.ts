@@ -5,6 +5,7 @@
 // response path every kind's does (proxy/response-path.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth, NO_QUERY } from '../auth/backend/index.ts';
 import {
@@ -66,7 +67,7 @@ export const httpKind: BackendKind<BackendRefInput> = {
       const unhealthy = compileUnhealthyCondition(policy.health);
       if (unhealthy instanceof ExpressionError)
         return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
-      health = { state: new EndpointHealth(policy.health, { now: () => performance.now() }), unhealthy };
+      health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
     }
     const type = object.kind === 'Service' ? 'service' : 'static';
     return new HttpBackend(type, settings, context.pool(settings), auth, health);

@@ -43,7 +43,7 @@ export const mcpKind: BackendKind<BackendRefInput> = {
     if (isProblem(hooks)) return backendRefusal(`${key} backend policy ${hooks.field}: ${hooks.message}`);
     const sessions = context.runtime.use(
       `mcp-sessions ${context.gateway} ${key}`,
-      () => new SessionRegistry<McpSession>(),
+      () => new SessionRegistry<McpSession>(context.runtime.clock.monotonicMs),
     );
     return new McpGatewayBackend({
       name: `${input.namespace}/${input.name}`,

@@ -5,6 +5,7 @@
 // "Resumable streams"). Event ids are `<stream key>.<number>`; stream keys start with a random
 // per-process part, so ids never repeat across replicas.
 import { randomBytes } from 'node:crypto';
+import { systemClock } from '../../util/clock.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import type { JsonRpcMessage } from './jsonrpc.ts';
 
@@ -45,6 +46,7 @@ interface StoredEvent {
 
 export class EventStream {
   readonly key: string;
+  readonly #now: () => number;
   #seq = 0;
   #events: StoredEvent[] = [];
   #bytes = 0;
@@ -53,11 +55,14 @@ export class EventStream {
   #writer: ClientResponse | undefined;
   #keepalive: NodeJS.Timeout | undefined;
   #ended = false;
-  /** When the stream last had a connection or an event (ms), for retention. */
-  lastActive = Date.now();
+  /** When the stream last had a connection or an event (ms on `now`), for retention. */
+  lastActive: number;
 
-  constructor(key: string = newStreamKey()) {
+  /** `now`: monotonic milliseconds, the clock of the session registry that retains the stream. */
+  constructor(now: () => number = systemClock.monotonicMs, key: string = newStreamKey()) {
+    this.#now = now;
     this.key = key;
+    this.lastActive = now();
   }
 
   get attached(): boolean {
@@ -78,7 +83,7 @@ export class EventStream {
     while (this.#events.length > MAX_REPLAY_EVENTS || (this.#bytes > MAX_REPLAY_BYTES && this.#events.length > 1)) {
       this.#bytes -= this.#events.shift()!.text.length;
     }
-    this.lastActive = Date.now();
+    this.lastActive = this.#now();
     if (this.#writer) this.#write(this.#writer, text, this.#seq);
   }
 
@@ -109,7 +114,7 @@ export class EventStream {
       return;
     }
     this.#writer = res;
-    this.lastActive = Date.now();
+    this.lastActive = this.#now();
     res.once('close', () => {
       if (this.#writer === res) this.#detach();
     });
@@ -138,6 +143,6 @@ export class EventStream {
     if (this.#keepalive) clearInterval(this.#keepalive);
     this.#keepalive = undefined;
     this.#writer = undefined;
-    this.lastActive = Date.now();
+    this.lastActive = this.#now();
   }
 }

@@ -3,6 +3,8 @@
 // sessions are dropped after a while and the least recently used go first when there are too
 // many; either can be resumed from its id later (its live parts are rebuilt). Kept across
 // configuration changes (PolicyRuntime) and closed when the backend leaves the configuration.
+// Every time here is the registry's clock (monotonic ms): its sessions and their streams read it.
+import { systemClock } from '../../util/clock.ts';
 import type { EventStream } from './event-stream.ts';
 
 /** What the registry needs of a session (Session, session.ts). */
@@ -23,24 +25,27 @@ export const MAX_SESSIONS = 10_000;
 /** A session nobody used (and no client listens to) for this long is dropped from memory. */
 export const SESSION_IDLE_MS = 30 * 60_000;
 /** Ended answer streams are kept this long for a client that lost the connection just before the end. */
-const STREAM_RETENTION_MS = 5 * 60_000;
+export const STREAM_RETENTION_MS = 5 * 60_000;
 /** Most answer streams a session keeps for resumption. */
 const MAX_STREAMS_PER_SESSION = 32;
 /** Ids of sessions ended here (DELETE), refused afterwards; the oldest are forgotten first. */
 const MAX_TERMINATED = 10_000;
-const SWEEP_MS = 60_000;
+export const SWEEP_MS = 60_000;
 /** Uses closer together than this do not move a session in the recency order. */
 const RECENCY_MS = 1000;
 
 export class SessionRegistry<Session extends RegisteredSession = RegisteredSession> {
+  /** Monotonic milliseconds: what lastUsed and the streams' lastActive are on. */
+  readonly now: () => number;
   readonly #sessions = new Map<string, Session>();
   readonly #terminated = new Set<string>();
   /** Sessions of legacy SSE clients: they live as long as their stream (sse-server.ts). */
   readonly #legacy = new Set<Session>();
   readonly #sweeper: NodeJS.Timeout;
 
-  constructor() {
-    this.#sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
+  constructor(now: () => number = systemClock.monotonicMs) {
+    this.now = now;
+    this.#sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.#sweeper.unref();
   }
 
@@ -55,7 +60,7 @@ export class SessionRegistry<Session extends RegisteredSession = RegisteredSessi
   get(id: string): Session | undefined {
     const session = this.#sessions.get(id);
     if (!session) return undefined;
-    const now = Date.now();
+    const now = this.now();
     if (now - session.lastUsed >= RECENCY_MS) {
       this.#sessions.delete(id);
       this.#sessions.set(id, session);
@@ -70,6 +75,7 @@ export class SessionRegistry<Session extends RegisteredSession = RegisteredSessi
 
   add(session: Session): void {
     const id = session.id!;
+    session.lastUsed = this.now();
     this.#sessions.set(id, session);
     while (this.#sessions.size > MAX_SESSIONS) {
       const [oldest, evicted] = this.#sessions.entries().next().value as [string, Session];
@@ -97,10 +103,16 @@ export class SessionRegistry<Session extends RegisteredSession = RegisteredSessi
     this.#legacy.delete(session);
   }
 
-  /** Drops idle sessions and old answer streams. */
-  sweep(now: number): void {
+  /**
+   * Drops idle sessions and old answer streams (every SWEEP_MS). A session a client listens to is
+   * in use: its idle time starts again at each sweep, so it runs from when the listener left (to
+   * within a sweep), not from the last request before a long listen.
+   */
+  sweep(): void {
+    const now = this.now();
     for (const [id, session] of this.#sessions) {
-      if (now - session.lastUsed > SESSION_IDLE_MS && !session.standalone.attached && !session.legacySink) {
+      if (session.standalone.attached || session.legacySink) session.lastUsed = now;
+      else if (now - session.lastUsed > SESSION_IDLE_MS) {
         this.#sessions.delete(id);
         session.close(false);
         continue;

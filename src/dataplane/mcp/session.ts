@@ -152,7 +152,7 @@ export class McpSession {
   readonly links = new Map<string, TargetLink>();
   readonly excluded = new Set<string>();
   /** The client's stream of server-initiated messages (GET). */
-  readonly standalone = new EventStream();
+  readonly standalone: EventStream;
   /** POST answer streams kept for resumption, by key. */
   readonly streams = new Map<string, EventStream>();
   /** prefixMode Never: which target serves a name ("tool:x"), learnt from lists. */
@@ -165,7 +165,8 @@ export class McpSession {
   lastScope: ClientScope;
   /** Legacy SSE transport: every message to the client goes to this sink. */
   legacySink: MessageSink | undefined;
-  lastUsed = Date.now();
+  /** When the client last used the session, on the registry's clock. */
+  lastUsed: number;
   closed = false;
   readonly #stop = new AbortController();
 
@@ -174,6 +175,8 @@ export class McpSession {
     this.clientVersion = clientVersion;
     this.client = client;
     this.lastScope = scope;
+    this.standalone = new EventStream(backend.sessions.now);
+    this.lastUsed = backend.sessions.now();
     // Every request in flight to a target listens to it (no signal of its own): no bound to warn at.
     setMaxListeners(0, this.#stop.signal);
   }

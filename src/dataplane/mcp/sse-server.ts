@@ -171,7 +171,7 @@ async function handle(
   }
   session.rebind(backend);
   session.lastScope = scope;
-  session.lastUsed = Date.now();
+  session.lastUsed = backend.sessions.now();
   if (isRequest(message)) {
     // Answered out of order with later messages: a long tool call must not hold up the rest.
     void handleRequest(session, message, scope, (info) => mcpCall(routed, info)).then((response) =>

@@ -242,10 +242,11 @@ class AnswerChannel implements MessageSink {
     if (this.#finished || !this.#sse) return false;
     if (!this.#stream) {
       if (this.#res.headersSent || this.#res.destroyed) return false;
-      this.#stream = new EventStream();
+      const now = this.#session.backend.sessions.now;
+      this.#stream = new EventStream(now);
       if (!this.#session.stateless) {
         this.#session.streams.set(this.#stream.key, this.#stream);
-        retainStreams(this.#session, Date.now());
+        retainStreams(this.#session, now());
       }
       this.#stream.attach(
         this.#res,

@@ -1,16 +1,23 @@
 // State that outlives one compiled configuration: a JWKS cache, a rate limiter's buckets, a gRPC
 // client. A configuration swap must not reset a rate limit or refetch every JWKS, so policies
 // keep such things here under a key of their own; after each swap the data plane drops (and
-// closes) whatever no configuration uses any more.
+// closes) whatever no configuration uses any more. The runtime also gives that state its clock.
+import { type Clock, systemClock } from '../../util/clock.ts';
 
 interface Closable {
   close?: () => unknown;
 }
 
 export class PolicyRuntime {
+  /** What the state kept here reads time from: the system's, or a test's. */
+  readonly clock: Clock;
   private readonly values = new Map<string, unknown>();
   /** Keys used by the configuration being compiled (collected by `use`, read by `endCompile`). */
   private used: Set<string> | undefined;
+
+  constructor(options: { clock?: Clock } = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   /** The value kept under `key`, created on first use. */
   use<T>(key: string, create: () => T): T {

@@ -1,18 +1,15 @@
 // Deterministic time and randomness for the balancing tests.
+import { fakeClock as movableClock } from '../../helpers/fake-clock.ts';
 
+/** The monotonic scale of a clock the test moves (test/helpers/fake-clock.ts), as balancing reads it. */
 export interface FakeClock {
   now: () => number;
   advance(ms: number): void;
 }
 
 export function fakeClock(start = 1_000_000): FakeClock {
-  let time = start;
-  return {
-    now: () => time,
-    advance: (ms) => {
-      time += ms;
-    },
-  };
+  const clock = movableClock(undefined, start);
+  return { now: clock.monotonicMs, advance: clock.advance };
 }
 
 export { seededRandom } from '../../helpers/random.ts';

@@ -41,12 +41,12 @@ describe('DecisionCache', () => {
     const cache = new DecisionCache(2);
     cache.set('a', decision(401), Number.MAX_SAFE_INTEGER);
     cache.set('b', decision(402), Number.MAX_SAFE_INTEGER);
-    assert.ok(cache.get('a'));
+    assert.ok(cache.get('a', 0));
     cache.set('c', decision(403), Number.MAX_SAFE_INTEGER);
     assert.equal(cache.size, 2);
-    assert.ok(cache.get('a'));
-    assert.equal(cache.get('b'), undefined);
-    assert.ok(cache.get('c'));
+    assert.ok(cache.get('a', 0));
+    assert.equal(cache.get('b', 0), undefined);
+    assert.ok(cache.get('c', 0));
   });
 
   it('does not keep a decision too large for a bounded cache', () => {
@@ -56,7 +56,7 @@ describe('DecisionCache', () => {
       { ...forbidden(), response: { status: 401, body: Buffer.alloc(100 * 1024) } },
       Number.MAX_SAFE_INTEGER,
     );
-    assert.equal(cache.get('big'), undefined);
+    assert.equal(cache.get('big', 0), undefined);
   });
 });
 

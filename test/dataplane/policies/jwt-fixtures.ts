@@ -1,9 +1,18 @@
 // What the JWT authentication tests share: gw in front of an upstream answering chat completions,
-// a JWKS server that counts its fetches, signing keys and tokens, and the YAML of routes with policies.
+// a JWKS server that counts its fetches, signing keys and tokens, a policy whose signature
+// verifications are counted, and the YAML of routes with policies.
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { mock } from 'node:test';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import type { JWTAuthentication } from '../../../src/api/types/inbound-auth.ts';
+import type { KeySet, RemoteJwks } from '../../../src/dataplane/policies/auth/jwks.ts';
+import { compileJwtAuthentication } from '../../../src/dataplane/policies/auth/jwt.ts';
+import type { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
+import { type CompiledPolicy, isProblem } from '../../../src/dataplane/policies/types.ts';
 import { gatewayYaml } from '../../helpers/gateway.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
+import { compileContext } from '../../helpers/policy-context.ts';
 import {
   GATEWAY_AI,
   gwPolicyYaml,
@@ -91,6 +100,26 @@ export async function token(key: SigningKey, claims: JWTPayload = {}, kid: strin
   return await new SignJWT(payload)
     .setProtectedHeader(kid === null ? { alg: key.alg } : { alg: key.alg, kid })
     .sign(key.privateKey);
+}
+
+/**
+ * JWT authentication `value` (one provider, its key set remote) compiled on `runtime`: the policy,
+ * the key set's cache, and a count of the signature verifications made against the set loaded
+ * now (each one asks the set for its key).
+ */
+export async function compileRemoteJwt(
+  value: JWTAuthentication,
+  runtime: PolicyRuntime,
+): Promise<{ policy: CompiledPolicy; jwks: RemoteJwks; verifications: () => number }> {
+  runtime.beginCompile();
+  const policy = compileJwtAuthentication(value, compileContext({ runtime }));
+  if (isProblem(policy)) assert.fail(`${policy.field}: ${policy.message}`);
+  const [cacheKey] = runtime.endCompile();
+  const jwks = runtime.use<RemoteJwks>(cacheKey!, () => assert.fail('the policy keeps its key set in the runtime'));
+  const keySet = (await jwks.keySet()) as KeySet;
+  assert.ok(keySet, 'the key set loaded');
+  const resolve = mock.method(keySet, 'resolve');
+  return { policy, jwks, verifications: () => resolve.mock.callCount() };
 }
 
 /** GwBackend web on the upstream, and for each name an HTTPRoute `name` serving /<name> from it. */

@@ -1,22 +1,16 @@
 // The JWT authentication policy compiled on its own: configuration problems, the token size
 // limit, remote key sets named by a backendRef, and key set caches shared through the runtime.
 import assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { JWTAuthentication } from '../../../src/api/types/inbound-auth.ts';
 import { compileJwtAuthentication, MAX_TOKEN_LENGTH } from '../../../src/dataplane/policies/auth/jwt.ts';
-import { PolicyExchange } from '../../../src/dataplane/policies/exchange.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
-import {
-  type CompiledPolicy,
-  isProblem,
-  type LocalResponse,
-  type PolicyProblem,
-} from '../../../src/dataplane/policies/types.ts';
-import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
+import { type CompiledPolicy, isProblem, type PolicyProblem } from '../../../src/dataplane/policies/types.ts';
 import { compileContext } from '../../helpers/policy-context.ts';
+import { runStep } from '../../helpers/policy-step.ts';
 import {
   AUDIENCE,
+  compileRemoteJwt,
   ISSUER,
   type JwksServer,
   type SigningKey,
@@ -35,18 +29,6 @@ function problem(value: JWTAuthentication, ctx = compileContext()): PolicyProble
   const result = compileJwtAuthentication(value, ctx);
   assert.ok(isProblem(result), 'a problem is reported');
   return result;
-}
-
-/** Runs the policy's request step on a request carrying `headers`. */
-async function run(policy: CompiledPolicy, headers: Record<string, string>) {
-  const record = new RequestRecord();
-  const exchange = new PolicyExchange({} as IncomingMessage, {} as ServerResponse, record, {
-    path: '/',
-    query: '',
-    headers: { ...headers },
-  });
-  const answer = (await policy.request!(exchange)) as LocalResponse | undefined;
-  return { answer, record, forwarded: exchange.forward.headers };
 }
 
 describe('compileJwtAuthentication', () => {
@@ -112,15 +94,18 @@ describe('compileJwtAuthentication', () => {
     };
     const under = await padded(MAX_TOKEN_LENGTH - 40);
     assert.ok(under.length <= MAX_TOKEN_LENGTH);
-    assert.equal((await run(policy, { authorization: `Bearer ${under}` })).answer, undefined);
+    assert.equal((await runStep(policy, { authorization: `Bearer ${under}` })).answer, undefined);
     const over = await padded(MAX_TOKEN_LENGTH + 40);
     assert.ok(over.length > MAX_TOKEN_LENGTH);
-    const { answer, record } = await run(policy, { authorization: `Bearer ${over}` });
+    const { answer, record } = await runStep(policy, { authorization: `Bearer ${over}` });
     assert.equal(answer?.status, 401);
     assert.equal(answer?.body, 'invalid JWT: token too large');
     assert.equal(record.jwtClaims, undefined);
     const huge = `${'A'.repeat(4 * 1024 * 1024)}.${'B'.repeat(16)}.${'C'.repeat(16)}`;
-    assert.equal((await run(policy, { authorization: `Bearer ${huge}` })).answer?.body, 'invalid JWT: token too large');
+    assert.equal(
+      (await runStep(policy, { authorization: `Bearer ${huge}` })).answer?.body,
+      'invalid JWT: token too large',
+    );
   });
 
   it('verifies against every provider of an issuer, the first that accepts wins', async () => {
@@ -131,11 +116,11 @@ describe('compileJwtAuthentication', () => {
         { issuer: ISSUER, audiences: [AUDIENCE], jwks: { inline: JSON.stringify({ keys: [other.publicJwk] }) } },
       ],
     });
-    const viaSecond = await run(policy, { authorization: `Bearer ${await token(other)}` });
+    const viaSecond = await runStep(policy, { authorization: `Bearer ${await token(other)}` });
     assert.equal(viaSecond.answer, undefined);
     assert.equal(viaSecond.record.jwtClaims?.aud, AUDIENCE);
     assert.equal(viaSecond.forwarded.authorization, undefined);
-    const rejected = await run(policy, { authorization: `Bearer ${await token(key)}` });
+    const rejected = await runStep(policy, { authorization: `Bearer ${await token(key)}` });
     assert.equal(rejected.answer?.status, 401, 'the key fits the first provider, the audience only the second');
   });
 
@@ -144,9 +129,9 @@ describe('compileJwtAuthentication', () => {
     const policy = compiled({
       providers: [{ issuer: ISSUER, jwks: { inline: JSON.stringify({ keys: [key.publicJwk, second.publicJwk] }) } }],
     });
-    const kidless = await run(policy, { authorization: `Bearer ${await token(second, {}, null)}` });
+    const kidless = await runStep(policy, { authorization: `Bearer ${await token(second, {}, null)}` });
     assert.equal(kidless.answer?.body, 'invalid JWT: key id required');
-    assert.equal((await run(policy, { authorization: `Bearer ${await token(second)}` })).answer, undefined);
+    assert.equal((await runStep(policy, { authorization: `Bearer ${await token(second)}` })).answer, undefined);
   });
 
   it('fetches a key set named by a backendRef at its jwksPath, one cache per URL in the runtime', async () => {
@@ -167,7 +152,7 @@ describe('compileJwtAuthentication', () => {
     const used = runtime.endCompile();
     assert.deepEqual([...used], [`jwks http://127.0.0.1:${port}/jwks every 300000ms`]);
     for (const policy of [first, second]) {
-      const { answer, record } = await run(policy, { authorization: `Bearer ${await token(key)}` });
+      const { answer, record } = await runStep(policy, { authorization: `Bearer ${await token(key)}` });
       assert.equal(answer, undefined);
       assert.equal(record.jwtClaims?.sub, 'user-1');
     }
@@ -187,26 +172,30 @@ describe('verified tokens are remembered', () => {
     const first = await signingKey('first');
     const second = await signingKey('second');
     const jwks = await startJwksServer([first.publicJwk]);
+    const runtime = new PolicyRuntime();
     try {
-      const policy = compiled({
-        providers: [{ issuer: ISSUER, jwks: { remote: { url: jwks.url, cacheDuration: '1s' } } }],
-      });
+      const { policy, verifications } = await compileRemoteJwt(
+        { providers: [{ issuer: ISSUER, jwks: { remote: { url: jwks.url, cacheDuration: '1s' } } }] },
+        runtime,
+      );
       const old = await token(first, { sub: 'a' });
-      assert.equal((await run(policy, { authorization: `Bearer ${old}` })).answer, undefined);
-      const again = await run(policy, { authorization: `Bearer ${old}` });
+      assert.equal((await runStep(policy, { authorization: `Bearer ${old}` })).answer, undefined);
+      const again = await runStep(policy, { authorization: `Bearer ${old}` });
       assert.equal(again.answer, undefined, 'a remembered token passes');
       assert.equal(again.record.jwtClaims?.sub, 'a');
+      assert.equal(verifications(), 1, 'the second request was not verified again');
       // The provider rotates: only the second key is published; the set is refreshed after 1 s.
       jwks.keys = [second.publicJwk];
       const fetched = jwks.fetches;
       const deadline = Date.now() + 5000;
       while (jwks.fetches === fetched && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 100));
-      const stale = await run(policy, { authorization: `Bearer ${old}` });
+      const stale = await runStep(policy, { authorization: `Bearer ${old}` });
       assert.equal(stale.answer?.status, 401, 'the remembered token is checked again against the new set');
       const fresh = await token(second, { sub: 'b' });
-      assert.equal((await run(policy, { authorization: `Bearer ${fresh}` })).answer, undefined);
+      assert.equal((await runStep(policy, { authorization: `Bearer ${fresh}` })).answer, undefined);
     } finally {
+      runtime.close();
       await jwks.close();
     }
   });

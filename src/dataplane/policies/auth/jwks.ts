@@ -9,6 +9,7 @@
 import type { Readable } from 'node:stream';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { Agent } from 'undici';
+import { systemClock } from '../../../util/clock.ts';
 import { undici } from '../../../util/undici.ts';
 
 /** A parsed key set: the key lookup jose verifies with, and the key IDs it holds. */
@@ -74,6 +75,8 @@ export interface RemoteJwksOptions {
   timeoutMs?: number;
   /** A larger key set document fails. */
   maxBytes?: number;
+  /** Monotonic milliseconds, for the unknown-key interval (the system's clock by default). */
+  now?: () => number;
 }
 
 /** Unknown key IDs fetch the set again at most this often (per URL). */
@@ -95,13 +98,14 @@ export class RemoteJwks {
   private readonly retryMaxMs: number;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
+  private readonly now: () => number;
   private readonly agent: Agent;
   private current: KeySet | undefined;
   private inFlight: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Failed fetches since the last success; while > 0 the retry timer alone fetches. */
   private failures = 0;
-  /** performance.now() of the last fetch's start. */
+  /** `now()` at the last fetch's start. */
   private lastFetchStart = Number.NEGATIVE_INFINITY;
   private started = false;
   private closed = false;
@@ -117,6 +121,7 @@ export class RemoteJwks {
     this.retryMaxMs = Math.min(options.retryMaxMs ?? RETRY_MAX_MS, options.refreshMs);
     this.timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
     this.maxBytes = options.maxBytes ?? MAX_JWKS_BYTES;
+    this.now = options.now ?? systemClock.monotonicMs;
     this.agent = new (undici().Agent)({
       connect: options.socketPath ? { socketPath: options.socketPath } : undefined,
       connections: 1,
@@ -148,7 +153,7 @@ export class RemoteJwks {
    */
   async afterUnknownKey(): Promise<KeySet | undefined> {
     if (!this.inFlight) {
-      const recent = performance.now() - this.lastFetchStart < this.unknownKeyIntervalMs;
+      const recent = this.now() - this.lastFetchStart < this.unknownKeyIntervalMs;
       if (recent || this.failures > 0 || this.closed) return this.current;
       void this.fetch();
     }
@@ -166,7 +171,7 @@ export class RemoteJwks {
   private fetch(): Promise<void> {
     if (this.inFlight) return this.inFlight;
     clearTimeout(this.timer);
-    this.lastFetchStart = performance.now();
+    this.lastFetchStart = this.now();
     this.inFlight = this.load()
       .then(
         (keySet) => {

@@ -91,12 +91,14 @@ export const compileJwtAuthentication: PolicyCompiler<JWTAuthentication> = (valu
   if (isProblem(mcp)) return mcp;
   const challenge = mcp ? compileChallenge(mcp) : bearerChallenge;
   const mode = value.mode ?? 'Strict';
-  const verified = new VerifiedTokens();
+  // Token times (exp, nbf) are seconds since the epoch: the cache and the check read the same clock.
+  const now = context.runtime.clock.epochMs;
+  const verified = new VerifiedTokens(now);
   return {
     request: async (exchange) => {
       const token = location.read(exchange);
       if (token === undefined) return mode === 'Strict' ? missingToken(exchange, challenge) : undefined;
-      const result = verified.get(token) ?? (await verifyToken(token, byIssuer, verified));
+      const result = verified.get(token) ?? (await verifyToken(token, byIssuer, verified, now));
       if (result instanceof TokenRejection)
         return mode === 'Permissive' ? undefined : invalidToken(exchange, result, challenge);
       exchange.setJwtClaims(result);
@@ -135,7 +137,8 @@ function compileKeySource(jwks: JWKS, context: PolicyCompileContext, path: strin
   const socketPath = endpoint.socketPath;
   // One cache per URL (and refresh period): policies naming the same set share it, reloads keep it.
   const key = `jwks ${url}${socketPath ? ` via ${socketPath}` : ''} every ${refreshMs}ms`;
-  const cache = context.runtime.use(key, () => new RemoteJwks({ url, socketPath, refreshMs }));
+  const now = context.runtime.clock.monotonicMs;
+  const cache = context.runtime.use(key, () => new RemoteJwks({ url, socketPath, refreshMs, now }));
   // Fetched now, in the background, so that the first request does not wait for it.
   cache.start();
   return {
@@ -153,15 +156,21 @@ function compileKeySource(jwks: JWKS, context: PolicyCompileContext, path: strin
  * new check. At most MAX_VERIFIED_TOKENS entries; the oldest goes first. Only successes are kept.
  */
 class VerifiedTokens {
+  private readonly now: () => number;
   private readonly entries = new Map<
     string,
     { claims: JWTPayload; expiresAtMs: number; provider: Provider; keySet: KeySet }
   >();
 
+  /** `now`: milliseconds since the epoch, the clock the tokens are checked against. */
+  constructor(now: () => number) {
+    this.now = now;
+  }
+
   get(token: string): JWTPayload | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
-    if (Date.now() >= entry.expiresAtMs || entry.provider.keys.keySet() !== entry.keySet) {
+    if (this.now() >= entry.expiresAtMs || entry.provider.keys.keySet() !== entry.keySet) {
       this.entries.delete(token);
       return undefined;
     }
@@ -175,11 +184,12 @@ class VerifiedTokens {
   }
 }
 
-/** The verified token's claims, or why it was refused. */
+/** The verified token's claims, or why it was refused; `now` is milliseconds since the epoch. */
 async function verifyToken(
   token: string,
   byIssuer: Map<string, Provider[]>,
   verified: VerifiedTokens,
+  now: () => number,
 ): Promise<JWTPayload | TokenRejection> {
   if (token.length > MAX_TOKEN_LENGTH) return new TokenRejection('token too large');
   if (!COMPACT_JWS.test(token)) return new TokenRejection('malformed token');
@@ -195,7 +205,7 @@ async function verifyToken(
   // Several providers may share an issuer (different audiences or key sets): the first that
   // accepts the token wins.
   for (const provider of providers) {
-    const result = await verifyWithProvider(token, provider);
+    const result = await verifyWithProvider(token, provider, now);
     if (!(result instanceof TokenRejection)) {
       verified.remember(token, result.claims, provider, result.keySet);
       return result.claims;
@@ -208,6 +218,7 @@ async function verifyToken(
 async function verifyWithProvider(
   token: string,
   provider: Provider,
+  now: () => number,
 ): Promise<{ claims: JWTPayload; keySet: KeySet } | TokenRejection> {
   let keySet = provider.keys.keySet();
   if (keySet instanceof Promise) keySet = await keySet;
@@ -218,6 +229,7 @@ async function verifyWithProvider(
     algorithms: ALGORITHMS,
     requiredClaims: ['exp'],
     clockTolerance: CLOCK_TOLERANCE_S,
+    currentDate: new Date(now()),
   };
   try {
     return { claims: (await jwtVerify(token, keySet.resolve, options)).payload, keySet };

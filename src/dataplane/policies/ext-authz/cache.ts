@@ -17,7 +17,7 @@ export const MAX_CACHED_DECISION_BYTES = 64 * 1024;
 
 interface Entry {
   decision: Decision;
-  /** Date.now() past which the entry is stale. */
+  /** Epoch milliseconds from which the entry is stale. */
   expiresAt: number;
 }
 
@@ -35,7 +35,8 @@ export class DecisionCache {
     return this.entries.size;
   }
 
-  get(key: string, now = Date.now()): Decision | undefined {
+  /** The decision kept under `key` while `now` (epoch ms) is before its expiry. */
+  get(key: string, now: number): Decision | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
@@ -73,8 +74,8 @@ export interface CompiledCache {
   readonly store: DecisionCache;
   /** The key of this request, or undefined when an expression fails (the cache is bypassed). */
   keyOf(exchange: PolicyExchange): string | undefined;
-  /** How long to keep a decision just applied to this request, in ms; undefined: do not keep it. */
-  ttlMs(exchange: PolicyExchange): number | undefined;
+  /** How long from `now` (epoch ms) to keep a decision just applied to this request, in ms; undefined: do not keep it. */
+  ttlMs(exchange: PolicyExchange, now: number): number | undefined;
 }
 
 export function compileCache(
@@ -115,7 +116,7 @@ export function compileCache(
       }
       return JSON.stringify(parts);
     },
-    ttlMs: (exchange) => {
+    ttlMs: (exchange, now) => {
       if (typeof ttl === 'number') return ttl;
       let value: unknown;
       try {
@@ -123,7 +124,7 @@ export function compileCache(
       } catch {
         return undefined;
       }
-      return ttlOf(value, Date.now());
+      return ttlOf(value, now);
     },
   };
 }

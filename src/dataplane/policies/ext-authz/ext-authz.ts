@@ -104,12 +104,14 @@ function compileOne(
     cache = compiled;
   }
   const failOpen = policy.failureMode === 'FailOpen';
+  // Epoch ms: a ttl expression may give an expiry timestamp.
+  const now = context.runtime.clock.epochMs;
 
   return async (exchange) => {
     let key: string | undefined;
     if (cache) {
       key = cache.keyOf(exchange);
-      const cached = key === undefined ? undefined : cache.store.get(key);
+      const cached = key === undefined ? undefined : cache.store.get(key, now());
       if (cached) return applyDecision(exchange, cached);
     }
     let body: Buffer | undefined;
@@ -132,8 +134,9 @@ function compileOne(
     const answer = applyDecision(exchange, decision);
     if (cache && key !== undefined && decision.cacheable) {
       // After the decision is applied: the ttl expression may read `extauthz`.
-      const ttl = cache.ttlMs(exchange);
-      if (ttl !== undefined) cache.store.set(key, decision, Date.now() + ttl);
+      const decidedAt = now();
+      const ttl = cache.ttlMs(exchange, decidedAt);
+      if (ttl !== undefined) cache.store.set(key, decision, decidedAt + ttl);
     }
     return answer;
   };

@@ -8,7 +8,7 @@ import type { LocalRateLimit } from '../../../api/types/traffic.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse, PolicyCompileContext } from '../types.ts';
 import { type LimitStatus, mostConstrained, secondsUntil, tooManyRequests } from './headers.ts';
-import { type Clock, monotonicClock, TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from './token-bucket.ts';
 
 const UNIT_MS: Record<LocalRateLimit['unit'], number> = {
   Seconds: 1000,
@@ -93,8 +93,8 @@ export function compileLocalLimits(
   limits: readonly LocalRateLimit[],
   context: PolicyCompileContext,
   place: string,
-  clock: Clock = monotonicClock,
 ): LocalLimits {
+  const clock = context.runtime.clock.monotonicMs;
   const seen = new Map<string, number>();
   const entries = limits.map((limit): LocalEntry => {
     const counts = limit.requests !== undefined ? 'requests' : 'tokens';

@@ -2,11 +2,7 @@
 // most `capacity` (rate + burst) and starts full; every `intervalMs` (the unit) `refillAmount`
 // (the rate) is added at once, up to the capacity. Refills are counted from the bucket's
 // creation and applied lazily when the bucket is next used, so an idle bucket costs nothing.
-
-/** Milliseconds on a monotonic clock. */
-export type Clock = () => number;
-
-export const monotonicClock: Clock = () => performance.now();
+import { systemClock } from '../../../util/clock.ts';
 
 export interface BucketSettings {
   capacity: number;
@@ -18,12 +14,13 @@ export class TokenBucket {
   readonly capacity: number;
   readonly refillAmount: number;
   readonly intervalMs: number;
-  private readonly clock: Clock;
+  /** Monotonic milliseconds. */
+  private readonly clock: () => number;
   private available: number;
   /** When the next refill is due, on `clock`. */
   private nextRefill: number;
 
-  constructor(settings: BucketSettings, clock: Clock = monotonicClock) {
+  constructor(settings: BucketSettings, clock: () => number = systemClock.monotonicMs) {
     this.capacity = settings.capacity;
     this.refillAmount = settings.refillAmount;
     this.intervalMs = settings.intervalMs;

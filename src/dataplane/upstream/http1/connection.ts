@@ -38,6 +38,8 @@ export interface ConnectionTimeouts {
   responseIdleMs: number;
   /** Longest a connection stays idle in the pool (shortened by the upstream's Keep-Alive hint). */
   keepAliveMs: number;
+  /** The clock silence and idleness are measured on (monotonic ms). */
+  now: () => number;
 }
 
 /** Bodies up to this size are written with the head in one buffer (one send); larger ones after it. */
@@ -101,8 +103,8 @@ export class Http1Connection implements ResponseSink {
   #closed = false;
   /** Whether the chunk being parsed is the shared read buffer (body bytes are copied out of it). */
   #sharedChunk = false;
-  /** performance.now() of the last read or write while busy, or of becoming idle. */
-  lastActivity = performance.now();
+  /** The clock's time of the last read or write while busy, or of becoming idle. */
+  lastActivity: number;
   /** How long this connection may stay idle: the pool's keep-alive, or less if the upstream says so. */
   idleLimitMs: number;
 
@@ -110,6 +112,7 @@ export class Http1Connection implements ResponseSink {
     this.socket = socket;
     this.#owner = owner;
     this.#timeouts = timeouts;
+    this.lastActivity = timeouts.now();
     this.idleLimitMs = timeouts.keepAliveMs;
     this.#parser = new ResponseParser(this);
     this.#connectTimer = setTimeout(
@@ -138,7 +141,7 @@ export class Http1Connection implements ResponseSink {
       const exchange = new Exchange(this, resolve, reject);
       this.#exchange = exchange;
       this.#parser.expect(noBody);
-      this.lastActivity = performance.now();
+      this.lastActivity = this.#timeouts.now();
       if (signal !== undefined) {
         exchange.signal = signal;
         signal.addEventListener('abort', exchange.onAbort, { once: true });
@@ -233,7 +236,7 @@ export class Http1Connection implements ResponseSink {
       this.#fail(new ResponseProtocolError('the upstream sent data on an idle connection'));
       return;
     }
-    this.lastActivity = performance.now();
+    this.lastActivity = this.#timeouts.now();
     try {
       this.#parser.execute(chunk);
     } catch (error) {
@@ -261,7 +264,7 @@ export class Http1Connection implements ResponseSink {
       this.#shutDown();
       return;
     }
-    this.lastActivity = performance.now();
+    this.lastActivity = this.#timeouts.now();
     this.socket.unref();
     this.#owner.release(this);
   }

@@ -5,8 +5,9 @@
 // upstream has gone silent on.
 import { connect as netConnect, type Socket } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { systemClock } from '../../../util/clock.ts';
 import { applyKeepalive, type TcpKeepalive } from '../../transport/tcp-keepalive.ts';
-import { type ConnectionOwner, Http1Connection, type Http1Response } from './connection.ts';
+import { type ConnectionOwner, type ConnectionTimeouts, Http1Connection, type Http1Response } from './connection.ts';
 import { UpstreamAbortError, UpstreamPoolClosedError } from './errors.ts';
 import { type RequestHeaders, requestHead } from './request-head.ts';
 
@@ -26,6 +27,8 @@ export interface Http1PoolOptions {
   keepAliveMs: number;
   /** Longest silence from the upstream while a response is due (default 300 s). */
   responseIdleMs?: number;
+  /** The clock idleness and silence are measured on (monotonic ms; the system's by default). */
+  now?: () => number;
 }
 
 export interface Http1Request {
@@ -48,7 +51,7 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 export class Http1Pool implements ConnectionOwner {
   readonly #options: Http1PoolOptions;
-  readonly #timeouts: { connectMs: number; responseIdleMs: number; keepAliveMs: number };
+  readonly #timeouts: ConnectionTimeouts;
   /** Idle connections, the most recently used last. */
   readonly #idle: Http1Connection[] = [];
   readonly #connections = new Set<Http1Connection>();
@@ -66,6 +69,7 @@ export class Http1Pool implements ConnectionOwner {
       connectMs: options.connectTimeoutMs,
       responseIdleMs: options.responseIdleMs ?? DEFAULT_RESPONSE_IDLE_MS,
       keepAliveMs: options.keepAliveMs,
+      now: options.now ?? systemClock.monotonicMs,
     };
   }
 
@@ -134,7 +138,7 @@ export class Http1Pool implements ConnectionOwner {
 
   #takeIdle(): Http1Connection | undefined {
     if (this.#idle.length === 0) return undefined;
-    const now = performance.now();
+    const now = this.#timeouts.now();
     while (this.#idle.length > 0) {
       const connection = this.#idle.pop()!;
       if (now - connection.lastActivity < connection.idleLimitMs && !connection.socket.destroyed) return connection;
@@ -173,7 +177,7 @@ export class Http1Pool implements ConnectionOwner {
   }
 
   #sweep(): void {
-    const now = performance.now();
+    const now = this.#timeouts.now();
     for (const connection of this.#connections) {
       if (connection.current !== undefined) connection.checkResponseTimeout(now);
       else if (now - connection.lastActivity >= connection.idleLimitMs) connection.close();

@@ -126,7 +126,7 @@ export function compileMcpOAuthEndpoint(
   // One document per URL list: every MCP URL of the same identity provider shares it.
   const source = context.runtime.use(
     `mcp-oauth metadata ${urls.join(' ')}`,
-    () => new AuthorizationServerMetadataSource(urls, client),
+    () => new AuthorizationServerMetadataSource(urls, client, { now: context.runtime.clock.monotonicMs }),
   );
   return new McpOAuthEndpoint(settings, quirks, source, client, own);
 }

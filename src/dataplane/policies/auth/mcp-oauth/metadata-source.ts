@@ -3,6 +3,7 @@
 // METADATA_TTL_MS, then fetched again while the old document keeps being served; at most one
 // fetch in flight; after a failure no new fetch for RETRY_AFTER_MS (clients get the old document,
 // or the failure, meanwhile) — a flood of discovery requests cannot turn gw against the provider.
+import { systemClock } from '../../../../util/clock.ts';
 import { displayUrl, type IdentityProviderClient, IdpUnavailable } from './idp-client.ts';
 
 /** How long a fetched document is served before it is fetched again. */
@@ -17,6 +18,8 @@ export class AuthorizationServerMetadataSource {
   private readonly client: IdentityProviderClient;
   private readonly ttlMs: number;
   private readonly retryAfterMs: number;
+  /** Monotonic milliseconds. */
+  private readonly now: () => number;
   private current: { document: MetadataDocument; fetchedAt: number } | undefined;
   private inFlight: Promise<MetadataDocument> | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -25,17 +28,18 @@ export class AuthorizationServerMetadataSource {
   constructor(
     urls: readonly string[],
     client: IdentityProviderClient,
-    options: { ttlMs?: number; retryAfterMs?: number } = {},
+    options: { ttlMs?: number; retryAfterMs?: number; now?: () => number } = {},
   ) {
     this.urls = urls;
     this.client = client;
     this.ttlMs = options.ttlMs ?? METADATA_TTL_MS;
     this.retryAfterMs = options.retryAfterMs ?? RETRY_AFTER_MS;
+    this.now = options.now ?? systemClock.monotonicMs;
   }
 
   /** The document; rejects with IdpUnavailable when none could be fetched. */
   document(): MetadataDocument | Promise<MetadataDocument> {
-    const now = performance.now();
+    const now = this.now();
     const current = this.current;
     if (current && now - current.fetchedAt < this.ttlMs) return current.document;
     if (this.inFlight) return current?.document ?? this.inFlight;
@@ -45,12 +49,12 @@ export class AuthorizationServerMetadataSource {
     }
     const fetching = this.load().then(
       (document) => {
-        this.current = { document, fetchedAt: performance.now() };
+        this.current = { document, fetchedAt: this.now() };
         this.lastError = '';
         return document;
       },
       (error: unknown) => {
-        this.failedAt = performance.now();
+        this.failedAt = this.now();
         this.lastError = (error as Error).message;
         throw error instanceof IdpUnavailable ? error : new IdpUnavailable(this.lastError);
       },
