@@ -47,20 +47,22 @@ export class PolicyRuntime {
     for (const [key, value] of this.values) {
       if (keep.has(key)) continue;
       this.values.delete(key);
-      closeQuietly(value);
+      void closeQuietly(value);
     }
   }
 
-  close(): void {
-    for (const value of this.values.values()) closeQuietly(value);
+  /** Closes every value; resolves when those that close asynchronously (threads, clients) are closed. */
+  async close(): Promise<void> {
+    const closing = [...this.values.values()].map(closeQuietly);
     this.values.clear();
+    await Promise.all(closing);
   }
 }
 
-function closeQuietly(value: unknown): void {
+/** Closes `value` if it can be closed; resolves when it is (never rejects). */
+async function closeQuietly(value: unknown): Promise<void> {
   try {
-    const result = (value as Closable)?.close?.();
-    if (result instanceof Promise) result.catch(() => undefined);
+    await (value as Closable)?.close?.();
   } catch {
     // closing is best effort: the value is dropped either way
   }

@@ -205,8 +205,7 @@ export class DataPlane {
     const closing = [...this.servers.values()].map((state) => state.listener.close());
     this.servers.clear();
     await Promise.all(closing);
-    this.policyRuntime.close();
-    await Promise.all([this.pools.close(), this.telemetry.close()]);
+    await Promise.all([this.policyRuntime.close(), this.pools.close(), this.telemetry.close()]);
   }
 }
 

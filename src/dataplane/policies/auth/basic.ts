@@ -4,21 +4,25 @@
 // a Basic challenge naming the realm. The user name becomes `basicAuth.username` in CEL for the
 // policies after this one, and the credentials are removed before the request goes upstream.
 //
-// bcrypt (and, less so, SHA-crypt) is slow on purpose, so a successful check is remembered: a
-// small LRU of SHA-256(user, password) digests, owned by this compiled policy. A changed user
-// list is a new configuration, a new compiled policy and so an empty cache; a failed password is
-// never remembered, so a wrong guess always pays the full hash.
-import { createHash } from 'node:crypto';
+// Password hashes are slow on purpose, so a check is built to withstand a flood of guesses:
+// - a successful check is remembered (verified-cache.ts): a client pays the hash once per few minutes;
+// - every hash but {SHA} is checked on the hashing pool's threads (hashing-pool.ts), never on the
+//   event loop; when the pool is full or a check waits too long, the answer is 503;
+// - a failed check costs the same whoever the user: one hash of every cost class in the policy
+//   (the user's own, then a decoy of each other class), so the time taken does not tell which
+//   user names exist, nor their hash format.
 import type { BasicAuthentication } from '../../../api/types/inbound-auth.ts';
 import { secretValue } from '../../auth/backend/secret-value.ts';
 import type { LocalResponse, PolicyCompileContext, PolicyCompiler, PolicyProblem } from '../types.ts';
 import { compileCredentialLocation } from './credential-location.ts';
-import { type PasswordVerifier, parseHtpasswd } from './htpasswd.ts';
+import { type HashingPool, HashingUnavailable, hashingPool } from './hashing-pool.ts';
+import { checkWithDecoys, type PasswordVerifier, parseHtpasswd } from './htpasswd.ts';
+import { DEFAULT_VERIFIED_CACHE, VerifiedCache, type VerifiedCacheSettings } from './verified-cache.ts';
 
 const DEFAULT_SECRET_KEY = '.htaccess';
 const DEFAULT_REALM = 'Restricted';
-/** Successful checks remembered per compiled policy (a user with a few clients needs a few). */
-const VERIFIED_CACHE_SIZE = 1024;
+/** How long a client refused for want of a free hashing thread is asked to wait. */
+const RETRY_AFTER_SECONDS = 1;
 
 interface HtpasswdSource {
   lines: string[];
@@ -61,30 +65,49 @@ function decodeCredentials(credential: string): { user: string; password: Buffer
   return { user: decoded.subarray(0, colon).toString('utf8'), password: decoded.subarray(colon + 1) };
 }
 
-/** Remembers (user, password) pairs that verified, least recently used dropped first. */
-class VerifiedCache {
-  private readonly entries = new Set<string>();
+/** What a failed check pays on top of the user's own hash: a decoy of each other cost class. */
+interface Decoys {
+  /** Checked on the event loop. */
+  inline: PasswordVerifier[];
+  /** Sent to the hashing pool, as their hashes. */
+  pooled: string[];
+}
 
-  /** The user's length goes first, so no (user, password) pair hashes the same bytes as another. */
-  static key(user: string, password: Buffer): string {
-    return createHash('sha256')
-      .update(`${Buffer.byteLength(user)}:${user}`)
-      .update(password)
-      .digest('base64');
+/**
+ * The decoys for a user of each cost class in the policy, by that class; under '' those of an
+ * unknown user, one of every class. A decoy is the first user's hash of its class; its answer is ignored.
+ */
+function decoysByClass(users: ReadonlyMap<string, PasswordVerifier>): Map<string, Decoys> {
+  const representatives = new Map<string, PasswordVerifier>();
+  for (const verifier of users.values())
+    if (!representatives.has(verifier.costClass)) representatives.set(verifier.costClass, verifier);
+  const byClass = new Map<string, Decoys>();
+  for (const ownClass of ['', ...representatives.keys()]) {
+    const others = [...representatives.values()].filter((verifier) => verifier.costClass !== ownClass);
+    byClass.set(ownClass, {
+      inline: others.filter((verifier) => verifier.inline),
+      pooled: others.filter((verifier) => !verifier.inline).map((verifier) => verifier.hash),
+    });
   }
+  return byClass;
+}
 
-  has(key: string): boolean {
-    if (!this.entries.has(key)) return false;
-    this.entries.delete(key);
-    this.entries.add(key);
-    return true;
-  }
-
-  add(key: string): void {
-    this.entries.delete(key);
-    this.entries.add(key);
-    if (this.entries.size > VERIFIED_CACHE_SIZE) this.entries.delete(this.entries.values().next().value!);
-  }
+/**
+ * Whether `password` is the user's: inline formats on the event loop, the others on the hashing
+ * pool (which may refuse with HashingUnavailable). Whatever the user, a failure has checked
+ * every cost class once.
+ */
+async function checkPassword(
+  user: PasswordVerifier | undefined,
+  password: Buffer,
+  decoys: Decoys,
+  pool: HashingPool | undefined,
+): Promise<boolean> {
+  if (checkWithDecoys(password, user?.inline ? user : undefined, decoys.inline)) return true;
+  const pooledOwn = user && !user.inline ? user.hash : undefined;
+  if (pooledOwn === undefined && decoys.pooled.length === 0) return false;
+  // There is a pool whenever a hash needs one (compile asks for it then).
+  return pool!.check({ password, own: pooledOwn, decoys: decoys.pooled });
 }
 
 /** The Basic challenge for `realm`, quoted as RFC 9110 quoted-strings are. */
@@ -92,7 +115,23 @@ function challenge(realm: string): string {
   return `Basic realm="${realm.replace(/["\\]/g, '\\$&')}"`;
 }
 
-export const compileBasicAuthentication: PolicyCompiler<BasicAuthentication> = (value, context) => {
+/**
+ * The compiler, with the verified cache's settings (tests give a clock of their own). The
+ * hashing pool is the data plane's (context.runtime), asked for only when a user's hash needs it.
+ */
+export function basicAuthenticationCompiler(
+  cacheSettings: VerifiedCacheSettings = DEFAULT_VERIFIED_CACHE,
+): PolicyCompiler<BasicAuthentication> {
+  return (value, context) => compile(value, context, cacheSettings);
+}
+
+export const compileBasicAuthentication = basicAuthenticationCompiler();
+
+function compile(
+  value: BasicAuthentication,
+  context: PolicyCompileContext,
+  cacheSettings: VerifiedCacheSettings,
+): ReturnType<PolicyCompiler<BasicAuthentication>> {
   const field = `${context.path}.basicAuthentication`;
   const location = compileCredentialLocation(value.location, 'Basic', `${field}.location`);
   if ('message' in location) return location;
@@ -101,26 +140,29 @@ export const compileBasicAuthentication: PolicyCompiler<BasicAuthentication> = (
   const users = parseHtpasswd(source.lines);
   if (!(users instanceof Map)) return source.problem(users.line, users.message);
   if (users.size === 0) return { field: source.field, message: 'holds no users (only comments)' };
-  // An unknown user is checked against a real hash all the same, so the answer takes as long
-  // as a wrong password does and does not tell which user names exist.
-  const decoy: PasswordVerifier = users.values().next().value!;
+  const decoys = decoysByClass(users);
   const mode = value.mode ?? 'Strict';
   const headers = { 'www-authenticate': challenge(value.realm ?? DEFAULT_REALM) };
   const missing: LocalResponse = { status: 401, headers, body: 'credentials are required' };
   const invalid: LocalResponse = { status: 401, headers, body: 'the credentials are not valid' };
-  const verified = new VerifiedCache();
+  const busy: LocalResponse = {
+    status: 503,
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    body: 'too many password checks are in progress; retry in a moment',
+  };
+  const verified = new VerifiedCache(cacheSettings);
+  // Asked for at compile time when some hash needs it, so that the runtime keeps it for this
+  // configuration; its threads start with the first check.
+  const needsPool = [...users.values()].some((verifier) => !verifier.inline);
+  const pool = needsPool ? hashingPool(context.runtime) : undefined;
 
   const check = async (user: string, password: Buffer): Promise<boolean> => {
-    const key = VerifiedCache.key(user, password);
+    const key = verified.key(user, password);
     if (verified.has(key)) return true;
     const verifier = users.get(user);
-    if (!verifier) {
-      await decoy.verify(password);
-      return false;
-    }
-    if (!(await verifier.verify(password))) return false;
-    verified.add(key);
-    return true;
+    const matched = await checkPassword(verifier, password, decoys.get(verifier?.costClass ?? '')!, pool);
+    if (matched) verified.add(key);
+    return matched;
   };
 
   return {
@@ -129,10 +171,18 @@ export const compileBasicAuthentication: PolicyCompiler<BasicAuthentication> = (
       if (credential === undefined) return mode === 'Strict' ? missing : undefined;
       // Credentials that are sent are checked in both modes: Optional only lets a request without any pass.
       const credentials = decodeCredentials(credential);
-      if (!credentials || !(await check(credentials.user, credentials.password))) return invalid;
+      if (!credentials) return invalid;
+      try {
+        if (!(await check(credentials.user, credentials.password))) return invalid;
+      } catch (error) {
+        if (!(error instanceof HashingUnavailable)) throw error;
+        // The access log says why (full, waited too long, stopped, failed); the client gets the 503.
+        exchange.record.error = `basicAuthentication: ${error.message}`;
+        return busy;
+      }
       location.remove(exchange);
       exchange.setVariable('basicAuth', { username: credentials.user });
       return undefined;
     },
   };
-};
+}

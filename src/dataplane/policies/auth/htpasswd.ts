@@ -5,16 +5,26 @@
 // SHA-1). DES crypt and plain-text passwords are refused: they are not hashes worth trusting.
 // MD5-crypt and SHA-crypt are written here from their published descriptions (Kamp's MD5-crypt,
 // Drepper's "Unix crypt using SHA-256 and SHA-512"). Every comparison is constant-time.
+// Verification is synchronous: every format but {SHA} costs a millisecond or more of CPU, so
+// basic.ts runs those on the hashing pool's threads (hashing-pool.ts), never on the event loop.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import bcrypt from 'bcryptjs';
 
 export type PasswordFormat = 'apr1' | 'md5-crypt' | 'bcrypt' | 'sha256-crypt' | 'sha512-crypt' | 'sha1';
 
 export interface PasswordVerifier {
   readonly format: PasswordFormat;
+  /** The stored hash, as the htpasswd line has it (what a hashing thread is given). */
+  readonly hash: string;
+  /**
+   * Hashes of one cost class take the same time to check a given password: the format and its
+   * work factor ("bcrypt cost 10", "sha512-crypt 5000 rounds"). What a decoy must match.
+   */
+  readonly costClass: string;
+  /** Cheap enough (microseconds) to check on the event loop; the others go to the hashing pool. */
+  readonly inline: boolean;
   /** True when `password` (the bytes the client sent) hashes to the stored hash. */
-  verify(password: Buffer): Promise<boolean>;
+  verify(password: Buffer): boolean;
 }
 
 /** The crypt(3) alphabet: 6 bits per character, least significant first. */
@@ -72,7 +82,11 @@ function md5CryptVerifier(hash: string): PasswordVerifier | undefined {
   const stored = match[3]!;
   return {
     format: magic === '$apr1$' ? 'apr1' : 'md5-crypt',
-    verify: async (password) => sameText(md5Crypt(password, salt, magic), stored),
+    hash,
+    // apr1 and $1$ differ only in the magic string: the same 1000 rounds.
+    costClass: 'md5-crypt',
+    inline: false,
+    verify: (password) => sameText(md5Crypt(password, salt, magic), stored),
   };
 }
 
@@ -83,12 +97,10 @@ const SHA_CRYPT_DEFAULT_ROUNDS = 5000;
 const SHA_CRYPT_MIN_ROUNDS = 1000;
 const SHA_CRYPT_MAX_ROUNDS = 999_999_999;
 /**
- * The most rounds gw accepts: a check runs on the request path, and a million rounds is already
- * over a second of CPU. Larger values are refused rather than left to stall the gateway.
+ * The most rounds gw accepts: every uncached check pays them, and a million rounds is already
+ * about a second of CPU. Larger values are refused rather than left to tie up the hashing threads.
  */
 const SHA_CRYPT_ACCEPTED_ROUNDS = 1_000_000;
-/** Rounds computed between yields to the event loop (about a millisecond). */
-const SHA_CRYPT_ROUNDS_PER_TURN = 1000;
 
 /** Byte triples of the final digest in output order (the spec's permutation), then the tail. */
 const SHA256_ORDER = [
@@ -134,17 +146,8 @@ function repeated(block: Buffer, length: number): Buffer {
   return out;
 }
 
-/**
- * The encoded SHA-crypt hash (43 or 86 characters) of `password` with `salt` (at most 16
- * characters). Asynchronous: it yields to the event loop every thousand rounds, so a check does
- * not hold up other requests for its whole duration.
- */
-async function shaCrypt(
-  algorithm: 'sha256' | 'sha512',
-  password: Buffer,
-  salt: string,
-  rounds: number,
-): Promise<string> {
+/** The encoded SHA-crypt hash (43 or 86 characters) of `password` with `salt` (at most 16 characters). */
+function shaCrypt(algorithm: 'sha256' | 'sha512', password: Buffer, salt: string, rounds: number): string {
   const size = algorithm === 'sha256' ? 32 : 64;
   const saltBytes = Buffer.from(salt.slice(0, 16));
   const alternate = createHash(algorithm).update(password).update(saltBytes).update(password).digest();
@@ -163,10 +166,7 @@ async function shaCrypt(
   for (let i = 0; i < 16 + digest[0]!; i++) saltDigest.update(saltBytes);
   const s = repeated(saltDigest.digest(), saltBytes.length);
 
-  for (let round = 0; round < rounds; round++) {
-    if (round > 0 && round % SHA_CRYPT_ROUNDS_PER_TURN === 0) await nextTurn();
-    digest = cryptRound(algorithm, round, digest, p, s);
-  }
+  for (let round = 0; round < rounds; round++) digest = cryptRound(algorithm, round, digest, p, s);
 
   const d = digest;
   let out = '';
@@ -201,24 +201,39 @@ function shaCryptVerifier(hash: string): PasswordVerifier | undefined {
   const rounds = Math.min(Math.max(asked, SHA_CRYPT_MIN_ROUNDS), SHA_CRYPT_MAX_ROUNDS);
   if (rounds > SHA_CRYPT_ACCEPTED_ROUNDS) return undefined;
   const salt = match[3]!;
+  const format = algorithm === 'sha256' ? 'sha256-crypt' : 'sha512-crypt';
   return {
-    format: algorithm === 'sha256' ? 'sha256-crypt' : 'sha512-crypt',
-    verify: async (password) => sameText(await shaCrypt(algorithm, password, salt, rounds), stored),
+    format,
+    hash,
+    costClass: `${format} ${rounds} rounds`,
+    inline: false,
+    verify: (password) => sameText(shaCrypt(algorithm, password, salt, rounds), stored),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // bcrypt and {SHA}.
 
-const BCRYPT = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+const BCRYPT = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
+const BCRYPT_MIN_COST = 4;
+/**
+ * The highest bcrypt cost gw accepts: each step doubles the work, and cost 14 already takes
+ * bcryptjs about a second (cost 31 would take days). Higher costs are refused, as SHA-crypt's
+ * rounds are.
+ */
+const BCRYPT_ACCEPTED_COST = 14;
 
 function bcryptVerifier(hash: string): PasswordVerifier | undefined {
-  if (!BCRYPT.test(hash)) return undefined;
+  const match = BCRYPT.exec(hash);
+  if (!match) return undefined;
+  const cost = Number(match[1]);
+  if (cost < BCRYPT_MIN_COST || cost > BCRYPT_ACCEPTED_COST) return undefined;
   return {
     format: 'bcrypt',
-    // The asynchronous form yields to the event loop between rounds: a bcrypt check takes tens
-    // of milliseconds, which must not stall every other request.
-    verify: (password) => bcrypt.compare(password.toString('utf8'), hash),
+    hash,
+    costClass: `bcrypt cost ${cost}`,
+    inline: false,
+    verify: (password) => bcrypt.compareSync(password.toString('utf8'), hash),
   };
 }
 
@@ -230,7 +245,10 @@ function sha1Verifier(hash: string): PasswordVerifier | undefined {
   const stored = Buffer.from(match[1]!, 'base64');
   return {
     format: 'sha1',
-    verify: async (password) => timingSafeEqual(createHash('sha1').update(password).digest(), stored),
+    hash,
+    costClass: 'sha1',
+    inline: true,
+    verify: (password) => timingSafeEqual(createHash('sha1').update(password).digest(), stored),
   };
 }
 
@@ -271,9 +289,27 @@ export function parseHtpasswd(lines: readonly string[]): Map<string, PasswordVer
     if (!verifier)
       return {
         line: index,
-        message: `(user ${user}) has a hash format gw cannot verify; use bcrypt (htpasswd -B), apr1 MD5 (htpasswd -m), SHA-crypt ($5$/$6$, at most ${SHA_CRYPT_ACCEPTED_ROUNDS} rounds) or {SHA}`,
+        message: `(user ${user}) has a hash format gw cannot verify; use bcrypt (htpasswd -B, cost ${BCRYPT_MIN_COST} to ${BCRYPT_ACCEPTED_COST}), apr1 MD5 (htpasswd -m), SHA-crypt ($5$/$6$, at most ${SHA_CRYPT_ACCEPTED_ROUNDS} rounds) or {SHA}`,
       };
     users.set(user, verifier);
   }
   return users;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks.
+
+/**
+ * Checks `password` against the user's own hash (none for an unknown user); when that fails,
+ * against each of `decoys` as well, whose answers are ignored. Given one decoy of each cost class
+ * the user's hash is not of, every failed check costs one hash of every class, whoever the user.
+ */
+export function checkWithDecoys(
+  password: Buffer,
+  own: PasswordVerifier | undefined,
+  decoys: readonly PasswordVerifier[],
+): boolean {
+  if (own?.verify(password)) return true;
+  for (const decoy of decoys) decoy.verify(password);
+  return false;
 }
