@@ -86,6 +86,11 @@ describe('the verified cache of basic authentication', () => {
     ] as const)
       assert.equal(await status(policy, user, password), 401, `${user}:${password}`);
     assert.equal(checks(), 9, 'each of them was checked');
+    // Over 1024 bytes a password is refused unhashed (SHA-crypt's cost grows with its square).
+    assert.equal(await status(policy, 'alice', 'a'.repeat(1025)), 401);
+    assert.equal(checks(), 9);
+    assert.equal(await status(policy, 'alice', 'a'.repeat(1024)), 401);
+    assert.equal(checks(), 10);
   });
 
   it('holds at most maxEntries, dropping the least recently used', async () => {

@@ -105,6 +105,12 @@ describe('bcrypt and {SHA}', () => {
     for (const prefix of ['$2a$', '$2b$', '$2y$']) assertVerifies(prefix + body, 'correct horse', 'bcrypt');
   });
 
+  it('never matches bcrypt with bytes that are not UTF-8, which bcryptjs would read as U+FFFD', () => {
+    const verifier = passwordVerifier(bcrypt.hashSync('pw\uFFFD', 4))!;
+    assert.equal(verifier.verify(bytes('pw\uFFFD')), true);
+    assert.equal(verifier.verify(Buffer.concat([bytes('pw'), Buffer.of(0xff)])), false);
+  });
+
   it('verifies the {SHA} of "password"', async () => {
     assertVerifies('{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=', 'password', 'sha1');
   });

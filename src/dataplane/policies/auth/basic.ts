@@ -21,6 +21,12 @@ import { DEFAULT_VERIFIED_CACHE, VerifiedCache, type VerifiedCacheSettings } fro
 
 const DEFAULT_SECRET_KEY = '.htaccess';
 const DEFAULT_REALM = 'Restricted';
+/**
+ * The longest password checked. MD5-crypt and SHA-crypt cost grows with the password's length
+ * (SHA-crypt's with its square), so a longer one is refused (401) without hashing: no real
+ * password is this long, and an attacker could otherwise make each guess cost seconds.
+ */
+const MAX_PASSWORD_BYTES = 1024;
 /** How long a client refused for want of a free hashing thread is asked to wait. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -56,12 +62,12 @@ function htpasswdSource(
   };
 }
 
-/** user:password from the credential (base64), split at the first colon; undefined when malformed. */
+/** user:password from the credential (base64), split at the first colon; undefined when malformed or too long. */
 function decodeCredentials(credential: string): { user: string; password: Buffer } | undefined {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(credential)) return undefined;
   const decoded = Buffer.from(credential, 'base64');
   const colon = decoded.indexOf(0x3a);
-  if (colon <= 0) return undefined;
+  if (colon <= 0 || decoded.length - colon - 1 > MAX_PASSWORD_BYTES) return undefined;
   return { user: decoded.subarray(0, colon).toString('utf8'), password: decoded.subarray(colon + 1) };
 }
 

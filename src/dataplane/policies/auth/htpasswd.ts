@@ -7,6 +7,7 @@
 // Drepper's "Unix crypt using SHA-256 and SHA-512"). Every comparison is constant-time.
 // Verification is synchronous: every format but {SHA} costs a millisecond or more of CPU, so
 // basic.ts runs those on the hashing pool's threads (hashing-pool.ts), never on the event loop.
+import { isUtf8 } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
@@ -233,7 +234,13 @@ function bcryptVerifier(hash: string): PasswordVerifier | undefined {
     hash,
     costClass: `bcrypt cost ${cost}`,
     inline: false,
-    verify: (password) => bcrypt.compareSync(password.toString('utf8'), hash),
+    verify: (password) => {
+      // bcryptjs takes text: bytes that are not UTF-8 would become U+FFFD and match a password
+      // holding that character. Such a password is hashed all the same (the time taken must not
+      // depend on it) and never matches.
+      const matched = bcrypt.compareSync(password.toString('utf8'), hash);
+      return matched && isUtf8(password);
+    },
   };
 }
 
