@@ -114,25 +114,25 @@ describe('how long a wrong password takes', () => {
       const who = ['mallory', 'alice', 'bob', 'erin'] as const;
       const times = new Map<string, number[]>(who.map((user) => [user, []]));
       // Interleaved rounds, so that whatever else the machine does falls on every user alike.
-      for (let round = 0; round < 16; round++)
+      for (let round = 0; round < 20; round++)
         for (const user of who) {
           const { status, ms } = await timedGet(`${base}/locked`, { authorization: basic(user, `wrong-${round}`) });
           assert.equal(status, 401);
           if (round >= 2) times.get(user)!.push(ms); // the first rounds start the hashing thread
         }
-      const medians = Object.fromEntries(who.map((user) => [user, percentile(times.get(user)!, 50)]));
+      // The fastest of 18 tries is what the work costs, whatever else the machine was doing (an
+      // attacker filters noise the same way); medians are reported too.
+      const fastestOf = Object.fromEntries(who.map((user) => [user, Math.min(...times.get(user)!)]));
       t.diagnostic(
-        `median wrong-password answer: ${who.map((user) => `${user} ${medians[user]!.toFixed(2)} ms`).join(', ')}`,
+        `wrong-password answers, fastest / median: ${who.map((user) => `${user} ${fastestOf[user]!.toFixed(2)} / ${percentile(times.get(user)!, 50).toFixed(2)} ms`).join(', ')}`,
       );
-      const slowest = Math.max(...Object.values(medians));
-      const fastest = Math.min(...Object.values(medians));
+      const slowest = Math.max(...Object.values(fastestOf));
+      const fastest = Math.min(...Object.values(fastestOf));
       // Without decoys of every cost class, bob (apr1) and erin ({SHA}) answer in about a
       // millisecond while alice (bcrypt) and mallory (unknown) take 14.
-      assert.ok(fastest > 8, `every wrong password pays the bcrypt hash (fastest median ${fastest.toFixed(1)} ms)`);
-      assert.ok(
-        slowest - fastest < Math.max(4, 0.25 * slowest),
-        `the medians are within a few milliseconds: ${JSON.stringify(medians)}`,
-      );
+      assert.ok(fastest > 8, `every wrong password pays the bcrypt hash (fastest ${fastest.toFixed(1)} ms)`);
+      // Before, the ratio was under 0.1; a machine busy enough to slow some tries all along leaves it near 0.7.
+      assert.ok(fastest / slowest > 0.6, `the fastest answers are alike: ${JSON.stringify(fastestOf)}`);
     } finally {
       await stop();
     }
