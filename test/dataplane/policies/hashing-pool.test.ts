@@ -30,6 +30,9 @@ describe('HashingPool', () => {
       assert.equal(await pool.check({ password: Buffer.from('wrong'), own: QUICK, decoys: [] }), false);
       // An unknown user: decoys only, and a decoy that matches does not count.
       assert.equal(await pool.check({ password, decoys: [QUICK] }), false);
+      // A password that is a view into a larger buffer: only its own bytes reach the thread.
+      const slab = Buffer.concat([Buffer.from('alice:'), password, Buffer.from('...other data')]);
+      assert.equal(await pool.check({ password: slab.subarray(6, 6 + password.length), own: QUICK, decoys: [] }), true);
       assert.equal(pool.threadCount, 1);
 
       let longestGap = 0;
@@ -45,7 +48,7 @@ describe('HashingPool', () => {
       clearInterval(ticker);
       assert.ok(took > 200, `two cost-12 hashes take time (${took.toFixed(0)} ms)`);
       assert.ok(longestGap < took / 4, `the event loop turned throughout (longest gap ${longestGap.toFixed(1)} ms)`);
-      assert.equal(pool.completed, 4);
+      assert.equal(pool.completed, 5);
     } finally {
       await pool.close();
     }

@@ -122,7 +122,10 @@ export class HashingPool {
       thread.running = { id, check };
       // A thread keeps the process alive only while it works (an idle pool never holds up an exit).
       thread.worker.ref();
-      thread.worker.postMessage({ id, ...check.job } satisfies HashingJob);
+      // The password's own bytes, moved to the thread: a Buffer is often a view of a shared slab
+      // holding other requests' data, and posting the view would copy the whole slab.
+      const password = new Uint8Array(check.job.password);
+      thread.worker.postMessage({ id, ...check.job, password } satisfies HashingJob, [password.buffer]);
     }
   }
 
