@@ -17,7 +17,7 @@ import type { LocalResponse, PolicyCompileContext, PolicyCompiler, PolicyProblem
 import { compileCredentialLocation } from './credential-location.ts';
 import { type HashingPool, HashingUnavailable, hashingPool } from './hashing-pool.ts';
 import { checkWithDecoys, type PasswordVerifier, parseHtpasswd } from './htpasswd.ts';
-import { DEFAULT_VERIFIED_CACHE, VerifiedCache, type VerifiedCacheSettings } from './verified-cache.ts';
+import { VerifiedCache } from './verified-cache.ts';
 
 const DEFAULT_SECRET_KEY = '.htaccess';
 const DEFAULT_REALM = 'Restricted';
@@ -121,23 +121,7 @@ function challenge(realm: string): string {
   return `Basic realm="${realm.replace(/["\\]/g, '\\$&')}"`;
 }
 
-/**
- * The compiler, with the verified cache's settings (tests give a clock of their own). The
- * hashing pool is the data plane's (context.runtime), asked for only when a user's hash needs it.
- */
-export function basicAuthenticationCompiler(
-  cacheSettings: VerifiedCacheSettings = DEFAULT_VERIFIED_CACHE,
-): PolicyCompiler<BasicAuthentication> {
-  return (value, context) => compile(value, context, cacheSettings);
-}
-
-export const compileBasicAuthentication = basicAuthenticationCompiler();
-
-function compile(
-  value: BasicAuthentication,
-  context: PolicyCompileContext,
-  cacheSettings: VerifiedCacheSettings,
-): ReturnType<PolicyCompiler<BasicAuthentication>> {
+export const compileBasicAuthentication: PolicyCompiler<BasicAuthentication> = (value, context) => {
   const field = `${context.path}.basicAuthentication`;
   const location = compileCredentialLocation(value.location, 'Basic', `${field}.location`);
   if ('message' in location) return location;
@@ -156,7 +140,7 @@ function compile(
     headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
     body: 'too many password checks are in progress; retry in a moment',
   };
-  const verified = new VerifiedCache(cacheSettings);
+  const verified = new VerifiedCache(context.runtime.clock.monotonicMs);
   // Asked for at compile time when some hash needs it, so that the runtime keeps it for this
   // configuration; its threads start with the first check.
   const needsPool = [...users.values()].some((verifier) => !verifier.inline);
@@ -191,4 +175,4 @@ function compile(
       return undefined;
     },
   };
-}
+};
