@@ -91,19 +91,19 @@ describe('one parse: LLM bodies parsers read differently are refused', () => {
   const anthropic = (rewrite: BodyRewrite) =>
     new Anthropic({ apiKey: 'client', baseURL: `${base}/claude`, maxRetries: 0, fetch: rewritingFetch(rewrite) });
 
+  /** Where the SDKs write a user message: its role (an object inside the body) and its text. */
+  const USER_MESSAGE = { nestedKey: '"role":"user"', contentAt: '"content":"' };
+  const OPENAI_CLIENT = { badRequest: OpenAI.BadRequestError, provider: () => openaiMock };
+  const chatCompletion = (name: string, path: string, model: string): Format => ({
+    name,
+    send: (rewrite, content) =>
+      openai(path, rewrite).chat.completions.create({ model, messages: [{ role: 'user', content }] }),
+    ...OPENAI_CLIENT,
+    ...USER_MESSAGE,
+  });
+
   const formats: Format[] = [
-    {
-      name: 'Chat Completions',
-      send: (rewrite, content) =>
-        openai('/gpt/v1', rewrite).chat.completions.create({
-          model: 'gpt-4o-mini',
-          messages: [{ role: 'user', content }],
-        }),
-      badRequest: OpenAI.BadRequestError,
-      provider: () => openaiMock,
-      nestedKey: '"role":"user"',
-      contentAt: '"content":"',
-    },
+    chatCompletion('Chat Completions', '/gpt/v1', 'gpt-4o-mini'),
     {
       name: 'Messages',
       send: (rewrite, content) =>
@@ -114,53 +114,24 @@ describe('one parse: LLM bodies parsers read differently are refused', () => {
         }),
       badRequest: Anthropic.BadRequestError,
       provider: () => anthropicMock,
-      nestedKey: '"role":"user"',
-      contentAt: '"content":"',
+      ...USER_MESSAGE,
     },
     {
       name: 'Responses',
       send: (rewrite, content) =>
-        openai('/gpt/v1', rewrite).responses.create({
-          model: 'gpt-4o-mini',
-          input: [{ role: 'user', content }],
-        }),
-      badRequest: OpenAI.BadRequestError,
-      provider: () => openaiMock,
-      nestedKey: '"role":"user"',
-      contentAt: '"content":"',
+        openai('/gpt/v1', rewrite).responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content }] }),
+      ...OPENAI_CLIENT,
+      ...USER_MESSAGE,
     },
     {
       name: 'Embeddings',
       send: (rewrite, content) =>
         openai('/gpt/v1', rewrite).embeddings.create({ model: 'text-embedding-3-small', input: content }),
-      badRequest: OpenAI.BadRequestError,
-      provider: () => openaiMock,
+      ...OPENAI_CLIENT,
       contentAt: '"input":"',
     },
-    {
-      name: 'a GwModel',
-      send: (rewrite, content) =>
-        openai('/models/v1', rewrite).chat.completions.create({
-          model: 'allowed-model',
-          messages: [{ role: 'user', content }],
-        }),
-      badRequest: OpenAI.BadRequestError,
-      provider: () => openaiMock,
-      nestedKey: '"role":"user"',
-      contentAt: '"content":"',
-    },
-    {
-      name: 'Detect',
-      send: (rewrite, content) =>
-        openai('/detect/v1', rewrite).chat.completions.create({
-          model: 'gpt-4o-mini',
-          messages: [{ role: 'user', content }],
-        }),
-      badRequest: OpenAI.BadRequestError,
-      provider: () => openaiMock,
-      nestedKey: '"role":"user"',
-      contentAt: '"content":"',
-    },
+    chatCompletion('a GwModel', '/models/v1', 'allowed-model'),
+    chatCompletion('Detect', '/detect/v1', 'gpt-4o-mini'),
   ];
 
   /** Sends through the format's SDK and expects its 400 with `message`, nothing reaching the provider. */
