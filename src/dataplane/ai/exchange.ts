@@ -11,7 +11,7 @@ import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-
 import { ownFailure } from '../proxy/own-failure.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
-import type { UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
+import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
 import {
   completionsToMessagesResponse,
@@ -262,15 +262,27 @@ async function streamResponse(
   res.writeHead(response.statusCode, headers as Record<string, string>);
   res.flushHeaders();
   const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
+  const chunks = response.body[Symbol.asyncIterator]();
+  let upstreamEnded = false;
   try {
-    for await (const chunk of response.body) {
-      const text = processor.write(chunk as Buffer);
+    for (;;) {
+      const step = await chunks.next();
+      if (step.done) {
+        upstreamEnded = true;
+        break;
+      }
+      const text = processor.write(step.value);
       if (result.firstTokenMs === undefined && processor.firstTokenSeen)
         result.firstTokenMs = performance.now() - started;
-      if (text.length > 0 && !res.write(text)) await waitForDrain(res, input.clientGone);
+      const over = processor.state !== 'open';
+      if (text.length > 0 && !res.write(text) && !over) await waitForDrain(res, input.clientGone);
+      // The client's stream is over (complete, or ended by an error event): nothing more to read for it.
+      if (over) break;
     }
-    const last = processor.end();
-    if (last.length > 0) res.write(last);
+    if (upstreamEnded) {
+      const last = processor.end();
+      if (last.length > 0) res.write(last);
+    }
     res.end();
   } catch (error) {
     if (input.clientGone.aborted) {
@@ -287,10 +299,54 @@ async function streamResponse(
       res.end();
     }
   }
+  if (processor.state === 'failed') result.error ??= `upstream stream: ${processor.failure}`;
+  if (!upstreamEnded) {
+    // Ended on the client's side first: an upstream still sending is abandoned (its connection
+    // closed) after a failure at once, after a complete response once it overstays its end. The
+    // attempt does not wait for that: the request is done (and metered) when the client's is.
+    if (processor.state === 'complete') void awaitUpstreamEnd(chunks, response.body);
+    else response.body.discard();
+  }
   result.usage = processor.usage;
   result.responseModel = processor.model;
   return result;
 }
+
+/**
+ * What an upstream may still send after a translated stream was complete (the rest of its last
+ * read, its end), read and ignored so that the connection can be reused. Past it, or past
+ * LINGER_MS, the request is abandoned: a provider that streams on after its response is done
+ * does not keep gw reading.
+ */
+const LINGER_BYTES = 64 * 1024;
+const LINGER_MS = 1000;
+
+async function awaitUpstreamEnd(chunks: AsyncIterator<Buffer>, body: UpstreamBody): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, LINGER_MS, undefined);
+  });
+  let bytes = 0;
+  try {
+    while (bytes <= LINGER_BYTES) {
+      const next = chunks.next();
+      const step = await Promise.race([next, late]);
+      if (step === undefined) {
+        next.catch(ignore);
+        break;
+      }
+      if (step.done) return;
+      bytes += step.value.length;
+    }
+  } catch {
+    return; // it broke after the response was complete: nothing is lost
+  } finally {
+    clearTimeout(timer);
+  }
+  body.discard();
+}
+
+function ignore(): void {}
 
 /** The JSON value of a provider's body; undefined when it is not JSON. */
 function parseJson(bytes: Buffer): unknown {

@@ -9,6 +9,7 @@ import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
+import { parseJsonBody } from '../proxy/json-body.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
@@ -17,46 +18,24 @@ import { attempt, sendClientError, sendGatewayError } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
-/**
- * The deepest nesting of objects and arrays a client body may have (serde_json's default limit,
- * so agentgateway's too). JSON.parse accepts any depth, but serialising, cloning and translating
- * the body recurse: a body nested thousands deep would overflow the stack there.
- */
-const MAX_BODY_NESTING = 128;
-
-/**
- * Whether `value` has objects or arrays nested more than `limit` deep (`value` itself is level
- * 1). Recursive without allocating, and safe at any depth: it never goes more than `limit` calls
- * deep.
- */
-function nestedDeeperThan(value: object, limit: number): boolean {
-  if (limit === 0) return true;
-  if (Array.isArray(value)) {
-    for (const child of value)
-      if (child !== null && typeof child === 'object' && nestedDeeperThan(child, limit - 1)) return true;
-    return false;
-  }
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key];
-    if (child !== null && typeof child === 'object' && nestedDeeperThan(child, limit - 1)) return true;
-  }
-  return false;
-}
-
 const NOT_AN_OBJECT = 'The request body is not a JSON object.';
 
-/** The client's body as a JSON object no deeper than MAX_BODY_NESTING, or why it is not one (for the client). */
-function jsonObjectOf(bytes: Buffer): JsonObject | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return NOT_AN_OBJECT;
+type ReadObject = { body: JsonObject; problem?: undefined } | { problem: string; ambiguous: boolean };
+
+/**
+ * The client's body as a JSON object every parser reads the same way (proxy/json-body.ts), or
+ * why it is not one (for the client), and whether that is because parsers would differ on it.
+ */
+function jsonObjectOf(bytes: Buffer): ReadObject {
+  const parsed = parseJsonBody(bytes);
+  if (parsed.problem !== undefined) {
+    const problem = parsed.kind === 'syntax' ? NOT_AN_OBJECT : `The request body ${parsed.problem}.`;
+    return { problem, ambiguous: parsed.kind === 'ambiguous' };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return NOT_AN_OBJECT;
-  if (nestedDeeperThan(value, MAX_BODY_NESTING))
-    return `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`;
-  return value as JsonObject;
+  const value = parsed.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { problem: NOT_AN_OBJECT, ambiguous: false };
+  return { body: value as JsonObject };
 }
 
 /** Whether a Content-Type names JSON (`application/json`, with or without parameters). */
@@ -94,9 +73,10 @@ export interface Candidate {
 
 /**
  * Reads the client's request for an LLM route type. Answers the client itself (and returns
- * undefined) when the body is too large, unreadable or not a JSON object. A Detect body is read
- * when it is a JSON object sent as `application/json`; any other is forwarded unread, as
- * agentgateway does (docs/decisions/0006-detect-route-type.md).
+ * undefined) when the body is too large, unreadable, not a JSON object, or JSON that parsers read
+ * differently (docs/decisions/0009-one-parse.md). A Detect body is read when it is a JSON object
+ * sent as `application/json`; any other is forwarded unread, as agentgateway does
+ * (docs/decisions/0006-detect-route-type.md), unless parsers would read it differently.
  */
 export async function readLlmRequest(
   routed: RoutedRequest,
@@ -131,16 +111,15 @@ export async function readLlmRequest(
       return undefined;
     }
     record.bytesIn = bytes.length;
-    if (mustParse) {
-      const value = jsonObjectOf(bytes);
-      if (typeof value === 'string') {
-        sendClientError(res, format, 400, value);
+    if (mustParse || (routeType === 'Detect' && isJsonContentType(req.headers['content-type']))) {
+      const read = jsonObjectOf(bytes);
+      if (read.problem === undefined) body = read.body;
+      else if (mustParse || read.ambiguous) {
+        // A Detect body gw cannot read is forwarded unread; one that parsers would read
+        // differently is refused, as on every route type.
+        sendClientError(res, format, 400, read.problem);
         return undefined;
       }
-      body = value;
-    } else if (routeType === 'Detect' && isJsonContentType(req.headers['content-type'])) {
-      const value = jsonObjectOf(bytes);
-      if (typeof value !== 'string') body = value;
     }
   }
   const stream = body !== undefined && isStreaming(format as ApiFormat, body);

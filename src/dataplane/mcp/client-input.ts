@@ -6,6 +6,7 @@ import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
+import { parseJsonBody } from '../proxy/json-body.ts';
 import type { ClientScope, MessageSink } from './client-scope.ts';
 import {
   ErrorCode,
@@ -46,14 +47,15 @@ export type ParsedBody =
   | { batch: true; messages: (JsonRpcMessage | InvalidMessage)[] }
   | { error: JsonRpcError };
 
-/** The body as one message or a batch; a parse error, an empty or oversized batch as an error. */
+/**
+ * The body as one message or a batch; a parse error (a body that is not JSON, or JSON that
+ * parsers read differently: proxy/json-body.ts), an empty or oversized batch as an error.
+ */
 export function parseClientBody(body: Buffer): ParsedBody {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    return { error: errorMessage(null, ErrorCode.ParseError, 'Parse error: the body is not JSON') };
-  }
+  const parsed = parseJsonBody(body);
+  if (parsed.problem !== undefined)
+    return { error: errorMessage(null, ErrorCode.ParseError, `Parse error: the body ${parsed.problem}`) };
+  const value = parsed.value;
   if (!Array.isArray(value)) return { batch: false, message: toMessage(value) };
   if (value.length === 0) return { error: errorMessage(null, ErrorCode.InvalidRequest, 'an empty batch') };
   if (value.length > MAX_BATCH)

@@ -98,6 +98,13 @@ export async function targetRequest(
   }
 }
 
+/**
+ * What a target may still send on a POST's stream after the answer (SHOULD close it then): read
+ * so that the connection can be reused, but no more than this many bytes of data or milliseconds.
+ */
+export const LINGER_BYTES = 64 * 1024;
+const LINGER_MS = 1000;
+
 /** What an exchange's body is destroyed with when its deadline passes (failureReason: 'timeout'). */
 class DeadlineExceeded extends Error {
   override readonly name = 'TimeoutError';
@@ -137,6 +144,16 @@ export class ExchangeDeadline {
   watch(body: Readable): void {
     this.#body = body;
     if (this.#timer === undefined && !this.#expired) this.#timer = setTimeout(expire, this.remaining(), this);
+  }
+
+  /**
+   * The answer is in: the rest of the stream being drained may take LINGER_MS more at most (a
+   * target that streams on after its answer does not keep gw reading to the deadline).
+   */
+  linger(): void {
+    if (this.#expired || this.remaining() <= LINGER_MS) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(expire, LINGER_MS, this);
   }
 
   /** The exchange's bodies are read (or given up): the timer goes. */
@@ -206,6 +223,32 @@ export function parseMessage(text: string): JsonRpcMessage | UpstreamFailure {
   }
   const message = toMessage(value);
   return isInvalid(message) ? { failure: `an invalid JSON-RPC message (${message.invalid})` } : message;
+}
+
+/**
+ * Events whose data is not a JSON-RPC message a target may send on one stream. Past them the
+ * target speaks something else: its stream is given up (and the request on it fails) rather than
+ * read on to its deadline.
+ */
+export const MAX_UNREADABLE_EVENTS = 16;
+
+/** The messages of one target stream, counting the events that carry data gw cannot read. */
+export class StreamMessages {
+  #unreadable = 0;
+
+  /** Whether the stream has sent more than MAX_UNREADABLE_EVENTS unreadable events. */
+  get broken(): boolean {
+    return this.#unreadable > MAX_UNREADABLE_EVENTS;
+  }
+
+  /** The message an event carries; undefined for one without (a comment, another event type) or unreadable. */
+  of(event: { event?: string | undefined; data?: string | undefined }): JsonRpcMessage | undefined {
+    if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) return undefined;
+    const message = parseMessage(event.data);
+    if (!('failure' in message)) return message;
+    this.#unreadable++;
+    return undefined;
+  }
 }
 
 /** One SSE event of a target, with the fields a reconnect needs. */

@@ -8,8 +8,8 @@ import type { McpTarget } from './targets.ts';
 import {
   discard,
   mediaType,
-  parseMessage,
   SETUP_TIMEOUT_MS,
+  StreamMessages,
   targetEvents,
   targetRequest,
   type UpstreamContext,
@@ -77,11 +77,13 @@ export class SseTargetConnection {
   }
 
   async #read(events: AsyncGenerator<{ event?: string; data?: string }>, onMessage: OnTargetMessage): Promise<void> {
+    const messages = new StreamMessages();
     try {
       for await (const event of events) {
-        if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) continue;
-        const message = parseMessage(event.data);
-        if ('failure' in message) continue;
+        const message = messages.of(event);
+        // A target that speaks something else ends the connection, as a broken stream does.
+        if (messages.broken) break;
+        if (message === undefined) continue;
         const pending = isResponse(message) && message.id !== null ? this.#pending.get(idKey(message.id)) : undefined;
         if (pending) {
           this.#pending.delete(idKey((message as JsonRpcResponse).id!));

@@ -11,11 +11,13 @@ import {
   ExchangeDeadline,
   failureReason,
   headerValue,
+  LINGER_BYTES,
+  MAX_UNREADABLE_EVENTS,
   mediaType,
-  parseMessage,
   readEvents,
   readJsonMessage,
   SETUP_TIMEOUT_MS,
+  StreamMessages,
   targetEvents,
   targetRequest,
   type UpstreamContext,
@@ -187,7 +189,8 @@ type StreamOutcome =
 
 /**
  * Reads an SSE response until the answer to `id` arrives; the rest of the stream is drained in
- * the background (to its end or the deadline) so the connection can be reused.
+ * the background (to its end, LINGER_BYTES of data or the deadline's linger) so that the
+ * connection can be reused. A stream of unreadable events is broken, and not resumed.
  */
 function readUntilResponse(
   response: Dispatcher.ResponseData,
@@ -199,18 +202,25 @@ function readUntilResponse(
     let settled = false;
     let lastEventId: string | undefined;
     let retryMs: number | undefined;
+    let afterAnswer = 0;
+    const messages = new StreamMessages();
     deadline.watch(response.body);
     readEvents(
       response.body,
       (event) => {
         if (event.id !== undefined) lastEventId = event.id;
         if (event.retryMs !== undefined) retryMs = event.retryMs;
-        if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) return;
-        const message = parseMessage(event.data);
-        if ('failure' in message) return; // one bad event does not end the exchange
+        if (settled) {
+          afterAnswer += event.data?.length ?? 0;
+          if (afterAnswer > LINGER_BYTES) throw new Error('the target streamed on after its answer');
+        }
+        const message = messages.of(event);
+        if (messages.broken) throw new UnreadableStream();
+        if (message === undefined) return; // one bad event does not end the exchange
         if (!settled && isResponse(message) && message.id === id) {
           settled = true;
           deadline.draining = true;
+          deadline.linger();
           resolve({ kind: 'response', message });
         } else if (!isResponse(message) || message.id !== id) {
           onMessage(message);
@@ -222,15 +232,28 @@ function readUntilResponse(
         if (error !== undefined) response.body.destroy();
         if (settled) return;
         settled = true;
+        const unreadable = error instanceof UnreadableStream;
         resolve({
           kind: 'broken',
-          reason: error === undefined ? 'the stream ended before the answer' : failureReason(error),
-          lastEventId,
+          reason: unreadable
+            ? error.message
+            : error === undefined
+              ? 'the stream ended before the answer'
+              : failureReason(error),
+          // Resumed, it would say the same again.
+          lastEventId: unreadable ? undefined : lastEventId,
           retryMs,
         });
       },
     );
   });
+}
+
+/** A target stream given up for its unreadable events (StreamMessages.broken). */
+class UnreadableStream extends Error {
+  constructor() {
+    super(`more than ${MAX_UNREADABLE_EVENTS} events that are not JSON-RPC messages`);
+  }
 }
 
 export type ListenOutcome =
@@ -271,13 +294,17 @@ export async function listen(
   }
   let last = lastEventId;
   let retryMs: number | undefined;
+  const messages = new StreamMessages();
   try {
     for await (const event of targetEvents(response.body)) {
       if (event.id !== undefined) last = event.id;
       if (event.retryMs !== undefined) retryMs = event.retryMs;
-      if (event.data === undefined || event.data === '' || (event.event && event.event !== 'message')) continue;
-      const message = parseMessage(event.data);
-      if (!('failure' in message)) onMessage(message);
+      const message = messages.of(event);
+      if (messages.broken) {
+        response.body.destroy();
+        return { kind: 'failed', reason: new UnreadableStream().message };
+      }
+      if (message !== undefined) onMessage(message);
     }
   } catch {
     response.body.destroy();

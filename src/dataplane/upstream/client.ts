@@ -55,11 +55,16 @@ class ReadableBody implements UpstreamBody {
     return readBody(this.#stream, limit);
   }
 
+  // HTTP/2 only (gw's own pool serves HTTP/1.1): destroying the body resets its stream, not the
+  // connection, and a body still arriving — an endless stream too — is not read on.
   discard(): void {
-    this.#stream.resume();
+    if (this.#stream.readableEnded) return;
+    this.#stream.on('error', ignore).destroy();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
     return this.#stream[Symbol.asyncIterator]();
   }
 }
+
+function ignore(): void {}

@@ -189,3 +189,33 @@ test('a stream with nothing but [DONE] or message_stop still gives the client a 
   assertWellEnded(empty, 'completions', 'empty stream');
   assert.match(empty, /ended before the response was complete/);
 });
+
+test('a translator says when the client stream is over (complete, or failed and why); an observer never does', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const complete = createStreamTranslator('completions', 'messages');
+  complete.write(encode('data: {"id":"x","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'));
+  assert.equal(complete.state, 'open');
+  complete.write(encode('data: [DONE]\n\n'));
+  assert.equal(complete.state, 'complete');
+  assert.equal(complete.failure, undefined);
+  assert.equal(complete.write(encode('data: {"more": true}\n\n')), '', 'later events are ignored');
+
+  const failed = createStreamTranslator('messages', 'completions');
+  const out = failed.write(encode('data: {"id":"x","choices":[]}\n\n'));
+  assert.equal(failed.state, 'failed');
+  assert.equal(failed.failure, 'The provider sent an event without a type.');
+  assert.match(out, /^data: \{"error":/);
+
+  // The provider's own error text goes to the client, not to gw's log.
+  const reported = createStreamTranslator('messages', 'completions');
+  const text = reported.write(
+    encode('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"secret detail"}}\n\n'),
+  );
+  assert.equal(reported.state, 'failed');
+  assert.equal(reported.failure, 'The provider reported an error in the stream.');
+  assert.match(text, /secret detail/);
+
+  const observer = createStreamObserver('completions');
+  observer.write(encode('data: not json\n\ndata: [DONE]\n\n'));
+  assert.equal(observer.state, 'open');
+});

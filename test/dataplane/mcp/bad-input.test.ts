@@ -5,8 +5,11 @@
 // middle of a stream resumes it with Last-Event-ID; and one session never sees another's messages.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
+import { type BodyRewrite, replacedOnce, rewritingFetch, withBytesAfter } from '../../helpers/rewriting-fetch.ts';
 import { eventually } from '../../helpers/until.ts';
 import {
   echoTools,
@@ -23,6 +26,12 @@ import {
 const ACCEPT = 'application/json, text/event-stream';
 
 const post = rawPost;
+
+interface JsonRpcErrorAnswer {
+  jsonrpc: string;
+  id: null;
+  error: { code: number; message: string };
+}
 
 function rpcError(answer: RawAnswer): { code: number; message: string } {
   return (JSON.parse(answer.text) as { error: { code: number; message: string } }).error;
@@ -116,6 +125,55 @@ describe('MCP bad input', () => {
       withSession,
     );
     assert.equal(large.status, 413);
+  });
+
+  it('refuses a message parsers would read differently (MCP SDK): a key twice, bytes that are not UTF-8, a lone surrogate', async () => {
+    let rewrite: BodyRewrite = () => undefined;
+    const client = new Client({ name: 'rewriting', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(gateway.url, { fetch: rewritingFetch((text) => rewrite(text)) }),
+    );
+    const calls = () => [...alpha.seen, ...beta.seen].filter((seen) => seen.rpcMethod === 'tools/call').length;
+    try {
+      const cases: [BodyRewrite, string][] = [
+        // gw would call what the last name says; a target reading the first would run another tool.
+        [
+          (text) => replacedOnce(text, '"name":"alpha_echo"', '"name":"beta_echo","name":"alpha_echo"'),
+          'the body has the key "name" twice in one object',
+        ],
+        [
+          (text) => replacedOnce(text, '"method":"tools/call"', '"method":"tools/call","meth\\u006fd":"ping"'),
+          'the body has the key "method" twice in one object',
+        ],
+        [(text) => withBytesAfter(text, '"text":"', [0xff, 0xfe]), 'the body is not valid UTF-8'],
+        [
+          (text) => replacedOnce(text, '"text":"', '"text":"\\udfff'),
+          'the body has an escaped surrogate without its pair (\\udfff)',
+        ],
+      ];
+      const before = calls();
+      for (const [change, message] of cases) {
+        rewrite = (text) => (text.includes('"tools/call"') ? change(text) : undefined);
+        await assert.rejects(client.callTool({ name: 'alpha_echo', arguments: { text: 'x' } }), (error: Error) => {
+          // The SDK's transport error: the HTTP status, and gw's JSON-RPC answer.
+          assert.equal((error as { code?: number }).code, 400, error.message);
+          const answer = JSON.parse(error.message.slice(error.message.indexOf('{'))) as JsonRpcErrorAnswer;
+          assert.deepEqual(answer, {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32700, message: `Parse error: ${message}` },
+          });
+          return true;
+        });
+      }
+      assert.equal(calls(), before, 'no call reached a target');
+      // The session goes on; a surrogate pair is no problem.
+      rewrite = () => undefined;
+      const echo = await client.callTool({ name: 'alpha_echo', arguments: { text: 'ok \ud83d\ude00' } });
+      assert.equal(firstText(echo), 'alpha: ok \ud83d\ude00');
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses batch abuse: empty, too long, initialize inside, or a protocol version without batches', async () => {

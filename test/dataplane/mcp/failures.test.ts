@@ -3,11 +3,12 @@
 // and errs only when every target failed; deadlines (the target's BackendHTTP.requestTimeout)
 // bound every wait; gw keeps serving through all of it.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { freePort } from '../../helpers/gateway.ts';
+import { until } from '../../helpers/until.ts';
 import {
   echoTools,
   firstText,
@@ -17,15 +18,42 @@ import {
   type TestMcpServer,
 } from './helpers.ts';
 
-type BadMode = 'garbage' | 'junk-stream' | 'huge' | 'hang' | 'trickle';
+type BadMode = 'garbage' | 'junk-stream' | 'huge' | 'hang' | 'trickle' | 'junk-flood' | 'talkative';
+
+/** What an endless stream of a bad server did: its requests whose connection closed, the bytes it wrote. */
+interface Flow {
+  closed: number;
+  written: number;
+}
+
+/** Writes `opening`, then `repeated` for ever, as fast as the reader takes it, until the connection closes. */
+function floodStream(res: ServerResponse, flow: Flow, opening: string, repeated: string): void {
+  const block = repeated.repeat(Math.ceil(16384 / repeated.length));
+  let open = true;
+  res.once('close', () => {
+    open = false;
+    flow.closed++;
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write(opening);
+  const pump = (): void => {
+    while (open) {
+      flow.written += block.length;
+      if (!res.write(block)) return void res.once('drain', pump);
+    }
+  };
+  pump();
+}
 
 /**
  * A Streamable HTTP "server" that initializes properly (JSON answers) and then misbehaves on every
  * other request as `mode` says: garbage JSON, an SSE stream of junk that ends, a message over
- * gw's size bound, no answer at all, or an SSE stream that never stops sending comments and never
- * answers.
+ * gw's size bound, no answer at all, an SSE stream that never stops sending comments and never
+ * answers, one that sends junk events as fast as it can for ever, or one that answers and then
+ * goes on sending notifications for ever.
  */
-async function badServer(mode: BadMode): Promise<{ server: Server; port: number }> {
+async function badServer(mode: BadMode): Promise<{ server: Server; port: number; flow: Flow }> {
+  const flow: Flow = { closed: 0, written: 0 };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -63,15 +91,30 @@ async function badServer(mode: BadMode): Promise<{ server: Server; port: number 
         res.once('close', () => clearInterval(timer));
         return;
       }
+      case 'junk-flood':
+        return floodStream(res, flow, '', 'data: not json\n\n');
+      case 'talkative': {
+        const answer = { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'answered' }] } };
+        const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'more' } };
+        return floodStream(res, flow, `data: ${JSON.stringify(answer)}\n\n`, `data: ${JSON.stringify(note)}\n\n`);
+      }
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: (server.address() as AddressInfo).port, flow };
+}
+
+/** The connection of `flow`'s stream closed, and nothing more was written after. */
+async function assertAbandoned(flow: Flow, closedBefore: number): Promise<void> {
+  assert.ok(await until(() => flow.closed > closedBefore, 3000), 'the target request was aborted');
+  const written = flow.written;
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(flow.written, written, 'the target wrote nothing more');
 }
 
 describe('MCP target failures', () => {
   let alpha: TestMcpServer;
-  const bad: Record<string, { server: Server; port: number }> = {};
+  const bad: Record<string, { server: Server; port: number; flow: Flow }> = {};
   let downPort: number;
   const { start, stopAll } = suiteGateways();
 
@@ -83,7 +126,7 @@ describe('MCP target failures', () => {
         return { content: [{ type: 'text', text: 'late' }] };
       });
     });
-    for (const mode of ['garbage', 'junk-stream', 'huge', 'hang', 'trickle'] as const)
+    for (const mode of ['garbage', 'junk-stream', 'huge', 'hang', 'trickle', 'junk-flood', 'talkative'] as const)
       bad[mode] = await badServer(mode);
     downPort = await freePort();
   });
@@ -191,6 +234,40 @@ describe('MCP target failures', () => {
       await assert.rejects(client.callTool({ name: 'anything' }), /MCP target trickle failed: timeout/);
       const took = Date.now() - started;
       assert.ok(took >= 350 && took < 1500, `answered after ${took} ms`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gives up a stream of junk events at once: the call fails and the target request is aborted', async () => {
+    const gateway = await start([{ name: 'flood', port: bad['junk-flood']!.port }]);
+    const { client } = await streamableClient(gateway.url);
+    const flow = bad['junk-flood']!.flow;
+    const closedBefore = flow.closed;
+    try {
+      const started = Date.now();
+      await assert.rejects(
+        client.callTool({ name: 'anything' }, undefined, { timeout: 5000 }),
+        /MCP target flood failed: more than 16 events that are not JSON-RPC messages/,
+      );
+      assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
+      await assertAbandoned(flow, closedBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers at once and cuts off a target that streams on after its answer', async () => {
+    const gateway = await start([{ name: 'talkative', port: bad.talkative!.port }]);
+    const { client } = await streamableClient(gateway.url);
+    const flow = bad.talkative!.flow;
+    const closedBefore = flow.closed;
+    try {
+      const result = await client.callTool({ name: 'anything' }, undefined, { timeout: 5000 });
+      assert.equal(firstText(result), 'answered');
+      await assertAbandoned(flow, closedBefore);
+      // The session goes on.
+      assert.equal(firstText(await client.callTool({ name: 'again' }, undefined, { timeout: 5000 })), 'answered');
     } finally {
       await client.close();
     }

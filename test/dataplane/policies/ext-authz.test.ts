@@ -295,6 +295,15 @@ http:
       assert.equal(Number(http.size), 5);
       assert.equal(upstream.latest('/g-body')?.text, 'hello');
 
+      assert.equal(http.raw_body.length, 0, 'a UTF-8 body goes as body only');
+      // Bytes that are not UTF-8 arrive replaced in body (a proto string) and as they are in raw_body.
+      const binary = Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x00, 0x80]);
+      const raw = await send('/g-body/x', { method: 'POST', headers: { 'x-user': 'alice' }, body: binary });
+      assert.equal(raw.status, 200, raw.body);
+      const rawHttp = grpcChecksFor('/g-body').at(-1)!.attributes.request.http;
+      assert.equal(rawHttp.body, binary.toString('utf8'));
+      assert.deepEqual(Buffer.from(rawHttp.raw_body), binary);
+
       const before = grpcChecksFor('/g-body').length;
       const large = await send('/g-body/x', { method: 'POST', headers: { 'x-user': 'alice' }, body: 'x'.repeat(100) });
       assert.equal(large.status, 413);

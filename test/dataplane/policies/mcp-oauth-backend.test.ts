@@ -202,4 +202,20 @@ describe('MCP OAuth with the deprecated backend.mcp.authentication', () => {
       assert.equal(idp.tokenRequests.at(-1)!.client_secret, undefined, JSON.stringify(form));
     }
   });
+
+  it('refuses a token request with a parameter twice (gw and the provider could read different grants)', async () => {
+    const before = idp.tokenRequests.length;
+    // gw would read the first grant_type (delegated: the secret added), a provider taking the last one client_credentials.
+    const response = await fetch(`${base}/.well-known/oauth-authorization-server/mcp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=authorization_code&client_id=${CONFIDENTIAL_CLIENT.id}&code=x&grant_type=client_credentials`,
+    });
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), {
+      error: 'invalid_request',
+      error_description: 'the parameter "grant_type" is sent more than once',
+    });
+    assert.equal(idp.tokenRequests.length, before, 'nothing reached the provider');
+  });
 });

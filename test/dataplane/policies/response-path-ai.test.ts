@@ -5,6 +5,7 @@
 // processor's stream. The openai SDK against the OpenAI mock, a real ext_proc processor.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -62,8 +63,22 @@ function replaceWhole(from: string, to: string): (c: Conversation) => Promise<vo
   };
 }
 
+/** FullDuplexStreamed: the first body chunk back as it is, then the stream fails (a processor that breaks). */
+async function failAfterFirstChunk(c: Conversation): Promise<void> {
+  await c.expect('response_headers');
+  c.send({ response_headers: {} });
+  const first = await c.expect('response_body');
+  c.send({
+    response_body: {
+      response: { body_mutation: { streamed_response: { body: first.response_body.body, end_of_stream: false } } },
+    },
+  });
+  c.fail(grpc.status.INTERNAL, 'the processor broke');
+}
+
 const scripts: Record<string, (c: Conversation) => Promise<void>> = {
   whole: replaceWhole('echo:', 'processed:'),
+  breaks: failAfterFirstChunk,
   events: (c) => streamEventsBack(c, (text) => text.replaceAll('echo', 'ECHO')),
   model: replaceWhole('echo:', 'model processed:'),
 };
@@ -127,6 +142,7 @@ describe('the response path of ai backends', () => {
         scenario('whole', extProcYaml(processor.port, 'whole', 'Buffered')),
         scenario('events', extProcYaml(processor.port, 'events', 'FullDuplexStreamed')),
         scenario('leave', extProcYaml(processor.port, 'events', 'FullDuplexStreamed'), 'hanging'),
+        scenario('breaks', extProcYaml(processor.port, 'breaks', 'FullDuplexStreamed'), 'hanging'),
         scenario(
           'transform',
           `transformation: {response: {body: 'string(response.body).split("echo:").join("transformed:")'}}`,
@@ -275,6 +291,27 @@ describe('the response path of ai backends', () => {
     assert.ok(await until(() => conversation.halfClosed, 2000), 'the processor stream ended');
     const line = await lastAccessLogLine(gw, '/leave/v1/chat/completions');
     assert.equal(line['http.status'], 200);
+  });
+
+  it('a processor failing mid-stream ends the client response (a reset) and aborts the provider request', async () => {
+    const closedBefore = hanging.closed();
+    const response = await fetch(`${base}/breaks/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true }),
+      signal: AbortSignal.timeout(5000),
+    });
+    assert.equal(response.status, 200);
+    let received = '';
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of response.body!) received += Buffer.from(chunk).toString('utf8');
+      })(),
+      (error: Error) => error.name !== 'TimeoutError',
+      'the response was cut off, not left open',
+    );
+    assert.match(received, /echo: first/, 'what the processor sent came through');
+    assert.ok(await until(() => hanging.closed() > closedBefore, 2000), 'the provider request was aborted');
   });
 });
 

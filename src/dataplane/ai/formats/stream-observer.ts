@@ -8,7 +8,7 @@
 import { detectedEventFormat } from './detect.ts';
 import { isPlainObject, stringOr } from './json.ts';
 import { type SseBlock, SseReader } from './sse-reader.ts';
-import type { StreamProcessor } from './stream.ts';
+import type { StreamProcessor, StreamState } from './stream.ts';
 import type { JsonObject } from './types.ts';
 import { type Usage, usageFromCompletions, usageFromMessages, usageFromResponsesResponse } from './usage.ts';
 
@@ -71,6 +71,15 @@ class StreamObserver implements ObservingProcessor {
 
   get firstTokenSeen(): boolean {
     return this.#firstToken;
+  }
+
+  // An observer never ends a stream itself: it passes on whatever the upstream sends.
+  get state(): StreamState {
+    return 'open';
+  }
+
+  get failure(): undefined {
+    return undefined;
   }
 
   write(chunk: Uint8Array): string {

@@ -18,16 +18,29 @@ export interface StreamProcessor {
   readonly model: string | undefined;
   /** Whether generated content (a token) has arrived: the proxy stamps time-to-first-token when it turns true. */
   readonly firstTokenSeen: boolean;
+  /**
+   * Whether the client's stream is over before the upstream's: `complete` once the response is
+   * whole, `failed` once an error event ended it. Either way later upstream bytes would be
+   * ignored, so the proxy stops reading them. An observer stays `open`: it passes on whatever comes.
+   */
+  readonly state: StreamState;
+  /** Why the stream failed, in gw's own words (for the log), once `state` is `failed`. */
+  readonly failure: string | undefined;
 }
+
+export type StreamState = 'open' | 'complete' | 'failed';
 
 /** A problem with the upstream stream, reported to the client as an error event. */
 export class StreamFailure extends Error {
   override name = 'StreamFailure';
   readonly status: number;
+  /** The message is the provider's own (an error event it sent), not gw's. */
+  readonly fromProvider: boolean;
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, fromProvider = false) {
     super(message);
     this.status = status;
+    this.fromProvider = fromProvider;
   }
 }
 
@@ -51,6 +64,7 @@ export class TranslatingStream implements StreamProcessor {
   readonly #translator: EventTranslator;
   readonly #clientFormat: ChatFormat;
   #stopped = false;
+  #failure: string | undefined;
 
   constructor(translator: EventTranslator, clientFormat: ChatFormat) {
     this.#translator = translator;
@@ -67,6 +81,15 @@ export class TranslatingStream implements StreamProcessor {
 
   get firstTokenSeen(): boolean {
     return this.#translator.firstTokenSeen;
+  }
+
+  get state(): StreamState {
+    if (this.#failure !== undefined) return 'failed';
+    return this.#stopped ? 'complete' : 'open';
+  }
+
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   write(chunk: Uint8Array): string {
@@ -101,6 +124,8 @@ export class TranslatingStream implements StreamProcessor {
       this.#stopped = true;
       const failure =
         error instanceof StreamFailure ? error : new StreamFailure(502, 'gw could not translate the provider stream.');
+      // The provider's own text goes to the client, not to gw's log.
+      this.#failure = failure.fromProvider ? 'The provider reported an error in the stream.' : failure.message;
       out += streamErrorEvent(this.#clientFormat, failure.status, failure.message);
     }
     return out;
@@ -133,5 +158,5 @@ export function parseEventObject(data: string): JsonObject {
 export function upstreamFailure(error: unknown): StreamFailure {
   const object = isPlainObject(error) ? error : {};
   const message = stringOr(object.message) ?? 'The provider reported an error in the stream.';
-  return new StreamFailure(statusForErrorType(object.type), message);
+  return new StreamFailure(statusForErrorType(object.type), message, true);
 }

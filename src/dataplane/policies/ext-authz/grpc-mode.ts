@@ -3,6 +3,7 @@
 // with its headers (pseudo-headers included), context extensions and metadata — and the
 // CheckResponse becomes a Decision: status OK allows (with header, query and response-header
 // changes), any other status denies (with the service's status, headers and body, 403 by default).
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type * as grpc from '@grpc/grpc-js';
@@ -166,6 +167,9 @@ function httpRequest(exchange: PolicyExchange, body: Buffer | undefined): object
     size: body ? body.length : Number.isFinite(declared) && declared >= 0 ? declared : -1,
     protocol: `HTTP/${record.httpVersion === '2.0' ? '2' : record.httpVersion}`,
     body: body ? body.toString('utf8') : '',
+    // `body` is a proto string: bytes that are not UTF-8 arrive replaced there, so the server gets
+    // them as they are in raw_body too (what the upstream gets, not a decoding of it).
+    ...(body && !isUtf8(body) ? { raw_body: body } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { LocalResponse } from '../../types.ts';
 import { type IdentityProviderClient, IdpUnavailable } from './idp-client.ts';
 import type { ProviderQuirks } from './providers.ts';
-import { CORS_HEADERS, requestBody, textResponse } from './responses.ts';
+import { CORS_HEADERS, jsonResponse, requestBody, textResponse } from './responses.ts';
 import type { McpOAuthSettings } from './settings.ts';
 
 /** Largest token request read (a form of a few parameters). */
@@ -56,6 +56,14 @@ export async function proxyTokenRequest(
     return textResponse(502, 'the identity provider has no token endpoint');
   }
   const form = new URLSearchParams(body.toString('utf8'));
+  // gw decides on the first of a repeated parameter; a provider might take another (RFC 6749 §3.2:
+  // none may be sent twice).
+  const repeated = repeatedParameter(form);
+  if (repeated !== undefined)
+    return jsonResponse(400, {
+      error: 'invalid_request',
+      error_description: `the parameter ${JSON.stringify(repeated.slice(0, 64))} is sent more than once`,
+    });
   quirks.rewriteTokenForm?.(form);
   const authorization = req.headers.authorization;
   if (addsClientSecret(form, settings, typeof authorization === 'string'))
@@ -80,6 +88,16 @@ export async function proxyTokenRequest(
     fail(`mcp oauth: token request: ${error.message}`);
     return textResponse(502, 'the identity provider could not answer the token request');
   }
+}
+
+/** The first parameter name a form has more than once. */
+function repeatedParameter(form: URLSearchParams): string | undefined {
+  const seen = new Set<string>();
+  for (const name of form.keys()) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }
 
 /** The authorization request sent on to the provider's endpoint (a redirect), without `resource`. */
