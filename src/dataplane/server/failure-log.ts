@@ -10,6 +10,8 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 export const FAILURE_LOG_WINDOW_MS = 60_000;
 /** Distinct failures remembered; past this the table starts over (a burst of distinct faults). */
 const MAX_REMEMBERED = 1_000;
+/** Lines per window at most, whatever the failures (reasons that differ per request cannot flood the log either). */
+export const MAX_LINES_PER_WINDOW = 100;
 /** Most characters of the detail written. */
 const MAX_DETAIL_CHARS = 1_024;
 
@@ -23,6 +25,10 @@ export class FailureLog {
   readonly #log: (line: string) => void;
   readonly #now: () => number;
   readonly #seen = new Map<string, Seen>();
+  #windowStart = Number.NEGATIVE_INFINITY;
+  #linesInWindow = 0;
+  /** Failures left out because the window's lines were spent. */
+  #unlogged = 0;
 
   constructor(log: (line: string) => void, now: () => number = Date.now) {
     this.#log = log;
@@ -39,10 +45,24 @@ export class FailureLog {
       seen.suppressed++;
       return;
     }
+    if (now - this.#windowStart >= FAILURE_LOG_WINDOW_MS) {
+      this.#windowStart = now;
+      this.#linesInWindow = 0;
+    }
+    if (this.#linesInWindow >= MAX_LINES_PER_WINDOW) {
+      this.#unlogged++;
+      return;
+    }
+    this.#linesInWindow++;
     const more =
       seen !== undefined && seen.suppressed > 0 ? ` (and ${seen.suppressed} more like it since the last line)` : '';
+    const unlogged =
+      this.#unlogged > 0 ? ` (${this.#unlogged} other failures were not logged: too many in a minute)` : '';
+    this.#unlogged = 0;
     if (seen === undefined && this.#seen.size >= MAX_REMEMBERED) this.#seen.clear();
     this.#seen.set(key, { loggedAt: now, suppressed: 0 });
-    this.#log(`Gateway ${record.gateway}: request ${record.requestId} answered ${record.status}: ${detail}${more}`);
+    this.#log(
+      `Gateway ${record.gateway}: request ${record.requestId} answered ${record.status}: ${detail}${more}${unlogged}`,
+    );
   }
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { FAILURE_LOG_WINDOW_MS, FailureLog } from '../../../src/dataplane/server/failure-log.ts';
+import { FAILURE_LOG_WINDOW_MS, FailureLog, MAX_LINES_PER_WINDOW } from '../../../src/dataplane/server/failure-log.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
 import { runGw } from '../../helpers/cli.ts';
 import {
@@ -120,6 +120,20 @@ describe('the failure log window', () => {
     log.report(failed('backend refused'));
     assert.equal(lines.length, 3);
     assert.match(lines[2]!, /answered 500: backend refused \(and 2 more like it since the last line\)$/);
+  });
+
+  it('writes at most MAX_LINES_PER_WINDOW lines a window, however many reasons, and counts the rest', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const log = new FailureLog(
+      (line) => lines.push(line),
+      () => now,
+    );
+    for (let i = 0; i < MAX_LINES_PER_WINDOW + 50; i++) log.report(failed(`reason ${i}`));
+    assert.equal(lines.length, MAX_LINES_PER_WINDOW);
+    now += FAILURE_LOG_WINDOW_MS;
+    log.report(failed('one more'));
+    assert.match(lines.at(-1)!, /one more \(50 other failures were not logged: too many in a minute\)$/);
   });
 
   it('cuts a long detail', () => {
