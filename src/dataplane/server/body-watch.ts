@@ -144,8 +144,11 @@ export class BodyWatch implements BodyIntake {
   }
 
   private endTransportAfterAnswer(): void {
-    if (this.res.writableFinished) this.endTransport();
-    else this.res.once('finish', () => this.endTransport());
+    // HTTP/2: node's compatibility response says 'finish' only once the stream has closed, which a
+    // client still owing its body does not do; the stream itself says when the answer is sent.
+    const answer = this.http2 ? this.http2.stream : this.res;
+    if (answer.writableFinished) this.endTransport();
+    else answer.once('finish', () => this.endTransport());
   }
 
   /**
@@ -155,7 +158,8 @@ export class BodyWatch implements BodyIntake {
    */
   private endTransport(): void {
     const { req } = this;
-    if (!req.complete && !req.destroyed) req.destroy(new BodyTimeoutError('the request body was not read to its end'));
+    // Destroyed without an error (nobody need listen for one): a reader sees a premature close.
+    if (!req.complete && !req.destroyed) req.destroy();
     if (this.http2) {
       const stream = this.http2.stream;
       if (!stream.closed)
