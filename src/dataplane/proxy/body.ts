@@ -55,8 +55,9 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
  * Reads a stream whole. Past `limit` bytes it rejects with BodyTooLargeError and discards the
  * rest without keeping it (the stream is not destroyed, so a response can still be sent; send it
  * with `connection: close`). With an `intake`, the body is read within its budget (rejects with
- * BufferBudgetError when it does not fit, before reading anything when its length is declared)
- * and its deadlines can end the read (BodyTimeoutError).
+ * BufferBudgetError when it does not fit: a declared length is reserved whole at the first chunk,
+ * so a refused body costs one chunk read) and its deadlines can end the read (BodyTimeoutError).
+ * A body whose first chunk is all of it is in memory already and takes nothing from the budget.
  */
 export function readBody(
   stream: Readable,
@@ -71,7 +72,8 @@ export function readBody(
       reject(new BodyTooLargeError(limit));
       return;
     }
-    const body = new BodyBytes(declared !== undefined && Number.isSafeInteger(declared) ? declared : 0);
+    const declaredBytes = declared !== undefined && Number.isSafeInteger(declared) ? declared : 0;
+    const body = new BodyBytes(declaredBytes);
     const stop = (error: Error | undefined) => {
       stream.off('data', onData);
       stream.off('end', onEnd);
@@ -90,7 +92,11 @@ export function readBody(
     };
     const onData = (chunk: Buffer) => {
       if (body.size + chunk.length > limit) return stop(new BodyTooLargeError(limit));
-      if (intake && !intake.take(chunk.length)) return stop(new BufferBudgetError());
+      const first = body.size === 0;
+      if (intake && !(first && chunk.length === declaredBytes)) {
+        if (first && declaredBytes > 0 && !intake.reserve(declaredBytes)) return stop(new BufferBudgetError());
+        if (!intake.take(chunk.length)) return stop(new BufferBudgetError());
+      }
       body.add(chunk);
     };
     const onEnd = () => {
@@ -100,13 +106,6 @@ export function readBody(
     };
     const onError = (error: Error) => stop(error);
     intake?.beginBuffering(stop);
-    // A declared length is reserved whole before anything is read: a body that cannot have it is
-    // refused without gw reading (and allocating) any of it.
-    if (intake && declared !== undefined && declared > 0 && !intake.reserve(declared)) {
-      stream.pause();
-      stop(new BufferBudgetError());
-      return;
-    }
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onError);

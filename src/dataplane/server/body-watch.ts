@@ -15,10 +15,17 @@ import { sendText } from '../proxy/direct-response.ts';
 import type { ListenerBudget, Reservation } from './buffer-budget.ts';
 import type { DownstreamLimits } from './downstream-limits.ts';
 
+/** Where a body still coming is listed to be looked at (the port's watchdog), and its budget. */
+export interface BodyList {
+  readonly budget: ListenerBudget;
+  list(watch: BodyWatch): void;
+  forget(watch: BodyWatch): void;
+}
+
 export class BodyWatch implements BodyIntake {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  private readonly budget: ListenerBudget;
+  private readonly watchdog: BodyList;
   private readonly arrivedAt: number;
   private readonly http2: Http2ServerRequest | undefined;
   /** HTTP/2: DATA bytes of this stream so far (HTTP/1 reads the connection's count). */
@@ -26,15 +33,18 @@ export class BodyWatch implements BodyIntake {
   private lastProgress = -1;
   private lastProgressAt: number;
   private fail: ((error: Error) => void) | undefined;
-  private reservation: Reservation | undefined;
+  /** The body's bytes in the buffer budget, while gw buffers it. */
+  reservation: Reservation | undefined;
   /** Bytes reserved ahead of their arrival (a declared length) and not arrived yet. */
   private reservedAhead = 0;
+  /** On the watchdog's list (the body was still coming). */
+  private listed = false;
   private ended = false;
 
-  constructor(req: IncomingMessage, res: ServerResponse, budget: ListenerBudget, now: number) {
+  constructor(req: IncomingMessage, res: ServerResponse, watchdog: BodyList, now: number) {
     this.req = req;
     this.res = res;
-    this.budget = budget;
+    this.watchdog = watchdog;
     this.arrivedAt = now;
     this.lastProgressAt = now;
     if (req.httpVersionMajor === 2) {
@@ -51,22 +61,52 @@ export class BodyWatch implements BodyIntake {
     }
   }
 
+  /** Once what arrived with the request's head is parsed: a body still coming is watched from now on. */
+  watchIfIncomplete(): void {
+    if (!this.req.complete) this.list();
+  }
+
+  /**
+   * Onto the watchdog's list, until the response closes: a request must not stay reachable after
+   * it is done (thousands a second would be kept into V8's old generation).
+   */
+  private list(): void {
+    if (this.listed || this.ended) return;
+    this.listed = true;
+    this.watchdog.list(this);
+    this.res.once('close', () => {
+      this.stopWatching();
+      this.watchdog.forget(this);
+    });
+  }
+
   beginBuffering(fail: (error: Error) => void): void {
-    if (this.ended) return;
+    // A body that arrived whole (or whose request is over) before gw began to read it is in
+    // memory already: no budget, no deadline.
+    if (this.ended || this.req.complete) return;
+    this.list();
     this.fail = fail;
-    this.reservation ??= this.budget.reserve(() =>
+  }
+
+  /** The body's place in the budget, made when gw first buffers bytes of it; none when it is not buffering. */
+  private reservationNow(): Reservation | undefined {
+    if (this.fail === undefined) return undefined;
+    this.reservation ??= this.watchdog.budget.reserve(() =>
       this.expire(new BodyTimeoutError('the request body stalled while other clients needed the buffer')),
     );
+    return this.reservation;
   }
 
   reserve(count: number): boolean {
-    if (!this.reservation?.grow(count)) return false;
+    const reservation = this.reservationNow();
+    if (!reservation) return true;
+    if (!reservation.grow(count)) return false;
     this.reservedAhead += count;
     return true;
   }
 
   take(length: number): boolean {
-    const reservation = this.reservation;
+    const reservation = this.reservationNow();
     if (!reservation) return true;
     reservation.touch();
     const covered = Math.min(length, this.reservedAhead);

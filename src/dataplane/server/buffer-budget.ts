@@ -8,9 +8,19 @@
 // EVICTABLE_IDLE_MS) are evicted to make room: their clients get 408 and the newcomer proceeds, so
 // stalled uploads cannot keep active ones out. When nothing is evictable the newcomer is refused
 // (503): under honest load beyond the budget, new work is shed rather than old work cut.
+//
+// The budgets only count; the reservations to evict are found where they already are, in the
+// watchdogs' lists of bodies in flight (no second list of them to keep up on every request).
 
 /** A body silent this long may be evicted when another needs its room. */
 export const EVICTABLE_IDLE_MS = 2000;
+
+interface Pool {
+  used: number;
+  readonly limit: number;
+  /** The reservations in this pool (the candidates for eviction). */
+  reservations(): Iterable<Reservation>;
+}
 
 /** One body's bytes in the budget. */
 export class Reservation {
@@ -24,8 +34,6 @@ export class Reservation {
   constructor(listener: ListenerBudget, onEvicted: () => void) {
     this.listener = listener;
     this.onEvicted = onEvicted;
-    listener.reservations.add(this);
-    listener.process.reservations.add(this);
   }
 
   /** Takes `count` more bytes; false when they fit neither as they are nor after evicting silent bodies. */
@@ -33,8 +41,8 @@ export class Reservation {
     if (this.released) return false;
     const listener = this.listener;
     const process = listener.process;
-    if (listener.used + count > listener.limit && !evict(listener.reservations, listener, count, this)) return false;
-    if (process.used + count > process.limit && !evict(process.reservations, process, count, this)) return false;
+    if (listener.used + count > listener.limit && !evict(listener, count, this)) return false;
+    if (process.used + count > process.limit && !evict(process, count, this)) return false;
     this.bytes += count;
     listener.used += count;
     process.used += count;
@@ -55,8 +63,6 @@ export class Reservation {
     listener.used -= this.bytes;
     listener.process.used -= this.bytes;
     this.bytes = 0;
-    listener.reservations.delete(this);
-    listener.process.reservations.delete(this);
   }
 
   /** Released to make room for another body; its owner answers its client. */
@@ -66,20 +72,12 @@ export class Reservation {
   }
 }
 
-interface Pool {
-  used: number;
-  readonly limit: number;
-}
-
-/**
- * Evicts the longest-silent reservations of `candidates` (other than `needing`) until `count` more
- * bytes fit in `pool`; false when they cannot.
- */
-function evict(candidates: ReadonlySet<Reservation>, pool: Pool, count: number, needing: Reservation): boolean {
+/** Evicts the longest-silent reservations of `pool` (other than `needing`) until `count` more bytes fit; false when they cannot. */
+function evict(pool: Pool, count: number, needing: Reservation): boolean {
   if (count > pool.limit) return false;
   const silentSince = performance.now() - EVICTABLE_IDLE_MS;
   const silent: Reservation[] = [];
-  for (const reservation of candidates)
+  for (const reservation of pool.reservations())
     if (reservation !== needing && reservation.bytes > 0 && reservation.lastGrowthAt <= silentSince)
       silent.push(reservation);
   silent.sort((a, b) => a.lastGrowthAt - b.lastGrowthAt);
@@ -98,15 +96,24 @@ function evict(candidates: ReadonlySet<Reservation>, pool: Pool, count: number, 
 export class BufferBudget implements Pool {
   used = 0;
   readonly limit: number;
-  readonly reservations = new Set<Reservation>();
+  private readonly listeners = new Set<ListenerBudget>();
 
   constructor(limit: number) {
     this.limit = limit;
   }
 
-  /** The budget of one listener port, within this one. */
-  forListener(limit: number): ListenerBudget {
-    return new ListenerBudget(this, limit);
+  /**
+   * The budget of one listener port, within this one; `reservations` lists the port's (its
+   * watchdog's bodies). `close` it with the port.
+   */
+  forListener(limit: number, reservations: () => Iterable<Reservation>): ListenerBudget {
+    const listener = new ListenerBudget(this, limit, reservations, () => this.listeners.delete(listener));
+    this.listeners.add(listener);
+    return listener;
+  }
+
+  *reservations(): Iterable<Reservation> {
+    for (const listener of this.listeners) yield* listener.reservations();
   }
 }
 
@@ -114,11 +121,14 @@ export class ListenerBudget implements Pool {
   used = 0;
   readonly limit: number;
   readonly process: BufferBudget;
-  readonly reservations = new Set<Reservation>();
+  readonly reservations: () => Iterable<Reservation>;
+  readonly close: () => void;
 
-  constructor(process: BufferBudget, limit: number) {
+  constructor(process: BufferBudget, limit: number, reservations: () => Iterable<Reservation>, close: () => void) {
     this.process = process;
     this.limit = limit;
+    this.reservations = reservations;
+    this.close = close;
   }
 
   /** A reservation for one body; `onEvicted` is called when it is evicted for another. */

@@ -1,6 +1,6 @@
 // What a client may cost gw: the deadlines of each phase of a downstream exchange and the budget
 // of request-body bytes buffered while they arrive. These are the process's (`gw run` options), not
-// a Frontend's: no Frontend field covers them (docs/security.md, decision 0009). A Frontend field
+// a Frontend's: no Frontend field covers them (docs/security.md, decision 0011). A Frontend field
 // that covers a neighbouring phase keeps doing so: tls.handshakeTimeout the handshake,
 // http1IdleTimeout the wait for the next request on a keep-alive connection.
 

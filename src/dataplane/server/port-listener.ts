@@ -122,7 +122,7 @@ export class PortListener {
     this.options = options;
     this.handlers = handlers;
     this.limits = limits;
-    this.watchdog = new StallWatchdog(limits, budget.forListener(limits.maxBufferedBytesPerListener));
+    this.watchdog = new StallWatchdog(limits, budget);
     const http2Limits = { streamResetBurst: HTTP2_STREAM_RESET_BURST, streamResetRate: HTTP2_STREAM_RESET_RATE };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) =>
       this.onRequest(req, res);

@@ -12,7 +12,7 @@ import { constants, type Http2Stream, type ServerHttp2Session } from 'node:http2
 import type { Duplex } from 'node:stream';
 import { setBodyIntake } from '../proxy/body-intake.ts';
 import { BodyWatch } from './body-watch.ts';
-import type { ListenerBudget } from './buffer-budget.ts';
+import type { BufferBudget, ListenerBudget, Reservation } from './buffer-budget.ts';
 import { type DownstreamLimits, watchIntervalMs } from './downstream-limits.ts';
 
 /** What can stall on its way to a client: its pending bytes and a marker that moves when some are taken. */
@@ -26,23 +26,45 @@ interface Writer {
 
 export class StallWatchdog {
   private readonly limits: DownstreamLimits;
-  private readonly budget: ListenerBudget;
+  /** This port's share of the process's buffer budget. */
+  readonly budget: ListenerBudget;
   private readonly bodies = new Set<BodyWatch>();
   private readonly writers = new Map<object, Writer>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(limits: DownstreamLimits, budget: ListenerBudget) {
+  constructor(limits: DownstreamLimits, processBudget: BufferBudget) {
     this.limits = limits;
-    this.budget = budget;
+    this.budget = processBudget.forListener(limits.maxBufferedBytesPerListener, () => this.reservations());
     this.timer = setInterval(() => this.sweep(), watchIntervalMs(limits));
     this.timer.unref();
   }
 
-  /** A request whose body is still to come. */
+  /**
+   * A request with a body. Most bodies have arrived whole by the time the request is handled:
+   * such a request costs one small object, and is watched (listed here, until its response
+   * closes) only when its body is still coming once what arrived with its head is parsed, or
+   * when gw begins to buffer it before it has arrived.
+   */
   watchBody(req: IncomingMessage, res: ServerResponse): void {
-    const watch = new BodyWatch(req, res, this.budget, performance.now());
+    const watch = new BodyWatch(req, res, this, performance.now());
     setBodyIntake(req, watch);
+    queueMicrotask(() => watch.watchIfIncomplete());
+  }
+
+  /** Called by a body that is still coming: it is looked at from now on, until `forget`. */
+  list(watch: BodyWatch): void {
     this.bodies.add(watch);
+  }
+
+  forget(watch: BodyWatch): void {
+    this.bodies.delete(watch);
+  }
+
+  private *reservations(): Iterable<Reservation> {
+    for (const body of this.bodies) {
+      const reservation = body.reservation;
+      if (reservation) yield reservation;
+    }
   }
 
   /** An HTTP/1 connection (plain or TLS): a stall destroys it. */
@@ -63,11 +85,18 @@ export class StallWatchdog {
     });
   }
 
-  /** An HTTP/2 connection whose frames are not being taken at all: a stall destroys it. */
+  /**
+   * An HTTP/2 connection whose client takes none of its frames: a stall destroys it (its streams
+   * cannot even be reset: the reset frames wait behind the rest). The session writes to the
+   * socket's handle itself, so what waits is the handle's write queue (or nghttp2's), not the socket's.
+   */
   watchSession(session: ServerHttp2Session): void {
     this.watch(session, {
-      pending: () =>
-        !session.destroyed && session.state.outboundQueueSize !== undefined && session.state.outboundQueueSize > 0,
+      pending: () => {
+        if (session.destroyed) return false;
+        const handle = (session.socket as { _handle?: { writeQueueSize?: number } } | undefined)?._handle;
+        return (handle?.writeQueueSize ?? 0) > 0 || (session.state.outboundQueueSize ?? 0) > 0;
+      },
       marker: () => session.socket?.bytesWritten ?? 0,
       cut: () => session.destroy(),
     });
@@ -108,5 +137,6 @@ export class StallWatchdog {
     for (const body of this.bodies) body.endBuffering();
     this.bodies.clear();
     this.writers.clear();
+    this.budget.close();
   }
 }

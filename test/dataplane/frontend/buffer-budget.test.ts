@@ -13,8 +13,8 @@ function silentFor(reservation: Reservation, ms: number): void {
 describe('the buffer budget', () => {
   it('keeps a port within its share and the process within its budget, and takes bytes back on release', () => {
     const process = new BufferBudget(100);
-    const a = process.forListener(60);
-    const b = process.forListener(60);
+    const a = process.forListener(60, () => []);
+    const b = process.forListener(60, () => []);
     const first = a.reserve(() => assert.fail('not evicted'));
     assert.equal(first.grow(60), true);
     assert.equal(first.grow(1), false, 'over the port share');
@@ -31,11 +31,13 @@ describe('the buffer budget', () => {
 
   it('evicts the longest-silent bodies, and only those silent long enough, to make room', () => {
     const process = new BufferBudget(100);
-    const port = process.forListener(100);
+    const listed: Reservation[] = [];
+    const port = process.forListener(100, () => listed);
     const evicted: string[] = [];
     const old = port.reserve(() => evicted.push('old'));
     const older = port.reserve(() => evicted.push('older'));
     const recent = port.reserve(() => evicted.push('recent'));
+    listed.push(old, older, recent);
     assert.ok(old.grow(30) && older.grow(30) && recent.grow(30));
     silentFor(old, EVICTABLE_IDLE_MS + 10);
     silentFor(older, EVICTABLE_IDLE_MS + 500);
@@ -51,8 +53,10 @@ describe('the buffer budget', () => {
   });
 
   it('counts arrivals for reserved bytes as activity', async () => {
-    const port = new BufferBudget(10).forListener(10);
+    const listed: Reservation[] = [];
+    const port = new BufferBudget(10).forListener(10, () => listed);
     const reserved = port.reserve(() => assert.fail('not evicted'));
+    listed.push(reserved);
     assert.equal(reserved.grow(10), true);
     silentFor(reserved, EVICTABLE_IDLE_MS + 10);
     reserved.touch();

@@ -19,7 +19,7 @@ import {
   HTTP2_STREAM_RESET_BURST,
 } from '../../../src/dataplane/server/downstream-limits.ts';
 import { aiBackendYaml, freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { prefixRouteYaml } from '../../helpers/policy-yaml.ts';
+import { prefixRouteYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { until } from '../../helpers/until.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -72,7 +72,7 @@ async function startWebUpstream(): Promise<WebUpstream> {
       return;
     }
     req.resume();
-    if (path === '/big') return void streamBig(res);
+    if (path.startsWith('/big')) return void streamBig(res);
     if (path === '/hang') {
       upstream.hanging++;
       upstream.peakHanging = Math.max(upstream.peakHanging, upstream.hanging);
@@ -109,8 +109,11 @@ interface LimitsGateway {
   stop(): Promise<void>;
 }
 
-/** gw with `limits`: the OpenAI mock at /v1 (bodies read whole), the web upstream for the rest (bodies streamed). */
-async function startLimitsGateway(limits: DownstreamLimits): Promise<LimitsGateway> {
+/**
+ * gw with `limits`: the OpenAI mock at /v1 (HTTPRoute llm: bodies read whole), the web upstream
+ * for the rest (HTTPRoute web: bodies streamed); `extra` adds YAML documents (ending with ---).
+ */
+async function startLimitsGateway(limits: DownstreamLimits, extra = ''): Promise<LimitsGateway> {
   const provider = await startOpenAiMock({ apiKey: 'sk-upstream' });
   const web = await startWebUpstream();
   const port = await freePort();
@@ -121,7 +124,7 @@ kind: GwBackend
 metadata: {name: web}
 spec: {static: {host: 127.0.0.1, port: ${web.port}}}
 ---
-${prefixRouteYaml('web', { prefix: '/', backend: 'web' })}`,
+${prefixRouteYaml('web', { prefix: '/', backend: 'web' })}${extra}`,
     },
     limits,
   );
@@ -312,6 +315,15 @@ describe('downstream deadlines', () => {
     assert.ok(received < BIG_BYTES, `the client got ${received} bytes`);
   });
 
+  it('closes an HTTP/2 connection whose client reads nothing at all past the write deadline, and aborts its upstream request', async () => {
+    const socket = greedyHttp2Request(gateway.port, '/big?greedy');
+    try {
+      assert.ok(await until(() => gateway.web.cut.includes('/big?greedy'), 5000), 'the upstream request was not cut');
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('resets an HTTP/2 stream whose client withholds flow control past the write deadline; the connection serves on', async () => {
     const session = await h2Session(gateway.port);
     try {
@@ -334,6 +346,46 @@ describe('downstream deadlines', () => {
   });
 });
 
+/**
+ * An HTTP/2 connection opened with raw frames: the client preface, SETTINGS with the largest
+ * stream window, a connection WINDOW_UPDATE to match, and a GET of `path` on stream 1 — a client
+ * that lets gw send as much as it likes and then reads none of it.
+ */
+function greedyHttp2Request(port: number, path: string): Socket {
+  const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
+    const head = Buffer.alloc(9);
+    head.writeUIntBE(payload.length, 0, 3);
+    head[3] = type;
+    head[4] = flags;
+    head.writeUInt32BE(stream, 5);
+    return Buffer.concat([head, payload]);
+  };
+  const settings = Buffer.alloc(6);
+  settings.writeUInt16BE(0x4, 0); // SETTINGS_INITIAL_WINDOW_SIZE
+  settings.writeUInt32BE(2 ** 31 - 1, 2);
+  const increment = Buffer.alloc(4);
+  increment.writeUInt32BE(2 ** 31 - 1 - 65_535, 0);
+  // HPACK: :method GET, :scheme http (static table), :path and :authority as literals with indexed names.
+  const block = Buffer.concat([
+    Buffer.from([0x82, 0x86, 0x44, path.length]),
+    Buffer.from(path),
+    Buffer.from([0x41, 7]),
+    Buffer.from('gw.test'),
+  ]);
+  const socket = netConnect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(
+    Buffer.concat([
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      frame(0x4, 0, 0, settings),
+      frame(0x8, 0, 0, increment),
+      frame(0x1, 0x5, 1, block), // HEADERS, END_STREAM | END_HEADERS
+    ]),
+  );
+  socket.pause();
+  return socket;
+}
+
 describe('the buffer budget', () => {
   it('refuses with 503 the bodies beyond a listener’s share, at once, and gives the bytes back when the stalled ones are cut', async () => {
     const gateway = await startLimitsGateway(SHORT);
@@ -355,35 +407,59 @@ describe('the buffer budget', () => {
       await Promise.all(clients.map((client) => client.closed));
       for (const client of clients.slice(0, 6)) assert.equal(statusOf(client.received()), 408);
       assert.equal(budget.used, 0);
-      assert.equal(budget.reservations.size, 0);
+      assert.equal([...budget.reservations()].length, 0);
     } finally {
       for (const client of clients) client.socket.destroy();
       await gateway.stop();
     }
   });
 
-  it('evicts a body silent for a while (408) to make room for a new one, which is served', async () => {
+  it('serves a body that arrived whole while gw was busy before reading it (the watchdog has let it go)', async () => {
+    const gateway = await startLimitsGateway(SHORT, trafficPolicyYaml('slow', 'llm', 'delay: {duration: 400ms}'));
+    try {
+      const response = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: CHAT_BODY,
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      assert.equal(gateway.gw.gateway.dataPlane.bufferBudget.used, 0);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('serves a small body that arrives whole without the budget, evicts a body silent for a while (408) for one that comes in pieces', async () => {
     const gateway = await startLimitsGateway(
       limitsOf({ requestBodyIdleTimeoutMs: 10_000, maxBufferedBytes: 2 * MiB, maxBufferedBytesPerListener: 2 * MiB }),
     );
+    /** A chat completion whose body comes in two pieces (so it is buffered, through the budget); its status. */
+    const inPieces = async () => {
+      const client = await rawConnection(gateway.port);
+      const half = CHAT_BODY.length >> 1;
+      client.socket.write(
+        `${chatHead(CHAT_BODY.length).replace('\r\n\r\n', '\r\nconnection: close\r\n\r\n')}${CHAT_BODY.slice(0, half)}`,
+      );
+      await sleep(50);
+      client.socket.write(CHAT_BODY.slice(half));
+      await client.closed;
+      return statusOf(client.received());
+    };
     try {
       const stalled = await rawConnection(gateway.port);
       stalled.socket.write(`${chatHead(2 * MiB)}{`);
       assert.ok(await until(() => gateway.gw.gateway.dataPlane.bufferBudget.used === 2 * MiB, 1000));
-      // Not silent for long enough yet: the newcomer is refused.
-      const early = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
+      // A body that arrives in one piece is in memory already: served, whatever the budget.
+      const whole = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: CHAT_BODY,
       });
-      assert.equal(early.status, 503);
+      assert.equal(whole.status, 200);
+      // One in pieces needs room; the stalled body has not been silent for long enough yet.
+      assert.equal(await inPieces(), 503);
       await sleep(EVICTABLE_IDLE_MS + 100);
-      const late = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: CHAT_BODY,
-      });
-      assert.equal(late.status, 200, await late.clone().text());
+      assert.equal(await inPieces(), 200);
       await stalled.closed;
       assert.equal(statusOf(stalled.received()), 408);
       assert.match(bodyText(stalled.received()), /stalled while other clients needed the buffer/);
