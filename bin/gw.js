@@ -30,8 +30,17 @@ const givenNodeOptions = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '
 const addedRunFlags = RUN_NODE_FLAGS.filter((flag) => !givenNodeOptions.includes(optionName(flag)));
 // glibc gives each thread that allocates (V8's GC and compiler helpers, libuv's pool) its own
 // malloc arena of up to 64 MiB; one shared arena keeps 15-20 MiB less resident under load at no
-// measurable CPU cost (gw's JavaScript runs on one thread). A value the user set is kept.
-const RUN_ENV = process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '1' } : {};
+// measurable CPU cost (gw's JavaScript runs on one thread). And glibc maps an allocation of 128 KiB
+// or more on its own (unmapped when freed) only until the first such one is freed, after which it
+// raises that threshold to the freed size: later request bodies of that size would come from the
+// heap, whose freed memory is not given back, so an attack of large stalled bodies would leave
+// gw's memory high after it ends. A fixed threshold keeps large buffers unmapped on free
+// (docs/security.md). Values the user set are kept.
+const RUN_ENV = Object.fromEntries(
+  Object.entries({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' }).filter(
+    ([name]) => process.env[name] === undefined,
+  ),
+);
 const command = process.argv[2];
 const wantsRunFlags = command === 'run' && (addedRunFlags.length > 0 || Object.keys(RUN_ENV).length > 0);
 

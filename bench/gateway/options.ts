@@ -54,7 +54,8 @@ export const USAGE = `Usage: node bench/gateway.bench.ts [options]
                         A/B of a change in one run, each round running both
 `;
 
-function positive(name: string, text: string | undefined, fallback: number): number {
+/** A command-line number that must be positive (`fallback` when not given); throws naming the option. */
+export function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, not "${text}"`);

@@ -13,6 +13,11 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import {
+  DEFAULT_DOWNSTREAM_LIMITS,
+  type DownstreamLimits,
+  downstreamLimits,
+} from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
@@ -20,6 +25,7 @@ import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { byteSize, durationMs } from '../util/units.ts';
 import type { Io } from './io.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
@@ -48,7 +54,25 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
+What clients may cost (docs/security.md); durations such as 10s, sizes such as 64Mi:
+  --request-header-timeout         a request's headers must arrive within this (default 10s)
+  --request-body-idle-timeout      longest silence of a client sending a body (default 30s)
+  --request-body-timeout           a body gw buffers must arrive within this (default 60s)
+  --response-write-timeout         longest a client may leave gw's writes untaken (default 30s)
+  --max-buffered-bytes             request-body bytes buffered while they arrive, per process
+                                   (default 64Mi; each worker has its own)
+  --max-buffered-bytes-per-listener  the same per listener port (default: 3/4 of the above)
 `;
+
+/** The gw run options of DownstreamLimits: a duration or a byte size each. */
+const LIMIT_OPTIONS: readonly { flag: string; field: keyof DownstreamLimits; kind: 'duration' | 'size' }[] = [
+  { flag: 'request-header-timeout', field: 'requestHeaderTimeoutMs', kind: 'duration' },
+  { flag: 'request-body-idle-timeout', field: 'requestBodyIdleTimeoutMs', kind: 'duration' },
+  { flag: 'request-body-timeout', field: 'requestBodyTimeoutMs', kind: 'duration' },
+  { flag: 'response-write-timeout', field: 'responseWriteTimeoutMs', kind: 'duration' },
+  { flag: 'max-buffered-bytes', field: 'maxBufferedBytes', kind: 'size' },
+  { flag: 'max-buffered-bytes-per-listener', field: 'maxBufferedBytesPerListener', kind: 'size' },
+];
 
 /** The API server's port when none is given (kube-apiserver's). */
 export const DEFAULT_API_PORT = 6443;
@@ -68,6 +92,8 @@ export interface RunOptions {
   api?: { port: number; address: string; dataDir: string };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
   kube?: KubeSourceSettings;
+  /** Deadlines and the buffer budget for what clients send. */
+  limits: DownstreamLimits;
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -104,6 +130,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
         context: { type: 'string' },
         'read-only': { type: 'boolean' },
         'admin-address': { type: 'string' },
+        ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
       strict: true,
       allowPositionals: false,
@@ -113,6 +140,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof adminPort === 'string') return adminPort;
     const workers = parseWorkers(values.workers);
     if (typeof workers === 'string') return workers;
+    const limits = parseLimits(values as Record<string, string | undefined>);
+    if (typeof limits === 'string') return limits;
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -120,6 +149,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       adminPort,
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       workers,
+      limits,
     };
     const wantsKube = values.kubeconfig !== undefined || values.cluster === true;
     if (wantsKube) {
@@ -150,6 +180,25 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** The limits options (--request-header-timeout 5s, --max-buffered-bytes 128Mi...) over the defaults. */
+export function parseLimits(values: Record<string, string | undefined>): DownstreamLimits | string {
+  const overrides: Partial<Record<keyof DownstreamLimits, number>> = {};
+  for (const { flag, field, kind } of LIMIT_OPTIONS) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    let value: number;
+    try {
+      value = kind === 'duration' ? durationMs(text) : byteSize(text);
+    } catch (error) {
+      return `--${flag}: ${(error as Error).message}`;
+    }
+    if (value <= 0) return `--${flag} must be more than 0, not "${text}"`;
+    overrides[field] = value;
+  }
+  if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;
+  return downstreamLimits(overrides);
 }
 
 /** gw's own version, reported by the API server's /version. */
@@ -189,6 +238,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     paths: options.paths,
     recursive: options.recursive,
     address: options.address,
+    limits: options.limits,
     api,
     kube: options.kube,
     ...callbacks,

@@ -8,6 +8,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { systemClock } from '../util/clock.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
@@ -27,6 +28,8 @@ export interface ClusterGatewayOptions extends ConfigSourceOptions {
   workers: number;
   /** Bind listener ports with SO_REUSEPORT in each worker (default: where the kernel balances them). */
   reusePort?: boolean;
+  /** Each worker's deadlines and buffer budget (default: DEFAULT_DOWNSTREAM_LIMITS). */
+  limits?: DownstreamLimits;
   log?: (line: string) => void;
   /** Told once every worker has applied a configuration update (or exited meanwhile). */
   onApplied?: (update: ConfigUpdate) => void;
@@ -198,6 +201,7 @@ export class ClusterGateway {
       slot: slot.id,
       address: this.options.address ?? '127.0.0.1',
       reusePort: this.reusePort,
+      limits: this.options.limits ?? DEFAULT_DOWNSTREAM_LIMITS,
     };
     const worker = cluster.fork({ [WORKER_SETTINGS_ENV]: JSON.stringify(settings) });
     slot.worker = worker;

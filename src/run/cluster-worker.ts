@@ -31,6 +31,7 @@ export class ClusterWorker {
     this.dataPlane = new DataPlane({
       address: settings.address,
       reusePort: settings.reusePort,
+      limits: settings.limits,
       telemetry: new Telemetry({ sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }) }),
       log: (line) => this.log(line),
     });

@@ -2,6 +2,7 @@
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
 // design, so a configuration update travels as its entries; metrics travel as a snapshot.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 
 /** The environment variable that hands a worker its settings (JSON of WorkerSettings). */
@@ -14,6 +15,8 @@ export interface WorkerSettings {
   address: string;
   /** Bind listener ports with SO_REUSEPORT (else node:cluster shares the primary's socket). */
   reusePort: boolean;
+  /** gw run's deadlines and buffer budget (each worker has the process budget). */
+  limits: DownstreamLimits;
 }
 
 /** Changed configurations and removed Gateway keys, in the order the controller produced them. */
@@ -79,12 +82,14 @@ export function workerSettingsFromEnv(env: NodeJS.ProcessEnv): WorkerSettings {
   const text = env[WORKER_SETTINGS_ENV];
   if (!text) throw new Error(`${WORKER_SETTINGS_ENV} is not set: this process is started by gw run --workers`);
   const settings = JSON.parse(text) as Partial<WorkerSettings>;
+  const limits = typeof settings.limits === 'object' ? downstreamLimits(settings.limits) : 'missing';
   if (
     typeof settings.slot !== 'number' ||
     typeof settings.address !== 'string' ||
-    typeof settings.reusePort !== 'boolean'
+    typeof settings.reusePort !== 'boolean' ||
+    typeof limits === 'string'
   ) {
     throw new Error(`${WORKER_SETTINGS_ENV} is malformed: ${text}`);
   }
-  return { slot: settings.slot, address: settings.address, reusePort: settings.reusePort };
+  return { slot: settings.slot, address: settings.address, reusePort: settings.reusePort, limits };
 }

@@ -48,6 +48,44 @@ describe('gw run', () => {
     assert.equal(await gw.exited, 0);
   });
 
+  it('takes the limits of what clients may cost as durations and sizes, the listener share 3/4 of the process budget', () => {
+    const options = parseRunArgs([
+      '-f',
+      'x',
+      '--request-header-timeout',
+      '5s',
+      '--request-body-idle-timeout',
+      '1m',
+      '--request-body-timeout',
+      '2m30s',
+      '--response-write-timeout',
+      '45s',
+      '--max-buffered-bytes',
+      '256Mi',
+    ]);
+    assert.ok(typeof options !== 'string', options as string);
+    assert.deepEqual(options.limits, {
+      requestHeaderTimeoutMs: 5000,
+      requestBodyIdleTimeoutMs: 60_000,
+      requestBodyTimeoutMs: 150_000,
+      responseWriteTimeoutMs: 45_000,
+      maxBufferedBytes: 256 * 1024 * 1024,
+      maxBufferedBytesPerListener: 192 * 1024 * 1024,
+    });
+    const defaults = parseRunArgs(['-f', 'x']);
+    assert.ok(typeof defaults !== 'string');
+    assert.equal(defaults.limits.requestHeaderTimeoutMs, 10_000);
+    assert.equal(defaults.limits.maxBufferedBytesPerListener, 48 * 1024 * 1024);
+    assert.match(
+      String(parseRunArgs(['-f', 'x', '--request-body-timeout', 'soon'])),
+      /--request-body-timeout: "soon" is not a duration/,
+    );
+    assert.match(
+      String(parseRunArgs(['-f', 'x', '--max-buffered-bytes', '0'])),
+      /--max-buffered-bytes must be more than 0/,
+    );
+  });
+
   it('rejects bad arguments with usage', () => {
     assert.match(String(parseRunArgs(['--api-port', '70000'])), /--api-port must be a port/);
     assert.match(String(parseRunArgs(['-f', 'x', '--admin-port', '99999'])), /--admin-port must be a port/);

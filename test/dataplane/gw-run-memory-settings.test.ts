@@ -1,6 +1,6 @@
 // The memory settings `gw run` starts its serving process with (bin/gw.js): V8's young generation
 // capped at 8 MiB semi-spaces, the old generation's growth between full collections at half its
-// live size, and one glibc malloc arena; each kept as the user set it. Read from the running process's /proc entries (Linux).
+// live size, one glibc malloc arena and a fixed mmap threshold; each kept as the user set it. Read from the running process's /proc entries (Linux).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,13 +49,15 @@ describe('gw run memory settings', { skip: !linux && 'reads /proc (Linux)' }, ()
     }
   });
 
-  it('serves with 8 MiB semi-spaces, old-generation growth of 50% and one malloc arena', async () => {
+  it('serves with 8 MiB semi-spaces, old-generation growth of 50%, one malloc arena and a fixed mmap threshold', async () => {
     const env = { ...process.env };
     delete env.MALLOC_ARENA_MAX;
+    delete env.MALLOC_MMAP_THRESHOLD_;
     const run = await startRun(env);
     started.push(run);
     assert.ok(run.cmdline.includes('--max-semi-space-size=8'), run.cmdline.join(' '));
     assert.ok(run.environ.includes('MALLOC_ARENA_MAX=1'), run.environ.join(' '));
+    assert.ok(run.environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), run.environ.join(' '));
   });
 
   it('keeps a semi-space size the user gave Node', async () => {
@@ -65,10 +67,12 @@ describe('gw run memory settings', { skip: !linux && 'reads /proc (Linux)' }, ()
     assert.ok(!run.cmdline.includes('--max-semi-space-size=8'), run.cmdline.join(' '));
   });
 
-  it('keeps a number of arenas the user set', async () => {
-    const run = await startRun({ ...process.env, MALLOC_ARENA_MAX: '4' });
+  it('keeps a number of arenas and an mmap threshold the user set', async () => {
+    const run = await startRun({ ...process.env, MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '1048576' });
     started.push(run);
     assert.ok(run.environ.includes('MALLOC_ARENA_MAX=4'));
     assert.ok(!run.environ.includes('MALLOC_ARENA_MAX=1'));
+    assert.ok(run.environ.includes('MALLOC_MMAP_THRESHOLD_=1048576'));
+    assert.ok(!run.environ.includes('MALLOC_MMAP_THRESHOLD_=131072'));
   });
 });

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DownstreamLimits } from '../../src/dataplane/server/downstream-limits.ts';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import type { Reply } from './http-request.ts';
@@ -37,8 +38,8 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** gw serving `files` (name → YAML); resolves when every listener is bound. */
-export async function startTestGateway(files: Record<string, string>): Promise<TestGateway> {
+/** gw serving `files` (name → YAML), with `limits` for what clients send; resolves when every listener is bound. */
+export async function startTestGateway(files: Record<string, string>, limits?: DownstreamLimits): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
   for (const [name, yaml] of Object.entries(files)) writeFileSync(join(dir, name), yaml);
   const logs: string[] = [];
@@ -51,6 +52,7 @@ export async function startTestGateway(files: Record<string, string>): Promise<T
     // Invalid test YAML would otherwise just leave the gateway empty: say why.
     onLoad: (report) => logs.push(...[...report.problems, ...report.warnings].map((problem) => problem.message)),
     telemetry,
+    limits,
   });
   await gateway.start();
   return {

@@ -7,7 +7,8 @@ import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
 import { NO_QUERY } from '../auth/backend/index.ts';
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
-import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { BodyRefusedError, BodyTooLargeError, readRequestBody } from '../proxy/body.ts';
+import { responseCompleted } from '../proxy/client-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
 import { parseJsonBody } from '../proxy/json-body.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
@@ -98,13 +99,16 @@ export async function readLlmRequest(
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     try {
       // A traffic policy may have read the body already (buffering, external processing).
-      bytes = routed.exchange
-        ? await routed.exchange.readBody(maxBodyBytes)
-        : await readBody(req, maxBodyBytes, req.headers['content-length']);
+      bytes = routed.exchange ? await routed.exchange.readBody(maxBodyBytes) : await readRequestBody(req, maxBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        res.setHeader('connection', 'close');
-        sendClientError(res, format, 413, `The request body is larger than ${error.limit} bytes.`);
+      if (error instanceof BodyRefusedError) {
+        // The rest of the body is discarded unread: the connection cannot carry another request.
+        if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
+        const message =
+          error instanceof BodyTooLargeError
+            ? `The request body is larger than ${error.limit} bytes.`
+            : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
+        sendClientError(res, format, error.status, message);
       } else {
         sendClientError(res, format, 400, 'The request body could not be read.');
       }
@@ -143,7 +147,7 @@ export async function runAttempts(
   const { format, routeType, llm } = request;
   const gone = new AbortController();
   const onClose = () => {
-    if (!res.writableFinished) gone.abort();
+    if (!responseCompleted(res)) gone.abort();
   };
   res.once('close', onClose);
   const clientHeaders = clientHeadersForUpstream(routed);

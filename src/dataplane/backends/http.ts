@@ -16,8 +16,9 @@ import {
 } from '../balancing/endpoint-health.ts';
 import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
 import { ExpressionError } from '../cel/expression.ts';
-import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
+import { requestBufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
+import { bodyFailure } from '../proxy/body.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
 import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
@@ -136,9 +137,10 @@ class HttpBackend implements Backend {
         // larger body is sent once, streamed, without retries.
         let buffered: Buffer | undefined;
         try {
-          buffered = await bufferOrStream(req, exchange.maxBodyBytes, req.headers['content-length']);
-        } catch {
-          return void sendText(res, 400, 'the request body could not be read', { connection: 'close' });
+          buffered = await requestBufferOrStream(req, exchange.maxBodyBytes);
+        } catch (error) {
+          const { status, message } = bodyFailure(error);
+          return void sendText(res, status, message, { connection: 'close' });
         }
         if (buffered !== undefined) body = exchange.body = buffered;
       }

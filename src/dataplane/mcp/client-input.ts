@@ -2,7 +2,7 @@
 // (bounded by the listener's buffer limit), parse it into one message or a bounded batch, and
 // build the scope the calls to targets carry (the client's headers, the route's deadline).
 import type { RoutedRequest } from '../backends/backend.ts';
-import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import { BodyTooLargeError, bodyFailure, readRequestBody } from '../proxy/body.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
@@ -35,10 +35,10 @@ export function sendRpcError(
 export async function readClientBody(routed: RoutedRequest): Promise<Buffer | { status: number; message: string }> {
   if (routed.exchange?.body) return routed.exchange.body;
   try {
-    return await readBody(routed.req, routed.route.maxBufferBytes, routed.req.headers['content-length']);
+    return await readRequestBody(routed.req, routed.route.maxBufferBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { status: 413, message: `the body exceeds ${error.limit} bytes` };
-    return { status: 400, message: 'the body could not be read' };
+    return bodyFailure(error);
   }
 }
 

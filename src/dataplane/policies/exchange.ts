@@ -3,7 +3,7 @@
 // response starts or the request is done. Created only for requests that meet a policy, so a
 // route without policies pays nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES, readBody } from '../proxy/body.ts';
+import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES, readRequestBody } from '../proxy/body.ts';
 import { onResponseHead, type ResponseHook } from '../proxy/response-head.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
@@ -65,15 +65,16 @@ export class PolicyExchange {
 
   /**
    * The whole request body, read once (later calls get the same bytes). Rejects with
-   * BodyTooLargeError past `limit` (the listener's buffer limit unless given); the body is then
-   * consumed and must not be forwarded.
+   * BodyTooLargeError past `limit` (the listener's buffer limit unless given), and with the other
+   * BodyRefusedErrors of the listener's budget and deadlines; the body is then consumed and must
+   * not be forwarded.
    */
   readBody(limit: number = this.maxBodyBytes): Promise<Buffer> {
     if (this.body !== undefined) {
       if (this.body.length > limit) return Promise.reject(new BodyTooLargeError(limit));
       return Promise.resolve(this.body);
     }
-    this.reading ??= readBody(this.req, limit, this.req.headers['content-length']).then((body) => {
+    this.reading ??= readRequestBody(this.req, limit).then((body) => {
       this.body = body;
       return body;
     });

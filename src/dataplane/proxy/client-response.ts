@@ -27,10 +27,19 @@ export interface ClientResponse {
   /** Ends the response abruptly: the client sees the connection (or HTTP/2 stream) reset. */
   destroy(error?: Error): this;
 
-  /** close: the response is over (finished, or the client went away: writableFinished says which). */
+  /** close: the response is over (finished, or the client went away: responseCompleted says which). */
   on(event: 'close' | 'drain' | 'finish', listener: () => void): this;
   once(event: 'close' | 'drain' | 'finish', listener: () => void): this;
   off(event: 'close' | 'drain' | 'finish', listener: () => void): this;
+}
+
+/**
+ * Whether the response was written to its end, rather than cut off by the client going away. Not
+ * writableFinished alone: node's HTTP/2 compatibility response reports it (and emits 'finish') for
+ * a stream the client reset or whose connection closed, though it was never ended.
+ */
+export function responseCompleted(res: Pick<ClientResponse, 'writableEnded' | 'writableFinished'>): boolean {
+  return res.writableEnded && res.writableFinished;
 }
 
 /** The status and headers of a response before they are written, as response hooks change them. */

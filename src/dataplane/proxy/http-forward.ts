@@ -11,7 +11,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import { retriesStatus } from '../policies/forwarding/retry.ts';
 import type { RetryPolicy } from '../policies/types.ts';
-import { type ClientResponse, writableOf } from './client-response.ts';
+import { type ClientResponse, responseCompleted, writableOf } from './client-response.ts';
 import { sendText } from './direct-response.ts';
 import { forwardedResponseHeaders } from './headers.ts';
 
@@ -117,7 +117,7 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
         }, options.timeoutMs)
       : undefined;
   const onClientGone = () => {
-    if (!res.writableFinished) abort.abort();
+    if (!responseCompleted(res)) abort.abort();
   };
   res.once('close', onClientGone);
   const started = performance.now();

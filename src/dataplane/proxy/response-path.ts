@@ -17,6 +17,7 @@ import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import type { ForwardingPolicy } from '../policies/types.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
+import { responseCompleted } from './client-response.ts';
 import { sendText } from './direct-response.ts';
 import { failureOf, sendFailure } from './http-forward.ts';
 import { sendOwnFailure } from './own-failure.ts';
@@ -98,7 +99,7 @@ export class ResponsePath {
     this.capture = capture;
     // The client going away ends the kind's response too (its upstream is aborted).
     res.once('close', () => {
-      if (!res.writableFinished) capture.destroy();
+      if (!responseCompleted(res)) capture.destroy();
     });
     // A kind that gives up without a response resets the client rather than leaving it waiting.
     capture.once('close', () => {

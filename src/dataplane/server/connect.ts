@@ -23,7 +23,7 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { PeerAddress } from './proxy-protocol.ts';
 
 /** What the request's telemetry reads when the exchange is over. */
-export type ExchangeOutcome = Pick<ServerResponse, 'statusCode' | 'getHeaders' | 'writableFinished'>;
+export type ExchangeOutcome = Pick<ServerResponse, 'statusCode' | 'getHeaders' | 'writableEnded' | 'writableFinished'>;
 
 /** A CONNECT request, HTTP/1.1 (the socket is handed over) or HTTP/2 (one stream). */
 export interface ConnectDownstream {
@@ -107,7 +107,7 @@ function once<T>(callback: (value: T) => void): (value: T) => void {
 }
 
 function tunnelOutcome(clean: boolean): ExchangeOutcome {
-  return { statusCode: 200, getHeaders: () => ({}), writableFinished: clean };
+  return { statusCode: 200, getHeaders: () => ({}), writableEnded: clean, writableFinished: clean };
 }
 
 function tunnelClosed(stream: Duplex, callback: (clean: boolean) => void): void {

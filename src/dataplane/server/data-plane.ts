@@ -6,13 +6,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
+import { responseCompleted } from '../proxy/client-response.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
+import { BufferBudget } from './buffer-budget.ts';
 import { type ConnectDownstream, serveConnect } from './connect.ts';
+import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from './downstream-limits.ts';
 import { FailureLog } from './failure-log.ts';
 import { PortListener } from './port-listener.ts';
 
@@ -32,6 +35,8 @@ export interface DataPlaneOptions {
   onRequestDone?: (record: RequestRecord) => void;
   /** Access logs and metrics (default: access log to standard output, metrics in memory). */
   telemetry?: Telemetry;
+  /** Deadlines and the buffer budget for what clients send (default: DEFAULT_DOWNSTREAM_LIMITS; `gw run` options). */
+  limits?: DownstreamLimits;
 }
 
 interface PortServer {
@@ -56,12 +61,17 @@ export class DataPlane {
   private readonly portTelemetry: FrontendTelemetry;
   /** gw's own 5xx answers, for the log. */
   private readonly failures: FailureLog | undefined;
+  private readonly limits: DownstreamLimits;
+  /** Request-body bytes being received, across every port (each port has its share within it). */
+  readonly bufferBudget: BufferBudget;
 
   constructor(options: DataPlaneOptions = {}) {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
     this.failures = options.log && new FailureLog(options.log, options.now);
+    this.limits = options.limits ?? DEFAULT_DOWNSTREAM_LIMITS;
+    this.bufferBudget = new BufferBudget(this.limits.maxBufferedBytes);
     this.context = {
       pools: this.pools,
       policyRuntime: this.policyRuntime,
@@ -126,11 +136,19 @@ export class DataPlane {
   }
 
   private openServer(number: number, gateway: string, port: CompiledPort): PortServer {
-    const listener = new PortListener(port.protocol, port.connection, port.certificates, {
-      request: (req, res) => this.serve(state, req, res),
-      connect: (downstream) => this.serveConnect(state, downstream),
-      error: (error) => this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`),
-    });
+    const handlers = {
+      request: (req: IncomingMessage, res: ServerResponse) => this.serve(state, req, res),
+      connect: (downstream: ConnectDownstream) => this.serveConnect(state, downstream),
+      error: (error: Error) => this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`),
+    };
+    const listener = new PortListener(
+      port.protocol,
+      port.connection,
+      port.certificates,
+      handlers,
+      this.limits,
+      this.bufferBudget,
+    );
     const host = this.options.address ?? '127.0.0.1';
     const state: PortServer = {
       listener,
@@ -159,7 +177,7 @@ export class DataPlane {
     const scope: RequestScope = { telemetry: undefined, exchange: undefined };
     res.once('finish', () => this.finish(record, res, scope));
     res.once('close', () => {
-      if (!res.writableFinished) this.finish(record, res, scope);
+      if (!responseCompleted(res)) this.finish(record, res, scope);
     });
     // A Tunnel port terminates CONNECT only (what it tunnels is served by the addressed listener).
     if (port.connection.connect === 'Tunnel')
@@ -173,7 +191,7 @@ export class DataPlane {
   private serveConnect(state: PortServer, downstream: ConnectDownstream): void {
     const record = requestRecord(state, downstream.req);
     const scope: RequestScope = { telemetry: undefined, exchange: undefined };
-    // (finish reads only statusCode, getHeaders() and writableFinished)
+    // (finish reads only statusCode, getHeaders(), writableEnded and writableFinished)
     downstream.onDone((outcome) => this.finish(record, outcome as ServerResponse, scope));
     serveConnect(downstream, {
       mode: state.current.connection.connect,
@@ -194,7 +212,7 @@ export class DataPlane {
     if (record.endTime !== 0n) return;
     record.status = res.statusCode;
     record.responseHeaders = res.getHeaders();
-    if (!res.writableFinished && !record.error) record.error = 'client closed the connection';
+    if (!responseCompleted(res) && !record.error) record.error = 'client closed the connection';
     (scope.telemetry ?? this.portTelemetry).finish(record);
     if (record.requestId !== '') this.failures?.report(record);
     scope.exchange?.finish();

@@ -6,12 +6,13 @@ import type { Settings } from 'node:http2';
 import type { Frontend, FrontendConnect, FrontendHTTP } from '../../api/types/frontend.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
 import { compileKeepalive, isKeepaliveProblem, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
+import { HTTP2_MAX_CONCURRENT_STREAMS } from './downstream-limits.ts';
 import { compileNetworkAuthorization, type NetworkAuthorization } from './network-authorization.ts';
 import type { ProxyProtocolOptions } from './proxy-protocol.ts';
 import { compileTlsSettings, DEFAULT_TLS_SETTINGS, type TlsSettings } from './tls-options.ts';
 
 export interface Http2Options {
-  /** SETTINGS gw sends: per-stream window, largest frame, largest header list. */
+  /** SETTINGS gw sends: per-stream window, largest frame, largest header list, concurrent streams. */
   readonly settings: Readonly<Settings>;
   /** The connection-level receive window, when configured (HTTP/2's own default is 64 KiB - 1). */
   readonly connectionWindowSize: number | undefined;
@@ -63,6 +64,7 @@ export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = Object.freeze({
     settings: Object.freeze({
       maxFrameSize: DEFAULT_HTTP2_FRAME_SIZE,
       maxHeaderListSize: DEFAULT_HTTP2_MAX_HEADER_SIZE,
+      maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS,
     }),
     connectionWindowSize: undefined,
     keepaliveIntervalMs: undefined,
@@ -143,6 +145,7 @@ function compileHttp2(http: FrontendHTTP, notes: string[]): Http2Options {
   const settings: Settings = {
     maxFrameSize: size('http2FrameSize', DEFAULT_HTTP2_FRAME_SIZE, FRAME_SIZE_RANGE),
     maxHeaderListSize: size('http2MaxHeaderSize', DEFAULT_HTTP2_MAX_HEADER_SIZE, HEADER_LIST_RANGE),
+    maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS,
   };
   const windowSize = size('http2WindowSize', undefined, WINDOW_RANGE);
   if (windowSize !== undefined) settings.initialWindowSize = windowSize;

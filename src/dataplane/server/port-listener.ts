@@ -1,7 +1,10 @@
 // The server of one listener port and what happens to its connections before HTTP: TCP
 // keepalive, the PROXY header, network authorization, the TLS handshake deadline, then HTTP/1.1
 // or HTTP/2 (ALPN on HTTPS ports; prior-knowledge h2c on HTTP ports), the HTTP/2 settings and
-// pings, and the connection's maximum lifetime.
+// pings, and the connection's maximum lifetime. Then the downstream limits (./downstream-limits.ts):
+// node keeps the request-header deadline of HTTP/1; the port keeps the first-stream deadline of
+// HTTP/2 and the stream and reset limits, and its watchdog (./stall-watchdog.ts) request bodies,
+// the buffer budget and stalled writes.
 //
 // The protocol server listens itself (so node's own connection bookkeeping and timeouts work);
 // its 'connection' listeners — node's TLS or HTTP handling — are taken off and called for a
@@ -21,16 +24,26 @@ import {
   type Http2ServerRequest,
   type Http2ServerResponse,
   type ServerHttp2Session,
+  type ServerHttp2Stream,
 } from 'node:http2';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import { sendText } from '../proxy/direct-response.ts';
+import { hasRequestBody } from '../proxy/http-forward.ts';
 import { applyKeepalive } from '../transport/tcp-keepalive.ts';
+import type { BufferBudget } from './buffer-budget.ts';
 import { type ConnectDownstream, http1Connect, http2Connect } from './connect.ts';
+import {
+  type DownstreamLimits,
+  HTTP2_STREAM_RESET_BURST,
+  HTTP2_STREAM_RESET_RATE,
+  watchIntervalMs,
+} from './downstream-limits.ts';
 import { adaptHttp2Request, headerListSize } from './http2-request.ts';
 import type { ConnectionOptions } from './listener-options.ts';
 import { type PeerAddress, readProxyHeader } from './proxy-protocol.ts';
+import { StallWatchdog } from './stall-watchdog.ts';
 import { selectAlpn } from './tls-options.ts';
 
 export type Certificates = ReadonlyMap<string, { key: string; cert: string }>;
@@ -42,14 +55,16 @@ export interface PortHandlers {
   error(error: Error): void;
 }
 
-/** How long a cleartext connection may stay silent before it is handed to HTTP/1.1 unsniffed. */
-const PREFACE_WAIT_MS = 10_000;
 /** The start of the HTTP/2 connection preface (RFC 9113 section 3.4): no HTTP/1 request starts so. */
 const H2_PREFACE_START = Buffer.from('PRI ', 'latin1');
 /** node's own handshake timer is set out of the way; the configured deadline is gw's (it changes on reload). */
 const NODE_HANDSHAKE_TIMEOUT_MS = 2 ** 31 - 1;
-/** Headers of a request must arrive within this long (node's request-line-to-headers deadline). */
-const HEADERS_TIMEOUT_MS = 60_000;
+/** What node's HTTP/1 parser errors answer (as node's own clientError handling does); others 400. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Content Too Large',
+};
 
 /** Per-connection state while Frontend.http.maxConnectionDuration applies. */
 interface Lifetime {
@@ -92,16 +107,23 @@ export class PortListener {
   private readonly streamPeers = new WeakMap<object, PeerAddress>();
   private readonly handshakes = new Map<string, NodeJS.Timeout>();
   private readonly lifetimes = new Map<string, Lifetime>();
+  private readonly limits: DownstreamLimits;
+  private readonly watchdog: StallWatchdog;
 
   constructor(
     protocol: 'HTTP' | 'HTTPS',
     options: ConnectionOptions,
     certificates: Certificates,
     handlers: PortHandlers,
+    limits: DownstreamLimits,
+    budget: BufferBudget,
   ) {
     this.protocol = protocol;
     this.options = options;
     this.handlers = handlers;
+    this.limits = limits;
+    this.watchdog = new StallWatchdog(limits, budget);
+    const http2Limits = { streamResetBurst: HTTP2_STREAM_RESET_BURST, streamResetRate: HTTP2_STREAM_RESET_RATE };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) =>
       this.onRequest(req, res);
     const onConnect = (req: IncomingMessage, second: Duplex | Http2ServerResponse, head?: Buffer) =>
@@ -122,6 +144,7 @@ export class PortListener {
           SNICallback: (servername, callback) => callback(null, this.contextFor(servername)),
           ALPNCallback: ({ protocols }) => selectAlpn(this.options.tls.alpnProtocols, protocols),
           settings: options.http2.settings,
+          ...http2Limits,
         },
         onRequest,
       );
@@ -130,18 +153,24 @@ export class PortListener {
       this.server = server;
     } else {
       this.server = createHttp1Server(onRequest);
-      this.h2c = createH2cServer({ settings: options.http2.settings }, onRequest);
+      this.h2c = createH2cServer({ settings: options.http2.settings, ...http2Limits }, onRequest);
       this.h2c.on('session', (session: ServerHttp2Session) => this.onSession(session));
       this.h2c.on('connect', onConnect);
     }
     this.server.on('connect', onConnect);
-    this.server.on('clientError', (error: Error, socket: Duplex) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       else socket.destroy(error);
     });
     const server = this.server as Http1Server;
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = 0; // streams may run long; deadlines are per route
+    server.headersTimeout = limits.requestHeaderTimeoutMs;
+    // node looks for requests past their header deadline on this interval (its default is 30 s),
+    // read when the server starts listening; HTTP/1 on the HTTPS port (allowHTTP1) too.
+    (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = watchIntervalMs(limits);
+    // node's whole-request deadline would cut long uploads streamed to a backend: the watchdog
+    // keeps the body deadlines instead.
+    server.requestTimeout = 0;
     this.applyHttp1(options);
     this.handOver = this.server.listeners('connection') as ((socket: Duplex) => void)[];
     this.server.removeAllListeners('connection');
@@ -221,7 +250,10 @@ export class PortListener {
       stream.once('close', () => this.forget(key));
     }
     if (this.protocol === 'HTTPS') this.handOverTo(stream);
-    else this.sniffHttp2(stream);
+    else {
+      this.watchdog.watchConnection(stream);
+      this.sniffHttp2(stream);
+    }
   }
 
   private handOverTo(stream: Duplex): void {
@@ -243,6 +275,7 @@ export class PortListener {
   }
 
   private handshakeDone(socket: TLSSocket): void {
+    this.watchdog.watchConnection(socket);
     const key = connectionKey(socket);
     const timer = key === undefined ? undefined : this.handshakes.get(key);
     if (timer) {
@@ -261,8 +294,13 @@ export class PortListener {
       stream.off('close', ended);
       if (stream.destroyed) return;
       if (seen.length > 0) stream.unshift(seen);
-      if (http2) this.h2c!.emit('connection', stream);
-      else this.handOverTo(stream);
+      if (http2) {
+        // Accepted by the HTTP/1 server, which keeps a connection half open when the client ends
+        // its side; an HTTP/2 session must see the end (node's own HTTP/2 servers do not keep it),
+        // or the streams of a client that went away stay open, and their upstream requests with them.
+        (stream as Socket).allowHalfOpen = false;
+        this.h2c!.emit('connection', stream);
+      } else this.handOverTo(stream);
     };
     const onReadable = () => {
       const chunk = stream.read() as Buffer | null;
@@ -274,7 +312,11 @@ export class PortListener {
     };
     // A connection closed before it sent anything (a TCP health check) is HTTP/1's to close.
     const ended = () => decide(false);
-    const timer = setTimeout(ended, PREFACE_WAIT_MS);
+    // One that sends nothing within the request-header deadline is closed, as HTTP/1 would close it.
+    const timer = setTimeout(
+      () => (seen.length === 0 ? stream.destroy() : ended()),
+      this.limits.requestHeaderTimeoutMs,
+    );
     stream.on('readable', onReadable);
     stream.once('end', ended);
     stream.once('close', ended);
@@ -291,11 +333,17 @@ export class PortListener {
       }
       adaptHttp2Request(request);
     } else if (this.lifetimes.size > 0) this.countRequest(req as IncomingMessage, res as ServerResponse);
+    if (hasRequestBody(req as IncomingMessage)) this.watchdog.watchBody(req as IncomingMessage, res as ServerResponse);
     this.handlers.request(req as IncomingMessage, res as ServerResponse);
   }
 
   private onSession(session: ServerHttp2Session): void {
     this.sessions.add(session);
+    this.watchdog.watchSession(session);
+    // The first request's headers must arrive within the deadline HTTP/1 has for them.
+    const firstStream = setTimeout(() => session.close(), this.limits.requestHeaderTimeoutMs);
+    session.once('stream', () => clearTimeout(firstStream));
+    session.on('stream', (stream: ServerHttp2Stream) => this.watchdog.watchStream(stream));
     const http2 = this.options.http2;
     if (http2.connectionWindowSize !== undefined && !session.destroyed)
       session.setLocalWindowSize(http2.connectionWindowSize);
@@ -308,6 +356,7 @@ export class PortListener {
     }
     session.once('close', () => {
       this.sessions.delete(session);
+      clearTimeout(firstStream);
       if (pings) clearInterval(pings);
     });
     session.on('error', () => undefined); // the session closes; its streams report their own errors
@@ -368,7 +417,7 @@ export class PortListener {
 
   /** Stops accepting; idle connections close, requests in flight finish, HTTP/2 connections get GOAWAY. */
   closeGracefully(): void {
-    this.server.close();
+    this.server.close(() => this.watchdog.close());
     (this.server as Http1Server).closeIdleConnections();
     for (const session of this.sessions) session.close();
   }
@@ -376,7 +425,10 @@ export class PortListener {
   /** Stops accepting and closes every connection now. */
   close(): Promise<void> {
     return new Promise((resolve) => {
-      this.server.close(() => resolve());
+      this.server.close(() => {
+        this.watchdog.close();
+        resolve();
+      });
       for (const session of this.sessions) session.destroy();
       for (const connection of this.connections) connection.destroy();
     });

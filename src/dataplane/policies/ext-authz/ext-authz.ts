@@ -17,6 +17,7 @@ import {
 import { choose, compileChoice } from '../conditional.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
+import { unreadBodyAnswer } from '../http/request-body.ts';
 import {
   type CompiledPolicy,
   isProblem,
@@ -41,7 +42,6 @@ const BODY_TOO_LARGE: StepResult = {
   headers: { connection: 'close' },
   body: 'request body too large for external authorization',
 };
-const BODY_UNREADABLE: StepResult = { status: 400, body: 'the request body could not be read' };
 
 export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (value, context) => {
   const { conditional, ...inline } = value;
@@ -119,7 +119,7 @@ function compileOne(
       try {
         body = await exchange.readBody(bodyLimit);
       } catch (error) {
-        return error instanceof BodyTooLargeError ? BODY_TOO_LARGE : BODY_UNREADABLE;
+        return error instanceof BodyTooLargeError ? BODY_TOO_LARGE : unreadBodyAnswer(error);
       }
     }
     let decision: Decision;

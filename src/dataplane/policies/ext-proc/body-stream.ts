@@ -1,6 +1,8 @@
 // Moving a body to the processor: streamed chunk by chunk as it arrives (FullDuplexStreamed), or
 // read up to the buffer limit leaving the rest unread (BufferedPartial).
 import type { Readable } from 'node:stream';
+import { BufferBudgetError } from '../../proxy/body.ts';
+import type { BodyIntake } from '../../proxy/body-intake.ts';
 import type { Direction, ExtProcSession } from './session.ts';
 
 const EMPTY = Buffer.alloc(0);
@@ -93,18 +95,26 @@ export interface BodyPrefix {
   overflow: Buffer;
 }
 
-/** Reads `source` up to `limit` bytes; past it, stops reading (paused) with the rest unread. */
-export function readPrefix(source: Readable, limit: number): Promise<BodyPrefix> {
+/**
+ * Reads `source` up to `limit` bytes; past it, stops reading (paused) with the rest unread. With
+ * an `intake` (a client's request body), within its budget and deadlines.
+ */
+export function readPrefix(source: Readable, limit: number, intake?: BodyIntake): Promise<BodyPrefix> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const cleanup = (): void => {
+    const cleanup = (failed = false): void => {
       source.off('data', onData);
       source.off('end', onEnd);
       source.off('error', onError);
       source.off('close', onClose);
+      intake?.endBuffering(failed);
     };
     const onData = (chunk: Buffer): void => {
+      if (intake && !intake.take(chunk.length)) {
+        onError(new BufferBudgetError());
+        return;
+      }
       chunks.push(chunk);
       size += chunk.length;
       if (size <= limit) return;
@@ -118,13 +128,14 @@ export function readPrefix(source: Readable, limit: number): Promise<BodyPrefix>
       resolve({ data: Buffer.concat(chunks, size), complete: true, overflow: EMPTY });
     };
     const onError = (error: Error): void => {
-      cleanup();
+      cleanup(true);
       reject(error);
     };
     const onClose = (): void => {
       cleanup();
       reject(new Error('the body ended before it was complete'));
     };
+    intake?.beginBuffering(onError);
     source.on('data', onData);
     source.once('end', onEnd);
     source.once('error', onError);

@@ -2,12 +2,14 @@
 // headers (as they will go upstream) and then the body, per the request body mode, go to the
 // processor; its mutations change exchange.forward and exchange.body before anything is sent
 // upstream, and an immediate_response answers the client instead.
-import { BodyTooLargeError } from '../../proxy/body.ts';
+import { BodyRefusedError, BodyTooLargeError } from '../../proxy/body.ts';
+import { bodyIntakeOf } from '../../proxy/body-intake.ts';
 import { hasRequestBody } from '../../proxy/http-forward.ts';
 import type { PolicyExchange } from '../exchange.ts';
+import { unreadBodyAnswer } from '../http/request-body.ts';
 import type { LocalResponse } from '../types.ts';
 import { failureAnswer, failureReason, immediateAnswer } from './answers.ts';
-import { type BodyPump, pumpBody, readPrefix } from './body-stream.ts';
+import { type BodyPrefix, type BodyPump, pumpBody, readPrefix } from './body-stream.ts';
 import { applyHeaderMutation, headerMap } from './headers.ts';
 import type { CommonResponse, HeaderMutation, ProcessingResponse } from './messages.ts';
 import { bodyOf, bufferedBodyResponse, expectAnswer, replaces, streamedChunk } from './processor-answers.ts';
@@ -94,6 +96,7 @@ async function bufferedBody(session: ExtProcSession): Promise<RequestResult> {
     body = await session.exchange.readBody(session.exchange.maxBodyBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) return answer(session, tooLarge(error.limit));
+    if (error instanceof BodyRefusedError) return answer(session, unreadBodyAnswer(error));
     throw error;
   }
   return await processWholeBody(session, body);
@@ -116,7 +119,13 @@ async function processWholeBody(session: ExtProcSession, body: Buffer): Promise<
 async function partialBody(session: ExtProcSession): Promise<RequestResult> {
   const { exchange } = session;
   if (exchange.body !== undefined) return await processWholeBody(session, exchange.body);
-  const prefix = await readPrefix(exchange.req, session.exchange.maxBodyBytes);
+  let prefix: BodyPrefix;
+  try {
+    prefix = await readPrefix(exchange.req, session.exchange.maxBodyBytes, bodyIntakeOf(exchange.req));
+  } catch (error) {
+    if (error instanceof BodyRefusedError) return answer(session, unreadBodyAnswer(error));
+    throw error;
+  }
   if (prefix.complete) {
     exchange.body = prefix.data;
     return await processWholeBody(session, prefix.data);

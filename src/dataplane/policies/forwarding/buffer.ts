@@ -9,8 +9,9 @@ import { byteSize } from '../../../util/units.ts';
 import { BodyTooLargeError } from '../../proxy/body.ts';
 import { hasRequestBody } from '../../proxy/http-forward.ts';
 import type { PolicyExchange } from '../exchange.ts';
+import { unreadBodyAnswer } from '../http/request-body.ts';
 import type { CompiledPolicy, LocalResponse, PolicyCompiler, StepResult } from '../types.ts';
-import { bufferOrStream } from './buffer-or-stream.ts';
+import { requestBufferOrStream } from './buffer-or-stream.ts';
 
 export const compileBuffer: PolicyCompiler<BufferSpec> = (value) => {
   const compiled: CompiledPolicy = {};
@@ -47,14 +48,14 @@ export async function bufferRequest(exchange: PolicyExchange, limit: number, fai
       return undefined;
     } catch (error) {
       if (error instanceof BodyTooLargeError) return tooLarge(limit);
-      return UNREADABLE;
+      return unreadBodyAnswer(error);
     }
   }
   let buffered: Buffer | undefined;
   try {
-    buffered = await bufferOrStream(req, limit, req.headers['content-length']);
-  } catch {
-    return UNREADABLE;
+    buffered = await requestBufferOrStream(req, limit);
+  } catch (error) {
+    return unreadBodyAnswer(error);
   }
   if (buffered !== undefined) exchange.body = buffered;
   return undefined;
@@ -67,9 +68,3 @@ function tooLarge(limit: number): LocalResponse {
     body: `the request body is larger than the ${limit}-byte buffer limit`,
   };
 }
-
-const UNREADABLE: LocalResponse = Object.freeze({
-  status: 400,
-  headers: { connection: 'close' },
-  body: 'the request body could not be read',
-});

@@ -1,6 +1,6 @@
 // The request body for policies that read or replace it (a transformation's body, a direct
 // response's bodyExpression, `request.body` in their CEL).
-import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES } from '../../proxy/body.ts';
+import { BodyTooLargeError, bodyFailure, DEFAULT_MAX_BUFFER_BYTES } from '../../proxy/body.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { LocalResponse } from '../types.ts';
@@ -16,14 +16,20 @@ export async function requestBody(exchange: PolicyExchange): Promise<Buffer | Lo
   try {
     return await exchange.readBody();
   } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    return {
-      status: 413,
-      // The rest of the body was discarded unread: the connection cannot be reused.
-      headers: { connection: 'close' },
-      body: `the request body exceeds the ${error.limit}-byte limit`,
-    };
+    if (error instanceof BodyTooLargeError)
+      return unreadBodyAnswer(error, `the request body exceeds the ${error.limit}-byte limit`);
+    return unreadBodyAnswer(error);
   }
+}
+
+/**
+ * The answer to a request whose body gw could not read whole: the refusal's status (413 too
+ * large, 408 too slow, 503 no buffer to spare) or 400 (the client broke off). The rest of the body
+ * is discarded unread, so the connection is not reused.
+ */
+export function unreadBodyAnswer(error: unknown, message?: string): LocalResponse {
+  const failure = bodyFailure(error);
+  return { status: failure.status, headers: { connection: 'close' }, body: message ?? failure.message };
 }
 
 /** Sends `body` upstream instead of the client's, with the matching Content-Length. */

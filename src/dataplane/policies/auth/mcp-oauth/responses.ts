@@ -2,7 +2,7 @@
 // any origin (the documents are public and browser-based MCP clients read them), and CORS
 // preflights answered here because these endpoints are served before any route's CORS policy.
 import type { IncomingMessage } from 'node:http';
-import { BodyTooLargeError, readBody } from '../../../proxy/body.ts';
+import { BodyTooLargeError, bodyFailure, readRequestBody } from '../../../proxy/body.ts';
 import type { LocalResponse } from '../../types.ts';
 
 export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'access-control-allow-origin': '*' });
@@ -43,10 +43,11 @@ export function preflight(req: IncomingMessage, methods: string): LocalResponse 
 /** The request body, at most `limit` bytes; a LocalResponse when it is larger or cannot be read. */
 export async function requestBody(req: IncomingMessage, limit: number): Promise<Buffer | LocalResponse> {
   try {
-    return await readBody(req, limit, req.headers['content-length']);
+    return await readRequestBody(req, limit);
   } catch (error) {
     if (error instanceof BodyTooLargeError)
       return textResponse(413, `the request body is larger than ${limit} bytes`, { connection: 'close' });
-    return textResponse(400, 'the request body could not be read', { connection: 'close' });
+    const { status, message } = bodyFailure(error);
+    return textResponse(status, message, { connection: 'close' });
   }
 }
