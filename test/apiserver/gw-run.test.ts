@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { resourceOfKind } from '../../src/apiserver/resources.ts';
 import { parseRunArgs } from '../../src/cli/run.ts';
+import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream-limits.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import { kindKey } from '../../src/store/store.ts';
 import { spawnGw } from '../helpers/cli.ts';
@@ -199,6 +200,7 @@ describe('gw run arguments', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       workers: 1,
+      limits: DEFAULT_DOWNSTREAM_LIMITS,
       api: { port: 6443, address: '127.0.0.1', dataDir: '/state/gw' },
     });
     assert.equal((parseRunArgs(['-f', 'x'], env) as { api?: unknown }).api, undefined);

@@ -17,6 +17,7 @@ import { parseControllerArgs } from '../../src/cli/controller.ts';
 import { parseRunArgs } from '../../src/cli/run.ts';
 import type { DataPlaneConfig } from '../../src/contract/dataplane-config.ts';
 import { Controller } from '../../src/controller/controller.ts';
+import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream-limits.ts';
 import { KubeSource } from '../../src/run/kube-source.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import { kindKey } from '../../src/store/store.ts';
@@ -297,6 +298,7 @@ describe('command lines and kubeconfigs', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       workers: 1,
+      limits: DEFAULT_DOWNSTREAM_LIMITS,
       kube: { kubeconfig: '/k', context: undefined, writeStatus: false },
     });
     assert.equal(
