@@ -1,12 +1,20 @@
 // Attack benchmark (gw issue 17): for each attack, a fresh `gw run` in front of the OpenAI mock,
 // the plain route's p50/p99 at a fixed rate unattacked and then under the attack, gw's resident
 // size before, at its peak during and after the attack, what the attack got, and the issue's
-// goals met or not — side by side in one run. The attacks are bench/attack/attacks.ts.
+// goals met or not — side by side in one run. The attacks are bench/attack/attacks.ts; the bcrypt
+// flood (bench/attack/bcrypt-flood.ts) measures its own rounds, alone and flooded, after them.
 // Run: ./node_modules/.bin/node bench/attack.bench.ts [--only stalled-bodies,rapid-reset] (--help)
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ATTACKS, type Attack } from './attack/attacks.ts';
+import {
+  type BcryptFloodFigures,
+  bcryptFloodGoalMet,
+  bcryptFloodReport,
+  DEFAULT_BCRYPT_FLOOD,
+  measureBcryptFlood,
+} from './attack/bcrypt-flood.ts';
 import { type AttackRun, type AttackSettings, measureAttack } from './attack/measure.ts';
 import { runBench } from './gateway/cli.ts';
 import { positive } from './gateway/options.ts';
@@ -15,15 +23,20 @@ import { startUpstream } from './gateway/upstream.ts';
 interface Options {
   settings: AttackSettings;
   attacks: Attack[];
+  /** Rounds of the bcrypt flood; none when --only leaves it out. */
+  bcryptRounds: number;
   output?: string;
 }
+
+const BCRYPT_FLOOD = 'bcrypt-flood';
 
 const USAGE = `Usage: node bench/attack.bench.ts [options]
   --rate R        requests/s on the plain route, unattacked and under each attack (default 200)
   --connections N connections the plain route's load may use (default 8)
   --duration S    seconds of measured load, unattacked and under each attack (default 5)
   --after S       seconds gw's resident size is watched after an attack ends (default 10)
-  --only IDS      comma-separated subset of: ${ATTACKS.map((attack) => attack.id).join(', ')}
+  --only IDS      comma-separated subset of: ${[...ATTACKS.map((attack) => attack.id), BCRYPT_FLOOD].join(', ')}
+  --bcrypt-rounds N  rounds of the bcrypt flood, each alone and flooded (default 3)
   --output FILE   also write the report (markdown) to FILE
 `;
 
@@ -36,13 +49,15 @@ function parseOptions(argv: string[]): Options {
       duration: { type: 'string' },
       after: { type: 'string' },
       only: { type: 'string' },
+      'bcrypt-rounds': { type: 'string' },
       output: { type: 'string' },
     },
     strict: true,
   });
   const wanted = values.only?.split(',').map((id) => id.trim());
   for (const id of wanted ?? [])
-    if (!ATTACKS.some((attack) => attack.id === id)) throw new Error(`unknown attack "${id}" in --only`);
+    if (id !== BCRYPT_FLOOD && !ATTACKS.some((attack) => attack.id === id))
+      throw new Error(`unknown attack "${id}" in --only`);
   return {
     settings: {
       rate: positive('rate', values.rate, 200),
@@ -51,6 +66,10 @@ function parseOptions(argv: string[]): Options {
       afterSeconds: positive('after', values.after, 10),
     },
     attacks: ATTACKS.filter((attack) => wanted === undefined || wanted.includes(attack.id)),
+    bcryptRounds:
+      wanted === undefined || wanted.includes(BCRYPT_FLOOD)
+        ? Math.round(positive('bcrypt-rounds', values['bcrypt-rounds'], DEFAULT_BCRYPT_FLOOD.rounds))
+        : 0,
     output: values.output,
   };
 }
@@ -60,7 +79,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const ms = (value: number) => (Number.isNaN(value) ? '–' : value < 10 ? value.toFixed(2) : value.toFixed(1));
 const mib = (value: number) => value.toFixed(0);
 
-function report(runs: AttackRun[], options: Options): string {
+function report(runs: AttackRun[], flood: BcryptFloodFigures | undefined, options: Options): string {
   const s = options.settings;
   const lines = [
     '# gw under attack',
@@ -81,6 +100,7 @@ function report(runs: AttackRun[], options: Options): string {
   for (const run of runs)
     for (const goal of run.goals)
       lines.push(`- ${goal.met ? 'met' : '**not met**'}: ${run.attack.label}: ${goal.goal}`);
+  if (flood) lines.push('', '## bcrypt flood', '', '```', ...bcryptFloodReport(flood), '```');
   return `${lines.join('\n')}\n`;
 }
 
@@ -97,11 +117,22 @@ async function main(options: Options): Promise<number> {
   } finally {
     await upstream.stop();
   }
+  let flood: BcryptFloodFigures | undefined;
+  if (options.bcryptRounds > 0 && !interrupted) {
+    log('bcrypt flood:');
+    flood = await measureBcryptFlood({
+      ...DEFAULT_BCRYPT_FLOOD,
+      rate: options.settings.rate,
+      durationSeconds: options.settings.loadSeconds,
+      rounds: options.bcryptRounds,
+    });
+  }
   if (interrupted) return 130;
-  const text = report(runs, options);
+  const text = report(runs, flood, options);
   process.stdout.write(text);
   if (options.output) writeFileSync(options.output, text);
-  return runs.every((run) => run.goals.every((goal) => goal.met)) ? 0 : 1;
+  const met = runs.every((run) => run.goals.every((goal) => goal.met)) && (!flood || bcryptFloodGoalMet(flood));
+  return met ? 0 : 1;
 }
 
 let interrupted = false;
