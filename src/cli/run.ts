@@ -19,18 +19,21 @@ import {
   downstreamLimits,
 } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
 import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { byteSize, durationMs } from '../util/units.ts';
 import type { Io } from './io.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
+              [--log-format json|text]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
   -f, --filename     serve these files (directories, repeatable), reloading them on change;
@@ -54,6 +57,8 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
+  --log-format       json (default): one JSON object per line; text: for a terminal. The
+                     access log goes to standard output, gw's own messages to standard error
 What clients may cost (docs/security.md); durations such as 10s, sizes such as 64Mi:
   --request-header-timeout         a request's headers must arrive within this (default 10s)
   --request-body-idle-timeout      longest silence of a client sending a body (default 30s)
@@ -94,6 +99,8 @@ export interface RunOptions {
   kube?: KubeSourceSettings;
   /** Deadlines and the buffer budget for what clients send. */
   limits: DownstreamLimits;
+  /** The format of the access log and of gw's own messages (--log-format). */
+  logFormat: LogFormat;
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -130,6 +137,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
         context: { type: 'string' },
         'read-only': { type: 'boolean' },
         'admin-address': { type: 'string' },
+        'log-format': { type: 'string' },
         ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
       strict: true,
@@ -142,6 +150,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof workers === 'string') return workers;
     const limits = parseLimits(values as Record<string, string | undefined>);
     if (typeof limits === 'string') return limits;
+    const logFormat = parseLogFormat(values['log-format']);
+    if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -150,6 +160,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       workers,
       limits,
+      logFormat,
     };
     const wantsKube = values.kubeconfig !== undefined || values.cluster === true;
     if (wantsKube) {
@@ -227,7 +238,7 @@ interface RunningGateway {
 }
 
 interface GatewayCallbacks {
-  log: (line: string) => void;
+  log: LogFunction;
   onLoad: (report: LoadReport) => void;
   onApplied: (update: ConfigUpdate) => void;
 }
@@ -244,7 +255,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     ...callbacks,
   };
   if (options.workers > 1) {
-    const cluster = new ClusterGateway({ ...common, workers: options.workers });
+    const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
     return {
       controller: cluster.controller,
       source: cluster.source,
@@ -255,7 +266,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       stop: () => cluster.stop(),
     };
   }
-  const local = new LocalGateway(common);
+  const local = new LocalGateway({ ...common, telemetry: new Telemetry({ logFormat: options.logFormat }) });
   return {
     controller: local.controller,
     source: local.source,
@@ -273,7 +284,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${options}\n${RUN_USAGE}`);
     return 2;
   }
-  const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
+  const log = lineLogger(options.logFormat, 'run', io.stderr);
   let lastReport = '';
   let ready = false;
   let gateway: RunningGateway;
@@ -287,8 +298,8 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         const text = `${problems}\n${warnings}`;
         if (text === lastReport) return;
         lastReport = text;
-        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`);
-        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
+        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`, 'warn');
+        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`, 'warn');
         if (!problems && report.changes > 0) log('configuration loaded');
       },
       onApplied: (update) => {
@@ -301,13 +312,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+    log(`gw run: ${(error as Error).message}`, 'error');
     return 1;
   }
   try {
     await gateway.start();
   } catch (error) {
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+    log(`gw run: ${(error as Error).message}`, 'error');
     await gateway.stop();
     return 1;
   }
@@ -322,7 +333,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       });
       log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
     } catch (error) {
-      log(`admin endpoints not served: ${(error as Error).message}`);
+      log(`admin endpoints not served: ${(error as Error).message}`, 'error');
     }
   }
   ready = true;

@@ -7,6 +7,7 @@ import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { formatLogLine } from '../util/log-line.ts';
 import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
 
 /**
@@ -32,7 +33,10 @@ export class ClusterWorker {
       address: settings.address,
       reusePort: settings.reusePort,
       limits: settings.limits,
-      telemetry: new Telemetry({ sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }) }),
+      telemetry: new Telemetry({
+        sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }),
+        logFormat: settings.logFormat,
+      }),
       log: (line) => this.log(line),
     });
   }
@@ -105,7 +109,10 @@ export class ClusterWorker {
 
   private log(line: string): void {
     if (this.collecting) this.collecting.push(line);
-    else process.stderr.write(`${new Date().toISOString()} worker ${this.settings.slot}: ${line}\n`);
+    else
+      process.stderr.write(
+        `${formatLogLine(this.settings.logFormat, 'info', 'worker', line, { worker: this.settings.slot, pid: process.pid })}\n`,
+      );
   }
 
   private send(message: WorkerMessage): void {

@@ -38,7 +38,7 @@ describe('gw run', () => {
       // gw validate says it (issue 17 #10).
       writeFileSync(join(dir, 'route.yaml'), route.replace('parentRefs:', 'hostnamez: [a.example]\n  parentRefs:'));
       await gw.waitForLog(
-        /configuration warnings[^\n]*\n[^\n]*route\.yaml: document 2: HTTPRoute default\/web: warning: spec\.hostnamez: Unknown field/,
+        /"level":"warn","scope":"run","message":"configuration warnings[^\n]*\\n[^\n]*route\.yaml: document 2: HTTPRoute default\/web: warning: spec\.hostnamez: Unknown field/,
       );
       const served = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(await served.text(), 'hello from upstream');
