@@ -1,6 +1,6 @@
 // Benchmark: what telemetry costs per request on the data plane's hot path. A request record is
-// created and filled as the proxy would, then finished: metrics recorded and the JSON access log
-// line written through the buffered sink to /dev/null (fs.write on the thread pool, as for
+// created and filled as the proxy would, then finished: metrics recorded and the access log line
+// (JSON; one row in the text format too) written through the buffered sink to /dev/null (fs.write on the thread pool, as for
 // standard output). The loop yields to the event loop every 100 requests so the sink's batches
 // are written and counted. Also prints the metrics alone next to prom-client recording the same
 // observations, which is why src/dataplane/telemetry/metrics.ts is hand-written.
@@ -52,6 +52,7 @@ function makeRecord(i: number, llm: boolean): RequestRecord {
   if (llm) {
     const part = new LlmRecord();
     part.providerFamily = 'alpha';
+    part.genAiProvider = 'openai';
     part.providerName = 'primary';
     part.requestModel = 'gpt-4o';
     part.responseModel = 'gpt-4o-2024-08-06';
@@ -150,7 +151,7 @@ function promClientRecorder(): (record: RequestRecord) => void {
       listener: record.listener,
       route: record.route,
       gen_ai_operation_name: llm.operation,
-      gen_ai_provider_name: llm.providerFamily,
+      gen_ai_provider_name: llm.genAiProvider,
       gen_ai_request_model: llm.requestModel,
       gen_ai_response_model: llm.responseModel,
     };
@@ -165,7 +166,7 @@ const CONFIGURED: Frontend = {
   accessLog: {
     filter: 'response.code >= 200',
     attributes: {
-      remove: ['src.addr'],
+      remove: ['client.address', 'client.port'],
       add: [
         { name: 'tenant', expression: 'request.headers["x-tenant"]' },
         { name: 'user_agent', expression: 'request.headers["user-agent"]' },
@@ -230,6 +231,12 @@ rows.push([
 rows.push([
   'access log line, LLM request, default fields',
   await nsPerRequest((i) => defaultLog.log(pick(llm, i)), ITERATIONS),
+  droppedSince(),
+]);
+const textLog = new AccessLogger(undefined, lineSink, 'text');
+rows.push([
+  'access log line, LLM request, default fields, --log-format text',
+  await nsPerRequest((i) => textLog.log(pick(llm, i)), ITERATIONS),
   droppedSince(),
 ]);
 

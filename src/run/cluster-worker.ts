@@ -7,7 +7,7 @@ import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
-import { formatLogLine } from '../util/log-line.ts';
+import { formatLogLine, type LogLevel, type LogValue } from '../util/log-line.ts';
 import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
 
 /**
@@ -37,7 +37,7 @@ export class ClusterWorker {
         sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }),
         logFormat: settings.logFormat,
       }),
-      log: (line) => this.log(line),
+      log: (line, level, fields) => this.log(line, level, fields),
     });
   }
 
@@ -107,11 +107,11 @@ export class ClusterWorker {
     return this.stopping;
   }
 
-  private log(line: string): void {
+  private log(line: string, level: LogLevel = 'info', fields?: Readonly<Record<string, LogValue>>): void {
     if (this.collecting) this.collecting.push(line);
     else
       process.stderr.write(
-        `${formatLogLine(this.settings.logFormat, 'info', 'worker', line, { worker: this.settings.slot, pid: process.pid })}\n`,
+        `${formatLogLine(this.settings.logFormat, level, 'worker', line, { worker: this.settings.slot, pid: process.pid, ...fields })}\n`,
       );
   }
 

@@ -2,8 +2,10 @@
 // server per listener port. A new configuration is compiled first and then swapped in with one
 // assignment per port; a request keeps the compiled port it arrived on, so requests in flight
 // finish on the configuration they started with and none fails because of a reload.
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
+import type { LogFunction } from '../../util/log-line.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
@@ -27,8 +29,8 @@ export interface DataPlaneOptions {
    * worker), so that several worker processes serve one port and the kernel spreads connections.
    */
   reusePort?: boolean;
-  /** Told about anything that cannot be served, one line each. */
-  log?: (line: string) => void;
+  /** Told about anything that cannot be served, one message each. */
+  log?: LogFunction;
   /** The clock of the failure log's window (tests). */
   now?: () => number;
   /** Told when a request is finished (after its access log line and metrics). */
