@@ -304,9 +304,20 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${(error as Error).message}\n`);
     return 1;
   }
+  // Listening for the stop signals before gw says anything a supervisor (or a test) may act on: a
+  // SIGTERM sent as soon as gw has said it serves must stop it gracefully, not kill it. One sent
+  // while it starts stops it once it has started.
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     await gateway.start();
   } catch (error) {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     io.stderr(`gw run: ${(error as Error).message}\n`);
     await gateway.stop();
     return 1;
@@ -343,11 +354,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         : 'in the files';
     log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   log('stopping');
   ready = false;
   await admin?.close();
