@@ -15,9 +15,12 @@ import {
   type RoutedRequest,
 } from '../backends/backend.ts';
 import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
+import type { GatewayAnswers } from '../proxy/answers.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
+import { llmAnswers } from './llm-answers.ts';
 import { readLlmRequest, runAttempts } from './llm-request.ts';
 import { compileRouteTypes } from './policies/index.ts';
+import { ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /** The `ai` kind: a GwBackend reached through one backendRef (its effective policies are the ref's). */
 export const aiKind: BackendKind<BackendRefInput> = {
@@ -72,6 +75,10 @@ class AiBackend implements Backend {
     this.#providerCount = providerCount;
     this.#routeTypeOf = routeTypeOf;
   }
+
+  /** gw's own answers in the API format of the route type `path` has here. */
+  readonly answersFor = (path: string): GatewayAnswers =>
+    llmAnswers(ROUTE_CLIENT_FORMAT[this.#routeTypeOf(path)] ?? 'completions');
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = this.#routeTypeOf(routed.forward.path);

@@ -17,11 +17,13 @@ import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget }
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
 import { type AuthorizationRule, compileAuthorizationRule } from '../policies/auth/authorization.ts';
 import { isProblem } from '../policies/types.ts';
+import type { GatewayAnswers } from '../proxy/answers.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
-import { sendClientError, sendGatewayError } from './exchange.ts';
+import { llmAnswers, sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
+import { ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /** The provider family field of LLMProvider for each ModelProvider value gw serves. */
 const FAMILY: Partial<Record<string, 'alpha' | 'gamma' | 'custom'>> = {
@@ -39,6 +41,9 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/embeddings', 'Embeddings'],
   ['/models', 'Models'],
 ];
+
+/** Where a GwModel route's route type comes from, for the refusals that name it. */
+const MODEL_ROUTES_SOURCE = 'the API paths of GwModel routes (docs/dataplane.md)';
 
 function modelRouteType(path: string): RouteType | undefined {
   for (const [suffix, routeType] of MODEL_ROUTES) if (path.endsWith(suffix)) return routeType;
@@ -295,17 +300,31 @@ class ModelsBackend implements Backend {
     this.#keys = keys;
   }
 
+  /** gw's own answers in the API format of the path's API (OpenAI's for any other path). */
+  readonly answersFor = (path: string): GatewayAnswers => {
+    const routeType = modelRouteType(path);
+    return llmAnswers((routeType && ROUTE_CLIENT_FORMAT[routeType]) ?? 'completions');
+  };
+
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = modelRouteType(routed.forward.path);
     if (routeType === undefined)
       return sendClientError(routed.res, 'completions', 404, 'This path is not an LLM API path gw serves for models.');
     if (routeType === 'Models') return listModels(routed, this.#models, this.#keys);
-    const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes);
+    const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes, MODEL_ROUTES_SOURCE);
     if (!request) return;
     const requested = request.llm.requestModel;
     if (!requested) return sendClientError(routed.res, request.format, 400, 'The request names no model.');
     const model = matchModel(this.#models, this.#keys, requested);
-    if (!model) return sendClientError(routed.res, request.format, 400, `The model ${requested} is not offered here.`);
+    if (!model)
+      return sendClientError(
+        routed.res,
+        request.format,
+        404,
+        `The model ${requested} does not exist here: no GwModel serves it.`,
+        undefined,
+        'model_not_found',
+      );
     routed.record.backend = `GwModel ${model.key}`;
     if (model.kind === 'error')
       return sendGatewayError(

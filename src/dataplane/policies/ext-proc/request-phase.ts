@@ -211,6 +211,7 @@ function tooLarge(limit: number): LocalResponse {
     status: 413,
     headers: { connection: 'close' },
     body: `the request body is larger than the ${limit}-byte external processing limit`,
+    own: 'refusal',
   };
 }
 
