@@ -5,13 +5,14 @@
 // says no to on such a route comes here: a policy's refusal (401, 403, 429, 413...), a request gw
 // will not serve (unknown model, a body not in its route type's format), a provider gw could not
 // reach, and gw's own 5xx — still hiding its detail behind a request id (proxy/own-failure.ts).
+import type { RouteType } from '../../api/types/ai.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { type LocalAnswer, sendLocalResponse } from '../proxy/direct-response.ts';
 import { ownFailure } from '../proxy/own-failure.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import { type ErrorKind, errorBody } from './formats/index.ts';
-import { type ClientFormat, errorFormat } from './providers/index.ts';
+import { type ClientFormat, errorFormat, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /** Headers of a policy's answer that describe its plain-text body, which the error body replaces. */
 const BODY_HEADERS: ReadonlySet<string> = new Set(['content-type', 'content-length']);
@@ -91,4 +92,9 @@ const BY_FORMAT: Readonly<Record<ClientFormat, GatewayAnswers>> = {
 /** gw's answers on an LLM route whose client speaks `format`. */
 export function llmAnswers(format: ClientFormat): GatewayAnswers {
   return BY_FORMAT[format];
+}
+
+/** gw's answers on each path of an LLM backend, by the route type the path has there. */
+export function answersByRouteType(routeTypeOf: (path: string) => RouteType): (path: string) => GatewayAnswers {
+  return (path) => BY_FORMAT[ROUTE_CLIENT_FORMAT[routeTypeOf(path)] ?? 'completions'];
 }

@@ -17,13 +17,11 @@ import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget }
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
 import { type AuthorizationRule, compileAuthorizationRule } from '../policies/auth/authorization.ts';
 import { isProblem } from '../policies/types.ts';
-import type { GatewayAnswers } from '../proxy/answers.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
-import { llmAnswers, sendClientError, sendGatewayError } from './llm-answers.ts';
+import { answersByRouteType, sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
-import { ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /** The provider family field of LLMProvider for each ModelProvider value gw serves. */
 const FAMILY: Partial<Record<string, 'alpha' | 'gamma' | 'custom'>> = {
@@ -282,6 +280,9 @@ function matchRank(pattern: string, model: string): number {
 }
 
 /** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
+/** gw's own answers on a GwModel route: in the format of the path's API (OpenAI's for any other path). */
+export const MODEL_ANSWERS = answersByRouteType((path) => modelRouteType(path) ?? 'Completions');
+
 export const modelsKind: BackendKind<ModelsInput> = {
   compile({ models, context }: ModelsInput): Backend {
     return new ModelsBackend(catalogFor(context, models.policy), models.keys);
@@ -301,10 +302,7 @@ class ModelsBackend implements Backend {
   }
 
   /** gw's own answers in the API format of the path's API (OpenAI's for any other path). */
-  readonly answersFor = (path: string): GatewayAnswers => {
-    const routeType = modelRouteType(path);
-    return llmAnswers((routeType && ROUTE_CLIENT_FORMAT[routeType]) ?? 'completions');
-  };
+  readonly answersFor = MODEL_ANSWERS;
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = modelRouteType(routed.forward.path);

@@ -140,4 +140,9 @@ export interface ModelsInput {
 /** A backend kind: compiles its backends once per configuration. */
 export interface BackendKind<Input> {
   compile(input: Input): Backend | BackendRefusal;
+  /**
+   * How gw words its answers for a reference of this kind that is refused (./refused.ts), as the
+   * kind's Backend.answersFor would; unset: plain text.
+   */
+  refusedAnswers?(ref: BackendRefConfig): (path: string) => GatewayAnswers;
 }

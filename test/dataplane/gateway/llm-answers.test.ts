@@ -65,6 +65,7 @@ const RULES: [string, string][] = [
   ['limit-openai', 'openai'],
   ['limit-claude', 'claude'],
   ['broken-claude', 'claude'],
+  ['refused-claude', 'refused'],
 ];
 
 function jwks(): string {
@@ -102,6 +103,18 @@ stringData: {app: ${CLIENT_KEY}}
     gatewayYaml(port) +
     backendWithoutRoutes('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY) +
     backendWithoutRoutes('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY) +
+    // A backend whose policy gw refuses (a route type it does not carry, set by a GwPolicy): its
+    // answers still follow its routes.
+    backendWithoutRoutes('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY) +
+    `apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: realtime}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: refused}]
+  backend:
+    ai: {routes: {/v1/messages: Messages, /v1/realtime: Realtime}}
+---
+` +
     `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: llm}
@@ -429,6 +442,14 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
       assert.ok(id !== '');
       assert.match(message, new RegExp(`gw could not serve this request; .* request id ${id}`));
       assert.match(await loggedFailure(gw, id), /apiKeyAuthentication\.secretRef\.name/);
+      // A refused GwBackend answers in the format its routes give the path.
+      const refused = anthropicError(
+        await rejection(anthropic('refused-claude').messages.create(MESSAGE)),
+        Anthropic.InternalServerError,
+        500,
+        'api_error',
+      );
+      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /Realtime/);
     });
   });
 });
