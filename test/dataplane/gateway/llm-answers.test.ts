@@ -12,7 +12,14 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 
-import { freePort, gatewayYaml, loggedFailure, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  gatewayYaml,
+  loggedFailure,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
@@ -26,18 +33,8 @@ const OPENAI_UPSTREAM_KEY = 'sk-openai-upstream';
 const ANTHROPIC_UPSTREAM_KEY = 'sk-ant-upstream';
 const CLIENT_KEY = 'gw-client-key-1';
 
-/** An `ai` GwBackend with no policies.ai.routes: the default routes apply. */
-function backendWithoutRoutes(name: string, port: number, family: string, key: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
-  policies:
-    auth: {key: ${key}}
----
-`;
-}
+/** The backends set no policies.ai.routes: the default routes apply. */
+const NO_ROUTES = undefined;
 
 /** A rule of HTTPRoute llm serving /<name> (prefix stripped) from GwBackend `backend`. */
 function rule(name: string, backend: string): string {
@@ -101,11 +98,11 @@ stringData: {app: ${CLIENT_KEY}}
   ];
   return (
     gatewayYaml(port) +
-    backendWithoutRoutes('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY) +
-    backendWithoutRoutes('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY) +
+    aiBackendYaml('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY, NO_ROUTES) +
+    aiBackendYaml('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     // A backend whose policy gw refuses (a route type it does not carry, set by a GwPolicy): its
     // answers still follow its routes.
-    backendWithoutRoutes('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY) +
+    aiBackendYaml('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: realtime}
