@@ -279,10 +279,10 @@ function matchRank(pattern: string, model: string): number {
   return pattern === model ? 1_000_000 : -1;
 }
 
-/** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
 /** gw's own answers on a GwModel route: in the format of the path's API (OpenAI's for any other path). */
 export const MODEL_ANSWERS = answersByRouteType((path) => modelRouteType(path) ?? 'Completions');
 
+/** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
 export const modelsKind: BackendKind<ModelsInput> = {
   compile({ models, context }: ModelsInput): Backend {
     return new ModelsBackend(catalogFor(context, models.policy), models.keys);
@@ -301,7 +301,6 @@ class ModelsBackend implements Backend {
     this.#keys = keys;
   }
 
-  /** gw's own answers in the API format of the path's API (OpenAI's for any other path). */
   readonly answersFor = MODEL_ANSWERS;
 
   async serve(routed: RoutedRequest): Promise<void> {

@@ -93,8 +93,8 @@ function whereRead(location: ApiKeyAuthenticationConfig['location']): string {
 
 /**
  * The 401s of a request without a key where the policy reads it. Each says where gw looks; one
- * that sent x-api-key (as Anthropic's SDKs do) to a policy reading elsewhere is told so, since its
- * key was not wrong, only unread.
+ * that sent x-api-key (as Anthropic's API documents it, and clients written for it send) to a
+ * policy reading elsewhere is told so, since its key was not wrong, only unread.
  */
 function missingKeyAnswers(
   location: ApiKeyAuthenticationConfig['location'],
