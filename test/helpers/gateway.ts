@@ -80,7 +80,8 @@ export async function lastAccessLogLine(gw: TestGateway, path: string): Promise<
 /**
  * GwBackend `name` for one AI provider on 127.0.0.1:`port`: `family` is its provider family entry
  * (`alpha: {}`, `gamma: {}`, `custom: {…}`), `key` the key gw sends it, `routes` its
- * policies.ai.routes (a YAML flow mapping of path → format), `morePolicies` other policies.ai
+ * policies.ai.routes (a YAML flow mapping of path → format; undefined: no policies.ai, so the
+ * default routes apply), `morePolicies` other policies.ai
  * entries (YAML flow style: `defaults: [{field: seed, value: 1}], overrides: [...]`); ends with ---.
  */
 export function aiBackendYaml(
@@ -88,17 +89,17 @@ export function aiBackendYaml(
   port: number,
   family: string,
   key: string,
-  routes: string,
+  routes: string | undefined,
   morePolicies?: string,
 ): string {
+  const ai = routes === undefined ? '' : `\n    ai: {routes: ${routes}${morePolicies ? `, ${morePolicies}` : ''}}`;
   return `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}}
 spec:
   ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
   policies:
-    auth: {key: ${key}}
-    ai: {routes: ${routes}${morePolicies ? `, ${morePolicies}` : ''}}
+    auth: {key: ${key}}${ai}
 ---
 `;
 }

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
+import { PLAIN_ANSWERS } from '../proxy/answers.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
@@ -183,7 +184,7 @@ export class DataPlane {
     if (port.connection.connect === 'Tunnel')
       return void sendText(res, 405, 'this port only takes CONNECT tunnels', { allow: 'CONNECT' });
     handleRequest(req, res, port, scheme, record, scope).catch((error: unknown) => {
-      sendOwnFailure(res, record, `request failed: ${(error as Error).message}`);
+      (scope.answers ?? PLAIN_ANSWERS).ownFailure(res, record, `request failed: ${(error as Error).message}`);
     });
   }
 

@@ -402,6 +402,11 @@ describe('the buffer budget', () => {
       const budget = gateway.gw.gateway.dataPlane.bufferBudget;
       assert.ok(await until(() => statusOf(clients[6]!.received()) === 503, 300), clients[6]!.received());
       assert.match(bodyText(clients[6]!.received()), /buffering too many request bodies/);
+      // In the client's format: an OpenAI server error (Anthropic clients get overloaded_error).
+      assert.equal(
+        (JSON.parse(bodyText(clients[6]!.received())) as { error: { type: string } }).error.type,
+        'server_error',
+      );
       assert.equal(budget.used, 6 * MiB);
       for (const client of clients.slice(0, 6)) assert.equal(client.received(), '');
       // The six stall: cut at the idle deadline, and the budget is empty again.
