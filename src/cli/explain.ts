@@ -18,6 +18,7 @@ import {
 } from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
 import { type Snapshot, snapshotFromStore } from '../controller/snapshot.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { loadWorld } from './world.ts';
 
@@ -95,22 +96,36 @@ interface Placement {
   listener: EffectiveListener;
 }
 
+export const EXPLAIN_USAGE = `usage: gw explain -f FILE|DIR [-f ...] [-R] route NAMESPACE/NAME[/RULE]
+       gw explain -f FILE|DIR [-f ...] [-R] backend NAMESPACE/NAME[/SECTION]
+  The effective frontend, traffic and backend policy at a route (or one rule of it) or a backend
+  (or one section: a GwBackend's target, a Service's port), field by field: its value, the object
+  that set it, what it overrode, and whether the data plane refuses it there.
+  -f, --filename     a file or a directory of resources; repeatable
+  -R, --recursive    read directories recursively
+`;
+
+const EXPLAIN_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+} as const;
+
 export function explainCommand(args: string[], io: Io): number {
   let parsed: { values: { filename?: string[]; recursive?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args,
-      options: { filename: { type: 'string', short: 'f', multiple: true }, recursive: { type: 'boolean', short: 'R' } },
+      options: EXPLAIN_OPTIONS,
       allowPositionals: true,
     });
   } catch (error) {
-    io.stderr(`gw explain: ${(error as Error).message}\n`);
+    io.stderr(`gw explain: ${argsErrorText(error, EXPLAIN_OPTIONS)}\n${EXPLAIN_USAGE}`);
     return 2;
   }
   const [what, targetText] = parsed.positionals;
   const target = parseTarget(targetText);
   if (!parsed.values.filename?.length || (what !== 'route' && what !== 'backend') || !target) {
-    io.stderr('usage: gw explain -f FILE|DIR route NAMESPACE/NAME[/RULE] | backend NAMESPACE/NAME[/SECTION]\n');
+    io.stderr(EXPLAIN_USAGE);
     return 2;
   }
   const world = loadWorld(parsed.values.filename, parsed.values.recursive ?? false);

@@ -8,7 +8,6 @@
 // and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
 // "Multi-core").
 
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../apiserver/embedded.ts';
@@ -26,7 +25,9 @@ import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import { byteSize, durationMs } from '../util/units.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
@@ -112,26 +113,29 @@ export function parsePort(text: string | undefined, fallback: number, flag: stri
   return port;
 }
 
+/** The options of gw run, as parseArgs reads them. */
+const RUN_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+  address: { type: 'string' },
+  'admin-port': { type: 'string' },
+  workers: { type: 'string' },
+  'api-port': { type: 'string' },
+  'api-address': { type: 'string' },
+  'data-dir': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  cluster: { type: 'boolean' },
+  context: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'admin-address': { type: 'string' },
+  ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
+} as const;
+
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        filename: { type: 'string', short: 'f', multiple: true },
-        recursive: { type: 'boolean', short: 'R' },
-        address: { type: 'string' },
-        'admin-port': { type: 'string' },
-        workers: { type: 'string' },
-        'api-port': { type: 'string' },
-        'api-address': { type: 'string' },
-        'data-dir': { type: 'string' },
-        kubeconfig: { type: 'string' },
-        cluster: { type: 'boolean' },
-        context: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'admin-address': { type: 'string' },
-        ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
-      },
+      options: RUN_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
@@ -178,7 +182,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     }
     return options;
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, RUN_OPTIONS);
   }
 }
 
@@ -199,18 +203,6 @@ export function parseLimits(values: Record<string, string | undefined>): Downstr
   }
   if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;
   return downstreamLimits(overrides);
-}
-
-/** gw's own version, reported by the API server's /version. */
-function gwVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return manifest.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /** What the command needs of a gateway, in one process or as the primary of workers. */

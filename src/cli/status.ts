@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { Condition } from '../api/kinds/gateway-api/shared.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { loadWorld } from './world.ts';
 
@@ -46,19 +47,31 @@ function statusLines(status: Record<string, unknown> | undefined): string[] {
   return lines;
 }
 
+export const STATUS_USAGE = `usage: gw status -f FILE|DIR [-f ...] [-R]
+  Every object's conditions (Accepted, Programmed, ResolvedRefs...; per listener, parent and
+  ancestor), as gw's controller writes them for these files.
+  -f, --filename     a file or a directory of resources; repeatable
+  -R, --recursive    read directories recursively
+`;
+
+const STATUS_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+} as const;
+
 export function statusCommand(args: string[], io: Io): number {
   let values: { filename?: string[]; recursive?: boolean };
   try {
     values = parseArgs({
       args,
-      options: { filename: { type: 'string', short: 'f', multiple: true }, recursive: { type: 'boolean', short: 'R' } },
+      options: STATUS_OPTIONS,
     }).values;
   } catch (error) {
-    io.stderr(`gw status: ${(error as Error).message}\n`);
+    io.stderr(`gw status: ${argsErrorText(error, STATUS_OPTIONS)}\n${STATUS_USAGE}`);
     return 2;
   }
   if (!values.filename?.length) {
-    io.stderr('gw status: name the resources with -f FILE or -f DIR\n');
+    io.stderr(`gw status: name the resources with -f FILE or -f DIR\n${STATUS_USAGE}`);
     return 2;
   }
   const world = loadWorld(values.filename, values.recursive ?? false);
