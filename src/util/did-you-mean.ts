@@ -23,11 +23,13 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The candidate closest to `word`, if it is within a typo's reach: a different letter case, or
- * at most one edit per three letters (at least one, at most three). Ties go to the first.
+ * at most one edit per three letters (at least one, at most three; none for three letters or
+ * fewer). Ties go to the first.
  */
 export function closestName(word: string, candidates: Iterable<string>): string | undefined {
   const lower = word.toLowerCase();
-  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  // Three letters or fewer are too short to tell a typo from another word (mcp is not tcp).
+  const limit = word.length <= 3 ? 0 : Math.min(3, Math.max(1, Math.floor(word.length / 3)));
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {

@@ -55,6 +55,18 @@ spec:
     ]);
   });
 
+  it('names the declared field a misspelt one resembles, in the line format of every admission error', async () => {
+    const result = await run(
+      ['validate', '-f', '-'],
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: {name: b, namespace: ai}\nspec:\n  static: {hots: api.example, port: 443}\n',
+    );
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      '-: document 1: GwBackend ai/b: spec.static.hots: Unknown field: field not declared in schema; did you mean host?\n1 invalid of 1\n',
+    );
+  });
+
   it('reads standard input with -f -', async () => {
     const result = await run(['validate', '-f', '-'], validBackend);
     assert.equal(result.code, 0);
