@@ -10,8 +10,10 @@
 
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import {
   DEFAULT_DOWNSTREAM_LIMITS,
   type DownstreamLimits,
@@ -27,6 +29,7 @@ import type { LoadReport } from '../store/file-store.ts';
 import { byteSize, durationMs } from '../util/units.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+import { applyReporter, loadReporter } from './run-reports.ts';
 import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
@@ -214,6 +217,8 @@ interface RunningGateway {
   readonly metrics: MetricsSource;
   /** Beyond the command's own readiness (started, not stopping). */
   ready(): boolean;
+  /** Whether any listener port is bound. */
+  serving(): boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -221,7 +226,7 @@ interface RunningGateway {
 interface GatewayCallbacks {
   log: (line: string) => void;
   onLoad: (report: LoadReport) => void;
-  onApplied: (update: ConfigUpdate) => void;
+  onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
@@ -243,6 +248,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       api: cluster.source instanceof ApiSource ? cluster.source : undefined,
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
+      serving: () => cluster.serving(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -254,6 +260,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
     ready: () => true,
+    serving: () => local.serving(),
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -266,43 +273,23 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
-  let lastReport = '';
+  // A file named with -f that is not there is a mistake, not a gateway waiting for it.
+  const missing = resolveFiles(options.paths).problems;
+  if (missing.length > 0) {
+    for (const problem of missing) io.stderr(`gw run: -f ${problem.file}: ${problem.message}\n`);
+    return 1;
+  }
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, {
-      log,
-      onLoad: (report) => {
-        const problems = report.problems.map((problem) => problem.message).join('\n');
-        const warnings = report.warnings.map((warning) => warning.message).join('\n');
-        // A reload that changes nothing the log said is not logged again.
-        const text = `${problems}\n${warnings}`;
-        if (text === lastReport) return;
-        lastReport = text;
-        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`);
-        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
-        if (!problems && report.changes > 0) log('configuration loaded');
-      },
-      onApplied: (update) => {
-        for (const [key, config] of update.changed) {
-          const ports = config.listeners.map((listener) => `${listener.name} ${listener.protocol} :${listener.port}`);
-          log(`Gateway ${key}: serving ${ports.length > 0 ? ports.join(', ') : 'no listeners'}`);
-        }
-        for (const key of update.removed) log(`Gateway ${key}: no longer served`);
-      },
-    });
+    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     io.stderr(`gw run: ${(error as Error).message}\n`);
     return 1;
   }
-  try {
-    await gateway.start();
-  } catch (error) {
-    io.stderr(`gw run: ${(error as Error).message}\n`);
-    await gateway.stop();
-    return 1;
-  }
+  // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
+  // port that cannot be bound for them ends gw run before any listener serves (docs/cli.md).
   let admin: AdminServer | undefined;
   if (options.adminPort !== 0) {
     try {
@@ -312,10 +299,33 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         ready: () => ready && gateway.ready(),
         metrics: gateway.metrics,
       });
-      log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
     } catch (error) {
-      log(`admin endpoints not served: ${(error as Error).message}`);
+      const reason = bindFailureText(error as NodeJS.ErrnoException, options.adminPort, options.adminAddress);
+      io.stderr(
+        `gw run: admin endpoints (/metrics, /healthz): ${reason}; choose another with --admin-port PORT (0 turns them off)\n`,
+      );
+      await gateway.stop();
+      return 1;
     }
+    log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+  }
+  try {
+    await gateway.start();
+  } catch (error) {
+    io.stderr(`gw run: ${(error as Error).message}\n`);
+    await admin?.close();
+    await gateway.stop();
+    return 1;
+  }
+  const listeners = [...gateway.controller.currentConfigs.values()].reduce(
+    (sum, config) => sum + config.listeners.length,
+    0,
+  );
+  if (listeners > 0 && !gateway.serving()) {
+    io.stderr('gw run: nothing can be served: no listener port could be bound (see above)\n');
+    await admin?.close();
+    await gateway.stop();
+    return 1;
   }
   ready = true;
   if (gateway.api) {
@@ -336,7 +346,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
   }
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
+    // Signal handlers do not keep Node's event loop alive: with nothing else open (every file
+    // invalid, no listener yet) Node would exit 13 with an unsettled await instead of waiting.
+    const keepAlive = setInterval(() => undefined, 2 ** 30);
+    const stop = () => {
+      clearInterval(keepAlive);
+      resolve();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
