@@ -33,10 +33,11 @@ Usage:
                        check resources as the API server would; exit 1 when any is invalid
   gw crds [--output-dir DIR]
                        print the CustomResourceDefinitions of the gw.dev kinds
-  gw status -f FILE|DIR [-R]
-                       every object's conditions, as the controller writes them
-  gw explain -f FILE|DIR route NAMESPACE/NAME[/RULE]
-  gw explain -f FILE|DIR backend NAMESPACE/NAME[/SECTION]
+  gw status -f FILE|DIR [-R] | --kubeconfig FILE [--context NAME]
+                       every object's conditions, as the controller writes them (for files)
+                       or wrote them (a running gw's API server, a cluster)
+  gw explain (-f FILE|DIR | --kubeconfig FILE) route NAMESPACE/NAME[/RULE]
+  gw explain (-f FILE|DIR | --kubeconfig FILE) backend NAMESPACE/NAME[/SECTION]
                        the effective frontend, traffic and backend policy there, field by
                        field, with the object that set each field and what it overrode
   gw idp setup [--idp-url URL --realm NAME --mcp-resource-url URL --user ... | --config FILE]
