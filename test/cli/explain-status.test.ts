@@ -1,13 +1,11 @@
 // gw explain and gw status on the examples: what applies where, and every object's conditions.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runGw as run, spawnGw } from '../helpers/cli.ts';
-import { freePort, webRouteYaml } from '../helpers/gateway.ts';
-import { GATEWAY_CLASS_YAML } from '../helpers/objects.ts';
+import { freePort, holdPort, twoListenerGatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { until } from '../helpers/until.ts';
 
 const examples = new URL('../../examples/', import.meta.url).pathname;
@@ -121,21 +119,8 @@ describe('gw status and gw explain against a running gw (its API server, through
   it('shows the statuses its controller wrote — a listener port it cannot bind included — and explains its objects', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-status-kube-'));
     const [free, taken] = [await freePort(), await freePort()];
-    const holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(taken, '127.0.0.1', resolve));
-    writeFileSync(
-      join(dir, 'gateway.yaml'),
-      `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec:
-  gatewayClassName: gw
-  listeners:
-  - {name: http, protocol: HTTP, port: ${free}}
-  - {name: taken, protocol: HTTP, port: ${taken}}
----
-${webRouteYaml(9)}`,
-    );
+    const holder = await holdPort(taken);
+    writeFileSync(join(dir, 'gateway.yaml'), twoListenerGatewayYaml(free, taken) + webRouteYaml(9));
     const dataDir = join(dir, 'data');
     const gw = spawnGw([
       'run',

@@ -3,36 +3,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createServer as createTcpServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseRunArgs } from '../../src/cli/run.ts';
 import { spawnGw } from '../helpers/cli.ts';
-import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
-import { GATEWAY_CLASS_YAML } from '../helpers/objects.ts';
-
-/** A TCP server holding `port` on 127.0.0.1, as another process would. */
-async function holdPort(port: number): Promise<Server> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return server;
-}
-
-function twoListeners(first: number, second: number): string {
-  return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec:
-  gatewayClassName: gw
-  listeners:
-  - {name: http, protocol: HTTP, port: ${first}}
-  - {name: taken, protocol: HTTP, port: ${second}}
-`;
-}
+import { freePort, gatewayYaml, holdPort, twoListenerGatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 
 describe('gw run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-run-'));
@@ -78,7 +54,7 @@ describe('gw run', () => {
     const held = join(dir, 'held');
     try {
       mkdirSync(held);
-      writeFileSync(join(held, 'gateway.yaml'), twoListeners(free, taken));
+      writeFileSync(join(held, 'gateway.yaml'), twoListenerGatewayYaml(free, taken));
       const gw = spawnGw(['run', '-f', held, '--admin-port', '0']);
       try {
         await gw.waitForLog(

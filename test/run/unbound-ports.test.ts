@@ -4,14 +4,12 @@
 // once it is free it is served and the statuses say Programmed again.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
-import { freePort, webRouteYaml } from '../helpers/gateway.ts';
-import { GATEWAY_CLASS_YAML } from '../helpers/objects.ts';
+import { freePort, holdPort, twoListenerGatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { startRecordingUpstream } from '../helpers/recording-upstream.ts';
 import { until } from '../helpers/until.ts';
 
@@ -25,19 +23,6 @@ interface Condition {
 interface GatewayStatus {
   conditions: Condition[];
   listeners: { name: string; conditions: Condition[] }[];
-}
-
-function twoListenerGateway(first: number, second: number): string {
-  return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec:
-  gatewayClassName: gw
-  listeners:
-  - {name: http, protocol: HTTP, port: ${first}}
-  - {name: taken, protocol: HTTP, port: ${second}}
----
-`;
 }
 
 function programmed(conditions: Condition[] | undefined): Condition | undefined {
@@ -57,15 +42,6 @@ async function settles(check: () => void | Promise<void>): Promise<void> {
   await check();
 }
 
-async function hold(port: number): Promise<Server> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return server;
-}
-
 describe('a listener port that cannot be bound', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   after(async () => {
@@ -76,10 +52,10 @@ describe('a listener port that cannot be bound', () => {
     const upstream = await startRecordingUpstream();
     cleanups.push(() => upstream.close());
     const [free, taken] = [await freePort(), await freePort()];
-    const holder = await hold(taken);
+    const holder = await holdPort(taken);
     cleanups.push(() => new Promise<void>((resolve) => holder.close(() => resolve())).catch(() => undefined));
     const dir = mkdtempSync(join(tmpdir(), 'gw-unbound-'));
-    writeFileSync(join(dir, 'gateway.yaml'), twoListenerGateway(free, taken));
+    writeFileSync(join(dir, 'gateway.yaml'), twoListenerGatewayYaml(free, taken));
     writeFileSync(join(dir, 'route.yaml'), webRouteYaml(upstream.port));
     const logs: string[] = [];
     const gateway = new LocalGateway({
