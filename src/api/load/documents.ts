@@ -99,7 +99,9 @@ export function parseResources(text: string, file: string): LoadResult {
     if (document.errors.length > 0) {
       // The parser's position of the first error: where it could no longer read the text.
       const first = document.errors[0]!;
-      const opener = unclosedOpenerBefore(text, first.pos[0]);
+      // Only an unclosed quote or flow collection is noticed away from where it opened.
+      const unclosed = first.code === 'MISSING_CHAR' || (first.code === 'BAD_INDENT' && /^Flow /.test(first.message));
+      const opener = unclosed ? unclosedOpenerBefore(text, first.pos[0]) : undefined;
       const at = lines.linePos(opener?.offset ?? first.pos[0]);
       const stopped = lines.linePos(first.pos[0]);
       const message = opener
