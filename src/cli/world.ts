@@ -101,7 +101,8 @@ export async function loadKubeWorld(
   clearTimeout(timer);
   if (outcome === 'timeout' || !report) {
     await source.stop();
-    const why = seen.length > 0 ? `: ${seen[seen.length - 1]}` : '';
+    // The store's last problem, without its "(retrying)": the command does not retry.
+    const why = seen.length > 0 ? `: ${seen[seen.length - 1]!.replace(/ \(retrying\)$/, '')}` : '';
     throw new Error(`the API server ${server} did not list the objects within ${timeoutMs / 1000} s${why}`);
   }
   return {
