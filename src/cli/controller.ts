@@ -9,6 +9,7 @@ import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
 import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { parsePort } from './run.ts';
 
@@ -23,6 +24,14 @@ export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--con
   --log-format     json (default): one JSON object per line on standard error; text: for a terminal
 `;
 
+const CONTROLLER_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'admin-port': { type: 'string' },
+  'admin-address': { type: 'string' },
+  'log-format': { type: 'string' },
+} as const;
+
 export interface ControllerOptions {
   kubeconfig?: string;
   context?: string;
@@ -35,13 +44,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        'admin-port': { type: 'string' },
-        'admin-address': { type: 'string' },
-        'log-format': { type: 'string' },
-      },
+      options: CONTROLLER_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
@@ -57,7 +60,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       logFormat,
     };
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, CONTROLLER_OPTIONS);
   }
 }
 
@@ -81,7 +84,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
         for (const [key, config] of update.changed) {
           log(`Gateway ${key}: configuration ${config.revision} (${config.listeners.length} listeners)`);
           // What the proxies will refuse (and answer 500), said once per configuration here too.
-          for (const line of refusalLines(key, config)) log(`Gateway ${key}: ${line}`);
+          for (const line of refusalLines(key, config)) log(`Gateway ${key}: ${line}`, 'warn');
         }
         for (const key of update.removed) log(`Gateway ${key}: no configuration (no longer a gw Gateway)`);
       },

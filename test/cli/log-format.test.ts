@@ -115,7 +115,7 @@ describe('gw run --log-format', () => {
     } finally {
       await stop(gw);
     }
-    assert.match(gw.stderr, /^\d{4}-\d\d-\d\dT\S+Z INFO {2}run: configuration loaded$/m);
+    assert.match(gw.stderr, /^\d{4}-\d\d-\d\dT\S+Z INFO {2}run: configuration loaded: 4 objects$/m);
     assert.match(gw.stderr, /Z INFO {2}run: Gateway default\/ai: serving http HTTP :\d+$/m);
     assert.ok(!gw.stderr.includes('{"time"'), 'no JSON');
   });
