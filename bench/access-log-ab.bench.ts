@@ -7,10 +7,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AccessLogger } from '../src/dataplane/telemetry/access-log.ts';
-import type { LlmRecord, RequestRecord } from '../src/dataplane/telemetry/request-record.ts';
+import type { RequestRecord } from '../src/dataplane/telemetry/request-record.ts';
+import { makeRecord, type RecordModule } from './telemetry-records.ts';
 
 type AccessLogModule = typeof import('../src/dataplane/telemetry/access-log.ts');
-type RecordModule = typeof import('../src/dataplane/telemetry/request-record.ts');
 
 const other = process.argv[2];
 if (!other) {
@@ -18,48 +18,12 @@ if (!other) {
   process.exit(2);
 }
 
-const MS = 1_000_000n;
-const HEADERS = { host: 'api.example.com', 'user-agent': 'bench/1.0', 'x-tenant': 'acme', accept: '*/*' };
 const ROUNDS = 9;
 const LINES = 200_000;
 
-/** The bench's requests (as bench/telemetry.bench.ts fills them) with one tree's classes. */
+/** The telemetry benchmark's requests, built with one tree's classes. */
 function records(module: RecordModule, llm: boolean): RequestRecord[] {
-  return Array.from({ length: 1000 }, (_, i) => {
-    const record = new module.RequestRecord(1_000n * MS, 1_767_225_600_000);
-    Object.assign(record, {
-      gateway: 'default/public',
-      listener: 'http',
-      route: `default/route-${i % 50}`,
-      rule: 'rule-0',
-      method: llm ? 'POST' : 'GET',
-      host: 'api.example.com',
-      path: llm ? '/v1/chat/completions' : '/items',
-      httpVersion: '1.1',
-      requestHeaders: HEADERS,
-      clientAddress: '10.0.0.7',
-      clientPort: 40_000 + (i % 1000),
-      backend: llm ? 'default/openai' : 'default/web',
-      backendType: llm ? 'ai' : 'service',
-      upstreamHost: '10.1.0.3:8080',
-      status: i % 50 === 0 ? 503 : 200,
-      bytesIn: llm ? 300 : 0,
-      bytesOut: 1024,
-      endTime: 1_021n * MS,
-    });
-    if (llm) {
-      const part: LlmRecord = new module.LlmRecord();
-      // Both fields: a tree without one of them ignores it.
-      Object.assign(part, { providerFamily: 'alpha', genAiProvider: 'openai', providerName: 'primary' });
-      part.requestModel = 'gpt-4o';
-      part.responseModel = 'gpt-4o-2024-08-06';
-      part.streaming = true;
-      part.usage = { inputTokens: 120 + (i % 7), outputTokens: 40, totalTokens: 160 + (i % 7) };
-      part.firstTokenTime = 1_008n * MS;
-      record.llm = part;
-    }
-    return record;
-  });
+  return Array.from({ length: 1000 }, (_, i) => makeRecord(module, i, llm));
 }
 
 async function load(root: string) {
