@@ -23,9 +23,11 @@ const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style r
 Usage:
   gw run [-f FILE|DIR [-R]] [--api-port PORT] [--data-dir DIR] [--address ADDR]
          [--kubeconfig FILE|--cluster [--read-only]] [--admin-port PORT] [--workers N|auto]
+         [--demo-llm [--demo-llm-port PORT]]
                        serve Gateways: objects kept in the embedded Kubernetes API server
                        (manage them with kubectl), or files with -f, reloading on change,
-                       or read from a Kubernetes cluster with --kubeconfig
+                       or read from a Kubernetes cluster with --kubeconfig; --demo-llm also
+                       starts gw's demo LLM for the quickstart (an echo, not a model)
   gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT]
                        the control plane alone against a Kubernetes API server: translate
                        the objects and write their statuses; serves no traffic

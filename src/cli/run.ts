@@ -21,6 +21,7 @@ import {
 } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
 import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
@@ -38,6 +39,7 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
               [--log-format json|text]
+              [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
   -f, --filename     serve these files (directories, repeatable), reloading them on change;
@@ -63,6 +65,9 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
                      runs the controller and the admin endpoints, the workers serve traffic
   --log-format       json (default): one JSON object per line; text: for a terminal. The
                      access log goes to standard output, gw's own messages to standard error
+  --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
+                     for examples/quickstart.yaml: a first completion with no API key
+  --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
 What clients may cost (docs/security.md); durations such as 10s, sizes such as 64Mi:
   --request-header-timeout         a request's headers must arrive within this (default 10s)
   --request-body-idle-timeout      longest silence of a client sending a body (default 30s)
@@ -105,6 +110,8 @@ export interface RunOptions {
   limits: DownstreamLimits;
   /** The format of the access log and of gw's own messages (--log-format). */
   logFormat: LogFormat;
+  /** gw's demo LLM, started beside the gateway (--demo-llm; src/demo/demo-llm.ts). */
+  demoLlm?: { port: number };
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -139,6 +146,8 @@ const RUN_OPTIONS = {
   'read-only': { type: 'boolean' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
+  'demo-llm': { type: 'boolean' },
+  'demo-llm-port': { type: 'string' },
   ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
 } as const;
 
@@ -169,6 +178,13 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       limits,
       logFormat,
     };
+    if (values['demo-llm']) {
+      const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
+      if (typeof port === 'string') return port;
+      options.demoLlm = { port };
+    } else if (values['demo-llm-port'] !== undefined) {
+      return '--demo-llm-port applies to --demo-llm: give --demo-llm too';
+    }
     const wantsKube = values.kubeconfig !== undefined || values.cluster === true;
     if (wantsKube) {
       if (values.kubeconfig !== undefined && values.cluster) return '--kubeconfig and --cluster: give one';
@@ -309,11 +325,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  let demoLlm: DemoLlm | undefined;
   const fail = async (message: string) => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     log(message, 'error');
     await admin?.close();
+    await demoLlm?.close();
     await gateway.stop();
     return 1;
   };
@@ -334,6 +352,19 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       );
     }
     log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+  }
+  // The demo LLM before the gateway: the quickstart's first request must find it.
+  if (options.demoLlm) {
+    try {
+      demoLlm = await startDemoLlm({ port: options.demoLlm.port });
+    } catch (error) {
+      return fail(
+        `gw run: --demo-llm: ${(error as Error).message}; give another --demo-llm-port and the same port in the GwBackend that points at it`,
+      );
+    }
+    log(
+      `demo LLM (an echo, not a model) serving the OpenAI API on ${demoLlm.baseUrl}: examples/quickstart.yaml's GwBackend demo-llm points at it; docs/guide/providers.md connects a real provider`,
+    );
   }
   try {
     await gateway.start();
@@ -374,5 +405,6 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   ready = false;
   await admin?.close();
   await gateway.stop();
+  await demoLlm?.close();
   return 0;
 }

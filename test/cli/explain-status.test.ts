@@ -21,17 +21,17 @@ describe('gw explain', () => {
     );
     assert.match(
       result.stdout,
-      /backend GwBackend default\/openai:\n {2}auth: .*\n {4}set by GwBackend default\/openai \(BackendInline/,
+      /backend GwBackend default\/demo-llm:\n {2}http: \{"requestTimeout":"120s"\}\n {4}set by GwPolicy default\/provider-timeouts \(Backend/,
     );
   });
 
   it('shows a backend on its own and from every route that reaches it', async () => {
-    const result = await run(['explain', '-f', examples, 'backend', 'default/openai']);
+    const result = await run(['explain', '-f', examples, 'backend', 'default/demo-llm']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^GwBackend default\/openai \(its own policies\):$/m);
+    assert.match(result.stdout, /^GwBackend default\/demo-llm \(its own policies\):$/m);
     assert.match(
       result.stdout,
-      /^GwBackend default\/openai reached from HTTPRoute default\/llm on Gateway default\/ai listener http:$/m,
+      /^GwBackend default\/demo-llm reached from HTTPRoute default\/llm on Gateway default\/ai listener http:$/m,
     );
     assert.match(
       result.stdout,
