@@ -5,9 +5,10 @@
 import type { ConfigUpdate } from '../controller/controller.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import type { LogFunction } from '../util/log-line.ts';
 
 /** Told about every load of the files; logs what changed since the last one. */
-export function loadReporter(log: (line: string) => void): (report: LoadReport) => void {
+export function loadReporter(log: LogFunction): (report: LoadReport) => void {
   let loads = 0;
   let lastText = '';
   let hadProblems = false;
@@ -21,11 +22,11 @@ export function loadReporter(log: (line: string) => void): (report: LoadReport) 
     lastText = text;
     if (problems) {
       hadProblems = true;
-      if (!repeated) log(`configuration problems (the last good objects keep serving):\n${problems}`);
+      if (!repeated) log(`configuration problems (the last good objects keep serving):\n${problems}`, 'warn');
       return;
     }
     if (warnings && !repeated)
-      log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
+      log(`configuration warnings (the objects are served without these fields):\n${warnings}`, 'warn');
     const objects = `${report.objects} object${report.objects === 1 ? '' : 's'}`;
     if (loads === 1) {
       log(`configuration loaded: ${objects}`);
@@ -39,7 +40,7 @@ export function loadReporter(log: (line: string) => void): (report: LoadReport) 
 
 /** Told after the data plane applied an update; logs each changed Gateway's listeners, served or not. */
 export function applyReporter(
-  log: (line: string) => void,
+  log: LogFunction,
 ): (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void {
   return (update, unbound) => {
     for (const [key, config] of update.changed) {
@@ -56,6 +57,7 @@ export function applyReporter(
       if (notServed.length > 0)
         log(
           `Gateway ${key}: NOT serving ${notServed.join(', ')}: ${notServed.length === 1 ? 'its port' : 'their ports'} cannot be bound (said above)`,
+          'error',
         );
     }
     for (const key of update.removed) log(`Gateway ${key}: no longer served`);

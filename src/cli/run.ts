@@ -20,6 +20,7 @@ import {
   downstreamLimits,
 } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
 import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
 import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
@@ -27,6 +28,7 @@ import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { byteSize, durationMs } from '../util/units.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
@@ -36,6 +38,7 @@ import { gwVersion } from './version.ts';
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
+              [--log-format json|text]
               [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
@@ -60,6 +63,8 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
+  --log-format       json (default): one JSON object per line; text: for a terminal. The
+                     access log goes to standard output, gw's own messages to standard error
   --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
                      for examples/quickstart.yaml: a first completion with no API key
   --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
@@ -103,6 +108,8 @@ export interface RunOptions {
   kube?: KubeSourceSettings;
   /** Deadlines and the buffer budget for what clients send. */
   limits: DownstreamLimits;
+  /** The format of the access log and of gw's own messages (--log-format). */
+  logFormat: LogFormat;
   /** gw's demo LLM, started beside the gateway (--demo-llm; src/demo/demo-llm.ts). */
   demoLlm?: { port: number };
 }
@@ -138,6 +145,7 @@ const RUN_OPTIONS = {
   context: { type: 'string' },
   'read-only': { type: 'boolean' },
   'admin-address': { type: 'string' },
+  'log-format': { type: 'string' },
   'demo-llm': { type: 'boolean' },
   'demo-llm-port': { type: 'string' },
   ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
@@ -158,6 +166,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof workers === 'string') return workers;
     const limits = parseLimits(values as Record<string, string | undefined>);
     if (typeof limits === 'string') return limits;
+    const logFormat = parseLogFormat(values['log-format']);
+    if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -166,6 +176,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       workers,
       limits,
+      logFormat,
     };
     if (values['demo-llm']) {
       const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
@@ -240,7 +251,7 @@ interface RunningGateway {
 }
 
 interface GatewayCallbacks {
-  log: (line: string) => void;
+  log: LogFunction;
   onLoad: (report: LoadReport) => void;
   onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
@@ -257,7 +268,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     ...callbacks,
   };
   if (options.workers > 1) {
-    const cluster = new ClusterGateway({ ...common, workers: options.workers });
+    const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
     return {
       controller: cluster.controller,
       source: cluster.source,
@@ -269,7 +280,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       stop: () => cluster.stop(),
     };
   }
-  const local = new LocalGateway(common);
+  const local = new LocalGateway({ ...common, telemetry: new Telemetry({ logFormat: options.logFormat }) });
   return {
     controller: local.controller,
     source: local.source,
@@ -288,11 +299,11 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${options}\n${RUN_USAGE}`);
     return 2;
   }
-  const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
+  const log = lineLogger(options.logFormat, 'run', io.stderr);
   // A file named with -f that is not there is a mistake, not a gateway waiting for it.
   const missing = resolveFiles(options.paths).problems;
   if (missing.length > 0) {
-    for (const problem of missing) io.stderr(`gw run: -f ${problem.file}: ${problem.message}\n`);
+    for (const problem of missing) log(`gw run: -f ${problem.file}: ${problem.message}`, 'error');
     return 1;
   }
   let ready = false;
@@ -301,7 +312,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+    log(`gw run: ${(error as Error).message}`, 'error');
     return 1;
   }
   // Listening for the stop signals before gw says anything a supervisor (or a test) may act on: a
@@ -315,10 +326,10 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   let demoLlm: DemoLlm | undefined;
-  const fail = async (line: string) => {
+  const fail = async (message: string) => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    io.stderr(line);
+    log(message, 'error');
     await admin?.close();
     await demoLlm?.close();
     await gateway.stop();
@@ -337,7 +348,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     } catch (error) {
       const reason = bindFailureText(error as NodeJS.ErrnoException, options.adminPort, options.adminAddress);
       return fail(
-        `gw run: admin endpoints (/metrics, /healthz): ${reason}; choose another with --admin-port PORT (0 turns them off)\n`,
+        `gw run: admin endpoints (/metrics, /healthz): ${reason}; choose another with --admin-port PORT (0 turns them off)`,
       );
     }
     log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
@@ -348,7 +359,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       demoLlm = await startDemoLlm({ port: options.demoLlm.port });
     } catch (error) {
       return fail(
-        `gw run: --demo-llm: ${(error as Error).message}; give another --demo-llm-port and the same port in the GwBackend that points at it\n`,
+        `gw run: --demo-llm: ${(error as Error).message}; give another --demo-llm-port and the same port in the GwBackend that points at it`,
       );
     }
     log(
@@ -358,14 +369,14 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   try {
     await gateway.start();
   } catch (error) {
-    return fail(`gw run: ${(error as Error).message}\n`);
+    return fail(`gw run: ${(error as Error).message}`);
   }
   const listeners = [...gateway.controller.currentConfigs.values()].reduce(
     (sum, config) => sum + config.listeners.length,
     0,
   );
   if (listeners > 0 && !gateway.serving()) {
-    return fail('gw run: nothing can be served: no listener port could be bound (see above)\n');
+    return fail('gw run: nothing can be served: no listener port could be bound (see above)');
   }
   ready = true;
   if (gateway.api) {

@@ -13,6 +13,7 @@ import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { systemClock } from '../util/clock.ts';
+import type { LogFormat, LogFunction } from '../util/log-line.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
   type AppliedMessage,
@@ -32,7 +33,9 @@ export interface ClusterGatewayOptions extends ConfigSourceOptions {
   reusePort?: boolean;
   /** Each worker's deadlines and buffer budget (default: DEFAULT_DOWNSTREAM_LIMITS). */
   limits?: DownstreamLimits;
-  log?: (line: string) => void;
+  /** The workers' access log and message format (default json). */
+  logFormat?: LogFormat;
+  log?: LogFunction;
   /**
    * Told once every worker has applied a configuration update (or exited meanwhile), with the
    * listener ports a worker could not bind.
@@ -210,6 +213,7 @@ export class ClusterGateway {
       address: this.options.address ?? '127.0.0.1',
       reusePort: this.reusePort,
       limits: this.options.limits ?? DEFAULT_DOWNSTREAM_LIMITS,
+      logFormat: this.options.logFormat ?? 'json',
     };
     const worker = cluster.fork({ [WORKER_SETTINGS_ENV]: JSON.stringify(settings) });
     slot.worker = worker;

@@ -132,6 +132,8 @@ describe('gw status and gw explain against a running gw (its API server, through
       dataDir,
       '--admin-port',
       '0',
+      '--log-format',
+      'text',
     ]);
     try {
       const [, kubeconfig] = (await gw.waitForLog(/export KUBECONFIG=(\S+)\n/, 30_000)) as RegExpMatchArray;

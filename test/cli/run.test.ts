@@ -38,7 +38,7 @@ describe('gw run', () => {
       // gw validate says it (issue 17 #10).
       writeFileSync(join(dir, 'route.yaml'), route.replace('parentRefs:', 'hostnamez: [a.example]\n  parentRefs:'));
       await gw.waitForLog(
-        /configuration warnings[^\n]*\n[^\n]*route\.yaml: document 2: HTTPRoute default\/web: warning: spec\.hostnamez: Unknown field/,
+        /"level":"warn","scope":"run","message":"configuration warnings[^\n]*\\n[^\n]*route\.yaml: document 2: HTTPRoute default\/web: warning: spec\.hostnamez: Unknown field/,
       );
       const served = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(await served.text(), 'hello from upstream');
@@ -55,7 +55,8 @@ describe('gw run', () => {
     try {
       mkdirSync(held);
       writeFileSync(join(held, 'gateway.yaml'), twoListenerGatewayYaml(free, taken));
-      const gw = spawnGw(['run', '-f', held, '--admin-port', '0']);
+      // The text format: one message a line, as a terminal shows them.
+      const gw = spawnGw(['run', '-f', held, '--admin-port', '0', '--log-format', 'text']);
       try {
         await gw.waitForLog(
           new RegExp(`Gateway default/ai: NOT serving taken HTTP :${taken}: its port cannot be bound`),
@@ -96,7 +97,12 @@ describe('gw run', () => {
   it('-f of a missing file is an error with exit 1, also when the admin port is taken too (never exit 13)', async () => {
     const missing = spawnGw(['run', '-f', join(dir, 'missing.yaml'), '--admin-port', '0']);
     assert.equal(await missing.exited, 1);
-    assert.equal(missing.stderr, `gw run: -f ${join(dir, 'missing.yaml')}: no such file or directory\n`);
+    const line = JSON.parse(missing.stderr) as { level: string; message: string };
+    assert.deepEqual(
+      [line.level, line.message],
+      ['error', `gw run: -f ${join(dir, 'missing.yaml')}: no such file or directory`],
+      'one line',
+    );
     const adminPort = await freePort();
     const holder = await holdPort(adminPort);
     try {
@@ -135,7 +141,7 @@ describe('gw run', () => {
     mkdirSync(reloads);
     const good = gatewayYaml(port);
     writeFileSync(join(reloads, 'gateway.yaml'), good.replace('kind: Gateway\n', 'kind: Gateway\nspec: [\n'));
-    const gw = spawnGw(['run', '-f', reloads, '--admin-port', '0']);
+    const gw = spawnGw(['run', '-f', reloads, '--admin-port', '0', '--log-format', 'text']);
     try {
       await gw.waitForLog(
         /configuration problems[^\n]*\n[^\n]*gateway\.yaml: document 2 \(line \d+, column \d+\): malformed YAML/,

@@ -82,7 +82,7 @@ export async function startTestGateway(files: Record<string, string>, limits?: D
 /** The access log line (parsed) of the last request to `path`, once it is written (within a second). */
 export async function lastAccessLogLine(gw: TestGateway, path: string): Promise<Record<string, unknown>> {
   const last = () =>
-    gw.accessLog.findLast((entry) => (JSON.parse(entry) as Record<string, unknown>)['http.path'] === path);
+    gw.accessLog.findLast((entry) => (JSON.parse(entry) as Record<string, unknown>)['url.path'] === path);
   if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
   return JSON.parse(last()!) as Record<string, unknown>;
 }

@@ -2,8 +2,10 @@
 // server per listener port. A new configuration is compiled first and then swapped in with one
 // assignment per port; a request keeps the compiled port it arrived on, so requests in flight
 // finish on the configuration they started with and none fails because of a reload.
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
+import type { LogFunction } from '../../util/log-line.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { PLAIN_ANSWERS } from '../proxy/answers.ts';
@@ -28,8 +30,8 @@ export interface DataPlaneOptions {
    * worker), so that several worker processes serve one port and the kernel spreads connections.
    */
   reusePort?: boolean;
-  /** Told about anything that cannot be served, one line each. */
-  log?: (line: string) => void;
+  /** Told about anything that cannot be served, one message each. */
+  log?: LogFunction;
   /** The clock of the failure log's window (tests). */
   now?: () => number;
   /** Told when a request is finished (after its access log line and metrics). */
@@ -122,7 +124,7 @@ export class DataPlane {
     for (const key of removed) this.gateways.delete(key);
     for (const [key, config] of changed) {
       const compiled = compileGateway(key, config, this.context);
-      for (const problem of compiled.problems) this.options.log?.(`Gateway ${key}: ${problem}`);
+      for (const problem of compiled.problems) this.options.log?.(`Gateway ${key}: ${problem}`, 'warn');
       this.gateways.set(key, compiled);
     }
     // Ports: the first Gateway (by key) that asks for a port gets it.
@@ -134,6 +136,7 @@ export class DataPlane {
           if (owner.gateway !== key)
             this.options.log?.(
               `Gateway ${key}: port ${number} is already served for Gateway ${owner.gateway}; its listeners there are not served`,
+              'warn',
             );
           continue;
         }
@@ -175,7 +178,8 @@ export class DataPlane {
     const handlers = {
       request: (req: IncomingMessage, res: ServerResponse) => this.serve(state, req, res),
       connect: (downstream: ConnectDownstream) => this.serveConnect(state, downstream),
-      error: (error: Error) => this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`),
+      error: (error: Error) =>
+        this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`, 'error'),
     };
     const listener = new PortListener(
       port.protocol,
@@ -199,7 +203,7 @@ export class DataPlane {
           const reason = bindFailureText(error, number, host);
           // Said once per port and reason, not at every try.
           if (this.unbound.get(number)?.reason !== reason)
-            this.options.log?.(`Gateway ${state.gateway}: cannot listen: ${reason}`);
+            this.options.log?.(`Gateway ${state.gateway}: cannot listen: ${reason}`, 'error');
           if (this.servers.get(number) === state) this.servers.delete(number);
           this.unbound.set(number, { gateway: state.gateway, reason });
           void listener.close();
