@@ -80,7 +80,8 @@ if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
   if (pinned === undefined) {
     process.stderr.write(
       `gw needs Node 24 (this is Node ${process.versions.node}) and did not find the Node 24 it depends on ` +
-        `(the npm package "node"): run "npm install" in ${packageRoot}, or start gw with Node 24.\n`,
+        `(the npm package "node", whose install script fetches it) from ${packageRoot}: run "npm install" there ` +
+        'in a checkout, reinstall gw with install scripts allowed, or start gw with Node 24.\n',
     );
     process.exit(2);
   }
