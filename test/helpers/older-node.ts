@@ -14,7 +14,10 @@ function olderNodeProblem(): string | undefined {
   return undefined;
 }
 
-/** The skip option of a test that starts gw with the older Node (false when it can run). */
+let skip: string | false | undefined;
+
+/** The skip option of a test that starts gw with the older Node (false when it can run); checked once a file. */
 export function skipWithoutOlderNode(): string | false {
-  return skipWithoutTool('an older Node', olderNodeProblem());
+  skip ??= skipWithoutTool('an older Node', olderNodeProblem());
+  return skip;
 }
