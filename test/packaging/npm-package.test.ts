@@ -106,12 +106,15 @@ describe('the npm package', { timeout: 300_000 }, () => {
     assert.match(result.stdout, /^\d+ valid$/m);
   });
 
-  /** `gw run -f` of the installed package (`command args`) until it answers through to the upstream; then SIGTERM. */
-  async function servesARequest(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  /**
+   * `gw run -f` of the installed package (`command args`, then `runArgs` after run's own) until it
+   * answers through to the upstream; then SIGTERM.
+   */
+  async function servesARequest(command: string, args: string[], env: NodeJS.ProcessEnv, runArgs: string[] = []) {
     const dir = mkdtempSync(join(work, 'config-'));
     const port = await freePort();
     writeFileSync(join(dir, 'gateway.yaml'), `${gatewayYaml(port)}${webRouteYaml(upstreamPort)}`);
-    const child: ChildProcess = spawn(command, [...args, 'run', '-f', dir, '--admin-port', '0'], {
+    const child: ChildProcess = spawn(command, [...args, 'run', '-f', dir, '--admin-port', '0', ...runArgs], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -140,8 +143,9 @@ describe('the npm package', { timeout: 300_000 }, () => {
     assert.equal(await exited, 0, `gw run did not stop cleanly on SIGTERM:\n${stderr}`);
   }
 
-  it('gw run -f serves a request on Node 24 and stops on SIGTERM', async () => {
-    await servesARequest(gw, [], userEnv(pinnedNodeDir));
+  it('gw run -f --workers 2 serves a request on Node 24 and stops on SIGTERM', async () => {
+    // Worker processes start a module by path (src/run/cluster-primary.ts): the built one here.
+    await servesARequest(gw, [], userEnv(pinnedNodeDir), ['--workers', '2']);
   });
 
   it('gw run -f serves a request when an older Node starts it, and stops on SIGTERM', {
