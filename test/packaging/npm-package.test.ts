@@ -12,9 +12,11 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import bcrypt from 'bcryptjs';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { closeServer, listen } from '../helpers/http-server.ts';
 import { OLDER_NODE, skipWithoutOlderNode } from '../helpers/older-node.ts';
+import { trafficPolicyYaml } from '../helpers/policy-yaml.ts';
 import { until } from '../helpers/until.ts';
 
 const checkout = new URL('../../', import.meta.url).pathname;
@@ -32,6 +34,15 @@ function userEnv(nodeFirst?: string): NodeJS.ProcessEnv {
   return env;
 }
 
+// Basic authentication with a bcrypt hash: gw checks it on a hashing thread, another module it
+// starts by path (src/dataplane/policies/auth/hashing-pool.ts).
+const USER = 'alice';
+const PASSWORD = 'package-test-password';
+const BASIC_AUTH = trafficPolicyYaml('users', 'web', {
+  basicAuthentication: { users: [`${USER}:${bcrypt.hashSync(PASSWORD, 4)}`] },
+});
+const AUTHORIZATION = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+
 const NPM_QUIET = ['--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error'];
 
 describe('the npm package', { timeout: 300_000 }, () => {
@@ -45,6 +56,7 @@ describe('the npm package', { timeout: 300_000 }, () => {
   const npxCache = join(homedir(), '.npm', '_npx');
   const npxBefore = new Set(existsSync(npxCache) ? readdirSync(npxCache) : []);
   let tarball: string;
+  let npxValidate: Promise<{ stdout: string; stderr: string }>;
   let upstream: Server;
   let upstreamPort: number;
 
@@ -54,6 +66,22 @@ describe('the npm package', { timeout: 300_000 }, () => {
       env: userEnv(),
     });
     tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
+    // npx installs the package again (into npm's cache), at the same time as the global install;
+    // its test awaits it.
+    npxValidate = run(
+      'npx',
+      [
+        '--yes',
+        ...NPM_QUIET,
+        `--package=${tarball}`,
+        'gw',
+        'validate',
+        '-f',
+        join(checkout, 'examples', 'quickstart.yaml'),
+      ],
+      { cwd: work, env: userEnv() },
+    );
+    npxValidate.catch(() => {}); // awaited by its test; not an unhandled rejection meanwhile
     await run('npm', ['install', '--global', '--prefix', prefix, ...NPM_QUIET, tarball], {
       cwd: work,
       env: userEnv(),
@@ -63,6 +91,7 @@ describe('the npm package', { timeout: 300_000 }, () => {
   });
 
   after(async () => {
+    await npxValidate?.catch(() => {});
     await closeServer(upstream);
     rmSync(work, { recursive: true, force: true });
     // npx installs into npm's cache (_npx/<hash of the tarball's path>): remove what this test added.
@@ -95,25 +124,17 @@ describe('the npm package', { timeout: 300_000 }, () => {
   });
 
   it('npx of the tarball runs gw', async () => {
-    const result = await run(
-      'npx',
-      ['--yes', ...NPM_QUIET, `--package=${tarball}`, 'gw', 'validate', '-f', join(examples, 'quickstart.yaml')],
-      {
-        cwd: work,
-        env: userEnv(),
-      },
-    );
-    assert.match(result.stdout, /^\d+ valid$/m);
+    assert.match((await npxValidate).stdout, /^\d+ valid$/m);
   });
 
   /**
    * `gw run -f` of the installed package (`command args`, then `runArgs` after run's own) until it
-   * answers through to the upstream; then SIGTERM.
+   * answers an authenticated request through to the upstream; then SIGTERM.
    */
   async function servesARequest(command: string, args: string[], env: NodeJS.ProcessEnv, runArgs: string[] = []) {
     const dir = mkdtempSync(join(work, 'config-'));
     const port = await freePort();
-    writeFileSync(join(dir, 'gateway.yaml'), `${gatewayYaml(port)}${webRouteYaml(upstreamPort)}`);
+    writeFileSync(join(dir, 'gateway.yaml'), `${gatewayYaml(port)}${webRouteYaml(upstreamPort)}---\n${BASIC_AUTH}`);
     const child: ChildProcess = spawn(command, [...args, 'run', '-f', dir, '--admin-port', '0', ...runArgs], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -127,7 +148,7 @@ describe('the npm package', { timeout: 300_000 }, () => {
       let answer = '';
       const answered = await until(
         async () => {
-          answer = await fetch(`http://127.0.0.1:${port}/`).then(
+          answer = await fetch(`http://127.0.0.1:${port}/`, { headers: { authorization: AUTHORIZATION } }).then(
             (response) => response.text(),
             () => '',
           );
@@ -137,6 +158,9 @@ describe('the npm package', { timeout: 300_000 }, () => {
         50,
       );
       assert.ok(answered, `no answer through gw on :${port} (last: ${JSON.stringify(answer)}); its log:\n${stderr}`);
+      const wrong = `Basic ${Buffer.from(`${USER}:not-the-password`).toString('base64')}`;
+      const refused = await fetch(`http://127.0.0.1:${port}/`, { headers: { authorization: wrong } });
+      assert.equal(refused.status, 401, 'a wrong password is refused (checked on the hashing thread)');
     } finally {
       child.kill('SIGTERM');
     }
