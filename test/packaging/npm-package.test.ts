@@ -1,9 +1,10 @@
 // gw as an npm package, the way a user gets it: `npm pack` in the checkout (its prepack builds
 // dist/), `npm install -g` of the tarball into a temporary prefix and `npx` of the tarball, then
 // the installed gw run on the pinned Node 24 and started by an older Node (which re-runs it on
-// the Node 24 it depends on): a command, and `gw run -f` serving a request. npm reads the registry
-// through its cache first (--prefer-offline), so the install costs a few seconds where the
-// checkout's own `npm ci` filled the cache. The slowest test of the suite: about 30 s.
+// the Node 24 it depends on): a command, and `gw run -f` serving an authenticated request (with
+// node:cluster workers on Node 24). npm reads the registry through its cache first
+// (--prefer-offline), so an install costs a few seconds where the checkout's own `npm ci` filled
+// the cache. The slowest test of the suite: about 30 s on a quiet machine, 60-100 s on a busy one.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
