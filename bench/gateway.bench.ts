@@ -110,6 +110,10 @@ async function main(options: BenchOptions): Promise<number> {
         log(`${definition.label}:`);
         const outcome = await measureTarget(definition, upstream.ports, options.settings, log);
         if (outcome.status === 'unavailable') log(`  not available: ${outcome.reason}`);
+        else
+          log(
+            `  ${outcome.saturate.requestsPerSecond.toFixed(0)} requests/s, ${outcome.cpuUsPerRequest?.toFixed(0) ?? '–'} µs CPU per request`,
+          );
         outcomes.push(outcome);
       }
       rounds.push(outcomes);

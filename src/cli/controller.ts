@@ -8,6 +8,7 @@ import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { parsePort } from './run.ts';
 
@@ -20,6 +21,13 @@ export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--con
   --admin-address  address of the admin endpoints (default 127.0.0.1; 0.0.0.0 in a pod, for probes)
 `;
 
+const CONTROLLER_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'admin-port': { type: 'string' },
+  'admin-address': { type: 'string' },
+} as const;
+
 export interface ControllerOptions {
   kubeconfig?: string;
   context?: string;
@@ -31,12 +39,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        'admin-port': { type: 'string' },
-        'admin-address': { type: 'string' },
-      },
+      options: CONTROLLER_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
@@ -49,7 +52,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       adminAddress: values['admin-address'] ?? '127.0.0.1',
     };
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, CONTROLLER_OPTIONS);
   }
 }
 

@@ -8,11 +8,12 @@
 // and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
 // "Multi-core").
 
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import {
   DEFAULT_DOWNSTREAM_LIMITS,
   type DownstreamLimits,
@@ -26,7 +27,10 @@ import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import { byteSize, durationMs } from '../util/units.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+import { applyReporter, loadReporter } from './run-reports.ts';
+import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
@@ -112,26 +116,29 @@ export function parsePort(text: string | undefined, fallback: number, flag: stri
   return port;
 }
 
+/** The options of gw run, as parseArgs reads them. */
+const RUN_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+  address: { type: 'string' },
+  'admin-port': { type: 'string' },
+  workers: { type: 'string' },
+  'api-port': { type: 'string' },
+  'api-address': { type: 'string' },
+  'data-dir': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  cluster: { type: 'boolean' },
+  context: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'admin-address': { type: 'string' },
+  ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
+} as const;
+
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        filename: { type: 'string', short: 'f', multiple: true },
-        recursive: { type: 'boolean', short: 'R' },
-        address: { type: 'string' },
-        'admin-port': { type: 'string' },
-        workers: { type: 'string' },
-        'api-port': { type: 'string' },
-        'api-address': { type: 'string' },
-        'data-dir': { type: 'string' },
-        kubeconfig: { type: 'string' },
-        cluster: { type: 'boolean' },
-        context: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'admin-address': { type: 'string' },
-        ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
-      },
+      options: RUN_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
@@ -178,7 +185,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     }
     return options;
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, RUN_OPTIONS);
   }
 }
 
@@ -201,18 +208,6 @@ export function parseLimits(values: Record<string, string | undefined>): Downstr
   return downstreamLimits(overrides);
 }
 
-/** gw's own version, reported by the API server's /version. */
-function gwVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return manifest.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** What the command needs of a gateway, in one process or as the primary of workers. */
 interface RunningGateway {
   readonly controller: Controller;
@@ -222,6 +217,8 @@ interface RunningGateway {
   readonly metrics: MetricsSource;
   /** Beyond the command's own readiness (started, not stopping). */
   ready(): boolean;
+  /** Whether any listener port is bound. */
+  serving(): boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -229,7 +226,7 @@ interface RunningGateway {
 interface GatewayCallbacks {
   log: (line: string) => void;
   onLoad: (report: LoadReport) => void;
-  onApplied: (update: ConfigUpdate) => void;
+  onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
@@ -251,6 +248,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       api: cluster.source instanceof ApiSource ? cluster.source : undefined,
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
+      serving: () => cluster.serving(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -262,6 +260,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
     ready: () => true,
+    serving: () => local.serving(),
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -274,44 +273,41 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
-  let lastReport = '';
+  // A file named with -f that is not there is a mistake, not a gateway waiting for it.
+  const missing = resolveFiles(options.paths).problems;
+  if (missing.length > 0) {
+    for (const problem of missing) io.stderr(`gw run: -f ${problem.file}: ${problem.message}\n`);
+    return 1;
+  }
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, {
-      log,
-      onLoad: (report) => {
-        const problems = report.problems.map((problem) => problem.message).join('\n');
-        const warnings = report.warnings.map((warning) => warning.message).join('\n');
-        // A reload that changes nothing the log said is not logged again.
-        const text = `${problems}\n${warnings}`;
-        if (text === lastReport) return;
-        lastReport = text;
-        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`);
-        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
-        if (!problems && report.changes > 0) log('configuration loaded');
-      },
-      onApplied: (update) => {
-        for (const [key, config] of update.changed) {
-          const ports = config.listeners.map((listener) => `${listener.name} ${listener.protocol} :${listener.port}`);
-          log(`Gateway ${key}: serving ${ports.length > 0 ? ports.join(', ') : 'no listeners'}`);
-        }
-        for (const key of update.removed) log(`Gateway ${key}: no longer served`);
-      },
-    });
+    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     io.stderr(`gw run: ${(error as Error).message}\n`);
     return 1;
   }
-  try {
-    await gateway.start();
-  } catch (error) {
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+  // Listening for the stop signals before gw says anything a supervisor (or a test) may act on: a
+  // SIGTERM sent as soon as gw has said it serves must stop it gracefully, not kill it. One sent
+  // while it starts stops it once it has started.
+  let admin: AdminServer | undefined;
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const fail = async (line: string) => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    io.stderr(line);
+    await admin?.close();
     await gateway.stop();
     return 1;
-  }
-  let admin: AdminServer | undefined;
+  };
+  // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
+  // port that cannot be bound for them ends gw run before any listener serves (docs/cli.md).
   if (options.adminPort !== 0) {
     try {
       admin = await startAdminServer({
@@ -320,10 +316,25 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         ready: () => ready && gateway.ready(),
         metrics: gateway.metrics,
       });
-      log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
     } catch (error) {
-      log(`admin endpoints not served: ${(error as Error).message}`);
+      const reason = bindFailureText(error as NodeJS.ErrnoException, options.adminPort, options.adminAddress);
+      return fail(
+        `gw run: admin endpoints (/metrics, /healthz): ${reason}; choose another with --admin-port PORT (0 turns them off)\n`,
+      );
     }
+    log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+  }
+  try {
+    await gateway.start();
+  } catch (error) {
+    return fail(`gw run: ${(error as Error).message}\n`);
+  }
+  const listeners = [...gateway.controller.currentConfigs.values()].reduce(
+    (sum, config) => sum + config.listeners.length,
+    0,
+  );
+  if (listeners > 0 && !gateway.serving()) {
+    return fail('gw run: nothing can be served: no listener port could be bound (see above)\n');
   }
   ready = true;
   if (gateway.api) {
@@ -343,11 +354,11 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         : 'in the files';
     log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  // Signal handlers do not keep Node's event loop alive: with nothing else open (every file
+  // invalid, no listener yet) Node would exit 13 with an unsettled await instead of waiting.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
+  await stopped;
+  clearInterval(keepAlive);
   log('stopping');
   ready = false;
   await admin?.close();

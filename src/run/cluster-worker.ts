@@ -25,6 +25,8 @@ export class ClusterWorker {
   /** Lines the data plane logs while an update is applied; they go back to the primary. */
   private collecting: string[] | undefined;
   private stopping: Promise<void> | undefined;
+  /** The last configuration generation applied (-1: none yet). */
+  private generation = -1;
 
   constructor(settings: WorkerSettings) {
     this.settings = settings;
@@ -34,6 +36,14 @@ export class ClusterWorker {
       limits: settings.limits,
       telemetry: new Telemetry({ sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }) }),
       log: (line) => this.log(line),
+      // A port bound on a later try: the primary hears it as the same generation applied again.
+      onUnboundChange: () =>
+        this.send({
+          type: 'gw:applied',
+          generation: this.generation,
+          problems: [],
+          unbound: [...this.dataPlane.unboundPorts],
+        }),
     });
   }
 
@@ -81,7 +91,8 @@ export class ClusterWorker {
     } finally {
       this.collecting = undefined;
     }
-    this.send({ type: 'gw:applied', generation, problems });
+    this.generation = generation;
+    this.send({ type: 'gw:applied', generation, problems, unbound: [...this.dataPlane.unboundPorts] });
   }
 
   private stop(): Promise<void> {

@@ -2,6 +2,7 @@
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
 // design, so a configuration update travels as its entries; metrics travel as a snapshot.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 
@@ -50,6 +51,8 @@ export interface AppliedMessage {
   generation: number;
   /** What the data plane logged while applying (configuration problems, ports it cannot bind). */
   problems: string[];
+  /** The listener ports the worker could not bind after this update, and why. */
+  unbound: [port: number, UnboundPort][];
 }
 
 export interface MetricsReplyMessage {

@@ -56,6 +56,18 @@ spec:
     ]);
   });
 
+  it('names the declared field a misspelt one resembles, in the line format of every admission error', async () => {
+    const result = await run(
+      ['validate', '-f', '-'],
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: {name: b, namespace: ai}\nspec:\n  static: {hots: api.example, port: 443}\n',
+    );
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      '-: document 1: GwBackend ai/b: spec.static.hots: Unknown field: field not declared in schema; did you mean host?\n1 invalid of 1\n',
+    );
+  });
+
   it('reads standard input with -f -', async () => {
     const result = await run(['validate', '-f', '-'], validBackend);
     assert.equal(result.code, 0);
@@ -109,9 +121,32 @@ spec:
     );
   });
 
+  it('reports a YAML syntax error at its own line and column, in a later document too, and an unclosed quote or bracket where it opens', async () => {
+    // The error is on line 9 of the file (document 2's "name: x", which the next line's deeper
+    // indentation turns into a mapping key), not at document 2's start.
+    const stream = `${validBackend}---\napiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata:\n  name: x\n    namespace: ai\n`;
+    const nested = await run(['validate', '-f', '-'], stream);
+    assert.equal(nested.code, 1);
+    assert.match(nested.stderr, /^-: document 2 \(line 9, column 9\): malformed YAML\/JSON: /);
+    const quote = await run(
+      ['validate', '-f', '-'],
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata:\n  name: a\nspec:\n  static:\n    host: "x\n    port: 80\n',
+    );
+    assert.match(
+      quote.stderr,
+      /^-: document 1 \(line 7, column 11\): malformed YAML\/JSON: Missing closing "quote: what opens here is never closed with " \(the parser gave up at line 9, column 1\)/,
+    );
+    const bracket = await run(['validate', '-f', '-'], `${validBackend}---\na: "x\\\\"\nb: {c: [1, 2]\nd: 1\n`);
+    assert.match(bracket.stderr, /^-: document 2 \(line 7, column 4\): .*never closed with \}/);
+  });
+
   describe('bad input gets an error, never a crash or a hang', () => {
     const cases: [string, string, RegExp][] = [
-      ['malformed YAML', 'apiVersion: v1\nkind: [Secret\n', /^-: document 1 \(line \d+\): malformed YAML\/JSON: /],
+      [
+        'malformed YAML',
+        'apiVersion: v1\nkind: [Secret\n',
+        /^-: document 1 \(line 2, column 7\): malformed YAML\/JSON: .*never closed with \]/,
+      ],
       [
         'duplicate keys',
         'apiVersion: v1\nkind: Secret\nkind: ConfigMap\n',

@@ -2,7 +2,7 @@
 // test, bound to 127.0.0.1 on free ports; stopped by the test.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DownstreamLimits } from '../../src/dataplane/server/downstream-limits.ts';
@@ -11,7 +11,7 @@ import { LocalGateway } from '../../src/run/local-gateway.ts';
 import type { Reply } from './http-request.ts';
 import { until } from './until.ts';
 
-export { gatewayYaml } from './objects.ts';
+export { gatewayYaml, twoListenerGatewayYaml } from './objects.ts';
 
 /** A port free right now on 127.0.0.1 (the OS picks it). */
 export async function freePort(): Promise<number> {
@@ -23,6 +23,16 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** A TCP server holding `port` on 127.0.0.1, as another process would (the test closes it). */
+export async function holdPort(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return server;
 }
 
 export interface TestGateway {
@@ -80,7 +90,8 @@ export async function lastAccessLogLine(gw: TestGateway, path: string): Promise<
 /**
  * GwBackend `name` for one AI provider on 127.0.0.1:`port`: `family` is its provider family entry
  * (`alpha: {}`, `gamma: {}`, `custom: {…}`), `key` the key gw sends it, `routes` its
- * policies.ai.routes (a YAML flow mapping of path → format), `morePolicies` other policies.ai
+ * policies.ai.routes (a YAML flow mapping of path → format; undefined: no policies.ai, so the
+ * default routes apply), `morePolicies` other policies.ai
  * entries (YAML flow style: `defaults: [{field: seed, value: 1}], overrides: [...]`); ends with ---.
  */
 export function aiBackendYaml(
@@ -88,17 +99,17 @@ export function aiBackendYaml(
   port: number,
   family: string,
   key: string,
-  routes: string,
+  routes: string | undefined,
   morePolicies?: string,
 ): string {
+  const ai = routes === undefined ? '' : `\n    ai: {routes: ${routes}${morePolicies ? `, ${morePolicies}` : ''}}`;
   return `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: ${name}}
 spec:
   ai: {provider: {host: 127.0.0.1, port: ${port}, ${family}}}
   policies:
-    auth: {key: ${key}}
-    ai: {routes: ${routes}${morePolicies ? `, ${morePolicies}` : ''}}
+    auth: {key: ${key}}${ai}
 ---
 `;
 }

@@ -20,7 +20,9 @@ export const RouteType = named(
       'Completions (chat completions), Messages (gamma messages API), Models (model listing), Passthrough ' +
       '(forwarded as is, no LLM processing), Detect (forwarded as is, LLM metadata extracted for telemetry and ' +
       'rate limits), Responses, GammaTokenCount, Embeddings, Realtime, Rerank, GenerateContent (delta ' +
-      'generate/stream-generate content), DeltaCountTokens. Unrouted traffic is treated as Completions.',
+      'generate/stream-generate content), DeltaCountTokens. A path no route matches is Completions; a backend ' +
+      'without routes gets each API at its well-known path (/v1/chat/completions, /v1/messages, /v1/responses, ' +
+      '/v1/embeddings, /v1/models...; docs/decisions/0012-default-ai-routes.md).',
   },
   enumOf([
     'Completions',

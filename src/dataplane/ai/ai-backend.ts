@@ -15,12 +15,15 @@ import {
   type RoutedRequest,
 } from '../backends/backend.ts';
 import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
+import type { GatewayAnswers } from '../proxy/answers.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
+import { answersByRouteType } from './llm-answers.ts';
 import { readLlmRequest, runAttempts } from './llm-request.ts';
 import { compileRouteTypes } from './policies/index.ts';
 
 /** The `ai` kind: a GwBackend reached through one backendRef (its effective policies are the ref's). */
 export const aiKind: BackendKind<BackendRefInput> = {
+  refusedAnswers: (ref) => answersByRouteType(compileRouteTypes(ref.policy.ai?.routes)),
   compile(input: BackendRefInput): Backend | BackendRefusal {
     const where = input.key;
     const spec = input.object.kind === 'GwBackend' ? input.object.spec.ai : undefined;
@@ -71,7 +74,11 @@ class AiBackend implements Backend {
     this.#balancer = balancer;
     this.#providerCount = providerCount;
     this.#routeTypeOf = routeTypeOf;
+    this.answersFor = answersByRouteType(routeTypeOf);
   }
+
+  /** gw's own answers in the API format of the route type `path` has here. */
+  readonly answersFor: (path: string) => GatewayAnswers;
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = this.#routeTypeOf(routed.forward.path);

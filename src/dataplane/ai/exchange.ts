@@ -8,7 +8,6 @@ import { BodyTooLargeError } from '../proxy/body.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
-import { ownFailure } from '../proxy/own-failure.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
@@ -18,7 +17,6 @@ import {
   createStreamObserver,
   createStreamTranslator,
   detectedResponseFormat,
-  errorBody,
   type JsonObject,
   messagesToCompletionsResponse,
   type StreamProcessor,
@@ -29,6 +27,7 @@ import {
 } from './formats/index.ts';
 import { isPlainObject, stringOr } from './formats/json.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
+import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
 /** Framing headers of a provider response that gw sets itself for the body it sends. */
@@ -80,41 +79,6 @@ export interface AttemptResult {
   firstTokenMs?: number;
   /** Short reason for the log when the exchange failed. */
   error?: string;
-}
-
-export function sendClientError(
-  res: ClientResponse,
-  format: ClientFormat,
-  status: number,
-  message: string,
-  headers?: Record<string, string>,
-): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const { contentType, body } = errorBody(errorFormat(format), status, message);
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
-/**
- * Answers an error gw decided in the client's format; a 5xx of gw's own (a refused model, a request
- * gw cannot build) carries a request id instead of its detail (proxy/own-failure.ts).
- */
-export function sendGatewayError(
-  res: ClientResponse,
-  record: RequestRecord,
-  format: ClientFormat,
-  status: number,
-  message: string,
-): void {
-  if (status < 500) {
-    sendClientError(res, format, status, message);
-    return;
-  }
-  const failure = ownFailure(record, message);
-  sendClientError(res, format, status, failure.message, failure.headers);
 }
 
 export async function attempt(input: AttemptInput): Promise<AttemptResult> {

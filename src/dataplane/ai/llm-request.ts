@@ -15,11 +15,12 @@ import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './endpoint.ts';
-import { attempt, sendClientError, sendGatewayError } from './exchange.ts';
+import { attempt } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
+import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
-const NOT_AN_OBJECT = 'The request body is not a JSON object.';
+const NOT_AN_OBJECT = 'its body is not a JSON object';
 
 type ReadObject = { body: JsonObject; problem?: undefined } | { problem: string; ambiguous: boolean };
 
@@ -72,22 +73,73 @@ export interface Candidate {
   report(outcome: ResponseOutcome): void;
 }
 
+/** Where a path's route type came from, for messages: an `ai` backend's routes, or a GwModel route's API paths. */
+export const BACKEND_ROUTES = "the backend's policies.ai.routes (its default routes when unset)";
+
+/**
+ * Why a JSON body is not a request of its route type's format, or undefined. The checks are the
+ * fields that tell the formats apart, so that a body sent to the wrong path (a Responses or
+ * Embeddings body on a Completions path) is refused rather than sent to an API that is not its own.
+ */
+function formatProblem(routeType: RouteType, body: JsonObject): string | undefined {
+  switch (routeType) {
+    case 'Completions':
+    case 'Messages':
+    case 'GammaTokenCount':
+      return Array.isArray(body.messages) ? undefined : 'it has no "messages" array';
+    case 'Responses':
+      return body.messages === undefined ? undefined : 'it has "messages", which a Responses request does not';
+    case 'Embeddings':
+      return body.input !== undefined ? undefined : 'it has no "input"';
+    default:
+      return undefined;
+  }
+}
+
+/** The message of a request refused because it does not fit the route type its path was given. */
+function routeTypeMismatch(routeType: RouteType, path: string, routedBy: string, problem: string): string {
+  return (
+    `The request does not fit the ${routeType} route type (${problem}); gw applied ${routeType} to ${path} ` +
+    `by ${routedBy}. Send it to its API's path, or map this path to its route type in ai.routes.`
+  );
+}
+
+/** The 413 of a body over the LLM buffer limit: how big the limit is and the field that raises it. */
+function tooLargeMessage(limit: number): string {
+  const mib = limit / (1024 * 1024);
+  const size = Number.isInteger(mib) ? `${mib} MiB` : `${limit} bytes`;
+  return (
+    `The request body is larger than ${size}, the most gw buffers for an LLM request (an image or a PDF counts ` +
+    `as its base64 text). Raise it with the Gateway's Frontend policy field http.maxBufferSize ` +
+    `(GwPolicy spec.frontend.http.maxBufferSize).`
+  );
+}
+
 /**
  * Reads the client's request for an LLM route type. Answers the client itself (and returns
- * undefined) when the body is too large, unreadable, not a JSON object, or JSON that parsers read
- * differently (docs/decisions/0009-one-parse.md). A Detect body is read when it is a JSON object
- * sent as `application/json`; any other is forwarded unread, as agentgateway does
+ * undefined) when the route type is not served, the body is too large, unreadable, not a JSON
+ * object, not a request of the route type's format, or JSON that parsers read differently
+ * (docs/decisions/0009-one-parse.md). A Detect body is read when it is a JSON object sent as
+ * `application/json`; any other is forwarded unread, as agentgateway does
  * (docs/decisions/0006-detect-route-type.md), unless parsers would read it differently.
+ * `routedBy` says where the route type came from, for the refusals that name it.
  */
 export async function readLlmRequest(
   routed: RoutedRequest,
   routeType: RouteType,
   maxBodyBytes: number,
+  routedBy: string = BACKEND_ROUTES,
 ): Promise<LlmRequest | undefined> {
   const { req, res, record } = routed;
+  const path = routed.forward.path;
   const clientFormat = ROUTE_CLIENT_FORMAT[routeType];
   if (clientFormat === undefined && routeType !== 'Passthrough' && routeType !== 'Detect') {
-    sendClientError(res, 'completions', 400, `Route type ${routeType} is not served by this gateway yet.`);
+    sendClientError(
+      res,
+      'completions',
+      400,
+      `gw does not serve the ${routeType} route type yet; ${path} has it by ${routedBy}.`,
+    );
     return undefined;
   }
   const format: ClientFormat = clientFormat ?? 'completions';
@@ -106,9 +158,9 @@ export async function readLlmRequest(
         if (req.httpVersionMajor === 1) res.setHeader('connection', 'close');
         const message =
           error instanceof BodyTooLargeError
-            ? `The request body is larger than ${error.limit} bytes.`
+            ? tooLargeMessage(error.limit)
             : `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
-        sendClientError(res, format, error.status, message);
+        sendClientError(res, format, error.status, message, undefined, error.status === 503 ? 'overloaded' : undefined);
       } else {
         sendClientError(res, format, 400, 'The request body could not be read.');
       }
@@ -121,9 +173,31 @@ export async function readLlmRequest(
       else if (mustParse || read.ambiguous) {
         // A Detect body gw cannot read is forwarded unread; one that parsers would read
         // differently is refused, as on every route type.
-        sendClientError(res, format, 400, read.problem);
+        const problem =
+          read.problem === NOT_AN_OBJECT ? routeTypeMismatch(routeType, path, routedBy, read.problem) : read.problem;
+        sendClientError(res, format, 400, problem);
         return undefined;
       }
+    }
+  } else if (mustParse) {
+    sendClientError(
+      res,
+      format,
+      400,
+      routeTypeMismatch(
+        routeType,
+        path,
+        routedBy,
+        `a ${req.method} has no body; ${routeType} requests are POSTs of JSON`,
+      ),
+    );
+    return undefined;
+  }
+  if (body !== undefined && mustParse) {
+    const problem = formatProblem(routeType, body);
+    if (problem !== undefined) {
+      sendClientError(res, format, 400, routeTypeMismatch(routeType, path, routedBy, problem));
+      return undefined;
     }
   }
   const stream = body !== undefined && isStreaming(format as ApiFormat, body);

@@ -20,7 +20,7 @@ import { isProblem } from '../policies/types.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
-import { sendClientError, sendGatewayError } from './exchange.ts';
+import { answersByRouteType, sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
 
 /** The provider family field of LLMProvider for each ModelProvider value gw serves. */
@@ -39,6 +39,9 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/embeddings', 'Embeddings'],
   ['/models', 'Models'],
 ];
+
+/** Where a GwModel route's route type comes from, for the refusals that name it. */
+const MODEL_ROUTES_SOURCE = 'the API paths of GwModel routes (docs/dataplane.md)';
 
 function modelRouteType(path: string): RouteType | undefined {
   for (const [suffix, routeType] of MODEL_ROUTES) if (path.endsWith(suffix)) return routeType;
@@ -276,6 +279,9 @@ function matchRank(pattern: string, model: string): number {
   return pattern === model ? 1_000_000 : -1;
 }
 
+/** gw's own answers on a GwModel route: in the format of the path's API (OpenAI's for any other path). */
+export const MODEL_ANSWERS = answersByRouteType((path) => modelRouteType(path) ?? 'Completions');
+
 /** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
 export const modelsKind: BackendKind<ModelsInput> = {
   compile({ models, context }: ModelsInput): Backend {
@@ -295,17 +301,27 @@ class ModelsBackend implements Backend {
     this.#keys = keys;
   }
 
+  readonly answersFor = MODEL_ANSWERS;
+
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = modelRouteType(routed.forward.path);
     if (routeType === undefined)
       return sendClientError(routed.res, 'completions', 404, 'This path is not an LLM API path gw serves for models.');
     if (routeType === 'Models') return listModels(routed, this.#models, this.#keys);
-    const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes);
+    const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes, MODEL_ROUTES_SOURCE);
     if (!request) return;
     const requested = request.llm.requestModel;
     if (!requested) return sendClientError(routed.res, request.format, 400, 'The request names no model.');
     const model = matchModel(this.#models, this.#keys, requested);
-    if (!model) return sendClientError(routed.res, request.format, 400, `The model ${requested} is not offered here.`);
+    if (!model)
+      return sendClientError(
+        routed.res,
+        request.format,
+        404,
+        `The model ${requested} does not exist here: no GwModel serves it.`,
+        undefined,
+        'model_not_found',
+      );
     routed.record.backend = `GwModel ${model.key}`;
     if (model.kind === 'error')
       return sendGatewayError(

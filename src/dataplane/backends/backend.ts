@@ -16,6 +16,7 @@ import type {
 import type { PolicyExchange } from '../policies/exchange.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
 import type { ForwardingPolicy } from '../policies/types.ts';
+import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import type { BackendType, RequestRecord } from '../telemetry/request-record.ts';
@@ -72,6 +73,11 @@ export interface Backend {
    * sends to its available backends first, and to evicted ones only when none is available.
    */
   readonly available?: () => boolean;
+  /**
+   * How gw words its own answers (a policy's refusal, a failure of its own) on a request to `path`
+   * routed here: LLM backends answer in the client's API format. Unset: plain text.
+   */
+  readonly answersFor?: (path: string) => GatewayAnswers;
 }
 
 /** Why a backend cannot be served: its requests are answered with `status` and the message. */
@@ -134,4 +140,9 @@ export interface ModelsInput {
 /** A backend kind: compiles its backends once per configuration. */
 export interface BackendKind<Input> {
   compile(input: Input): Backend | BackendRefusal;
+  /**
+   * How gw words its answers for a reference of this kind that is refused (./refused.ts), as the
+   * kind's Backend.answersFor would; unset: plain text.
+   */
+  refusedAnswers?(ref: BackendRefConfig): (path: string) => GatewayAnswers;
 }

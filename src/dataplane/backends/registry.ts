@@ -2,10 +2,11 @@
 // by the one kind field its spec sets. A kind without an implementation is refused here with the
 // reason (its requests are answered with 500). The GwModels of a rule or listener are served by
 // the models kind.
-import type { BackendObjectConfig } from '../../contract/dataplane-config.ts';
+import type { BackendObjectConfig, BackendRefConfig } from '../../contract/dataplane-config.ts';
 import { aiKind } from '../ai/ai-backend.ts';
-import { modelsKind } from '../ai/models.ts';
+import { MODEL_ANSWERS, modelsKind } from '../ai/models.ts';
 import { mcpKind } from '../mcp/backend.ts';
+import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { BackendType } from '../telemetry/request-record.ts';
 import {
   type Backend,
@@ -62,6 +63,20 @@ export function compileBackendRef(input: BackendRefInput): Backend | BackendRefu
   // 501: the backend is valid, this data plane does not implement its kind.
   if (typeof kind === 'string') return backendRefusal(`backend ${input.key}: ${kind}`, 501);
   return kind.compile(input);
+}
+
+/** How gw words its answers for a refused reference to `object` (plain text unless its kind says). */
+export function refusedAnswersOf(
+  object: BackendObjectConfig | undefined,
+  ref: BackendRefConfig,
+): ((path: string) => GatewayAnswers) | undefined {
+  const kind = object && kindOf(object);
+  return typeof kind === 'object' ? kind.refusedAnswers?.(ref) : undefined;
+}
+
+/** How gw words its answers for the GwModels of a rule or listener when they are refused. */
+export function refusedModelAnswers(): (path: string) => GatewayAnswers {
+  return MODEL_ANSWERS;
 }
 
 /** Compiles the GwModels a rule or listener serves. */

@@ -27,7 +27,13 @@ import {
   type RouteContext,
 } from '../backends/backend.ts';
 import { RefusedBackend } from '../backends/refused.ts';
-import { backendTypeOf, compileBackendRef, compileModelsBackend } from '../backends/registry.ts';
+import {
+  backendTypeOf,
+  compileBackendRef,
+  compileModelsBackend,
+  refusedAnswersOf,
+  refusedModelAnswers,
+} from '../backends/registry.ts';
 import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
 import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
@@ -494,7 +500,7 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string):
   const type = object ? backendTypeOf(object) : 'unknown';
   const refuse = (message: string) => {
     compiling.problems.push(`${where} ${ref.backend}: ${message}`);
-    return new RefusedBackend(type, 500, message);
+    return new RefusedBackend(type, 500, message, refusedAnswersOf(object, ref));
   };
   if (ref.problem) return refuse(`backend ${ref.backend}: ${ref.problem}`);
   if (!object) return refuse(`backend ${ref.backend} is not in the configuration`);
@@ -511,7 +517,7 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string):
   });
   if (isRefusal(compiled)) {
     compiling.problems.push(`${where} ${ref.backend}: ${compiled.message}`);
-    return new RefusedBackend(type, compiled.status, compiled.message);
+    return new RefusedBackend(type, compiled.status, compiled.message, refusedAnswersOf(object, ref));
   }
   return compiled;
 }
@@ -524,7 +530,7 @@ function compileModels(compiling: Compiling, models: ModelsConfig, where: string
     : compileModelsBackend({ models, context: compiling.backends });
   if (!isRefusal(compiled)) return compiled;
   compiling.problems.push(`${where} GwModels: ${compiled.message}`);
-  return new RefusedBackend('ai', compiled.status, compiled.message);
+  return new RefusedBackend('ai', compiled.status, compiled.message, refusedModelAnswers());
 }
 
 /** A rule's (or PreRouting) traffic policies with what MCP OAuth adds, and its MCP OAuth endpoint. */

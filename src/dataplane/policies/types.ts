@@ -12,6 +12,13 @@ export interface LocalResponse {
   headers?: Record<string, string | string[]>;
   /** Plain text (a trailing newline is added to text without one) or bytes as they are. */
   body?: string | Buffer;
+  /**
+   * Set when the answer is gw's own refusal (an authentication, authorization, rate limit or body
+   * limit saying no; not a configured direct response or an answer relayed from an external
+   * server), whose `body` is then a one-line message: an LLM route words it in its client's API
+   * format (proxy/answers.ts). `overloaded`: gw is busy, the client may retry shortly.
+   */
+  own?: 'refusal' | 'overloaded';
 }
 
 /** undefined: go on with the next policy; a LocalResponse: answer it and stop. */

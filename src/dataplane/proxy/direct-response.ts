@@ -25,11 +25,17 @@ export function sendJson(res: ClientResponse, status: number, body: string, head
   res.end(body);
 }
 
-/** An answer a policy gives (LocalResponse): text gets a text/plain type and a trailing newline. */
-export function sendLocalResponse(
-  res: ClientResponse,
-  response: { status: number; headers?: Record<string, string | string[]>; body?: string | Buffer },
-): void {
+/** An answer a policy gives (policies/types.ts LocalResponse). */
+export interface LocalAnswer {
+  status: number;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  /** gw's own refusal, whose body is a one-line message (an LLM route words it in its client's format). */
+  own?: 'refusal' | 'overloaded';
+}
+
+/** An answer a policy gives, as it is: text gets a text/plain type and a trailing newline. */
+export function sendLocalResponse(res: ClientResponse, response: LocalAnswer): void {
   if (res.headersSent) {
     res.destroy();
     return;

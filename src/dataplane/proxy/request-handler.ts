@@ -17,6 +17,7 @@ import { normalizePath } from '../routing/path.ts';
 import { pickUsable } from '../routing/weighted-choice.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { FrontendTelemetry } from '../telemetry/request-telemetry.ts';
+import { type GatewayAnswers, PLAIN_ANSWERS } from './answers.ts';
 import { sendLocalResponse, sendText } from './direct-response.ts';
 import { forwardedRequestHeaders } from './headers.ts';
 import { sendOwnFailure } from './own-failure.ts';
@@ -40,6 +41,8 @@ export interface RequestScope {
   telemetry: FrontendTelemetry | undefined;
   /** Set when traffic policies ran: told when the request is finished. */
   exchange: PolicyExchange | undefined;
+  /** How gw words its own answers once a rule is chosen (an LLM route's client format); unset: plain text. */
+  answers?: GatewayAnswers;
 }
 
 export async function handleRequest(
@@ -83,8 +86,10 @@ export async function handleRequest(
   const query = forward?.query ?? record.query;
   const rule = routeOf(listener, rawHost, path, query, req, forward);
   if (!rule) return void sendText(res, 404, 'no route matches this request');
+  const answers = answersOf(rule, path);
+  scope.answers = answers;
   const unusable = takeRule(record, rule);
-  if (unusable) return void sendOwnFailure(res, record, unusable);
+  if (unusable) return void answers.ownFailure(res, record, unusable);
   forward ??= { path, query, headers: forwardedRequestHeaders(req.headers) as HeaderBag };
   // A traced request's span continues upstream.
   if (record.traceparent !== undefined) forward.headers.traceparent = record.traceparent;
@@ -92,7 +97,7 @@ export async function handleRequest(
   if (policies !== NO_TRAFFIC_POLICY) {
     exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
     const answer = await runSteps(policies.beforeFilters, exchange);
-    if (answer) return void sendLocalResponse(res, answer);
+    if (answer) return void answers.local(res, answer);
   }
   if (rule.filters.redirect) {
     const redirect = redirectResponse(rule.filters.redirect, {
@@ -107,17 +112,17 @@ export async function handleRequest(
   applyRequestFilters(rule.filters, forward);
   if (exchange && policies.afterFilters.length > 0) {
     const answer = await runSteps(policies.afterFilters, exchange);
-    if (answer) return void sendLocalResponse(res, answer);
+    if (answer) return void answers.local(res, answer);
   }
   let chosen = rule.backends.pick();
-  if (!chosen) return void sendOwnFailure(res, record, 'the route has no usable backend');
+  if (!chosen) return void answers.ownFailure(res, record, 'the route has no usable backend');
   // An evicted backend (passive health) gets requests only when every backend of the rule is evicted.
   if (chosen.backend.available?.() === false && rule.backends.items.length > 1)
     chosen = pickUsable(rule.backends, isAvailable)!;
   record.backend = chosen.name;
   record.backendType = chosen.backend.type;
   if (chosen.filters.problems.length > 0)
-    return void sendOwnFailure(res, record, `backend filter not supported: ${chosen.filters.problems[0]!.message}`);
+    return void answers.ownFailure(res, record, `backend filter not supported: ${chosen.filters.problems[0]!.message}`);
   applyRequestFilters(chosen.filters, forward);
   // The route's and the backendRef's ResponseHeaderModifier filters, on whatever answers from here.
   const ruleHeaders = rule.filters.response;
@@ -160,6 +165,15 @@ async function serveThrough(path: ResponsePath, backend: Backend, routed: Routed
   } finally {
     path.served(threw);
   }
+}
+
+/**
+ * How gw words its own answers on a rule: as its first LLM backend's clients expect (the rule's
+ * backends are one kind in practice; a rule mixing LLM and plain backends takes the LLM words).
+ */
+function answersOf(rule: CompiledRule, path: string): GatewayAnswers {
+  for (const item of rule.backends.items) if (item.backend.answersFor) return item.backend.answersFor(path);
+  return PLAIN_ANSWERS;
 }
 
 function isAvailable(ref: CompiledBackendRef): boolean {

@@ -15,17 +15,11 @@ import { sendText } from '../proxy/direct-response.ts';
 import type { ListenerBudget, Reservation } from './buffer-budget.ts';
 import type { DownstreamLimits } from './downstream-limits.ts';
 
-/** Where a body still coming is listed to be looked at (the port's watchdog), and its budget. */
-export interface BodyList {
-  readonly budget: ListenerBudget;
-  list(watch: BodyWatch): void;
-  forget(watch: BodyWatch): void;
-}
-
 export class BodyWatch implements BodyIntake {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  private readonly watchdog: BodyList;
+  /** The port's share of the buffer budget. */
+  private readonly budget: ListenerBudget;
   private readonly arrivedAt: number;
   private readonly http2: Http2ServerRequest | undefined;
   /** HTTP/2: DATA bytes of this stream so far (HTTP/1 reads the connection's count). */
@@ -37,14 +31,12 @@ export class BodyWatch implements BodyIntake {
   reservation: Reservation | undefined;
   /** Bytes reserved ahead of their arrival (a declared length) and not arrived yet. */
   private reservedAhead = 0;
-  /** On the watchdog's list (the body was still coming). */
-  private listed = false;
   private ended = false;
 
-  constructor(req: IncomingMessage, res: ServerResponse, watchdog: BodyList, now: number) {
+  constructor(req: IncomingMessage, res: ServerResponse, budget: ListenerBudget, now: number) {
     this.req = req;
     this.res = res;
-    this.watchdog = watchdog;
+    this.budget = budget;
     this.arrivedAt = now;
     this.lastProgressAt = now;
     if (req.httpVersionMajor === 2) {
@@ -61,37 +53,17 @@ export class BodyWatch implements BodyIntake {
     }
   }
 
-  /** Once what arrived with the request's head is parsed: a body still coming is watched from now on. */
-  watchIfIncomplete(): void {
-    if (!this.req.complete) this.list();
-  }
-
-  /**
-   * Onto the watchdog's list, until the response closes: a request must not stay reachable after
-   * it is done (thousands a second would be kept into V8's old generation).
-   */
-  private list(): void {
-    if (this.listed || this.ended) return;
-    this.listed = true;
-    this.watchdog.list(this);
-    this.res.once('close', () => {
-      this.stopWatching();
-      this.watchdog.forget(this);
-    });
-  }
-
   beginBuffering(fail: (error: Error) => void): void {
     // A body that arrived whole (or whose request is over) before gw began to read it is in
     // memory already: no budget, no deadline.
     if (this.ended || this.req.complete) return;
-    this.list();
     this.fail = fail;
   }
 
   /** The body's place in the budget, made when gw first buffers bytes of it; none when it is not buffering. */
   private reservationNow(): Reservation | undefined {
     if (this.fail === undefined) return undefined;
-    this.reservation ??= this.watchdog.budget.reserve(() =>
+    this.reservation ??= this.budget.reserve(() =>
       this.expire(new BodyTimeoutError('the request body stalled while other clients needed the buffer')),
     );
     return this.reservation;

@@ -348,5 +348,7 @@ test('routeTypeOf follows the routes of the policy', () => {
   const routed = policy({ routes: { '/v1/messages': 'Messages', '*': 'Passthrough' } });
   assert.equal(routed.routeTypeOf('/api/v1/messages?x=1'), 'Messages');
   assert.equal(routed.routeTypeOf('/v1/models'), 'Passthrough');
-  assert.equal(policy(undefined).routeTypeOf('/v1/messages'), 'Completions');
+  // No routes: the default table (docs/decisions/0012-default-ai-routes.md).
+  assert.equal(policy(undefined).routeTypeOf('/v1/messages'), 'Messages');
+  assert.equal(policy(undefined).routeTypeOf('/v1/other'), 'Completions');
 });

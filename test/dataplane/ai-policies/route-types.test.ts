@@ -4,8 +4,34 @@ import type { RouteType } from '../../../src/api/types/ai.ts';
 import { compileRouteTypes, policyStepsFor } from '../../../src/dataplane/ai/policies/index.ts';
 
 const cases: { name: string; routes: Record<string, RouteType> | undefined; path: string; want: RouteType }[] = [
-  { name: 'no routes: completions', routes: undefined, path: '/v1/messages', want: 'Completions' },
-  { name: 'empty routes: completions', routes: {}, path: '/anything', want: 'Completions' },
+  // Unset (or empty) routes: each API at its well-known path (docs/decisions/0012-default-ai-routes.md).
+  { name: 'no routes: Messages at /v1/messages', routes: undefined, path: '/v1/messages', want: 'Messages' },
+  { name: 'no routes: Chat Completions', routes: undefined, path: '/v1/chat/completions', want: 'Completions' },
+  {
+    name: 'no routes: token counting',
+    routes: undefined,
+    path: '/v1/messages/count_tokens?beta=true',
+    want: 'GammaTokenCount',
+  },
+  { name: 'no routes: Responses', routes: undefined, path: '/openai/v1/responses', want: 'Responses' },
+  {
+    name: 'no routes: compacting a response is Detect',
+    routes: undefined,
+    path: '/v1/responses/compact',
+    want: 'Detect',
+  },
+  { name: 'no routes: Embeddings', routes: undefined, path: '/v1/embeddings', want: 'Embeddings' },
+  { name: 'no routes: the model listing', routes: undefined, path: '/v1/models', want: 'Models' },
+  { name: 'no routes: images are Detect', routes: undefined, path: '/v1/images/generations', want: 'Detect' },
+  { name: 'no routes: rerank', routes: undefined, path: '/v2/rerank', want: 'Rerank' },
+  { name: 'no routes: any other path is Completions', routes: undefined, path: '/anything', want: 'Completions' },
+  { name: 'empty routes: the defaults too', routes: {}, path: '/v1/messages', want: 'Messages' },
+  {
+    name: 'set routes replace the defaults',
+    routes: { '/chat': 'Completions' },
+    path: '/v1/messages',
+    want: 'Completions',
+  },
   {
     name: 'suffix match',
     routes: { '/v1/messages': 'Messages' },

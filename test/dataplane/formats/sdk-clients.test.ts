@@ -174,7 +174,8 @@ test('error bodies are read by each SDK as its own error classes', async () => {
   await serving(json(429, errorBody('completions', 429, 'Slow down').body), async (baseURL) => {
     await assert.rejects(openai(baseURL).chat.completions.create(chatParams), (error: unknown) => {
       assert.ok(error instanceof OpenAI.RateLimitError);
-      assert.equal(error.type, 'rate_limit_error');
+      assert.equal(error.type, 'requests');
+      assert.equal(error.code, 'rate_limit_exceeded');
       assert.match(error.message, /Slow down/);
       return true;
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  type ErrorKind,
   errorBody,
   isStreaming,
   requestModel,
@@ -56,19 +57,33 @@ test('usage of every format, in one shape', () => {
   assert.equal(usageFromResponse('messages', 'garbage'), undefined);
 });
 
-test('error bodies in the client format, typed by status', () => {
-  const openai = (status: number) => JSON.parse(errorBody('completions', status, 'nope').body).error;
+test("error bodies in the client format, typed by status with each vendor's conventions", () => {
+  const openai = (status: number, kind?: ErrorKind) =>
+    JSON.parse(errorBody('completions', status, 'nope', kind).body).error;
+  const typeAndCode = (status: number, kind?: ErrorKind) => {
+    const { type, code } = openai(status, kind);
+    return [type, code];
+  };
   assert.deepEqual(openai(400), { message: 'nope', type: 'invalid_request_error', param: null, code: null });
-  assert.equal(openai(401).type, 'authentication_error');
-  assert.equal(openai(403).type, 'permission_error');
-  assert.equal(openai(404).type, 'not_found_error');
-  assert.equal(openai(413).type, 'request_too_large');
-  assert.equal(openai(429).type, 'rate_limit_error');
-  assert.equal(openai(503).type, 'api_error');
-  assert.equal(openai(529).type, 'api_error');
-  const anthropic = (status: number) => JSON.parse(errorBody('messages', status, 'nope').body);
+  assert.deepEqual(typeAndCode(401), ['invalid_request_error', 'invalid_api_key']);
+  assert.deepEqual(typeAndCode(403), ['invalid_request_error', 'permission_denied']);
+  assert.deepEqual(typeAndCode(404), ['invalid_request_error', 'not_found']);
+  assert.deepEqual(typeAndCode(404, 'model_not_found'), ['invalid_request_error', 'model_not_found']);
+  assert.deepEqual(typeAndCode(408), ['invalid_request_error', 'request_timeout']);
+  assert.deepEqual(typeAndCode(413), ['invalid_request_error', 'request_too_large']);
+  assert.deepEqual(typeAndCode(429), ['requests', 'rate_limit_exceeded']);
+  assert.deepEqual(typeAndCode(500), ['server_error', null]);
+  assert.deepEqual(typeAndCode(503, 'overloaded'), ['server_error', null]);
+  assert.deepEqual(typeAndCode(529), ['server_error', null]);
+  const anthropic = (status: number, kind?: ErrorKind) => JSON.parse(errorBody('messages', status, 'nope', kind).body);
   assert.deepEqual(anthropic(429), { type: 'error', error: { type: 'rate_limit_error', message: 'nope' } });
+  assert.equal(anthropic(401).error.type, 'authentication_error');
+  assert.equal(anthropic(403).error.type, 'permission_error');
+  assert.equal(anthropic(404, 'model_not_found').error.type, 'not_found_error');
+  assert.equal(anthropic(413).error.type, 'request_too_large');
   assert.equal(anthropic(529).error.type, 'overloaded_error');
+  assert.equal(anthropic(503, 'overloaded').error.type, 'overloaded_error');
+  assert.equal(anthropic(503).error.type, 'api_error');
   assert.equal(anthropic(504).error.type, 'timeout_error');
   assert.equal(anthropic(500).error.type, 'api_error');
   assert.equal(errorBody('count_tokens', 400, 'x').contentType, 'application/json');
@@ -78,7 +93,7 @@ test('error bodies in the client format, typed by status', () => {
 test('provider errors convert to the client format and keep the message', () => {
   const anthropicError = JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
   assert.deepEqual(JSON.parse(translateErrorBody('messages', 'completions', 529, anthropicError).body), {
-    error: { message: 'Overloaded', type: 'api_error', param: null, code: null },
+    error: { message: 'Overloaded', type: 'server_error', param: null, code: null },
   });
   const openaiError = JSON.stringify({
     error: { message: 'Rate limit reached for gpt-4o', type: 'requests', param: null, code: 'rate_limit_exceeded' },
@@ -99,7 +114,7 @@ test('garbage error bodies become the generic message for the status', () => {
     const out = JSON.parse(translateErrorBody('messages', 'completions', 502, garbage).body);
     assert.deepEqual(out.error, {
       message: 'The upstream provider returned HTTP 502 Bad Gateway.',
-      type: 'api_error',
+      type: 'server_error',
       param: null,
       code: null,
     });

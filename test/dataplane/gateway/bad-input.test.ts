@@ -193,22 +193,23 @@ spec:
       });
     }
 
-    it('refuses an unknown model on a GwModel route with 400 in the client format', async () => {
+    it("refuses an unknown model on a GwModel route with 404 in the client format (OpenAI's model_not_found)", async () => {
       const chat = await post('/models/v1/chat/completions', CHAT.replace('gpt-4o-mini', 'no-such-model'));
-      assert.equal(chat.status, 400);
+      assert.equal(chat.status, 404);
       assertOpenAiError(chat.json, 'invalid_request_error');
+      assert.equal((chat.json as { error: { code: string } }).error.code, 'model_not_found');
       assert.match((chat.json as { error: { message: string } }).error.message, /no-such-model/);
       const messages = await post('/models/v1/messages', MESSAGES);
-      assert.equal(messages.status, 400);
-      assertAnthropicError(messages.json, 'invalid_request_error');
+      assert.equal(messages.status, 404);
+      assertAnthropicError(messages.json, 'not_found_error');
       const noModel = await post('/models/v1/chat/completions', JSON.stringify({ messages: [] }));
       assert.equal(noModel.status, 400);
       assertOpenAiError(noModel.json);
-      // The official SDK sees a BadRequestError.
+      // The official SDK sees a NotFoundError with OpenAI's code.
       const client = new OpenAI({ apiKey: 'client', baseURL: `${base}/models/v1`, maxRetries: 0 });
       await assert.rejects(
         client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }),
-        OpenAI.BadRequestError,
+        (error: unknown) => error instanceof OpenAI.NotFoundError && error.code === 'model_not_found',
       );
     });
 
@@ -238,7 +239,13 @@ spec:
           const answer = await rawExchange(port, parts);
           assert.equal(answer.status, 413, answer.body);
           assert.equal(answer.headers.connection, 'close');
-          check(JSON.parse(answer.body), 'request_too_large');
+          const error = JSON.parse(answer.body);
+          if (check === assertOpenAiError) {
+            check(error, 'invalid_request_error');
+            assert.equal(error.error.code, 'request_too_large');
+          } else check(error, 'request_too_large');
+          // The message says which field raises the limit.
+          assert.match(error.error.message, /2 MiB.*http\.maxBufferSize/);
           assert.ok(answer.closed, 'gw closed the connection');
         }
         // Still serving.

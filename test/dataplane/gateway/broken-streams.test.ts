@@ -138,7 +138,7 @@ describe('streams that fail on one side end on both', () => {
     assert.equal(events.length, 1, text.slice(0, 500));
     const error = JSON.parse(events[0]!.replace(/^data: /, '')) as { error: { message: string; type: string } };
     assert.match(error.error.message, /event without a type/);
-    assert.equal(error.error.type, 'api_error');
+    assert.equal(error.error.type, 'server_error');
     await assertAbandoned(gammaSendingChunks, closedBefore);
     const line = await lastAccessLogLine(gw, '/chunks/v1/chat/completions');
     assert.match(String(line.error), /event without a type/);

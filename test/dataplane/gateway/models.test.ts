@@ -67,11 +67,11 @@ ${model('gpt-4o-mini', `  provider: Alpha\n  baseURL: http://127.0.0.1:${openaiU
     assert.equal((anthropicUpstream.requests.at(-1)!.body as { model: string }).model, 'claude-opus-4');
   });
 
-  it('refuses an unknown model and an Internal one with 400', async () => {
+  it('refuses an unknown model and an Internal one with 404 model_not_found', async () => {
     for (const model of ['nope', 'primary']) {
       await assert.rejects(
         client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }),
-        (error: unknown) => error instanceof OpenAI.BadRequestError,
+        (error: unknown) => error instanceof OpenAI.NotFoundError && error.code === 'model_not_found',
       );
     }
   });

@@ -75,7 +75,10 @@ describe('API keys from a Secret (Strict, the Authorization header)', () => {
       assert.equal(missing.status, 401);
       assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
       assert.match(missing.headers.get('content-type') ?? '', /^text\/plain/);
-      assert.equal(await missing.text(), 'an API key is required\n');
+      assert.equal(
+        await missing.text(),
+        'an API key is required; gw reads it from the Authorization header as "Bearer <key>"\n',
+      );
       const invalid = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${oneByteOff(BOB)}` } });
       assert.equal(invalid.status, 401);
       assert.equal(invalid.headers.get('www-authenticate'), 'Bearer error="invalid_token"');

@@ -32,6 +32,7 @@ const GAMMA_SERVES: Partial<Record<ClientFormat, Served>> = {
     translated: false,
   },
   completions: { path: '/v1/messages', method: 'POST', providerFormat: 'messages', translated: true },
+  models: { path: '/v1/models', method: 'GET', providerFormat: 'models', translated: false },
 };
 
 const ALL_FORMATS: ClientFormat[] = ['completions', 'messages', 'responses', 'embeddings', 'count_tokens', 'models'];
@@ -71,12 +72,16 @@ for (const [family, provider, serves, origin] of [
       assert.equal(plan.service, undefined);
       if (format === 'models') {
         assert.equal(plan.body, undefined);
-        assert.deepEqual(plan.headers, {});
+        // Anthropic's model listing asks for the version header too.
+        assert.deepEqual(plan.headers, family === 'gamma' ? { 'anthropic-version': '2023-06-01' } : {});
       } else {
         assert.equal(plan.headers['content-type'], 'application/json');
         assert.equal(plan.headers['accept-encoding'], 'identity');
       }
-      const anthropic = expected.providerFormat === 'messages' || expected.providerFormat === 'count_tokens';
+      const anthropic =
+        expected.providerFormat === 'messages' ||
+        expected.providerFormat === 'count_tokens' ||
+        (family === 'gamma' && format === 'models');
       assert.equal(plan.headers['anthropic-version'], anthropic ? '2023-06-01' : undefined);
       if (expected.translated) {
         assert.deepEqual(plan.response, {
@@ -243,7 +248,7 @@ test('the refusal names the provider and what it serves', () => {
   const error = refused(named, input('embeddings', BODY_OF.embeddings));
   assert.equal(
     error.message,
-    'The embeddings API is not supported by provider claude (gamma); it serves messages, count_tokens, completions.',
+    'The embeddings API is not supported by provider claude (gamma); it serves messages, count_tokens, models, completions.',
   );
 });
 
@@ -252,6 +257,6 @@ test('a compiled provider describes itself', () => {
   assert.deepEqual(alpha.formats, ['completions', 'responses', 'embeddings', 'models']);
   assert.equal(alpha.keyStyle, 'bearer');
   assert.equal(gamma.keyStyle, 'x-api-key');
-  assert.deepEqual(gamma.formats, ['messages', 'count_tokens']);
+  assert.deepEqual(gamma.formats, ['messages', 'count_tokens', 'models']);
   assert.equal(gamma.name, undefined);
 });

@@ -1,5 +1,6 @@
 // A mock of the Anthropic Messages API (the "gamma" provider family): messages (plain and
-// streamed) and token counting, with Anthropic's error format, key and version headers.
+// streamed), token counting and the model listing, with Anthropic's error format, key and version
+// headers.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { countTokensReply, messagesReply, usage } from './anthropic-messages.ts';
@@ -103,6 +104,7 @@ function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
     fixedAnswer: () => ({ method: 'POST', path: '/v1/messages', body: fixedMessage() }),
     answer(request, parsed) {
       const route = `${request.method} ${request.path}`;
+      if (route === 'GET /v1/models') return modelList(options.models ?? [FIXED_ANTHROPIC_MODEL]);
       const answer =
         route === 'POST /v1/messages'
           ? messagesReply
@@ -115,6 +117,16 @@ function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
       }
       return answer(parsed.value, context);
     },
+  };
+}
+
+/** Anthropic's model listing (GET /v1/models): one page of every model, newest first. */
+function modelList(models: readonly string[]): Reply {
+  const data = models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
+  return {
+    kind: 'json',
+    status: 200,
+    body: { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
   };
 }
 

@@ -12,28 +12,61 @@ function formatFamily(format: ApiFormat): Family {
   return format === 'messages' || format === 'count_tokens' ? 'anthropic' : 'openai';
 }
 
-// Error types both families name the same way for these statuses.
-const SHARED_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
+/**
+ * What an answer of gw's own means beyond its status, when the status alone does not say it:
+ * `overloaded` (gw's buffer budget or password-check pool is full: try again shortly) and
+ * `model_not_found` (the model the body names is not served here).
+ */
+export type ErrorKind = 'overloaded' | 'model_not_found';
+
+interface OpenAiError {
+  type: string;
+  code: string | null;
+}
+
+// OpenAI's conventions (its error-codes guide and the bodies its API sends): most client errors
+// are `invalid_request_error` told apart by `code`; a rate limit is type `requests`, code
+// `rate_limit_exceeded`; a failure on the server's side is `server_error`. The SDKs pick their
+// error class by status (AuthenticationError, PermissionDeniedError, RateLimitError...).
+const OPENAI_ERRORS: Record<number, OpenAiError> = {
+  400: { type: 'invalid_request_error', code: null },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key' },
+  403: { type: 'invalid_request_error', code: 'permission_denied' },
+  404: { type: 'invalid_request_error', code: 'not_found' },
+  408: { type: 'invalid_request_error', code: 'request_timeout' },
+  413: { type: 'invalid_request_error', code: 'request_too_large' },
+  429: { type: 'requests', code: 'rate_limit_exceeded' },
 };
 
-const ANTHROPIC_ONLY_TYPES: Record<number, string> = {
+// Anthropic's documented error types (https://docs.anthropic.com/en/api/errors), by status.
+const ANTHROPIC_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
   402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
   504: 'timeout_error',
   529: 'overloaded_error',
 };
 
-/** The error `type` a client of `format` expects for an HTTP status. */
-export function errorTypeForStatus(format: ApiFormat, status: number): string {
-  const shared = SHARED_TYPES[status];
-  if (shared) return shared;
-  if (formatFamily(format) === 'anthropic' && ANTHROPIC_ONLY_TYPES[status]) return ANTHROPIC_ONLY_TYPES[status];
-  return status >= 500 ? 'api_error' : 'invalid_request_error';
+function openaiError(status: number, kind: ErrorKind | undefined): OpenAiError {
+  if (kind === 'model_not_found') return { type: 'invalid_request_error', code: 'model_not_found' };
+  const known = OPENAI_ERRORS[status];
+  if (known) return known;
+  return status >= 500 ? { type: 'server_error', code: null } : { type: 'invalid_request_error', code: null };
+}
+
+function anthropicType(status: number, kind: ErrorKind | undefined): string {
+  if (kind === 'overloaded') return 'overloaded_error';
+  return ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+/** The error `type` a client of `format` expects for an HTTP status (and what the answer means). */
+export function errorTypeForStatus(format: ApiFormat, status: number, kind?: ErrorKind): string {
+  return formatFamily(format) === 'anthropic' ? anthropicType(status, kind) : openaiError(status, kind).type;
 }
 
 // The status an error type stands for, for errors that arrive inside a stream (no HTTP status).
@@ -71,20 +104,26 @@ export function genericErrorMessage(status: number): string {
   return `The upstream provider returned HTTP ${status}${reason ? ` ${reason}` : ''}.`;
 }
 
-function openaiErrorObject(status: number, message: string): Record<string, unknown> {
-  return { message: boundedMessage(message), type: errorTypeForStatus('completions', status), param: null, code: null };
+function openaiErrorObject(status: number, message: string, kind?: ErrorKind): Record<string, unknown> {
+  const { type, code } = openaiError(status, kind);
+  return { message: boundedMessage(message), type, param: null, code };
 }
 
-function anthropicErrorObject(status: number, message: string): Record<string, unknown> {
-  return { type: 'error', error: { type: errorTypeForStatus('messages', status), message: boundedMessage(message) } };
+function anthropicErrorObject(status: number, message: string, kind?: ErrorKind): Record<string, unknown> {
+  return { type: 'error', error: { type: anthropicType(status, kind), message: boundedMessage(message) } };
 }
 
-/** An error response body in the client's format. */
-export function errorBody(format: ApiFormat, status: number, message: string): { contentType: string; body: string } {
+/** An error response body in the client's format (`kind`: what the status alone does not say). */
+export function errorBody(
+  format: ApiFormat,
+  status: number,
+  message: string,
+  kind?: ErrorKind,
+): { contentType: string; body: string } {
   const payload =
     formatFamily(format) === 'anthropic'
-      ? anthropicErrorObject(status, message)
-      : { error: openaiErrorObject(status, message) };
+      ? anthropicErrorObject(status, message, kind)
+      : { error: openaiErrorObject(status, message, kind) };
   return { contentType: 'application/json', body: JSON.stringify(payload) };
 }
 

@@ -6,7 +6,14 @@
 export { completionsToMessagesRequest, DEFAULT_MAX_TOKENS } from './completions-to-messages-request.ts';
 export { completionsToMessagesResponse } from './completions-to-messages-response.ts';
 export { detectedEventFormat, detectedResponseFormat } from './detect.ts';
-export { errorBody, errorTypeForStatus, genericErrorMessage, streamErrorEvent, translateErrorBody } from './errors.ts';
+export {
+  type ErrorKind,
+  errorBody,
+  errorTypeForStatus,
+  genericErrorMessage,
+  streamErrorEvent,
+  translateErrorBody,
+} from './errors.ts';
 export { messagesToCompletionsRequest } from './messages-to-completions-request.ts';
 export { messagesToCompletionsResponse } from './messages-to-completions-response.ts';
 export { isStreaming, requestModel, streamIncludesUsage, withStreamUsage } from './request-fields.ts';

@@ -149,7 +149,11 @@ export class ProviderPlanner implements CompiledProvider {
   ): UpstreamPlan {
     const clientModel = requestModel(input.body);
     const headers: Record<string, string> = body === undefined ? {} : { ...JSON_HEADERS };
-    if (ANTHROPIC_FORMATS.has(providerFormat)) {
+    // Anthropic's model listing takes the version header too (the gamma family's forwarded requests carry it).
+    const anthropic =
+      ANTHROPIC_FORMATS.has(providerFormat) ||
+      (providerFormat === 'models' && this.#definition.forwardedAnthropicVersion);
+    if (anthropic) {
       headers['anthropic-version'] = anthropicVersion(input, ANTHROPIC_FORMATS.has(input.clientFormat));
     }
     const plan: UpstreamPlan = {

@@ -77,8 +77,40 @@ function keyTable(sources: readonly string[], context: PolicyCompileContext): Ke
 
 function unauthorized(message: string, challenge: string | undefined): LocalResponse {
   return challenge === undefined
-    ? { status: 401, body: message }
-    : { status: 401, headers: { 'www-authenticate': challenge }, body: message };
+    ? { status: 401, body: message, own: 'refusal' }
+    : { status: 401, headers: { 'www-authenticate': challenge }, body: message, own: 'refusal' };
+}
+
+/** Where the policy reads the key, in the words of a 401's message. */
+function whereRead(location: ApiKeyAuthenticationConfig['location']): string {
+  if (location === undefined) return 'the Authorization header as "Bearer <key>"';
+  if (location.header)
+    return `the ${location.header.name} header${location.header.prefix ? ` after "${location.header.prefix}"` : ''}`;
+  if (location.queryParameter) return `the query parameter ${location.queryParameter.name}`;
+  if (location.cookie) return `the cookie ${location.cookie.name}`;
+  return "the policy's location expression";
+}
+
+/**
+ * The 401s of a request without a key where the policy reads it. Each says where gw looks; one
+ * that sent x-api-key (as Anthropic's API documents it, and clients written for it send) to a
+ * policy reading elsewhere is told so, since its key was not wrong, only unread.
+ */
+function missingKeyAnswers(
+  location: ApiKeyAuthenticationConfig['location'],
+  challenge: string | undefined,
+): { missing: LocalResponse; unreadXApiKey: LocalResponse } {
+  const where = whereRead(location);
+  const readsXApiKey = location?.header?.name.toLowerCase() === 'x-api-key';
+  const missing = unauthorized(`an API key is required; gw reads it from ${where}`, challenge);
+  const unreadXApiKey = readsXApiKey
+    ? missing
+    : unauthorized(
+        `an API key is required; gw reads it from ${where}, not from the x-api-key header this request sent ` +
+          `(send the key there, or set the policy's location to the x-api-key header)`,
+        challenge,
+      );
+  return { missing, unreadXApiKey };
 }
 
 export const compileApiKeyAuthentication: PolicyCompiler<ApiKeyAuthenticationConfig> = (value, context) => {
@@ -90,12 +122,15 @@ export const compileApiKeyAuthentication: PolicyCompiler<ApiKeyAuthenticationCon
   const mode = value.mode ?? 'Strict';
   // HTTP defines a challenge for the Authorization header only (RFC 6750's Bearer).
   const bearer = value.location === undefined;
-  const missing = unauthorized('an API key is required', bearer ? 'Bearer' : undefined);
+  const { missing, unreadXApiKey } = missingKeyAnswers(value.location, bearer ? 'Bearer' : undefined);
   const invalid = unauthorized('the API key is not valid', bearer ? 'Bearer error="invalid_token"' : undefined);
   return {
     request: (exchange) => {
       const presented = location.read(exchange);
-      if (presented === undefined) return mode === 'Strict' ? missing : undefined;
+      if (presented === undefined) {
+        if (mode !== 'Strict') return undefined;
+        return exchange.forward.headers['x-api-key'] === undefined ? missing : unreadXApiKey;
+      }
       // The key is the gateway's credential, valid or not: it never goes upstream.
       location.remove(exchange);
       const metadata = lookup(keys, presented);

@@ -12,7 +12,11 @@ import { compileExpression, type Expression, ExpressionError } from '../../cel/e
 import type { CelVariables } from '../../telemetry/cel-context.ts';
 import { isProblem, type LocalResponse, type PolicyCompiler, type PolicyProblem } from '../types.ts';
 
-const FORBIDDEN: LocalResponse = { status: 403, body: 'the request is not allowed by the authorization policy' };
+const FORBIDDEN: LocalResponse = {
+  status: 403,
+  body: 'the request is not allowed by the authorization policy',
+  own: 'refusal',
+};
 
 /** True when every expression evaluates to true; a failure or another value is not true. */
 function allTrue(expressions: readonly Expression[], variables: CelVariables): boolean {

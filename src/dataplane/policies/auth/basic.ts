@@ -133,12 +133,13 @@ export const compileBasicAuthentication: PolicyCompiler<BasicAuthentication> = (
   const decoys = decoysByClass(users);
   const mode = value.mode ?? 'Strict';
   const headers = { 'www-authenticate': challenge(value.realm ?? DEFAULT_REALM) };
-  const missing: LocalResponse = { status: 401, headers, body: 'credentials are required' };
-  const invalid: LocalResponse = { status: 401, headers, body: 'the credentials are not valid' };
+  const missing: LocalResponse = { status: 401, headers, body: 'credentials are required', own: 'refusal' };
+  const invalid: LocalResponse = { status: 401, headers, body: 'the credentials are not valid', own: 'refusal' };
   const busy: LocalResponse = {
     status: 503,
     headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
     body: 'too many password checks are in progress; retry in a moment',
+    own: 'overloaded',
   };
   const verified = new VerifiedCache(context.runtime.clock.monotonicMs);
   // Asked for at compile time when some hash needs it, so that the runtime keeps it for this

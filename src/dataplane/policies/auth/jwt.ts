@@ -272,7 +272,12 @@ const bearerChallenge: Challenge = () => 'Bearer';
 
 function missingToken(exchange: PolicyExchange, challenge: Challenge): LocalResponse {
   exchange.record.error = 'jwt: token missing';
-  return { status: 401, headers: { 'www-authenticate': challenge(exchange) }, body: 'JWT authentication required' };
+  return {
+    status: 401,
+    headers: { 'www-authenticate': challenge(exchange) },
+    body: 'JWT authentication required',
+    own: 'refusal',
+  };
 }
 
 function invalidToken(exchange: PolicyExchange, rejection: TokenRejection, challenge: Challenge): LocalResponse {
@@ -284,5 +289,6 @@ function invalidToken(exchange: PolicyExchange, rejection: TokenRejection, chall
     status: 401,
     headers: { 'www-authenticate': scheme === 'Bearer' ? `Bearer ${error}` : `${scheme}, ${error}` },
     body: `invalid JWT: ${rejection.reason}`,
+    own: 'refusal',
   };
 }

@@ -52,7 +52,12 @@ export const FORBIDDEN_TEXT = 'external authorization denied the request';
 
 /** A deny with gw's own 403, never cached (a failing expression, not the server's answer). */
 export function forbidden(): DenyDecision {
-  return { allow: false, response: { status: 403, body: FORBIDDEN_TEXT }, metadata: NO_METADATA, cacheable: false };
+  return {
+    allow: false,
+    response: { status: 403, body: FORBIDDEN_TEXT, own: 'refusal' },
+    metadata: NO_METADATA,
+    cacheable: false,
+  };
 }
 
 // RFC 9110 field-name token and field-value characters: anything else would make Node throw

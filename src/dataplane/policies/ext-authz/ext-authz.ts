@@ -35,12 +35,13 @@ import { type CheckDispatcher, compileHttpMode } from './http-mode.ts';
 /** Deadline of one check when the endpoint's GwBackend sets no policies.http.requestTimeout. */
 export const DEFAULT_CHECK_DEADLINE_MS = 10_000;
 
-const FAILED: StepResult = { status: 403, body: 'external authorization failed' };
+const FAILED: StepResult = { status: 403, body: 'external authorization failed', own: 'refusal' };
 const BODY_TOO_LARGE: StepResult = {
   status: 413,
   // The rest of the body was discarded unread: the connection cannot carry another request.
   headers: { connection: 'close' },
-  body: 'request body too large for external authorization',
+  body: 'the request body is larger than external authorization takes (traffic.extAuth forwardBody.maxSize)',
+  own: 'refusal',
 };
 
 export const compileExtAuth: PolicyCompiler<ExtAuthOrConditional> = (value, context) => {

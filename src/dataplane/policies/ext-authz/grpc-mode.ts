@@ -234,7 +234,13 @@ export function decisionOf(response: CheckResponse): Decision {
         : response.http_response === 'error_response'
           ? response.error_response
           : undefined;
-    if (!denied) return { allow: false, response: { status: 403, body: FORBIDDEN_TEXT }, metadata, cacheable: true };
+    if (!denied)
+      return {
+        allow: false,
+        response: { status: 403, body: FORBIDDEN_TEXT, own: 'refusal' },
+        metadata,
+        cacheable: true,
+      };
     const headers: Record<string, string | string[]> = {};
     for (const change of headerChanges(denied.headers, 'overwrite')) {
       if (change.name === 'content-length' || change.name === 'transfer-encoding' || change.name === 'connection')

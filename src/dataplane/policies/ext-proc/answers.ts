@@ -39,8 +39,8 @@ export function immediateAnswer(immediate: ImmediateResponse): LocalResponse {
 /** gw's answer when processing failed closed: 504 when the processor was too slow, else 500. */
 export function failureAnswer(error: unknown): LocalResponse {
   if (error instanceof ProcessorError && error.failure === 'timeout')
-    return { status: 504, body: 'external processing timed out' };
-  return { status: 500, body: 'external processing failed' };
+    return { status: 504, body: 'external processing timed out', own: 'refusal' };
+  return { status: 500, body: 'external processing failed', own: 'refusal' };
 }
 
 /** Why processing failed, for the access log (no processor response content). */

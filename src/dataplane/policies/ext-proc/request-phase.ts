@@ -210,7 +210,8 @@ function tooLarge(limit: number): LocalResponse {
   return {
     status: 413,
     headers: { connection: 'close' },
-    body: `the request body is larger than the ${limit}-byte external processing limit`,
+    body: `the request body is larger than the ${limit}-byte external processing limit (the listener's Frontend http.maxBufferSize raises it)`,
+    own: 'refusal',
   };
 }
 

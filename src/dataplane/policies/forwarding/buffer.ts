@@ -18,7 +18,10 @@ export const compileBuffer: PolicyCompiler<BufferSpec> = (value) => {
   if (value.request) {
     const maxBytes = value.request.maxBytes !== undefined ? byteSize(value.request.maxBytes) : undefined;
     const failOpen = value.request.failureMode === 'FailOpen';
-    compiled.request = (exchange) => bufferRequest(exchange, maxBytes ?? exchange.maxBodyBytes, failOpen);
+    // The 413 names the field that sets the limit, so that whoever meets it knows what raises it.
+    const field =
+      maxBytes !== undefined ? 'traffic.buffer.request.maxBytes' : "the listener's Frontend http.maxBufferSize";
+    compiled.request = (exchange) => bufferRequest(exchange, maxBytes ?? exchange.maxBodyBytes, failOpen, field);
   }
   if (value.response) {
     compiled.forwarding = {
@@ -37,9 +40,14 @@ export const compileBuffer: PolicyCompiler<BufferSpec> = (value) => {
  * FailOpen sends the body on as a stream, unbuffered — every byte of it, including those read
  * before the limit was passed.
  */
-export async function bufferRequest(exchange: PolicyExchange, limit: number, failOpen: boolean): Promise<StepResult> {
+export async function bufferRequest(
+  exchange: PolicyExchange,
+  limit: number,
+  failOpen: boolean,
+  field: string,
+): Promise<StepResult> {
   const body = exchange.body;
-  if (body !== undefined) return body.length > limit && !failOpen ? tooLarge(limit) : undefined;
+  if (body !== undefined) return body.length > limit && !failOpen ? tooLarge(limit, field) : undefined;
   const req = exchange.req;
   if (!hasRequestBody(req)) return undefined;
   if (!failOpen) {
@@ -47,7 +55,7 @@ export async function bufferRequest(exchange: PolicyExchange, limit: number, fai
       await exchange.readBody(limit);
       return undefined;
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return tooLarge(limit);
+      if (error instanceof BodyTooLargeError) return tooLarge(limit, field);
       return unreadBodyAnswer(error);
     }
   }
@@ -61,10 +69,11 @@ export async function bufferRequest(exchange: PolicyExchange, limit: number, fai
   return undefined;
 }
 
-function tooLarge(limit: number): LocalResponse {
+function tooLarge(limit: number, field: string): LocalResponse {
   return {
     status: 413,
     headers: { connection: 'close' },
-    body: `the request body is larger than the ${limit}-byte buffer limit`,
+    body: `the request body is larger than the ${limit}-byte buffer limit (${field} raises it)`,
+    own: 'refusal',
   };
 }

@@ -18,7 +18,7 @@ import { canonicalOrigin } from './origin.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const FORBIDDEN: LocalResponse = Object.freeze({ status: 403, body: 'CSRF validation failed' });
+const FORBIDDEN: LocalResponse = Object.freeze({ status: 403, body: 'CSRF validation failed', own: 'refusal' });
 
 export const compileCsrf: PolicyCompiler<CSRF> = (value, context) => {
   const trusted = new Set<string>();

@@ -88,7 +88,7 @@ async function answer(response: CompiledDirectResponse, exchange: PolicyExchange
     try {
       body = bodyBytes(response.bodyExpression.evaluate(variables));
     } catch {
-      return { status: 500, body: 'the direct response bodyExpression failed' };
+      return { status: 500, body: 'the direct response bodyExpression failed', own: 'refusal' };
     }
   }
   const headers: Record<string, string> = {};

@@ -17,7 +17,10 @@ export async function requestBody(exchange: PolicyExchange): Promise<Buffer | Lo
     return await exchange.readBody();
   } catch (error) {
     if (error instanceof BodyTooLargeError)
-      return unreadBodyAnswer(error, `the request body exceeds the ${error.limit}-byte limit`);
+      return unreadBodyAnswer(
+        error,
+        `the request body exceeds the ${error.limit}-byte limit (the listener's Frontend http.maxBufferSize raises it)`,
+      );
     return unreadBodyAnswer(error);
   }
 }
@@ -29,7 +32,12 @@ export async function requestBody(exchange: PolicyExchange): Promise<Buffer | Lo
  */
 export function unreadBodyAnswer(error: unknown, message?: string): LocalResponse {
   const failure = bodyFailure(error);
-  return { status: failure.status, headers: { connection: 'close' }, body: message ?? failure.message };
+  return {
+    status: failure.status,
+    headers: { connection: 'close' },
+    body: message ?? failure.message,
+    own: failure.status === 503 ? 'overloaded' : 'refusal',
+  };
 }
 
 /** Sends `body` upstream instead of the client's, with the matching Content-Length. */

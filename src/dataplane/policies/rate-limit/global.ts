@@ -139,7 +139,7 @@ export class GlobalLimit {
       if (!this.failOpen) {
         // The access log says why; the client only that the service could not be used.
         exchange.record.error = `rate limit service failed: ${(error as Error).message}`;
-        return { status: 500, body: 'rate limit service unavailable' };
+        return { status: 500, body: 'rate limit service unavailable', own: 'refusal' };
       }
       this.chargeTokensWhenDone(exchange, sent);
       return undefined;

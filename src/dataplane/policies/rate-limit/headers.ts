@@ -57,10 +57,13 @@ export function tooManyRequests(
   status: LimitStatus | undefined,
   retryAfterSeconds: number | undefined,
   headers: Record<string, string | string[]> = {},
-  body: string | Buffer = 'rate limit exceeded',
+  body?: Buffer,
 ): LocalResponse {
   if (status) setStatusHeaders(headers, status);
   if (retryAfterSeconds !== undefined && headers['retry-after'] === undefined)
     headers['retry-after'] = String(Math.max(1, retryAfterSeconds));
-  return { status: 429, headers, body };
+  // A rate limit service's own body is relayed as it is; without one, the refusal is gw's.
+  return body === undefined
+    ? { status: 429, headers, body: 'rate limit exceeded', own: 'refusal' }
+    : { status: 429, headers, body };
 }
