@@ -1,13 +1,13 @@
 // gw as an npm package, the way a user gets it: `npm pack` in the checkout (its prepack builds
 // dist/), `npm install -g` of the tarball into a temporary prefix and `npx` of the tarball, then
 // the installed gw run on the pinned Node 24 and started by an older Node (which re-runs it on
-// the Node 24 it depends on): a command, and `gw run -f` serving an authenticated request (with
+// the Node 24 it depends on): gw --version, a command, and `gw run -f` serving an authenticated request (with
 // node:cluster workers on Node 24). npm reads the registry through its cache first
 // (--prefer-offline), so an install costs a few seconds where the checkout's own `npm ci` filled
 // the cache. The slowest test of the suite: about 30 s on a quiet machine, 60-100 s on a busy one.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -112,14 +112,17 @@ describe('the npm package', { timeout: 300_000 }, () => {
     assert.match(pinned.stdout, /^v24\./);
   });
 
-  it('gw validate runs on Node 24', async () => {
-    const result = await run(gw, ['validate', '-f', join(examples, 'quickstart.yaml')], {
-      env: userEnv(pinnedNodeDir),
-    });
+  const version = (JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { version: string }).version;
+
+  it('gw --version and gw validate run on Node 24', async () => {
+    const env = userEnv(pinnedNodeDir);
+    assert.equal((await run(gw, ['--version'], { env })).stdout, `gw ${version}\n`);
+    const result = await run(gw, ['validate', '-f', join(examples, 'quickstart.yaml')], { env });
     assert.match(result.stdout, /^\d+ valid$/m);
   });
 
-  it('gw crds runs when an older Node starts it', { skip: skipWithoutOlderNode() }, async () => {
+  it('gw --version and gw crds run when an older Node starts it', { skip: skipWithoutOlderNode() }, async () => {
+    assert.equal((await run(OLDER_NODE, [gw, '--version'], { env: userEnv() })).stdout, `gw ${version}\n`);
     const result = await run(OLDER_NODE, [gw, 'crds'], { env: userEnv(), maxBuffer: 64 * 1024 * 1024 });
     assert.match(result.stdout, /^kind: CustomResourceDefinition$/m);
   });
