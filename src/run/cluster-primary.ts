@@ -14,6 +14,7 @@ import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/s
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { systemClock } from '../util/clock.ts';
 import type { LogFormat, LogFunction } from '../util/log-line.ts';
+import { siblingModule } from '../util/sibling-module.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
   type AppliedMessage,
@@ -43,7 +44,7 @@ export interface ClusterGatewayOptions extends ConfigSourceOptions {
   onApplied?: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
-const WORKER_MAIN = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+const WORKER_MAIN = fileURLToPath(siblingModule(import.meta.url, 'worker-main'));
 
 /** The first restart of a worker waits this long; each quick exit after it doubles the wait. */
 const RESTART_MIN_DELAY_MS = 100;

@@ -1,12 +1,13 @@
 // gw validate end to end: exit codes, where each error is reported, and hostile input.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { runGw as run } from '../helpers/cli.ts';
+import { OLDER_NODE, skipWithoutOlderNode } from '../helpers/older-node.ts';
 import { until } from '../helpers/until.ts';
 
 const gwBin = new URL('../../bin/gw.js', import.meta.url).pathname;
@@ -217,24 +218,25 @@ spec:
 });
 
 describe('the gw executable', () => {
+  const olderNodeSkip = skipWithoutOlderNode();
   it('runs under the pinned Node 24', () => {
     const result = spawnSync(process.execPath, [gwBin, 'validate', '-f', examples], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
   });
 
-  it('re-runs itself on the pinned Node when started by an older Node', { skip: !existsSync('/usr/bin/node') }, () => {
-    const result = spawnSync('/usr/bin/node', [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  it('re-runs itself on the pinned Node when started by an older Node', { skip: olderNodeSkip }, () => {
+    const result = spawnSync(OLDER_NODE, [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /kind: CustomResourceDefinition/);
   });
 
   it('started by an older Node, passes SIGTERM on to gw run, which stops gracefully', {
-    skip: !existsSync('/usr/bin/node'),
+    skip: olderNodeSkip,
   }, async () => {
     // No Gateway: nothing binds a port that another test may use.
     const directory = mkdtempSync(join(tmpdir(), 'gw-wrapper-'));
     writeFileSync(join(directory, 'backend.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n');
-    const child = spawn('/usr/bin/node', [gwBin, 'run', '-f', directory, '--admin-port', '0'], {
+    const child = spawn(OLDER_NODE, [gwBin, 'run', '-f', directory, '--admin-port', '0'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
