@@ -6,6 +6,7 @@ import type { Infer } from '../schema/schema.ts';
 import { HTTP_URL_PATTERN } from '../types/common.ts';
 import { BetaSettings, CustomProviderSettings, EpsilonSettings, ZetaSettings } from '../types/llm-provider.ts';
 import { ModelMatch, ModelPolicies, ModelProvider, ModelVisibility, VirtualModel } from '../types/model.ts';
+import { modelProviderLabel } from '../vendors.ts';
 import { GATEWAY_API_GROUP, ParentReference, RouteParentStatus } from './gateway-api/shared.ts';
 import { GW_GROUP, GW_VERSION } from './gw-backend.ts';
 import { defineKind } from './kind.ts';
@@ -59,7 +60,7 @@ export const GwModelSpec = named(
         exactlyOneOf(['provider', 'virtualModel']),
         ...PROVIDER_SETTINGS.map(([field, provider]) => ({
           rule: `!has(self.${field}) || (has(self.provider) && self.provider == '${provider}')`,
-          message: `${field} settings apply only to models with provider ${provider}`,
+          message: `${field} settings apply only to models with provider ${modelProviderLabel(provider)}`,
           fieldPath: `.${field}`,
           reason: 'FieldValueForbidden' as const,
         })),
@@ -71,7 +72,7 @@ export const GwModelSpec = named(
         },
         {
           rule: "!has(self.provider) || self.provider != 'Beta' || has(self.beta)",
-          message: 'beta (its resourceType) is required when provider is Beta',
+          message: 'beta (its resourceType) is required when provider is Beta (Azure AI)',
           fieldPath: '.beta',
           reason: 'FieldValueRequired',
         },
