@@ -20,7 +20,12 @@ const PROVIDER_SETTINGS = [
 ] as const;
 
 export const GwModelSpec = named(
-  { name: 'GwModelSpec', source: '1' },
+  {
+    name: 'GwModelSpec',
+    description:
+      'The model clients ask for and how it is served: a provider (a concrete model) or a virtualModel routing among other GwModels.',
+    source: '1',
+  },
   object(
     {
       parentRefs: required(
@@ -89,7 +94,7 @@ export const GwModelSpec = named(
 export type GwModelSpec = Infer<typeof GwModelSpec>;
 
 export const GwModelStatus = named(
-  { name: 'GwModelStatus', source: '1' },
+  { name: 'GwModelStatus', description: 'State of the model on each parent it names.', source: '1' },
   object({ parents: array(RouteParentStatus, { maxItems: 16, description: 'One entry per parent the model names.' }) }),
 );
 export type GwModelStatus = Infer<typeof GwModelStatus>;

@@ -83,6 +83,8 @@ export type RegexMatch = Infer<typeof RegexMatch>;
 export const Regex = named(
   {
     name: 'Regex',
+    description:
+      'Built-in or custom regular expressions matched against prompt or response text, masking or rejecting matches.',
     source: '2',
     notes:
       'The spec shows action, matches and builtins and leaves the remaining fields "not shown"; agentgateway\'s ' +
@@ -106,6 +108,7 @@ export type Regex = Infer<typeof Regex>;
 export const Webhook = named(
   {
     name: 'Webhook',
+    description: 'An HTTP service that reviews prompt or response text.',
     source: 'gw',
     notes:
       "Fields not shown in the spec; gw follows agentgateway's webhook guard: the guard service is named by a " +
@@ -175,7 +178,7 @@ export const CloudtwoModelArmorPolicies = named(
 export type CloudtwoModelArmorPolicies = Infer<typeof CloudtwoModelArmorPolicies>;
 
 export const AlphaModeration = named(
-  { name: 'AlphaModeration', source: '2' },
+  { name: 'AlphaModeration', description: 'The OpenAI moderation API (alpha) as a prompt guard.', source: '2' },
   object({
     model: string({ description: "Moderation model to use; unset uses the service's default moderation model." }),
     policies: refine(AlphaModerationPolicies, {
@@ -195,7 +198,7 @@ export const CloudoneGuardrailConfig = named(
 export type CloudoneGuardrailConfig = Infer<typeof CloudoneGuardrailConfig>;
 
 export const ZetaGuardrails = named(
-  { name: 'ZetaGuardrails', source: '2' },
+  { name: 'ZetaGuardrails', description: 'Amazon Bedrock Guardrails (zeta) as a guard.', source: '2' },
   object({
     identifier: required(refine(ShortString, { description: 'Guardrail identifier.' })),
     version: required(refine(ShortString, { description: 'Guardrail version.' })),
@@ -208,7 +211,7 @@ export const ZetaGuardrails = named(
 export type ZetaGuardrails = Infer<typeof ZetaGuardrails>;
 
 export const CloudtwoModelArmor = named(
-  { name: 'CloudtwoModelArmor', source: '2' },
+  { name: 'CloudtwoModelArmor', description: 'Google Cloud Model Armor (cloudtwo) as a guard.', source: '2' },
   object({
     templateId: required(refine(ShortString, { description: 'Model-armor template identifier.' })),
     projectId: required(refine(ShortString, { description: 'Project that owns the template.' })),
@@ -254,7 +257,12 @@ export const PromptguardResponse = named(
 export type PromptguardResponse = Infer<typeof PromptguardResponse>;
 
 export const AIPromptGuard = named(
-  { name: 'AIPromptGuard', source: '2' },
+  {
+    name: 'AIPromptGuard',
+    description:
+      'Guards that inspect prompts before they reach the provider and responses before they reach the client.',
+    source: '2',
+  },
   object({
     streaming: enumOf(['Enabled'], {
       description:
@@ -297,6 +305,7 @@ export type FieldTransformation = Infer<typeof FieldTransformation>;
 export const PromptCachingConfig = named(
   {
     name: 'PromptCachingConfig',
+    description: 'Prompt caching hints sent to providers that support them (Amazon Bedrock, for some models).',
     source: '2',
     notes: 'Honoured only by providers that support prompt caching (currently the zeta family, for certain models).',
   },

@@ -48,36 +48,43 @@ export const ByteSize = named(
 export type ByteSize = Infer<typeof ByteSize>;
 
 export const HTTPHeaderName = named(
-  { name: 'HTTPHeaderName', source: '2' },
+  { name: 'HTTPHeaderName', description: 'An HTTP header name.', source: '2' },
   string({ minLength: 1, maxLength: 256, pattern: HEADER_TOKEN_PATTERN }),
 );
 export type HTTPHeaderName = Infer<typeof HTTPHeaderName>;
 
 export const HeaderName = named(
-  { name: 'HeaderName', source: '2' },
+  {
+    name: 'HeaderName',
+    description: 'A header name; an HTTP/2 pseudo-header such as :authority is allowed.',
+    source: '2',
+  },
   string({ minLength: 1, maxLength: 256, pattern: "^:?[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$" }),
 );
 export type HeaderName = Infer<typeof HeaderName>;
 
 export const SectionName = named(
-  { name: 'SectionName', source: '2' },
+  { name: 'SectionName', description: 'Name of a section of the referent, such as a Gateway listener.', source: '2' },
   string({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }),
 );
 export type SectionName = Infer<typeof SectionName>;
 
 export const Group = named(
-  { name: 'Group', source: '2' },
+  { name: 'Group', description: 'API group of the referent; empty for the core group.', source: '2' },
   string({ maxLength: 253, pattern: `^$|${DNS_SUBDOMAIN_PATTERN}` }),
 );
 export type Group = Infer<typeof Group>;
 
 export const Kind = named(
-  { name: 'Kind', source: '2' },
+  { name: 'Kind', description: 'Kind of the referent.', source: '2' },
   string({ minLength: 1, maxLength: 63, pattern: '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$' }),
 );
 export type Kind = Infer<typeof Kind>;
 
-export const ObjectName = named({ name: 'ObjectName', source: '2' }, string({ minLength: 1, maxLength: 253 }));
+export const ObjectName = named(
+  { name: 'ObjectName', description: 'Name of the referent.', source: '2' },
+  string({ minLength: 1, maxLength: 253 }),
+);
 export type ObjectName = Infer<typeof ObjectName>;
 
 export const JSONValue = named({ name: 'JSON', source: '2' }, json());
@@ -91,7 +98,7 @@ export type SNI = Infer<typeof SNI>;
 
 /** A TCP/UDP port number (Gateway API PortNumber). */
 export const PortNumber = named(
-  { name: 'PortNumber', source: 'gateway-api' },
+  { name: 'PortNumber', description: 'Port number, 1-65535.', source: 'gateway-api' },
   integer({ format: 'int32', minimum: 1, maximum: 65535 }),
 );
 export type PortNumber = Infer<typeof PortNumber>;

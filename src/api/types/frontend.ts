@@ -9,7 +9,7 @@ import { Authorization } from './inbound-auth.ts';
 import { AccessLog, MetricLabels, Tracing } from './observability.ts';
 
 export const FrontendTCP = named(
-  { name: 'FrontendTCP', source: '2' },
+  { name: 'FrontendTCP', description: 'TCP settings for client connections: keepalive.', source: '2' },
   object({
     keepalive: refine(Keepalive, { description: 'TCP keepalive probes on downstream connections.' }),
   }),
@@ -44,7 +44,12 @@ export const CipherSuite = named(
 export type CipherSuite = Infer<typeof CipherSuite>;
 
 export const FrontendTLS = named(
-  { name: 'FrontendTLS', source: '2' },
+  {
+    name: 'FrontendTLS',
+    description:
+      'TLS settings for client connections: handshake timeout, ALPN, protocol versions, cipher suites and key exchange groups.',
+    source: '2',
+  },
   object(
     {
       handshakeTimeout: refine(Duration, { default: '15s', description: 'Deadline for completing the TLS handshake.' }),
@@ -73,6 +78,7 @@ export type FrontendTLS = Infer<typeof FrontendTLS>;
 export const FrontendHTTP = named(
   {
     name: 'FrontendHTTP',
+    description: 'HTTP settings for client connections: limits, timeouts and HTTP/2 settings.',
     source: '2',
     notes:
       'The spec writes the maxBufferSize default as "2mb" and the http2FrameSize default as "16kb"; as quantities they are 2Mi and 16Ki.',
@@ -147,7 +153,12 @@ export const FrontendConnect = named(
 export type FrontendConnect = Infer<typeof FrontendConnect>;
 
 export const Frontend = named(
-  { name: 'Frontend', source: '2' },
+  {
+    name: 'Frontend',
+    description:
+      'Policies for the listener side: TCP, TLS and HTTP settings of client connections, network authorization, PROXY protocol, CONNECT, access logging, tracing and metrics.',
+    source: '2',
+  },
   object({
     tcp: FrontendTCP,
     networkAuthorization: refine(Authorization, {

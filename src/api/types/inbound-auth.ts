@@ -188,6 +188,8 @@ export type JWTProvider = Infer<typeof JWTProvider>;
 export const McpIDP = named(
   {
     name: 'McpIDP',
+    description:
+      'Identity provider product: Idp01 (Auth0), Idp02 (Keycloak), Idp03 (Okta), Idp04 (Descope), Idp05 (authentik) or Idp06 (Microsoft Entra ID).',
     source: '2',
     notes: "Neutral names for six identity provider products, in the spec's order; Document 3 walks through Idp02.",
   },
@@ -252,7 +254,7 @@ export type MCPAuthentication = Infer<typeof MCPAuthentication>;
 // CEL authorization.
 
 export const AuthorizationPolicy = named(
-  { name: 'AuthorizationPolicy', source: '2' },
+  { name: 'AuthorizationPolicy', description: 'The CEL expressions of an authorization rule.', source: '2' },
   object({
     matchExpressions: required(
       array(CELExpression, {
@@ -268,13 +270,18 @@ export type AuthorizationPolicy = Infer<typeof AuthorizationPolicy>;
 export const Authorization = named(
   {
     name: 'Authorization',
+    description: 'CEL rules that allow or deny requests.',
     source: '2',
     notes:
       'Allow rules: any match allows, and once an Allow rule exists unmatched requests are denied. Require rules: all must match. Deny rules: any match denies, but an expression that fails does not deny, so Deny is discouraged. HTTP-level denial is 403; for MCP, list results are filtered and get/call of a denied item is rejected.',
   },
   object({
     policy: required(AuthorizationPolicy),
-    action: enumOf(['Allow', 'Deny', 'Require'], { default: 'Allow' }),
+    action: enumOf(['Allow', 'Deny', 'Require'], {
+      default: 'Allow',
+      description:
+        'Allow: once any Allow rule exists, only requests matching one are let through. Deny: a match is refused. Require: every Require rule must match.',
+    }),
   }),
 );
 export type Authorization = Infer<typeof Authorization>;
@@ -385,6 +392,7 @@ const extAuthInlineNames = ['backendRef', 'url', 'failureMode', 'grpc', 'http', 
 export const ExtAuth = named(
   {
     name: 'ExtAuth',
+    description: 'An external authorization service that decides on each request.',
     source: '2',
     notes:
       'With neither grpc nor http set the gRPC protocol is used. In HTTP mode any status other than 200 is an authorization failure.',
@@ -438,6 +446,8 @@ export type ExtAuthOrConditional = Infer<typeof ExtAuthOrConditional>;
 export const BodySendMode = named(
   {
     name: 'BodySendMode',
+    description:
+      'How a body is sent to the processor: None, Buffered (whole; an error over the buffer limit), BufferedPartial (the buffered prefix) or FullDuplexStreamed.',
     source: '2',
     notes:
       'None: not sent. Buffered: sent whole, an error when over the buffer limit. BufferedPartial: the buffered prefix is sent when over the limit. FullDuplexStreamed: streamed both ways.',
@@ -446,12 +456,16 @@ export const BodySendMode = named(
 );
 export type BodySendMode = Infer<typeof BodySendMode>;
 
-export const HeaderSendMode = named({ name: 'HeaderSendMode', source: '2' }, enumOf(['Send', 'Skip']));
+export const HeaderSendMode = named(
+  { name: 'HeaderSendMode', description: 'Whether headers are sent to the processor: Send or Skip.', source: '2' },
+  enumOf(['Send', 'Skip']),
+);
 export type HeaderSendMode = Infer<typeof HeaderSendMode>;
 
 export const TrailerSendMode = named(
   {
     name: 'TrailerSendMode',
+    description: 'Whether trailers are sent to the processor: Send or Skip.',
     source: 'gw',
     notes: 'Values not shown in the spec; gw uses Send and Skip, like HeaderSendMode (as agentgateway does).',
   },
@@ -500,7 +514,12 @@ const extProcInlineNames = [
 const extProcFailureNote = ' FailOpen applies only while the request body has not started streaming.';
 
 export const ExtProc = named(
-  { name: 'ExtProc', source: '2' },
+  {
+    name: 'ExtProc',
+    description:
+      'An external processing service (Envoy ext_proc protocol) that can read and change requests and responses.',
+    source: '2',
+  },
   object(
     {
       ...endpointReferenceFields,

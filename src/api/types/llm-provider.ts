@@ -21,7 +21,11 @@ const scoreOrBlock = object({
 });
 
 export const AlphaInlineModeration = named(
-  { name: 'AlphaInlineModeration', source: '2' },
+  {
+    name: 'AlphaInlineModeration',
+    description: 'OpenAI moderation run on the traffic of this alpha (OpenAI) provider.',
+    source: '2',
+  },
   object({
     model: refine(ShortString, {
       description: "Moderation model; unset uses the provider's default moderation model.",
@@ -38,13 +42,13 @@ export const AlphaInlineModeration = named(
 export type AlphaInlineModeration = Infer<typeof AlphaInlineModeration>;
 
 export const AlphaConfig = named(
-  { name: 'AlphaConfig', source: '2' },
+  { name: 'AlphaConfig', description: 'Settings for alpha: OpenAI and OpenAI-compatible providers.', source: '2' },
   object({ model: modelOverride, moderation: AlphaInlineModeration }),
 );
 export type AlphaConfig = Infer<typeof AlphaConfig>;
 
 export const BetaAlphaConfig = named(
-  { name: 'BetaAlphaConfig', source: '2' },
+  { name: 'BetaAlphaConfig', description: 'Settings for betaalpha: Azure OpenAI deployments.', source: '2' },
   object(
     {
       endpoint: required(
@@ -78,7 +82,7 @@ const betaRules: ValidationRule[] = [
 ];
 
 export const BetaConfig = named(
-  { name: 'BetaConfig', source: '2' },
+  { name: 'BetaConfig', description: 'Settings for beta: Azure AI resources.', source: '2' },
   object({ ...betaFields, model: modelOverride }, { rules: betaRules }),
 );
 export type BetaConfig = Infer<typeof BetaConfig>;
@@ -86,6 +90,7 @@ export type BetaConfig = Infer<typeof BetaConfig>;
 export const BetaSettings = named(
   {
     name: 'BetaSettings',
+    description: 'Azure AI (beta) resource settings of a GwModel with provider Beta.',
     source: '2',
     notes: 'The spec marks resourceType (R) after "resourceName, resourceType"; gw requires both, as BetaConfig does.',
   },
@@ -93,10 +98,16 @@ export const BetaSettings = named(
 );
 export type BetaSettings = Infer<typeof BetaSettings>;
 
-export const GammaConfig = named({ name: 'GammaConfig', source: '2' }, object({ model: modelOverride }));
+export const GammaConfig = named(
+  { name: 'GammaConfig', description: 'Settings for gamma: Anthropic (the Messages API).', source: '2' },
+  object({ model: modelOverride }),
+);
 export type GammaConfig = Infer<typeof GammaConfig>;
 
-export const DeltaConfig = named({ name: 'DeltaConfig', source: '2' }, object({ model: modelOverride }));
+export const DeltaConfig = named(
+  { name: 'DeltaConfig', description: 'Settings for delta: Google Gemini API.', source: '2' },
+  object({ model: modelOverride }),
+);
 export type DeltaConfig = Infer<typeof DeltaConfig>;
 
 const epsilonFields = {
@@ -111,13 +122,23 @@ const epsilonNotes =
   '(required), region (default global).';
 
 export const EpsilonConfig = named(
-  { name: 'EpsilonConfig', source: 'gw', notes: `${epsilonNotes} model overrides the request's model.` },
+  {
+    name: 'EpsilonConfig',
+    description: 'Settings for epsilon: Google Vertex AI.',
+    source: 'gw',
+    notes: `${epsilonNotes} model overrides the request's model.`,
+  },
   object({ ...epsilonFields, model: modelOverride }),
 );
 export type EpsilonConfig = Infer<typeof EpsilonConfig>;
 
 export const EpsilonSettings = named(
-  { name: 'EpsilonSettings', source: 'gw', notes: epsilonNotes },
+  {
+    name: 'EpsilonSettings',
+    description: 'Vertex AI (epsilon) project settings of a GwModel with provider Epsilon.',
+    source: 'gw',
+    notes: epsilonNotes,
+  },
   object(epsilonFields),
 );
 export type EpsilonSettings = Infer<typeof EpsilonSettings>;
@@ -133,14 +154,25 @@ const zetaFields = {
   guardrail: refine(CloudoneGuardrailConfig, { description: 'Guardrail applied by the provider itself.' }),
 };
 
-export const ZetaConfig = named({ name: 'ZetaConfig', source: '2' }, object({ ...zetaFields, model: modelOverride }));
+export const ZetaConfig = named(
+  { name: 'ZetaConfig', description: 'Settings for zeta: Amazon Bedrock.', source: '2' },
+  object({ ...zetaFields, model: modelOverride }),
+);
 export type ZetaConfig = Infer<typeof ZetaConfig>;
 
-export const ZetaSettings = named({ name: 'ZetaSettings', source: '2' }, object(zetaFields));
+export const ZetaSettings = named(
+  { name: 'ZetaSettings', description: 'Amazon Bedrock (zeta) settings of a GwModel with provider Zeta.', source: '2' },
+  object(zetaFields),
+);
 export type ZetaSettings = Infer<typeof ZetaSettings>;
 
 export const ProviderFormat = named(
-  { name: 'ProviderFormat', source: '2' },
+  {
+    name: 'ProviderFormat',
+    description:
+      'An API format a custom provider speaks: Completions (OpenAI Chat Completions), Messages (Anthropic), Responses (OpenAI), Embeddings, GammaTokenCount (Anthropic count_tokens), Realtime or Rerank.',
+    source: '2',
+  },
   enumOf(['Completions', 'Messages', 'Responses', 'Embeddings', 'GammaTokenCount', 'Realtime', 'Rerank']),
 );
 export type ProviderFormat = Infer<typeof ProviderFormat>;
@@ -174,13 +206,17 @@ const customRules: ValidationRule[] = [
 ];
 
 export const CustomProvider = named(
-  { name: 'CustomProvider', source: '2' },
+  {
+    name: 'CustomProvider',
+    description: 'A provider gw has no built-in family for, described by the API formats it speaks and their paths.',
+    source: '2',
+  },
   object({ ...customFields, model: modelOverride }, { rules: customRules }),
 );
 export type CustomProvider = Infer<typeof CustomProvider>;
 
 export const CustomProviderSettings = named(
-  { name: 'CustomProviderSettings', source: '2' },
+  { name: 'CustomProviderSettings', description: 'Formats and paths of a GwModel with provider Custom.', source: '2' },
   object(customFields, { rules: customRules }),
 );
 export type CustomProviderSettings = Infer<typeof CustomProviderSettings>;
@@ -250,7 +286,11 @@ export const PriorityGroup = named(
 export type PriorityGroup = Infer<typeof PriorityGroup>;
 
 export const AIBackend = named(
-  { name: 'AIBackend', source: '1' },
+  {
+    name: 'AIBackend',
+    description: 'An LLM backend: one provider, or priority groups of named providers that gw fails over between.',
+    source: '1',
+  },
   object(
     {
       provider: refine(LLMProvider, { description: 'The single provider.' }),

@@ -63,6 +63,8 @@ export type McpTargetSelector = Infer<typeof McpTargetSelector>;
 export const PrefixMode = named(
   {
     name: 'PrefixMode',
+    description:
+      'How tool names are prefixed with their target name: Conditional (only with several targets), Always or Never. Default Conditional.',
     source: '1',
     notes:
       'Conditional prefixes tool names with the target name only when there are several targets; Always always does; Never never does, so names must be unique across targets. Resource URIs keep their routing information in every mode.',
@@ -74,6 +76,8 @@ export type PrefixMode = Infer<typeof PrefixMode>;
 export const SessionRouting = named(
   {
     name: 'SessionRouting',
+    description:
+      'Stateful (default) keeps an MCP session on the targets it started with; Stateless handles each request on its own.',
     source: 'gw',
     notes:
       'Values not shown in the spec; gw follows agentgateway: Stateful (default) keeps an MCP session on the targets it started with, Stateless treats every request independently.',
@@ -83,7 +87,11 @@ export const SessionRouting = named(
 export type SessionRouting = Infer<typeof SessionRouting>;
 
 export const MCPBackend = named(
-  { name: 'MCPBackend', source: '1' },
+  {
+    name: 'MCPBackend',
+    description: 'An MCP (Model Context Protocol) backend: one or more MCP servers gw federates into one.',
+    source: '1',
+  },
   object(
     {
       targets: required(
@@ -159,7 +167,7 @@ export const MCPGuardrailsProcessor = named(
 export type MCPGuardrailsProcessor = Infer<typeof MCPGuardrailsProcessor>;
 
 export const MCPGuardrails = named(
-  { name: 'MCPGuardrails', source: '2' },
+  { name: 'MCPGuardrails', description: 'Processors that inspect MCP messages.', source: '2' },
   object({
     processors: required(
       array(MCPGuardrailsProcessor, {

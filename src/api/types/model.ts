@@ -11,7 +11,12 @@ import { Authorization } from './inbound-auth.ts';
 import { HeaderModifiers } from './traffic.ts';
 
 export const ModelProvider = named(
-  { name: 'ModelProvider', source: '2' },
+  {
+    name: 'ModelProvider',
+    description:
+      'Provider serving a concrete model: Alpha (OpenAI), Beta (Azure AI), Gamma (Anthropic), Delta (Gemini), Epsilon (Vertex AI), Zeta (Amazon Bedrock), Provider07 (Cohere), Provider08 (Ollama), Provider09 (Baseten), Provider10 (Cerebras), Provider11 (DeepInfra), Provider12 (DeepSeek), Provider13 (Groq), Provider14 (Hugging Face), Provider15 (Mistral), Provider16 (OpenRouter), Provider17 (Together AI), Provider18 (xAI), Provider19 (Fireworks) or Custom.',
+    source: '2',
+  },
   enumOf([
     'Alpha',
     'Beta',
@@ -43,6 +48,7 @@ export const MODEL_MATCH_PATTERN = '^([*]|[*]?[^*]+|[^*]+[*])$';
 export const ModelMatch = named(
   {
     name: 'ModelMatch',
+    description: 'Which requested model names this GwModel serves.',
     source: '1',
     notes:
       'The spec shows only match.model; gw requires it when match is present (an empty match matches nothing new).',
@@ -65,6 +71,8 @@ export type ModelMatch = Infer<typeof ModelMatch>;
 export const ModelVisibility = named(
   {
     name: 'ModelVisibility',
+    description:
+      'Public models take client requests directly and are listed by model discovery; Internal ones are reached only through virtual models. Default Public.',
     source: '1',
     notes:
       'Public models take direct client requests and are listed by model discovery; Internal ones are reachable only through virtual models.',
@@ -74,7 +82,12 @@ export const ModelVisibility = named(
 export type ModelVisibility = Infer<typeof ModelVisibility>;
 
 export const ModelPolicies = named(
-  { name: 'ModelPolicies', source: '2' },
+  {
+    name: 'ModelPolicies',
+    description:
+      'Policies of a concrete model: request transformations, guards, authorization, credentials and connection settings.',
+    source: '2',
+  },
   object({
     transformations: array(FieldTransformation, {
       minItems: 1,
@@ -134,11 +147,14 @@ export type WeightedModelTarget = Infer<typeof WeightedModelTarget>;
 export const WeightedModelRouting = named(
   {
     name: 'WeightedModelRouting',
+    description: 'Splits requests among target models in proportion to their weights.',
     source: 'gw',
     notes: 'Not shown in the spec; gw follows agentgateway: targets (required, 1-64), chosen in proportion to weight.',
   },
   object({
-    targets: required(array(WeightedModelTarget, { minItems: 1, maxItems: 64 })),
+    targets: required(
+      array(WeightedModelTarget, { minItems: 1, maxItems: 64, description: 'Models to split requests among.' }),
+    ),
   }),
 );
 export type WeightedModelRouting = Infer<typeof WeightedModelRouting>;
@@ -160,7 +176,11 @@ export const ConditionalModelTarget = named(
 export type ConditionalModelTarget = Infer<typeof ConditionalModelTarget>;
 
 export const ConditionalModelRouting = named(
-  { name: 'ConditionalModelRouting', source: '2' },
+  {
+    name: 'ConditionalModelRouting',
+    description: 'Picks a target model by CEL conditions on the request, the first match winning.',
+    source: '2',
+  },
   object({
     targets: required(
       array(ConditionalModelTarget, {
@@ -200,15 +220,25 @@ export const FailoverModelTarget = named(
 export type FailoverModelTarget = Infer<typeof FailoverModelTarget>;
 
 export const FailoverModelRouting = named(
-  { name: 'FailoverModelRouting', source: '2' },
+  {
+    name: 'FailoverModelRouting',
+    description: 'Tries target models in order, moving to the next when one fails.',
+    source: '2',
+  },
   object({
-    targets: required(array(FailoverModelTarget, { minItems: 1, maxItems: 64 })),
+    targets: required(
+      array(FailoverModelTarget, { minItems: 1, maxItems: 64, description: 'Models to try, in order.' }),
+    ),
   }),
 );
 export type FailoverModelRouting = Infer<typeof FailoverModelRouting>;
 
 export const VirtualModel = named(
-  { name: 'VirtualModel', source: '2' },
+  {
+    name: 'VirtualModel',
+    description: 'Routes requests for this model to other GwModels: weighted, failover or conditional (exactly one).',
+    source: '2',
+  },
   object(
     {
       weighted: WeightedModelRouting,

@@ -69,7 +69,11 @@ export const OtlpAccessLog = named(
 export type OtlpAccessLog = Infer<typeof OtlpAccessLog>;
 
 export const AccessLog = named(
-  { name: 'AccessLog', source: '2' },
+  {
+    name: 'AccessLog',
+    description: 'Access logging: which requests are logged and which fields are added.',
+    source: '2',
+  },
   object({
     filter: refine(CELExpression, { description: 'An entry is logged only when this is true.' }),
     attributes: refine(LogTracingAttributes, { description: 'Default fields to drop and fields to add.' }),
@@ -115,6 +119,7 @@ export type Tracing = Infer<typeof Tracing>;
 export const MetricAttributes = named(
   {
     name: 'MetricAttributes',
+    description: 'Labels added to request metrics, computed with CEL.',
     source: '2',
     notes:
       'A label whose expression fails gets the value "unknown". Every label multiplies the number of series: keep cardinality low.',

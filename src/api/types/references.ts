@@ -4,15 +4,23 @@ import { atMostOneOf, exactlyOneOf } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
 import { Group, HTTPURL, Kind, ObjectName, PortNumber, SectionName } from './common.ts';
 
-const LabelMap = map(string({ maxLength: 63 }), { maxProperties: 64 });
+const LabelMap = map(string({ maxLength: 63 }), {
+  maxProperties: 64,
+  description: 'Labels an object must carry, all of them, to be selected.',
+});
 
 export const LocalBackendObjectReference = named(
   { name: 'LocalBackendObjectReference', source: '2' },
   object(
     {
-      group: string({ maxLength: 253 }),
+      group: string({
+        maxLength: 253,
+        description: 'API group of the referent; empty for the core group (a Service).',
+      }),
       kind: refine(Kind, { default: 'Service' }),
-      name: required(string({ minLength: 1, maxLength: 253 })),
+      name: required(
+        string({ minLength: 1, maxLength: 253, description: 'Name of the referent, in the same namespace.' }),
+      ),
       port: PortNumber,
     },
     {
@@ -36,6 +44,7 @@ export type LocalBackendObjectReference = Infer<typeof LocalBackendObjectReferen
 export const BackendObjectReference = named(
   {
     name: 'BackendObjectReference',
+    description: 'A Service or GwBackend (by group, kind, name, namespace and port).',
     source: 'gw',
     notes:
       "Not shown in the spec; gw follows Gateway API BackendObjectReference: kind defaults to Service, port is required for a Service, namespace defaults to the referring object's namespace. gw resolves it in that namespace only: another namespace is not resolved and the traffic that needs it fails (a ReferenceGrant opens route backendRefs, listener certificates and GwModel parents, not these).",
@@ -45,7 +54,13 @@ export const BackendObjectReference = named(
       group: refine(Group, { default: '' }),
       kind: refine(Kind, { default: 'Service' }),
       name: required(ObjectName),
-      namespace: string({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+      namespace: string({
+        minLength: 1,
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        description:
+          "Namespace of the referent; unset means the referring object's namespace, the only one gw resolves.",
+      }),
       port: PortNumber,
     },
     {
@@ -104,7 +119,10 @@ export const LocalCACertificateRef = named(
   { name: 'LocalCACertificateRef', source: '2' },
   object({
     name: required(ObjectName),
-    kind: enumOf(['ConfigMap', 'Secret'], { default: 'ConfigMap' }),
+    kind: enumOf(['ConfigMap', 'Secret'], {
+      default: 'ConfigMap',
+      description: 'Kind of object holding the CA certificates.',
+    }),
   }),
 );
 export type LocalCACertificateRef = Infer<typeof LocalCACertificateRef>;

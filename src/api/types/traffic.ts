@@ -160,6 +160,7 @@ const bodyRule = atMostOneOf(['body', 'bodyExpression']);
 export const DirectResponse = named(
   {
     name: 'DirectResponse',
+    description: 'An answer gw sends itself instead of forwarding the request.',
     source: '2',
     notes:
       'The spec does not mark status required; gw requires it (as agentgateway does), since a response needs a status.',
@@ -220,7 +221,13 @@ export type RateLimitUnit = Infer<typeof RateLimitUnit>;
 export const RateLimitDescriptor = named(
   { name: 'RateLimitDescriptor', source: '2' },
   object({
-    entries: required(array(RateLimitDescriptorEntry, { minItems: 1, maxItems: 16 })),
+    entries: required(
+      array(RateLimitDescriptorEntry, {
+        minItems: 1,
+        maxItems: 16,
+        description: 'Name and CEL value pairs that make up the descriptor sent to the rate limit service.',
+      }),
+    ),
     unit: refine(RateLimitUnit, { default: 'Requests', description: 'What the limit counts.' }),
     cost: refine(CELExpression, {
       description:
@@ -243,7 +250,13 @@ export const GlobalRateLimit = named(
         description: 'What happens when the rate limit service cannot be reached or errors.',
       }),
       domain: required(refine(ShortString, { description: 'Rate limit domain sent to the service.' })),
-      descriptors: required(array(RateLimitDescriptor, { minItems: 1, maxItems: 16 })),
+      descriptors: required(
+        array(RateLimitDescriptor, {
+          minItems: 1,
+          maxItems: 16,
+          description: 'Descriptors checked with the rate limit service for each request.',
+        }),
+      ),
     },
     { rules: [endpointReferenceRule] },
   ),
@@ -261,7 +274,7 @@ export const LocalRateLimit = named(
     {
       requests: integer({ minimum: 1, description: 'Requests allowed per unit.' }),
       tokens: integer({ minimum: 1, description: 'LLM tokens (input and output) allowed per unit.' }),
-      unit: required(enumOf(['Seconds', 'Minutes', 'Hours'])),
+      unit: required(enumOf(['Seconds', 'Minutes', 'Hours'], { description: 'Period of the limit.' })),
       burst: integer({ minimum: 0, description: 'Extra allowance on top of the rate for short bursts.' }),
     },
     { rules: [exactlyOneOf(['requests', 'tokens'])] },
@@ -277,6 +290,7 @@ const rateLimitFields = {
 export const RateLimits = named(
   {
     name: 'RateLimits',
+    description: 'Local and global rate limits.',
     source: 'gw',
     notes:
       'The traffic rateLimit section (not shown in the spec), after agentgateway: local limits, a global limit, or both.',
@@ -311,7 +325,7 @@ export const HTTPHeader = named(
   { name: 'HTTPHeader', source: 'gateway-api', notes: 'Gateway API HTTPHeader: a header name and a literal value.' },
   object({
     name: required(HTTPHeaderName),
-    value: required(string({ minLength: 1, maxLength: 4096 })),
+    value: required(string({ minLength: 1, maxLength: 4096, description: 'Header value.' })),
   }),
 );
 export type HTTPHeader = Infer<typeof HTTPHeader>;
@@ -319,6 +333,7 @@ export type HTTPHeader = Infer<typeof HTTPHeader>;
 export const HTTPHeaderFilter = named(
   {
     name: 'HTTPHeaderFilter',
+    description: 'Headers to set, add or remove.',
     source: 'gateway-api',
     notes: "Fields not shown in the spec; gw uses Gateway API's HTTPHeaderFilter (values are literals, not CEL).",
   },
@@ -423,6 +438,7 @@ const transformationFields = {
 export const Transformation = named(
   {
     name: 'Transformation',
+    description: 'Changes to request and response headers and bodies, computed with CEL.',
     source: 'gw',
     notes:
       'Not shown in the spec; gw follows agentgateway: CEL-computed header, body and metadata changes for the request and the response.',
@@ -458,6 +474,7 @@ export type TransformationOrConditional = Infer<typeof TransformationOrCondition
 export const Retry = named(
   {
     name: 'Retry',
+    description: 'Retries of failed requests to HTTP backends.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw uses Gateway API's HTTPRouteRetry fields (codes, attempts, backoff) plus agentgateway's precondition and condition expressions.",
@@ -482,6 +499,7 @@ export type Retry = Infer<typeof Retry>;
 export const Timeouts = named(
   {
     name: 'Timeouts',
+    description: 'Request timeouts.',
     source: 'gw',
     notes:
       'Not shown in the spec; gw follows agentgateway: one request deadline (a per-attempt backend deadline is the backend policy http.requestTimeout).',
@@ -504,6 +522,7 @@ export type Timeouts = Infer<typeof Timeouts>;
 export const PolicyStrategy = named(
   {
     name: 'PolicyStrategy',
+    description: 'How this policy combines with more specific ones.',
     source: '2',
     notes:
       'Override drops more specific traffic policies from the effective policy; Default (or unset) merges normally. Traffic policies only.',
@@ -540,6 +559,8 @@ const postRoutingOnlyFields = [
 export const Traffic = named(
   {
     name: 'Traffic',
+    description:
+      'Policies for requests on their way through gw: rate limits, authentication, authorization, transformations, timeouts, retries and more.',
     source: 'gw',
     notes:
       "The spec shows only jwtAuthentication; the other field names follow agentgateway's traffic policy. phase is PostRouting when unset (a runtime default, so that an unset phase does not win a merge). With phase PreRouting only authentication, authorization, extAuth, extProc, transformation and cors may be set.",

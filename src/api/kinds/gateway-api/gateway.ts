@@ -72,7 +72,11 @@ function keyRules(what: 'Label' | 'Annotation'): ValidationRule[] {
 }
 
 export const GatewayInfrastructure = named(
-  { name: 'GatewayInfrastructure', source: 'gateway-api' },
+  {
+    name: 'GatewayInfrastructure',
+    description: 'Labels, annotations and parameters for the resources created for the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     labels: map(string({ maxLength: 63, pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$' }), {
       maxProperties: 8,
@@ -92,7 +96,11 @@ export const GatewayInfrastructure = named(
 export type GatewayInfrastructure = Infer<typeof GatewayInfrastructure>;
 
 export const ListenerNamespaces = named(
-  { name: 'ListenerNamespaces', source: 'gateway-api' },
+  {
+    name: 'ListenerNamespaces',
+    description: 'Namespaces whose ListenerSets may attach to the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     from: enumOf(['All', 'Selector', 'Same', 'None'], {
       default: 'None',
@@ -120,13 +128,17 @@ export const FrontendTLSValidation = named(
         description: 'CA certificates (ConfigMaps) that client certificates must chain to.',
       }),
     ),
-    mode: enumOf(['AllowValidOnly', 'AllowInsecureFallback'], { default: 'AllowValidOnly' }),
+    mode: enumOf(['AllowValidOnly', 'AllowInsecureFallback'], {
+      default: 'AllowValidOnly',
+      description:
+        'AllowValidOnly (default) accepts only connections with a valid client certificate; AllowInsecureFallback also accepts the others.',
+    }),
   }),
 );
 export type FrontendTLSValidation = Infer<typeof FrontendTLSValidation>;
 
 export const TLSConfig = named(
-  { name: 'TLSConfig', source: 'gateway-api' },
+  { name: 'TLSConfig', description: 'Client certificate validation settings.', source: 'gateway-api' },
   object({ validation: refine(FrontendTLSValidation, { description: 'Client certificate validation.' }) }),
 );
 export type TLSConfig = Infer<typeof TLSConfig>;
@@ -138,13 +150,18 @@ export const TLSPortConfig = named(
 export type TLSPortConfig = Infer<typeof TLSPortConfig>;
 
 export const FrontendTLSConfig = named(
-  { name: 'FrontendTLSConfig', source: 'gateway-api' },
+  {
+    name: 'FrontendTLSConfig',
+    description: 'Validation of client certificates on HTTPS listeners: defaults and per-port settings.',
+    source: 'gateway-api',
+  },
   object({
     default: required(
       refine(TLSConfig, { description: 'Applies to every HTTPS listener port without a perPort entry.' }),
     ),
     perPort: array(TLSPortConfig, {
       maxItems: 64,
+      description: 'Client certificate validation for particular listener ports, overriding default.',
       listType: 'map',
       listMapKeys: ['port'],
       rules: [
@@ -159,7 +176,11 @@ export const FrontendTLSConfig = named(
 export type FrontendTLSConfig = Infer<typeof FrontendTLSConfig>;
 
 export const GatewayBackendTLS = named(
-  { name: 'GatewayBackendTLS', source: 'gateway-api' },
+  {
+    name: 'GatewayBackendTLS',
+    description: 'TLS the Gateway uses toward backends: its client certificate.',
+    source: 'gateway-api',
+  },
   object({
     clientCertificateRef: refine(SecretObjectReference, {
       description: 'Client certificate the Gateway presents to backends that request one.',
@@ -169,7 +190,12 @@ export const GatewayBackendTLS = named(
 export type GatewayBackendTLS = Infer<typeof GatewayBackendTLS>;
 
 export const GatewayTLSConfig = named(
-  { name: 'GatewayTLSConfig', source: 'gateway-api' },
+  {
+    name: 'GatewayTLSConfig',
+    description:
+      'TLS settings of the whole Gateway: client certificate validation and the certificate gw presents to backends.',
+    source: 'gateway-api',
+  },
   object({ backend: GatewayBackendTLS, frontend: FrontendTLSConfig }),
 );
 export type GatewayTLSConfig = Infer<typeof GatewayTLSConfig>;
@@ -183,12 +209,17 @@ function uniqueAddressValues(type: string): ValidationRule {
 }
 
 export const GatewaySpec = named(
-  { name: 'GatewaySpec', source: 'gateway-api' },
+  {
+    name: 'GatewaySpec',
+    description: 'Listeners, addresses and infrastructure of the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     gatewayClassName: required(refine(ObjectName, { description: 'The GatewayClass this Gateway belongs to.' })),
     listeners: required(
       array(Listener, {
         minItems: 1,
+        description: 'Where the Gateway accepts traffic: port, protocol, hostname and TLS of each listener.',
         maxItems: 64,
         listType: 'map',
         listMapKeys: ['name'],
@@ -215,7 +246,9 @@ export const GatewayStatusAddress = named(
   object(
     {
       type: refine(AddressType, { default: 'IPAddress' }),
-      value: required(string({ minLength: 1, maxLength: 253 })),
+      value: required(
+        string({ minLength: 1, maxLength: 253, description: 'The address: an IP address or a hostname, by type.' }),
+      ),
     },
     {
       rules: [
@@ -233,14 +266,24 @@ export type GatewayStatusAddress = Infer<typeof GatewayStatusAddress>;
 export const GatewayStatus = named(
   {
     name: 'GatewayStatus',
+    description: 'Addresses the Gateway is reachable at, and the state of the Gateway and each listener.',
     source: 'gateway-api',
     notes:
       'Gateway condition types: Accepted, Programmed, ResolvedRefs; listener condition types: Accepted, Conflicted, ResolvedRefs, Programmed, OverlappingTLSConfig.',
   },
   object({
-    addresses: array(GatewayStatusAddress, { maxItems: 16, listType: 'atomic' }),
+    addresses: array(GatewayStatusAddress, {
+      maxItems: 16,
+      listType: 'atomic',
+      description: 'Addresses the Gateway is reachable at.',
+    }),
     conditions: refine(conditions(), { default: pendingConditions(['Accepted', 'Programmed']) }),
-    listeners: array(ListenerStatus, { maxItems: 64, listType: 'map', listMapKeys: ['name'] }),
+    listeners: array(ListenerStatus, {
+      maxItems: 64,
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'State of each listener, by name.',
+    }),
     attachedListenerSets: integer({ format: 'int32', description: 'Number of ListenerSets attached to the Gateway.' }),
   }),
 );

@@ -30,7 +30,11 @@ export const ReferenceGrantTo = named(
 export type ReferenceGrantTo = Infer<typeof ReferenceGrantTo>;
 
 export const ReferenceGrantSpec = named(
-  { name: 'ReferenceGrantSpec', source: 'gateway-api' },
+  {
+    name: 'ReferenceGrantSpec',
+    description: 'Which objects of other namespaces may refer to which objects of this namespace.',
+    source: 'gateway-api',
+  },
   object({
     from: required(
       array(ReferenceGrantFrom, {

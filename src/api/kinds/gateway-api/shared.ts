@@ -29,7 +29,7 @@ export const PreciseHostname = named(
 export type PreciseHostname = Infer<typeof PreciseHostname>;
 
 export const Namespace = named(
-  { name: 'Namespace', source: 'gateway-api' },
+  { name: 'Namespace', description: 'Namespace of the referent.', source: 'gateway-api' },
   string({ minLength: 1, maxLength: 63, pattern: DNS_LABEL_PATTERN }),
 );
 export type Namespace = Infer<typeof Namespace>;
@@ -37,6 +37,7 @@ export type Namespace = Infer<typeof Namespace>;
 export const GatewayController = named(
   {
     name: 'GatewayController',
+    description: 'Name of a controller, as a domain-prefixed path (gw uses gw.dev/gateway-controller).',
     source: 'gateway-api',
     notes: 'A domain-prefixed path, e.g. `example.com/gateway-controller`.',
   },
@@ -51,6 +52,7 @@ export type GatewayController = Infer<typeof GatewayController>;
 export const ProtocolType = named(
   {
     name: 'ProtocolType',
+    description: 'Protocol of a listener: HTTP, HTTPS, TLS, TCP or UDP.',
     source: 'gateway-api',
     notes: 'Core values: HTTP, HTTPS, TLS, TCP, UDP; implementation-specific protocols are domain-prefixed.',
   },
@@ -66,6 +68,7 @@ export type ProtocolType = Infer<typeof ProtocolType>;
 export const AddressType = named(
   {
     name: 'AddressType',
+    description: 'Type of an address: IPAddress, Hostname or a domain-prefixed custom type.',
     source: 'gateway-api',
     notes: 'IPAddress, Hostname, NamedAddress, or a domain-prefixed custom type.',
   },
@@ -98,7 +101,7 @@ export const Condition = named(
         description: 'Condition type in CamelCase, e.g. Accepted.',
       }),
     ),
-    status: required(enumOf(['True', 'False', 'Unknown'])),
+    status: required(enumOf(['True', 'False', 'Unknown'], { description: 'True, False or Unknown.' })),
     observedGeneration: integer({
       format: 'int64',
       minimum: 0,
@@ -125,7 +128,8 @@ export function conditions(options?: { max?: number; min?: number; description?:
     minItems: options?.min,
     listType: 'map',
     listMapKeys: ['type'],
-    description: options?.description,
+    description:
+      options?.description ?? 'Latest observations of the state, one per condition type (Accepted, Programmed, ...).',
   });
 }
 
@@ -145,8 +149,15 @@ export const LabelSelectorRequirement = named(
   object(
     {
       key: required(string({ minLength: 1, description: 'Label key the requirement applies to.' })),
-      operator: required(enumOf(['In', 'NotIn', 'Exists', 'DoesNotExist'])),
-      values: array(string({ maxLength: 63 }), { listType: 'atomic' }),
+      operator: required(
+        enumOf(['In', 'NotIn', 'Exists', 'DoesNotExist'], {
+          description: 'How the label is compared: In, NotIn, Exists or DoesNotExist.',
+        }),
+      ),
+      values: array(string({ maxLength: 63 }), {
+        listType: 'atomic',
+        description: 'Label values for In and NotIn; empty for Exists and DoesNotExist.',
+      }),
     },
     {
       rules: [
@@ -175,8 +186,13 @@ export const LabelSelector = named(
     notes: 'Kubernetes metav1.LabelSelector; all requirements are ANDed; empty selects everything.',
   },
   object({
-    matchLabels: map(string({ maxLength: 63 })),
-    matchExpressions: array(LabelSelectorRequirement, { listType: 'atomic' }),
+    matchLabels: map(string({ maxLength: 63 }), {
+      description: 'Labels an object must carry, all of them, to be selected.',
+    }),
+    matchExpressions: array(LabelSelectorRequirement, {
+      listType: 'atomic',
+      description: 'Label requirements an object must meet, all of them, to be selected.',
+    }),
   }),
 );
 export type LabelSelector = Infer<typeof LabelSelector>;
@@ -193,7 +209,12 @@ const parentFields = {
 };
 
 export const ParentReference = named(
-  { name: 'ParentReference', source: 'gateway-api' },
+  {
+    name: 'ParentReference',
+    description:
+      'A parent (a Gateway or ListenerSet, optionally a listener by section name or port) the object attaches to.',
+    source: 'gateway-api',
+  },
   object({
     ...parentFields,
     sectionName: refine(SectionName, {
@@ -285,7 +306,11 @@ export type RouteGroupKind = Infer<typeof RouteGroupKind>;
 // --- listeners (Gateway and ListenerSet) ----------------------------------------------------------
 
 export const RouteNamespaces = named(
-  { name: 'RouteNamespaces', source: 'gateway-api' },
+  {
+    name: 'RouteNamespaces',
+    description: 'Namespaces whose routes may attach: Same, All or those matching a selector.',
+    source: 'gateway-api',
+  },
   object({
     from: enumOf(['All', 'Selector', 'Same'], {
       default: 'Same',
@@ -297,7 +322,11 @@ export const RouteNamespaces = named(
 export type RouteNamespaces = Infer<typeof RouteNamespaces>;
 
 export const AllowedRoutes = named(
-  { name: 'AllowedRoutes', source: 'gateway-api' },
+  {
+    name: 'AllowedRoutes',
+    description: 'Which routes may attach to the listener: their namespaces and kinds.',
+    source: 'gateway-api',
+  },
   object({
     namespaces: refine(RouteNamespaces, { default: { from: 'Same' } }),
     kinds: array(RouteGroupKind, {
@@ -312,10 +341,18 @@ export type AllowedRoutes = Infer<typeof AllowedRoutes>;
 const LabelValueish = string({ maxLength: 4096 });
 
 export const ListenerTLSConfig = named(
-  { name: 'ListenerTLSConfig', source: 'gateway-api' },
+  {
+    name: 'ListenerTLSConfig',
+    description: 'TLS of a listener: Terminate or Passthrough, and the certificates it serves.',
+    source: 'gateway-api',
+  },
   object(
     {
-      mode: enumOf(['Terminate', 'Passthrough'], { default: 'Terminate' }),
+      mode: enumOf(['Terminate', 'Passthrough'], {
+        default: 'Terminate',
+        description:
+          'Terminate (default): gw ends TLS with the listed certificates; Passthrough: TLS is forwarded untouched.',
+      }),
       certificateRefs: array(SecretObjectReference, {
         maxItems: 64,
         listType: 'atomic',
@@ -433,9 +470,20 @@ export const PolicyAncestorStatus = named(
 export type PolicyAncestorStatus = Infer<typeof PolicyAncestorStatus>;
 
 export const PolicyStatus = named(
-  { name: 'PolicyStatus', source: 'gateway-api' },
+  {
+    name: 'PolicyStatus',
+    description:
+      'Where the policy applies (one entry per ancestor, such as a Gateway) and whether it was accepted there.',
+    source: 'gateway-api',
+  },
   object({
-    ancestors: required(array(PolicyAncestorStatus, { maxItems: 16, listType: 'atomic' })),
+    ancestors: required(
+      array(PolicyAncestorStatus, {
+        maxItems: 16,
+        listType: 'atomic',
+        description: 'One entry per ancestor (such as a Gateway) the policy affects, with its conditions there.',
+      }),
+    ),
   }),
 );
 export type PolicyStatus = Infer<typeof PolicyStatus>;
