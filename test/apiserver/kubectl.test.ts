@@ -236,7 +236,7 @@ describe('kubectl against the embedded API server', {
       assert.match(result.stderr, /The GwBackend "invalid" is invalid: \n/);
       assert.match(
         result.stderr,
-        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha, betaalpha, beta, gamma, delta, epsilon, zeta, custom must be set$/m,
+        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha \(OpenAI\), betaalpha \(Azure OpenAI\), beta \(Azure AI\), gamma \(Anthropic\), delta \(Gemini\), epsilon \(Vertex AI\), zeta \(Amazon Bedrock\), custom must be set$/m,
       );
       assert.match(
         result.stderr,

@@ -17,10 +17,10 @@ export const RouteType = named(
     source: 'gw',
     notes:
       "Values not shown in the spec; gw follows agentgateway's route types with vendor names neutralised: " +
-      'Completions (chat completions), Messages (gamma messages API), Models (model listing), Passthrough ' +
+      'Completions (OpenAI Chat Completions), Messages (the Anthropic Messages API of gamma), Models (model listing), Passthrough ' +
       '(forwarded as is, no LLM processing), Detect (forwarded as is, LLM metadata extracted for telemetry and ' +
-      'rate limits), Responses, GammaTokenCount, Embeddings, Realtime, Rerank, GenerateContent (delta ' +
-      'generate/stream-generate content), DeltaCountTokens. A path no route matches is Completions; a backend ' +
+      'rate limits), Responses (OpenAI), GammaTokenCount (Anthropic count_tokens), Embeddings, Realtime (OpenAI), Rerank, ' +
+      'GenerateContent (Gemini generateContent and streamGenerateContent, delta), DeltaCountTokens (Gemini countTokens). A path no route matches is Completions; a backend ' +
       'without routes gets each API at its well-known path (/v1/chat/completions, /v1/messages, /v1/responses, ' +
       '/v1/embeddings, /v1/models...; docs/decisions/0012-default-ai-routes.md).',
   },
@@ -307,7 +307,8 @@ export const PromptCachingConfig = named(
     name: 'PromptCachingConfig',
     description: 'Prompt caching hints sent to providers that support them (Amazon Bedrock, for some models).',
     source: '2',
-    notes: 'Honoured only by providers that support prompt caching (currently the zeta family, for certain models).',
+    notes:
+      'Honoured only by providers that support prompt caching (currently zeta, Amazon Bedrock, for certain models).',
   },
   object({
     cacheSystem: boolean({ default: true, description: 'Mark the system prompt as cacheable.' }),

@@ -3,6 +3,7 @@
 import { array, enumOf, integer, map, named, object, refine, required, string } from '../schema/build.ts';
 import { atMostOneOf, exactlyOneOf, onlyWhen, requiredTogether, requiredWhen } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
+import { authKindLabel } from '../vendors.ts';
 import { CELExpression, Duration, JSONValue, ShortString } from './common.ts';
 import { AuthorizationExtractionLocation, AuthorizationLocation } from './credential-locations.ts';
 import {
@@ -559,17 +560,20 @@ export const BackendAuth = named(
     },
     {
       rules: [
-        atMostOneOf([
-          'key',
-          'secretRef',
-          'passthrough',
-          'cloudone',
-          'beta',
-          'cloudtwo',
-          'oauthTokenExchange',
-          'crossAppAccess',
-          'jwtSign',
-        ]),
+        atMostOneOf(
+          [
+            'key',
+            'secretRef',
+            'passthrough',
+            'cloudone',
+            'beta',
+            'cloudtwo',
+            'oauthTokenExchange',
+            'crossAppAccess',
+            'jwtSign',
+          ],
+          authKindLabel,
+        ),
       ],
     },
   ),
@@ -585,7 +589,12 @@ export const ModelBackendAuth = named(
   object(
     { ...modelAuthFields, ...trailingFields },
     {
-      rules: [atMostOneOf(['key', 'secretRef', 'passthrough', 'cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange'])],
+      rules: [
+        atMostOneOf(
+          ['key', 'secretRef', 'passthrough', 'cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange'],
+          authKindLabel,
+        ),
+      ],
     },
   ),
 );
@@ -612,7 +621,7 @@ export const ZetaGuardrailsAuth = named(
     name: 'ZetaGuardrailsAuth',
     description: 'Credentials for Amazon Bedrock Guardrails: AWS (cloudone) signing or a key.',
     source: '2',
-    notes: 'The auth of the zeta guardrails guard-service policy.',
+    notes: 'The auth of the zeta (Amazon Bedrock) guardrails guard-service policy.',
   },
   object(
     {
@@ -627,7 +636,7 @@ export const ZetaGuardrailsAuth = named(
     },
     {
       rules: [
-        exactlyOneOf(['key', 'secretRef', 'cloudone']),
+        exactlyOneOf(['key', 'secretRef', 'cloudone'], authKindLabel),
         onlyWhen('location', 'has(self.key) || has(self.secretRef)', 'with key or secretRef'),
       ],
     },
@@ -640,7 +649,7 @@ export const CloudtwoModelArmorAuth = named(
     name: 'CloudtwoModelArmorAuth',
     description: 'Google Cloud credentials for Model Armor.',
     source: '2',
-    notes: 'The auth of the cloudtwo model-armor guard-service policy.',
+    notes: 'The auth of the cloudtwo (Google Cloud) Model Armor guard-service policy.',
   },
   object(
     { cloudtwo: refine(CloudtwoAuth, { description: '{} discovers credentials from the environment.' }) },

@@ -4,6 +4,7 @@
 import { array, boolean, enumOf, integer, map, named, object, refine, required, string } from '../schema/build.ts';
 import { atMostOneOf, exactlyOneOf, onlyWhen, requiredWhen } from '../schema/rules.ts';
 import type { Infer, ValidationRule } from '../schema/schema.ts';
+import { identityProviderLabel } from '../vendors.ts';
 import { ByteSize, CELExpression, Duration, JSONValue, LongString, ShortString } from './common.ts';
 import { AuthorizationExtractionLocation } from './credential-locations.ts';
 import {
@@ -185,15 +186,16 @@ export const JWTProvider = named(
 );
 export type JWTProvider = Infer<typeof JWTProvider>;
 
+const MCP_IDPS = ['Idp01', 'Idp02', 'Idp03', 'Idp04', 'Idp05', 'Idp06'] as const;
+
 export const McpIDP = named(
   {
     name: 'McpIDP',
-    description:
-      'Identity provider product: Idp01 (Auth0), Idp02 (Keycloak), Idp03 (Okta), Idp04 (Descope), Idp05 (authentik) or Idp06 (Microsoft Entra ID).',
+    description: `Identity provider product: ${MCP_IDPS.map(identityProviderLabel).join(', ')}.`,
     source: '2',
-    notes: "Neutral names for six identity provider products, in the spec's order; Document 3 walks through Idp02.",
+    notes: `Neutral names for six identity provider products, in the spec's order; Document 3 walks through ${identityProviderLabel('Idp02')}.`,
   },
-  enumOf(['Idp01', 'Idp02', 'Idp03', 'Idp04', 'Idp05', 'Idp06']),
+  enumOf(MCP_IDPS),
 );
 export type McpIDP = Infer<typeof McpIDP>;
 

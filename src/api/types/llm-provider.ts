@@ -3,6 +3,7 @@
 import { array, enumOf, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf, onlyWhen, requiredWhen, uniqueKey } from '../schema/rules.ts';
 import type { Infer, ValidationRule } from '../schema/schema.ts';
+import { familyLabel } from '../vendors.ts';
 import { CloudoneGuardrailConfig } from './ai.ts';
 import { BackendWithAI } from './backend-policies.ts';
 import { LongString, PortNumber, SectionName, ShortString, TinyString } from './common.ts';
@@ -235,12 +236,12 @@ const llmProviderFields = {
   port: refine(PortNumber, { description: "Provider port, replacing the family's default port." }),
   path: refine(LongString, { description: "Request path, replacing the family's default path." }),
   pathPrefix: refine(LongString, {
-    description: "Prefix put before the family's request paths; alpha and gamma providers only.",
+    description: "Prefix put before the family's request paths; alpha (OpenAI) and gamma (Anthropic) providers only.",
   }),
 };
 const customNeedsAddress = 'has(self.custom) && !has(self.custom.backendRef)';
 const llmProviderRules: ValidationRule[] = [
-  exactlyOneOf(['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom']),
+  exactlyOneOf(['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'], familyLabel),
   onlyWhen('pathPrefix', 'has(self.alpha) || has(self.gamma)', 'for alpha and gamma providers'),
   requiredWhen('host', customNeedsAddress, 'when custom has no backendRef'),
   requiredWhen('port', customNeedsAddress, 'when custom has no backendRef'),

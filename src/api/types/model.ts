@@ -3,6 +3,7 @@
 import { array, enumOf, integer, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
+import { modelProviderLabel } from '../vendors.ts';
 import { AIPromptGuard, FieldTransformation } from './ai.ts';
 import { ModelBackendAuth } from './backend-auth.ts';
 import { BackendTLS, BackendTunnel, Health } from './backend-connection.ts';
@@ -10,35 +11,36 @@ import { CELExpression, LongString, ObjectName } from './common.ts';
 import { Authorization } from './inbound-auth.ts';
 import { HeaderModifiers } from './traffic.ts';
 
+const MODEL_PROVIDERS = [
+  'Alpha',
+  'Beta',
+  'Gamma',
+  'Delta',
+  'Epsilon',
+  'Zeta',
+  'Provider07',
+  'Provider08',
+  'Provider09',
+  'Provider10',
+  'Provider11',
+  'Provider12',
+  'Provider13',
+  'Provider14',
+  'Provider15',
+  'Provider16',
+  'Provider17',
+  'Provider18',
+  'Provider19',
+  'Custom',
+] as const;
+
 export const ModelProvider = named(
   {
     name: 'ModelProvider',
-    description:
-      'Provider serving a concrete model: Alpha (OpenAI), Beta (Azure AI), Gamma (Anthropic), Delta (Gemini), Epsilon (Vertex AI), Zeta (Amazon Bedrock), Provider07 (Cohere), Provider08 (Ollama), Provider09 (Baseten), Provider10 (Cerebras), Provider11 (DeepInfra), Provider12 (DeepSeek), Provider13 (Groq), Provider14 (Hugging Face), Provider15 (Mistral), Provider16 (OpenRouter), Provider17 (Together AI), Provider18 (xAI), Provider19 (Fireworks) or Custom.',
+    description: `Provider serving a concrete model: ${MODEL_PROVIDERS.map(modelProviderLabel).join(', ')} (an endpoint described by custom).`,
     source: '2',
   },
-  enumOf([
-    'Alpha',
-    'Beta',
-    'Gamma',
-    'Delta',
-    'Epsilon',
-    'Zeta',
-    'Provider07',
-    'Provider08',
-    'Provider09',
-    'Provider10',
-    'Provider11',
-    'Provider12',
-    'Provider13',
-    'Provider14',
-    'Provider15',
-    'Provider16',
-    'Provider17',
-    'Provider18',
-    'Provider19',
-    'Custom',
-  ]),
+  enumOf(MODEL_PROVIDERS),
 );
 export type ModelProvider = Infer<typeof ModelProvider>;
 

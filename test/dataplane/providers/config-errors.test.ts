@@ -34,7 +34,10 @@ test("a named provider's error carries its name", () => {
   const error = configError({ delta: { model: 'gemini' } }, { name: 'google' });
   assert.equal(error.provider, 'google');
   assert.equal(error.field, 'delta');
-  assert.equal(error.message, 'provider google: delta: provider family delta (Gemini) is not supported by this data plane yet');
+  assert.equal(
+    error.message,
+    'provider google: delta: provider family delta (Gemini) is not supported by this data plane yet',
+  );
 });
 
 test('no family, or two, is an error', () => {
