@@ -336,7 +336,7 @@ export type ModelCatalogSource = Infer<typeof ModelCatalogSource>;
 export const ModelCatalogSpec = named(
   {
     name: 'ModelCatalogSpec',
-    description: 'Where the model catalog (model metadata such as prices and limits) is read from.',
+    description: 'Where the model cost catalog (per-model prices) is read from.',
     source: '2',
     notes:
       'Effective only on Gateway-level parameters (Gateway.spec.infrastructure.parametersRef); ignored on GatewayClass parameters.',

@@ -44,7 +44,8 @@ export type LocalBackendObjectReference = Infer<typeof LocalBackendObjectReferen
 export const BackendObjectReference = named(
   {
     name: 'BackendObjectReference',
-    description: 'A Service or GwBackend (by group, kind, name, namespace and port).',
+    description:
+      'An object requests are sent to: a Service (the default kind) or another kind gw resolves, by group, kind, name, namespace and port.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw follows Gateway API BackendObjectReference: kind defaults to Service, port is required for a Service, namespace defaults to the referring object's namespace. gw resolves it in that namespace only: another namespace is not resolved and the traffic that needs it fails (a ReferenceGrant opens route backendRefs, listener certificates and GwModel parents, not these).",
