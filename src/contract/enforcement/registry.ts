@@ -12,6 +12,7 @@
 // that applies it, or refused with a reason a user can act on), then per place where it differs;
 // the registry test (test/contract/enforcement.test.ts) names every field left undeclared and the
 // type to declare it in, and `npm run docs` regenerates docs/enforcement.md.
+import { ModelProvider } from '../../api/types/model.ts';
 import { familyLabel, modelProviderLabel, vendorName } from '../../api/vendors.ts';
 import { type Enforcement, enforced, refused } from './enforcement.ts';
 import type { PlaceName } from './places.ts';
@@ -178,29 +179,17 @@ const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
   ]),
 );
 
+/** The GwModel providers the data plane serves; every other ModelProvider value is refused. */
+const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set(['Alpha', 'Gamma', 'Custom']);
+
 const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
-  [
-    'Beta',
-    'Delta',
-    'Epsilon',
-    'Zeta',
-    'Provider07',
-    'Provider08',
-    'Provider09',
-    'Provider10',
-    'Provider11',
-    'Provider12',
-    'Provider13',
-    'Provider14',
-    'Provider15',
-    'Provider16',
-    'Provider17',
-    'Provider18',
-    'Provider19',
-  ].map((value) => [
-    value,
-    `GwModel provider ${modelProviderLabel(value)} is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or ${modelProviderLabel('Alpha')} or ${modelProviderLabel('Gamma')}.`,
-  ]),
+  (ModelProvider.enum ?? [])
+    .map(String)
+    .filter((value) => !SERVED_MODEL_PROVIDERS.has(value))
+    .map((value) => [
+      value,
+      `GwModel provider ${modelProviderLabel(value)} is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or ${modelProviderLabel('Alpha')} or ${modelProviderLabel('Gamma')}.`,
+    ]),
 );
 
 // ---------------------------------------------------------------------------------------------
