@@ -55,7 +55,11 @@ export const BackendAuthPassthrough = named(
 export type BackendAuthPassthrough = Infer<typeof BackendAuthPassthrough>;
 
 export const BackendAuthCredential = named(
-  { name: 'BackendAuthCredential', source: '2' },
+  {
+    name: 'BackendAuthCredential',
+    description: 'One credential read from a Secret and where it is written on the request.',
+    source: '2',
+  },
   object({
     location: required(
       refine(AuthorizationLocation, { description: 'Where this credential is written on the request.' }),
@@ -74,6 +78,7 @@ export type BackendAuthCredential = Infer<typeof BackendAuthCredential>;
 export const CloudoneSessionTag = named(
   {
     name: 'CloudoneSessionTag',
+    description: 'An AWS session tag set on the assumed-role session: a fixed value or a CEL expression.',
     source: '2',
     notes: 'A request whose expression yields an invalid tag value is rejected.',
   },
@@ -264,7 +269,11 @@ const clientTokenSource = refine(AuthorizationExtractionLocation, {
 });
 
 export const OAuthTokenSpec = named(
-  { name: 'OAuthTokenSpec', source: '2' },
+  {
+    name: 'OAuthTokenSpec',
+    description: 'The subject token of a token exchange: where it comes from and its type.',
+    source: '2',
+  },
   object({
     source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'AccessToken' }),
@@ -273,7 +282,11 @@ export const OAuthTokenSpec = named(
 export type OAuthTokenSpec = Infer<typeof OAuthTokenSpec>;
 
 export const OAuthActorToken = named(
-  { name: 'OAuthActorToken', source: '2' },
+  {
+    name: 'OAuthActorToken',
+    description: 'The actor token of a token exchange (who acts for the subject): where it comes from and its type.',
+    source: '2',
+  },
   object({
     source: required(
       refine(AuthorizationExtractionLocation, { description: 'Where the actor token is read; there is no default.' }),
@@ -440,7 +453,11 @@ export type OAuthTokenExchange = Infer<typeof OAuthTokenExchange>;
 // ---- Cross App Access --------------------------------------------------------------------------
 
 export const CrossAppAccessEndpoint = named(
-  { name: 'CrossAppAccessEndpoint', source: '2' },
+  {
+    name: 'CrossAppAccessEndpoint',
+    description: 'A token endpoint used by Cross App Access, and how gw authenticates to it.',
+    source: '2',
+  },
   object(
     {
       ...endpointReferenceFields,
@@ -453,7 +470,11 @@ export const CrossAppAccessEndpoint = named(
 export type CrossAppAccessEndpoint = Infer<typeof CrossAppAccessEndpoint>;
 
 export const CrossAppAccessSubjectToken = named(
-  { name: 'CrossAppAccessSubjectToken', source: '2' },
+  {
+    name: 'CrossAppAccessSubjectToken',
+    description: 'Where the user token exchanged by Cross App Access comes from, and its type.',
+    source: '2',
+  },
   object({
     source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'IdToken' }),

@@ -13,7 +13,12 @@ import {
 } from './references.ts';
 
 export const Keepalive = named(
-  { name: 'Keepalive', source: '2' },
+  {
+    name: 'Keepalive',
+    description:
+      'TCP keepalive probes: how long a connection is idle before probing, the interval, and how many probes fail before it is closed.',
+    source: '2',
+  },
   object({
     retries: integer({
       format: 'int32',
@@ -42,7 +47,7 @@ export const BackendTCP = named(
 export type BackendTCP = Infer<typeof BackendTCP>;
 
 export const KeyExchangeGroup = named(
-  { name: 'KeyExchangeGroup', source: '2' },
+  { name: 'KeyExchangeGroup', description: 'A TLS key exchange group.', source: '2' },
   enumOf(['X25519', 'P-256', 'P-384', 'X25519_MLKEM768']),
 );
 export type KeyExchangeGroup = Infer<typeof KeyExchangeGroup>;
@@ -50,6 +55,7 @@ export type KeyExchangeGroup = Infer<typeof KeyExchangeGroup>;
 export const InsecureTLSMode = named(
   {
     name: 'InsecureTLSMode',
+    description: 'Which certificate checks to skip: All of them, or only the Hostname check.',
     source: '2',
     notes:
       'All disables every check of the backend certificate; Hostname still checks the CA chain but accepts any hostname/SAN.',
@@ -198,7 +204,11 @@ export const BackendSimple = named(
 export type BackendSimple = Infer<typeof BackendSimple>;
 
 export const BackendConnectionPolicy = named(
-  { name: 'BackendConnectionPolicy', source: '2' },
+  {
+    name: 'BackendConnectionPolicy',
+    description: 'How gw connects to a backend: TCP, TLS, HTTP and tunnel settings.',
+    source: '2',
+  },
   object(connectionFields),
 );
 export type BackendConnectionPolicy = Infer<typeof BackendConnectionPolicy>;

@@ -50,13 +50,21 @@ const locationFields = {
 };
 
 export const AuthorizationLocation = named(
-  { name: 'AuthorizationLocation', source: '2' },
+  {
+    name: 'AuthorizationLocation',
+    description: 'Where a credential is written on the request: a header, a query parameter or a cookie.',
+    source: '2',
+  },
   object(locationFields, { rules: [exactlyOneOf(['header', 'queryParameter', 'cookie'])] }),
 );
 export type AuthorizationLocation = Infer<typeof AuthorizationLocation>;
 
 export const AuthorizationExtractionLocation = named(
-  { name: 'AuthorizationExtractionLocation', source: '2' },
+  {
+    name: 'AuthorizationExtractionLocation',
+    description: 'Where a client credential is read from: a header, a query parameter, a cookie or a CEL expression.',
+    source: '2',
+  },
   object(
     {
       ...locationFields,

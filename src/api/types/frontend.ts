@@ -19,6 +19,7 @@ export type FrontendTCP = Infer<typeof FrontendTCP>;
 export const TLSVersion = named(
   {
     name: 'TLSVersion',
+    description: 'A TLS protocol version: 1.2 or 1.3.',
     source: 'gw',
     notes:
       'Values not shown in the spec; gw accepts "1.2" and "1.3" (the versions the data plane implements), as agentgateway does.',
@@ -28,7 +29,7 @@ export const TLSVersion = named(
 export type TLSVersion = Infer<typeof TLSVersion>;
 
 export const CipherSuite = named(
-  { name: 'CipherSuite', source: '2' },
+  { name: 'CipherSuite', description: 'A TLS cipher suite.', source: '2' },
   enumOf([
     'TLS13_AES_256_GCM_SHA384',
     'TLS13_AES_128_GCM_SHA256',
@@ -123,7 +124,11 @@ export const FrontendHTTP = named(
 export type FrontendHTTP = Infer<typeof FrontendHTTP>;
 
 export const FrontendProxyProtocol = named(
-  { name: 'FrontendProxyProtocol', source: '2' },
+  {
+    name: 'FrontendProxyProtocol',
+    description: 'PROXY protocol on client connections: the version and whether it is required.',
+    source: '2',
+  },
   object({
     version: enumOf(['V1', 'V2', 'All'], { default: 'V2', description: 'PROXY protocol versions accepted.' }),
     mode: enumOf(['Strict', 'Optional'], {
@@ -138,6 +143,7 @@ export type FrontendProxyProtocol = Infer<typeof FrontendProxyProtocol>;
 export const FrontendConnect = named(
   {
     name: 'FrontendConnect',
+    description: 'Whether and how HTTP CONNECT requests are accepted.',
     source: '2',
     notes: 'Without a connect section, CONNECT requests are answered with 405.',
   },

@@ -54,7 +54,11 @@ export const conditionField = refine(CELExpression, {
 // Credential-based authentication.
 
 export const APIKeyAuthentication = named(
-  { name: 'APIKeyAuthentication', source: '2' },
+  {
+    name: 'APIKeyAuthentication',
+    description: 'Client authentication by API key, checked against keys from Secrets or ConfigMaps.',
+    source: '2',
+  },
   object(
     {
       secretRef: refine(LocalSecretObjectRef, {
@@ -85,6 +89,7 @@ export type APIKeyAuthentication = Infer<typeof APIKeyAuthentication>;
 export const BasicAuthentication = named(
   {
     name: 'BasicAuthentication',
+    description: 'Client authentication with HTTP Basic credentials, checked against password hashes.',
     source: '2',
     notes:
       'Passwords are hashes (MD5, bcrypt, crypt or SHA-1), as in an htpasswd file. A failed login answers with WWW-Authenticate carrying the realm.',
@@ -122,6 +127,7 @@ export type BasicAuthentication = Infer<typeof BasicAuthentication>;
 export const RemoteJWKS = named(
   {
     name: 'RemoteJWKS',
+    description: 'A JWKS endpoint fetched and cached by gw.',
     source: 'gw',
     notes:
       'The spec shows only "endpoint reference plus a Duration field"; gw follows agentgateway: jwksPath (the path on a backendRef; a url carries its own path) and cacheDuration (default 5m, at least 5m so that an identity provider is not polled too often).',
@@ -151,7 +157,11 @@ export const RemoteJWKS = named(
 export type RemoteJWKS = Infer<typeof RemoteJWKS>;
 
 export const JWKS = named(
-  { name: 'JWKS', source: '2' },
+  {
+    name: 'JWKS',
+    description: 'Where the keys that sign tokens come from: a remote JWKS endpoint or keys written inline.',
+    source: '2',
+  },
   object(
     {
       remote: refine(RemoteJWKS, { description: 'Fetch the key set from an endpoint and cache it.' }),
@@ -177,7 +187,7 @@ const clientIdField = string({
 });
 
 export const JWTProvider = named(
-  { name: 'JWTProvider', source: '2' },
+  { name: 'JWTProvider', description: 'A token issuer: its issuer, accepted audiences and signing keys.', source: '2' },
   object({
     issuer: required(refine(ShortString, { description: 'Expected iss claim.' })),
     audiences: audiencesField,
@@ -200,7 +210,12 @@ export const McpIDP = named(
 export type McpIDP = Infer<typeof McpIDP>;
 
 export const JWTMCPConfig = named(
-  { name: 'JWTMCPConfig', source: '2' },
+  {
+    name: 'JWTMCPConfig',
+    description:
+      'MCP authorization settings of JWT authentication: the protected resource metadata and identity provider.',
+    source: '2',
+  },
   object({
     resourceMetadata: resourceMetadataField,
     provider: refine(McpIDP, { description: 'Identity provider product, for its discovery and registration quirks.' }),
@@ -216,7 +231,11 @@ const jwtModeField = enumOf(['Strict', 'Optional', 'Permissive'], {
 });
 
 export const JWTAuthentication = named(
-  { name: 'JWTAuthentication', source: '2' },
+  {
+    name: 'JWTAuthentication',
+    description: 'Client authentication with JSON Web Tokens from the configured issuers.',
+    source: '2',
+  },
   object({
     mode: jwtModeField,
     providers: required(array(JWTProvider, { minItems: 1, maxItems: 64, description: 'Accepted token issuers.' })),
@@ -233,6 +252,8 @@ export type JWTAuthentication = Infer<typeof JWTAuthentication>;
 export const MCPAuthentication = named(
   {
     name: 'MCPAuthentication',
+    description:
+      'MCP client authentication with tokens from an identity provider (deprecated; use traffic.jwtAuthentication.mcp).',
     source: '2',
     notes:
       'Deprecated: use GwPolicy traffic.jwtAuthentication.mcp, which runs before transformation and rate limiting.',
@@ -294,6 +315,8 @@ export type Authorization = Infer<typeof Authorization>;
 export const FailureMode = named(
   {
     name: 'FailureMode',
+    description:
+      'What happens when a called service cannot be used: FailClosed fails the request, FailOpen carries on without it.',
     source: '2',
     notes:
       'FailClosed fails the request when the service cannot be used; FailOpen carries on without it. For MCP: fail the whole session vs skip failed targets.',
@@ -313,7 +336,11 @@ const failClosedWhenUnset = refine(FailureMode, {
 });
 
 export const ExtAuthBody = named(
-  { name: 'ExtAuthBody', source: '2' },
+  {
+    name: 'ExtAuthBody',
+    description: 'Sending the request body to the authorization service, up to a size.',
+    source: '2',
+  },
   object({
     maxSize: required(refine(ByteSize, { description: 'Largest request body forwarded; a larger body is rejected.' })),
   }),
@@ -323,6 +350,7 @@ export type ExtAuthBody = Infer<typeof ExtAuthBody>;
 export const ExtAuthCache = named(
   {
     name: 'ExtAuthCache',
+    description: 'Caching of authorization decisions, by a CEL key.',
     source: '2',
     notes:
       "A key that does not tell requests apart can hand one request's result to another. When a key expression fails the request goes to the server uncached.",
@@ -349,7 +377,11 @@ export type ExtAuthCache = Infer<typeof ExtAuthCache>;
 const celMap = (description: string) => map(CELExpression, { maxProperties: 64, description });
 
 export const AgentExtAuthGRPC = named(
-  { name: 'AgentExtAuthGRPC', source: '2' },
+  {
+    name: 'AgentExtAuthGRPC',
+    description: 'Settings of an external authorization service spoken to over gRPC.',
+    source: '2',
+  },
   object({
     contextExtensions: map(string(), {
       maxProperties: 64,
@@ -365,7 +397,11 @@ export type AgentExtAuthGRPC = Infer<typeof AgentExtAuthGRPC>;
 const headerNameList = (description: string) => array(ShortString, { maxItems: 64, description });
 
 export const AgentExtAuthHTTP = named(
-  { name: 'AgentExtAuthHTTP', source: '2' },
+  {
+    name: 'AgentExtAuthHTTP',
+    description: 'Settings of an external authorization service spoken to over plain HTTP.',
+    source: '2',
+  },
   object({
     path: refine(CELExpression, { description: 'Path of the check request; the original request path when unset.' }),
     redirect: refine(CELExpression, { description: 'Path to redirect the client to when authorization fails.' }),
@@ -407,7 +443,11 @@ export const ExtAuth = named(
 export type ExtAuth = Infer<typeof ExtAuth>;
 
 export const ExtAuthConditional = named(
-  { name: 'ExtAuthConditional', source: '2' },
+  {
+    name: 'ExtAuthConditional',
+    description: 'An external authorization service used when its CEL condition holds.',
+    source: '2',
+  },
   object({ condition: conditionField, policy: required(ExtAuth) }),
 );
 export type ExtAuthConditional = Infer<typeof ExtAuthConditional>;
@@ -415,6 +455,7 @@ export type ExtAuthConditional = Infer<typeof ExtAuthConditional>;
 export const ExtAuthOrConditional = named(
   {
     name: 'ExtAuthOrConditional',
+    description: 'External authorization: one service, or a list of services chosen by CEL conditions.',
     source: '2',
     notes:
       'Either one ExtAuth inline or a conditional list of them. Inline failureMode defaults to FailClosed at runtime.',
@@ -476,7 +517,11 @@ export const TrailerSendMode = named(
 export type TrailerSendMode = Infer<typeof TrailerSendMode>;
 
 export const ProcessingOptions = named(
-  { name: 'ProcessingOptions', source: '2' },
+  {
+    name: 'ProcessingOptions',
+    description: 'What is sent to the external processor: headers, bodies and trailers of each direction.',
+    source: '2',
+  },
   object({
     requestBodyMode: refine(BodySendMode, { default: 'FullDuplexStreamed' }),
     responseBodyMode: refine(BodySendMode, { default: 'FullDuplexStreamed' }),
@@ -536,7 +581,7 @@ export const ExtProc = named(
 export type ExtProc = Infer<typeof ExtProc>;
 
 export const ExtProcConditional = named(
-  { name: 'ExtProcConditional', source: '2' },
+  { name: 'ExtProcConditional', description: 'An external processor used when its CEL condition holds.', source: '2' },
   object({ condition: conditionField, policy: required(ExtProc) }),
 );
 export type ExtProcConditional = Infer<typeof ExtProcConditional>;
@@ -544,6 +589,7 @@ export type ExtProcConditional = Infer<typeof ExtProcConditional>;
 export const ExtProcOrConditional = named(
   {
     name: 'ExtProcOrConditional',
+    description: 'External processing: one processor, or a list of processors chosen by CEL conditions.',
     source: '2',
     notes:
       'Either one ExtProc inline or a conditional list of them. Inline failureMode defaults to FailClosed at runtime.',

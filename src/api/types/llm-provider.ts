@@ -179,7 +179,7 @@ export const ProviderFormat = named(
 export type ProviderFormat = Infer<typeof ProviderFormat>;
 
 export const ProviderFormatConfig = named(
-  { name: 'ProviderFormatConfig', source: '2' },
+  { name: 'ProviderFormatConfig', description: 'An API format a custom provider speaks, and its path.', source: '2' },
   object({
     type: required(ProviderFormat),
     path: refine(LongString, { description: "Request path for this format; unset uses the format's usual path." }),
@@ -248,13 +248,22 @@ const llmProviderRules: ValidationRule[] = [
 ];
 
 export const LLMProvider = named(
-  { name: 'LLMProvider', source: '2' },
+  {
+    name: 'LLMProvider',
+    description:
+      'One LLM provider: exactly one family (alpha for OpenAI, gamma for Anthropic, ...) and optional address overrides.',
+    source: '2',
+  },
   object(llmProviderFields, { rules: llmProviderRules }),
 );
 export type LLMProvider = Infer<typeof LLMProvider>;
 
 export const NamedLLMProvider = named(
-  { name: 'NamedLLMProvider', source: '2' },
+  {
+    name: 'NamedLLMProvider',
+    description: 'An LLM provider of a priority group, with a name and policies of its own.',
+    source: '2',
+  },
   object(
     {
       name: required(
@@ -273,7 +282,12 @@ export const NamedLLMProvider = named(
 export type NamedLLMProvider = Infer<typeof NamedLLMProvider>;
 
 export const PriorityGroup = named(
-  { name: 'PriorityGroup', source: '2' },
+  {
+    name: 'PriorityGroup',
+    description:
+      'Providers of equal priority, picked among by health; gw uses a later group only when every provider of the earlier ones is evicted or already tried.',
+    source: '2',
+  },
   object({
     providers: required(
       array(NamedLLMProvider, {

@@ -123,12 +123,20 @@ const modelTargetFields = {
   }),
 };
 
-export const ModelTargetReference = named({ name: 'ModelTargetReference', source: '2' }, object(modelTargetFields));
+export const ModelTargetReference = named(
+  {
+    name: 'ModelTargetReference',
+    description: 'A GwModel a virtual model routes to, and the model name sent to it.',
+    source: '2',
+  },
+  object(modelTargetFields),
+);
 export type ModelTargetReference = Infer<typeof ModelTargetReference>;
 
 export const WeightedModelTarget = named(
   {
     name: 'WeightedModelTarget',
+    description: 'A model that receives a share of requests proportional to its weight.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw follows agentgateway's weighted target: a model target plus weight (1-1000000, default 1).",
@@ -164,6 +172,7 @@ export type WeightedModelRouting = Infer<typeof WeightedModelRouting>;
 export const ConditionalModelTarget = named(
   {
     name: 'ConditionalModelTarget',
+    description: 'A model used when its CEL condition holds.',
     source: '2',
     notes:
       'model is required when the referenced GwModel matches by wildcard; that needs the other object, so the controller checks it, not admission.',
@@ -205,7 +214,7 @@ export const ConditionalModelRouting = named(
 export type ConditionalModelRouting = Infer<typeof ConditionalModelRouting>;
 
 export const FailoverModelTarget = named(
-  { name: 'FailoverModelTarget', source: '2' },
+  { name: 'FailoverModelTarget', description: 'A model tried in order of priority.', source: '2' },
   object({
     ...modelTargetFields,
     priority: required(

@@ -169,6 +169,7 @@ export type EnvVarSource = Infer<typeof EnvVarSource>;
 export const EnvVar = named(
   {
     name: 'EnvVar',
+    description: 'An environment variable of the data plane container.',
     source: 'core',
     notes:
       'Kubernetes core/v1 EnvVar. `$(VAR_NAME)` expands a previously defined variable (discouraged); `$$(VAR_NAME)` yields the literal text.',
@@ -197,7 +198,7 @@ export const EnvVar = named(
 export type EnvVar = Infer<typeof EnvVar>;
 
 export const ResourceClaim = named(
-  { name: 'ResourceClaim', source: 'core' },
+  { name: 'ResourceClaim', description: 'A dynamic resource claim the container uses.', source: 'core' },
   object({
     name: required(string({ minLength: 1, description: "Name of an entry in the pod's resourceClaims." })),
     request: string({ description: 'A single request of the claim; the whole claim when omitted.' }),
@@ -212,6 +213,7 @@ const ResourceList = map(Quantity, {
 export const ResourceRequirements = named(
   {
     name: 'ResourceRequirements',
+    description: 'CPU, memory and other compute resources of a container.',
     source: 'core',
     notes:
       'Kubernetes core/v1 ResourceRequirements. That requests do not exceed limits is checked by Kubernetes when the workload is created.',
@@ -303,6 +305,7 @@ export type ObjectMetadata = Infer<typeof ObjectMetadata>;
 export const KubernetesResourceOverlay = named(
   {
     name: 'KubernetesResourceOverlay',
+    description: 'Labels, annotations and spec fields merged into a resource the controller generates.',
     source: '2',
     notes:
       'Applied in order: GatewayClass typed fields, Gateway typed fields, GatewayClass overlays, Gateway overlays (later wins). Lists with merge keys merge; `$patch: delete` removes an item or field; `$patch: replace` replaces a whole map or list.',
@@ -326,6 +329,7 @@ export type ModelCatalogConfigMapRef = Infer<typeof ModelCatalogConfigMapRef>;
 export const ModelCatalogSource = named(
   {
     name: 'ModelCatalogSource',
+    description: 'Where one model cost catalog is read from.',
     source: '2',
     notes: 'configMap is the only source kind, so gw requires it.',
   },

@@ -10,7 +10,11 @@ const LabelMap = map(string({ maxLength: 63 }), {
 });
 
 export const LocalBackendObjectReference = named(
-  { name: 'LocalBackendObjectReference', source: '2' },
+  {
+    name: 'LocalBackendObjectReference',
+    description: 'A backend in the same namespace: a Service (default) or another kind, by name and port.',
+    source: '2',
+  },
   object(
     {
       group: string({
@@ -92,7 +96,7 @@ export const endpointReferenceFields = {
 export const endpointReferenceRule = exactlyOneOf(['backendRef', 'url']);
 
 export const LocalSecretObjectRef = named(
-  { name: 'LocalSecretObjectRef', source: '2' },
+  { name: 'LocalSecretObjectRef', description: 'A Secret in the same namespace.', source: '2' },
   object({
     name: required(ObjectName),
     group: refine(Group, { description: 'Empty means the core group.' }),
@@ -102,7 +106,7 @@ export const LocalSecretObjectRef = named(
 export type LocalSecretObjectRef = Infer<typeof LocalSecretObjectRef>;
 
 export const LocalSecretKeyRef = named(
-  { name: 'LocalSecretKeyRef', source: '2' },
+  { name: 'LocalSecretKeyRef', description: 'A key of a Secret in the same namespace.', source: '2' },
   object({
     name: required(ObjectName),
     group: Group,
@@ -117,7 +121,11 @@ export const LocalSecretKeyRef = named(
 export type LocalSecretKeyRef = Infer<typeof LocalSecretKeyRef>;
 
 export const LocalCACertificateRef = named(
-  { name: 'LocalCACertificateRef', source: '2' },
+  {
+    name: 'LocalCACertificateRef',
+    description: 'A ConfigMap or Secret in the same namespace holding CA certificates.',
+    source: '2',
+  },
   object({
     name: required(ObjectName),
     kind: enumOf(['ConfigMap', 'Secret'], {
@@ -129,7 +137,11 @@ export const LocalCACertificateRef = named(
 export type LocalCACertificateRef = Infer<typeof LocalCACertificateRef>;
 
 export const LocalPolicyTargetReference = named(
-  { name: 'LocalPolicyTargetReference', source: '2' },
+  {
+    name: 'LocalPolicyTargetReference',
+    description: 'An object in the same namespace a policy attaches to.',
+    source: '2',
+  },
   object({ group: required(Group), kind: required(Kind), name: required(ObjectName) }),
 );
 export type LocalPolicyTargetReference = Infer<typeof LocalPolicyTargetReference>;
@@ -145,7 +157,12 @@ const targetSectionRules = [
 ];
 
 export const LocalPolicyTargetReferenceWithSectionName = named(
-  { name: 'LocalPolicyTargetReferenceWithSectionName', source: '2' },
+  {
+    name: 'LocalPolicyTargetReferenceWithSectionName',
+    description:
+      'An object in the same namespace a policy attaches to, optionally one section of it (a listener, a route rule, a port).',
+    source: '2',
+  },
   object(
     {
       group: required(Group),
@@ -160,13 +177,22 @@ export const LocalPolicyTargetReferenceWithSectionName = named(
 export type LocalPolicyTargetReferenceWithSectionName = Infer<typeof LocalPolicyTargetReferenceWithSectionName>;
 
 export const LocalPolicyTargetSelector = named(
-  { name: 'LocalPolicyTargetSelector', source: '2' },
+  {
+    name: 'LocalPolicyTargetSelector',
+    description: 'Objects in the same namespace a policy attaches to, selected by kind and labels.',
+    source: '2',
+  },
   object({ group: required(Group), kind: required(Kind), matchLabels: required(LabelMap) }),
 );
 export type LocalPolicyTargetSelector = Infer<typeof LocalPolicyTargetSelector>;
 
 export const LocalPolicyTargetSelectorWithSectionName = named(
-  { name: 'LocalPolicyTargetSelectorWithSectionName', source: '2' },
+  {
+    name: 'LocalPolicyTargetSelectorWithSectionName',
+    description:
+      'Objects in the same namespace a policy attaches to, selected by kind and labels, optionally one section of each.',
+    source: '2',
+  },
   object(
     {
       group: required(Group),
@@ -181,7 +207,7 @@ export const LocalPolicyTargetSelectorWithSectionName = named(
 export type LocalPolicyTargetSelectorWithSectionName = Infer<typeof LocalPolicyTargetSelectorWithSectionName>;
 
 export const ConfigMapSelector = named(
-  { name: 'ConfigMapSelector', source: '2' },
+  { name: 'ConfigMapSelector', description: 'ConfigMaps in the same namespace selected by labels.', source: '2' },
   object({ matchLabels: required(LabelMap) }),
 );
 export type ConfigMapSelector = Infer<typeof ConfigMapSelector>;
@@ -189,6 +215,7 @@ export type ConfigMapSelector = Infer<typeof ConfigMapSelector>;
 export const SecretSelector = named(
   {
     name: 'SecretSelector',
+    description: 'Secrets in the same namespace selected by labels.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw selects Secrets in the policy's namespace by matchLabels, like ConfigMapSelector (agentgateway does the same).",

@@ -14,7 +14,7 @@ export const NamespaceSpec = named(
 export type NamespaceSpec = Infer<typeof NamespaceSpec>;
 
 export const NamespaceCondition = named(
-  { name: 'NamespaceCondition', source: 'core' },
+  { name: 'NamespaceCondition', description: 'One aspect of the state of a namespace.', source: 'core' },
   object({
     type: required(string({ minLength: 1, description: 'Type of the condition.' })),
     status: required(enumOf(['True', 'False', 'Unknown'], { description: 'True, False or Unknown.' })),

@@ -25,7 +25,7 @@ const svcNameRule =
   "size(self) <= 15 && self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.matches('[a-z]') && !self.contains('--')";
 
 export const ServicePort = named(
-  { name: 'ServicePort', source: 'core' },
+  { name: 'ServicePort', description: 'A port the Service exposes and where it sends traffic.', source: 'core' },
   object({
     name: string({
       maxLength: 63,
@@ -202,7 +202,7 @@ export const ServiceSpec = named(
 export type ServiceSpec = Infer<typeof ServiceSpec>;
 
 export const LoadBalancerIngress = named(
-  { name: 'LoadBalancerIngress', source: 'core' },
+  { name: 'LoadBalancerIngress', description: 'An address of a load balancer.', source: 'core' },
   object({
     ip: string({ description: 'IP address of the load balancer.' }),
     hostname: string({ description: 'Hostname of the load balancer.' }),

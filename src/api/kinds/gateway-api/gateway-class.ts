@@ -5,7 +5,11 @@ import { Group, Kind, ObjectName } from '../../types/common.ts';
 import { conditions, GatewayController, Namespace, pendingConditions } from './shared.ts';
 
 export const ParametersReference = named(
-  { name: 'ParametersReference', source: 'gateway-api' },
+  {
+    name: 'ParametersReference',
+    description: 'The object holding the parameters of a GatewayClass.',
+    source: 'gateway-api',
+  },
   object({
     group: required(Group),
     kind: required(Kind),
@@ -38,7 +42,7 @@ export const GatewayClassSpec = named(
 export type GatewayClassSpec = Infer<typeof GatewayClassSpec>;
 
 export const SupportedFeature = named(
-  { name: 'SupportedFeature', source: 'gateway-api' },
+  { name: 'SupportedFeature', description: 'A Gateway API feature the controller supports.', source: 'gateway-api' },
   object({ name: required(string({ description: 'Name of a Gateway API feature the controller supports.' })) }),
 );
 export type SupportedFeature = Infer<typeof SupportedFeature>;

@@ -25,7 +25,7 @@ const ipAddressRule: ValidationRule = {
 };
 
 export const GatewaySpecAddress = named(
-  { name: 'GatewaySpecAddress', source: 'gateway-api' },
+  { name: 'GatewaySpecAddress', description: 'An address requested for the Gateway.', source: 'gateway-api' },
   object(
     {
       type: refine(AddressType, { default: 'IPAddress' }),
@@ -48,7 +48,11 @@ export const GatewaySpecAddress = named(
 export type GatewaySpecAddress = Infer<typeof GatewaySpecAddress>;
 
 export const LocalParametersReference = named(
-  { name: 'LocalParametersReference', source: 'gateway-api' },
+  {
+    name: 'LocalParametersReference',
+    description: 'An object in the Gateway namespace holding parameters for the Gateway (for gw, a GwParameters).',
+    source: 'gateway-api',
+  },
   object({ group: required(Group), kind: required(Kind), name: required(ObjectName) }),
 );
 export type LocalParametersReference = Infer<typeof LocalParametersReference>;
@@ -112,13 +116,21 @@ export const ListenerNamespaces = named(
 export type ListenerNamespaces = Infer<typeof ListenerNamespaces>;
 
 export const AllowedListeners = named(
-  { name: 'AllowedListeners', source: 'gateway-api' },
+  {
+    name: 'AllowedListeners',
+    description: 'Which ListenerSets may attach listeners to the Gateway.',
+    source: 'gateway-api',
+  },
   object({ namespaces: refine(ListenerNamespaces, { default: { from: 'None' } }) }),
 );
 export type AllowedListeners = Infer<typeof AllowedListeners>;
 
 export const FrontendTLSValidation = named(
-  { name: 'FrontendTLSValidation', source: 'gateway-api' },
+  {
+    name: 'FrontendTLSValidation',
+    description: 'How client certificates are checked: the trusted CA certificates and the mode.',
+    source: 'gateway-api',
+  },
   object({
     caCertificateRefs: required(
       array(ObjectReference, {
@@ -144,7 +156,7 @@ export const TLSConfig = named(
 export type TLSConfig = Infer<typeof TLSConfig>;
 
 export const TLSPortConfig = named(
-  { name: 'TLSPortConfig', source: 'gateway-api' },
+  { name: 'TLSPortConfig', description: 'Client certificate validation for one listener port.', source: 'gateway-api' },
   object({ port: required(PortNumber), tls: required(TLSConfig) }),
 );
 export type TLSPortConfig = Infer<typeof TLSPortConfig>;
@@ -242,7 +254,7 @@ export const GatewaySpec = named(
 export type GatewaySpec = Infer<typeof GatewaySpec>;
 
 export const GatewayStatusAddress = named(
-  { name: 'GatewayStatusAddress', source: 'gateway-api' },
+  { name: 'GatewayStatusAddress', description: 'An address the Gateway is reachable at.', source: 'gateway-api' },
   object(
     {
       type: refine(AddressType, { default: 'IPAddress' }),

@@ -82,6 +82,7 @@ export type HTTPPathMatch = Infer<typeof HTTPPathMatch>;
 export const HTTPHeaderMatch = named(
   {
     name: 'HTTPHeaderMatch',
+    description: 'A request header that must match.',
     source: 'gateway-api',
     notes: 'Header names match case-insensitively; of equivalent names only the first entry counts.',
   },
@@ -99,6 +100,7 @@ export type HTTPHeaderMatch = Infer<typeof HTTPHeaderMatch>;
 export const HTTPQueryParamMatch = named(
   {
     name: 'HTTPQueryParamMatch',
+    description: 'A query parameter that must match.',
     source: 'gateway-api',
     notes: 'Parameter names match exactly (case-sensitively); of repeated names only the first entry counts.',
   },
@@ -118,6 +120,7 @@ const defaultPathMatch = { type: 'PathPrefix' as const, value: '/' };
 export const HTTPRouteMatch = named(
   {
     name: 'HTTPRouteMatch',
+    description: 'Conditions on a request (path, headers, query parameters, method) that all must hold.',
     source: 'gateway-api',
     notes: 'All conditions of one match must hold (AND); the matches of a rule are alternatives (OR).',
   },
@@ -215,7 +218,7 @@ export const HTTPURLRewriteFilter = named(
 export type HTTPURLRewriteFilter = Infer<typeof HTTPURLRewriteFilter>;
 
 export const Fraction = named(
-  { name: 'Fraction', source: 'gateway-api' },
+  { name: 'Fraction', description: 'A fraction of requests: numerator out of denominator.', source: 'gateway-api' },
   object(
     {
       numerator: required(
@@ -273,6 +276,7 @@ export type HTTPRequestMirrorFilter = Infer<typeof HTTPRequestMirrorFilter>;
 export const CORSOrigin = named(
   {
     name: 'CORSOrigin',
+    description: 'An origin: *, or http(s)://host[:port] where host may be * or start with *.',
     source: 'gateway-api',
     notes: '`*`, or `http(s)://host[:port]` where host may be `*` or start with `*.`.',
   },
@@ -362,6 +366,7 @@ const filterUnionRules: ValidationRule[] = Object.entries(FILTER_TYPES).flatMap(
 export const HTTPRouteFilter = named(
   {
     name: 'HTTPRouteFilter',
+    description: 'A change made to requests or responses of a rule (headers, redirect, rewrite, mirror, CORS).',
     source: 'gateway-api',
     notes: 'gw implements every standard filter except ExtensionRef, which it reports on the route status.',
   },
@@ -406,7 +411,11 @@ const filterList = (description: string) =>
   array(HTTPRouteFilter, { maxItems: 16, listType: 'atomic', rules: filterListRules, description });
 
 export const HTTPBackendRef = named(
-  { name: 'HTTPBackendRef', source: 'gateway-api' },
+  {
+    name: 'HTTPBackendRef',
+    description: 'A backend of a route rule, its weight and its own filters.',
+    source: 'gateway-api',
+  },
   object(
     {
       ...backendObjectReferenceFields,
@@ -474,7 +483,7 @@ function prefixRewriteRules(): ValidationRule[] {
 }
 
 export const HTTPRouteRule = named(
-  { name: 'HTTPRouteRule', source: 'gateway-api' },
+  { name: 'HTTPRouteRule', description: 'Matches, filters, backends and timeouts of one rule.', source: 'gateway-api' },
   object(
     {
       name: refine(SectionName, {

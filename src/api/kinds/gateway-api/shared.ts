@@ -15,6 +15,7 @@ export const HOSTNAME_PATTERN = '^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z
 export const Hostname = named(
   {
     name: 'Hostname',
+    description: 'A DNS name, without port; may start with a *. wildcard label.',
     source: 'gateway-api',
     notes: 'A DNS name (no IP address, no port); may start with a `*.` wildcard label.',
   },
@@ -23,7 +24,12 @@ export const Hostname = named(
 export type Hostname = Infer<typeof Hostname>;
 
 export const PreciseHostname = named(
-  { name: 'PreciseHostname', source: 'gateway-api', notes: 'Like Hostname but without wildcard.' },
+  {
+    name: 'PreciseHostname',
+    description: 'A DNS name, without port or wildcard.',
+    source: 'gateway-api',
+    notes: 'Like Hostname but without wildcard.',
+  },
   string({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }),
 );
 export type PreciseHostname = Infer<typeof PreciseHostname>;
@@ -91,7 +97,12 @@ export const IPV6_PATTERN =
 // --- metav1 types -------------------------------------------------------------------------------
 
 export const Condition = named(
-  { name: 'Condition', source: 'core', notes: 'Kubernetes metav1.Condition.' },
+  {
+    name: 'Condition',
+    description: 'One aspect of the state of an object: type, status, reason, message and when it last changed.',
+    source: 'core',
+    notes: 'Kubernetes metav1.Condition.',
+  },
   object({
     type: required(
       string({
@@ -145,7 +156,7 @@ export function pendingConditions(types: readonly string[]): Condition[] {
 }
 
 export const LabelSelectorRequirement = named(
-  { name: 'LabelSelectorRequirement', source: 'core' },
+  { name: 'LabelSelectorRequirement', description: 'A label key, an operator and values.', source: 'core' },
   object(
     {
       key: required(string({ minLength: 1, description: 'Label key the requirement applies to.' })),
@@ -182,6 +193,7 @@ export type LabelSelectorRequirement = Infer<typeof LabelSelectorRequirement>;
 export const LabelSelector = named(
   {
     name: 'LabelSelector',
+    description: 'Selects objects by labels: all matchLabels and matchExpressions must hold; empty selects all.',
     source: 'core',
     notes: 'Kubernetes metav1.LabelSelector; all requirements are ANDed; empty selects everything.',
   },
@@ -227,13 +239,17 @@ export const ParentReference = named(
 export type ParentReference = Infer<typeof ParentReference>;
 
 export const ParentGatewayReference = named(
-  { name: 'ParentGatewayReference', source: 'gateway-api' },
+  { name: 'ParentGatewayReference', description: 'The Gateway a ListenerSet attaches to.', source: 'gateway-api' },
   object(parentFields),
 );
 export type ParentGatewayReference = Infer<typeof ParentGatewayReference>;
 
 export const SecretObjectReference = named(
-  { name: 'SecretObjectReference', source: 'gateway-api' },
+  {
+    name: 'SecretObjectReference',
+    description: 'A Secret (by default) by group, kind, name and namespace.',
+    source: 'gateway-api',
+  },
   object({
     group: refine(Group, { default: '' }),
     kind: refine(Kind, { default: 'Secret' }),
@@ -244,7 +260,7 @@ export const SecretObjectReference = named(
 export type SecretObjectReference = Infer<typeof SecretObjectReference>;
 
 export const ObjectReference = named(
-  { name: 'ObjectReference', source: 'gateway-api' },
+  { name: 'ObjectReference', description: 'An object by group, kind, name and namespace.', source: 'gateway-api' },
   object({
     group: required(refine(Group, { description: 'Empty means the core group.' })),
     kind: required(Kind),
@@ -255,7 +271,11 @@ export const ObjectReference = named(
 export type ObjectReference = Infer<typeof ObjectReference>;
 
 export const LocalObjectReference = named(
-  { name: 'LocalObjectReference', source: 'gateway-api' },
+  {
+    name: 'LocalObjectReference',
+    description: 'An object in the same namespace, by group, kind and name.',
+    source: 'gateway-api',
+  },
   object({
     group: required(refine(Group, { description: 'Empty means the core group.' })),
     kind: required(Kind),
@@ -285,6 +305,7 @@ const backendObjectReferenceFields = {
 export const GatewayBackendObjectReference = named(
   {
     name: 'GatewayBackendObjectReference',
+    description: 'A backend (by default a Service) by group, kind, name, namespace and port.',
     source: 'gateway-api',
     notes: "Gateway API BackendObjectReference; named apart from gw's BackendObjectReference.",
   },
@@ -295,7 +316,7 @@ export type GatewayBackendObjectReference = Infer<typeof GatewayBackendObjectRef
 export { backendObjectReferenceFields };
 
 export const RouteGroupKind = named(
-  { name: 'RouteGroupKind', source: 'gateway-api' },
+  { name: 'RouteGroupKind', description: 'A route kind, by group and kind.', source: 'gateway-api' },
   object({
     group: refine(Group, { default: GATEWAY_API_GROUP }),
     kind: required(Kind),
@@ -386,10 +407,20 @@ const listenerFields = {
   allowedRoutes: refine(AllowedRoutes, { default: { namespaces: { from: 'Same' } } }),
 };
 
-export const Listener = named({ name: 'Listener', source: 'gateway-api' }, object(listenerFields));
+export const Listener = named(
+  {
+    name: 'Listener',
+    description: 'A port, protocol and optional hostname on which the Gateway accepts traffic.',
+    source: 'gateway-api',
+  },
+  object(listenerFields),
+);
 export type Listener = Infer<typeof Listener>;
 
-export const ListenerEntry = named({ name: 'ListenerEntry', source: 'gateway-api' }, object(listenerFields));
+export const ListenerEntry = named(
+  { name: 'ListenerEntry', description: 'A listener a ListenerSet adds to its Gateway.', source: 'gateway-api' },
+  object(listenerFields),
+);
 export type ListenerEntry = Infer<typeof ListenerEntry>;
 
 /** Same hostname: both set and equal, or both unset. */
@@ -438,11 +469,18 @@ const listenerStatusFields = {
   conditions: required(conditions()),
 };
 
-export const ListenerStatus = named({ name: 'ListenerStatus', source: 'gateway-api' }, object(listenerStatusFields));
+export const ListenerStatus = named(
+  {
+    name: 'ListenerStatus',
+    description: 'State of one listener: routes attached, supported kinds and conditions.',
+    source: 'gateway-api',
+  },
+  object(listenerStatusFields),
+);
 export type ListenerStatus = Infer<typeof ListenerStatus>;
 
 export const ListenerEntryStatus = named(
-  { name: 'ListenerEntryStatus', source: 'gateway-api' },
+  { name: 'ListenerEntryStatus', description: 'State of one listener of a ListenerSet.', source: 'gateway-api' },
   object(listenerStatusFields),
 );
 export type ListenerEntryStatus = Infer<typeof ListenerEntryStatus>;
@@ -450,7 +488,7 @@ export type ListenerEntryStatus = Infer<typeof ListenerEntryStatus>;
 // --- route and policy status ----------------------------------------------------------------------
 
 export const RouteParentStatus = named(
-  { name: 'RouteParentStatus', source: 'gateway-api' },
+  { name: 'RouteParentStatus', description: 'State of a route or model on one parent.', source: 'gateway-api' },
   object({
     parentRef: required(ParentReference),
     controllerName: required(refine(GatewayController, { description: 'The controller that wrote this entry.' })),
@@ -460,7 +498,7 @@ export const RouteParentStatus = named(
 export type RouteParentStatus = Infer<typeof RouteParentStatus>;
 
 export const PolicyAncestorStatus = named(
-  { name: 'PolicyAncestorStatus', source: 'gateway-api' },
+  { name: 'PolicyAncestorStatus', description: 'State of a policy on one ancestor.', source: 'gateway-api' },
   object({
     ancestorRef: required(ParentReference),
     controllerName: required(GatewayController),
