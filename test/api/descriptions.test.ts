@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toCrd } from '../../src/api/crd/generate.ts';
 import { crdKinds, KINDS } from '../../src/api/kinds/registry.ts';
+import { namedTypes } from '../../src/api/schema/named-types.ts';
 
 interface Node {
   description?: string;
@@ -46,6 +47,11 @@ test("every field of gw's CRDs has a description", () => {
     const missing = undescribed(schema, definition.kind, []).filter((path) => path !== `${definition.kind}.metadata`);
     assert.deepEqual(missing, [], `${definition.kind} CRD`);
   }
+});
+
+test('every named type says what it is (the opening line of its section in reference.md)', async () => {
+  const missing = [...(await namedTypes())].filter(([, node]) => !node.description?.trim()).map(([name]) => name);
+  assert.deepEqual(missing, [], `named types without a description: ${missing.join(', ')}`);
 });
 
 test('the walk finds a field without a description', () => {
