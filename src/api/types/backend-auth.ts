@@ -73,7 +73,7 @@ export const BackendAuthCredential = named(
 );
 export type BackendAuthCredential = Infer<typeof BackendAuthCredential>;
 
-// ---- cloudone ----------------------------------------------------------------------------------
+// ---- cloudone (AWS) ----------------------------------------------------------------------------
 
 export const CloudoneSessionTag = named(
   {
@@ -163,7 +163,7 @@ export const CloudoneAuth = named(
 );
 export type CloudoneAuth = Infer<typeof CloudoneAuth>;
 
-// ---- beta --------------------------------------------------------------------------------------
+// ---- beta (Azure) ------------------------------------------------------------------------------
 
 export const BetaManagedIdentity = named(
   {
@@ -210,7 +210,7 @@ export const BetaAuth = named(
 );
 export type BetaAuth = Infer<typeof BetaAuth>;
 
-// ---- cloudtwo ----------------------------------------------------------------------------------
+// ---- cloudtwo (Google Cloud) -------------------------------------------------------------------
 
 export const CloudtwoAuth = named(
   {

@@ -1,5 +1,6 @@
 // Spec document 1 "AIBackend" and document 2 "AI settings": the LLM providers an `ai` GwBackend
-// sends to, one provider or priority groups of named providers.
+// sends to, one provider or priority groups of named providers. Families keep the spec's neutral
+// names; the vendor of each (alpha OpenAI, gamma Anthropic, zeta Amazon Bedrock...) is in ../vendors.ts.
 import { array, enumOf, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf, onlyWhen, requiredWhen, uniqueKey } from '../schema/rules.ts';
 import type { Infer, ValidationRule } from '../schema/schema.ts';
