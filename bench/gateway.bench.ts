@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { CHAT_BODY } from './gateway/chat-request.ts';
 import { runBench } from './gateway/cli.ts';
 import { measureTarget, type Outcome } from './gateway/measure.ts';
+import { NGINX_UPSTREAM_KEEPALIVE } from './gateway/nginx-config.ts';
 import { type BenchOptions, parseOptions, USAGE } from './gateway/options.ts';
 import { machineBusyMs, ownCpuMs } from './gateway/process-tree.ts';
 import { renderReport } from './gateway/report.ts';
@@ -45,9 +46,30 @@ function preamble(options: BenchOptions, othersShare: number): string[] {
       `${s.rate} requests/s for ${s.rateSeconds} s after ${s.rateWarmupSeconds} s not measured (open loop, evenly spaced, ${s.connections} connections at most); ` +
       `${s.firstByteRequests} streaming requests one at a time (time to the first body bytes); ` +
       `${s.peakConnections} connections for ${s.peakSeconds} s, then the peak RSS (VmHWM summed over the target's processes).`,
-    `Access logs: nginx off; gw ${options.gwAccessLog ? 'on (written to /dev/null)' : 'off (a GwPolicy with filter "false"; --gw-access-log keeps it on)'}; Portkey as it comes.`,
+    ...differingSettings(options),
     others,
     `Added latency: the target's p50 minus the p50 of the same run direct to the mock it ends at (the Anthropic mock for the translated path). CPU per request: user + system time of the target's processes during the measured run, over its answers.`,
+  ];
+}
+
+/**
+ * Every setting in which the targets differ, so that a reader can weigh the figures: the report
+ * states them whatever the run's options (docs/benchmarks.md repeats them).
+ */
+function differingSettings(options: BenchOptions): string[] {
+  const gwArgs = options.gwArgs.length > 0 ? ` with ${options.gwArgs.join(' ')}` : '';
+  return [
+    'Settings that differ between the targets:',
+    `- processes: nginx ${options.workers} workers (worker_processes), gw 1 process${gwArgs}, Portkey 1 process;`,
+    `- access log: nginx off (access_log off); gw ${options.gwAccessLog ? 'on, written to /dev/null' : 'off (a GwPolicy with accessLog filter "false"; --gw-access-log keeps it on)'}; ` +
+      'Portkey with its own request log, which it keeps on Node with no setting to turn it off (after every /v1/ request it copies the answer and parses it into a log entry for its log stream);',
+    '- metrics: gw records its request metrics as always (served on its admin port); nginx and Portkey record none;',
+    '- runtime: gw with the settings gw run gives itself (--max-semi-space-size=8 --heap-growing-percent=50, MALLOC_ARENA_MAX=1, MALLOC_MMAP_THRESHOLD_=131072: bin/gw.js); ' +
+      `Portkey on the same Node ${process.version} with Node's defaults, NODE_ENV=production and --headless (no log UI); nginx is C;`,
+    `- upstream connections: nginx keeps up to ${NGINX_UPSTREAM_KEEPALIVE} idle keep-alive connections a worker (1,000,000 requests each), gw its connection pool's defaults, Portkey those of Node's fetch;`,
+    '- routing: nginx proxy_pass to the mock; gw by its configuration (a GwBackend that sets the provider key); Portkey by the headers of each request (x-portkey-provider: openai, x-portkey-custom-host: the mock);',
+    '- streaming: nginx with proxy_buffering off on its streaming port; gw and Portkey pass streams on as they come;',
+    '- listening: nginx and gw on 127.0.0.1, Portkey on every interface (it takes no address).',
   ];
 }
 

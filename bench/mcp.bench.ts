@@ -183,6 +183,13 @@ try {
     }
   }
 
+  // What differs between the two sides, so that the figures can be weighed.
+  console.log(
+    '\nBoth sides call the same MCP servers; through gw adds one process: gw run -f with its access log off ' +
+      '(a GwPolicy with accessLog filter "false") and the runtime settings gw run gives itself (bin/gw.js), ' +
+      'metrics recorded as always. Nothing else differs.',
+  );
+
   // Report (a).
   const p50 = (side: keyof typeof lists) => median(lists[side].map((r) => r.p50Ms));
   const p99 = (side: keyof typeof lists) => median(lists[side].map((r) => r.p99Ms));

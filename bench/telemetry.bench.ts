@@ -1,6 +1,6 @@
 // Benchmark: what telemetry costs per request on the data plane's hot path. A request record is
-// created and filled as the proxy would, then finished: metrics recorded and the JSON access log
-// line written through the buffered sink to /dev/null (fs.write on the thread pool, as for
+// created and filled as the proxy would, then finished: metrics recorded and the access log line
+// (JSON; one row in the text format too) written through the buffered sink to /dev/null (fs.write on the thread pool, as for
 // standard output). The loop yields to the event loop every 100 requests so the sink's batches
 // are written and counted. Also prints the metrics alone next to prom-client recording the same
 // observations, which is why src/dataplane/telemetry/metrics.ts is hand-written.
@@ -18,50 +18,12 @@ import {
   GEN_AI_TTFT_BUCKETS,
   HTTP_DURATION_BUCKETS,
 } from '../src/dataplane/telemetry/metrics.ts';
-import { LlmRecord, RequestRecord } from '../src/dataplane/telemetry/request-record.ts';
+import type { RequestRecord } from '../src/dataplane/telemetry/request-record.ts';
+import * as recordClasses from '../src/dataplane/telemetry/request-record.ts';
 import { Telemetry } from '../src/dataplane/telemetry/request-telemetry.ts';
+import { makeRecord as makeRecordOf } from './telemetry-records.ts';
 
-const ROUTES = Array.from({ length: 50 }, (_, i) => `default/route-${i}`);
-const HEADERS = { host: 'api.example.com', 'user-agent': 'bench/1.0', 'x-tenant': 'acme', accept: '*/*' };
-const MS = 1_000_000n;
-
-/** A request as the proxy fills it, through to its end (clock values fixed: no clock reads). */
-function makeRecord(i: number, llm: boolean): RequestRecord {
-  const record = new RequestRecord(1_000n * MS, 1_767_225_600_000);
-  record.gateway = 'default/public';
-  record.listener = 'http';
-  record.route = ROUTES[i % ROUTES.length] as string;
-  record.rule = 'rule-0';
-  record.method = llm ? 'POST' : 'GET';
-  record.host = 'api.example.com';
-  record.path = llm ? '/v1/chat/completions' : '/items';
-  record.httpVersion = '1.1';
-  record.requestHeaders = HEADERS;
-  record.clientAddress = '10.0.0.7';
-  record.clientPort = 40_000 + (i % 1000);
-  record.backend = llm ? 'default/openai' : 'default/web';
-  record.backendType = llm ? 'ai' : 'service';
-  record.upstreamHost = '10.1.0.3:8080';
-  record.upstreamStartTime = 1_001n * MS;
-  record.upstreamFirstByteTime = 1_010n * MS;
-  record.upstreamEndTime = 1_020n * MS;
-  record.status = i % 50 === 0 ? 503 : 200;
-  record.bytesIn = llm ? 300 : 0;
-  record.bytesOut = 1024;
-  record.endTime = 1_021n * MS;
-  if (llm) {
-    const part = new LlmRecord();
-    part.providerFamily = 'alpha';
-    part.providerName = 'primary';
-    part.requestModel = 'gpt-4o';
-    part.responseModel = 'gpt-4o-2024-08-06';
-    part.streaming = true;
-    part.usage = { inputTokens: 120 + (i % 7), outputTokens: 40, totalTokens: 160 + (i % 7) };
-    part.firstTokenTime = 1_008n * MS;
-    record.llm = part;
-  }
-  return record;
-}
+const makeRecord = (i: number, llm: boolean): RequestRecord => makeRecordOf(recordClasses, i, llm);
 
 async function nsPerRequest(run: (i: number) => void, iterations: number): Promise<number> {
   for (let i = 0; i < 50_000; i++) {
@@ -150,7 +112,7 @@ function promClientRecorder(): (record: RequestRecord) => void {
       listener: record.listener,
       route: record.route,
       gen_ai_operation_name: llm.operation,
-      gen_ai_provider_name: llm.providerFamily,
+      gen_ai_provider_name: llm.genAiProvider,
       gen_ai_request_model: llm.requestModel,
       gen_ai_response_model: llm.responseModel,
     };
@@ -165,7 +127,7 @@ const CONFIGURED: Frontend = {
   accessLog: {
     filter: 'response.code >= 200',
     attributes: {
-      remove: ['src.addr'],
+      remove: ['client.address', 'client.port'],
       add: [
         { name: 'tenant', expression: 'request.headers["x-tenant"]' },
         { name: 'user_agent', expression: 'request.headers["user-agent"]' },
@@ -230,6 +192,12 @@ rows.push([
 rows.push([
   'access log line, LLM request, default fields',
   await nsPerRequest((i) => defaultLog.log(pick(llm, i)), ITERATIONS),
+  droppedSince(),
+]);
+const textLog = new AccessLogger(undefined, lineSink, 'text');
+rows.push([
+  'access log line, LLM request, default fields, --log-format text',
+  await nsPerRequest((i) => textLog.log(pick(llm, i)), ITERATIONS),
   droppedSince(),
 ]);
 

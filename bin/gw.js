@@ -1,15 +1,31 @@
 #!/usr/bin/env node
-// The gw command. gw runs on Node 24 (it runs its TypeScript sources directly); when started by
-// another Node, it re-runs itself on the Node 24 the package pins (node_modules/node).
+// The gw command. gw runs on Node 24; when started by another Node (a system's older one), it
+// re-runs itself on the Node 24 that the package depends on (the `node` package of the npm
+// registry, found as an import of gw's would be: beside gw in node_modules or in its own). In a
+// checkout it runs its TypeScript sources directly; the npm package ships them built to JavaScript
+// (dist/, scripts/build-package.ts), since Node does not strip types under node_modules.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
+const sourceMain = join(packageRoot, 'src', 'cli', 'main.ts');
+const cliMain = existsSync(sourceMain) ? sourceMain : join(packageRoot, 'dist', 'cli', 'main.js');
+
+/** The pinned Node 24's executable, or undefined when gw's dependencies are not installed. */
+function pinnedNode() {
+  try {
+    const manifest = nodeModule.createRequire(import.meta.url).resolve('node/package.json');
+    const executable = join(dirname(manifest), 'bin', 'node');
+    return existsSync(executable) ? executable : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 // A closed pipe (gw crds | head) ends the output quietly instead of with a stack trace.
 process.stdout.on('error', (error) => {
@@ -56,14 +72,16 @@ if (major === 24 && wantsRunFlags && typeof process.execve === 'function') {
   // (the stripper's WebAssembly heap is never given back). Flushed once gw's modules are loaded,
   // so that a long-running `gw run` that is killed has still written it.
   nodeModule.enableCompileCache();
-  const { main } = await import('../src/cli/main.ts');
+  const { main } = await import(pathToFileURL(cliMain).href);
   nodeModule.flushCompileCache();
   process.exitCode = await main(process.argv.slice(2));
 } else {
-  const pinned = join(packageRoot, 'node_modules', 'node', 'bin', 'node');
-  if (!existsSync(pinned)) {
+  const pinned = pinnedNode();
+  if (pinned === undefined) {
     process.stderr.write(
-      `gw needs Node 24 (this is Node ${process.versions.node}); run "npm install" in ${packageRoot} to get the pinned Node.\n`,
+      `gw needs Node 24 (this is Node ${process.versions.node}) and did not find the Node 24 it depends on ` +
+        `(the npm package "node", whose install script fetches it) from ${packageRoot}: run "npm install" there ` +
+        'in a checkout, reinstall gw with install scripts allowed, or start gw with Node 24.\n',
     );
     process.exit(2);
   }

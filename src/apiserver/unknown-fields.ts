@@ -3,18 +3,25 @@
 // (Strict), a warning (Warn, the default) or silent (Ignore).
 import type { SchemaNode } from '../api/schema/schema.ts';
 import { childPath, indexPath } from '../api/validate/errors.ts';
+import { closestName } from '../util/did-you-mean.ts';
 import { isPlainObject } from '../util/values.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-/** Removes from `value` (owned by the caller) every field `schema` does not declare; returns their paths. */
-export function pruneUnknownFields(schema: SchemaNode | undefined, value: unknown, path = ''): string[] {
-  const pruned: string[] = [];
+/** A field pruned: its path, and the closest declared name there when it looks misspelt. */
+export interface PrunedField {
+  path: string;
+  suggestion?: string;
+}
+
+/** Removes from `value` (owned by the caller) every field `schema` does not declare; returns them. */
+export function pruneUnknownFields(schema: SchemaNode | undefined, value: unknown, path = ''): PrunedField[] {
+  const pruned: PrunedField[] = [];
   prune(schema, value, path, pruned);
   return pruned;
 }
 
-function prune(schema: SchemaNode | undefined, value: unknown, path: string, pruned: string[]): void {
+function prune(schema: SchemaNode | undefined, value: unknown, path: string, pruned: PrunedField[]): void {
   if (!schema || schema['x-kubernetes-preserve-unknown-fields']) return;
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
@@ -28,13 +35,17 @@ function prune(schema: SchemaNode | undefined, value: unknown, path: string, pru
     if (property) prune(property, value[key], childPath(path, key), pruned);
     else if (schema.additionalProperties) prune(schema.additionalProperties, value[key], indexPath(path, key), pruned);
     else if (schema.properties) {
-      pruned.push(childPath(path, key));
+      const suggestion = closestName(key, Object.keys(schema.properties));
+      pruned.push({ path: childPath(path, key), ...(suggestion && { suggestion }) });
       delete value[key];
     }
   }
 }
 
-/** The warning (and strict-decoding error) text for an unknown field, as Kubernetes words it. */
-export function unknownFieldText(path: string): string {
-  return `unknown field "${path}"`;
+/**
+ * The warning (and strict-decoding error) text for an unknown field, as Kubernetes words it, with
+ * the declared field it looks like a misspelling of.
+ */
+export function unknownFieldText(field: PrunedField): string {
+  return `unknown field "${field.path}"${field.suggestion ? ` (did you mean "${field.suggestion}"?)` : ''}`;
 }

@@ -11,7 +11,7 @@ import { validateValue } from '../api/validate/schema-validator.ts';
 import { isPlainObject } from '../util/values.ts';
 import { type ApiError, badRequest, invalid } from './errors.ts';
 import type { ApiResource } from './resources.ts';
-import { type FieldValidation, pruneUnknownFields, unknownFieldText } from './unknown-fields.ts';
+import { type FieldValidation, type PrunedField, pruneUnknownFields, unknownFieldText } from './unknown-fields.ts';
 
 export interface Admitted {
   object: KubeObject;
@@ -21,9 +21,9 @@ export interface Admitted {
 /** The label every Namespace carries with its own name (kube-apiserver sets it; selectors use it). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
-function strictDecodingError(resource: ApiResource, paths: string[]): ApiError {
+function strictDecodingError(resource: ApiResource, fields: PrunedField[]): ApiError {
   return badRequest(
-    `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${paths.map(unknownFieldText).join(', ')}`,
+    `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${fields.map(unknownFieldText).join(', ')}`,
   );
 }
 
@@ -50,7 +50,11 @@ function handleUnknownFields(
 function warningTexts(errors: readonly FieldError[], fieldValidation: FieldValidation): string[] {
   return errors
     .filter((error) => error.type !== 'UnknownField' || fieldValidation !== 'Ignore')
-    .map((error) => (error.type === 'UnknownField' ? unknownFieldText(error.field) : formatFieldError(error)));
+    .map((error) =>
+      error.type === 'UnknownField'
+        ? unknownFieldText({ path: error.field, suggestion: error.suggestion })
+        : formatFieldError(error),
+    );
 }
 
 /**

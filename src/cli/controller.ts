@@ -8,48 +8,59 @@ import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
+import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { parsePort } from './run.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
+                     [--log-format json|text]
   --kubeconfig     the API server and credentials (default: $KUBECONFIG, else ~/.kube/config,
                    else the pod's service account)
   --context        a context of the kubeconfig other than its current one
   --admin-port     port of /metrics, /healthz/ready (200 once every kind is listed), /healthz/live
                    (default 15000; 0 disables)
   --admin-address  address of the admin endpoints (default 127.0.0.1; 0.0.0.0 in a pod, for probes)
+  --log-format     json (default): one JSON object per line on standard error; text: for a terminal
 `;
+
+const CONTROLLER_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'admin-port': { type: 'string' },
+  'admin-address': { type: 'string' },
+  'log-format': { type: 'string' },
+} as const;
 
 export interface ControllerOptions {
   kubeconfig?: string;
   context?: string;
   adminPort: number;
   adminAddress: string;
+  logFormat: LogFormat;
 }
 
 export function parseControllerArgs(args: string[]): ControllerOptions | string {
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        'admin-port': { type: 'string' },
-        'admin-address': { type: 'string' },
-      },
+      options: CONTROLLER_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
     const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
     if (typeof adminPort === 'string') return adminPort;
+    const logFormat = parseLogFormat(values['log-format']);
+    if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
     return {
       kubeconfig: values.kubeconfig,
       context: values.context,
       adminPort,
       adminAddress: values['admin-address'] ?? '127.0.0.1',
+      logFormat,
     };
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, CONTROLLER_OPTIONS);
   }
 }
 
@@ -59,7 +70,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
     io.stderr(`gw controller: ${options}\n${CONTROLLER_USAGE}`);
     return 2;
   }
-  const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
+  const log = lineLogger(options.logFormat, 'controller', io.stderr);
   const metrics = new ControllerMetrics();
   let source: KubeSource;
   try {
@@ -73,13 +84,13 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
         for (const [key, config] of update.changed) {
           log(`Gateway ${key}: configuration ${config.revision} (${config.listeners.length} listeners)`);
           // What the proxies will refuse (and answer 500), said once per configuration here too.
-          for (const line of refusalLines(key, config)) log(`Gateway ${key}: ${line}`);
+          for (const line of refusalLines(key, config)) log(`Gateway ${key}: ${line}`, 'warn');
         }
         for (const key of update.removed) log(`Gateway ${key}: no configuration (no longer a gw Gateway)`);
       },
     );
   } catch (error) {
-    io.stderr(`gw controller: ${(error as Error).message}\n`);
+    log(`gw controller: ${(error as Error).message}`, 'error');
     return 1;
   }
   let stopping = false;
@@ -94,7 +105,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
       });
       log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
     } catch (error) {
-      io.stderr(`gw controller: admin endpoints: ${(error as Error).message}\n`);
+      log(`gw controller: admin endpoints: ${(error as Error).message}`, 'error');
       return 1;
     }
   }

@@ -5,14 +5,23 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crdFileName, crdYaml } from '../api/crd/generate.ts';
 import { crdKinds } from '../api/kinds/registry.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+
+export const CRDS_USAGE = `usage: gw crds [--output-dir DIR]
+  Prints the CustomResourceDefinitions of the gw.dev kinds (install them in a cluster with
+  gw crds | kubectl apply -f -).
+  -d, --output-dir   write one file per CRD into DIR instead
+`;
+
+const CRDS_OPTIONS = { 'output-dir': { type: 'string', short: 'd' } } as const;
 
 export function crdsCommand(args: string[], io: Io): number {
   let outputDir: string | undefined;
   try {
-    outputDir = parseArgs({ args, options: { 'output-dir': { type: 'string', short: 'd' } } }).values['output-dir'];
+    outputDir = parseArgs({ args, options: CRDS_OPTIONS }).values['output-dir'];
   } catch (error) {
-    io.stderr(`gw crds: ${(error as Error).message}\n`);
+    io.stderr(`gw crds: ${argsErrorText(error, CRDS_OPTIONS)}\n${CRDS_USAGE}`);
     return 2;
   }
   if (outputDir === undefined) {

@@ -18,8 +18,9 @@ import {
 } from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
 import { type Snapshot, snapshotFromStore } from '../controller/snapshot.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
-import { loadWorld } from './world.ts';
+import { WORLD_OPTIONS, WORLD_USAGE, type World, worldOf } from './world.ts';
 
 function provenanceText(p: Provenance): string {
   return `${p.source} (${p.level}, on ${p.target})`;
@@ -95,25 +96,49 @@ interface Placement {
   listener: EffectiveListener;
 }
 
-export function explainCommand(args: string[], io: Io): number {
-  let parsed: { values: { filename?: string[]; recursive?: boolean }; positionals: string[] };
+export const EXPLAIN_USAGE = `usage: gw explain (-f FILE|DIR [-f ...] [-R] | --kubeconfig FILE [--context NAME]) route NAMESPACE/NAME[/RULE]
+       gw explain (-f FILE|DIR [-f ...] [-R] | --kubeconfig FILE [--context NAME]) backend NAMESPACE/NAME[/SECTION]
+  The effective frontend, traffic and backend policy at a route (or one rule of it) or a backend
+  (or one section: a GwBackend's target, a Service's port), field by field: its value, the object
+  that set it, what it overrode, and whether the data plane refuses it there; from files, or from
+  the objects on an API server (a cluster, or a running gw's).
+${WORLD_USAGE}`;
+
+export async function explainCommand(args: string[], io: Io): Promise<number> {
+  let parsed: {
+    values: { filename?: string[]; recursive?: boolean; kubeconfig?: string; context?: string };
+    positionals: string[];
+  };
   try {
-    parsed = parseArgs({
-      args,
-      options: { filename: { type: 'string', short: 'f', multiple: true }, recursive: { type: 'boolean', short: 'R' } },
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args, options: WORLD_OPTIONS, allowPositionals: true });
   } catch (error) {
-    io.stderr(`gw explain: ${(error as Error).message}\n`);
+    io.stderr(`gw explain: ${argsErrorText(error, WORLD_OPTIONS)}\n${EXPLAIN_USAGE}`);
     return 2;
   }
   const [what, targetText] = parsed.positionals;
   const target = parseTarget(targetText);
-  if (!parsed.values.filename?.length || (what !== 'route' && what !== 'backend') || !target) {
-    io.stderr('usage: gw explain -f FILE|DIR route NAMESPACE/NAME[/RULE] | backend NAMESPACE/NAME[/SECTION]\n');
+  if ((what !== 'route' && what !== 'backend') || !target) {
+    io.stderr(EXPLAIN_USAGE);
     return 2;
   }
-  const world = loadWorld(parsed.values.filename, parsed.values.recursive ?? false);
+  const world = await worldOf(parsed.values);
+  if ('error' in world) {
+    io.stderr(`gw explain: ${world.error}\n${world.usage ? EXPLAIN_USAGE : ''}`);
+    return world.usage ? 2 : 1;
+  }
+  try {
+    return explain(world, what, target, io);
+  } finally {
+    await world.close();
+  }
+}
+
+function explain(
+  world: World,
+  what: 'route' | 'backend',
+  target: { namespace: string; name: string; section?: string },
+  io: Io,
+): number {
   for (const problem of world.problems) io.stderr(`${problem.message}\n`);
   const snapshot = snapshotFromStore(world.store);
   const index = indexPolicies(snapshot);
@@ -124,7 +149,7 @@ export function explainCommand(args: string[], io: Io): number {
     const key = `${target.namespace}/${target.name}`;
     const route = snapshot.httpRoutes.get(key);
     if (!route) {
-      io.stderr(`gw explain: HTTPRoute ${key} is not in the given files\n`);
+      io.stderr(`gw explain: HTTPRoute ${key} is not ${world.where}\n`);
       return 1;
     }
     const rules = (route.spec as HTTPRouteSpec).rules ?? [];
@@ -175,7 +200,7 @@ export function explainCommand(args: string[], io: Io): number {
     const key = `${target.namespace}/${target.name}`;
     const kind = snapshot.backends.has(key) ? 'GwBackend' : snapshot.services.has(key) ? 'Service' : undefined;
     if (!kind) {
-      io.stderr(`gw explain: no GwBackend or Service ${key} in the given files\n`);
+      io.stderr(`gw explain: no GwBackend or Service ${key} ${world.where}\n`);
       return 1;
     }
     const port = kind === 'Service' && target.section !== undefined ? Number(target.section) : undefined;

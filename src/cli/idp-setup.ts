@@ -16,9 +16,10 @@ import {
   USERS_FLAG,
 } from '../idp/settings.ts';
 import { formatPlan, planIdpSetup, runIdpSetup } from '../idp/setup.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 
-const USAGE = `Usage: gw idp setup [flags]
+export const IDP_USAGE = `Usage: gw idp setup [flags]
 
 Prepares a Keycloak realm (McpIDP Idp02) for gw's MCP authentication: a default client scope
 whose mappers put the MCP URL in the audience and group names in a groups claim, a group, its
@@ -39,22 +40,22 @@ Passwords are never printed. See docs/idp-setup.md.
 export async function idpCommand(args: string[], io: Io): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined || subcommand === 'help' || subcommand === '--help' || subcommand === '-h') {
-    io.stdout(USAGE);
+    io.stdout(IDP_USAGE);
     return subcommand === undefined ? 2 : 0;
   }
   if (subcommand !== 'setup') {
-    io.stderr(`gw idp: unknown subcommand "${subcommand}"\n\n${USAGE}`);
+    io.stderr(`gw idp: unknown subcommand "${subcommand}"\n\n${IDP_USAGE}`);
     return 2;
   }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(rest);
   } catch (error) {
-    io.stderr(`gw idp setup: ${(error as Error).message}\n`);
+    io.stderr(`gw idp setup: ${argsErrorText(error, idpOptions())}\n(gw idp setup --help lists the settings)\n`);
     return 2;
   }
   if (parsed.values.help) {
-    io.stdout(USAGE);
+    io.stdout(IDP_USAGE);
     return 0;
   }
   const flags: SettingsInput['flags'] = {};
@@ -107,7 +108,7 @@ export async function idpCommand(args: string[], io: Io): Promise<number> {
   }
 }
 
-function parse(args: string[]) {
+function idpOptions() {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     [USERS_FLAG]: { type: 'string', multiple: true },
     [CONFIG_FLAG]: { type: 'string' },
@@ -116,5 +117,9 @@ function parse(args: string[]) {
     help: { type: 'boolean', short: 'h' },
   };
   for (const source of SETTING_SOURCES) options[source.flag] = { type: 'string' };
-  return parseArgs({ args, options, allowPositionals: false, strict: true });
+  return options;
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: idpOptions(), allowPositionals: false, strict: true });
 }

@@ -1,13 +1,16 @@
 // gw's command line: one file per command; this file only dispatches.
 import { readFileSync } from 'node:fs';
-import { controllerCommand } from './controller.ts';
-import { crdsCommand } from './crds.ts';
-import { explainCommand } from './explain.ts';
-import { idpCommand } from './idp-setup.ts';
+import { didYouMean } from '../util/did-you-mean.ts';
+import { asksForHelp } from './args.ts';
+import { CONTROLLER_USAGE, controllerCommand } from './controller.ts';
+import { CRDS_USAGE, crdsCommand } from './crds.ts';
+import { EXPLAIN_USAGE, explainCommand } from './explain.ts';
+import { IDP_USAGE, idpCommand } from './idp-setup.ts';
 import type { Io } from './io.ts';
-import { runCommand } from './run.ts';
-import { statusCommand } from './status.ts';
-import { validateCommand } from './validate.ts';
+import { RUN_USAGE, runCommand } from './run.ts';
+import { STATUS_USAGE, statusCommand } from './status.ts';
+import { VALIDATE_USAGE, validateCommand } from './validate.ts';
+import { gwVersion } from './version.ts';
 
 const processIo: Io = {
   stdout: (text) => process.stdout.write(text),
@@ -20,9 +23,11 @@ const USAGE = `gw — a gateway for AI traffic, configured by Kubernetes-style r
 Usage:
   gw run [-f FILE|DIR [-R]] [--api-port PORT] [--data-dir DIR] [--address ADDR]
          [--kubeconfig FILE|--cluster [--read-only]] [--admin-port PORT] [--workers N|auto]
+         [--demo-llm [--demo-llm-port PORT]]
                        serve Gateways: objects kept in the embedded Kubernetes API server
                        (manage them with kubectl), or files with -f, reloading on change,
-                       or read from a Kubernetes cluster with --kubeconfig
+                       or read from a Kubernetes cluster with --kubeconfig; --demo-llm also
+                       starts gw's demo LLM for the quickstart (an echo, not a model)
   gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT]
                        the control plane alone against a Kubernetes API server: translate
                        the objects and write their statuses; serves no traffic
@@ -30,39 +35,67 @@ Usage:
                        check resources as the API server would; exit 1 when any is invalid
   gw crds [--output-dir DIR]
                        print the CustomResourceDefinitions of the gw.dev kinds
-  gw status -f FILE|DIR [-R]
-                       every object's conditions, as the controller writes them
-  gw explain -f FILE|DIR route NAMESPACE/NAME[/RULE]
-  gw explain -f FILE|DIR backend NAMESPACE/NAME[/SECTION]
+  gw status -f FILE|DIR [-R] | --kubeconfig FILE [--context NAME]
+                       every object's conditions, as the controller writes them (for files)
+                       or wrote them (a running gw's API server, a cluster)
+  gw explain (-f FILE|DIR | --kubeconfig FILE) route NAMESPACE/NAME[/RULE]
+  gw explain (-f FILE|DIR | --kubeconfig FILE) backend NAMESPACE/NAME[/SECTION]
                        the effective frontend, traffic and backend policy there, field by
                        field, with the object that set each field and what it overrode
   gw idp setup [--idp-url URL --realm NAME --mcp-resource-url URL --user ... | --config FILE]
                [--dry-run] [--allow-anonymous-dcr]
                        prepare a Keycloak realm for MCP authentication (safe to re-run) and
                        print the GwPolicy that uses it; gw idp setup --help lists the settings
-  gw help              this text
+  gw version           print gw's version (also gw --version)
+  gw help [COMMAND]    this text, or a command's (also gw COMMAND --help)
 `;
 
-const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number> | number> = {
-  run: runCommand,
-  controller: controllerCommand,
-  validate: validateCommand,
-  crds: crdsCommand,
-  status: statusCommand,
-  explain: explainCommand,
-  idp: idpCommand,
+interface Command {
+  run: (args: string[], io: Io) => Promise<number> | number;
+  /** Printed on standard output by `gw COMMAND --help` and `gw help COMMAND`. */
+  usage: string;
+}
+
+const COMMANDS: Record<string, Command> = {
+  run: { run: runCommand, usage: RUN_USAGE },
+  controller: { run: controllerCommand, usage: CONTROLLER_USAGE },
+  validate: { run: validateCommand, usage: VALIDATE_USAGE },
+  crds: { run: crdsCommand, usage: CRDS_USAGE },
+  status: { run: statusCommand, usage: STATUS_USAGE },
+  explain: { run: explainCommand, usage: EXPLAIN_USAGE },
+  idp: { run: idpCommand, usage: IDP_USAGE },
 };
+
+/** The command names a user may type, for "did you mean". */
+const NAMES = [...Object.keys(COMMANDS), 'help', 'version'];
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    io.stdout(USAGE);
-    return command === undefined ? 2 : 0;
-  }
-  const run = COMMANDS[command];
-  if (!run) {
-    io.stderr(`gw: unknown command "${command}"\n\n${USAGE}`);
+  if (command === undefined) {
+    io.stderr(USAGE);
     return 2;
   }
-  return run(rest, io);
+  if (command === '--version' || command === 'version') {
+    io.stdout(`gw ${gwVersion()}\n`);
+    return 0;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    if (rest[0] !== undefined && !topic) return unknownCommand(rest[0], io);
+    io.stdout(topic?.usage ?? USAGE);
+    return 0;
+  }
+  const found = COMMANDS[command];
+  if (!found) return unknownCommand(command, io);
+  if (asksForHelp(rest)) {
+    io.stdout(found.usage);
+    return 0;
+  }
+  return found.run(rest, io);
+}
+
+function unknownCommand(command: string, io: Io): number {
+  const hint = didYouMean(command, NAMES, (name) => `"gw ${name}"`);
+  io.stderr(`gw: unknown command "${command}"${hint ? `; ${hint}` : ''}\n\n${USAGE}`);
+  return 2;
 }

@@ -8,29 +8,38 @@
 // and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
 // "Multi-core").
 
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import {
   DEFAULT_DOWNSTREAM_LIMITS,
   type DownstreamLimits,
   downstreamLimits,
 } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
 import { ApiSource } from '../run/api-source.ts';
 import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { byteSize, durationMs } from '../util/units.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+import { applyReporter, loadReporter } from './run-reports.ts';
+import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
+              [--log-format json|text]
+              [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
   -f, --filename     serve these files (directories, repeatable), reloading them on change;
@@ -54,6 +63,11 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
+  --log-format       json (default): one JSON object per line; text: for a terminal. The
+                     access log goes to standard output, gw's own messages to standard error
+  --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
+                     for examples/quickstart.yaml: a first completion with no API key
+  --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
 What clients may cost (docs/security.md); durations such as 10s, sizes such as 64Mi:
   --request-header-timeout         a request's headers must arrive within this (default 10s)
   --request-body-idle-timeout      longest silence of a client sending a body (default 30s)
@@ -94,6 +108,10 @@ export interface RunOptions {
   kube?: KubeSourceSettings;
   /** Deadlines and the buffer budget for what clients send. */
   limits: DownstreamLimits;
+  /** The format of the access log and of gw's own messages (--log-format). */
+  logFormat: LogFormat;
+  /** gw's demo LLM, started beside the gateway (--demo-llm; src/demo/demo-llm.ts). */
+  demoLlm?: { port: number };
 }
 
 /** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
@@ -112,26 +130,32 @@ export function parsePort(text: string | undefined, fallback: number, flag: stri
   return port;
 }
 
+/** The options of gw run, as parseArgs reads them. */
+const RUN_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+  address: { type: 'string' },
+  'admin-port': { type: 'string' },
+  workers: { type: 'string' },
+  'api-port': { type: 'string' },
+  'api-address': { type: 'string' },
+  'data-dir': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  cluster: { type: 'boolean' },
+  context: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'admin-address': { type: 'string' },
+  'log-format': { type: 'string' },
+  'demo-llm': { type: 'boolean' },
+  'demo-llm-port': { type: 'string' },
+  ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
+} as const;
+
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
     const { values } = parseArgs({
       args,
-      options: {
-        filename: { type: 'string', short: 'f', multiple: true },
-        recursive: { type: 'boolean', short: 'R' },
-        address: { type: 'string' },
-        'admin-port': { type: 'string' },
-        workers: { type: 'string' },
-        'api-port': { type: 'string' },
-        'api-address': { type: 'string' },
-        'data-dir': { type: 'string' },
-        kubeconfig: { type: 'string' },
-        cluster: { type: 'boolean' },
-        context: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'admin-address': { type: 'string' },
-        ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
-      },
+      options: RUN_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
@@ -142,6 +166,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof workers === 'string') return workers;
     const limits = parseLimits(values as Record<string, string | undefined>);
     if (typeof limits === 'string') return limits;
+    const logFormat = parseLogFormat(values['log-format']);
+    if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -150,7 +176,15 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       workers,
       limits,
+      logFormat,
     };
+    if (values['demo-llm']) {
+      const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
+      if (typeof port === 'string') return port;
+      options.demoLlm = { port };
+    } else if (values['demo-llm-port'] !== undefined) {
+      return '--demo-llm-port applies to --demo-llm: give --demo-llm too';
+    }
     const wantsKube = values.kubeconfig !== undefined || values.cluster === true;
     if (wantsKube) {
       if (values.kubeconfig !== undefined && values.cluster) return '--kubeconfig and --cluster: give one';
@@ -178,7 +212,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     }
     return options;
   } catch (error) {
-    return (error as Error).message;
+    return argsErrorText(error, RUN_OPTIONS);
   }
 }
 
@@ -201,18 +235,6 @@ export function parseLimits(values: Record<string, string | undefined>): Downstr
   return downstreamLimits(overrides);
 }
 
-/** gw's own version, reported by the API server's /version. */
-function gwVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return manifest.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** What the command needs of a gateway, in one process or as the primary of workers. */
 interface RunningGateway {
   readonly controller: Controller;
@@ -222,14 +244,16 @@ interface RunningGateway {
   readonly metrics: MetricsSource;
   /** Beyond the command's own readiness (started, not stopping). */
   ready(): boolean;
+  /** Whether any listener port is bound. */
+  serving(): boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 interface GatewayCallbacks {
-  log: (line: string) => void;
+  log: LogFunction;
   onLoad: (report: LoadReport) => void;
-  onApplied: (update: ConfigUpdate) => void;
+  onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
@@ -244,24 +268,26 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     ...callbacks,
   };
   if (options.workers > 1) {
-    const cluster = new ClusterGateway({ ...common, workers: options.workers });
+    const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
     return {
       controller: cluster.controller,
       source: cluster.source,
       api: cluster.source instanceof ApiSource ? cluster.source : undefined,
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
+      serving: () => cluster.serving(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
   }
-  const local = new LocalGateway(common);
+  const local = new LocalGateway({ ...common, telemetry: new Telemetry({ logFormat: options.logFormat }) });
   return {
     controller: local.controller,
     source: local.source,
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
     ready: () => true,
+    serving: () => local.serving(),
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -273,56 +299,44 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${options}\n${RUN_USAGE}`);
     return 2;
   }
-  const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
-  let lastReport = '';
+  const log = lineLogger(options.logFormat, 'run', io.stderr);
+  // A file named with -f that is not there is a mistake, not a gateway waiting for it.
+  const missing = resolveFiles(options.paths).problems;
+  if (missing.length > 0) {
+    for (const problem of missing) log(`gw run: -f ${problem.file}: ${problem.message}`, 'error');
+    return 1;
+  }
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, {
-      log,
-      onLoad: (report) => {
-        const problems = report.problems.map((problem) => problem.message).join('\n');
-        const warnings = report.warnings.map((warning) => warning.message).join('\n');
-        // A reload that changes nothing the log said is not logged again.
-        const text = `${problems}\n${warnings}`;
-        if (text === lastReport) return;
-        lastReport = text;
-        if (problems) log(`configuration problems (the last good objects keep serving):\n${problems}`);
-        if (warnings) log(`configuration warnings (the objects are served without these fields):\n${warnings}`);
-        if (!problems && report.changes > 0) log('configuration loaded');
-      },
-      onApplied: (update) => {
-        for (const [key, config] of update.changed) {
-          const ports = config.listeners.map((listener) => `${listener.name} ${listener.protocol} :${listener.port}`);
-          log(`Gateway ${key}: serving ${ports.length > 0 ? ports.join(', ') : 'no listeners'}`);
-        }
-        for (const key of update.removed) log(`Gateway ${key}: no longer served`);
-      },
-    });
+    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+    log(`gw run: ${(error as Error).message}`, 'error');
     return 1;
   }
   // Listening for the stop signals before gw says anything a supervisor (or a test) may act on: a
   // SIGTERM sent as soon as gw has said it serves must stop it gracefully, not kill it. One sent
   // while it starts stops it once it has started.
+  let admin: AdminServer | undefined;
   let stop = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  try {
-    await gateway.start();
-  } catch (error) {
+  let demoLlm: DemoLlm | undefined;
+  const fail = async (message: string) => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    io.stderr(`gw run: ${(error as Error).message}\n`);
+    log(message, 'error');
+    await admin?.close();
+    await demoLlm?.close();
     await gateway.stop();
     return 1;
-  }
-  let admin: AdminServer | undefined;
+  };
+  // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
+  // port that cannot be bound for them ends gw run before any listener serves (docs/cli.md).
   if (options.adminPort !== 0) {
     try {
       admin = await startAdminServer({
@@ -331,10 +345,38 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         ready: () => ready && gateway.ready(),
         metrics: gateway.metrics,
       });
-      log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
     } catch (error) {
-      log(`admin endpoints not served: ${(error as Error).message}`);
+      const reason = bindFailureText(error as NodeJS.ErrnoException, options.adminPort, options.adminAddress);
+      return fail(
+        `gw run: admin endpoints (/metrics, /healthz): ${reason}; choose another with --admin-port PORT (0 turns them off)`,
+      );
     }
+    log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+  }
+  // The demo LLM before the gateway: the quickstart's first request must find it.
+  if (options.demoLlm) {
+    try {
+      demoLlm = await startDemoLlm({ port: options.demoLlm.port });
+    } catch (error) {
+      return fail(
+        `gw run: --demo-llm: ${(error as Error).message}; give another --demo-llm-port and the same port in the GwBackend that points at it`,
+      );
+    }
+    log(
+      `demo LLM (an echo, not a model) serving the OpenAI API on ${demoLlm.baseUrl}: examples/quickstart.yaml's GwBackend demo-llm points at it; docs/guide/providers.md connects a real provider`,
+    );
+  }
+  try {
+    await gateway.start();
+  } catch (error) {
+    return fail(`gw run: ${(error as Error).message}`);
+  }
+  const listeners = [...gateway.controller.currentConfigs.values()].reduce(
+    (sum, config) => sum + config.listeners.length,
+    0,
+  );
+  if (listeners > 0 && !gateway.serving()) {
+    return fail('gw run: nothing can be served: no listener port could be bound (see above)');
   }
   ready = true;
   if (gateway.api) {
@@ -354,10 +396,15 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         : 'in the files';
     log(`no Gateway of GatewayClass controllerName gw.dev/gateway-controller ${where}: nothing to serve yet`);
   }
+  // Signal handlers do not keep Node's event loop alive: with nothing else open (every file
+  // invalid, no listener yet) Node would exit 13 with an unsettled await instead of waiting.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
   await stopped;
+  clearInterval(keepAlive);
   log('stopping');
   ready = false;
   await admin?.close();
   await gateway.stop();
+  await demoLlm?.close();
   return 0;
 }

@@ -1,9 +1,11 @@
-// gw status -f DIR: every object's conditions, as the controller would write them.
+// gw status -f DIR | --kubeconfig FILE: every object's conditions, as the controller would write
+// them for the files, or as a running controller wrote them on the API server.
 import { parseArgs } from 'node:util';
 import type { Condition } from '../api/kinds/gateway-api/shared.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
-import { loadWorld } from './world.ts';
+import { WORLD_OPTIONS, WORLD_USAGE, type World, worldOf } from './world.ts';
 
 interface ParentEntry {
   parentRef?: { kind?: string; namespace?: string; name: string; sectionName?: string };
@@ -30,8 +32,8 @@ const WITHOUT_STATUS = new Set([
 ]);
 
 /** The lines describing one object's status: its own conditions, then per listener/parent/ancestor. */
-function statusLines(status: Record<string, unknown> | undefined): string[] {
-  if (!status) return ['  (no status: not handled by gw)'];
+function statusLines(status: Record<string, unknown> | undefined, noStatus: string): string[] {
+  if (!status) return [noStatus];
   const lines = conditionLines(status.conditions as Condition[] | undefined, '  ');
   for (const listener of (status.listeners as { name: string; attachedRoutes?: number; conditions?: Condition[] }[]) ??
     []) {
@@ -46,23 +48,39 @@ function statusLines(status: Record<string, unknown> | undefined): string[] {
   return lines;
 }
 
-export function statusCommand(args: string[], io: Io): number {
-  let values: { filename?: string[]; recursive?: boolean };
+export const STATUS_USAGE = `usage: gw status -f FILE|DIR [-f ...] [-R]
+       gw status --kubeconfig FILE [--context NAME]
+  Every object's conditions (Accepted, Programmed, ResolvedRefs...; per listener, parent and
+  ancestor): as gw's controller writes them for these files, or as the controller of a running
+  gw (or gw controller) wrote them on its API server — with what only a running gw knows, such
+  as a listener port it cannot bind.
+${WORLD_USAGE}`;
+
+export async function statusCommand(args: string[], io: Io): Promise<number> {
+  let values: { filename?: string[]; recursive?: boolean; kubeconfig?: string; context?: string };
   try {
-    values = parseArgs({
-      args,
-      options: { filename: { type: 'string', short: 'f', multiple: true }, recursive: { type: 'boolean', short: 'R' } },
-    }).values;
+    values = parseArgs({ args, options: WORLD_OPTIONS }).values;
   } catch (error) {
-    io.stderr(`gw status: ${(error as Error).message}\n`);
+    io.stderr(`gw status: ${argsErrorText(error, WORLD_OPTIONS)}\n${STATUS_USAGE}`);
     return 2;
   }
-  if (!values.filename?.length) {
-    io.stderr('gw status: name the resources with -f FILE or -f DIR\n');
-    return 2;
+  const world = await worldOf(values);
+  if ('error' in world) {
+    io.stderr(`gw status: ${world.error}\n${world.usage ? STATUS_USAGE : ''}`);
+    return world.usage ? 2 : 1;
   }
-  const world = loadWorld(values.filename, values.recursive ?? false);
+  try {
+    return report(world, io);
+  } finally {
+    await world.close();
+  }
+}
+
+function report(world: World, io: Io): number {
   for (const problem of world.problems) io.stderr(`${problem.message}\n`);
+  const noStatus = world.storedStatuses
+    ? '  (no status: not handled by gw, or no gw controller writes to this API server)'
+    : '  (no status: not handled by gw)';
   const out: string[] = [];
   for (const kind of Object.values(SNAPSHOT_KINDS)) {
     if (WITHOUT_STATUS.has(kind)) continue;
@@ -74,7 +92,7 @@ export function statusCommand(args: string[], io: Io): number {
     for (const object of items) {
       const namespace = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
       out.push(`${object.kind} ${namespace}${object.metadata.name}`);
-      out.push(...statusLines(object.status as Record<string, unknown> | undefined));
+      out.push(...statusLines(object.status as Record<string, unknown> | undefined, noStatus));
     }
   }
   io.stdout(`${out.join('\n')}\n`);

@@ -4,14 +4,32 @@ import { stringify } from 'yaml';
 import { describeProblem, loadResources, locationOf, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { admissionLine } from '../api/validate/errors.ts';
+import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+
+export const VALIDATE_USAGE = `usage: gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
+  Checks resources as the API server would (schema, defaults, cross-field rules) and prints every
+  problem with its file, document, object and field path; exit 1 when any is invalid.
+  -f, --filename     a file, a directory (its .yaml, .yml and .json files) or - (standard input);
+                     repeatable
+  -R, --recursive    read directories recursively
+  --show-defaults    print the objects as they would be stored, defaults filled in
+  -o, --output       the format of --show-defaults: yaml (default) or json
+`;
+
+const VALIDATE_OPTIONS = {
+  filename: { type: 'string', short: 'f', multiple: true },
+  recursive: { type: 'boolean', short: 'R' },
+  'show-defaults': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+} as const;
 
 export function validateCommand(args: string[], io: Io): number {
   let options: ReturnType<typeof parse>;
   try {
     options = parse(args);
   } catch (error) {
-    io.stderr(`gw validate: ${(error as Error).message}\n`);
+    io.stderr(`gw validate: ${argsErrorText(error, VALIDATE_OPTIONS)}\n${VALIDATE_USAGE}`);
     return 2;
   }
   const files = options.values.filename ?? [];
@@ -73,12 +91,7 @@ export function validateCommand(args: string[], io: Io): number {
 function parse(args: string[]) {
   return parseArgs({
     args,
-    options: {
-      filename: { type: 'string', short: 'f', multiple: true },
-      recursive: { type: 'boolean', short: 'R' },
-      'show-defaults': { type: 'boolean' },
-      output: { type: 'string', short: 'o' },
-    },
+    options: VALIDATE_OPTIONS,
     allowPositionals: false,
   });
 }

@@ -14,6 +14,7 @@ import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
 import { configDependencies, DependencyIndex, GLOBAL_KINDS, touchedKeys } from './incremental/dependencies.ts';
+import { markUnboundListeners, type UnboundListenerPorts } from './port-status.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 import { translate, translateConfigs } from './translate.ts';
@@ -92,6 +93,9 @@ export class Controller {
   private fastTimer: NodeJS.Timeout | undefined;
   private fullTimer: NodeJS.Timeout | undefined;
   private fullDueSince: number | undefined;
+  /** Listener ports the data plane could not bind, shown in the statuses (port-status.ts). */
+  private unbound: UnboundListenerPorts = new Map();
+  private unboundText = '[]';
 
   constructor(store: Store, options: ControllerOptions = {}) {
     this.store = store;
@@ -117,6 +121,7 @@ export class Controller {
     // Statuses are computed with a placeholder time, so that an unchanged status is recognised
     // by its text alone; the real time goes in only when something is written.
     const { gatewayApi, statuses, configs } = translate(snapshot, PLACEHOLDER_TIME, revision);
+    markUnboundListeners(gatewayApi, this.unbound);
     this.publish(configs, new Set([...this.configs.keys(), ...configs.keys()]), 'full', started);
     this.dependencies.clear();
     for (const [key, listeners] of gatewayApi.listeners)
@@ -141,6 +146,18 @@ export class Controller {
     const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
     this.options.onReconcile?.(report);
     return report;
+  }
+
+  /**
+   * What the data plane could not bind, after it applied a configuration; a change is written to
+   * the statuses at the next full pass (scheduled now).
+   */
+  setUnboundPorts(unbound: UnboundListenerPorts): void {
+    const text = JSON.stringify([...unbound].map(([gateway, ports]) => [gateway, [...ports]]));
+    if (text === this.unboundText) return;
+    this.unbound = unbound;
+    this.unboundText = text;
+    if (this.stopWatch) this.scheduleFullPass();
   }
 
   /** Runs the fast pass for the changes seen so far now, instead of after the debounce. */

@@ -9,7 +9,6 @@
 // configurations apply it — a traffic field at the place of each kind of backend its rules serve —
 // and reported on the policy's entry for that Gateway, with where it is refused.
 
-import type { Condition } from '../api/kinds/gateway-api/shared.ts';
 import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
 import type { DataPlaneConfig, FieldSources, RuleConfig } from '../contract/dataplane-config.ts';
@@ -17,6 +16,7 @@ import { backendPlace, sectionOwnFields, sectionPlace, trafficPlaces } from '../
 import type { PlaceName } from '../contract/enforcement/places.ts';
 import { type Refusal, refusalsIn } from '../contract/enforcement/walk.ts';
 import type { GatewayApiResult } from './gateway-api/types.ts';
+import { markListenersNotProgrammed } from './listener-programmed.ts';
 
 /** A field an object sets that the data plane refuses. */
 export interface ObjectRefusal {
@@ -182,15 +182,6 @@ function unservedListeners(config: DataPlaneConfig): Map<string, string> {
   return out;
 }
 
-/** Sets the Programmed condition of a list to False, reason Invalid, with why. */
-function notProgrammed(conditions: Condition[] | undefined, message: string): void {
-  const programmed = conditions?.find((entry) => entry.type === 'Programmed');
-  if (!programmed) return;
-  programmed.status = 'False';
-  programmed.reason = 'Invalid';
-  programmed.message = message;
-}
-
 /**
  * A listener the data plane cannot serve (a frontend or PreRouting policy field it refuses) is
  * Programmed False, and so is its Gateway (or ListenerSet), naming the listener and the fields.
@@ -202,21 +193,8 @@ export function markUnservedListeners(
   for (const [gateway, config] of configs) {
     const unserved = unservedListeners(config);
     if (unserved.size === 0) continue;
-    const gatewayMessages: string[] = [];
-    for (const listener of gatewayApi.listeners.get(gateway) ?? []) {
-      const why = unserved.get(`${listener.name}|${listener.port}`);
-      if (why === undefined) continue;
-      const source = listener.source;
-      const owner =
-        source.kind === 'Gateway'
-          ? gatewayApi.gatewayStatuses.get(gateway)
-          : gatewayApi.listenerSetStatuses.get(`${source.namespace}/${source.name}`);
-      notProgrammed(owner?.listeners?.find((entry) => entry.name === listener.name)?.conditions, why);
-      const message = `listener ${listener.name} cannot be served: ${why}`;
-      if (source.kind === 'Gateway') gatewayMessages.push(message);
-      else notProgrammed(owner?.conditions, message);
-    }
-    if (gatewayMessages.length > 0)
-      notProgrammed(gatewayApi.gatewayStatuses.get(gateway)?.conditions, gatewayMessages.join('; '));
+    markListenersNotProgrammed(gatewayApi, gateway, 'Invalid', (listener) =>
+      unserved.get(`${listener.name}|${listener.port}`),
+    );
   }
 }

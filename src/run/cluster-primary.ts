@@ -8,9 +8,13 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { unboundByGateway } from '../controller/port-status.ts';
+import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { systemClock } from '../util/clock.ts';
+import type { LogFormat, LogFunction } from '../util/log-line.ts';
+import { siblingModule } from '../util/sibling-module.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
   type AppliedMessage,
@@ -30,12 +34,17 @@ export interface ClusterGatewayOptions extends ConfigSourceOptions {
   reusePort?: boolean;
   /** Each worker's deadlines and buffer budget (default: DEFAULT_DOWNSTREAM_LIMITS). */
   limits?: DownstreamLimits;
-  log?: (line: string) => void;
-  /** Told once every worker has applied a configuration update (or exited meanwhile). */
-  onApplied?: (update: ConfigUpdate) => void;
+  /** The workers' access log and message format (default json). */
+  logFormat?: LogFormat;
+  log?: LogFunction;
+  /**
+   * Told once every worker has applied a configuration update (or exited meanwhile), with the
+   * listener ports a worker could not bind.
+   */
+  onApplied?: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
-const WORKER_MAIN = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+const WORKER_MAIN = fileURLToPath(siblingModule(import.meta.url, 'worker-main'));
 
 /** The first restart of a worker waits this long; each quick exit after it doubles the wait. */
 const RESTART_MIN_DELAY_MS = 100;
@@ -83,6 +92,8 @@ interface WorkerSlot {
   /** The worker's registry as last received (folded into the retired sum when it exits). */
   lastSnapshot: MetricsSnapshot | undefined;
   metricsWaiters: Map<number, (snapshot: MetricsSnapshot | undefined) => void>;
+  /** The listener ports the worker could not bind, as of the last update it applied. */
+  unbound: [number, UnboundPort][];
 }
 
 /** An update being applied: reported (problems once each, then onApplied) when no worker is left to apply it. */
@@ -125,6 +136,7 @@ export class ClusterGateway {
       replacement: false,
       lastSnapshot: undefined,
       metricsWaiters: new Map(),
+      unbound: [],
     }));
     this.source = createConfigSource(options, (update) => this.publish(update));
   }
@@ -202,6 +214,7 @@ export class ClusterGateway {
       address: this.options.address ?? '127.0.0.1',
       reusePort: this.reusePort,
       limits: this.options.limits ?? DEFAULT_DOWNSTREAM_LIMITS,
+      logFormat: this.options.logFormat ?? 'json',
     };
     const worker = cluster.fork({ [WORKER_SETTINGS_ENV]: JSON.stringify(settings) });
     slot.worker = worker;
@@ -260,6 +273,7 @@ export class ClusterGateway {
 
   private onApplied(slot: WorkerSlot, message: AppliedMessage): void {
     slot.acked = message.generation;
+    slot.unbound = Array.isArray(message.unbound) ? message.unbound : [];
     // The newest pending update this covers collects the problems; each distinct line is logged once.
     let newest: PendingReport | undefined;
     for (const report of this.reports) {
@@ -267,7 +281,11 @@ export class ClusterGateway {
       if (report.waiting.delete(slot.id)) newest = report;
     }
     if (newest) for (const problem of message.problems) newest.problems.add(problem);
-    else for (const problem of message.problems) this.log(`worker ${slot.id}: ${problem}`);
+    else {
+      for (const problem of message.problems) this.log(`worker ${slot.id}: ${problem}`);
+      // Not a pending update's report (a port bound on a later try): the statuses follow now.
+      this.controller.setUnboundPorts(unboundByGateway(this.unboundPorts()));
+    }
     if (slot.replacement) {
       slot.replacement = false;
       this.log(`worker ${slot.id} (pid ${slot.pid}) serves the current configuration`);
@@ -323,7 +341,22 @@ export class ClusterGateway {
 
   private report(report: PendingReport): void {
     for (const problem of report.problems) this.log(problem);
-    this.options.onApplied?.(report.update);
+    const unbound = this.unboundPorts();
+    this.controller.setUnboundPorts(unboundByGateway(unbound));
+    this.options.onApplied?.(report.update, unbound);
+  }
+
+  /** The listener ports some running worker could not bind (each worker binds every port itself). */
+  private unboundPorts(): Map<number, UnboundPort> {
+    return new Map(this.slots.filter((slot) => slot.running).flatMap((slot) => slot.unbound));
+  }
+
+  /** Whether any listener port is served: some port of the configurations that every worker could bind. */
+  serving(): boolean {
+    const unbound = this.unboundPorts();
+    for (const config of this.controller.currentConfigs.values())
+      if (config.listeners.some((listener) => !unbound.has(listener.port))) return true;
+    return false;
   }
 
   private refreshSnapshot(slot: WorkerSlot): Promise<void> {

@@ -7,6 +7,7 @@ import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { formatLogLine, type LogLevel, type LogValue } from '../util/log-line.ts';
 import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
 
 /**
@@ -25,6 +26,8 @@ export class ClusterWorker {
   /** Lines the data plane logs while an update is applied; they go back to the primary. */
   private collecting: string[] | undefined;
   private stopping: Promise<void> | undefined;
+  /** The last configuration generation applied (-1: none yet). */
+  private generation = -1;
 
   constructor(settings: WorkerSettings) {
     this.settings = settings;
@@ -32,8 +35,19 @@ export class ClusterWorker {
       address: settings.address,
       reusePort: settings.reusePort,
       limits: settings.limits,
-      telemetry: new Telemetry({ sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }) }),
-      log: (line) => this.log(line),
+      telemetry: new Telemetry({
+        sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }),
+        logFormat: settings.logFormat,
+      }),
+      log: (line, level, fields) => this.log(line, level, fields),
+      // A port bound on a later try: the primary hears it as the same generation applied again.
+      onUnboundChange: () =>
+        this.send({
+          type: 'gw:applied',
+          generation: this.generation,
+          problems: [],
+          unbound: [...this.dataPlane.unboundPorts],
+        }),
     });
   }
 
@@ -81,7 +95,8 @@ export class ClusterWorker {
     } finally {
       this.collecting = undefined;
     }
-    this.send({ type: 'gw:applied', generation, problems });
+    this.generation = generation;
+    this.send({ type: 'gw:applied', generation, problems, unbound: [...this.dataPlane.unboundPorts] });
   }
 
   private stop(): Promise<void> {
@@ -103,9 +118,12 @@ export class ClusterWorker {
     return this.stopping;
   }
 
-  private log(line: string): void {
+  private log(line: string, level: LogLevel = 'info', fields?: Readonly<Record<string, LogValue>>): void {
     if (this.collecting) this.collecting.push(line);
-    else process.stderr.write(`${new Date().toISOString()} worker ${this.settings.slot}: ${line}\n`);
+    else
+      process.stderr.write(
+        `${formatLogLine(this.settings.logFormat, level, 'worker', line, { worker: this.settings.slot, pid: process.pid, ...fields })}\n`,
+      );
   }
 
   private send(message: WorkerMessage): void {

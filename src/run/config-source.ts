@@ -3,6 +3,7 @@
 // with -f are applied, or a Kubernetes API server (KubeSource). Either way a controller
 // translates the objects into data-plane configurations.
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import type { LogFunction } from '../util/log-line.ts';
 import { ApiSource, type ApiSourceSettings } from './api-source.ts';
 import { FileSource, type FileSourceOptions } from './file-source.ts';
 import { KubeSource, type KubeSourceSettings } from './kube-source.ts';
@@ -19,7 +20,7 @@ export interface ConfigSourceOptions extends FileSourceOptions {
   api?: ApiSourceSettings;
   /** Read the objects from a Kubernetes API server instead (no files, no embedded API server). */
   kube?: KubeSourceSettings;
-  log?: (line: string) => void;
+  log?: LogFunction;
 }
 
 export type ConfigSourceKind = FileSource | ApiSource | KubeSource;

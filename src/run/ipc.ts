@@ -2,8 +2,10 @@
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
 // design, so a configuration update travels as its entries; metrics travel as a snapshot.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import { LOG_FORMATS, type LogFormat } from '../util/log-line.ts';
 
 /** The environment variable that hands a worker its settings (JSON of WorkerSettings). */
 export const WORKER_SETTINGS_ENV = 'GW_WORKER_SETTINGS';
@@ -17,6 +19,8 @@ export interface WorkerSettings {
   reusePort: boolean;
   /** gw run's deadlines and buffer budget (each worker has the process budget). */
   limits: DownstreamLimits;
+  /** gw run --log-format: the worker's access log lines and its own messages. */
+  logFormat: LogFormat;
 }
 
 /** Changed configurations and removed Gateway keys, in the order the controller produced them. */
@@ -50,6 +54,8 @@ export interface AppliedMessage {
   generation: number;
   /** What the data plane logged while applying (configuration problems, ports it cannot bind). */
   problems: string[];
+  /** The listener ports the worker could not bind after this update, and why. */
+  unbound: [port: number, UnboundPort][];
 }
 
 export interface MetricsReplyMessage {
@@ -87,9 +93,11 @@ export function workerSettingsFromEnv(env: NodeJS.ProcessEnv): WorkerSettings {
     typeof settings.slot !== 'number' ||
     typeof settings.address !== 'string' ||
     typeof settings.reusePort !== 'boolean' ||
-    typeof limits === 'string'
+    typeof limits === 'string' ||
+    !LOG_FORMATS.includes(settings.logFormat as LogFormat)
   ) {
     throw new Error(`${WORKER_SETTINGS_ENV} is malformed: ${text}`);
   }
-  return { slot: settings.slot, address: settings.address, reusePort: settings.reusePort, limits };
+  const { slot, address, reusePort, logFormat } = settings as WorkerSettings;
+  return { slot, address, reusePort, limits, logFormat };
 }

@@ -3,14 +3,15 @@
 // new configuration to the data plane the moment its fast pass produces it; statuses follow.
 // Tests start it in-process.
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
-import { DataPlane, type DataPlaneOptions } from '../dataplane/server/data-plane.ts';
+import { unboundByGateway } from '../controller/port-status.ts';
+import { DataPlane, type DataPlaneOptions, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import { ApiSource } from './api-source.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import { FileSource } from './file-source.ts';
 
 export interface LocalGatewayOptions extends DataPlaneOptions, ConfigSourceOptions {
-  /** Told after the data plane has applied a configuration update. */
-  onApplied?: (update: ConfigUpdate) => void;
+  /** Told after the data plane has applied a configuration update, with the ports it could not bind. */
+  onApplied?: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
 export class LocalGateway {
@@ -20,13 +21,20 @@ export class LocalGateway {
   private started = false;
 
   constructor(options: LocalGatewayOptions) {
-    this.dataPlane = new DataPlane(options);
+    this.dataPlane = new DataPlane({
+      ...options,
+      onUnboundChange: () => this.controller.setUnboundPorts(unboundByGateway(this.dataPlane.unboundPorts)),
+    });
     this.source = createConfigSource(options, (update) => {
       // Updates apply in order; each waits for the ports of the one before.
       this.applying = this.applying
         .then(() => this.dataPlane.apply(update.changed, update.removed))
         .catch((error: Error) => options.log?.(`applying configuration: ${error.message}`))
-        .then(() => options.onApplied?.(update));
+        .then(() => {
+          const unbound = this.dataPlane.unboundPorts;
+          this.controller.setUnboundPorts(unboundByGateway(unbound));
+          options.onApplied?.(update, unbound);
+        });
     });
   }
 
@@ -50,6 +58,11 @@ export class LocalGateway {
     this.started = true;
     await this.source.start();
     await this.applying;
+  }
+
+  /** Whether any listener port is bound. */
+  serving(): boolean {
+    return this.dataPlane.serving;
   }
 
   /** Resolves once every configuration update so far is applied. */

@@ -21,6 +21,10 @@ export interface FileStoreOptions {
 export interface LoadReport {
   /** Objects changed by this load (added, modified or deleted). */
   changes: number;
+  /** Files read again (new or changed since the last load) or gone; 0 when nothing on disk changed. */
+  filesChanged: number;
+  /** Objects the files hold now (the last good ones of a file with problems). */
+  objects: number;
   problems: SourceProblem[];
   /**
    * What admission warns about in objects that are served (an unknown field of a Gateway API or
@@ -129,7 +133,7 @@ export class FileStore extends MemoryStore {
     }
     this.owners = new Map([...desired].map(([id, { file }]) => [id, file]));
     this.currentProblems = problems;
-    const report = { changes, problems, warnings };
+    const report = { changes, filesChanged: changedFiles.size, objects: desired.size, problems, warnings };
     this.options.onLoad?.(report);
     return report;
   }

@@ -23,7 +23,7 @@ test('every provider family has a vendor', () => {
   const families = Object.keys(LLMProvider.properties ?? {}).filter((name) => !ADDRESS_FIELDS.has(name));
   assert.ok(families.includes('alpha') && families.includes('zeta'));
   for (const family of families) assert.ok(vendorName(family), `provider family ${family} has no vendor`);
-  assert.equal(familyLabel('delta'), 'delta (Gemini)');
+  assert.equal(familyLabel('delta'), 'delta (Google Gemini)');
   assert.equal(familyLabel('alpha'), 'alpha (OpenAI)');
   assert.equal(familyLabel('custom'), 'custom');
 });
@@ -34,7 +34,7 @@ test('every GwModel provider but Custom has a vendor', () => {
     assert.ok(modelProviderVendor(String(provider)), `GwModel provider ${provider} has no vendor`);
   }
   assert.equal(modelProviderLabel('Provider07'), 'Provider07 (Cohere)');
-  assert.equal(modelProviderLabel('Provider19'), 'Provider19 (Fireworks)');
+  assert.equal(modelProviderLabel('Provider19'), 'Provider19 (Fireworks AI)');
 });
 
 test('the cloud credential kinds and identity providers name their products', () => {

@@ -188,6 +188,42 @@ describe('API store: create and read', () => {
     assert.deepEqual((gateway.object.spec as Record<string, unknown>).frobnicate, {}, 'kept');
   });
 
+  test('a misspelt field is named with the declared field it resembles, in warnings and strict errors', () => {
+    const store = newStore();
+    const misspelt = {
+      ...backend('x'),
+      spec: { ai: { provider: { alpha: { modle: 'gpt-4o' } } } },
+    };
+    const warned = store.create(BACKENDS, 'default', misspelt, AS('t', { fieldValidation: 'Warn' }));
+    assert.deepEqual(warned.warnings, ['unknown field "spec.ai.provider.alpha.modle" (did you mean "model"?)']);
+    assert.throws(
+      () =>
+        store.create(
+          BACKENDS,
+          'default',
+          { ...misspelt, metadata: { name: 'y' } },
+          AS('t', { fieldValidation: 'Strict' }),
+        ),
+      apiError(
+        400,
+        'BadRequest',
+        'GwBackend in version "v1alpha1" cannot be handled as a GwBackend: strict decoding error: unknown field "spec.ai.provider.alpha.modle" (did you mean "model"?)',
+      ),
+    );
+    const gateway = store.create(
+      GATEWAYS,
+      'default',
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'Gateway',
+        metadata: { name: 'g' },
+        spec: { gatewayClassName: 'gw', listeners: [{ name: 'h', protocol: 'HTTP', port: 80, hostnme: 'a.example' }] },
+      },
+      AS('t', { fieldValidation: 'Warn' }),
+    );
+    assert.deepEqual(gateway.warnings, ['unknown field "spec.listeners[0].hostnme" (did you mean "hostname"?)']);
+  });
+
   test("a Secret's stringData is merged into data, base64-encoded", () => {
     const store = newStore();
     const { object } = store.create(

@@ -202,6 +202,7 @@ describe('gw run arguments', () => {
       workers: 1,
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       api: { port: 6443, address: '127.0.0.1', dataDir: '/state/gw' },
+      logFormat: 'json',
     });
     assert.equal((parseRunArgs(['-f', 'x'], env) as { api?: unknown }).api, undefined);
     assert.deepEqual((parseRunArgs(['-f', 'x', '--api-port', '0', '--data-dir', '/d'], env) as { api?: unknown }).api, {

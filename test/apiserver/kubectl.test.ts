@@ -6,16 +6,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { skipWithoutTool } from '../helpers/missing-tool.ts';
 import { until } from '../helpers/until.ts';
 import { startTestApiServer, type TestApiServer } from './helpers.ts';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
-const kubectlMissing = spawnSync(KUBECTL, ['version', '--client'], { encoding: 'utf8' }).error !== undefined;
-if (kubectlMissing) {
-  console.error(
-    `\n*** SKIPPED: kubectl is not installed (looked for "${KUBECTL}"): the embedded API server's kubectl tests did not run. Install kubectl or set KUBECTL. ***\n`,
-  );
-}
+const kubectlSkip = skipWithoutTool(
+  'kubectl',
+  spawnSync(KUBECTL, ['version', '--client'], { encoding: 'utf8' }).error === undefined
+    ? undefined
+    : `looked for "${KUBECTL}": the embedded API server's kubectl tests did not run; install kubectl (bash .ci/install-kubectl DIR) or set KUBECTL`,
+);
 
 let api: TestApiServer;
 let home: string;
@@ -83,9 +84,7 @@ spec:
     - backendRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
 `;
 
-describe('kubectl against the embedded API server', {
-  skip: kubectlMissing ? 'kubectl is not installed' : false,
-}, () => {
+describe('kubectl against the embedded API server', { skip: kubectlSkip }, () => {
   before(async () => {
     api = await startTestApiServer();
     home = mkdtempSync(join(tmpdir(), 'gw-kubectl-home-'));
@@ -236,7 +235,7 @@ describe('kubectl against the embedded API server', {
       assert.match(result.stderr, /The GwBackend "invalid" is invalid: \n/);
       assert.match(
         result.stderr,
-        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha \(OpenAI\), betaalpha \(Azure OpenAI\), beta \(Azure AI\), gamma \(Anthropic\), delta \(Gemini\), epsilon \(Vertex AI\), zeta \(Amazon Bedrock\), custom must be set$/m,
+        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha \(OpenAI\), betaalpha \(Azure OpenAI\), beta \(Azure AI Foundry\), gamma \(Anthropic\), delta \(Google Gemini\), epsilon \(Google Vertex AI\), zeta \(Amazon Bedrock\), custom must be set$/m,
       );
       assert.match(
         result.stderr,

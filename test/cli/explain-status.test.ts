@@ -1,10 +1,12 @@
 // gw explain and gw status on the examples: what applies where, and every object's conditions.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runGw as run } from '../helpers/cli.ts';
+import { runGw as run, spawnGw } from '../helpers/cli.ts';
+import { freePort, holdPort, twoListenerGatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
+import { until } from '../helpers/until.ts';
 
 const examples = new URL('../../examples/', import.meta.url).pathname;
 
@@ -19,17 +21,17 @@ describe('gw explain', () => {
     );
     assert.match(
       result.stdout,
-      /backend GwBackend default\/openai:\n {2}auth: .*\n {4}set by GwBackend default\/openai \(BackendInline/,
+      /backend GwBackend default\/demo-llm:\n {2}http: \{"requestTimeout":"120s"\}\n {4}set by GwPolicy default\/provider-timeouts \(Backend/,
     );
   });
 
   it('shows a backend on its own and from every route that reaches it', async () => {
-    const result = await run(['explain', '-f', examples, 'backend', 'default/openai']);
+    const result = await run(['explain', '-f', examples, 'backend', 'default/demo-llm']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^GwBackend default\/openai \(its own policies\):$/m);
+    assert.match(result.stdout, /^GwBackend default\/demo-llm \(its own policies\):$/m);
     assert.match(
       result.stdout,
-      /^GwBackend default\/openai reached from HTTPRoute default\/llm on Gateway default\/ai listener http:$/m,
+      /^GwBackend default\/demo-llm reached from HTTPRoute default\/llm on Gateway default\/ai listener http:$/m,
     );
     assert.match(
       result.stdout,
@@ -110,5 +112,77 @@ spec:
       result.stdout,
       /GwPolicy default\/orphan\n {2}ancestor StatusSummary summary:\n {4}Accepted=False \(TargetNotFound\): HTTPRoute default\/nowhere does not exist/,
     );
+  });
+});
+
+describe('gw status and gw explain against a running gw (its API server, through the kubeconfig it writes)', () => {
+  it('shows the statuses its controller wrote — a listener port it cannot bind included — and explains its objects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-status-kube-'));
+    const [free, taken] = [await freePort(), await freePort()];
+    const holder = await holdPort(taken);
+    writeFileSync(join(dir, 'gateway.yaml'), twoListenerGatewayYaml(free, taken) + webRouteYaml(9));
+    const dataDir = join(dir, 'data');
+    const gw = spawnGw([
+      'run',
+      '-f',
+      join(dir, 'gateway.yaml'),
+      '--api-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--admin-port',
+      '0',
+      '--log-format',
+      'text',
+    ]);
+    try {
+      const [, kubeconfig] = (await gw.waitForLog(/export KUBECONFIG=(\S+)\n/, 30_000)) as RegExpMatchArray;
+      let status = { code: -1, stdout: '', stderr: '' };
+      await until(async () => {
+        status = await run(['status', '--kubeconfig', kubeconfig!]);
+        return status.stdout.includes('PortUnavailable');
+      }, 20_000);
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(
+        status.stdout,
+        /^Gateway default\/ai\n(?: {2}.*\n)* {2}Programmed=False \(PortUnavailable\): listener taken cannot be served: port \d+ on 127\.0\.0\.1 is in use/m,
+      );
+      assert.match(
+        status.stdout,
+        /^ {2}listener taken \(1 routes\):\n(?: {4}.*\n)* {4}Programmed=False \(PortUnavailable\): port \d+ on 127\.0\.0\.1 is in use/m,
+      );
+      assert.match(status.stdout, /^ {2}listener http \(1 routes\):\n(?: {4}.*\n)* {4}Programmed=True \(Programmed\)/m);
+      assert.match(status.stdout, /^HTTPRoute default\/web\n {2}parent Gateway ai:\n {4}Accepted=True/m);
+
+      const explained = await run(['explain', '--kubeconfig', kubeconfig!, 'route', 'default/web']);
+      assert.equal(explained.code, 0, explained.stderr);
+      assert.match(
+        explained.stdout,
+        new RegExp(`^HTTPRoute default/web on Gateway default/ai listener http \\(port ${free}\\)$`, 'm'),
+      );
+      const missing = await run(['explain', '--kubeconfig', kubeconfig!, 'route', 'default/nope']);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /HTTPRoute default\/nope is not at https:\/\/127\.0\.0\.1:\d+/);
+      const context = await run(['status', '--kubeconfig', kubeconfig!, '--context', 'elsewhere']);
+      assert.equal(context.code, 1);
+      assert.match(context.stderr, /^gw status: the kubeconfig has no context "elsewhere" \(it has: /);
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+      holder.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says what is wrong with the options or the kubeconfig', async () => {
+    const unreadable = await run(['status', '--kubeconfig', '/nonexistent/kubeconfig']);
+    assert.equal(unreadable.code, 1);
+    assert.match(unreadable.stderr, /^gw status: cannot read \/nonexistent\/kubeconfig: /);
+    const both = await run(['explain', '-f', examples, '--kubeconfig', 'x', 'route', 'default/llm']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /give -f FILE\|DIR or --kubeconfig FILE, not both/);
+    const neither = await run(['status']);
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /name the resources with -f FILE\|DIR, or an API server with --kubeconfig FILE/);
   });
 });

@@ -1,12 +1,13 @@
 // gw validate end to end: exit codes, where each error is reported, and hostile input.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { runGw as run } from '../helpers/cli.ts';
+import { OLDER_NODE, skipWithoutOlderNode } from '../helpers/older-node.ts';
 import { until } from '../helpers/until.ts';
 
 const gwBin = new URL('../../bin/gw.js', import.meta.url).pathname;
@@ -49,10 +50,22 @@ spec:
     assert.equal(result.code, 1);
     const lines = result.stderr.trim().split('\n');
     assert.deepEqual(lines, [
-      `${file}: document 2: GwBackend ai/broken: spec.ai.provider: Invalid value: "object": exactly one of alpha (OpenAI), betaalpha (Azure OpenAI), beta (Azure AI), gamma (Anthropic), delta (Gemini), epsilon (Vertex AI), zeta (Amazon Bedrock), custom must be set`,
+      `${file}: document 2: GwBackend ai/broken: spec.ai.provider: Invalid value: "object": exactly one of alpha (OpenAI), betaalpha (Azure OpenAI), beta (Azure AI Foundry), gamma (Anthropic), delta (Google Gemini), epsilon (Google Vertex AI), zeta (Amazon Bedrock), custom must be set`,
       `${file}: document 2: GwBackend ai/broken: spec.a2a.port: Invalid value: 0: spec.a2a.port in body should be greater than or equal to 1`,
       '1 invalid of 2',
     ]);
+  });
+
+  it('names the declared field a misspelt one resembles, in the line format of every admission error', async () => {
+    const result = await run(
+      ['validate', '-f', '-'],
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata: {name: b, namespace: ai}\nspec:\n  static: {hots: api.example, port: 443}\n',
+    );
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      '-: document 1: GwBackend ai/b: spec.static.hots: Unknown field: field not declared in schema; did you mean host?\n1 invalid of 1\n',
+    );
   });
 
   it('reads standard input with -f -', async () => {
@@ -108,9 +121,32 @@ spec:
     );
   });
 
+  it('reports a YAML syntax error at its own line and column, in a later document too, and an unclosed quote or bracket where it opens', async () => {
+    // The error is on line 9 of the file (document 2's "name: x", which the next line's deeper
+    // indentation turns into a mapping key), not at document 2's start.
+    const stream = `${validBackend}---\napiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata:\n  name: x\n    namespace: ai\n`;
+    const nested = await run(['validate', '-f', '-'], stream);
+    assert.equal(nested.code, 1);
+    assert.match(nested.stderr, /^-: document 2 \(line 9, column 9\): malformed YAML\/JSON: /);
+    const quote = await run(
+      ['validate', '-f', '-'],
+      'apiVersion: gw.dev/v1alpha1\nkind: GwBackend\nmetadata:\n  name: a\nspec:\n  static:\n    host: "x\n    port: 80\n',
+    );
+    assert.match(
+      quote.stderr,
+      /^-: document 1 \(line 7, column 11\): malformed YAML\/JSON: Missing closing "quote: what opens here is never closed with " \(the parser gave up at line 9, column 1\)/,
+    );
+    const bracket = await run(['validate', '-f', '-'], `${validBackend}---\na: "x\\\\"\nb: {c: [1, 2]\nd: 1\n`);
+    assert.match(bracket.stderr, /^-: document 2 \(line 7, column 4\): .*never closed with \}/);
+  });
+
   describe('bad input gets an error, never a crash or a hang', () => {
     const cases: [string, string, RegExp][] = [
-      ['malformed YAML', 'apiVersion: v1\nkind: [Secret\n', /^-: document 1 \(line \d+\): malformed YAML\/JSON: /],
+      [
+        'malformed YAML',
+        'apiVersion: v1\nkind: [Secret\n',
+        /^-: document 1 \(line 2, column 7\): malformed YAML\/JSON: .*never closed with \]/,
+      ],
       [
         'duplicate keys',
         'apiVersion: v1\nkind: Secret\nkind: ConfigMap\n',
@@ -182,24 +218,25 @@ spec:
 });
 
 describe('the gw executable', () => {
+  const olderNodeSkip = skipWithoutOlderNode();
   it('runs under the pinned Node 24', () => {
     const result = spawnSync(process.execPath, [gwBin, 'validate', '-f', examples], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
   });
 
-  it('re-runs itself on the pinned Node when started by an older Node', { skip: !existsSync('/usr/bin/node') }, () => {
-    const result = spawnSync('/usr/bin/node', [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  it('re-runs itself on the pinned Node when started by an older Node', { skip: olderNodeSkip }, () => {
+    const result = spawnSync(OLDER_NODE, [gwBin, 'crds'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /kind: CustomResourceDefinition/);
   });
 
   it('started by an older Node, passes SIGTERM on to gw run, which stops gracefully', {
-    skip: !existsSync('/usr/bin/node'),
+    skip: olderNodeSkip,
   }, async () => {
     // No Gateway: nothing binds a port that another test may use.
     const directory = mkdtempSync(join(tmpdir(), 'gw-wrapper-'));
     writeFileSync(join(directory, 'backend.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n');
-    const child = spawn('/usr/bin/node', [gwBin, 'run', '-f', directory, '--admin-port', '0'], {
+    const child = spawn(OLDER_NODE, [gwBin, 'run', '-f', directory, '--admin-port', '0'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

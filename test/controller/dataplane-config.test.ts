@@ -30,14 +30,11 @@ describe('data-plane configuration', () => {
     assert.deepEqual(rule!.traffic.timeouts, { request: '300s' });
     assert.deepEqual(rule!.traffic.apiKeyAuthentication, { secretRef: { name: 'client-keys' }, mode: 'Strict' });
     const [ref] = rule!.backendRefs;
-    assert.equal(ref!.backend, 'GwBackend default/openai');
+    assert.equal(ref!.backend, 'GwBackend default/demo-llm');
     assert.deepEqual(ref!.policy.http, { requestTimeout: '120s' });
-    assert.deepEqual(ref!.policy.auth, { secretRef: { name: 'openai-key' } });
-    assert.deepEqual(config.backends['GwBackend default/openai']!.spec, {
-      ai: { provider: { alpha: { model: 'gpt-4o-mini' } } },
-      policies: { auth: { secretRef: { name: 'openai-key' } } },
+    assert.deepEqual(config.backends['GwBackend default/demo-llm']!.spec, {
+      ai: { provider: { alpha: {}, host: '127.0.0.1', port: 8081 } },
     });
-    assert.deepEqual(config.data['Secret default/openai-key'], { Authorization: 'Bearer sk-replace-me' });
     assert.deepEqual(config.data['Secret default/client-keys'], { 'team-a': 'key-for-team-a' });
   });
 
@@ -96,8 +93,7 @@ spec: {parentRefs: [{name: ai, sectionName: nope}], provider: Alpha}
     const modelsRoute = config.listeners[0]!.routes.find((r) => r.route === 'default/picked')!;
     assert.deepEqual(modelsRoute.rules[0]!.models?.keys, ['default/claude']);
     assert.deepEqual(modelsRoute.rules[0]!.backendRefs, []);
-    // gpt-4o-mini is the example's own model (examples/quickstart.yaml).
-    assert.deepEqual(Object.keys(config.models).sort(), ['default/claude', 'default/gpt-4o', 'default/gpt-4o-mini']);
+    assert.deepEqual(Object.keys(config.models).sort(), ['default/claude', 'default/gpt-4o']);
     assert.equal(config.models['default/claude']!.provider, 'Gamma');
   });
 });

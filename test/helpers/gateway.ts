@@ -2,7 +2,7 @@
 // test, bound to 127.0.0.1 on free ports; stopped by the test.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DownstreamLimits } from '../../src/dataplane/server/downstream-limits.ts';
@@ -11,7 +11,7 @@ import { LocalGateway } from '../../src/run/local-gateway.ts';
 import type { Reply } from './http-request.ts';
 import { until } from './until.ts';
 
-export { gatewayYaml } from './objects.ts';
+export { gatewayYaml, twoListenerGatewayYaml } from './objects.ts';
 
 /** A port free right now on 127.0.0.1 (the OS picks it). */
 export async function freePort(): Promise<number> {
@@ -23,6 +23,16 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** A TCP server holding `port` on 127.0.0.1, as another process would (the test closes it). */
+export async function holdPort(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return server;
 }
 
 export interface TestGateway {
@@ -72,7 +82,7 @@ export async function startTestGateway(files: Record<string, string>, limits?: D
 /** The access log line (parsed) of the last request to `path`, once it is written (within a second). */
 export async function lastAccessLogLine(gw: TestGateway, path: string): Promise<Record<string, unknown>> {
   const last = () =>
-    gw.accessLog.findLast((entry) => (JSON.parse(entry) as Record<string, unknown>)['http.path'] === path);
+    gw.accessLog.findLast((entry) => (JSON.parse(entry) as Record<string, unknown>)['url.path'] === path);
   if (!(await until(() => last() !== undefined, 1000))) assert.fail(`no access log line for ${path}`);
   return JSON.parse(last()!) as Record<string, unknown>;
 }

@@ -29,5 +29,19 @@ spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${po
 `;
 }
 
+/** GatewayClass gw and Gateway default/ai with listeners http on `first` and taken on `second`; ends with ---. */
+export function twoListenerGatewayYaml(first: number, second: number): string {
+  return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec:
+  gatewayClassName: gw
+  listeners:
+  - {name: http, protocol: HTTP, port: ${first}}
+  - {name: taken, protocol: HTTP, port: ${second}}
+---
+`;
+}
+
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);

@@ -7,6 +7,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { skipWithoutTool } from './missing-tool.ts';
 
 export interface SocketKeepalive {
   enabled: boolean;
@@ -29,11 +30,21 @@ my @options = ([SOL_SOCKET, SO_KEEPALIVE], [IPPROTO_TCP, TCP_KEEPIDLE], [IPPROTO
 print join(' ', map { unpack('i', getsockopt($socket, $_->[0], $_->[1]) // die "getsockopt: $!\\n") } @options), "\\n";
 `;
 
+// Checked once as the test file loads: a missing perl is said loudly (and fails in CI, which
+// installs it), a system other than Linux only skips.
+const readbackUnavailable =
+  process.platform !== 'linux'
+    ? 'reading socket options back needs Linux (pidfd_getfd)'
+    : skipWithoutTool(
+        'perl',
+        spawnSync('perl', ['-MSocket', '-e', '1']).status === 0
+          ? undefined
+          : 'reading socket options back needs perl with its Socket module; apt-get install perl',
+      ) || undefined;
+
 /** Why the options cannot be read here (a test skips with it), or undefined when they can. */
 export function keepaliveReadbackUnavailable(): string | undefined {
-  if (process.platform !== 'linux') return 'reading socket options back needs Linux (pidfd_getfd)';
-  if (spawnSync('perl', ['-MSocket', '-e', '1']).status !== 0) return 'reading socket options back needs perl';
-  return undefined;
+  return readbackUnavailable;
 }
 
 /**

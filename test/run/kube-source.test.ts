@@ -300,6 +300,7 @@ describe('command lines and kubeconfigs', () => {
       workers: 1,
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       kube: { kubeconfig: '/k', context: undefined, writeStatus: false },
+      logFormat: 'json',
     });
     assert.equal(
       (parseRunArgs(['--cluster']) as { kube: unknown }).kube !== undefined,
@@ -318,13 +319,20 @@ describe('command lines and kubeconfigs', () => {
       context: 'prod',
       adminPort: 15000,
       adminAddress: '127.0.0.1',
+      logFormat: 'json',
     });
   });
 
   test('a kubeconfig that cannot be used is named in a one-line error', async () => {
+    // The error is one log line (JSON): its message says what is wrong.
+    const lastMessage = (stderr: string) => {
+      const line = JSON.parse(stderr.trim().split('\n').at(-1)!) as { level: string; message: string };
+      assert.equal(line.level, 'error');
+      return line.message;
+    };
     const missing = await runGw(['controller', '--kubeconfig', '/nonexistent/kubeconfig', '--admin-port', '0']);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /^gw controller: cannot read \/nonexistent\/kubeconfig: .*ENOENT/);
+    assert.match(lastMessage(missing.stderr), /^gw controller: cannot read \/nonexistent\/kubeconfig: .*ENOENT/);
     assert.doesNotMatch(missing.stderr, /\n\s+at /, 'no stack trace');
 
     const server = await startTestApiServer();
@@ -339,10 +347,10 @@ describe('command lines and kubeconfigs', () => {
         '0',
       ]);
       assert.equal(context.code, 1);
-      assert.match(context.stderr, /the kubeconfig has no context "prod" \(it has: gw\)/);
+      assert.match(lastMessage(context.stderr), /the kubeconfig has no context "prod" \(it has: gw\)/);
       const run = await runGw(['run', '--kubeconfig', '/nonexistent/kubeconfig', '--admin-port', '0']);
       assert.equal(run.code, 1);
-      assert.match(run.stderr, /^gw run: cannot read \/nonexistent\/kubeconfig/);
+      assert.match(lastMessage(run.stderr), /^gw run: cannot read \/nonexistent\/kubeconfig/);
     } finally {
       await server.close();
     }

@@ -87,7 +87,7 @@ describe('FileStore', () => {
     writeFileSync(file, 'apiVersion: [\n');
     const report = store.load();
     assert.equal(store.list(BACKEND).items.length, 1);
-    assert.match(report.problems[0]!.message, /a\.yaml: document 1 \(line \d+\): malformed YAML\/JSON/);
+    assert.match(report.problems[0]!.message, /a\.yaml: document 1 \(line 1, column 13\): malformed YAML\/JSON/);
   });
 
   it('removes the objects of a deleted file and reports duplicates across files', () => {

@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { skipWithoutTool } from '../../../test/helpers/missing-tool.ts';
 import { NGINX_UPSTREAM_KEEPALIVE, nginxConfig } from '../nginx-config.ts';
-import { findNginx } from '../targets/nginx.ts';
+import { findNginx, NGINX_INSTALL_HINT } from '../targets/nginx.ts';
 
 const input = (dir: string) => ({
   dir,
@@ -39,7 +40,12 @@ test('nginx proxies with pooled keep-alive upstream connections and writes nothi
   for (const path of paths) assert.ok(path.startsWith(`${dir}/`), path);
 });
 
-test('nginx accepts the configuration', { skip: findNginx() === undefined && 'nginx is not installed' }, (t) => {
+const nginxSkip = skipWithoutTool(
+  'nginx',
+  findNginx() === undefined ? `not installed; ${NGINX_INSTALL_HINT}` : undefined,
+);
+
+test('nginx accepts the configuration', { skip: nginxSkip }, (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-nginx-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'nginx.conf');

@@ -77,7 +77,7 @@ export const GwModelSpec = named(
         },
         {
           rule: "!has(self.provider) || self.provider != 'Beta' || has(self.beta)",
-          message: 'beta (its resourceType) is required when provider is Beta (Azure AI)',
+          message: `beta (its resourceType) is required when provider is ${modelProviderLabel('Beta')}`,
           fieldPath: '.beta',
           reason: 'FieldValueRequired',
         },

@@ -3,7 +3,8 @@
 // error instead of a crash or a hang.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import { unclosedOpenerBefore } from './yaml-position.ts';
 
 /** Largest file read (kube-apiserver itself refuses request bodies over 3 MiB). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -19,6 +20,7 @@ export interface SourceDocument {
   document: number;
   /** 1-based position in a List's items, when the object came from a List. */
   item?: number;
+  /** 1-based line of the document's start. */
   line?: number;
   value: unknown;
 }
@@ -26,7 +28,9 @@ export interface SourceDocument {
 export interface LoadProblem {
   file: string;
   document?: number;
+  /** 1-based line and column of the problem, when known (a syntax error: where the parser stopped). */
   line?: number;
+  column?: number;
   message: string;
 }
 
@@ -43,9 +47,10 @@ export function locationOf(place: { file: string; document?: number; item?: numb
   return text;
 }
 
-/** A load problem as one message line: location, line number when known, what is wrong. */
+/** A load problem as one message line: location, line (and column) when known, what is wrong. */
 export function describeProblem(problem: LoadProblem): string {
-  return `${locationOf(problem)}${problem.line ? ` (line ${problem.line})` : ''}: ${problem.message}`;
+  const column = problem.line && problem.column ? `, column ${problem.column}` : '';
+  return `${locationOf(problem)}${problem.line ? ` (line ${problem.line}${column})` : ''}: ${problem.message}`;
 }
 
 function depthOf(value: unknown, limit: number): number {
@@ -72,25 +77,37 @@ function isListKind(value: unknown): value is { kind: string; items: unknown } {
 export function parseResources(text: string, file: string): LoadResult {
   const result: LoadResult = { documents: [], problems: [] };
   let parsed: ReturnType<typeof parseAllDocuments>;
+  // Positions are offsets into the whole text; the line counter turns them into lines and columns
+  // of the file (not of the document, so a problem in the third document of a stream is at its
+  // own line).
+  const lines = new LineCounter();
   try {
-    parsed = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
+    parsed = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
   } catch (error) {
     result.problems.push({ file, message: explainParseFailure((error as Error).message) });
     return result;
   }
   const documents = Array.isArray(parsed) ? parsed : [];
-  const lineOf = lineCounter(text);
   documents.forEach((document, index) => {
     const position = index + 1;
-    const line = document.range ? lineOf(document.range[0]) : undefined;
+    // The document's first content line (its range starts after a "---" line's end).
+    const line = document.contents?.range
+      ? lines.linePos(document.contents.range[0]).line
+      : document.range
+        ? lines.linePos(document.range[0]).line
+        : undefined;
     if (document.errors.length > 0) {
+      // The parser's position of the first error: where it could no longer read the text.
       const first = document.errors[0]!;
-      result.problems.push({
-        file,
-        document: position,
-        line: first.linePos?.[0]?.line ?? line,
-        message: explainParseFailure(first.message),
-      });
+      // Only an unclosed quote or flow collection is noticed away from where it opened.
+      const unclosed = first.code === 'MISSING_CHAR' || (first.code === 'BAD_INDENT' && /^Flow /.test(first.message));
+      const opener = unclosed ? unclosedOpenerBefore(text, first.pos[0]) : undefined;
+      const at = lines.linePos(opener?.offset ?? first.pos[0]);
+      const stopped = lines.linePos(first.pos[0]);
+      const message = opener
+        ? `${explainParseFailure(first.message)}: what opens here is never closed with ${opener.missing} (the parser gave up at line ${stopped.line}, column ${stopped.col})`
+        : explainParseFailure(first.message);
+      result.problems.push({ file, document: position, line: at.line, column: at.col, message });
       return;
     }
     let value: unknown;
@@ -131,20 +148,6 @@ function explainParseFailure(message: string): string {
     return `the document nests too deeply to parse; no resource of this API nests more than ${MAX_DEPTH} levels`;
   }
   return `malformed YAML/JSON: ${firstLine}`;
-}
-
-/** Line numbers of offsets asked in increasing order, counted once over the text (not per ask). */
-function lineCounter(text: string): (offset: number) => number {
-  let position = 0;
-  let line = 1;
-  return (offset) => {
-    if (offset < position) {
-      position = 0;
-      line = 1;
-    }
-    for (; position < offset && position < text.length; position++) if (text.charCodeAt(position) === 10) line++;
-    return line;
-  };
 }
 
 function listFiles(directory: string, recursive: boolean): string[] {

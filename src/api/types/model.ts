@@ -3,7 +3,7 @@
 import { array, enumOf, integer, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
-import { modelProviderLabel } from '../vendors.ts';
+import { MODEL_PROVIDER_IDS, modelProviderLabel } from '../vendors.ts';
 import { AIPromptGuard, FieldTransformation } from './ai.ts';
 import { ModelBackendAuth } from './backend-auth.ts';
 import { BackendTLS, BackendTunnel, Health } from './backend-connection.ts';
@@ -11,36 +11,13 @@ import { CELExpression, LongString, ObjectName } from './common.ts';
 import { Authorization } from './inbound-auth.ts';
 import { HeaderModifiers } from './traffic.ts';
 
-const MODEL_PROVIDERS = [
-  'Alpha',
-  'Beta',
-  'Gamma',
-  'Delta',
-  'Epsilon',
-  'Zeta',
-  'Provider07',
-  'Provider08',
-  'Provider09',
-  'Provider10',
-  'Provider11',
-  'Provider12',
-  'Provider13',
-  'Provider14',
-  'Provider15',
-  'Provider16',
-  'Provider17',
-  'Provider18',
-  'Provider19',
-  'Custom',
-] as const;
-
 export const ModelProvider = named(
   {
     name: 'ModelProvider',
-    description: `Provider serving a concrete model: ${MODEL_PROVIDERS.map(modelProviderLabel).join(', ')} (an endpoint described by custom).`,
+    description: `Provider serving a concrete model: ${MODEL_PROVIDER_IDS.map(modelProviderLabel).join(', ')} (an endpoint described by custom).`,
     source: '2',
   },
-  enumOf(MODEL_PROVIDERS),
+  enumOf(MODEL_PROVIDER_IDS),
 );
 export type ModelProvider = Infer<typeof ModelProvider>;
 

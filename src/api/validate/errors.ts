@@ -19,6 +19,8 @@ export interface FieldError {
   /** What the error shows as the value, already rendered ("object", 70000, "\"abc\""). */
   value?: string;
   detail?: string;
+  /** An unknown field's closest declared name at its path (already in `detail`), for other wordings. */
+  suggestion?: string;
 }
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {

@@ -1,6 +1,7 @@
 // Validates a decoded value against a schema the way kube-apiserver validates a custom resource
 // against its CRD: OpenAPI structural checks, then the node's `x-kubernetes-validations` CEL rules.
 import { celSyntaxProblem, compileAdmissionRule, isCompileError, toCelValue } from '../../cel/environment.ts';
+import { closestName } from '../../util/did-you-mean.ts';
 import { firstLine, isPlainObject } from '../../util/values.ts';
 import { META, type SchemaNode, type ValidationRule } from '../schema/schema.ts';
 import { childPath, type FieldError, indexPath, jsonTypeOf, renderValue } from './errors.ts';
@@ -189,10 +190,13 @@ class Validator {
       if (propertySchema) this.validate(propertySchema, child, childPath(path, key));
       else if (schema.additionalProperties) this.validate(schema.additionalProperties, child, indexPath(path, key));
       else if (!schema['x-kubernetes-preserve-unknown-fields']) {
+        // A misspelt field is the usual cause: the closest declared name at this path is named.
+        const suggestion = properties ? closestName(key, Object.keys(properties)) : undefined;
         const error: FieldError = {
           type: 'UnknownField',
           field: childPath(path, key),
-          detail: 'field not declared in schema',
+          detail: `field not declared in schema${suggestion ? `; did you mean ${suggestion}?` : ''}`,
+          ...(suggestion && { suggestion }),
         };
         if (this.options.unknownFields === 'error') this.output.errors.push(error);
         else this.output.warnings.push(error);

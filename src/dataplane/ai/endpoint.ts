@@ -5,6 +5,7 @@
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
+import { genAiProviderName } from '../../api/vendors.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
@@ -25,6 +26,8 @@ import { type CompiledProvider, compileProvider, ProviderConfigError } from './p
 export interface ProviderEndpoint {
   name: string;
   provider: CompiledProvider;
+  /** The vendor as telemetry's `gen_ai.provider.name` says it (src/api/vendors.ts). */
+  genAiProviderName: string;
   client: UpstreamClient;
   requestTimeoutMs: number | undefined;
   auth: CompiledBackendAuth | undefined;
@@ -98,6 +101,7 @@ export function compileEndpoint(
     headers: headerFilters,
     name,
     provider,
+    genAiProviderName: genAiProviderName(provider.family),
     client,
     requestTimeoutMs: settings.requestTimeoutMs,
     auth,

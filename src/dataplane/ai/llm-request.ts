@@ -68,6 +68,8 @@ export interface Candidate {
   endpoint: ProviderEndpoint;
   /** The model to send instead of the client's (a virtual model target's `model`). */
   model?: string;
+  /** The backend telemetry records for this attempt (a virtual model's target: `GwModel ns/name`). */
+  backend?: string;
   /** Why the request may not be sent here (a target's authorization): answered instead of an attempt. */
   rejection?: { status: number; message: string };
   report(outcome: ResponseOutcome): void;
@@ -278,6 +280,8 @@ export async function runAttempts(
         search = query.toString();
       } else auth?.apply({ headers, query: NO_QUERY }, req);
       llm.providerFamily = endpoint.provider.family;
+      llm.genAiProvider = endpoint.genAiProviderName;
+      if (candidate.backend !== undefined) record.backend = candidate.backend;
       llm.providerName = endpoint.name;
       record.upstreamHost = hostAndPort(plan.origin);
       record.upstreamStartTime = process.hrtime.bigint();

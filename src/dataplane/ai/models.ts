@@ -9,7 +9,7 @@ import type { RouteType } from '../../api/types/ai.ts';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
-import { modelProviderLabel } from '../../api/vendors.ts';
+import { MODEL_PROVIDERS, modelProviderLabel } from '../../api/vendors.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { systemClock } from '../../util/clock.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
@@ -195,6 +195,8 @@ function compileConcrete(
   const name = key.slice(key.indexOf('/') + 1);
   const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, context }, policies);
   if ('message' in endpoint) return failed(key, spec, `${endpoint.field}: ${endpoint.message}`);
+  // The GwModel provider names the vendor better than its wire family does (Provider12 speaks alpha's API).
+  endpoint.genAiProviderName = MODEL_PROVIDERS[spec.provider!].genAiProviderName;
   const health = new EndpointHealth(policy.health ?? {}, { now: systemClock.monotonicMs });
   return { kind: 'concrete', ...modelBase, endpoint, health };
 }
@@ -375,6 +377,7 @@ class ModelsBackend implements Backend {
       if (targetModel.kind !== 'concrete') return undefined;
       const candidate: Candidate = {
         endpoint: targetModel.endpoint,
+        backend: `GwModel ${targetModel.key}`,
         report: (outcome) => model.router.report(target, outcome),
       };
       // A target's own authorization applies too: a request the target refuses is not sent there.

@@ -2,8 +2,10 @@
 // server per listener port. A new configuration is compiled first and then swapped in with one
 // assignment per port; a request keeps the compiled port it arrived on, so requests in flight
 // finish on the configuration they started with and none fails because of a reload.
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
+import type { LogFunction } from '../../util/log-line.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { PLAIN_ANSWERS } from '../proxy/answers.ts';
@@ -28,8 +30,8 @@ export interface DataPlaneOptions {
    * worker), so that several worker processes serve one port and the kernel spreads connections.
    */
   reusePort?: boolean;
-  /** Told about anything that cannot be served, one line each. */
-  log?: (line: string) => void;
+  /** Told about anything that cannot be served, one message each. */
+  log?: LogFunction;
   /** The clock of the failure log's window (tests). */
   now?: () => number;
   /** Told when a request is finished (after its access log line and metrics). */
@@ -38,6 +40,20 @@ export interface DataPlaneOptions {
   telemetry?: Telemetry;
   /** Deadlines and the buffer budget for what clients send (default: DEFAULT_DOWNSTREAM_LIMITS; `gw run` options). */
   limits?: DownstreamLimits;
+  /** How often a listener port that could not be bound is tried again (default 5 s). */
+  bindRetryMs?: number;
+  /** Told when the set of unbound ports changes other than by apply (a port bound on a later try). */
+  onUnboundChange?: () => void;
+}
+
+/** How often a port that could not be bound is tried again, by default. */
+const BIND_RETRY_MS = 5000;
+
+/** A listener port the data plane could not bind, and why (for the log and the Gateway's status). */
+export interface UnboundPort {
+  gateway: string;
+  /** Why, naming the port and address: "port 8082 on 127.0.0.1 is in use by another process (EADDRINUSE)". */
+  reason: string;
 }
 
 interface PortServer {
@@ -54,6 +70,11 @@ export class DataPlane {
   readonly policyRuntime = new PolicyRuntime();
   private readonly gateways = new Map<string, CompiledGateway>();
   private readonly servers = new Map<number, PortServer>();
+  /** Ports wanted by the current configurations that could not be bound (tried again at each apply and every bindRetryMs). */
+  private readonly unbound = new Map<number, UnboundPort>();
+  /** Each port the current configurations serve, and the Gateway that has it. */
+  private wanted = new Map<number, { gateway: string; port: CompiledPort }>();
+  private retryTimer: NodeJS.Timeout | undefined;
   private readonly context: CompileContext;
   /** State kept for the life of this data plane (CompileContext.lifetime). */
   private readonly lifetimeState = new Map<string, unknown>();
@@ -84,12 +105,26 @@ export class DataPlane {
     };
   }
 
-  /** Applies changed and removed Gateway configurations; resolves when every port is listening. */
+  /** Listener ports of the current configurations that could not be bound, with why. */
+  get unboundPorts(): ReadonlyMap<number, UnboundPort> {
+    return this.unbound;
+  }
+
+  /** Whether any listener port is bound (or being bound: once apply resolves, only bound ones are left). */
+  get serving(): boolean {
+    return this.servers.size > 0;
+  }
+
+  /**
+   * Applies changed and removed Gateway configurations; resolves when every port is listening or
+   * has failed to bind (a port that cannot be bound is in `unboundPorts` and logged; each apply
+   * tries it again, and so does a timer meanwhile).
+   */
   async apply(changed: ReadonlyMap<string, DataPlaneConfig>, removed: Iterable<string> = []): Promise<void> {
     for (const key of removed) this.gateways.delete(key);
     for (const [key, config] of changed) {
       const compiled = compileGateway(key, config, this.context);
-      for (const problem of compiled.problems) this.options.log?.(`Gateway ${key}: ${problem}`);
+      for (const problem of compiled.problems) this.options.log?.(`Gateway ${key}: ${problem}`, 'warn');
       this.gateways.set(key, compiled);
     }
     // Ports: the first Gateway (by key) that asks for a port gets it.
@@ -101,12 +136,14 @@ export class DataPlane {
           if (owner.gateway !== key)
             this.options.log?.(
               `Gateway ${key}: port ${number} is already served for Gateway ${owner.gateway}; its listeners there are not served`,
+              'warn',
             );
           continue;
         }
         wanted.set(number, { gateway: key, port });
       }
     }
+    this.wanted = wanted;
     const waits: Promise<void>[] = [];
     for (const [number, { gateway, port }] of wanted) {
       const existing = this.servers.get(number);
@@ -121,6 +158,7 @@ export class DataPlane {
       waits.push(server.listening);
     }
     for (const [number, server] of this.servers) if (!wanted.has(number)) this.closeServer(number, server);
+    for (const number of this.unbound.keys()) if (!wanted.has(number)) this.unbound.delete(number);
     const keep = new Set<string>();
     for (const gateway of this.gateways.values()) for (const key of gateway.poolKeys) keep.add(key);
     this.pools.retainOnly(keep);
@@ -140,7 +178,8 @@ export class DataPlane {
     const handlers = {
       request: (req: IncomingMessage, res: ServerResponse) => this.serve(state, req, res),
       connect: (downstream: ConnectDownstream) => this.serveConnect(state, downstream),
-      error: (error: Error) => this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`),
+      error: (error: Error) =>
+        this.options.log?.(`Gateway ${state.gateway}: port ${number}: ${error.message}`, 'error'),
     };
     const listener = new PortListener(
       port.protocol,
@@ -156,14 +195,52 @@ export class DataPlane {
       protocol: port.protocol,
       current: port,
       gateway,
-      listening: listener.listen(number, host, this.options.reusePort === true).catch((error: Error) => {
-        this.options.log?.(`Gateway ${gateway}: cannot listen on port ${number}: ${error.message}`);
-        this.servers.delete(number);
-        throw error;
-      }),
+      listening: listener.listen(number, host, this.options.reusePort === true).then(
+        () => {
+          this.unbound.delete(number);
+        },
+        (error: NodeJS.ErrnoException) => {
+          const reason = bindFailureText(error, number, host);
+          // Said once per port and reason, not at every try.
+          if (this.unbound.get(number)?.reason !== reason)
+            this.options.log?.(`Gateway ${state.gateway}: cannot listen: ${reason}`, 'error');
+          if (this.servers.get(number) === state) this.servers.delete(number);
+          this.unbound.set(number, { gateway: state.gateway, reason });
+          void listener.close();
+          this.scheduleBindRetry();
+        },
+      ),
     };
     this.servers.set(number, state);
     return state;
+  }
+
+  private scheduleBindRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.retryUnbound();
+    }, this.options.bindRetryMs ?? BIND_RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  /** Tries the unbound ports again; a port that binds now is served (and said so). */
+  private async retryUnbound(): Promise<void> {
+    const tries: Promise<void>[] = [];
+    const retried: number[] = [];
+    for (const number of this.unbound.keys()) {
+      const wanted = this.wanted.get(number);
+      if (!wanted || this.servers.has(number)) continue;
+      retried.push(number);
+      tries.push(this.openServer(number, wanted.gateway, wanted.port).listening);
+    }
+    await Promise.all(tries);
+    const bound = retried.filter((number) => !this.unbound.has(number));
+    for (const number of bound)
+      this.options.log?.(
+        `Gateway ${this.wanted.get(number)?.gateway}: port ${number} is bound now; its listeners are served`,
+      );
+    if (bound.length > 0) this.options.onUnboundChange?.();
   }
 
   private closeServer(number: number, state: PortServer): void {
@@ -221,10 +298,29 @@ export class DataPlane {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.wanted = new Map();
+    this.unbound.clear();
     const closing = [...this.servers.values()].map((state) => state.listener.close());
     this.servers.clear();
     await Promise.all(closing);
     await Promise.all([this.policyRuntime.close(), this.pools.close(), this.telemetry.close()]);
+  }
+}
+
+/** Why a port could not be bound, in words naming the port and the address. */
+export function bindFailureText(error: NodeJS.ErrnoException, port: number, host: string): string {
+  const where = `port ${port} on ${host}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `${where} is in use by another process (EADDRINUSE)`;
+    case 'EACCES':
+      return `${where} may not be bound by this user (EACCES; ports below 1024 need privileges)`;
+    case 'EADDRNOTAVAIL':
+      return `${where}: ${host} is not an address of this machine (EADDRNOTAVAIL)`;
+    default:
+      return `${where} cannot be bound: ${error.message}`;
   }
 }
 

@@ -3,6 +3,7 @@
 // configuration fails every request routed to it, and a client can send those as fast as it likes:
 // each distinct failure is logged at most once per window, and the next line says how many
 // requests failed the same way in between. Details are cut to a bound, and so is the table.
+import type { LogFunction } from '../../util/log-line.ts';
 import { cutText } from '../../util/values.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 
@@ -22,7 +23,7 @@ interface Seen {
 }
 
 export class FailureLog {
-  readonly #log: (line: string) => void;
+  readonly #log: LogFunction;
   readonly #now: () => number;
   readonly #seen = new Map<string, Seen>();
   #windowStart = Number.NEGATIVE_INFINITY;
@@ -30,7 +31,7 @@ export class FailureLog {
   /** Failures left out because the window's lines were spent. */
   #unlogged = 0;
 
-  constructor(log: (line: string) => void, now: () => number = Date.now) {
+  constructor(log: LogFunction, now: () => number = Date.now) {
     this.#log = log;
     this.#now = now;
   }
@@ -63,6 +64,9 @@ export class FailureLog {
     this.#seen.set(key, { loggedAt: now, suppressed: 0 });
     this.#log(
       `Gateway ${record.gateway}: request ${record.requestId} answered ${record.status}: ${detail}${more}${unlogged}`,
+      'error',
+      // The same as fields, named as in the access log, for a collector to join the two.
+      { gateway: record.gateway, 'request.id': record.requestId, 'http.response.status_code': record.status },
     );
   }
 }

@@ -1,16 +1,27 @@
-// The access log: one JSON line per request (docs/telemetry.md), shaped by Frontend.accessLog.
-// The configuration is compiled once: `filter` (a line only when it evaluates to true),
+// The access log: one line per request (docs/telemetry.md), in gw's log format (util/log-line.ts:
+// a JSON object by default, `text` for a terminal), shaped by Frontend.accessLog. The
+// configuration is compiled once: `filter` (a line only when it evaluates to true),
 // `attributes.remove` (default fields left out) and `attributes.add` (name to CEL; a failing
 // expression leaves its pair out; a name equal to a default field replaces it).
 //
-// Field names follow agentgateway's request log where it has one (`src.addr`, `http.status`,
-// `gen_ai.*` from the OpenTelemetry GenAI conventions, `mcp.*`...). A field with no value for a request
-// (no response yet, not an LLM request) is left out rather than written as null. The line is
-// built as text, not as an object passed to JSON.stringify, and the CEL variables are only built
-// when the configuration has an expression.
+// Field names are OpenTelemetry's semantic conventions where they have one (HTTP: `http.request.method`,
+// `url.path`, `http.response.status_code`, `client.address`...; GenAI: `gen_ai.*`), agentgateway's
+// request log's otherwise (`route_rule`, `endpoint`, `mcp.*`...). A field with no value for a request
+// (no response yet, not an LLM request) is left out rather than written as null. The line is built
+// as text, not as an object passed to JSON.stringify, and the CEL variables are only built when
+// the configuration has an expression.
 
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { AccessLog } from '../../api/types/observability.ts';
+import {
+  encodeValue,
+  fieldKey,
+  type LogFormat,
+  lineEnd,
+  lineStart,
+  logTimestamp,
+  textString,
+} from '../../util/log-line.ts';
 import { cutText } from '../../util/values.ts';
 import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
@@ -22,6 +33,8 @@ type FieldValue = string | number | boolean | undefined;
 interface DefaultField {
   readonly name: string;
   readonly value: (record: RequestRecord) => FieldValue;
+  /** Part of the line's message (`METHOD path status`), so the text format does not repeat it. */
+  readonly inMessage?: boolean;
 }
 
 /**
@@ -42,12 +55,16 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'route', value: (r) => text(r.route) },
   { name: 'backend', value: (r) => text(r.backend) },
   { name: 'endpoint', value: (r) => text(r.upstreamHost) },
-  { name: 'src.addr', value: sourceAddress },
-  { name: 'http.method', value: (r) => text(r.method) },
-  { name: 'http.host', value: (r) => text(r.host) },
-  { name: 'http.path', value: (r) => text(r.path) },
-  { name: 'http.version', value: (r) => (r.httpVersion === '' ? undefined : `HTTP/${r.httpVersion}`) },
-  { name: 'http.status', value: (r) => (r.status === 0 ? undefined : r.status) },
+  { name: 'client.address', value: (r) => text(r.clientAddress) },
+  { name: 'client.port', value: (r) => (r.clientAddress === '' ? undefined : r.clientPort) },
+  { name: 'http.request.method', value: (r) => text(r.method), inMessage: true },
+  { name: 'url.scheme', value: (r) => (r.method === '' ? undefined : r.scheme) },
+  { name: 'server.address', value: (r) => text(hostAndPort(r.host).address) },
+  { name: 'server.port', value: (r) => hostAndPort(r.host).port },
+  { name: 'url.path', value: (r) => text(r.path), inMessage: true },
+  { name: 'network.protocol.version', value: (r) => protocolVersion(r.httpVersion) },
+  { name: 'user_agent.original', value: userAgent },
+  { name: 'http.response.status_code', value: (r) => (r.status === 0 ? undefined : r.status), inMessage: true },
   { name: 'http.request.body.size', value: (r) => (r.bytesIn === 0 ? undefined : r.bytesIn) },
   { name: 'http.response.body.size', value: (r) => (r.bytesOut === 0 ? undefined : r.bytesOut) },
   { name: 'jwt.sub', value: (r) => (typeof r.jwtClaims?.sub === 'string' ? text(r.jwtClaims.sub) : undefined) },
@@ -62,7 +79,7 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'mcp.error.code', value: (r) => r.mcp?.error?.code },
   { name: 'mcp.error.message', value: (r) => optionalText(r.mcp?.error?.message) },
   { name: 'gen_ai.operation.name', value: (r) => r.llm?.operation },
-  { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.providerFamily) : undefined) },
+  { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.genAiProvider) : undefined) },
   { name: 'gw.ai.provider', value: (r) => (r.llm ? text(r.llm.providerName) : undefined) },
   { name: 'gen_ai.request.model', value: (r) => (r.llm ? text(r.llm.requestModel) : undefined) },
   { name: 'gen_ai.response.model', value: (r) => (r.llm ? text(r.llm.responseModel) : undefined) },
@@ -75,7 +92,8 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
   { name: 'error', value: (r) => text(r.error) },
   { name: 'request.id', value: (r) => text(r.requestId) },
-  { name: 'duration', value: (r) => `${Math.floor(r.durationSeconds() * 1000)}ms` },
+  // Milliseconds with microseconds as the fraction: a number a query can compare and sum.
+  { name: 'duration_ms', value: (r) => Math.round(r.durationSeconds() * 1e6) / 1e3 },
 ];
 
 /** Names of the default fields (for attributes.remove), in the order they are written. */
@@ -83,10 +101,44 @@ export const DEFAULT_ACCESS_LOG_FIELDS: readonly string[] = DEFAULT_FIELDS.map((
 
 const optionalText = (value: string | undefined): string | undefined => (value === undefined ? undefined : text(value));
 
-function sourceAddress(record: RequestRecord): string | undefined {
-  if (record.clientAddress === '') return undefined;
-  const host = record.clientAddress.includes(':') ? `[${record.clientAddress}]` : record.clientAddress;
-  return `${host}:${record.clientPort}`;
+/** The Host header's host and port (`[::1]:8080` → `::1`, 8080); no port when it names none. */
+function hostAndPort(host: string): { address: string; port: number | undefined } {
+  if (host === lastHost) return lastHostParts;
+  let address = host;
+  let port: number | undefined;
+  const colon = host.lastIndexOf(':');
+  if (colon > 0 && colon > host.lastIndexOf(']')) {
+    const digits = host.slice(colon + 1);
+    if (/^\d{1,5}$/.test(digits)) {
+      port = Number(digits);
+      address = host.slice(0, colon);
+    }
+  }
+  if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
+  lastHost = host;
+  lastHostParts = { address, port };
+  return lastHostParts;
+}
+// server.address and server.port of one line parse the same Host header: the second reuses the first.
+let lastHost = '';
+let lastHostParts: { address: string; port: number | undefined } = { address: '', port: undefined };
+
+/** OpenTelemetry's network.protocol.version: `1.1`, `1.0`, `2` (Node says `2.0`). */
+function protocolVersion(version: string): string | undefined {
+  if (version === '') return undefined;
+  return version === '2.0' ? '2' : version;
+}
+
+function userAgent(record: RequestRecord): string | undefined {
+  const value = record.requestHeaders['user-agent'];
+  return typeof value === 'string' ? text(value) : undefined;
+}
+
+/** The line's message: `METHOD path status` (the status left out while there is none). */
+export function accessLogMessage(record: RequestRecord): string {
+  if (record.method === '') return 'request';
+  const start = `${cutText(record.method, MAX_FIELD_CHARS)} ${cutText(record.path, MAX_FIELD_CHARS)}`;
+  return record.status === 0 ? start : `${start} ${record.status}`;
 }
 
 function protocol(record: RequestRecord): string | undefined {
@@ -114,9 +166,11 @@ function timeToFirstToken(record: RequestRecord): number | undefined {
 
 interface CompiledField {
   readonly name: string;
-  /** `,"name":`, encoded once. */
+  /** `,"name":` (or ` name=`), encoded once. */
   readonly key: string;
   readonly value: (record: RequestRecord) => FieldValue;
+  /** False for a field the format's message already says. */
+  readonly inLine: boolean;
 }
 
 interface CompiledAttribute {
@@ -131,13 +185,15 @@ export class AccessLogger {
   /** Expressions that do not compile: a filter that never passes, attributes never written. */
   readonly problems: readonly string[];
   readonly #sink: LogSink;
+  readonly #format: LogFormat;
   readonly #filter: Expression | ExpressionError | undefined;
   readonly #fields: readonly CompiledField[];
   readonly #attributes: readonly CompiledAttribute[];
 
-  /** `config` undefined logs every request with the default fields. */
-  constructor(config: AccessLog | undefined, sink: LogSink) {
+  /** `config` undefined logs every request with the default fields; `format` is gw's log format. */
+  constructor(config: AccessLog | undefined, sink: LogSink, format: LogFormat = 'json') {
     this.#sink = sink;
+    this.#format = format;
     const problems: string[] = [];
     if (config?.filter !== undefined) {
       this.#filter = compileExpression(config.filter);
@@ -149,8 +205,10 @@ export class AccessLogger {
     const replaced = new Set([...(config?.attributes?.remove ?? []), ...adds.map((add) => add.name)]);
     this.#fields = DEFAULT_FIELDS.filter((field) => !replaced.has(field.name)).map((field) => ({
       name: field.name,
-      key: `,${JSON.stringify(field.name)}:`,
+      key: fieldKey(format, field.name),
       value: field.value,
+      // A terminal reader has the method, path and status in the message already.
+      inLine: format === 'json' || field.inMessage !== true,
     }));
     const attributes: CompiledAttribute[] = [];
     const seen = new Set<string>();
@@ -165,7 +223,7 @@ export class AccessLogger {
         problems.push(`access log attribute ${JSON.stringify(add.name)} does not compile: ${expression.message}`);
         continue;
       }
-      attributes.push({ name: add.name, key: `,${JSON.stringify(add.name)}:`, expression });
+      attributes.push({ name: add.name, key: fieldKey(format, add.name), expression });
     }
     this.#attributes = attributes;
     this.problems = problems;
@@ -215,50 +273,32 @@ export class AccessLogger {
     return out;
   }
 
-  /** The request's JSON line, or undefined when the filter is not true for it. */
+  /** The request's line, or undefined when the filter is not true for it. */
   format(record: RequestRecord, variables?: CelVariables): string | undefined {
     let vars = variables;
     if (this.#filter !== undefined) {
       vars ??= celContext(record);
       if (!this.passes(record, vars)) return undefined;
     }
-    let line = `{"level":"info","time":"${isoNow()}","scope":"request"`;
+    const format = this.#format;
+    let line = lineStart(format, logTimestamp(), 'info', 'request', accessLogMessage(record));
     for (const field of this.#fields) {
+      if (!field.inLine) continue;
       const value = field.value(record);
       if (value === undefined) continue;
-      line += field.key + (typeof value === 'string' ? jsonString(value) : String(value));
+      line += field.key + encodeValue(format, value);
     }
     if (this.#attributes.length > 0) {
       vars ??= celContext(record);
       for (const attribute of this.#attributes) {
         const json = jsonText(evaluate(attribute.expression, vars));
-        if (json !== undefined) line += attribute.key + json;
+        if (json === undefined) continue;
+        // A string reads better bare in the text format; other values are their JSON either way.
+        line += attribute.key + (format === 'text' && json.startsWith('"') ? textString(JSON.parse(json)) : json);
       }
     }
-    return `${line}}`;
+    return line + lineEnd(format);
   }
-}
-
-// Requests finishing in the same millisecond share one timestamp string.
-let lastMillis = 0;
-let lastIso = '';
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== lastMillis) {
-    lastMillis = now;
-    lastIso = new Date(now).toISOString();
-  }
-  return lastIso;
-}
-
-/** A JSON string literal; most values need no escaping, which a character scan finds cheaper than JSON.stringify. */
-function jsonString(value: string): string {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    // Control characters, quote, backslash and surrogates (a lone one must be escaped).
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
-  }
-  return `"${value}"`;
 }
 
 function evaluate(expression: Expression, variables: CelVariables): unknown {

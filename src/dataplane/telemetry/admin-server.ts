@@ -1,10 +1,12 @@
 // The admin port: Prometheus scrapes /metrics, orchestrators probe /healthz/ready (200 once the
 // first configuration is serving, 503 before and while draining) and /healthz/live (200 while the
 // process answers). Loopback by default; small bounds on connections, headers and time, since
-// nothing legitimate sends more than a GET.
+// nothing legitimate sends more than a GET. Every scrape ends with this process's own metrics
+// (process-metrics.ts: CPU, memory, file descriptors, event-loop delay).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
+import { ProcessMetrics } from './process-metrics.ts';
 
 export interface MetricsSource {
   /** The Prometheus text exposition (a promise when it is gathered from worker processes). */
@@ -31,11 +33,17 @@ const MAX_HEADER_BYTES = 8 * 1024;
 const REQUEST_TIMEOUT_MS = 10_000;
 const TEXT = 'text/plain; charset=utf-8';
 
+/** The options and what the server keeps for its life. */
+interface AdminState extends AdminServerOptions {
+  readonly process: ProcessMetrics;
+}
+
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const host = options.host ?? '127.0.0.1';
+  const state: AdminState = { ...options, process: new ProcessMetrics() };
   const server = createServer(
     { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
-    (request, response) => handle(options, request, response),
+    (request, response) => handle(state, request, response),
   );
   server.maxConnections = MAX_CONNECTIONS;
   server.keepAliveTimeout = 5_000;
@@ -43,26 +51,32 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     if (socket.writable && !socket.writableEnded) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    state.process.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   return {
     host,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        state.process.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
   };
 }
 
-function handle(options: AdminServerOptions, request: IncomingMessage, response: ServerResponse): void {
+function handle(options: AdminState, request: IncomingMessage, response: ServerResponse): void {
   // Nothing here reads a body: discard whatever is sent so the connection stays usable.
   request.resume();
   const url = request.url ?? '/';
@@ -95,7 +109,7 @@ function handle(options: AdminServerOptions, request: IncomingMessage, response:
 }
 
 type Answer = [status: number, contentType: string, body: string];
-type Handler = (options: AdminServerOptions) => Answer | Promise<Answer>;
+type Handler = (options: AdminState) => Answer | Promise<Answer>;
 
 const ROUTES = new Map<string, Handler>([
   [
@@ -103,8 +117,8 @@ const ROUTES = new Map<string, Handler>([
     (options) => {
       const text = options.metrics.render();
       return typeof text === 'string'
-        ? [200, METRICS_CONTENT_TYPE, text]
-        : text.then((body): Answer => [200, METRICS_CONTENT_TYPE, body]);
+        ? [200, METRICS_CONTENT_TYPE, text + options.process.render()]
+        : text.then((body): Answer => [200, METRICS_CONTENT_TYPE, body + options.process.render()]);
     },
   ],
   ['/healthz/ready', (options) => (isReady(options) ? [200, TEXT, 'ready\n'] : [503, TEXT, 'not ready\n'])],

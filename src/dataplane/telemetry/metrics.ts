@@ -371,7 +371,7 @@ export class DataPlaneMetrics {
       clip(record.listener),
       clip(record.route),
       llm.operation,
-      clip(llm.providerFamily),
+      clip(llm.genAiProvider),
       clip(llm.requestModel),
       clip(llm.responseModel),
     );

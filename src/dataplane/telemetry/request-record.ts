@@ -19,8 +19,10 @@ const NO_HEADERS: HeaderMap = Object.freeze({});
 
 /** The LLM part of a request: set only for requests that went to an AI backend. */
 export class LlmRecord {
-  /** Provider family of the spec (`alpha`, `gamma`, `custom`...): `gen_ai.provider.name`, CEL `llm.provider`. */
+  /** Provider family of the spec (`alpha`, `gamma`, `custom`...): CEL `llm.provider`. */
   providerFamily = '';
+  /** The vendor as OpenTelemetry names it (`openai`, `anthropic`...; src/api/vendors.ts): `gen_ai.provider.name`. */
+  genAiProvider = '';
   /** The configured provider's name (NamedLLMProvider.name): CEL `llm.providerName`. */
   providerName = '';
   /** The model the client asked for (after aliases), `gen_ai.request.model`. */

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Frontend } from '../../api/types/frontend.ts';
 import type { AccessLog, Tracing } from '../../api/types/observability.ts';
+import type { LogFormat } from '../../util/log-line.ts';
 import { type EndpointReference, type ResolvedEndpoint, resolveEndpoint } from '../policies/endpoint.ts';
 import type { PolicyCompileContext } from '../policies/types.ts';
 import { AccessLogger } from './access-log.ts';
@@ -23,6 +24,8 @@ export interface TelemetryOptions extends MetricsOptions {
   sink?: LogSink;
   /** Writes access log lines; on by default, as agentgateway logs every request at level info. */
   accessLog?: boolean;
+  /** The access log's line format (gw run --log-format): JSON objects by default. */
+  logFormat?: LogFormat;
 }
 
 /** The process's telemetry: one metrics registry and one log sink shared by every Frontend. */
@@ -32,10 +35,12 @@ export class Telemetry {
   readonly otlp = new OtlpExporters();
   readonly sink: LogSink;
   readonly #accessLog: boolean;
+  readonly #logFormat: LogFormat;
 
   constructor(options: TelemetryOptions = {}) {
     this.metrics = new DataPlaneMetrics(options);
     this.#accessLog = options.accessLog ?? true;
+    this.#logFormat = options.logFormat ?? 'json';
     const sink = options.sink ?? stdoutLogSink();
     this.sink = sink;
     if (sink instanceof BufferedLogSink) {
@@ -57,7 +62,7 @@ export class Telemetry {
    * configuration. Collector references resolve in `scope`; without one they are problems.
    */
   forFrontend(frontend: Frontend | undefined, scope?: EndpointScope): FrontendTelemetry {
-    const accessLog = this.#accessLog ? new AccessLogger(frontend?.accessLog, this.sink) : undefined;
+    const accessLog = this.#accessLog ? new AccessLogger(frontend?.accessLog, this.sink, this.#logFormat) : undefined;
     const problems: string[] = [];
     const endpoint = (reference: EndpointReference, field: string): ResolvedEndpoint | undefined => {
       const resolved = scope ? resolveEndpoint(reference, scope, field) : { field, message: 'cannot be resolved here' };

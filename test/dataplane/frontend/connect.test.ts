@@ -119,11 +119,14 @@ spec:
     const tunnel = await connectRequest(gateway.httpPort, 'tunnel.example.test:443');
     assert.equal(tunnel.status, 200);
     assert.equal(await exchange(tunnel.socket!, 'hello bye'), 'echo:hello bye');
-    assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.method'] === 'CONNECT'), 2000));
-    const entry = accessEntries(gateway.gw).find((line) => line['http.method'] === 'CONNECT')!;
+    assert.ok(
+      await until(() => accessEntries(gateway.gw).some((entry) => entry['http.request.method'] === 'CONNECT'), 2000),
+    );
+    const entry = accessEntries(gateway.gw).find((line) => line['http.request.method'] === 'CONNECT')!;
     assert.equal(entry.route, 'default/tunnel');
-    assert.equal(entry['http.status'], 200);
-    assert.equal(entry['http.host'], 'tunnel.example.test:443');
+    assert.equal(entry['http.response.status_code'], 200);
+    assert.equal(entry['server.address'], 'tunnel.example.test');
+    assert.equal(entry['server.port'], 443);
 
     // Another host takes route web: the tunnel reaches the HTTP echo upstream.
     const web = await connectRequest(gateway.httpPort, 'other.example.test:80');
@@ -291,10 +294,10 @@ describe('Frontend.connect Tunnel', () => {
     const answer = await tlsGet(tunnel.socket!, '/tunneled');
     assert.equal(statusOf(answer), 200, answer);
     assert.equal(bodyOf<Echo>(answer).url, '/tunneled');
-    assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/tunneled'), 2000));
-    const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/tunneled')!;
+    assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['url.path'] === '/tunneled'), 2000));
+    const entry = accessEntries(gateway.gw).find((line) => line['url.path'] === '/tunneled')!;
     assert.equal(entry.listener, 'https');
-    assert.match(String(entry['src.addr']), /^127\.0\.0\.1:\d+$/);
+    assert.equal(entry['client.address'], '127.0.0.1');
   });
 
   it('carries tunnels in HTTP/2 CONNECT streams too', async () => {

@@ -79,11 +79,11 @@ describe('HTTP/2 downstream', () => {
       assert.equal(echo.headers['x-custom'], 'yes');
       assert.equal(echo.headers['x-forwarded-proto'], 'https');
       assert.ok(!Object.keys(echo.headers).some((name) => name.startsWith(':')), JSON.stringify(echo.headers));
-      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/h2'), 2000));
-      const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/h2')!;
-      assert.equal(entry['http.version'], 'HTTP/2.0');
-      assert.equal(entry['http.host'], 'api.example.test');
-      assert.equal(entry['http.status'], 200);
+      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['url.path'] === '/h2'), 2000));
+      const entry = accessEntries(gateway.gw).find((line) => line['url.path'] === '/h2')!;
+      assert.equal(entry['network.protocol.version'], '2');
+      assert.equal(entry['server.address'], 'api.example.test');
+      assert.equal(entry['http.response.status_code'], 200);
     } finally {
       session.close();
     }
@@ -108,9 +108,9 @@ describe('HTTP/2 downstream', () => {
       const response = await request(`https://127.0.0.1:${gateway.httpsPort}/undici`, { dispatcher: agent });
       assert.equal(response.statusCode, 200);
       assert.equal((JSON.parse(await response.body.text()) as Echo).url, '/undici');
-      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/undici'), 2000));
-      const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/undici')!;
-      assert.equal(entry['http.version'], 'HTTP/2.0');
+      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['url.path'] === '/undici'), 2000));
+      const entry = accessEntries(gateway.gw).find((line) => line['url.path'] === '/undici')!;
+      assert.equal(entry['network.protocol.version'], '2');
     } finally {
       await agent.close();
     }
@@ -193,9 +193,9 @@ describe('HTTP/2 downstream', () => {
       const response = await request(`https://127.0.0.1:${gateway.httpsPort}/alpn`, { dispatcher: agent });
       assert.equal(response.statusCode, 200);
       await response.body.text();
-      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['http.path'] === '/alpn'), 2000));
-      const entry = accessEntries(gateway.gw).find((line) => line['http.path'] === '/alpn')!;
-      assert.equal(entry['http.version'], 'HTTP/1.1');
+      assert.ok(await until(() => accessEntries(gateway.gw).some((entry) => entry['url.path'] === '/alpn'), 2000));
+      const entry = accessEntries(gateway.gw).find((line) => line['url.path'] === '/alpn')!;
+      assert.equal(entry['network.protocol.version'], '1.1');
     } finally {
       await agent.close();
     }
@@ -257,7 +257,7 @@ spec:
       await until(() => accessEntries(gateway.gw).some((entry) => entry['gen_ai.request.model'] !== undefined), 2000),
     );
     const entry = accessEntries(gateway.gw).find((line) => line['gen_ai.request.model'] !== undefined)!;
-    assert.equal(entry['http.version'], 'HTTP/2.0');
+    assert.equal(entry['network.protocol.version'], '2');
     assert.equal(entry['gw.ai.streaming'], true);
   });
 });

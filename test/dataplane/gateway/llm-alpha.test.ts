@@ -99,7 +99,7 @@ spec:
     await new Promise((resolve) => setImmediate(resolve));
     const line = JSON.parse(gw.accessLog.at(-1)!) as Record<string, unknown>;
     assert.equal(gw.accessLog.length, before + 1);
-    assert.equal(line['http.status'], 200);
+    assert.equal(line['http.response.status_code'], 200);
     assert.equal(line['gen_ai.request.model'], 'gpt-4o-mini');
     assert.equal(typeof line['gen_ai.usage.input_tokens'], 'number');
     const metrics = gw.gateway.dataPlane.telemetry.metrics.render();

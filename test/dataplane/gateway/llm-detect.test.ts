@@ -117,7 +117,7 @@ describe('the Detect route type', () => {
       assert.equal(body.model, 'fast', 'no model alias on Detect');
       assert.deepEqual(body.messages, [{ role: 'user', content: 'hello detect' }], 'no prompt enrichment on Detect');
       const line = await logLine('/gpt/v1/chat/completions');
-      assert.equal(line['http.status'], 200);
+      assert.equal(line['http.response.status_code'], 200);
       assert.equal(line['gen_ai.request.model'], 'fast');
       assert.equal(line['gen_ai.response.model'], completion.model);
       assert.equal(line['gen_ai.usage.input_tokens'], completion.usage!.prompt_tokens);

@@ -88,7 +88,7 @@ spec:
       assert.equal(seen.path, '/v1/responses');
       assert.equal(seen.headers.authorization, 'Bearer sk-openai');
       const line = await logLine('/gpt/v1/responses');
-      assert.equal(line['http.status'], 200);
+      assert.equal(line['http.response.status_code'], 200);
       assert.equal(line['gen_ai.request.model'], 'gpt-4o-mini');
       assert.equal(line['gen_ai.usage.input_tokens'], response.usage!.input_tokens);
       assert.equal(line['gen_ai.usage.output_tokens'], response.usage!.output_tokens);

@@ -225,6 +225,6 @@ describe('one parse: LLM bodies parsers read differently are refused', () => {
     });
     assert.equal(openaiMock.requests.length, before);
     const line = await lastAccessLogLine(gw, '/gpt/v1/chat/completions');
-    assert.equal(line['http.status'], 400);
+    assert.equal(line['http.response.status_code'], 400);
   });
 });

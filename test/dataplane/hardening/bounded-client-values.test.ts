@@ -44,7 +44,7 @@ describe('the access log and span attributes', () => {
     };
     const lines: string[] = [];
     const entry = JSON.parse(new AccessLogger(undefined, { write: (line) => lines.push(line) }).format(record)!);
-    for (const field of ['http.path', 'http.host', 'error', 'jwt.sub', 'gen_ai.tool.name', 'mcp.error.message'])
+    for (const field of ['url.path', 'server.address', 'error', 'jwt.sub', 'gen_ai.tool.name', 'mcp.error.message'])
       assert.equal((entry[field] as string).length, MAX_FIELD_CHARS + 1, field);
   });
 
@@ -77,7 +77,7 @@ describe('the access log and span attributes', () => {
       string,
       string
     >;
-    assert.ok(!/[\ud800-\udbff]…$/.test(entry['http.path']!), 'no lone high surrogate before the mark');
+    assert.ok(!/[\ud800-\udbff]…$/.test(entry['url.path']!), 'no lone high surrogate before the mark');
   });
 });
 

@@ -87,7 +87,7 @@ describe('API keys from a Secret (Strict, the Authorization header)', () => {
       assert.equal(await status(`${base}/x`, { authorization: `Basic ${ALICE}` }), 401);
       assert.equal(await status(`${base}/x`, { authorization: `bearer ${ALICE}` }), 200);
 
-      assert.ok(await until(() => gw.accessLog.some((line) => line.includes('"http.status":401')), 2000));
+      assert.ok(await until(() => gw.accessLog.some((line) => line.includes('"http.response.status_code":401')), 2000));
       assertNoSecretLogged(gw, ALL_KEYS);
     } finally {
       await stop();

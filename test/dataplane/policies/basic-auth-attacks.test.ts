@@ -195,7 +195,8 @@ describe('when the hashing threads are backed up', () => {
     assert.ok(
       logged.some(
         (line) =>
-          line['http.status'] === 503 && line.error === 'basicAuthentication: too many password checks are in progress',
+          line['http.response.status_code'] === 503 &&
+          line.error === 'basicAuthentication: too many password checks are in progress',
       ),
       'the access log says why',
     );

@@ -102,7 +102,7 @@ describe('JWT authentication against attacks', () => {
     assert.equal(result.body, `invalid JWT: ${reason}\n`);
     assert.equal(result.upstream.length, 0, 'nothing reaches the upstream');
     const entry = await logOf(path);
-    assert.equal(entry['http.status'], 401);
+    assert.equal(entry['http.response.status_code'], 401);
     assert.equal(entry['jwt.sub'], undefined);
     assert.match(String(entry.error), /^jwt: /);
   }

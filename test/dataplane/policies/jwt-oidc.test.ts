@@ -171,7 +171,7 @@ describe('JWT authentication with an OpenID provider', () => {
     assert.equal(seen.headers.authorization, undefined, 'the verified token is not forwarded');
     assert.ok(await until(() => gw.accessLog.some((line) => line.includes('/chat/v1/chat/completions')), 2000));
     const entry = JSON.parse(gw.accessLog.at(-1)!) as Record<string, unknown>;
-    assert.equal(entry['http.status'], 200);
+    assert.equal(entry['http.response.status_code'], 200);
     assert.equal(entry['jwt.sub'], CLIENT_ID);
     assert.equal(entry['user.tier'], 'gold');
     assert.equal(entry['user.client'], CLIENT_ID);

@@ -223,7 +223,7 @@ describe('the response path of ai backends', () => {
       (error: unknown) => error instanceof OpenAI.APIError && error.status === 502,
     );
     const line = await lastAccessLogLine(gw, '/buffer-closed/v1/chat/completions');
-    assert.equal(line['http.status'], 502);
+    assert.equal(line['http.response.status_code'], 502);
     assert.match(String(line.error), /larger than the 64-byte buffer limit/);
   });
 
@@ -290,7 +290,7 @@ describe('the response path of ai backends', () => {
     assert.ok(conversation, 'the response went to the processor');
     assert.ok(await until(() => conversation.halfClosed, 2000), 'the processor stream ended');
     const line = await lastAccessLogLine(gw, '/leave/v1/chat/completions');
-    assert.equal(line['http.status'], 200);
+    assert.equal(line['http.response.status_code'], 200);
   });
 
   it('a processor failing mid-stream ends the client response (a reset) and aborts the provider request', async () => {

@@ -12,9 +12,9 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
 
 const LATER_FAMILIES: [LLMProvider, string][] = [
   [{ betaalpha: { endpoint: 'x.example' } }, 'Azure OpenAI'],
-  [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI'],
-  [{ delta: {} }, 'Gemini'],
-  [{ epsilon: { projectId: 'p' } }, 'Vertex AI'],
+  [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
+  [{ delta: {} }, 'Google Gemini'],
+  [{ epsilon: { projectId: 'p' } }, 'Google Vertex AI'],
   [{ zeta: {} }, 'Amazon Bedrock'],
 ];
 
@@ -36,7 +36,7 @@ test("a named provider's error carries its name", () => {
   assert.equal(error.field, 'delta');
   assert.equal(
     error.message,
-    'provider google: delta: provider family delta (Gemini) is not supported by this data plane yet',
+    'provider google: delta: provider family delta (Google Gemini) is not supported by this data plane yet',
   );
 });
 

@@ -14,7 +14,7 @@ class MemorySink implements LogSink {
   }
 }
 
-test('a plain HTTP request: one JSON line with the default fields, no gen_ai fields', () => {
+test('a plain HTTP request: one JSON line with the default fields (OpenTelemetry HTTP names), no gen_ai fields', () => {
   const sink = new MemorySink();
   const logger = new AccessLogger(undefined, sink);
   assert.equal(logger.log(httpRecord()), true);
@@ -28,22 +28,31 @@ test('a plain HTTP request: one JSON line with the default fields, no gen_ai fie
   assert.deepEqual(rest, {
     level: 'info',
     scope: 'request',
+    message: 'GET /items 200',
     gateway: 'default/public',
     listener: 'http',
     route_rule: 'rule-0',
     route: 'default/web',
     backend: 'default/web-svc',
     endpoint: '10.1.0.3:8080',
-    'src.addr': '10.0.0.7:51234',
-    'http.method': 'GET',
-    'http.host': 'app.example.com',
-    'http.path': '/items',
-    'http.version': 'HTTP/1.1',
-    'http.status': 200,
+    'client.address': '10.0.0.7',
+    'client.port': 51234,
+    'http.request.method': 'GET',
+    'url.scheme': 'http',
+    'server.address': 'app.example.com',
+    'url.path': '/items',
+    'network.protocol.version': '1.1',
+    'user_agent.original': 'test/1.0',
+    'http.response.status_code': 200,
     'http.response.body.size': 512,
     protocol: 'http',
-    duration: '42ms',
+    duration_ms: 42,
   });
+  assert.deepEqual(
+    Object.keys(entry).slice(0, 4),
+    ['time', 'level', 'scope', 'message'],
+    'the record starts each line',
+  );
   assert.ok(!Object.keys(entry).some((key) => key.startsWith('gen_ai.')));
 });
 
@@ -53,7 +62,7 @@ test('an LLM request: gen_ai fields from the OpenTelemetry conventions, usage as
   const entry = sink.entries()[0] as Record<string, unknown>;
   assert.equal(entry.protocol, 'llm');
   assert.equal(entry['gen_ai.operation.name'], 'chat');
-  assert.equal(entry['gen_ai.provider.name'], 'alpha');
+  assert.equal(entry['gen_ai.provider.name'], 'openai', 'the OpenTelemetry name of the vendor, not the family');
   assert.equal(entry['gw.ai.provider'], 'primary');
   assert.equal(entry['gen_ai.request.model'], 'gpt-4o');
   assert.equal(entry['gen_ai.response.model'], 'gpt-4o-2024-08-06');
@@ -63,7 +72,7 @@ test('an LLM request: gen_ai fields from the OpenTelemetry conventions, usage as
   assert.equal(entry['gen_ai.usage.output_tokens'], 40);
   assert.equal(entry['gw.ai.time_to_first_token'], 0.25);
   assert.equal(entry['http.request.body.size'], 300);
-  assert.equal(entry.duration, '1500ms');
+  assert.equal(entry.duration_ms, 1500);
   assert.ok(!('gen_ai.usage.reasoning_tokens' in entry), 'absent values are left out, not null');
 });
 
@@ -73,19 +82,20 @@ test('fields without a value are left out: a request that failed before a respon
   new AccessLogger(undefined, sink).log(record);
   const entry = sink.entries()[0] as Record<string, unknown>;
   assert.equal(entry.error, 'no route');
-  for (const key of ['http.status', 'backend', 'endpoint', 'protocol', 'http.response.body.size']) {
+  assert.equal(entry.message, 'GET /items', 'no status in the message either');
+  for (const key of ['http.response.status_code', 'backend', 'endpoint', 'protocol', 'http.response.body.size']) {
     assert.ok(!(key in entry), key);
   }
 });
 
 test('strings are JSON-escaped: a hostile path cannot break the line or add fields', () => {
   const sink = new MemorySink();
-  new AccessLogger(undefined, sink).log(httpRecord({ path: '/a"b\n","http.status":999' }));
+  new AccessLogger(undefined, sink).log(httpRecord({ path: '/a"b\n","http.response.status_code":999' }));
   assert.equal(sink.lines.length, 1);
   assert.ok(!sink.lines[0]?.includes('\n'));
   const entry = sink.entries()[0] as Record<string, unknown>;
-  assert.equal(entry['http.path'], '/a"b\n","http.status":999');
-  assert.equal(entry['http.status'], 200);
+  assert.equal(entry['url.path'], '/a"b\n","http.response.status_code":999');
+  assert.equal(entry['http.response.status_code'], 200);
 });
 
 test('filter: a line only when the expression is true; false, an error or a non-bool drop it', () => {
@@ -116,12 +126,13 @@ test('a filter that does not compile is reported', () => {
 
 test('attributes.remove drops default fields; unknown names are ignored', () => {
   const sink = new MemorySink();
-  new AccessLogger({ attributes: { remove: ['src.addr', 'http.host', 'duration', 'no.such.field'] } }, sink).log(
-    httpRecord(),
-  );
+  new AccessLogger(
+    { attributes: { remove: ['client.address', 'server.address', 'duration_ms', 'no.such.field'] } },
+    sink,
+  ).log(httpRecord());
   const entry = sink.entries()[0] as Record<string, unknown>;
-  assert.ok(!('src.addr' in entry) && !('http.host' in entry) && !('duration' in entry));
-  assert.equal(entry['http.method'], 'GET');
+  assert.ok(!('client.address' in entry) && !('server.address' in entry) && !('duration_ms' in entry));
+  assert.equal(entry['http.request.method'], 'GET');
 });
 
 test('attributes.add: CEL values as JSON, a failing expression omits its pair, a default name is replaced', () => {
@@ -139,7 +150,7 @@ test('attributes.add: CEL values as JSON, a failing expression omits its pair, a
           { name: 'missing', expression: 'request.headers["x-nope"]' },
           { name: 'user', expression: 'jwt.sub' },
           { name: 'broken', expression: 'request.path ==' },
-          { name: 'http.path', expression: '"redacted"' },
+          { name: 'url.path', expression: '"redacted"' },
         ],
       },
     },
@@ -154,19 +165,24 @@ test('attributes.add: CEL values as JSON, a failing expression omits its pair, a
   assert.equal(entry.ttft, '0.25s');
   assert.equal(entry.started, '2026-03-01T12:00:00.000Z');
   assert.deepEqual(entry.summary, { model: 'gpt-4o', cached: 100 });
-  assert.equal(entry['http.path'], 'redacted');
+  assert.equal(entry['url.path'], 'redacted');
   for (const key of ['missing', 'user', 'broken']) assert.ok(!(key in entry), key);
   // The replaced default is written once, where the added attributes go.
-  assert.equal(sink.lines[0]?.split('"http.path"').length, 2);
+  assert.equal(sink.lines[0]?.split('"url.path"').length, 2);
 });
 
 test('an added name that was also removed is still added', () => {
   const sink = new MemorySink();
   new AccessLogger(
-    { attributes: { remove: ['http.method'], add: [{ name: 'http.method', expression: 'request.method + "!"' }] } },
+    {
+      attributes: {
+        remove: ['http.request.method'],
+        add: [{ name: 'http.request.method', expression: 'request.method + "!"' }],
+      },
+    },
     sink,
   ).log(httpRecord());
-  assert.equal((sink.entries()[0] as Record<string, unknown>)['http.method'], 'GET!');
+  assert.equal((sink.entries()[0] as Record<string, unknown>)['http.request.method'], 'GET!');
 });
 
 test('JWT subject is a default field when a JWT was verified', () => {
@@ -183,6 +199,59 @@ test('the documented default field list is what is written', () => {
   assert.ok(DEFAULT_ACCESS_LOG_FIELDS.includes('gen_ai.usage.input_tokens'));
   const sink = new MemorySink();
   new AccessLogger(undefined, sink).log(llmRecord({ jwtClaims: { sub: 'u' }, error: 'upstream reset' }));
-  const keys = Object.keys(sink.entries()[0] as object).filter((key) => !['level', 'time', 'scope'].includes(key));
+  const keys = Object.keys(sink.entries()[0] as object).filter(
+    (key) => !['level', 'time', 'scope', 'message'].includes(key),
+  );
   for (const key of keys) assert.ok(DEFAULT_ACCESS_LOG_FIELDS.includes(key), key);
+});
+
+test('server.address and server.port come from the Host header; IPv6 clients and hosts lose their brackets', () => {
+  const sink = new MemorySink();
+  const logger = new AccessLogger(undefined, sink);
+  logger.log(httpRecord({ host: '[::1]:8080', clientAddress: '::1', clientPort: 40000, httpVersion: '2.0' }));
+  logger.log(httpRecord({ host: 'api.example.com:443' }));
+  const [v6, named] = sink.entries() as Record<string, unknown>[];
+  assert.equal(v6?.['server.address'], '::1');
+  assert.equal(v6?.['server.port'], 8080);
+  assert.equal(v6?.['client.address'], '::1');
+  assert.equal(v6?.['client.port'], 40000);
+  assert.equal(v6?.['network.protocol.version'], '2', "OpenTelemetry's HTTP/2 version");
+  assert.equal(named?.['server.address'], 'api.example.com');
+  assert.equal(named?.['server.port'], 443);
+});
+
+test('the duration is a number of milliseconds, microseconds in the fraction', () => {
+  const sink = new MemorySink();
+  const record = httpRecord();
+  record.endTime = record.startTime + 11_274_600n; // 11.2746 ms
+  new AccessLogger(undefined, sink).log(record);
+  assert.equal((sink.entries()[0] as Record<string, unknown>).duration_ms, 11.275);
+});
+
+test('text format: time, LEVEL, scope, the request in the message, then name=value; values quoted when they must be', () => {
+  const sink = new MemorySink();
+  new AccessLogger(
+    { attributes: { add: [{ name: 'tenant', expression: 'request.headers["x-tenant"] + " corp"' }] } },
+    sink,
+    'text',
+  ).log(llmRecord({ path: '/v1/chat completions' }));
+  const line = sink.lines[0] as string;
+  assert.match(
+    line,
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}request: POST \/v1\/chat completions 200 gateway=default\/public /,
+  );
+  assert.match(line, / gen_ai\.provider\.name=openai /);
+  assert.match(line, / gen_ai\.usage\.input_tokens=120 /);
+  assert.match(line, / duration_ms=1500 /);
+  assert.match(line, / tenant="acme corp"$/, 'a value with a space is quoted');
+  assert.doesNotMatch(line, /url\.path=|http\.request\.method=|status_code=/, 'the message says them already');
+  assert.ok(!line.includes('\n'));
+});
+
+test('text format: a hostile value cannot add a field or a line', () => {
+  const sink = new MemorySink();
+  new AccessLogger(undefined, sink, 'text').log(httpRecord({ error: 'x error=none\nfake line' }));
+  const line = sink.lines[0] as string;
+  assert.ok(!line.includes('\n'));
+  assert.match(line, / error="x error=none\\nfake line"/);
 });

@@ -52,6 +52,7 @@ export function llmRecord(overrides: Partial<RequestRecord> = {}): RequestRecord
   record.upstreamEndTime = record.startTime + 1_495n * MS;
   const llm = new LlmRecord();
   llm.providerFamily = 'alpha';
+  llm.genAiProvider = 'openai';
   llm.providerName = 'primary';
   llm.requestModel = 'gpt-4o';
   llm.responseModel = 'gpt-4o-2024-08-06';

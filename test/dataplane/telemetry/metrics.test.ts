@@ -67,7 +67,7 @@ test('gen_ai token usage is one histogram split by gen_ai_token_type, with the c
     listener: 'http',
     route: 'default/chat',
     gen_ai_operation_name: 'chat',
-    gen_ai_provider_name: 'alpha',
+    gen_ai_provider_name: 'openai',
     gen_ai_request_model: 'gpt-4o',
     gen_ai_response_model: 'gpt-4o-2024-08-06',
   };

@@ -72,7 +72,7 @@ describe('OTLP over HTTP', () => {
         policy(`{accessLog: {attributes: {add: [{name: tenant, expression: 'request.headers["x-tenant"]'}]},
     otlp: {url: "${url}", protocol: HTTP}},
     tracing: {url: "${url}", protocol: HTTP, randomSampling: 'request.headers["x-sample"] == "yes"',
-    attributes: {remove: [http.host]}, resources: [{name: deployment, expression: '"test"'}]}}`),
+    attributes: {remove: [server.address]}, resources: [{name: deployment, expression: '"test"'}]}}`),
     });
   });
   after(async () => {
@@ -95,9 +95,9 @@ describe('OTLP over HTTP', () => {
     );
     const entry = records
       .map((record) => attributes(record.attributes as never))
-      .find((found) => found['http.path'] === '/hello');
+      .find((found) => found['url.path'] === '/hello');
     assert.ok(entry, 'the request has an entry');
-    assert.equal(entry['http.status'], 200);
+    assert.equal(entry['http.response.status_code'], 200);
     assert.equal(entry.tenant, 'acme');
     assert.equal(entry.route, 'default/web');
   });
@@ -130,14 +130,14 @@ describe('OTLP over HTTP', () => {
           ),
         ),
       );
-    const paths = spans.map(({ span }) => attributes(span.attributes as never)['http.path']);
+    const paths = spans.map(({ span }) => attributes(span.attributes as never)['url.path']);
     assert.ok(paths.includes('/traced') && paths.includes('/random'), `sampled spans exported: ${paths}`);
     assert.ok(!paths.includes('/not-sampled'));
-    const traced = spans.find(({ span }) => attributes(span.attributes as never)['http.path'] === '/traced')!;
+    const traced = spans.find(({ span }) => attributes(span.attributes as never)['url.path'] === '/traced')!;
     assert.equal(traced.span.traceId, incomingTrace);
     assert.equal(traced.span.parentSpanId, 'b7ad6b7169203331');
     assert.equal(traced.span.name, 'GET default/web');
-    assert.equal(attributes(traced.span.attributes as never)['http.host'], undefined, 'removed attribute');
+    assert.equal(attributes(traced.span.attributes as never)['server.address'], undefined, 'removed attribute');
     assert.equal(traced.resource.deployment, 'test');
     assert.equal(traced.resource['service.name'], 'gw');
   });
@@ -190,7 +190,7 @@ describe('OTLP over gRPC', () => {
       await gw.telemetry.otlp.flush();
       const logs = received.filter((entry) => entry.method === 'logs');
       const traces = received.filter((entry) => entry.method === 'traces');
-      assert.ok(logs.some((entry) => entry.bytes.includes('/grpc-export') && entry.bytes.includes('http.path')));
+      assert.ok(logs.some((entry) => entry.bytes.includes('/grpc-export') && entry.bytes.includes('url.path')));
       assert.ok(
         traces.some((entry) => entry.bytes.includes('/grpc-export') && entry.bytes.includes('GET default/web')),
       );

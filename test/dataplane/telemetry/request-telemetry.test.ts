@@ -29,7 +29,7 @@ test('finish() records the metrics and writes the access log line of a Frontend'
   frontend.finish(httpRecord({ status: 502 }));
   frontend.finish(llmRecord());
   assert.equal(sink.lines.length, 2);
-  assert.equal(JSON.parse(sink.lines[0] as string)['http.status'], 502);
+  assert.equal(JSON.parse(sink.lines[0] as string)['http.response.status_code'], 502);
   assert.equal(JSON.parse(sink.lines[1] as string).tenant, 'acme');
   const text = parseExposition(telemetry.metrics.render());
   assert.equal(value(text, 'gw_requests_total', { route: 'default/web', status: '200', tenant: 'acme' }), 1);

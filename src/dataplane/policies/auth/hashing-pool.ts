@@ -6,6 +6,7 @@
 // policy runtime once no configuration has a policy that needs it, or with the data plane.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { siblingModule } from '../../../util/sibling-module.ts';
 import type { PolicyRuntime } from '../runtime.ts';
 import type { HashingAnswer, HashingJob } from './hashing-worker.ts';
 
@@ -54,7 +55,7 @@ interface HashingThread {
   running?: { id: number; check: Check };
 }
 
-const WORKER_FILE = new URL('./hashing-worker.ts', import.meta.url);
+const WORKER_FILE = siblingModule(import.meta.url, 'hashing-worker');
 /** A hashing thread needs little memory; a bound keeps a broken one from growing the process. */
 const THREAD_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 };
 

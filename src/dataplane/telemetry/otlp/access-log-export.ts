@@ -4,7 +4,7 @@
 import { type Logger, SeverityNumber } from '@opentelemetry/api-logs';
 import type { AccessLog, OtlpAccessLog } from '../../../api/types/observability.ts';
 import type { ResolvedEndpoint } from '../../policies/endpoint.ts';
-import { AccessLogger } from '../access-log.ts';
+import { AccessLogger, accessLogMessage } from '../access-log.ts';
 import type { CelVariables } from '../cel-context.ts';
 import type { RequestRecord } from '../request-record.ts';
 import type { OtlpExporters } from './exporters.ts';
@@ -46,12 +46,12 @@ export class OtlpAccessLogExport {
         attributes[name] = value;
       else if (value !== null && value !== undefined) attributes[name] = JSON.stringify(value);
     }
-    const status = record.status === 0 ? '-' : String(record.status);
     this.logger.emit({
       timestamp: Date.now(),
       severityNumber: SeverityNumber.INFO,
       severityText: 'INFO',
-      body: `${record.method} ${record.path} ${status}`,
+      // The access log line's message: the same text in both places.
+      body: accessLogMessage(record),
       attributes,
     });
   }
