@@ -1,11 +1,12 @@
-// The vendor behind each neutral identifier of the spec (docs/telemetry.md uses it): the LLM provider
-// families of a GwBackend (`alpha`, `gamma`...), the GwModel providers (`Alpha`, `Provider07`...),
-// the cloud credential families and the identity providers. The API keeps the spec's identifiers;
-// everything a user reads (telemetry, docs, messages) says which vendor they are through this one
-// table. Telemetry records OpenTelemetry's `gen_ai.provider.name` from it: the GenAI semantic
-// conventions' well-known value where the vendor has one, else a lower-case snake_case name of the
-// vendor in the same style.
-import type { ModelProvider } from './types/model.ts';
+// The vendor behind each neutral identifier of the spec: the LLM provider families of a GwBackend
+// (`alpha`, `gamma`...), the GwModel providers (`Alpha`, `Provider07`...), the cloud credential
+// families and the identity providers. The API keeps the spec's identifiers; everything a user
+// reads says which vendor they are through this one table: telemetry (OpenTelemetry's
+// `gen_ai.provider.name`: the GenAI semantic conventions' well-known value where the vendor has
+// one, else a lower-case snake_case name of the vendor in the same style; docs/telemetry.md),
+// validation messages, `gw status` and `gw explain`, and the schema descriptions (`kubectl
+// explain`, docs/reference.md), through the *Label functions below. It imports nothing, so every
+// schema module can use it.
 
 /** A provider family of LLMProvider (GwBackend `spec.ai.provider`). */
 export type ProviderFamily = 'alpha' | 'betaalpha' | 'beta' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
@@ -40,8 +41,33 @@ export const PROVIDER_FAMILIES: Readonly<Record<ProviderFamily, Vendor>> = {
   custom: { vendor: 'a custom server', speaks: 'the formats it lists', genAiProviderName: 'custom' },
 };
 
+/** The values of GwModel `spec.provider` (the schema's ModelProvider enum), in the spec's order. */
+export const MODEL_PROVIDER_IDS = [
+  'Alpha',
+  'Beta',
+  'Gamma',
+  'Delta',
+  'Epsilon',
+  'Zeta',
+  'Provider07',
+  'Provider08',
+  'Provider09',
+  'Provider10',
+  'Provider11',
+  'Provider12',
+  'Provider13',
+  'Provider14',
+  'Provider15',
+  'Provider16',
+  'Provider17',
+  'Provider18',
+  'Provider19',
+  'Custom',
+] as const;
+export type ModelProviderId = (typeof MODEL_PROVIDER_IDS)[number];
+
 /** The GwModel providers (`spec.provider`), by their spec identifier. */
-export const MODEL_PROVIDERS: Readonly<Record<ModelProvider, Vendor>> = {
+export const MODEL_PROVIDERS: Readonly<Record<ModelProviderId, Vendor>> = {
   Alpha: PROVIDER_FAMILIES.alpha,
   Beta: PROVIDER_FAMILIES.beta,
   Gamma: PROVIDER_FAMILIES.gamma,
@@ -64,10 +90,13 @@ export const MODEL_PROVIDERS: Readonly<Record<ModelProvider, Vendor>> = {
   Custom: PROVIDER_FAMILIES.custom,
 };
 
-/** The cloud credential families of backend auth. */
-export const CREDENTIAL_FAMILIES: Readonly<Record<'cloudone' | 'cloudtwo', string>> = {
-  cloudone: 'AWS (SigV4 signing, STS credentials)',
-  cloudtwo: 'Google Cloud (access and ID tokens)',
+/** The cloud credential families of backend auth (`beta` there is Azure's credentials). */
+export const CREDENTIAL_FAMILIES: Readonly<
+  Record<'cloudone' | 'cloudtwo' | 'beta', { readonly cloud: string; readonly credentials: string }>
+> = {
+  cloudone: { cloud: 'AWS', credentials: 'SigV4 signing, STS credentials' },
+  cloudtwo: { cloud: 'Google Cloud', credentials: 'access and ID tokens' },
+  beta: { cloud: 'Azure', credentials: 'Entra ID: managed identity, workload identity, client secret' },
 };
 
 /** The identity providers of spec document 3. */
@@ -83,4 +112,52 @@ export const IDENTITY_PROVIDERS: Readonly<Record<string, string>> = {
 /** `gen_ai.provider.name` of a provider family; an identifier outside the table is returned as it is. */
 export function genAiProviderName(family: string): string {
   return (PROVIDER_FAMILIES as Readonly<Record<string, Vendor>>)[family]?.genAiProviderName ?? family;
+}
+
+// Names for messages and descriptions. `custom` stands for no vendor, so it is shown alone.
+
+/** The vendor of an LLM provider family (`alpha` → OpenAI); undefined for custom and unknown names. */
+export function vendorName(family: string): string | undefined {
+  if (family === 'custom') return undefined;
+  return (PROVIDER_FAMILIES as Readonly<Record<string, Vendor>>)[family]?.vendor;
+}
+
+/** The vendor of a GwModel provider value (`Provider07` → Cohere); undefined for Custom. */
+export function modelProviderVendor(provider: string): string | undefined {
+  if (provider === 'Custom') return undefined;
+  return (MODEL_PROVIDERS as Readonly<Record<string, Vendor>>)[provider]?.vendor;
+}
+
+/** The cloud of a credential family (`cloudone` → AWS, `cloudtwo` → Google Cloud, `beta` → Azure). */
+export function cloudName(kind: string): string | undefined {
+  return (CREDENTIAL_FAMILIES as Readonly<Record<string, { cloud: string }>>)[kind]?.cloud;
+}
+
+/** The product behind an McpIDP value (`Idp02` → Keycloak). */
+export function identityProviderName(idp: string): string | undefined {
+  return IDENTITY_PROVIDERS[idp];
+}
+
+function labelled(name: string, vendor: string | undefined): string {
+  return vendor === undefined ? name : `${name} (${vendor})`;
+}
+
+/** A provider family as users read it: `delta (Google Gemini)`; custom and unknown names as they are. */
+export function familyLabel(family: string): string {
+  return labelled(family, vendorName(family));
+}
+
+/** A GwModel provider as users read it: `Provider07 (Cohere)`. */
+export function modelProviderLabel(provider: string): string {
+  return labelled(provider, modelProviderVendor(provider));
+}
+
+/** A backend auth kind as users read it: `cloudone (AWS)`; kinds that are no cloud stay as they are. */
+export function authKindLabel(kind: string): string {
+  return labelled(kind, cloudName(kind));
+}
+
+/** An McpIDP value as users read it: `Idp02 (Keycloak)`. */
+export function identityProviderLabel(idp: string): string {
+  return labelled(idp, identityProviderName(idp));
 }

@@ -235,7 +235,7 @@ describe('kubectl against the embedded API server', { skip: kubectlSkip }, () =>
       assert.match(result.stderr, /The GwBackend "invalid" is invalid: \n/);
       assert.match(
         result.stderr,
-        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha, betaalpha, beta, gamma, delta, epsilon, zeta, custom must be set$/m,
+        /^\* spec\.ai\.provider: Invalid value: "object": exactly one of alpha \(OpenAI\), betaalpha \(Azure OpenAI\), beta \(Azure AI Foundry\), gamma \(Anthropic\), delta \(Google Gemini\), epsilon \(Google Vertex AI\), zeta \(Amazon Bedrock\), custom must be set$/m,
       );
       assert.match(
         result.stderr,
@@ -256,6 +256,22 @@ describe('kubectl against the embedded API server', { skip: kubectlSkip }, () =>
     assert.match(recursive, /^ {2}targetRefs\t<\[\]LocalPolicyTargetReferenceWithSectionName>$/m);
     const route = await ok('explain', 'httproutes.spec.parentRefs');
     assert.match(route, /^GROUP:\s+gateway\.networking\.k8s\.io$/m);
+  });
+
+  test('kubectl explain describes nested GwBackend fields, naming the vendor behind a neutral name', async () => {
+    // A named type reached through several levels: its description comes with it.
+    const alpha = await ok('explain', 'gwbackend.spec.ai.provider.alpha');
+    assert.match(alpha, /^FIELD: alpha <AlphaConfig>$/m);
+    assert.match(alpha, /^DESCRIPTION:\n {4}Settings for alpha: OpenAI and OpenAI-compatible providers\.$/m);
+    // An anonymous leaf deep in the backend policies, and the list of fields under a type.
+    const keepalive = await ok('explain', 'gwbackend.spec.policies.tcp.connectTimeout');
+    assert.match(keepalive, /^DESCRIPTION:\n {4}\S/m);
+    assert.doesNotMatch(keepalive, /<no description>/);
+    const tls = await ok('explain', 'gwbackend.spec.policies.tls');
+    assert.match(tls, /^DESCRIPTION:\n {4}TLS for connections to the backend/m);
+    assert.doesNotMatch(tls, /<no description>/, 'every field of BackendTLS has a description');
+    const auth = await ok('explain', 'gwbackend.spec.policies.auth');
+    assert.match(auth, /cloudone \(AWS\)|AWS \(cloudone\)/);
   });
 
   test('kubectl create namespace, secret and service (typed clients send protobuf) and delete', async () => {

@@ -50,7 +50,7 @@ spec:
     assert.equal(result.code, 1);
     const lines = result.stderr.trim().split('\n');
     assert.deepEqual(lines, [
-      `${file}: document 2: GwBackend ai/broken: spec.ai.provider: Invalid value: "object": exactly one of alpha, betaalpha, beta, gamma, delta, epsilon, zeta, custom must be set`,
+      `${file}: document 2: GwBackend ai/broken: spec.ai.provider: Invalid value: "object": exactly one of alpha (OpenAI), betaalpha (Azure OpenAI), beta (Azure AI Foundry), gamma (Anthropic), delta (Google Gemini), epsilon (Google Vertex AI), zeta (Amazon Bedrock), custom must be set`,
       `${file}: document 2: GwBackend ai/broken: spec.a2a.port: Invalid value: 0: spec.a2a.port in body should be greater than or equal to 1`,
       '1 invalid of 2',
     ]);

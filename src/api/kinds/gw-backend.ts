@@ -15,7 +15,12 @@ export const GW_VERSION = 'v1alpha1';
 const BACKEND_KINDS = ['ai', 'static', 'dynamicForwardProxy', 'mcp', 'aws', 'a2a'] as const;
 
 export const GwBackendSpec = named(
-  { name: 'GwBackendSpec', source: '1' },
+  {
+    name: 'GwBackendSpec',
+    description:
+      'What the backend is: exactly one backend kind (ai, static, dynamicForwardProxy, mcp, aws, a2a), plus the policies applied to traffic sent to it.',
+    source: '1',
+  },
   object(
     {
       ai: AIBackend,
@@ -48,8 +53,15 @@ export const GwBackendSpec = named(
 export type GwBackendSpec = Infer<typeof GwBackendSpec>;
 
 export const GwBackendStatus = named(
-  { name: 'GwBackendStatus', source: '1' },
-  object({ conditions: array(Condition, { maxItems: 8, listType: 'map', listMapKeys: ['type'] }) }),
+  { name: 'GwBackendStatus', description: 'State of the backend as the controller last observed it.', source: '1' },
+  object({
+    conditions: array(Condition, {
+      maxItems: 8,
+      listType: 'map',
+      listMapKeys: ['type'],
+      description: 'Latest observations of the backend: Accepted says whether gw can serve it, and why not.',
+    }),
+  }),
 );
 export type GwBackendStatus = Infer<typeof GwBackendStatus>;
 

@@ -6,6 +6,7 @@ import type { Infer } from '../schema/schema.ts';
 import { HTTP_URL_PATTERN } from '../types/common.ts';
 import { BetaSettings, CustomProviderSettings, EpsilonSettings, ZetaSettings } from '../types/llm-provider.ts';
 import { ModelMatch, ModelPolicies, ModelProvider, ModelVisibility, VirtualModel } from '../types/model.ts';
+import { modelProviderLabel } from '../vendors.ts';
 import { GATEWAY_API_GROUP, ParentReference, RouteParentStatus } from './gateway-api/shared.ts';
 import { GW_GROUP, GW_VERSION } from './gw-backend.ts';
 import { defineKind } from './kind.ts';
@@ -19,7 +20,12 @@ const PROVIDER_SETTINGS = [
 ] as const;
 
 export const GwModelSpec = named(
-  { name: 'GwModelSpec', source: '1' },
+  {
+    name: 'GwModelSpec',
+    description:
+      'The model clients ask for and how it is served: a provider (a concrete model) or a virtualModel routing among other GwModels.',
+    source: '1',
+  },
   object(
     {
       parentRefs: required(
@@ -59,7 +65,7 @@ export const GwModelSpec = named(
         exactlyOneOf(['provider', 'virtualModel']),
         ...PROVIDER_SETTINGS.map(([field, provider]) => ({
           rule: `!has(self.${field}) || (has(self.provider) && self.provider == '${provider}')`,
-          message: `${field} settings apply only to models with provider ${provider}`,
+          message: `${field} settings apply only to models with provider ${modelProviderLabel(provider)}`,
           fieldPath: `.${field}`,
           reason: 'FieldValueForbidden' as const,
         })),
@@ -71,7 +77,7 @@ export const GwModelSpec = named(
         },
         {
           rule: "!has(self.provider) || self.provider != 'Beta' || has(self.beta)",
-          message: 'beta (its resourceType) is required when provider is Beta',
+          message: `beta (its resourceType) is required when provider is ${modelProviderLabel('Beta')}`,
           fieldPath: '.beta',
           reason: 'FieldValueRequired',
         },
@@ -88,7 +94,7 @@ export const GwModelSpec = named(
 export type GwModelSpec = Infer<typeof GwModelSpec>;
 
 export const GwModelStatus = named(
-  { name: 'GwModelStatus', source: '1' },
+  { name: 'GwModelStatus', description: 'State of the model on each parent it names.', source: '1' },
   object({ parents: array(RouteParentStatus, { maxItems: 16, description: 'One entry per parent the model names.' }) }),
 );
 export type GwModelStatus = Infer<typeof GwModelStatus>;

@@ -10,11 +10,16 @@ import { defineKind } from './kind.ts';
 export const GwParametersStatus = named(
   {
     name: 'GwParametersStatus',
+    description: 'State of these parameters as the controller last observed them.',
     source: 'gw',
     notes:
       'Not shown in the spec. gw writes conditions (at most 8), as on GwBackend, so that invalid parameters are visible.',
   },
-  object({ conditions: conditions() }),
+  object({
+    conditions: conditions({
+      description: 'Latest observations of the parameters: Accepted says whether the controller can use them.',
+    }),
+  }),
 );
 export type GwParametersStatus = Infer<typeof GwParametersStatus>;
 

@@ -78,7 +78,11 @@ function sectionRules(list: 'targetRefs' | 'targetSelectors'): ValidationRule[] 
 }
 
 export const GwPolicySpec = named(
-  { name: 'GwPolicySpec', source: '1' },
+  {
+    name: 'GwPolicySpec',
+    description: 'What the policy attaches to and the traffic, frontend or backend settings it applies there.',
+    source: '1',
+  },
   object(
     {
       targetRefs: array(LocalPolicyTargetReferenceWithSectionName, {

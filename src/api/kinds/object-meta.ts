@@ -6,40 +6,69 @@ import { DNS_SUBDOMAIN_PATTERN } from '../types/common.ts';
 import { childPath, type FieldError, indexPath } from '../validate/errors.ts';
 
 export const ObjectMeta = named(
-  { name: 'ObjectMeta', source: 'core', notes: 'Standard Kubernetes object metadata.' },
+  {
+    name: 'ObjectMeta',
+    description: 'Standard object metadata: name, namespace, labels, annotations and fields the API server maintains.',
+    source: 'core',
+    notes: 'Standard Kubernetes object metadata.',
+  },
   object({
-    name: string(),
-    generateName: string(),
-    namespace: string(),
-    labels: map(string()),
-    annotations: map(string()),
-    uid: string(),
-    resourceVersion: string(),
-    generation: integer({ minimum: 0 }),
-    creationTimestamp: string(),
-    deletionTimestamp: string(),
-    deletionGracePeriodSeconds: integer(),
-    finalizers: array(string(), { listType: 'set' }),
+    name: string({ description: 'Name of the object, unique among objects of its kind in its namespace.' }),
+    generateName: string({
+      description: 'Prefix from which the API server generates a unique name when name is unset.',
+    }),
+    namespace: string({ description: 'Namespace the object lives in; empty for cluster-scoped kinds.' }),
+    labels: map(string(), { description: 'Key-value pairs for selecting and grouping objects.' }),
+    annotations: map(string(), { description: 'Key-value pairs for tools and controllers; not used for selection.' }),
+    uid: string({ description: 'Unique identifier of the object, set by the API server.' }),
+    resourceVersion: string({
+      description: 'Version of the object, set by the API server; used for concurrency control and watches.',
+    }),
+    generation: integer({
+      minimum: 0,
+      description: 'Number of the current spec, incremented by the API server on each change.',
+    }),
+    creationTimestamp: string({ description: 'When the object was created (RFC 3339), set by the API server.' }),
+    deletionTimestamp: string({
+      description: 'When deletion was requested (RFC 3339); the object goes once its finalizers are done.',
+    }),
+    deletionGracePeriodSeconds: integer({
+      description: 'Seconds the object was given to terminate gracefully when deletion was requested.',
+    }),
+    finalizers: array(string(), {
+      listType: 'set',
+      description: 'Controllers that must finish their cleanup before the object is removed.',
+    }),
     ownerReferences: array(
       object({
-        apiVersion: string(),
-        kind: string(),
-        name: string(),
-        uid: string(),
-        controller: boolean(),
-        blockOwnerDeletion: boolean(),
+        apiVersion: string({ description: 'API version of the owner.' }),
+        kind: string({ description: 'Kind of the owner.' }),
+        name: string({ description: 'Name of the owner.' }),
+        uid: string({ description: 'UID of the owner.' }),
+        controller: boolean({ description: 'True when the owner is the managing controller.' }),
+        blockOwnerDeletion: boolean({ description: 'True when the owner cannot be deleted before this object is.' }),
       }),
+      { description: 'Objects this object belongs to; it is garbage-collected when they are all gone.' },
     ),
     managedFields: array(
       object({
-        manager: string(),
-        operation: string(),
-        apiVersion: string(),
-        time: string(),
-        fieldsType: string(),
-        fieldsV1: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        subresource: string(),
+        manager: string({ description: 'Name of the client that manages these fields.' }),
+        operation: string({ description: 'Operation that set the fields: Apply or Update.' }),
+        apiVersion: string({ description: 'API version the field set is expressed in.' }),
+        time: string({ description: 'When the fields were last changed (RFC 3339).' }),
+        fieldsType: string({ description: 'Format of fieldsV1; always FieldsV1.' }),
+        fieldsV1: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          description: 'The set of fields managed, in the FieldsV1 format.',
+        },
+        subresource: string({
+          description: 'Subresource the fields were set through, such as status; empty for the main resource.',
+        }),
       }),
+      {
+        description: 'Which client manages which fields (server-side apply bookkeeping); maintained by the API server.',
+      },
     ),
   }),
 );

@@ -188,6 +188,7 @@ export function intOrString(options?: StringOptions): Schema<number | string> {
 /** Gives a schema a type name (and doc facts); the node is shared wherever the type is used. */
 export function named<T>(meta: TypeMeta, schema: Schema<T>): Schema<T> {
   schema[META] = meta;
+  if (meta.description !== undefined && schema.description === undefined) schema.description = meta.description;
   return schema;
 }
 

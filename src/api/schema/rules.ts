@@ -6,21 +6,24 @@ function hasList(fields: readonly string[]): string {
   return `[${fields.map((f) => `has(self.${f})`).join(', ')}]`;
 }
 
-function listWords(fields: readonly string[]): string {
-  return fields.join(', ');
+/** How a field is named in a message; `label` adds what a neutral name stands for (`cloudone (AWS)`). */
+type FieldLabel = (field: string) => string;
+
+function listWords(fields: readonly string[], label: FieldLabel = (field) => field): string {
+  return fields.map(label).join(', ');
 }
 
-export function exactlyOneOf(fields: readonly string[]): ValidationRule {
+export function exactlyOneOf(fields: readonly string[], label?: FieldLabel): ValidationRule {
   return {
     rule: `${hasList(fields)}.exists_one(x, x)`,
-    message: `exactly one of ${listWords(fields)} must be set`,
+    message: `exactly one of ${listWords(fields, label)} must be set`,
   };
 }
 
-export function atMostOneOf(fields: readonly string[]): ValidationRule {
+export function atMostOneOf(fields: readonly string[], label?: FieldLabel): ValidationRule {
   return {
     rule: `${hasList(fields)}.filter(x, x).size() <= 1`,
-    message: `at most one of ${listWords(fields)} may be set`,
+    message: `at most one of ${listWords(fields, label)} may be set`,
   };
 }
 

@@ -24,6 +24,11 @@ export interface TypeMeta {
   source: '1' | '2' | 'gateway-api' | 'core' | 'gw';
   /** Notes for the reference docs: why a "not shown" type looks the way it does, runtime defaults. */
   notes?: string;
+  /**
+   * What the type is, in a sentence: becomes the node's `description` (so every field of this type
+   * shows it in the CRD, `kubectl explain` and the reference docs unless the field refines its own).
+   */
+  description?: string;
 }
 
 export interface SchemaNode {

@@ -14,13 +14,15 @@ import { BackendObjectReference } from './references.ts';
 export const RouteType = named(
   {
     name: 'RouteType',
+    description:
+      'How requests on a path are handled: the API format gw reads them as (Completions, Messages, Responses, ...), or Passthrough and Detect to forward them as they are.',
     source: 'gw',
     notes:
       "Values not shown in the spec; gw follows agentgateway's route types with vendor names neutralised: " +
-      'Completions (chat completions), Messages (gamma messages API), Models (model listing), Passthrough ' +
+      'Completions (OpenAI Chat Completions), Messages (the Anthropic Messages API of gamma), Models (model listing), Passthrough ' +
       '(forwarded as is, no LLM processing), Detect (forwarded as is, LLM metadata extracted for telemetry and ' +
-      'rate limits), Responses, GammaTokenCount, Embeddings, Realtime, Rerank, GenerateContent (delta ' +
-      'generate/stream-generate content), DeltaCountTokens. A path no route matches is Completions; a backend ' +
+      'rate limits), Responses (OpenAI), GammaTokenCount (Anthropic count_tokens), Embeddings, Realtime (OpenAI), Rerank, ' +
+      'GenerateContent (Gemini generateContent and streamGenerateContent, delta), DeltaCountTokens (Gemini countTokens). A path no route matches is Completions; a backend ' +
       'without routes gets each API at its well-known path (/v1/chat/completions, /v1/messages, /v1/responses, ' +
       '/v1/embeddings, /v1/models...; docs/decisions/0012-default-ai-routes.md).',
   },
@@ -42,7 +44,7 @@ export const RouteType = named(
 export type RouteType = Infer<typeof RouteType>;
 
 export const Message = named(
-  { name: 'Message', source: '2' },
+  { name: 'Message', description: 'A chat message: its role and content.', source: '2' },
   object({
     role: required(string({ description: 'Message role as the provider names it, such as SYSTEM or USER.' })),
     content: required(string({ description: 'Message text.' })),
@@ -62,17 +64,29 @@ export const AIPromptEnrichment = named(
 );
 export type AIPromptEnrichment = Infer<typeof AIPromptEnrichment>;
 
-export const Action = named({ name: 'Action', source: '2' }, enumOf(['Mask', 'Reject']));
+export const Action = named(
+  {
+    name: 'Action',
+    description: 'What a regex guard does with a match: Mask replaces the matched text, Reject refuses the message.',
+    source: '2',
+  },
+  enumOf(['Mask', 'Reject']),
+);
 export type Action = Infer<typeof Action>;
 
 export const BuiltIn = named(
-  { name: 'BuiltIn', source: '2' },
+  {
+    name: 'BuiltIn',
+    description:
+      'A built-in pattern: Ssn (US social security number), CreditCard, PhoneNumber, Email or CaSin (Canadian social insurance number).',
+    source: '2',
+  },
   enumOf(['Ssn', 'CreditCard', 'PhoneNumber', 'Email', 'CaSin']),
 );
 export type BuiltIn = Infer<typeof BuiltIn>;
 
 export const RegexMatch = named(
-  { name: 'RegexMatch', source: '2' },
+  { name: 'RegexMatch', description: 'A named regular expression.', source: '2' },
   object({
     pattern: required(refine(LongString, { description: 'Regular expression matched against the content.' })),
     name: refine(ShortString, { description: 'Name of the match, reported when it fires.' }),
@@ -83,6 +97,8 @@ export type RegexMatch = Infer<typeof RegexMatch>;
 export const Regex = named(
   {
     name: 'Regex',
+    description:
+      'Built-in or custom regular expressions matched against prompt or response text, masking or rejecting matches.',
     source: '2',
     notes:
       'The spec shows action, matches and builtins and leaves the remaining fields "not shown"; agentgateway\'s ' +
@@ -106,6 +122,7 @@ export type Regex = Infer<typeof Regex>;
 export const Webhook = named(
   {
     name: 'Webhook',
+    description: 'An HTTP service that reviews prompt or response text.',
     source: 'gw',
     notes:
       "Fields not shown in the spec; gw follows agentgateway's webhook guard: the guard service is named by a " +
@@ -131,7 +148,11 @@ export const Webhook = named(
 export type Webhook = Infer<typeof Webhook>;
 
 export const CustomResponse = named(
-  { name: 'CustomResponse', source: '2' },
+  {
+    name: 'CustomResponse',
+    description: 'The answer a guard sends when it rejects: a message and an HTTP status code.',
+    source: '2',
+  },
   object({
     message: string({
       description:
@@ -157,25 +178,37 @@ const guardConnectionFields = {
 };
 
 export const AlphaModerationPolicies = named(
-  { name: 'AlphaModerationPolicies', source: '2' },
+  {
+    name: 'AlphaModerationPolicies',
+    description: 'Connection and credential settings for calling the OpenAI moderation API.',
+    source: '2',
+  },
   object({ ...guardConnectionFields, auth: AlphaModerationAuth }),
 );
 export type AlphaModerationPolicies = Infer<typeof AlphaModerationPolicies>;
 
 export const ZetaGuardrailsPolicies = named(
-  { name: 'ZetaGuardrailsPolicies', source: '2' },
+  {
+    name: 'ZetaGuardrailsPolicies',
+    description: 'Connection and credential settings for calling Amazon Bedrock Guardrails.',
+    source: '2',
+  },
   object({ ...guardConnectionFields, auth: ZetaGuardrailsAuth }),
 );
 export type ZetaGuardrailsPolicies = Infer<typeof ZetaGuardrailsPolicies>;
 
 export const CloudtwoModelArmorPolicies = named(
-  { name: 'CloudtwoModelArmorPolicies', source: '2' },
+  {
+    name: 'CloudtwoModelArmorPolicies',
+    description: 'Connection and credential settings for calling Google Cloud Model Armor.',
+    source: '2',
+  },
   object({ ...guardConnectionFields, auth: CloudtwoModelArmorAuth }),
 );
 export type CloudtwoModelArmorPolicies = Infer<typeof CloudtwoModelArmorPolicies>;
 
 export const AlphaModeration = named(
-  { name: 'AlphaModeration', source: '2' },
+  { name: 'AlphaModeration', description: 'The OpenAI moderation API (alpha) as a prompt guard.', source: '2' },
   object({
     model: string({ description: "Moderation model to use; unset uses the service's default moderation model." }),
     policies: refine(AlphaModerationPolicies, {
@@ -186,7 +219,11 @@ export const AlphaModeration = named(
 export type AlphaModeration = Infer<typeof AlphaModeration>;
 
 export const CloudoneGuardrailConfig = named(
-  { name: 'CloudoneGuardrailConfig', source: '2' },
+  {
+    name: 'CloudoneGuardrailConfig',
+    description: 'An Amazon Bedrock guardrail, by identifier and version.',
+    source: '2',
+  },
   object({
     identifier: required(refine(ShortString, { description: 'Guardrail identifier.' })),
     version: required(refine(ShortString, { description: 'Guardrail version.' })),
@@ -195,7 +232,7 @@ export const CloudoneGuardrailConfig = named(
 export type CloudoneGuardrailConfig = Infer<typeof CloudoneGuardrailConfig>;
 
 export const ZetaGuardrails = named(
-  { name: 'ZetaGuardrails', source: '2' },
+  { name: 'ZetaGuardrails', description: 'Amazon Bedrock Guardrails (zeta) as a guard.', source: '2' },
   object({
     identifier: required(refine(ShortString, { description: 'Guardrail identifier.' })),
     version: required(refine(ShortString, { description: 'Guardrail version.' })),
@@ -208,7 +245,7 @@ export const ZetaGuardrails = named(
 export type ZetaGuardrails = Infer<typeof ZetaGuardrails>;
 
 export const CloudtwoModelArmor = named(
-  { name: 'CloudtwoModelArmor', source: '2' },
+  { name: 'CloudtwoModelArmor', description: 'Google Cloud Model Armor (cloudtwo) as a guard.', source: '2' },
   object({
     templateId: required(refine(ShortString, { description: 'Model-armor template identifier.' })),
     projectId: required(refine(ShortString, { description: 'Project that owns the template.' })),
@@ -223,7 +260,11 @@ export type CloudtwoModelArmor = Infer<typeof CloudtwoModelArmor>;
 const guardResponse = refine(CustomResponse, { description: 'What a rejection returns to the client.' });
 
 export const PromptguardRequest = named(
-  { name: 'PromptguardRequest', source: '2' },
+  {
+    name: 'PromptguardRequest',
+    description: 'One guard applied to the request (the prompt) before it is sent.',
+    source: '2',
+  },
   object(
     {
       regex: Regex,
@@ -239,7 +280,11 @@ export const PromptguardRequest = named(
 export type PromptguardRequest = Infer<typeof PromptguardRequest>;
 
 export const PromptguardResponse = named(
-  { name: 'PromptguardResponse', source: '2' },
+  {
+    name: 'PromptguardResponse',
+    description: 'One guard applied to the response before the client gets it.',
+    source: '2',
+  },
   object(
     {
       regex: Regex,
@@ -254,7 +299,12 @@ export const PromptguardResponse = named(
 export type PromptguardResponse = Infer<typeof PromptguardResponse>;
 
 export const AIPromptGuard = named(
-  { name: 'AIPromptGuard', source: '2' },
+  {
+    name: 'AIPromptGuard',
+    description:
+      'Guards that inspect prompts before they reach the provider and responses before they reach the client.',
+    source: '2',
+  },
   object({
     streaming: enumOf(['Enabled'], {
       description:
@@ -275,7 +325,7 @@ export const AIPromptGuard = named(
 export type AIPromptGuard = Infer<typeof AIPromptGuard>;
 
 export const FieldDefault = named(
-  { name: 'FieldDefault', source: '2' },
+  { name: 'FieldDefault', description: 'A request body field and the value it gets.', source: '2' },
   object({
     field: required(refine(ShortString, { description: 'Top-level key of the JSON request body.' })),
     value: required(refine(JSONValue, { description: 'Value to set; any JSON value.' })),
@@ -284,7 +334,11 @@ export const FieldDefault = named(
 export type FieldDefault = Infer<typeof FieldDefault>;
 
 export const FieldTransformation = named(
-  { name: 'FieldTransformation', source: '2' },
+  {
+    name: 'FieldTransformation',
+    description: 'A request body field and the CEL expression that computes its value.',
+    source: '2',
+  },
   object({
     field: required(refine(ShortString, { description: 'Top-level key of the JSON request body.' })),
     expression: required(
@@ -297,8 +351,10 @@ export type FieldTransformation = Infer<typeof FieldTransformation>;
 export const PromptCachingConfig = named(
   {
     name: 'PromptCachingConfig',
+    description: 'Prompt caching hints sent to providers that support them (Amazon Bedrock, for some models).',
     source: '2',
-    notes: 'Honoured only by providers that support prompt caching (currently the zeta family, for certain models).',
+    notes:
+      'Honoured only by providers that support prompt caching (currently zeta, Amazon Bedrock, for certain models).',
   },
   object({
     cacheSystem: boolean({ default: true, description: 'Mark the system prompt as cacheable.' }),
@@ -315,7 +371,12 @@ export const PromptCachingConfig = named(
 export type PromptCachingConfig = Infer<typeof PromptCachingConfig>;
 
 export const BackendAI = named(
-  { name: 'BackendAI', source: '2' },
+  {
+    name: 'BackendAI',
+    description:
+      'LLM request processing of an ai backend or GwModel: prompts, guards, defaults, overrides, transformations, model aliases, prompt caching and route types.',
+    source: '2',
+  },
   object({
     prompt: refine(AIPromptEnrichment, { description: 'Prompt enrichment; applies to chat completion traffic only.' }),
     promptGuard: AIPromptGuard,

@@ -3,6 +3,7 @@
 import { array, enumOf, integer, map, named, object, refine, required, string } from '../schema/build.ts';
 import { atMostOneOf, exactlyOneOf, onlyWhen, requiredTogether, requiredWhen } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
+import { authKindLabel } from '../vendors.ts';
 import { CELExpression, Duration, JSONValue, ShortString } from './common.ts';
 import { AuthorizationExtractionLocation, AuthorizationLocation } from './credential-locations.ts';
 import {
@@ -43,6 +44,8 @@ const tokenEndpointPath = string({
 export const BackendAuthPassthrough = named(
   {
     name: 'BackendAuthPassthrough',
+    description:
+      "Forwards the client's own token, already validated by an inbound auth policy, to the backend; has no fields.",
     source: 'gw',
     notes:
       'Fields not shown in the spec; gw makes it an empty object, as agentgateway does: its presence forwards the client token that another policy (JWT, API key, basic auth) validated, which that policy may have stripped. Without such a policy it has no effect.',
@@ -52,7 +55,11 @@ export const BackendAuthPassthrough = named(
 export type BackendAuthPassthrough = Infer<typeof BackendAuthPassthrough>;
 
 export const BackendAuthCredential = named(
-  { name: 'BackendAuthCredential', source: '2' },
+  {
+    name: 'BackendAuthCredential',
+    description: 'One credential read from a Secret and where it is written on the request.',
+    source: '2',
+  },
   object({
     location: required(
       refine(AuthorizationLocation, { description: 'Where this credential is written on the request.' }),
@@ -66,17 +73,18 @@ export const BackendAuthCredential = named(
 );
 export type BackendAuthCredential = Infer<typeof BackendAuthCredential>;
 
-// ---- cloudone ----------------------------------------------------------------------------------
+// ---- cloudone (AWS) ----------------------------------------------------------------------------
 
 export const CloudoneSessionTag = named(
   {
     name: 'CloudoneSessionTag',
+    description: 'An AWS session tag set on the assumed-role session: a fixed value or a CEL expression.',
     source: '2',
     notes: 'A request whose expression yields an invalid tag value is rejected.',
   },
   object(
     {
-      key: required(string({ minLength: 1, maxLength: 128 })),
+      key: required(string({ minLength: 1, maxLength: 128, description: 'Name of the session tag.' })),
       value: string({ maxLength: 256, description: 'A fixed tag value.' }),
       expression: refine(CELExpression, { description: 'CEL over the request that yields the tag value.' }),
     },
@@ -88,6 +96,7 @@ export type CloudoneSessionTag = Infer<typeof CloudoneSessionTag>;
 export const CloudoneAssumeRole = named(
   {
     name: 'CloudoneAssumeRole',
+    description: 'An AWS IAM role assumed through STS before signing.',
     source: '2',
     notes:
       'The role is assumed with the ambient credentials. With no session name, one is generated at random; a request whose sessionNameExpression yields an invalid name is rejected.',
@@ -125,6 +134,8 @@ export type CloudoneAssumeRole = Infer<typeof CloudoneAssumeRole>;
 export const CloudoneAuth = named(
   {
     name: 'CloudoneAuth',
+    description:
+      'AWS (cloudone) credentials: SigV4 request signing with keys from a Secret or the environment, optionally through an assumed role.',
     source: '2',
     notes:
       'Empty ({}) signs with ambient credentials. secretRef and assumeRole are exclusive (a gw rule): assumeRole always starts from ambient credentials, so a Secret beside it would be silently ignored.',
@@ -152,14 +163,19 @@ export const CloudoneAuth = named(
 );
 export type CloudoneAuth = Infer<typeof CloudoneAuth>;
 
-// ---- beta --------------------------------------------------------------------------------------
+// ---- beta (Azure) ------------------------------------------------------------------------------
 
 export const BetaManagedIdentity = named(
-  { name: 'BetaManagedIdentity', source: '2' },
+  {
+    name: 'BetaManagedIdentity',
+    description:
+      'An Azure managed identity; set at most one of clientId, objectId and resourceId (none: the system-assigned identity).',
+    source: '2',
+  },
   object({
-    clientId: required(string()),
-    objectId: required(string()),
-    resourceId: required(string()),
+    clientId: required(string({ description: 'Client (application) ID of a user-assigned managed identity.' })),
+    objectId: required(string({ description: 'Object (principal) ID of a user-assigned managed identity.' })),
+    resourceId: required(string({ description: 'Azure resource ID of a user-assigned managed identity.' })),
   }),
 );
 export type BetaManagedIdentity = Infer<typeof BetaManagedIdentity>;
@@ -167,6 +183,7 @@ export type BetaManagedIdentity = Infer<typeof BetaManagedIdentity>;
 export const BetaWorkloadIdentity = named(
   {
     name: 'BetaWorkloadIdentity',
+    description: 'Azure workload identity federation from the pod service account token.',
     source: 'gw',
     notes:
       'Fields not shown in the spec; gw makes it an empty object, as agentgateway does: the federated token and environment projected into the pod say everything needed.',
@@ -178,6 +195,7 @@ export type BetaWorkloadIdentity = Infer<typeof BetaWorkloadIdentity>;
 export const BetaAuth = named(
   {
     name: 'BetaAuth',
+    description: 'Azure (beta) credentials: a Secret, a managed identity, workload identity, or the environment.',
     source: '2',
     notes: 'With none of the three set, the method is detected from the environment (workload identity in a cluster).',
   },
@@ -192,10 +210,15 @@ export const BetaAuth = named(
 );
 export type BetaAuth = Infer<typeof BetaAuth>;
 
-// ---- cloudtwo ----------------------------------------------------------------------------------
+// ---- cloudtwo (Google Cloud) -------------------------------------------------------------------
 
 export const CloudtwoAuth = named(
-  { name: 'CloudtwoAuth', source: '2' },
+  {
+    name: 'CloudtwoAuth',
+    description:
+      'Google Cloud (cloudtwo) credentials: an access token or an ID token (for an audience), from a Secret or the environment.',
+    source: '2',
+  },
   object(
     {
       type: enumOf(['AccessToken', 'IdToken'], {
@@ -219,6 +242,8 @@ export type CloudtwoAuth = Infer<typeof CloudtwoAuth>;
 export const OAuthTokenType = named(
   {
     name: 'OAuthTokenType',
+    description:
+      'Token type: AccessToken, Jwt, IdToken or IdJag (the RFC 8693 token type URNs), or any absolute URI, sent as is.',
     source: '2',
     notes:
       "AccessToken, Jwt, IdToken and IdJag stand for the RFC 8693 token type URNs; any other value must be an absolute URI and is sent unchanged. The length bound is gw's.",
@@ -232,7 +257,7 @@ export const OAuthTokenType = named(
 export type OAuthTokenType = Infer<typeof OAuthTokenType>;
 
 export const JwtSigningAlg = named(
-  { name: 'JwtSigningAlg', source: '2' },
+  { name: 'JwtSigningAlg', description: 'JWS signing algorithm, such as RS256 or ES256.', source: '2' },
   enumOf(['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384']),
 );
 export type JwtSigningAlg = Infer<typeof JwtSigningAlg>;
@@ -244,7 +269,11 @@ const clientTokenSource = refine(AuthorizationExtractionLocation, {
 });
 
 export const OAuthTokenSpec = named(
-  { name: 'OAuthTokenSpec', source: '2' },
+  {
+    name: 'OAuthTokenSpec',
+    description: 'The subject token of a token exchange: where it comes from and its type.',
+    source: '2',
+  },
   object({
     source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'AccessToken' }),
@@ -253,7 +282,11 @@ export const OAuthTokenSpec = named(
 export type OAuthTokenSpec = Infer<typeof OAuthTokenSpec>;
 
 export const OAuthActorToken = named(
-  { name: 'OAuthActorToken', source: '2' },
+  {
+    name: 'OAuthActorToken',
+    description: 'The actor token of a token exchange (who acts for the subject): where it comes from and its type.',
+    source: '2',
+  },
   object({
     source: required(
       refine(AuthorizationExtractionLocation, { description: 'Where the actor token is read; there is no default.' }),
@@ -270,6 +303,7 @@ export type OAuthActorToken = Infer<typeof OAuthActorToken>;
 export const OAuthPrivateKeyJWT = named(
   {
     name: 'OAuthPrivateKeyJWT',
+    description: 'Client authentication with a JWT signed by a private key (private_key_jwt).',
     source: '2',
     notes:
       'If the leaf certificate does not match signingKeyRef, gw only logs a warning; the token endpoint will reject the assertion.',
@@ -301,19 +335,24 @@ const isPrivateKeyJwt = "has(self.method) && self.method == 'PrivateKeyJwt'";
 export const OAuthClientAuth = named(
   {
     name: 'OAuthClientAuth',
+    description: 'How gw authenticates itself to the token endpoint.',
     source: '2',
     notes:
       'gw also rejects privateKeyJwt unless method is PrivateKeyJwt, and secretRef with method PrivateKeyJwt, since neither would be used.',
   },
   object(
     {
-      clientId: required(string({ minLength: 1 })),
+      clientId: required(string({ minLength: 1, description: 'Client ID gw presents to the token endpoint.' })),
       secretRef: refine(LocalSecretKeyRef, {
         description:
           'Secret with the client secret, key clientSecret unless key is set. Unset: only client_id is sent, which only ClientSecretPost allows.',
       }),
       privateKeyJwt: OAuthPrivateKeyJWT,
-      method: enumOf(['ClientSecretBasic', 'ClientSecretPost', 'PrivateKeyJwt'], { default: 'ClientSecretBasic' }),
+      method: enumOf(['ClientSecretBasic', 'ClientSecretPost', 'PrivateKeyJwt'], {
+        default: 'ClientSecretBasic',
+        description:
+          'How the client authenticates: the secret in HTTP Basic auth, the secret in the form body, or a signed JWT (privateKeyJwt).',
+      }),
     },
     {
       rules: [
@@ -334,6 +373,7 @@ export type OAuthClientAuth = Infer<typeof OAuthClientAuth>;
 export const OAuthInMemoryTokenCache = named(
   {
     name: 'OAuthInMemoryTokenCache',
+    description: 'A cache of exchanged tokens held in the proxy memory.',
     source: 'gw',
     notes: 'The spec gives these fields under OAuthTokenCache.inMemory without naming the type; gw names it.',
   },
@@ -348,7 +388,7 @@ export const OAuthInMemoryTokenCache = named(
 export type OAuthInMemoryTokenCache = Infer<typeof OAuthInMemoryTokenCache>;
 
 export const OAuthTokenCache = named(
-  { name: 'OAuthTokenCache', source: '2' },
+  { name: 'OAuthTokenCache', description: 'Caching of exchanged tokens.', source: '2' },
   object({ inMemory: OAuthInMemoryTokenCache }),
 );
 export type OAuthTokenCache = Infer<typeof OAuthTokenCache>;
@@ -356,6 +396,8 @@ export type OAuthTokenCache = Infer<typeof OAuthTokenCache>;
 export const OAuthTokenExchange = named(
   {
     name: 'OAuthTokenExchange',
+    description:
+      'Exchanges a token at an OAuth 2.0 token endpoint (RFC 8693 token exchange or an RFC 7523 JWT grant) and sends the result to the backend.',
     source: '2',
     notes: 'TokenExchange follows RFC 8693, JwtBearer RFC 7523.',
   },
@@ -363,15 +405,22 @@ export const OAuthTokenExchange = named(
     {
       ...endpointReferenceFields,
       path: tokenEndpointPath,
-      grantType: enumOf(['TokenExchange', 'JwtBearer'], { default: 'TokenExchange' }),
+      grantType: enumOf(['TokenExchange', 'JwtBearer'], {
+        default: 'TokenExchange',
+        description: 'Grant requested: RFC 8693 token exchange, or an RFC 7523 JWT bearer assertion.',
+      }),
       subjectToken: refine(OAuthTokenSpec, {
         description:
           'The token exchanged (the assertion for JwtBearer). Unset: the Authorization Bearer token, type AccessToken.',
       }),
       actorToken: refine(OAuthActorToken, { description: 'Delegation actor token (TokenExchange only).' }),
-      audiences: array(ShortString, { minItems: 1, maxItems: 64 }),
-      scopes: tokenRequestList,
-      resources: tokenRequestList,
+      audiences: array(ShortString, {
+        minItems: 1,
+        maxItems: 64,
+        description: 'Audiences requested for the new token.',
+      }),
+      scopes: refine(tokenRequestList, { description: 'Scopes requested for the new token.' }),
+      resources: refine(tokenRequestList, { description: 'Resource URIs the new token is for (RFC 8707).' }),
       requestedTokenType: enumOf(['AccessToken', 'Jwt', 'IdToken', 'IdJag'], {
         description: 'Token type asked for; unlike subject and actor token types, custom URIs are not allowed.',
       }),
@@ -404,7 +453,11 @@ export type OAuthTokenExchange = Infer<typeof OAuthTokenExchange>;
 // ---- Cross App Access --------------------------------------------------------------------------
 
 export const CrossAppAccessEndpoint = named(
-  { name: 'CrossAppAccessEndpoint', source: '2' },
+  {
+    name: 'CrossAppAccessEndpoint',
+    description: 'A token endpoint used by Cross App Access, and how gw authenticates to it.',
+    source: '2',
+  },
   object(
     {
       ...endpointReferenceFields,
@@ -417,7 +470,11 @@ export const CrossAppAccessEndpoint = named(
 export type CrossAppAccessEndpoint = Infer<typeof CrossAppAccessEndpoint>;
 
 export const CrossAppAccessSubjectToken = named(
-  { name: 'CrossAppAccessSubjectToken', source: '2' },
+  {
+    name: 'CrossAppAccessSubjectToken',
+    description: 'Where the user token exchanged by Cross App Access comes from, and its type.',
+    source: '2',
+  },
   object({
     source: clientTokenSource,
     tokenType: refine(OAuthTokenType, { default: 'IdToken' }),
@@ -428,6 +485,8 @@ export type CrossAppAccessSubjectToken = Infer<typeof CrossAppAccessSubjectToken
 export const CrossAppAccessAuth = named(
   {
     name: 'CrossAppAccessAuth',
+    description:
+      'Cross App Access: obtains an identity assertion (ID-JAG) for the user and exchanges it for a token of the backend.',
     source: '2',
     notes:
       'Two exchanges: the client token for an ID-JAG at the identity provider (RFC 8693), then the ID-JAG for an access token at the resource authorization server (RFC 7523).',
@@ -444,8 +503,8 @@ export const CrossAppAccessAuth = named(
     audience: required(
       refine(ShortString, { description: 'The resource authorization server the ID-JAG is bound to.' }),
     ),
-    resources: tokenRequestList,
-    scopes: tokenRequestList,
+    resources: refine(tokenRequestList, { description: 'Resource URIs the backend token is for.' }),
+    scopes: refine(tokenRequestList, { description: 'Scopes requested for the backend token.' }),
     subjectToken: refine(CrossAppAccessSubjectToken, {
       description: 'The client token exchanged. Unset: the Authorization Bearer token, type IdToken.',
     }),
@@ -459,6 +518,7 @@ export type CrossAppAccessAuth = Infer<typeof CrossAppAccessAuth>;
 export const JwtSignAuth = named(
   {
     name: 'JwtSignAuth',
+    description: 'Signs a fresh JWT for every request sent to the backend.',
     source: '2',
     notes: 'A short-lived JWT is signed for every request; iat, exp and nbf are set by the signer (exp = now + ttl).',
   },
@@ -507,7 +567,11 @@ const trailingFields = {
 };
 
 export const BackendAuth = named(
-  { name: 'BackendAuth', source: '2' },
+  {
+    name: 'BackendAuth',
+    description: 'Credentials gw adds to requests sent to the backend; at most one primary kind.',
+    source: '2',
+  },
   object(
     {
       ...modelAuthFields,
@@ -517,17 +581,20 @@ export const BackendAuth = named(
     },
     {
       rules: [
-        atMostOneOf([
-          'key',
-          'secretRef',
-          'passthrough',
-          'cloudone',
-          'beta',
-          'cloudtwo',
-          'oauthTokenExchange',
-          'crossAppAccess',
-          'jwtSign',
-        ]),
+        atMostOneOf(
+          [
+            'key',
+            'secretRef',
+            'passthrough',
+            'cloudone',
+            'beta',
+            'cloudtwo',
+            'oauthTokenExchange',
+            'crossAppAccess',
+            'jwtSign',
+          ],
+          authKindLabel,
+        ),
       ],
     },
   ),
@@ -535,11 +602,20 @@ export const BackendAuth = named(
 export type BackendAuth = Infer<typeof BackendAuth>;
 
 export const ModelBackendAuth = named(
-  { name: 'ModelBackendAuth', source: '2' },
+  {
+    name: 'ModelBackendAuth',
+    description: 'Credentials gw adds to requests sent to the provider of a GwModel.',
+    source: '2',
+  },
   object(
     { ...modelAuthFields, ...trailingFields },
     {
-      rules: [atMostOneOf(['key', 'secretRef', 'passthrough', 'cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange'])],
+      rules: [
+        atMostOneOf(
+          ['key', 'secretRef', 'passthrough', 'cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange'],
+          authKindLabel,
+        ),
+      ],
     },
   ),
 );
@@ -548,7 +624,12 @@ export type ModelBackendAuth = Infer<typeof ModelBackendAuth>;
 // ---- Guard-service auth ------------------------------------------------------------------------
 
 export const AlphaModerationAuth = named(
-  { name: 'AlphaModerationAuth', source: '2', notes: 'The auth of the alphaModeration guard-service policy.' },
+  {
+    name: 'AlphaModerationAuth',
+    description: 'Credentials for the OpenAI moderation API.',
+    source: '2',
+    notes: 'The auth of the alphaModeration guard-service policy.',
+  },
   object(
     { key: inlineKey, secretRef: keySecretRef, location: bearerLocation },
     { rules: [exactlyOneOf(['key', 'secretRef'])] },
@@ -557,7 +638,12 @@ export const AlphaModerationAuth = named(
 export type AlphaModerationAuth = Infer<typeof AlphaModerationAuth>;
 
 export const ZetaGuardrailsAuth = named(
-  { name: 'ZetaGuardrailsAuth', source: '2', notes: 'The auth of the zeta guardrails guard-service policy.' },
+  {
+    name: 'ZetaGuardrailsAuth',
+    description: 'Credentials for Amazon Bedrock Guardrails: AWS (cloudone) signing or a key.',
+    source: '2',
+    notes: 'The auth of the zeta (Amazon Bedrock) guardrails guard-service policy.',
+  },
   object(
     {
       key: inlineKey,
@@ -571,7 +657,7 @@ export const ZetaGuardrailsAuth = named(
     },
     {
       rules: [
-        exactlyOneOf(['key', 'secretRef', 'cloudone']),
+        exactlyOneOf(['key', 'secretRef', 'cloudone'], authKindLabel),
         onlyWhen('location', 'has(self.key) || has(self.secretRef)', 'with key or secretRef'),
       ],
     },
@@ -580,7 +666,12 @@ export const ZetaGuardrailsAuth = named(
 export type ZetaGuardrailsAuth = Infer<typeof ZetaGuardrailsAuth>;
 
 export const CloudtwoModelArmorAuth = named(
-  { name: 'CloudtwoModelArmorAuth', source: '2', notes: 'The auth of the cloudtwo model-armor guard-service policy.' },
+  {
+    name: 'CloudtwoModelArmorAuth',
+    description: 'Google Cloud credentials for Model Armor.',
+    source: '2',
+    notes: 'The auth of the cloudtwo (Google Cloud) Model Armor guard-service policy.',
+  },
   object(
     { cloudtwo: refine(CloudtwoAuth, { description: '{} discovers credentials from the environment.' }) },
     { rules: [exactlyOneOf(['cloudtwo'])] },

@@ -13,7 +13,12 @@ import {
 } from './references.ts';
 
 export const Keepalive = named(
-  { name: 'Keepalive', source: '2' },
+  {
+    name: 'Keepalive',
+    description:
+      'TCP keepalive probes: how long a connection is idle before probing, the interval, and how many probes fail before it is closed.',
+    source: '2',
+  },
   object({
     retries: integer({
       format: 'int32',
@@ -29,7 +34,11 @@ export const Keepalive = named(
 export type Keepalive = Infer<typeof Keepalive>;
 
 export const BackendTCP = named(
-  { name: 'BackendTCP', source: '2' },
+  {
+    name: 'BackendTCP',
+    description: 'TCP settings for connections to the backend: connect timeout and keepalive.',
+    source: '2',
+  },
   object({
     keepalive: refine(Keepalive, { description: 'TCP keepalive probes on backend connections.' }),
     connectTimeout: refine(Duration, { description: 'Deadline for establishing the connection.' }),
@@ -38,7 +47,7 @@ export const BackendTCP = named(
 export type BackendTCP = Infer<typeof BackendTCP>;
 
 export const KeyExchangeGroup = named(
-  { name: 'KeyExchangeGroup', source: '2' },
+  { name: 'KeyExchangeGroup', description: 'A TLS key exchange group.', source: '2' },
   enumOf(['X25519', 'P-256', 'P-384', 'X25519_MLKEM768']),
 );
 export type KeyExchangeGroup = Infer<typeof KeyExchangeGroup>;
@@ -46,6 +55,7 @@ export type KeyExchangeGroup = Infer<typeof KeyExchangeGroup>;
 export const InsecureTLSMode = named(
   {
     name: 'InsecureTLSMode',
+    description: 'Which certificate checks to skip: All of them, or only the Hostname check.',
     source: '2',
     notes:
       'All disables every check of the backend certificate; Hostname still checks the CA chain but accepts any hostname/SAN.',
@@ -57,6 +67,7 @@ export type InsecureTLSMode = Infer<typeof InsecureTLSMode>;
 export const BackendTLS = named(
   {
     name: 'BackendTLS',
+    description: 'TLS for connections to the backend: trusted CAs, client certificate, SNI and verification.',
     source: '2',
     notes:
       'Setting tls (even empty) originates TLS, trusting the system CAs, with SNI and the verified SAN taken from the destination hostname unless sni/verifySubjectAltNames say otherwise.',
@@ -98,7 +109,11 @@ export const BackendTLS = named(
 export type BackendTLS = Infer<typeof BackendTLS>;
 
 export const BackendHTTP = named(
-  { name: 'BackendHTTP', source: '2' },
+  {
+    name: 'BackendHTTP',
+    description: 'HTTP settings for requests to the backend: protocol version and request timeout.',
+    source: '2',
+  },
   object({
     version: enumOf(['HTTP1', 'HTTP2'], {
       description:
@@ -112,6 +127,7 @@ export type BackendHTTP = Infer<typeof BackendHTTP>;
 export const BackendTunnel = named(
   {
     name: 'BackendTunnel',
+    description: 'An HTTP CONNECT proxy that connections to the backend are tunnelled through.',
     source: '2',
     notes: 'The proxy (HTTP CONNECT) through which backend connections are tunnelled.',
   },
@@ -122,6 +138,7 @@ export type BackendTunnel = Infer<typeof BackendTunnel>;
 export const BackendEviction = named(
   {
     name: 'BackendEviction',
+    description: 'How long an unhealthy endpoint is taken out of rotation, and when.',
     source: '2',
     notes:
       'An unhealthy response evicts when consecutiveFailures is reached or the EWMA health score falls below healthThreshold; with neither set, one unhealthy response evicts. When every endpoint is evicted, selection falls back to evicted endpoints.',
@@ -153,7 +170,11 @@ export const BackendEviction = named(
 export type BackendEviction = Infer<typeof BackendEviction>;
 
 export const Health = named(
-  { name: 'Health', source: '2' },
+  {
+    name: 'Health',
+    description: 'Passive health checking: which responses count as unhealthy, and evicting endpoints that fail.',
+    source: '2',
+  },
   object({
     unhealthyCondition: refine(CELExpression, {
       description: 'CEL over the response; true marks it unhealthy. Unset: any 5xx response or connection failure.',
@@ -172,13 +193,22 @@ const connectionFields = {
 };
 
 export const BackendSimple = named(
-  { name: 'BackendSimple', source: '2' },
+  {
+    name: 'BackendSimple',
+    description:
+      'Connection and credential settings for a service gw calls on its own (a guard service, an auth server).',
+    source: '2',
+  },
   object({ ...connectionFields, auth: BackendAuth }),
 );
 export type BackendSimple = Infer<typeof BackendSimple>;
 
 export const BackendConnectionPolicy = named(
-  { name: 'BackendConnectionPolicy', source: '2' },
+  {
+    name: 'BackendConnectionPolicy',
+    description: 'How gw connects to a backend: TCP, TLS, HTTP and tunnel settings.',
+    source: '2',
+  },
   object(connectionFields),
 );
 export type BackendConnectionPolicy = Infer<typeof BackendConnectionPolicy>;

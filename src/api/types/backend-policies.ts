@@ -20,11 +20,23 @@ const withAIFields = {
   health: Health,
 };
 
-export const BackendWithAI = named({ name: 'BackendWithAI', source: '2' }, object(withAIFields));
+export const BackendWithAI = named(
+  {
+    name: 'BackendWithAI',
+    description: 'Policies for traffic sent to one LLM provider of an ai backend.',
+    source: '2',
+  },
+  object(withAIFields),
+);
 export type BackendWithAI = Infer<typeof BackendWithAI>;
 
 export const BackendFull = named(
-  { name: 'BackendFull', source: '2' },
+  {
+    name: 'BackendFull',
+    description:
+      'Policies for traffic sent to a backend: connection (tcp, tls, http, tunnel), health, credentials, and the ai or mcp settings of those backend kinds.',
+    source: '2',
+  },
   object({
     ...withAIFields,
     mcp: refine(BackendMCP, { description: 'MCP processing; applies only to mcp backends.' }),

@@ -7,6 +7,7 @@ import { PortNumber, ShortString } from './common.ts';
 export const StaticBackend = named(
   {
     name: 'StaticBackend',
+    description: 'A fixed destination: a host and port, or a Unix domain socket.',
     source: 'gw',
     notes:
       'Fields not shown in the spec; gw follows agentgateway: a TCP destination (host and port) or a Unix domain socket (unixPath), never both.',
@@ -41,6 +42,7 @@ export type StaticBackend = Infer<typeof StaticBackend>;
 export const DynamicForwardProxyBackend = named(
   {
     name: 'DynamicForwardProxyBackend',
+    description: 'Forwards each request to the host it names (Host header or TLS SNI); has no fields.',
     source: 'gw',
     notes:
       "Has no fields (as in agentgateway). The destination is the request's Host header, or the TLS SNI for TLS traffic; it can reach any destination, so restrict access with policies.",
@@ -50,7 +52,7 @@ export const DynamicForwardProxyBackend = named(
 export type DynamicForwardProxyBackend = Infer<typeof DynamicForwardProxyBackend>;
 
 export const A2ABackend = named(
-  { name: 'A2ABackend', source: '1' },
+  { name: 'A2ABackend', description: 'An A2A (Agent2Agent protocol) agent, reached at a host and port.', source: '1' },
   object({
     host: required(refine(ShortString, { description: 'Hostname or IP address of the A2A agent.' })),
     port: required(PortNumber),
@@ -59,7 +61,7 @@ export const A2ABackend = named(
 export type A2ABackend = Infer<typeof A2ABackend>;
 
 export const CloudoneAgentCore = named(
-  { name: 'CloudoneAgentCore', source: '1' },
+  { name: 'CloudoneAgentCore', description: 'An Amazon Bedrock AgentCore agent runtime.', source: '1' },
   object({
     agentRuntimeId: required(
       string({ minLength: 1, maxLength: 2048, description: 'Identifier of the hosted agent runtime.' }),
@@ -74,7 +76,7 @@ export const CloudoneAgentCore = named(
 export type CloudoneAgentCore = Infer<typeof CloudoneAgentCore>;
 
 export const CloudoneBackend = named(
-  { name: 'CloudoneBackend', source: '1' },
+  { name: 'CloudoneBackend', description: 'An agent runtime hosted on AWS (cloudone); set agentCore.', source: '1' },
   object({ agentCore: CloudoneAgentCore }, { rules: [exactlyOneOf(['agentCore'])] }),
 );
 export type CloudoneBackend = Infer<typeof CloudoneBackend>;

@@ -6,7 +6,11 @@ import type { Infer } from '../schema/schema.ts';
 import { CELExpression, HTTPHeaderName } from './common.ts';
 
 export const AuthorizationHeaderLocation = named(
-  { name: 'AuthorizationHeaderLocation', source: '2' },
+  {
+    name: 'AuthorizationHeaderLocation',
+    description: 'A credential carried in a request header, with an optional prefix such as "Bearer ".',
+    source: '2',
+  },
   object({
     name: required(refine(HTTPHeaderName, { description: 'Name of the header that carries the credential.' })),
     prefix: string({
@@ -19,7 +23,11 @@ export const AuthorizationHeaderLocation = named(
 export type AuthorizationHeaderLocation = Infer<typeof AuthorizationHeaderLocation>;
 
 export const AuthorizationQueryParameterLocation = named(
-  { name: 'AuthorizationQueryParameterLocation', source: '2' },
+  {
+    name: 'AuthorizationQueryParameterLocation',
+    description: 'A credential carried in a query parameter.',
+    source: '2',
+  },
   object({
     name: required(string({ minLength: 1, maxLength: 256, description: 'Name of the query parameter.' })),
   }),
@@ -27,7 +35,7 @@ export const AuthorizationQueryParameterLocation = named(
 export type AuthorizationQueryParameterLocation = Infer<typeof AuthorizationQueryParameterLocation>;
 
 export const AuthorizationCookieLocation = named(
-  { name: 'AuthorizationCookieLocation', source: '2' },
+  { name: 'AuthorizationCookieLocation', description: 'A credential carried in a cookie.', source: '2' },
   object({
     name: required(string({ minLength: 1, maxLength: 256, description: 'Name of the cookie.' })),
   }),
@@ -42,13 +50,21 @@ const locationFields = {
 };
 
 export const AuthorizationLocation = named(
-  { name: 'AuthorizationLocation', source: '2' },
+  {
+    name: 'AuthorizationLocation',
+    description: 'Where a credential is written on the request: a header, a query parameter or a cookie.',
+    source: '2',
+  },
   object(locationFields, { rules: [exactlyOneOf(['header', 'queryParameter', 'cookie'])] }),
 );
 export type AuthorizationLocation = Infer<typeof AuthorizationLocation>;
 
 export const AuthorizationExtractionLocation = named(
-  { name: 'AuthorizationExtractionLocation', source: '2' },
+  {
+    name: 'AuthorizationExtractionLocation',
+    description: 'Where a client credential is read from: a header, a query parameter, a cookie or a CEL expression.',
+    source: '2',
+  },
   object(
     {
       ...locationFields,

@@ -9,7 +9,7 @@ import { Authorization } from './inbound-auth.ts';
 import { AccessLog, MetricLabels, Tracing } from './observability.ts';
 
 export const FrontendTCP = named(
-  { name: 'FrontendTCP', source: '2' },
+  { name: 'FrontendTCP', description: 'TCP settings for client connections: keepalive.', source: '2' },
   object({
     keepalive: refine(Keepalive, { description: 'TCP keepalive probes on downstream connections.' }),
   }),
@@ -19,6 +19,7 @@ export type FrontendTCP = Infer<typeof FrontendTCP>;
 export const TLSVersion = named(
   {
     name: 'TLSVersion',
+    description: 'A TLS protocol version: 1.2 or 1.3.',
     source: 'gw',
     notes:
       'Values not shown in the spec; gw accepts "1.2" and "1.3" (the versions the data plane implements), as agentgateway does.',
@@ -28,7 +29,7 @@ export const TLSVersion = named(
 export type TLSVersion = Infer<typeof TLSVersion>;
 
 export const CipherSuite = named(
-  { name: 'CipherSuite', source: '2' },
+  { name: 'CipherSuite', description: 'A TLS cipher suite.', source: '2' },
   enumOf([
     'TLS13_AES_256_GCM_SHA384',
     'TLS13_AES_128_GCM_SHA256',
@@ -44,7 +45,12 @@ export const CipherSuite = named(
 export type CipherSuite = Infer<typeof CipherSuite>;
 
 export const FrontendTLS = named(
-  { name: 'FrontendTLS', source: '2' },
+  {
+    name: 'FrontendTLS',
+    description:
+      'TLS settings for client connections: handshake timeout, ALPN, protocol versions, cipher suites and key exchange groups.',
+    source: '2',
+  },
   object(
     {
       handshakeTimeout: refine(Duration, { default: '15s', description: 'Deadline for completing the TLS handshake.' }),
@@ -73,6 +79,7 @@ export type FrontendTLS = Infer<typeof FrontendTLS>;
 export const FrontendHTTP = named(
   {
     name: 'FrontendHTTP',
+    description: 'HTTP settings for client connections: limits, timeouts and HTTP/2 settings.',
     source: '2',
     notes:
       'The spec writes the maxBufferSize default as "2mb" and the http2FrameSize default as "16kb"; as quantities they are 2Mi and 16Ki.',
@@ -117,7 +124,11 @@ export const FrontendHTTP = named(
 export type FrontendHTTP = Infer<typeof FrontendHTTP>;
 
 export const FrontendProxyProtocol = named(
-  { name: 'FrontendProxyProtocol', source: '2' },
+  {
+    name: 'FrontendProxyProtocol',
+    description: 'PROXY protocol on client connections: the version and whether it is required.',
+    source: '2',
+  },
   object({
     version: enumOf(['V1', 'V2', 'All'], { default: 'V2', description: 'PROXY protocol versions accepted.' }),
     mode: enumOf(['Strict', 'Optional'], {
@@ -132,6 +143,7 @@ export type FrontendProxyProtocol = Infer<typeof FrontendProxyProtocol>;
 export const FrontendConnect = named(
   {
     name: 'FrontendConnect',
+    description: 'Whether and how HTTP CONNECT requests are accepted.',
     source: '2',
     notes: 'Without a connect section, CONNECT requests are answered with 405.',
   },
@@ -147,7 +159,12 @@ export const FrontendConnect = named(
 export type FrontendConnect = Infer<typeof FrontendConnect>;
 
 export const Frontend = named(
-  { name: 'Frontend', source: '2' },
+  {
+    name: 'Frontend',
+    description:
+      'Policies for the listener side: TCP, TLS and HTTP settings of client connections, network authorization, PROXY protocol, CONNECT, access logging, tracing and metrics.',
+    source: '2',
+  },
   object({
     tcp: FrontendTCP,
     networkAuthorization: refine(Authorization, {

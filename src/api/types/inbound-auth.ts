@@ -4,6 +4,7 @@
 import { array, boolean, enumOf, integer, map, named, object, refine, required, string } from '../schema/build.ts';
 import { atMostOneOf, exactlyOneOf, onlyWhen, requiredWhen } from '../schema/rules.ts';
 import type { Infer, ValidationRule } from '../schema/schema.ts';
+import { identityProviderLabel } from '../vendors.ts';
 import { ByteSize, CELExpression, Duration, JSONValue, LongString, ShortString } from './common.ts';
 import { AuthorizationExtractionLocation } from './credential-locations.ts';
 import {
@@ -53,7 +54,11 @@ export const conditionField = refine(CELExpression, {
 // Credential-based authentication.
 
 export const APIKeyAuthentication = named(
-  { name: 'APIKeyAuthentication', source: '2' },
+  {
+    name: 'APIKeyAuthentication',
+    description: 'Client authentication by API key, checked against keys from Secrets or ConfigMaps.',
+    source: '2',
+  },
   object(
     {
       secretRef: refine(LocalSecretObjectRef, {
@@ -84,6 +89,7 @@ export type APIKeyAuthentication = Infer<typeof APIKeyAuthentication>;
 export const BasicAuthentication = named(
   {
     name: 'BasicAuthentication',
+    description: 'Client authentication with HTTP Basic credentials, checked against password hashes.',
     source: '2',
     notes:
       'Passwords are hashes (MD5, bcrypt, crypt or SHA-1), as in an htpasswd file. A failed login answers with WWW-Authenticate carrying the realm.',
@@ -121,6 +127,7 @@ export type BasicAuthentication = Infer<typeof BasicAuthentication>;
 export const RemoteJWKS = named(
   {
     name: 'RemoteJWKS',
+    description: 'A JWKS endpoint fetched and cached by gw.',
     source: 'gw',
     notes:
       'The spec shows only "endpoint reference plus a Duration field"; gw follows agentgateway: jwksPath (the path on a backendRef; a url carries its own path) and cacheDuration (default 5m, at least 5m so that an identity provider is not polled too often).',
@@ -150,7 +157,11 @@ export const RemoteJWKS = named(
 export type RemoteJWKS = Infer<typeof RemoteJWKS>;
 
 export const JWKS = named(
-  { name: 'JWKS', source: '2' },
+  {
+    name: 'JWKS',
+    description: 'Where the keys that sign tokens come from: a remote JWKS endpoint or keys written inline.',
+    source: '2',
+  },
   object(
     {
       remote: refine(RemoteJWKS, { description: 'Fetch the key set from an endpoint and cache it.' }),
@@ -176,7 +187,7 @@ const clientIdField = string({
 });
 
 export const JWTProvider = named(
-  { name: 'JWTProvider', source: '2' },
+  { name: 'JWTProvider', description: 'A token issuer: its issuer, accepted audiences and signing keys.', source: '2' },
   object({
     issuer: required(refine(ShortString, { description: 'Expected iss claim.' })),
     audiences: audiencesField,
@@ -185,18 +196,26 @@ export const JWTProvider = named(
 );
 export type JWTProvider = Infer<typeof JWTProvider>;
 
+const MCP_IDPS = ['Idp01', 'Idp02', 'Idp03', 'Idp04', 'Idp05', 'Idp06'] as const;
+
 export const McpIDP = named(
   {
     name: 'McpIDP',
+    description: `Identity provider product: ${MCP_IDPS.map(identityProviderLabel).join(', ')}.`,
     source: '2',
-    notes: "Neutral names for six identity provider products, in the spec's order; Document 3 walks through Idp02.",
+    notes: `Neutral names for six identity provider products, in the spec's order; Document 3 walks through ${identityProviderLabel('Idp02')}.`,
   },
-  enumOf(['Idp01', 'Idp02', 'Idp03', 'Idp04', 'Idp05', 'Idp06']),
+  enumOf(MCP_IDPS),
 );
 export type McpIDP = Infer<typeof McpIDP>;
 
 export const JWTMCPConfig = named(
-  { name: 'JWTMCPConfig', source: '2' },
+  {
+    name: 'JWTMCPConfig',
+    description:
+      'MCP authorization settings of JWT authentication: the protected resource metadata and identity provider.',
+    source: '2',
+  },
   object({
     resourceMetadata: resourceMetadataField,
     provider: refine(McpIDP, { description: 'Identity provider product, for its discovery and registration quirks.' }),
@@ -212,7 +231,11 @@ const jwtModeField = enumOf(['Strict', 'Optional', 'Permissive'], {
 });
 
 export const JWTAuthentication = named(
-  { name: 'JWTAuthentication', source: '2' },
+  {
+    name: 'JWTAuthentication',
+    description: 'Client authentication with JSON Web Tokens from the configured issuers.',
+    source: '2',
+  },
   object({
     mode: jwtModeField,
     providers: required(array(JWTProvider, { minItems: 1, maxItems: 64, description: 'Accepted token issuers.' })),
@@ -229,6 +252,8 @@ export type JWTAuthentication = Infer<typeof JWTAuthentication>;
 export const MCPAuthentication = named(
   {
     name: 'MCPAuthentication',
+    description:
+      'MCP client authentication with tokens from an identity provider (deprecated; use traffic.jwtAuthentication.mcp).',
     source: '2',
     notes:
       'Deprecated: use GwPolicy traffic.jwtAuthentication.mcp, which runs before transformation and rate limiting.',
@@ -252,7 +277,7 @@ export type MCPAuthentication = Infer<typeof MCPAuthentication>;
 // CEL authorization.
 
 export const AuthorizationPolicy = named(
-  { name: 'AuthorizationPolicy', source: '2' },
+  { name: 'AuthorizationPolicy', description: 'The CEL expressions of an authorization rule.', source: '2' },
   object({
     matchExpressions: required(
       array(CELExpression, {
@@ -268,13 +293,18 @@ export type AuthorizationPolicy = Infer<typeof AuthorizationPolicy>;
 export const Authorization = named(
   {
     name: 'Authorization',
+    description: 'CEL rules that allow or deny requests.',
     source: '2',
     notes:
       'Allow rules: any match allows, and once an Allow rule exists unmatched requests are denied. Require rules: all must match. Deny rules: any match denies, but an expression that fails does not deny, so Deny is discouraged. HTTP-level denial is 403; for MCP, list results are filtered and get/call of a denied item is rejected.',
   },
   object({
     policy: required(AuthorizationPolicy),
-    action: enumOf(['Allow', 'Deny', 'Require'], { default: 'Allow' }),
+    action: enumOf(['Allow', 'Deny', 'Require'], {
+      default: 'Allow',
+      description:
+        'Allow: once any Allow rule exists, only requests matching one are let through. Deny: a match is refused. Require: every Require rule must match.',
+    }),
   }),
 );
 export type Authorization = Infer<typeof Authorization>;
@@ -285,6 +315,8 @@ export type Authorization = Infer<typeof Authorization>;
 export const FailureMode = named(
   {
     name: 'FailureMode',
+    description:
+      'What happens when a called service cannot be used: FailClosed fails the request, FailOpen carries on without it.',
     source: '2',
     notes:
       'FailClosed fails the request when the service cannot be used; FailOpen carries on without it. For MCP: fail the whole session vs skip failed targets.',
@@ -304,7 +336,11 @@ const failClosedWhenUnset = refine(FailureMode, {
 });
 
 export const ExtAuthBody = named(
-  { name: 'ExtAuthBody', source: '2' },
+  {
+    name: 'ExtAuthBody',
+    description: 'Sending the request body to the authorization service, up to a size.',
+    source: '2',
+  },
   object({
     maxSize: required(refine(ByteSize, { description: 'Largest request body forwarded; a larger body is rejected.' })),
   }),
@@ -314,6 +350,7 @@ export type ExtAuthBody = Infer<typeof ExtAuthBody>;
 export const ExtAuthCache = named(
   {
     name: 'ExtAuthCache',
+    description: 'Caching of authorization decisions, by a CEL key.',
     source: '2',
     notes:
       "A key that does not tell requests apart can hand one request's result to another. When a key expression fails the request goes to the server uncached.",
@@ -340,7 +377,11 @@ export type ExtAuthCache = Infer<typeof ExtAuthCache>;
 const celMap = (description: string) => map(CELExpression, { maxProperties: 64, description });
 
 export const AgentExtAuthGRPC = named(
-  { name: 'AgentExtAuthGRPC', source: '2' },
+  {
+    name: 'AgentExtAuthGRPC',
+    description: 'Settings of an external authorization service spoken to over gRPC.',
+    source: '2',
+  },
   object({
     contextExtensions: map(string(), {
       maxProperties: 64,
@@ -356,7 +397,11 @@ export type AgentExtAuthGRPC = Infer<typeof AgentExtAuthGRPC>;
 const headerNameList = (description: string) => array(ShortString, { maxItems: 64, description });
 
 export const AgentExtAuthHTTP = named(
-  { name: 'AgentExtAuthHTTP', source: '2' },
+  {
+    name: 'AgentExtAuthHTTP',
+    description: 'Settings of an external authorization service spoken to over plain HTTP.',
+    source: '2',
+  },
   object({
     path: refine(CELExpression, { description: 'Path of the check request; the original request path when unset.' }),
     redirect: refine(CELExpression, { description: 'Path to redirect the client to when authorization fails.' }),
@@ -385,6 +430,7 @@ const extAuthInlineNames = ['backendRef', 'url', 'failureMode', 'grpc', 'http', 
 export const ExtAuth = named(
   {
     name: 'ExtAuth',
+    description: 'An external authorization service that decides on each request.',
     source: '2',
     notes:
       'With neither grpc nor http set the gRPC protocol is used. In HTTP mode any status other than 200 is an authorization failure.',
@@ -397,7 +443,11 @@ export const ExtAuth = named(
 export type ExtAuth = Infer<typeof ExtAuth>;
 
 export const ExtAuthConditional = named(
-  { name: 'ExtAuthConditional', source: '2' },
+  {
+    name: 'ExtAuthConditional',
+    description: 'An external authorization service used when its CEL condition holds.',
+    source: '2',
+  },
   object({ condition: conditionField, policy: required(ExtAuth) }),
 );
 export type ExtAuthConditional = Infer<typeof ExtAuthConditional>;
@@ -405,6 +455,7 @@ export type ExtAuthConditional = Infer<typeof ExtAuthConditional>;
 export const ExtAuthOrConditional = named(
   {
     name: 'ExtAuthOrConditional',
+    description: 'External authorization: one service, or a list of services chosen by CEL conditions.',
     source: '2',
     notes:
       'Either one ExtAuth inline or a conditional list of them. Inline failureMode defaults to FailClosed at runtime.',
@@ -438,6 +489,8 @@ export type ExtAuthOrConditional = Infer<typeof ExtAuthOrConditional>;
 export const BodySendMode = named(
   {
     name: 'BodySendMode',
+    description:
+      'How a body is sent to the processor: None, Buffered (whole; an error over the buffer limit), BufferedPartial (the buffered prefix) or FullDuplexStreamed.',
     source: '2',
     notes:
       'None: not sent. Buffered: sent whole, an error when over the buffer limit. BufferedPartial: the buffered prefix is sent when over the limit. FullDuplexStreamed: streamed both ways.',
@@ -446,12 +499,16 @@ export const BodySendMode = named(
 );
 export type BodySendMode = Infer<typeof BodySendMode>;
 
-export const HeaderSendMode = named({ name: 'HeaderSendMode', source: '2' }, enumOf(['Send', 'Skip']));
+export const HeaderSendMode = named(
+  { name: 'HeaderSendMode', description: 'Whether headers are sent to the processor: Send or Skip.', source: '2' },
+  enumOf(['Send', 'Skip']),
+);
 export type HeaderSendMode = Infer<typeof HeaderSendMode>;
 
 export const TrailerSendMode = named(
   {
     name: 'TrailerSendMode',
+    description: 'Whether trailers are sent to the processor: Send or Skip.',
     source: 'gw',
     notes: 'Values not shown in the spec; gw uses Send and Skip, like HeaderSendMode (as agentgateway does).',
   },
@@ -460,7 +517,11 @@ export const TrailerSendMode = named(
 export type TrailerSendMode = Infer<typeof TrailerSendMode>;
 
 export const ProcessingOptions = named(
-  { name: 'ProcessingOptions', source: '2' },
+  {
+    name: 'ProcessingOptions',
+    description: 'What is sent to the external processor: headers, bodies and trailers of each direction.',
+    source: '2',
+  },
   object({
     requestBodyMode: refine(BodySendMode, { default: 'FullDuplexStreamed' }),
     responseBodyMode: refine(BodySendMode, { default: 'FullDuplexStreamed' }),
@@ -500,7 +561,12 @@ const extProcInlineNames = [
 const extProcFailureNote = ' FailOpen applies only while the request body has not started streaming.';
 
 export const ExtProc = named(
-  { name: 'ExtProc', source: '2' },
+  {
+    name: 'ExtProc',
+    description:
+      'An external processing service (Envoy ext_proc protocol) that can read and change requests and responses.',
+    source: '2',
+  },
   object(
     {
       ...endpointReferenceFields,
@@ -515,7 +581,7 @@ export const ExtProc = named(
 export type ExtProc = Infer<typeof ExtProc>;
 
 export const ExtProcConditional = named(
-  { name: 'ExtProcConditional', source: '2' },
+  { name: 'ExtProcConditional', description: 'An external processor used when its CEL condition holds.', source: '2' },
   object({ condition: conditionField, policy: required(ExtProc) }),
 );
 export type ExtProcConditional = Infer<typeof ExtProcConditional>;
@@ -523,6 +589,7 @@ export type ExtProcConditional = Infer<typeof ExtProcConditional>;
 export const ExtProcOrConditional = named(
   {
     name: 'ExtProcOrConditional',
+    description: 'External processing: one processor, or a list of processors chosen by CEL conditions.',
     source: '2',
     notes:
       'Either one ExtProc inline or a conditional list of them. Inline failureMode defaults to FailClosed at runtime.',

@@ -1,8 +1,10 @@
 // Spec document 1 "AIBackend" and document 2 "AI settings": the LLM providers an `ai` GwBackend
-// sends to, one provider or priority groups of named providers.
+// sends to, one provider or priority groups of named providers. Families keep the spec's neutral
+// names; the vendor of each (alpha OpenAI, gamma Anthropic, zeta Amazon Bedrock...) is in ../vendors.ts.
 import { array, enumOf, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf, onlyWhen, requiredWhen, uniqueKey } from '../schema/rules.ts';
 import type { Infer, ValidationRule } from '../schema/schema.ts';
+import { familyLabel } from '../vendors.ts';
 import { CloudoneGuardrailConfig } from './ai.ts';
 import { BackendWithAI } from './backend-policies.ts';
 import { LongString, PortNumber, SectionName, ShortString, TinyString } from './common.ts';
@@ -21,7 +23,11 @@ const scoreOrBlock = object({
 });
 
 export const AlphaInlineModeration = named(
-  { name: 'AlphaInlineModeration', source: '2' },
+  {
+    name: 'AlphaInlineModeration',
+    description: 'OpenAI moderation run on the traffic of this alpha (OpenAI) provider.',
+    source: '2',
+  },
   object({
     model: refine(ShortString, {
       description: "Moderation model; unset uses the provider's default moderation model.",
@@ -38,13 +44,13 @@ export const AlphaInlineModeration = named(
 export type AlphaInlineModeration = Infer<typeof AlphaInlineModeration>;
 
 export const AlphaConfig = named(
-  { name: 'AlphaConfig', source: '2' },
+  { name: 'AlphaConfig', description: 'Settings for alpha: OpenAI and OpenAI-compatible providers.', source: '2' },
   object({ model: modelOverride, moderation: AlphaInlineModeration }),
 );
 export type AlphaConfig = Infer<typeof AlphaConfig>;
 
 export const BetaAlphaConfig = named(
-  { name: 'BetaAlphaConfig', source: '2' },
+  { name: 'BetaAlphaConfig', description: 'Settings for betaalpha: Azure OpenAI deployments.', source: '2' },
   object(
     {
       endpoint: required(
@@ -78,7 +84,7 @@ const betaRules: ValidationRule[] = [
 ];
 
 export const BetaConfig = named(
-  { name: 'BetaConfig', source: '2' },
+  { name: 'BetaConfig', description: 'Settings for beta: Azure AI resources.', source: '2' },
   object({ ...betaFields, model: modelOverride }, { rules: betaRules }),
 );
 export type BetaConfig = Infer<typeof BetaConfig>;
@@ -86,6 +92,7 @@ export type BetaConfig = Infer<typeof BetaConfig>;
 export const BetaSettings = named(
   {
     name: 'BetaSettings',
+    description: 'Azure AI (beta) resource settings of a GwModel with provider Beta.',
     source: '2',
     notes: 'The spec marks resourceType (R) after "resourceName, resourceType"; gw requires both, as BetaConfig does.',
   },
@@ -93,10 +100,16 @@ export const BetaSettings = named(
 );
 export type BetaSettings = Infer<typeof BetaSettings>;
 
-export const GammaConfig = named({ name: 'GammaConfig', source: '2' }, object({ model: modelOverride }));
+export const GammaConfig = named(
+  { name: 'GammaConfig', description: 'Settings for gamma: Anthropic (the Messages API).', source: '2' },
+  object({ model: modelOverride }),
+);
 export type GammaConfig = Infer<typeof GammaConfig>;
 
-export const DeltaConfig = named({ name: 'DeltaConfig', source: '2' }, object({ model: modelOverride }));
+export const DeltaConfig = named(
+  { name: 'DeltaConfig', description: 'Settings for delta: Google Gemini API.', source: '2' },
+  object({ model: modelOverride }),
+);
 export type DeltaConfig = Infer<typeof DeltaConfig>;
 
 const epsilonFields = {
@@ -111,13 +124,23 @@ const epsilonNotes =
   '(required), region (default global).';
 
 export const EpsilonConfig = named(
-  { name: 'EpsilonConfig', source: 'gw', notes: `${epsilonNotes} model overrides the request's model.` },
+  {
+    name: 'EpsilonConfig',
+    description: 'Settings for epsilon: Google Vertex AI.',
+    source: 'gw',
+    notes: `${epsilonNotes} model overrides the request's model.`,
+  },
   object({ ...epsilonFields, model: modelOverride }),
 );
 export type EpsilonConfig = Infer<typeof EpsilonConfig>;
 
 export const EpsilonSettings = named(
-  { name: 'EpsilonSettings', source: 'gw', notes: epsilonNotes },
+  {
+    name: 'EpsilonSettings',
+    description: 'Vertex AI (epsilon) project settings of a GwModel with provider Epsilon.',
+    source: 'gw',
+    notes: epsilonNotes,
+  },
   object(epsilonFields),
 );
 export type EpsilonSettings = Infer<typeof EpsilonSettings>;
@@ -133,20 +156,31 @@ const zetaFields = {
   guardrail: refine(CloudoneGuardrailConfig, { description: 'Guardrail applied by the provider itself.' }),
 };
 
-export const ZetaConfig = named({ name: 'ZetaConfig', source: '2' }, object({ ...zetaFields, model: modelOverride }));
+export const ZetaConfig = named(
+  { name: 'ZetaConfig', description: 'Settings for zeta: Amazon Bedrock.', source: '2' },
+  object({ ...zetaFields, model: modelOverride }),
+);
 export type ZetaConfig = Infer<typeof ZetaConfig>;
 
-export const ZetaSettings = named({ name: 'ZetaSettings', source: '2' }, object(zetaFields));
+export const ZetaSettings = named(
+  { name: 'ZetaSettings', description: 'Amazon Bedrock (zeta) settings of a GwModel with provider Zeta.', source: '2' },
+  object(zetaFields),
+);
 export type ZetaSettings = Infer<typeof ZetaSettings>;
 
 export const ProviderFormat = named(
-  { name: 'ProviderFormat', source: '2' },
+  {
+    name: 'ProviderFormat',
+    description:
+      'An API format a custom provider speaks: Completions (OpenAI Chat Completions), Messages (Anthropic), Responses (OpenAI), Embeddings, GammaTokenCount (Anthropic count_tokens), Realtime or Rerank.',
+    source: '2',
+  },
   enumOf(['Completions', 'Messages', 'Responses', 'Embeddings', 'GammaTokenCount', 'Realtime', 'Rerank']),
 );
 export type ProviderFormat = Infer<typeof ProviderFormat>;
 
 export const ProviderFormatConfig = named(
-  { name: 'ProviderFormatConfig', source: '2' },
+  { name: 'ProviderFormatConfig', description: 'An API format a custom provider speaks, and its path.', source: '2' },
   object({
     type: required(ProviderFormat),
     path: refine(LongString, { description: "Request path for this format; unset uses the format's usual path." }),
@@ -174,13 +208,17 @@ const customRules: ValidationRule[] = [
 ];
 
 export const CustomProvider = named(
-  { name: 'CustomProvider', source: '2' },
+  {
+    name: 'CustomProvider',
+    description: 'A provider gw has no built-in family for, described by the API formats it speaks and their paths.',
+    source: '2',
+  },
   object({ ...customFields, model: modelOverride }, { rules: customRules }),
 );
 export type CustomProvider = Infer<typeof CustomProvider>;
 
 export const CustomProviderSettings = named(
-  { name: 'CustomProviderSettings', source: '2' },
+  { name: 'CustomProviderSettings', description: 'Formats and paths of a GwModel with provider Custom.', source: '2' },
   object(customFields, { rules: customRules }),
 );
 export type CustomProviderSettings = Infer<typeof CustomProviderSettings>;
@@ -199,25 +237,34 @@ const llmProviderFields = {
   port: refine(PortNumber, { description: "Provider port, replacing the family's default port." }),
   path: refine(LongString, { description: "Request path, replacing the family's default path." }),
   pathPrefix: refine(LongString, {
-    description: "Prefix put before the family's request paths; alpha and gamma providers only.",
+    description: "Prefix put before the family's request paths; alpha (OpenAI) and gamma (Anthropic) providers only.",
   }),
 };
 const customNeedsAddress = 'has(self.custom) && !has(self.custom.backendRef)';
 const llmProviderRules: ValidationRule[] = [
-  exactlyOneOf(['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom']),
+  exactlyOneOf(['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'], familyLabel),
   onlyWhen('pathPrefix', 'has(self.alpha) || has(self.gamma)', 'for alpha and gamma providers'),
   requiredWhen('host', customNeedsAddress, 'when custom has no backendRef'),
   requiredWhen('port', customNeedsAddress, 'when custom has no backendRef'),
 ];
 
 export const LLMProvider = named(
-  { name: 'LLMProvider', source: '2' },
+  {
+    name: 'LLMProvider',
+    description:
+      'One LLM provider: exactly one family (alpha for OpenAI, gamma for Anthropic, ...) and optional address overrides.',
+    source: '2',
+  },
   object(llmProviderFields, { rules: llmProviderRules }),
 );
 export type LLMProvider = Infer<typeof LLMProvider>;
 
 export const NamedLLMProvider = named(
-  { name: 'NamedLLMProvider', source: '2' },
+  {
+    name: 'NamedLLMProvider',
+    description: 'An LLM provider of a priority group, with a name and policies of its own.',
+    source: '2',
+  },
   object(
     {
       name: required(
@@ -236,7 +283,12 @@ export const NamedLLMProvider = named(
 export type NamedLLMProvider = Infer<typeof NamedLLMProvider>;
 
 export const PriorityGroup = named(
-  { name: 'PriorityGroup', source: '2' },
+  {
+    name: 'PriorityGroup',
+    description:
+      'Providers of equal priority, picked among by health; gw uses a later group only when every provider of the earlier ones is evicted or already tried.',
+    source: '2',
+  },
   object({
     providers: required(
       array(NamedLLMProvider, {
@@ -250,7 +302,11 @@ export const PriorityGroup = named(
 export type PriorityGroup = Infer<typeof PriorityGroup>;
 
 export const AIBackend = named(
-  { name: 'AIBackend', source: '1' },
+  {
+    name: 'AIBackend',
+    description: 'An LLM backend: one provider, or priority groups of named providers that gw fails over between.',
+    source: '1',
+  },
   object(
     {
       provider: refine(LLMProvider, { description: 'The single provider.' }),

@@ -11,7 +11,7 @@ import { Authorization, FailureMode, MCPAuthentication } from './inbound-auth.ts
 import { endpointReferenceFields, endpointReferenceRule } from './references.ts';
 
 export const McpSelector = named(
-  { name: 'McpSelector', source: '2' },
+  { name: 'McpSelector', description: 'Services selected as MCP targets by namespace and labels.', source: '2' },
   object({
     namespaces: refine(LabelSelector, {
       description: "Namespaces to look for Services in; unset means only the backend's namespace.",
@@ -22,7 +22,7 @@ export const McpSelector = named(
 export type McpSelector = Infer<typeof McpSelector>;
 
 export const McpTarget = named(
-  { name: 'McpTarget', source: '2' },
+  { name: 'McpTarget', description: 'An MCP server reached at a host or backendRef, port and path.', source: '2' },
   object(
     {
       host: refine(ShortString, { description: 'Host name or IP address of the MCP server.' }),
@@ -46,7 +46,11 @@ export const McpTarget = named(
 export type McpTarget = Infer<typeof McpTarget>;
 
 export const McpTargetSelector = named(
-  { name: 'McpTargetSelector', source: '2' },
+  {
+    name: 'McpTargetSelector',
+    description: 'An MCP target by name: one server (static) or the Services a selector finds.',
+    source: '2',
+  },
   object(
     {
       name: required(
@@ -63,6 +67,8 @@ export type McpTargetSelector = Infer<typeof McpTargetSelector>;
 export const PrefixMode = named(
   {
     name: 'PrefixMode',
+    description:
+      'How tool names are prefixed with their target name: Conditional (only with several targets), Always or Never. Default Conditional.',
     source: '1',
     notes:
       'Conditional prefixes tool names with the target name only when there are several targets; Always always does; Never never does, so names must be unique across targets. Resource URIs keep their routing information in every mode.',
@@ -74,6 +80,8 @@ export type PrefixMode = Infer<typeof PrefixMode>;
 export const SessionRouting = named(
   {
     name: 'SessionRouting',
+    description:
+      'Stateful (default) keeps an MCP session on the targets it started with; Stateless handles each request on its own.',
     source: 'gw',
     notes:
       'Values not shown in the spec; gw follows agentgateway: Stateful (default) keeps an MCP session on the targets it started with, Stateless treats every request independently.',
@@ -83,7 +91,11 @@ export const SessionRouting = named(
 export type SessionRouting = Infer<typeof SessionRouting>;
 
 export const MCPBackend = named(
-  { name: 'MCPBackend', source: '1' },
+  {
+    name: 'MCPBackend',
+    description: 'An MCP (Model Context Protocol) backend: one or more MCP servers gw federates into one.',
+    source: '1',
+  },
   object(
     {
       targets: required(
@@ -104,6 +116,7 @@ export type MCPBackend = Infer<typeof MCPBackend>;
 export const MCPMethodPhase = named(
   {
     name: 'MCPMethodPhase',
+    description: 'Which messages of a method go to the processor: Off, Request, Response or Full (both).',
     source: '2',
     notes: 'Off skips the processor; Request sends requests, Response sends responses, Full sends both.',
   },
@@ -112,7 +125,7 @@ export const MCPMethodPhase = named(
 export type MCPMethodPhase = Infer<typeof MCPMethodPhase>;
 
 export const MCPGuardrailsRemote = named(
-  { name: 'MCPGuardrailsRemote', source: '2' },
+  { name: 'MCPGuardrailsRemote', description: 'A remote service that inspects MCP messages.', source: '2' },
   object(
     {
       ...endpointReferenceFields,
@@ -136,7 +149,11 @@ export const MCPGuardrailsRemote = named(
 export type MCPGuardrailsRemote = Infer<typeof MCPGuardrailsRemote>;
 
 export const MCPGuardrailsProcessor = named(
-  { name: 'MCPGuardrailsProcessor', source: '2' },
+  {
+    name: 'MCPGuardrailsProcessor',
+    description: 'A remote processor that inspects MCP messages, and which methods it sees.',
+    source: '2',
+  },
   object({
     remote: refine(MCPGuardrailsRemote, { description: 'A remote guardrail service.' }),
     methods: required(
@@ -159,7 +176,7 @@ export const MCPGuardrailsProcessor = named(
 export type MCPGuardrailsProcessor = Infer<typeof MCPGuardrailsProcessor>;
 
 export const MCPGuardrails = named(
-  { name: 'MCPGuardrails', source: '2' },
+  { name: 'MCPGuardrails', description: 'Processors that inspect MCP messages.', source: '2' },
   object({
     processors: required(
       array(MCPGuardrailsProcessor, {
@@ -173,7 +190,11 @@ export const MCPGuardrails = named(
 export type MCPGuardrails = Infer<typeof MCPGuardrails>;
 
 export const BackendMCP = named(
-  { name: 'BackendMCP', source: '2' },
+  {
+    name: 'BackendMCP',
+    description: 'Policies of an MCP backend: authorization, authentication and guardrails.',
+    source: '2',
+  },
   object({
     authorization: refine(Authorization, {
       description: 'CEL rules; list operations drop items that fail, get/call operations on such items are rejected.',

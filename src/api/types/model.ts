@@ -3,6 +3,7 @@
 import { array, enumOf, integer, named, object, refine, required, string } from '../schema/build.ts';
 import { exactlyOneOf } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
+import { MODEL_PROVIDER_IDS, modelProviderLabel } from '../vendors.ts';
 import { AIPromptGuard, FieldTransformation } from './ai.ts';
 import { ModelBackendAuth } from './backend-auth.ts';
 import { BackendTLS, BackendTunnel, Health } from './backend-connection.ts';
@@ -11,29 +12,12 @@ import { Authorization } from './inbound-auth.ts';
 import { HeaderModifiers } from './traffic.ts';
 
 export const ModelProvider = named(
-  { name: 'ModelProvider', source: '2' },
-  enumOf([
-    'Alpha',
-    'Beta',
-    'Gamma',
-    'Delta',
-    'Epsilon',
-    'Zeta',
-    'Provider07',
-    'Provider08',
-    'Provider09',
-    'Provider10',
-    'Provider11',
-    'Provider12',
-    'Provider13',
-    'Provider14',
-    'Provider15',
-    'Provider16',
-    'Provider17',
-    'Provider18',
-    'Provider19',
-    'Custom',
-  ]),
+  {
+    name: 'ModelProvider',
+    description: `Provider serving a concrete model: ${MODEL_PROVIDER_IDS.map(modelProviderLabel).join(', ')} (an endpoint described by custom).`,
+    source: '2',
+  },
+  enumOf(MODEL_PROVIDER_IDS),
 );
 export type ModelProvider = Infer<typeof ModelProvider>;
 
@@ -43,6 +27,7 @@ export const MODEL_MATCH_PATTERN = '^([*]|[*]?[^*]+|[^*]+[*])$';
 export const ModelMatch = named(
   {
     name: 'ModelMatch',
+    description: 'Which requested model names this GwModel serves.',
     source: '1',
     notes:
       'The spec shows only match.model; gw requires it when match is present (an empty match matches nothing new).',
@@ -65,6 +50,8 @@ export type ModelMatch = Infer<typeof ModelMatch>;
 export const ModelVisibility = named(
   {
     name: 'ModelVisibility',
+    description:
+      'Public models take client requests directly and are listed by model discovery; Internal ones are reached only through virtual models. Default Public.',
     source: '1',
     notes:
       'Public models take direct client requests and are listed by model discovery; Internal ones are reachable only through virtual models.',
@@ -74,7 +61,12 @@ export const ModelVisibility = named(
 export type ModelVisibility = Infer<typeof ModelVisibility>;
 
 export const ModelPolicies = named(
-  { name: 'ModelPolicies', source: '2' },
+  {
+    name: 'ModelPolicies',
+    description:
+      'Policies of a concrete model: request transformations, guards, authorization, credentials and connection settings.',
+    source: '2',
+  },
   object({
     transformations: array(FieldTransformation, {
       minItems: 1,
@@ -108,12 +100,20 @@ const modelTargetFields = {
   }),
 };
 
-export const ModelTargetReference = named({ name: 'ModelTargetReference', source: '2' }, object(modelTargetFields));
+export const ModelTargetReference = named(
+  {
+    name: 'ModelTargetReference',
+    description: 'A GwModel a virtual model routes to, and the model name sent to it.',
+    source: '2',
+  },
+  object(modelTargetFields),
+);
 export type ModelTargetReference = Infer<typeof ModelTargetReference>;
 
 export const WeightedModelTarget = named(
   {
     name: 'WeightedModelTarget',
+    description: 'A model that receives a share of requests proportional to its weight.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw follows agentgateway's weighted target: a model target plus weight (1-1000000, default 1).",
@@ -134,11 +134,14 @@ export type WeightedModelTarget = Infer<typeof WeightedModelTarget>;
 export const WeightedModelRouting = named(
   {
     name: 'WeightedModelRouting',
+    description: 'Splits requests among target models in proportion to their weights.',
     source: 'gw',
     notes: 'Not shown in the spec; gw follows agentgateway: targets (required, 1-64), chosen in proportion to weight.',
   },
   object({
-    targets: required(array(WeightedModelTarget, { minItems: 1, maxItems: 64 })),
+    targets: required(
+      array(WeightedModelTarget, { minItems: 1, maxItems: 64, description: 'Models to split requests among.' }),
+    ),
   }),
 );
 export type WeightedModelRouting = Infer<typeof WeightedModelRouting>;
@@ -146,6 +149,7 @@ export type WeightedModelRouting = Infer<typeof WeightedModelRouting>;
 export const ConditionalModelTarget = named(
   {
     name: 'ConditionalModelTarget',
+    description: 'A model used when its CEL condition holds.',
     source: '2',
     notes:
       'model is required when the referenced GwModel matches by wildcard; that needs the other object, so the controller checks it, not admission.',
@@ -160,7 +164,11 @@ export const ConditionalModelTarget = named(
 export type ConditionalModelTarget = Infer<typeof ConditionalModelTarget>;
 
 export const ConditionalModelRouting = named(
-  { name: 'ConditionalModelRouting', source: '2' },
+  {
+    name: 'ConditionalModelRouting',
+    description: 'Picks a target model by CEL conditions on the request, the first match winning.',
+    source: '2',
+  },
   object({
     targets: required(
       array(ConditionalModelTarget, {
@@ -183,7 +191,7 @@ export const ConditionalModelRouting = named(
 export type ConditionalModelRouting = Infer<typeof ConditionalModelRouting>;
 
 export const FailoverModelTarget = named(
-  { name: 'FailoverModelTarget', source: '2' },
+  { name: 'FailoverModelTarget', description: 'A model tried in order of priority.', source: '2' },
   object({
     ...modelTargetFields,
     priority: required(
@@ -200,15 +208,25 @@ export const FailoverModelTarget = named(
 export type FailoverModelTarget = Infer<typeof FailoverModelTarget>;
 
 export const FailoverModelRouting = named(
-  { name: 'FailoverModelRouting', source: '2' },
+  {
+    name: 'FailoverModelRouting',
+    description: 'Tries target models in order, moving to the next when one fails.',
+    source: '2',
+  },
   object({
-    targets: required(array(FailoverModelTarget, { minItems: 1, maxItems: 64 })),
+    targets: required(
+      array(FailoverModelTarget, { minItems: 1, maxItems: 64, description: 'Models to try, in order.' }),
+    ),
   }),
 );
 export type FailoverModelRouting = Infer<typeof FailoverModelRouting>;
 
 export const VirtualModel = named(
-  { name: 'VirtualModel', source: '2' },
+  {
+    name: 'VirtualModel',
+    description: 'Routes requests for this model to other GwModels: weighted, failover or conditional (exactly one).',
+    source: '2',
+  },
   object(
     {
       weighted: WeightedModelRouting,

@@ -7,7 +7,11 @@ import { CELExpression, ShortString, TinyString } from './common.ts';
 import { endpointReferenceFields, endpointReferenceRule } from './references.ts';
 
 export const AttributeAdd = named(
-  { name: 'AttributeAdd', source: '2' },
+  {
+    name: 'AttributeAdd',
+    description: 'An attribute added to telemetry: its name and the CEL expression of its value.',
+    source: '2',
+  },
   object({
     name: required(refine(ShortString, { description: 'Attribute (or label) name.' })),
     expression: required(refine(CELExpression, { description: 'CEL that computes the value.' })),
@@ -18,6 +22,7 @@ export type AttributeAdd = Infer<typeof AttributeAdd>;
 export const LogTracingAttributes = named(
   {
     name: 'LogTracingAttributes',
+    description: 'Attributes added to or removed from access log entries or spans.',
     source: '2',
     notes: 'An added attribute whose expression fails is left out of the entry.',
   },
@@ -47,6 +52,7 @@ const pathOnlyWithHTTP: ValidationRule = onlyWhen('path', "self.protocol == 'HTT
 export const OtlpAccessLog = named(
   {
     name: 'OtlpAccessLog',
+    description: 'Access log entries exported to an OpenTelemetry (OTLP) collector.',
     source: '2',
     notes:
       'path applies only to protocol HTTP (gRPC has no request path) and is rejected with GRPC; unset, it is /v1/logs.',
@@ -69,7 +75,11 @@ export const OtlpAccessLog = named(
 export type OtlpAccessLog = Infer<typeof OtlpAccessLog>;
 
 export const AccessLog = named(
-  { name: 'AccessLog', source: '2' },
+  {
+    name: 'AccessLog',
+    description: 'Access logging: which requests are logged and which fields are added.',
+    source: '2',
+  },
   object({
     filter: refine(CELExpression, { description: 'An entry is logged only when this is true.' }),
     attributes: refine(LogTracingAttributes, { description: 'Default fields to drop and fields to add.' }),
@@ -81,6 +91,7 @@ export type AccessLog = Infer<typeof AccessLog>;
 export const Tracing = named(
   {
     name: 'Tracing',
+    description: 'Spans exported to an OpenTelemetry (OTLP) collector, with sampling and attributes.',
     source: 'gw',
     notes:
       'Not shown in the spec beyond "one of backendRef, url"; gw follows agentgateway\'s frontend tracing: an OTLP exporter (protocol, path default /v1/traces for HTTP only), span attributes, resource attributes, sampling expressions and a span filter.',
@@ -115,6 +126,7 @@ export type Tracing = Infer<typeof Tracing>;
 export const MetricAttributes = named(
   {
     name: 'MetricAttributes',
+    description: 'Labels added to request metrics, computed with CEL.',
     source: '2',
     notes:
       'A label whose expression fails gets the value "unknown". Every label multiplies the number of series: keep cardinality low.',
@@ -133,7 +145,7 @@ export const MetricAttributes = named(
 export type MetricAttributes = Infer<typeof MetricAttributes>;
 
 export const MetricLabels = named(
-  { name: 'MetricLabels', source: '2' },
+  { name: 'MetricLabels', description: 'Labels added to request metrics.', source: '2' },
   object({ attributes: required(MetricAttributes) }),
 );
 export type MetricLabels = Infer<typeof MetricLabels>;

@@ -20,7 +20,7 @@ import type { Infer } from '../schema/schema.ts';
 import { ObjectName, QUANTITY_PATTERN } from './common.ts';
 
 export const Workload = named(
-  { name: 'Workload', source: '1' },
+  { name: 'Workload', description: 'The kind of Kubernetes workload the data plane runs as.', source: '1' },
   object({
     kind: enumOf(['Deployment', 'DaemonSet'], {
       default: 'Deployment',
@@ -31,14 +31,14 @@ export const Workload = named(
 export type Workload = Infer<typeof Workload>;
 
 export const Logging = named(
-  { name: 'Logging', source: '1' },
+  { name: 'Logging', description: 'Log level and format of the data plane.', source: '1' },
   object({
     level: string({
       minLength: 1,
       default: 'info',
       description: 'Log filter in per-module syntax, e.g. `info` or `warn,gw::http=debug`.',
     }),
-    format: enumOf(['json', 'text'], { default: 'text' }),
+    format: enumOf(['json', 'text'], { default: 'text', description: 'Log line format: json or text.' }),
   }),
 );
 export type Logging = Infer<typeof Logging>;
@@ -49,6 +49,7 @@ const IMAGE_DIGEST_PATTERN = '^[a-z0-9]+([+._-][a-z0-9]+)*:[a-f0-9]{32,}$';
 export const Image = named(
   {
     name: 'Image',
+    description: 'Container image of the data plane.',
     source: '1',
     notes:
       'registry, repository and tag default to the gw release image when omitted; pullPolicy defers to the cluster default.',
@@ -102,7 +103,11 @@ export const ObjectFieldSelector = named(
 export type ObjectFieldSelector = Infer<typeof ObjectFieldSelector>;
 
 export const ResourceFieldSelector = named(
-  { name: 'ResourceFieldSelector', source: 'core' },
+  {
+    name: 'ResourceFieldSelector',
+    description: "A resource limit or request of the container, as the variable's value.",
+    source: 'core',
+  },
   object({
     containerName: string({
       description: 'Container whose resources are read; required for volumes, optional for env.',
@@ -118,20 +123,20 @@ export const CONFIG_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
 const ConfigKey = string({ minLength: 1, maxLength: 253, pattern: CONFIG_KEY_PATTERN });
 
 export const ConfigMapKeySelector = named(
-  { name: 'ConfigMapKeySelector', source: 'core' },
+  { name: 'ConfigMapKeySelector', description: 'A key of a ConfigMap in the same namespace.', source: 'core' },
   object({
     name: string({ description: "Name of the ConfigMap in the pod's namespace." }),
-    key: required(ConfigKey),
+    key: required(refine(ConfigKey, { description: 'Key whose value is used.' })),
     optional: boolean({ description: 'Whether the ConfigMap or its key may be missing.' }),
   }),
 );
 export type ConfigMapKeySelector = Infer<typeof ConfigMapKeySelector>;
 
 export const SecretKeySelector = named(
-  { name: 'SecretKeySelector', source: 'core' },
+  { name: 'SecretKeySelector', description: 'A key of a Secret in the same namespace.', source: 'core' },
   object({
     name: string({ description: "Name of the Secret in the pod's namespace." }),
-    key: required(ConfigKey),
+    key: required(refine(ConfigKey, { description: 'Key whose value is used.' })),
     optional: boolean({ description: 'Whether the Secret or its key may be missing.' }),
   }),
 );
@@ -140,7 +145,7 @@ export type SecretKeySelector = Infer<typeof SecretKeySelector>;
 const envSources = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'] as const;
 
 export const EnvVarSource = named(
-  { name: 'EnvVarSource', source: 'core' },
+  { name: 'EnvVarSource', description: 'Where an environment variable takes its value from.', source: 'core' },
   object(
     {
       fieldRef: ObjectFieldSelector,
@@ -164,6 +169,7 @@ export type EnvVarSource = Infer<typeof EnvVarSource>;
 export const EnvVar = named(
   {
     name: 'EnvVar',
+    description: 'An environment variable of the data plane container.',
     source: 'core',
     notes:
       'Kubernetes core/v1 EnvVar. `$(VAR_NAME)` expands a previously defined variable (discouraged); `$$(VAR_NAME)` yields the literal text.',
@@ -192,7 +198,7 @@ export const EnvVar = named(
 export type EnvVar = Infer<typeof EnvVar>;
 
 export const ResourceClaim = named(
-  { name: 'ResourceClaim', source: 'core' },
+  { name: 'ResourceClaim', description: 'A dynamic resource claim the container uses.', source: 'core' },
   object({
     name: required(string({ minLength: 1, description: "Name of an entry in the pod's resourceClaims." })),
     request: string({ description: 'A single request of the claim; the whole claim when omitted.' }),
@@ -207,6 +213,7 @@ const ResourceList = map(Quantity, {
 export const ResourceRequirements = named(
   {
     name: 'ResourceRequirements',
+    description: 'CPU, memory and other compute resources of a container.',
     source: 'core',
     notes:
       'Kubernetes core/v1 ResourceRequirements. That requests do not exceed limits is checked by Kubernetes when the workload is created.',
@@ -214,7 +221,11 @@ export const ResourceRequirements = named(
   object({
     limits: ResourceList,
     requests: ResourceList,
-    claims: array(ResourceClaim, { listType: 'map', listMapKeys: ['name'] }),
+    claims: array(ResourceClaim, {
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'Dynamic resource claims of the pod the container uses.',
+    }),
   }),
 );
 export type ResourceRequirements = Infer<typeof ResourceRequirements>;
@@ -225,6 +236,7 @@ const MAX_SHUTDOWN_SECONDS = 31536000;
 export const ShutdownSpec = named(
   {
     name: 'ShutdownSpec',
+    description: 'Graceful shutdown of the data plane, in seconds.',
     source: 'gw',
     notes:
       'Fields not shown in the spec; gw follows agentgateway: `min` is how long a draining proxy keeps accepting connections at least, `max` is the pod termination grace period; both in seconds.',
@@ -255,7 +267,7 @@ export const ShutdownSpec = named(
 export type ShutdownSpec = Infer<typeof ShutdownSpec>;
 
 export const MeshSpec = named(
-  { name: 'MeshSpec', source: '2' },
+  { name: 'MeshSpec', description: 'Service mesh integration of the data plane.', source: '2' },
   object({
     enabled: boolean({ description: 'Join the service mesh (mesh-issued workload certificates).' }),
     caAddress: string({
@@ -280,7 +292,7 @@ export const MeshSpec = named(
 export type MeshSpec = Infer<typeof MeshSpec>;
 
 export const ObjectMetadata = named(
-  { name: 'ObjectMetadata', source: '2' },
+  { name: 'ObjectMetadata', description: 'Labels and annotations added to a generated resource.', source: '2' },
   object({
     labels: map(string(), { description: 'Labels added to (or overriding those of) the generated resource.' }),
     annotations: map(string(), {
@@ -293,6 +305,7 @@ export type ObjectMetadata = Infer<typeof ObjectMetadata>;
 export const KubernetesResourceOverlay = named(
   {
     name: 'KubernetesResourceOverlay',
+    description: 'Labels, annotations and spec fields merged into a resource the controller generates.',
     source: '2',
     notes:
       'Applied in order: GatewayClass typed fields, Gateway typed fields, GatewayClass overlays, Gateway overlays (later wins). Lists with merge keys merge; `$patch: delete` removes an item or field; `$patch: replace` replaces a whole map or list.',
@@ -305,7 +318,7 @@ export const KubernetesResourceOverlay = named(
 export type KubernetesResourceOverlay = Infer<typeof KubernetesResourceOverlay>;
 
 export const ModelCatalogConfigMapRef = named(
-  { name: 'ModelCatalogConfigMapRef', source: '2' },
+  { name: 'ModelCatalogConfigMapRef', description: 'A ConfigMap holding a model catalog.', source: '2' },
   object({
     name: required(refine(ObjectName, { description: "ConfigMap in the Gateway's namespace." })),
     key: refine(ConfigKey, { default: 'catalog.json', description: 'Key of the ConfigMap holding the catalog.' }),
@@ -316,6 +329,7 @@ export type ModelCatalogConfigMapRef = Infer<typeof ModelCatalogConfigMapRef>;
 export const ModelCatalogSource = named(
   {
     name: 'ModelCatalogSource',
+    description: 'Where one model cost catalog is read from.',
     source: '2',
     notes: 'configMap is the only source kind, so gw requires it.',
   },
@@ -326,11 +340,12 @@ export type ModelCatalogSource = Infer<typeof ModelCatalogSource>;
 export const ModelCatalogSpec = named(
   {
     name: 'ModelCatalogSpec',
+    description: 'Where the model cost catalog (per-model prices) is read from.',
     source: '2',
     notes:
       'Effective only on Gateway-level parameters (Gateway.spec.infrastructure.parametersRef); ignored on GatewayClass parameters.',
   },
-  object({ sources: array(ModelCatalogSource) }),
+  object({ sources: array(ModelCatalogSource, { description: 'Where model cost catalogs are read from.' }) }),
 );
 export type ModelCatalogSpec = Infer<typeof ModelCatalogSpec>;
 
@@ -339,7 +354,11 @@ const isDeployment = "!has(self.workload) || !has(self.workload.kind) || self.wo
 const isDaemonSet = "has(self.workload) && has(self.workload.kind) && self.workload.kind == 'DaemonSet'";
 
 export const GwParametersSpec = named(
-  { name: 'GwParametersSpec', source: '1' },
+  {
+    name: 'GwParametersSpec',
+    description: 'How the controller deploys and runs the data plane of the Gateways that use these parameters.',
+    source: '1',
+  },
   object(
     {
       workload: Workload,

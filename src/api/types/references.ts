@@ -4,15 +4,27 @@ import { atMostOneOf, exactlyOneOf } from '../schema/rules.ts';
 import type { Infer } from '../schema/schema.ts';
 import { Group, HTTPURL, Kind, ObjectName, PortNumber, SectionName } from './common.ts';
 
-const LabelMap = map(string({ maxLength: 63 }), { maxProperties: 64 });
+const LabelMap = map(string({ maxLength: 63 }), {
+  maxProperties: 64,
+  description: 'Labels an object must carry, all of them, to be selected.',
+});
 
 export const LocalBackendObjectReference = named(
-  { name: 'LocalBackendObjectReference', source: '2' },
+  {
+    name: 'LocalBackendObjectReference',
+    description: 'A backend in the same namespace: a Service (default) or another kind, by name and port.',
+    source: '2',
+  },
   object(
     {
-      group: string({ maxLength: 253 }),
+      group: string({
+        maxLength: 253,
+        description: 'API group of the referent; empty for the core group (a Service).',
+      }),
       kind: refine(Kind, { default: 'Service' }),
-      name: required(string({ minLength: 1, maxLength: 253 })),
+      name: required(
+        string({ minLength: 1, maxLength: 253, description: 'Name of the referent, in the same namespace.' }),
+      ),
       port: PortNumber,
     },
     {
@@ -36,6 +48,8 @@ export type LocalBackendObjectReference = Infer<typeof LocalBackendObjectReferen
 export const BackendObjectReference = named(
   {
     name: 'BackendObjectReference',
+    description:
+      'An object requests are sent to: a Service (the default kind) or another kind gw resolves, by group, kind, name, namespace and port.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw follows Gateway API BackendObjectReference: kind defaults to Service, port is required for a Service, namespace defaults to the referring object's namespace. gw resolves it in that namespace only: another namespace is not resolved and the traffic that needs it fails (a ReferenceGrant opens route backendRefs, listener certificates and GwModel parents, not these).",
@@ -45,7 +59,13 @@ export const BackendObjectReference = named(
       group: refine(Group, { default: '' }),
       kind: refine(Kind, { default: 'Service' }),
       name: required(ObjectName),
-      namespace: string({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+      namespace: string({
+        minLength: 1,
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        description:
+          "Namespace of the referent; unset means the referring object's namespace, the only one gw resolves.",
+      }),
       port: PortNumber,
     },
     {
@@ -76,7 +96,7 @@ export const endpointReferenceFields = {
 export const endpointReferenceRule = exactlyOneOf(['backendRef', 'url']);
 
 export const LocalSecretObjectRef = named(
-  { name: 'LocalSecretObjectRef', source: '2' },
+  { name: 'LocalSecretObjectRef', description: 'A Secret in the same namespace.', source: '2' },
   object({
     name: required(ObjectName),
     group: refine(Group, { description: 'Empty means the core group.' }),
@@ -86,7 +106,7 @@ export const LocalSecretObjectRef = named(
 export type LocalSecretObjectRef = Infer<typeof LocalSecretObjectRef>;
 
 export const LocalSecretKeyRef = named(
-  { name: 'LocalSecretKeyRef', source: '2' },
+  { name: 'LocalSecretKeyRef', description: 'A key of a Secret in the same namespace.', source: '2' },
   object({
     name: required(ObjectName),
     group: Group,
@@ -101,16 +121,27 @@ export const LocalSecretKeyRef = named(
 export type LocalSecretKeyRef = Infer<typeof LocalSecretKeyRef>;
 
 export const LocalCACertificateRef = named(
-  { name: 'LocalCACertificateRef', source: '2' },
+  {
+    name: 'LocalCACertificateRef',
+    description: 'A ConfigMap or Secret in the same namespace holding CA certificates.',
+    source: '2',
+  },
   object({
     name: required(ObjectName),
-    kind: enumOf(['ConfigMap', 'Secret'], { default: 'ConfigMap' }),
+    kind: enumOf(['ConfigMap', 'Secret'], {
+      default: 'ConfigMap',
+      description: 'Kind of object holding the CA certificates.',
+    }),
   }),
 );
 export type LocalCACertificateRef = Infer<typeof LocalCACertificateRef>;
 
 export const LocalPolicyTargetReference = named(
-  { name: 'LocalPolicyTargetReference', source: '2' },
+  {
+    name: 'LocalPolicyTargetReference',
+    description: 'An object in the same namespace a policy attaches to.',
+    source: '2',
+  },
   object({ group: required(Group), kind: required(Kind), name: required(ObjectName) }),
 );
 export type LocalPolicyTargetReference = Infer<typeof LocalPolicyTargetReference>;
@@ -126,7 +157,12 @@ const targetSectionRules = [
 ];
 
 export const LocalPolicyTargetReferenceWithSectionName = named(
-  { name: 'LocalPolicyTargetReferenceWithSectionName', source: '2' },
+  {
+    name: 'LocalPolicyTargetReferenceWithSectionName',
+    description:
+      'An object in the same namespace a policy attaches to, optionally one section of it (a listener, a route rule, a port).',
+    source: '2',
+  },
   object(
     {
       group: required(Group),
@@ -141,13 +177,22 @@ export const LocalPolicyTargetReferenceWithSectionName = named(
 export type LocalPolicyTargetReferenceWithSectionName = Infer<typeof LocalPolicyTargetReferenceWithSectionName>;
 
 export const LocalPolicyTargetSelector = named(
-  { name: 'LocalPolicyTargetSelector', source: '2' },
+  {
+    name: 'LocalPolicyTargetSelector',
+    description: 'Objects in the same namespace a policy attaches to, selected by kind and labels.',
+    source: '2',
+  },
   object({ group: required(Group), kind: required(Kind), matchLabels: required(LabelMap) }),
 );
 export type LocalPolicyTargetSelector = Infer<typeof LocalPolicyTargetSelector>;
 
 export const LocalPolicyTargetSelectorWithSectionName = named(
-  { name: 'LocalPolicyTargetSelectorWithSectionName', source: '2' },
+  {
+    name: 'LocalPolicyTargetSelectorWithSectionName',
+    description:
+      'Objects in the same namespace a policy attaches to, selected by kind and labels, optionally one section of each.',
+    source: '2',
+  },
   object(
     {
       group: required(Group),
@@ -162,7 +207,7 @@ export const LocalPolicyTargetSelectorWithSectionName = named(
 export type LocalPolicyTargetSelectorWithSectionName = Infer<typeof LocalPolicyTargetSelectorWithSectionName>;
 
 export const ConfigMapSelector = named(
-  { name: 'ConfigMapSelector', source: '2' },
+  { name: 'ConfigMapSelector', description: 'ConfigMaps in the same namespace selected by labels.', source: '2' },
   object({ matchLabels: required(LabelMap) }),
 );
 export type ConfigMapSelector = Infer<typeof ConfigMapSelector>;
@@ -170,6 +215,7 @@ export type ConfigMapSelector = Infer<typeof ConfigMapSelector>;
 export const SecretSelector = named(
   {
     name: 'SecretSelector',
+    description: 'Secrets in the same namespace selected by labels.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw selects Secrets in the policy's namespace by matchLabels, like ConfigMapSelector (agentgateway does the same).",

@@ -40,6 +40,7 @@ function conditionalList<T>(entry: Schema<T>): Schema<T[]> {
 export const BufferBody = named(
   {
     name: 'BufferBody',
+    description: 'Buffering of one body: its size limit and what happens when a body is larger.',
     source: '2',
     notes: 'An oversized body with FailClosed is answered with 413 (request) or 502 (response).',
   },
@@ -56,7 +57,7 @@ export const BufferBody = named(
 export type BufferBody = Infer<typeof BufferBody>;
 
 export const Buffer = named(
-  { name: 'Buffer', source: '2' },
+  { name: 'Buffer', description: 'Buffering of request and response bodies.', source: '2' },
   object({
     request: refine(BufferBody, { description: 'Buffer the whole request body before it is sent on.' }),
     response: refine(BufferBody, { description: 'Buffer the whole response body before it is sent on.' }),
@@ -68,7 +69,11 @@ export type Buffer = Infer<typeof Buffer>;
 const ORIGIN_PATTERN = '^[A-Za-z][A-Za-z0-9+.-]*://(\\[[0-9A-Fa-f:.]+\\]|[^/?#@\\s:\\[\\]]+)(:[0-9]{1,5})?$';
 
 export const CSRF = named(
-  { name: 'CSRF', source: '2' },
+  {
+    name: 'CSRF',
+    description: 'Cross-site request forgery protection: unsafe requests from other origins are refused.',
+    source: '2',
+  },
   object({
     additionalOrigins: array(string({ minLength: 1, maxLength: 256, pattern: ORIGIN_PATTERN }), {
       minItems: 1,
@@ -86,6 +91,7 @@ const CORS_ORIGIN_PATTERN =
 export const CORS = named(
   {
     name: 'CORS',
+    description: 'CORS: which cross-origin requests browsers may make, answered by gw.',
     source: 'gw',
     notes:
       'Not shown in the spec; gw uses the fields of Gateway API\'s HTTPCORSFilter, as agentgateway does. "*" in allowOrigins, allowMethods or allowHeaders must stand alone.',
@@ -120,6 +126,7 @@ export type CORS = Infer<typeof CORS>;
 export const Delay = named(
   {
     name: 'Delay',
+    description: 'A fixed delay added before the request is forwarded.',
     source: '2',
     notes: 'The delay counts against the request timeout.',
   },
@@ -138,7 +145,7 @@ export type Delay = Infer<typeof Delay>;
 // Direct responses.
 
 export const DirectResponseHeader = named(
-  { name: 'DirectResponseHeader', source: '2' },
+  { name: 'DirectResponseHeader', description: 'A header of a direct response.', source: '2' },
   object({
     name: required(HTTPHeaderName),
     value: required(refine(CELExpression, { description: 'CEL that computes the header value.' })),
@@ -160,6 +167,7 @@ const bodyRule = atMostOneOf(['body', 'bodyExpression']);
 export const DirectResponse = named(
   {
     name: 'DirectResponse',
+    description: 'An answer gw sends itself instead of forwarding the request.',
     source: '2',
     notes:
       'The spec does not mark status required; gw requires it (as agentgateway does), since a response needs a status.',
@@ -169,13 +177,21 @@ export const DirectResponse = named(
 export type DirectResponse = Infer<typeof DirectResponse>;
 
 export const DirectResponseConditional = named(
-  { name: 'DirectResponseConditional', source: '2' },
+  {
+    name: 'DirectResponseConditional',
+    description: 'A direct response sent when its CEL condition holds.',
+    source: '2',
+  },
   object({ condition: conditionField, policy: required(DirectResponse) }),
 );
 export type DirectResponseConditional = Infer<typeof DirectResponseConditional>;
 
 export const DirectResponseOrConditional = named(
-  { name: 'DirectResponseOrConditional', source: '2' },
+  {
+    name: 'DirectResponseOrConditional',
+    description: 'A direct response, or a list of them chosen by CEL conditions.',
+    source: '2',
+  },
   object(
     { status: statusField, ...directResponseFields, conditional: conditionalList(DirectResponseConditional) },
     {
@@ -195,6 +211,7 @@ export type DirectResponseOrConditional = Infer<typeof DirectResponseOrCondition
 export const RateLimitDescriptorEntry = named(
   {
     name: 'RateLimitDescriptorEntry',
+    description: 'A descriptor key and the CEL expression of its value.',
     source: 'gw',
     notes: 'Not shown in the spec; gw follows agentgateway: a descriptor key and the CEL that computes its value.',
   },
@@ -210,6 +227,7 @@ export type RateLimitDescriptorEntry = Infer<typeof RateLimitDescriptorEntry>;
 export const RateLimitUnit = named(
   {
     name: 'RateLimitUnit',
+    description: 'What a rate limit counts: Requests or Tokens.',
     source: '2',
     notes: 'The spec names Requests and Tokens and says the full set is not shown; gw accepts those two.',
   },
@@ -218,9 +236,19 @@ export const RateLimitUnit = named(
 export type RateLimitUnit = Infer<typeof RateLimitUnit>;
 
 export const RateLimitDescriptor = named(
-  { name: 'RateLimitDescriptor', source: '2' },
+  {
+    name: 'RateLimitDescriptor',
+    description: 'A descriptor sent to the rate limit service, and what it counts.',
+    source: '2',
+  },
   object({
-    entries: required(array(RateLimitDescriptorEntry, { minItems: 1, maxItems: 16 })),
+    entries: required(
+      array(RateLimitDescriptorEntry, {
+        minItems: 1,
+        maxItems: 16,
+        description: 'Name and CEL value pairs that make up the descriptor sent to the rate limit service.',
+      }),
+    ),
     unit: refine(RateLimitUnit, { default: 'Requests', description: 'What the limit counts.' }),
     cost: refine(CELExpression, {
       description:
@@ -234,7 +262,11 @@ export const RateLimitDescriptor = named(
 export type RateLimitDescriptor = Infer<typeof RateLimitDescriptor>;
 
 export const GlobalRateLimit = named(
-  { name: 'GlobalRateLimit', source: '2' },
+  {
+    name: 'GlobalRateLimit',
+    description: 'Rate limits kept by an external rate limit service, shared by every proxy instance.',
+    source: '2',
+  },
   object(
     {
       ...endpointReferenceFields,
@@ -243,7 +275,13 @@ export const GlobalRateLimit = named(
         description: 'What happens when the rate limit service cannot be reached or errors.',
       }),
       domain: required(refine(ShortString, { description: 'Rate limit domain sent to the service.' })),
-      descriptors: required(array(RateLimitDescriptor, { minItems: 1, maxItems: 16 })),
+      descriptors: required(
+        array(RateLimitDescriptor, {
+          minItems: 1,
+          maxItems: 16,
+          description: 'Descriptors checked with the rate limit service for each request.',
+        }),
+      ),
     },
     { rules: [endpointReferenceRule] },
   ),
@@ -253,6 +291,8 @@ export type GlobalRateLimit = Infer<typeof GlobalRateLimit>;
 export const LocalRateLimit = named(
   {
     name: 'LocalRateLimit',
+    description:
+      'A rate limit counted by each proxy instance on its own: requests or tokens per unit of time, with a burst.',
     source: '2',
     notes:
       'Counted per proxy instance, with no coordination between instances. Exceeding it answers 429; token counts are known after completion, so token limits apply to later requests.',
@@ -261,7 +301,7 @@ export const LocalRateLimit = named(
     {
       requests: integer({ minimum: 1, description: 'Requests allowed per unit.' }),
       tokens: integer({ minimum: 1, description: 'LLM tokens (input and output) allowed per unit.' }),
-      unit: required(enumOf(['Seconds', 'Minutes', 'Hours'])),
+      unit: required(enumOf(['Seconds', 'Minutes', 'Hours'], { description: 'Period of the limit.' })),
       burst: integer({ minimum: 0, description: 'Extra allowance on top of the rate for short bursts.' }),
     },
     { rules: [exactlyOneOf(['requests', 'tokens'])] },
@@ -277,6 +317,7 @@ const rateLimitFields = {
 export const RateLimits = named(
   {
     name: 'RateLimits',
+    description: 'Local and global rate limits.',
     source: 'gw',
     notes:
       'The traffic rateLimit section (not shown in the spec), after agentgateway: local limits, a global limit, or both.',
@@ -286,7 +327,12 @@ export const RateLimits = named(
 export type RateLimits = Infer<typeof RateLimits>;
 
 export const RateLimitsConditional = named(
-  { name: 'RateLimitsConditional', source: 'gw', notes: 'A conditional entry of RateLimitsOrConditional.' },
+  {
+    name: 'RateLimitsConditional',
+    description: 'Rate limits applied when their CEL condition holds.',
+    source: 'gw',
+    notes: 'A conditional entry of RateLimitsOrConditional.',
+  },
   object({ condition: conditionField, policy: required(RateLimits) }),
 );
 export type RateLimitsConditional = Infer<typeof RateLimitsConditional>;
@@ -294,6 +340,7 @@ export type RateLimitsConditional = Infer<typeof RateLimitsConditional>;
 export const RateLimitsOrConditional = named(
   {
     name: 'RateLimitsOrConditional',
+    description: 'Rate limits, or a list of them chosen by CEL conditions.',
     source: 'gw',
     notes: 'RateLimits inline, or a conditional list of them (the OrConditional pattern of the spec).',
   },
@@ -308,10 +355,15 @@ export type RateLimitsOrConditional = Infer<typeof RateLimitsOrConditional>;
 // Headers and host.
 
 export const HTTPHeader = named(
-  { name: 'HTTPHeader', source: 'gateway-api', notes: 'Gateway API HTTPHeader: a header name and a literal value.' },
+  {
+    name: 'HTTPHeader',
+    description: 'A header name and value.',
+    source: 'gateway-api',
+    notes: 'Gateway API HTTPHeader: a header name and a literal value.',
+  },
   object({
     name: required(HTTPHeaderName),
-    value: required(string({ minLength: 1, maxLength: 4096 })),
+    value: required(string({ minLength: 1, maxLength: 4096, description: 'Header value.' })),
   }),
 );
 export type HTTPHeader = Infer<typeof HTTPHeader>;
@@ -319,6 +371,7 @@ export type HTTPHeader = Infer<typeof HTTPHeader>;
 export const HTTPHeaderFilter = named(
   {
     name: 'HTTPHeaderFilter',
+    description: 'Headers to set, add or remove.',
     source: 'gateway-api',
     notes: "Fields not shown in the spec; gw uses Gateway API's HTTPHeaderFilter (values are literals, not CEL).",
   },
@@ -345,7 +398,7 @@ export const HTTPHeaderFilter = named(
 export type HTTPHeaderFilter = Infer<typeof HTTPHeaderFilter>;
 
 export const HeaderModifiers = named(
-  { name: 'HeaderModifiers', source: '2' },
+  { name: 'HeaderModifiers', description: 'Headers set, added or removed on requests and responses.', source: '2' },
   object({
     request: refine(HTTPHeaderFilter, { description: 'Changes to request headers.' }),
     response: refine(HTTPHeaderFilter, { description: 'Changes to response headers.' }),
@@ -356,6 +409,7 @@ export type HeaderModifiers = Infer<typeof HeaderModifiers>;
 export const HostnameRewrite = named(
   {
     name: 'HostnameRewrite',
+    description: 'Whether the Host header is rewritten to the backend host.',
     source: '2',
     notes: 'Without this section the host is rewritten (Auto) for hostname-based backends and kept (None) otherwise.',
   },
@@ -373,7 +427,11 @@ export type HostnameRewrite = Infer<typeof HostnameRewrite>;
 // Transformation.
 
 export const HeaderTransformation = named(
-  { name: 'HeaderTransformation', source: '2' },
+  {
+    name: 'HeaderTransformation',
+    description: 'A header and the CEL expression that computes its value.',
+    source: '2',
+  },
   object({
     name: required(HeaderName),
     value: required(refine(CELExpression, { description: 'CEL that computes the header value.' })),
@@ -384,6 +442,8 @@ export type HeaderTransformation = Infer<typeof HeaderTransformation>;
 export const Transform = named(
   {
     name: 'Transform',
+    description:
+      'Changes made to one direction of traffic: headers set, added or removed, the body and metadata, computed with CEL.',
     source: 'gw',
     notes:
       'The changes made to one direction of traffic by a Transformation (not shown in the spec; after agentgateway). metadata is evaluated first and is visible to the other expressions as `metadata`.',
@@ -423,6 +483,7 @@ const transformationFields = {
 export const Transformation = named(
   {
     name: 'Transformation',
+    description: 'Changes to request and response headers and bodies, computed with CEL.',
     source: 'gw',
     notes:
       'Not shown in the spec; gw follows agentgateway: CEL-computed header, body and metadata changes for the request and the response.',
@@ -432,7 +493,12 @@ export const Transformation = named(
 export type Transformation = Infer<typeof Transformation>;
 
 export const TransformationConditional = named(
-  { name: 'TransformationConditional', source: 'gw', notes: 'A conditional entry of TransformationOrConditional.' },
+  {
+    name: 'TransformationConditional',
+    description: 'A transformation applied when its CEL condition holds.',
+    source: 'gw',
+    notes: 'A conditional entry of TransformationOrConditional.',
+  },
   object({ condition: conditionField, policy: required(Transformation) }),
 );
 export type TransformationConditional = Infer<typeof TransformationConditional>;
@@ -440,6 +506,7 @@ export type TransformationConditional = Infer<typeof TransformationConditional>;
 export const TransformationOrConditional = named(
   {
     name: 'TransformationOrConditional',
+    description: 'A transformation, or a list of them chosen by CEL conditions.',
     source: 'gw',
     notes: 'Transformation inline, or a conditional list of them (the OrConditional pattern of the spec).',
   },
@@ -458,6 +525,7 @@ export type TransformationOrConditional = Infer<typeof TransformationOrCondition
 export const Retry = named(
   {
     name: 'Retry',
+    description: 'Retries of failed requests to HTTP backends.',
     source: 'gw',
     notes:
       "Not shown in the spec; gw uses Gateway API's HTTPRouteRetry fields (codes, attempts, backoff) plus agentgateway's precondition and condition expressions.",
@@ -482,6 +550,7 @@ export type Retry = Infer<typeof Retry>;
 export const Timeouts = named(
   {
     name: 'Timeouts',
+    description: 'Request timeouts.',
     source: 'gw',
     notes:
       'Not shown in the spec; gw follows agentgateway: one request deadline (a per-attempt backend deadline is the backend policy http.requestTimeout).',
@@ -504,6 +573,7 @@ export type Timeouts = Infer<typeof Timeouts>;
 export const PolicyStrategy = named(
   {
     name: 'PolicyStrategy',
+    description: 'How this policy combines with more specific ones.',
     source: '2',
     notes:
       'Override drops more specific traffic policies from the effective policy; Default (or unset) merges normally. Traffic policies only.',
@@ -517,6 +587,7 @@ export type PolicyStrategy = Infer<typeof PolicyStrategy>;
 export const PolicyPhase = named(
   {
     name: 'PolicyPhase',
+    description: 'When traffic policies run: PreRouting (before a route is chosen) or PostRouting.',
     source: '2',
     notes: 'PreRouting runs before a route is chosen (Gateway or ListenerSet targets only); PostRouting after.',
   },
@@ -540,6 +611,8 @@ const postRoutingOnlyFields = [
 export const Traffic = named(
   {
     name: 'Traffic',
+    description:
+      'Policies for requests on their way through gw: rate limits, authentication, authorization, transformations, timeouts, retries and more.',
     source: 'gw',
     notes:
       "The spec shows only jwtAuthentication; the other field names follow agentgateway's traffic policy. phase is PostRouting when unset (a runtime default, so that an unset phase does not win a merge). With phase PreRouting only authentication, authorization, extAuth, extProc, transformation and cors may be set.",

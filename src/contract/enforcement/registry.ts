@@ -12,6 +12,8 @@
 // that applies it, or refused with a reason a user can act on), then per place where it differs;
 // the registry test (test/contract/enforcement.test.ts) names every field left undeclared and the
 // type to declare it in, and `npm run docs` regenerates docs/enforcement.md.
+import { ModelProvider } from '../../api/types/model.ts';
+import { familyLabel, modelProviderLabel, vendorName } from '../../api/vendors.ts';
 import { type Enforcement, enforced, refused } from './enforcement.ts';
 import type { PlaceName } from './places.ts';
 
@@ -133,15 +135,15 @@ const CUSTOM_BACKEND_REF =
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
 
-function providerFamilyNotYet(family: string, vendor: string): Enforcement {
+function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${family} provider family (${vendor}) is not supported by the data plane yet; support is planned. Use an alpha (OpenAI-compatible), gamma (Anthropic) or custom provider meanwhile.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}) or a custom provider.`,
   );
 }
 
-function modelSettingsNotYet(provider: string, vendor: string): Enforcement {
+function modelSettingsNotYet(provider: string): Enforcement {
   return refused(
-    `These are the settings of GwModel provider ${provider} (${vendor}), which the data plane does not support yet; support is planned.`,
+    `These are the settings of GwModel provider ${modelProviderLabel(provider)}, which the data plane does not support yet; support is planned.`,
   );
 }
 
@@ -177,29 +179,17 @@ const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
   ]),
 );
 
+/** The GwModel providers the data plane serves; every other ModelProvider value is refused. */
+const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set(['Alpha', 'Gamma', 'Custom']);
+
 const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
-  [
-    ['Beta', 'Azure AI'],
-    ['Delta', 'Gemini'],
-    ['Epsilon', 'Vertex AI'],
-    ['Zeta', 'Amazon Bedrock'],
-    ['Provider07', 'Cohere'],
-    ['Provider08', 'Ollama'],
-    ['Provider09', 'Baseten'],
-    ['Provider10', 'Cerebras'],
-    ['Provider11', 'DeepInfra'],
-    ['Provider12', 'DeepSeek'],
-    ['Provider13', 'Groq'],
-    ['Provider14', 'Hugging Face'],
-    ['Provider15', 'Mistral'],
-    ['Provider16', 'OpenRouter'],
-    ['Provider17', 'Together AI'],
-    ['Provider18', 'xAI'],
-    ['Provider19', 'Fireworks'],
-  ].map(([value, vendor]) => [
-    value,
-    `GwModel provider ${value} (${vendor}) is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or Alpha or Gamma.`,
-  ]),
+  (ModelProvider.enum ?? [])
+    .map(String)
+    .filter((value) => !SERVED_MODEL_PROVIDERS.has(value))
+    .map((value) => [
+      value,
+      `GwModel provider ${modelProviderLabel(value)} is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or ${modelProviderLabel('Alpha')} or ${modelProviderLabel('Gamma')}.`,
+    ]),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -214,12 +204,12 @@ const conditionalEntry = { condition: enforced(), policy: enforced() };
 /** The fields LLMProvider and NamedLLMProvider share. */
 const llmProviderFields = {
   alpha: enforced(BY.alpha),
-  betaalpha: providerFamilyNotYet('betaalpha', 'Azure OpenAI'),
-  beta: providerFamilyNotYet('beta', 'Azure AI'),
+  betaalpha: providerFamilyNotYet('betaalpha'),
+  beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
-  delta: providerFamilyNotYet('delta', 'Gemini'),
-  epsilon: providerFamilyNotYet('epsilon', 'Vertex AI'),
-  zeta: providerFamilyNotYet('zeta', 'Amazon Bedrock'),
+  delta: providerFamilyNotYet('delta'),
+  epsilon: providerFamilyNotYet('epsilon'),
+  zeta: providerFamilyNotYet('zeta'),
   custom: enforced(BY.custom),
   host: enforced(BY.providerAddress),
   port: enforced(BY.providerAddress),
@@ -661,9 +651,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     match: enforced(BY.models),
     visibility: enforced(BY.models),
     provider: enforced(BY.models, { refusedValues: MODEL_PROVIDERS_NOT_YET }),
-    beta: modelSettingsNotYet('Beta', 'Azure AI'),
-    epsilon: modelSettingsNotYet('Epsilon', 'Vertex AI'),
-    zeta: modelSettingsNotYet('Zeta', 'Amazon Bedrock'),
+    beta: modelSettingsNotYet('Beta'),
+    epsilon: modelSettingsNotYet('Epsilon'),
+    zeta: modelSettingsNotYet('Zeta'),
     custom: enforced(BY.custom),
     baseURL: enforced(BY.models, {
       note: "Scheme, host and port address the provider; the path takes the place of the API's /v1 base (Custom models: in each format's usual path; a format's own path is kept).",

@@ -9,7 +9,7 @@ import type { RouteType } from '../../api/types/ai.ts';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
-import { MODEL_PROVIDERS } from '../../api/vendors.ts';
+import { MODEL_PROVIDERS, modelProviderLabel } from '../../api/vendors.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { systemClock } from '../../util/clock.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
@@ -175,7 +175,12 @@ function compileConcrete(
   const modelBase = base(key, spec);
   if (typeof modelBase === 'string') return failed(key, spec, modelBase);
   const family = spec.provider ? FAMILY[spec.provider] : undefined;
-  if (!family) return failed(key, spec, `provider ${spec.provider} is not served by this data plane yet`);
+  if (!family)
+    return failed(
+      key,
+      spec,
+      `provider ${modelProviderLabel(spec.provider ?? '')} is not served by this data plane yet`,
+    );
   const provider: LLMProvider = family === 'custom' ? { custom: spec.custom! } : { [family]: {} };
   let https = false;
   if (spec.baseURL) {

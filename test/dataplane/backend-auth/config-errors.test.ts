@@ -6,19 +6,23 @@ import { inspect } from 'node:util';
 import type { BackendAuth } from '../../../src/api/types/backend-auth.ts';
 import { authError, compiledAuth, SECRET } from './helpers.ts';
 
-test('the kinds of later issues are refused, naming the field', () => {
-  const later: [string, BackendAuth][] = [
-    ['cloudone', { cloudone: {} }],
-    ['beta', { beta: {} }],
-    ['cloudtwo', { cloudtwo: {} }],
-    ['oauthTokenExchange', { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth],
-    ['crossAppAccess', { crossAppAccess: {} } as BackendAuth],
-    ['jwtSign', { jwtSign: { signingKeyRef: { name: 'k' } } }],
+test('the kinds of later issues are refused, naming the field (and the cloud of a cloud kind)', () => {
+  const later: [string, string, BackendAuth][] = [
+    ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
+    ['beta', 'beta (Azure)', { beta: {} }],
+    ['cloudtwo', 'cloudtwo (Google Cloud)', { cloudtwo: {} }],
+    [
+      'oauthTokenExchange',
+      'oauthTokenExchange',
+      { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth,
+    ],
+    ['crossAppAccess', 'crossAppAccess', { crossAppAccess: {} } as BackendAuth],
+    ['jwtSign', 'jwtSign', { jwtSign: { signingKeyRef: { name: 'k' } } }],
   ];
-  for (const [field, auth] of later) {
+  for (const [field, shown, auth] of later) {
     const error = authError(auth);
     assert.equal(error.field, field);
-    assert.equal(error.message, `${field}: backend authentication ${field} is not supported yet`);
+    assert.equal(error.message, `${field}: backend authentication ${shown} is not supported yet`);
   }
 });
 

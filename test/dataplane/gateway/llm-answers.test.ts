@@ -245,7 +245,7 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
         'invalid_request_error',
         null,
       );
-      assert.match(error.message, /embeddings API is not supported by provider claude \(gamma\)/);
+      assert.match(error.message, /embeddings API is not supported by provider claude \(gamma, Anthropic\)/);
       await rejection(openai('claude').responses.create({ model: 'm', input: 'hi' }));
       assert.equal(anthropicUpstream.requests.length, before, 'nothing went upstream');
     });

@@ -10,20 +10,23 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
   return result;
 }
 
-const LATER_FAMILIES: LLMProvider[] = [
-  { betaalpha: { endpoint: 'x.example' } },
-  { beta: { resourceName: 'r', resourceType: 'Alpha' } },
-  { delta: {} },
-  { epsilon: { projectId: 'p' } },
-  { zeta: {} },
+const LATER_FAMILIES: [LLMProvider, string][] = [
+  [{ betaalpha: { endpoint: 'x.example' } }, 'Azure OpenAI'],
+  [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
+  [{ delta: {} }, 'Google Gemini'],
+  [{ epsilon: { projectId: 'p' } }, 'Google Vertex AI'],
+  [{ zeta: {} }, 'Amazon Bedrock'],
 ];
 
-test('the families of later issues are refused, naming the field', () => {
-  for (const provider of LATER_FAMILIES) {
+test('the families of later issues are refused, naming the field and its vendor', () => {
+  for (const [provider, vendor] of LATER_FAMILIES) {
     const family = Object.keys(provider)[0]!;
     const error = configError(provider);
     assert.equal(error.field, family);
-    assert.equal(error.message, `${family}: provider family ${family} is not supported by this data plane yet`);
+    assert.equal(
+      error.message,
+      `${family}: provider family ${family} (${vendor}) is not supported by this data plane yet`,
+    );
   }
 });
 
@@ -31,7 +34,10 @@ test("a named provider's error carries its name", () => {
   const error = configError({ delta: { model: 'gemini' } }, { name: 'google' });
   assert.equal(error.provider, 'google');
   assert.equal(error.field, 'delta');
-  assert.equal(error.message, 'provider google: delta: provider family delta is not supported by this data plane yet');
+  assert.equal(
+    error.message,
+    'provider google: delta: provider family delta (Google Gemini) is not supported by this data plane yet',
+  );
 });
 
 test('no family, or two, is an error', () => {

@@ -37,9 +37,9 @@ const GAMMA_SERVES: Partial<Record<ClientFormat, Served>> = {
 
 const ALL_FORMATS: ClientFormat[] = ['completions', 'messages', 'responses', 'embeddings', 'count_tokens', 'models'];
 
-for (const [family, provider, serves, origin] of [
-  ['alpha', alpha, ALPHA_SERVES, 'api.openai.com'],
-  ['gamma', gamma, GAMMA_SERVES, 'api.anthropic.com'],
+for (const [family, vendor, provider, serves, origin] of [
+  ['alpha', 'OpenAI', alpha, ALPHA_SERVES, 'api.openai.com'],
+  ['gamma', 'Anthropic', gamma, GAMMA_SERVES, 'api.anthropic.com'],
 ] as const) {
   for (const format of ALL_FORMATS) {
     const expected = serves[format];
@@ -47,7 +47,7 @@ for (const [family, provider, serves, origin] of [
       test(`${family}: ${format} is refused with 400 in the client's error format`, () => {
         const error = refused(provider, input(format, BODY_OF[format]));
         assert.equal(error.status, 400);
-        assert.match(error.message, new RegExp(`not supported by provider ${family}`));
+        assert.match(error.message, new RegExp(`not supported by provider ${family} \\(${vendor}\\)`));
         const response = error.response();
         assert.equal(response.status, 400);
         assert.equal(response.contentType, 'application/json');
@@ -248,7 +248,7 @@ test('the refusal names the provider and what it serves', () => {
   const error = refused(named, input('embeddings', BODY_OF.embeddings));
   assert.equal(
     error.message,
-    'The embeddings API is not supported by provider claude (gamma); it serves messages, count_tokens, models, completions.',
+    'The embeddings API is not supported by provider claude (gamma, Anthropic); it serves messages, count_tokens, models, completions.',
   );
 });
 

@@ -7,6 +7,7 @@ import { BASE64_PATTERN, dataKeyRule } from './secret.ts';
 export const ConfigMapSpec = named(
   {
     name: 'ConfigMapSpec',
+    description: 'The data of a ConfigMap.',
     source: 'core',
     notes: 'The top-level fields of a core v1 ConfigMap (it has no spec).',
   },

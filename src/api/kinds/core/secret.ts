@@ -25,6 +25,7 @@ function hasKey(key: string): string {
 export const SecretSpec = named(
   {
     name: 'SecretSpec',
+    description: 'The type and data of a Secret.',
     source: 'core',
     notes:
       'The top-level fields of a core v1 Secret (it has no spec). Values in data are base64; stringData takes plain strings and wins over data for the same key.',

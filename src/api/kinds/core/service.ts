@@ -25,14 +25,17 @@ const svcNameRule =
   "size(self) <= 15 && self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.matches('[a-z]') && !self.contains('--')";
 
 export const ServicePort = named(
-  { name: 'ServicePort', source: 'core' },
+  { name: 'ServicePort', description: 'A port the Service exposes and where it sends traffic.', source: 'core' },
   object({
     name: string({
       maxLength: 63,
       pattern: DNS_LABEL_PATTERN,
       description: 'Required when the Service has several ports; a backendRef may name the port by it.',
     }),
-    protocol: enumOf(['TCP', 'UDP', 'SCTP'], { default: 'TCP' }),
+    protocol: enumOf(['TCP', 'UDP', 'SCTP'], {
+      default: 'TCP',
+      description: 'Transport protocol of the port: TCP (default), UDP or SCTP.',
+    }),
     appProtocol: string({
       minLength: 1,
       maxLength: 316,
@@ -61,11 +64,20 @@ export const ServicePort = named(
 export type ServicePort = Infer<typeof ServicePort>;
 
 export const SessionAffinityConfig = named(
-  { name: 'SessionAffinityConfig', source: 'core' },
+  { name: 'SessionAffinityConfig', description: 'Settings of session affinity.', source: 'core' },
   object({
-    clientIP: object({
-      timeoutSeconds: integer({ format: 'int32', minimum: 1, maximum: 86400, default: 10800 }),
-    }),
+    clientIP: object(
+      {
+        timeoutSeconds: integer({
+          format: 'int32',
+          minimum: 1,
+          maximum: 86400,
+          default: 10800,
+          description: 'Seconds a client IP stays bound to the same endpoint; default 10800 (3 hours).',
+        }),
+      },
+      { description: 'Settings of ClientIP affinity.' },
+    ),
   }),
 );
 export type SessionAffinityConfig = Infer<typeof SessionAffinityConfig>;
@@ -74,33 +86,81 @@ const externallyReachable = "self.type in ['NodePort', 'LoadBalancer']";
 const headless = "has(self.clusterIP) && self.clusterIP == 'None'";
 
 export const ServiceSpec = named(
-  { name: 'ServiceSpec', source: 'core' },
+  {
+    name: 'ServiceSpec',
+    description: 'The ports and type of the Service (gw reads the parts it routes to).',
+    source: 'core',
+  },
   object(
     {
-      type: enumOf(['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'], { default: 'ClusterIP' }),
+      type: enumOf(['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'], {
+        default: 'ClusterIP',
+        description: 'How the Service is exposed: ClusterIP (default), NodePort, LoadBalancer or ExternalName.',
+      }),
       selector: map(string({ maxLength: 63 }), { description: 'Pods with these labels receive the traffic.' }),
-      ports: array(ServicePort, { listType: 'map', listMapKeys: ['port', 'protocol'] }),
+      ports: array(ServicePort, {
+        listType: 'map',
+        listMapKeys: ['port', 'protocol'],
+        description: 'Ports the Service exposes; gw routes to one of them by number or name.',
+      }),
       clusterIP: string({ description: 'Virtual IP of the Service; `None` makes it headless.' }),
-      clusterIPs: array(string(), { maxItems: 2, listType: 'atomic' }),
+      clusterIPs: array(string(), {
+        maxItems: 2,
+        listType: 'atomic',
+        description: 'The cluster IPs of the Service, one per IP family; the first equals clusterIP.',
+      }),
       externalName: string({
         maxLength: 254,
         pattern: DNS_SUBDOMAIN_PATTERN.replace(/\$$/, '\\.?$'),
         description: 'DNS name the Service aliases (type ExternalName).',
       }),
-      externalIPs: array(string(), { listType: 'atomic' }),
-      sessionAffinity: enumOf(['None', 'ClientIP'], { default: 'None' }),
+      externalIPs: array(string(), {
+        listType: 'atomic',
+        description: 'Extra IPs, routed to the nodes by others, on which the Service also accepts traffic.',
+      }),
+      sessionAffinity: enumOf(['None', 'ClientIP'], {
+        default: 'None',
+        description: 'ClientIP keeps each client on one endpoint; None (default) does not.',
+      }),
       sessionAffinityConfig: SessionAffinityConfig,
-      externalTrafficPolicy: enumOf(['Cluster', 'Local']),
-      internalTrafficPolicy: enumOf(['Cluster', 'Local'], { default: 'Cluster' }),
-      ipFamilies: array(enumOf(['IPv4', 'IPv6']), { maxItems: 2, listType: 'atomic' }),
-      ipFamilyPolicy: enumOf(['SingleStack', 'PreferDualStack', 'RequireDualStack']),
-      loadBalancerClass: string({ minLength: 1 }),
-      loadBalancerIP: string(),
-      loadBalancerSourceRanges: array(string(), { listType: 'atomic' }),
-      allocateLoadBalancerNodePorts: boolean(),
-      healthCheckNodePort: integer({ format: 'int32' }),
-      publishNotReadyAddresses: boolean(),
-      trafficDistribution: string(),
+      externalTrafficPolicy: enumOf(['Cluster', 'Local'], {
+        description:
+          'Local keeps external traffic on the node that received it (preserving the client IP); Cluster spreads it.',
+      }),
+      internalTrafficPolicy: enumOf(['Cluster', 'Local'], {
+        default: 'Cluster',
+        description: 'Local sends in-cluster traffic only to endpoints on the same node; Cluster (default) to any.',
+      }),
+      ipFamilies: array(enumOf(['IPv4', 'IPv6']), {
+        maxItems: 2,
+        listType: 'atomic',
+        description: 'IP families of the Service: IPv4, IPv6 or both.',
+      }),
+      ipFamilyPolicy: enumOf(['SingleStack', 'PreferDualStack', 'RequireDualStack'], {
+        description: 'Whether the Service is single-stack or dual-stack.',
+      }),
+      loadBalancerClass: string({
+        minLength: 1,
+        description: 'Which load balancer implementation serves a LoadBalancer Service.',
+      }),
+      loadBalancerIP: string({
+        description: 'Requested load balancer IP, where the implementation supports it (deprecated upstream).',
+      }),
+      loadBalancerSourceRanges: array(string(), {
+        listType: 'atomic',
+        description: 'Client CIDRs allowed through the load balancer.',
+      }),
+      allocateLoadBalancerNodePorts: boolean({
+        description: 'Whether a LoadBalancer Service also gets node ports; default true.',
+      }),
+      healthCheckNodePort: integer({
+        format: 'int32',
+        description: 'Node port on which the load balancer checks node health (externalTrafficPolicy Local).',
+      }),
+      publishNotReadyAddresses: boolean({ description: 'Publish endpoints of pods that are not ready.' }),
+      trafficDistribution: string({
+        description: 'Preference for how traffic is spread across endpoints, such as PreferClose.',
+      }),
     },
     {
       rules: [
@@ -142,28 +202,37 @@ export const ServiceSpec = named(
 export type ServiceSpec = Infer<typeof ServiceSpec>;
 
 export const LoadBalancerIngress = named(
-  { name: 'LoadBalancerIngress', source: 'core' },
+  { name: 'LoadBalancerIngress', description: 'An address of a load balancer.', source: 'core' },
   object({
-    ip: string(),
-    hostname: string(),
-    ipMode: enumOf(['VIP', 'Proxy']),
+    ip: string({ description: 'IP address of the load balancer.' }),
+    hostname: string({ description: 'Hostname of the load balancer.' }),
+    ipMode: enumOf(['VIP', 'Proxy'], {
+      description: 'VIP: traffic arrives with the load balancer IP as destination; Proxy: it arrives from a proxy.',
+    }),
     ports: array(
       object({
-        port: required(integer({ format: 'int32' })),
-        protocol: required(enumOf(['TCP', 'UDP', 'SCTP'])),
-        error: string(),
+        port: required(integer({ format: 'int32', description: 'Port number of the load balancer port.' })),
+        protocol: required(enumOf(['TCP', 'UDP', 'SCTP'], { description: 'Protocol of the load balancer port.' })),
+        error: string({ description: 'Problem with this port, if any.' }),
       }),
-      { listType: 'atomic' },
+      { listType: 'atomic', description: 'Ports of the load balancer and their state.' },
     ),
   }),
 );
 export type LoadBalancerIngress = Infer<typeof LoadBalancerIngress>;
 
 export const ServiceStatus = named(
-  { name: 'ServiceStatus', source: 'core' },
+  { name: 'ServiceStatus', description: 'State of the Service, including load balancer addresses.', source: 'core' },
   object({
-    loadBalancer: object({ ingress: array(LoadBalancerIngress, { listType: 'atomic' }) }),
-    conditions: array(Condition, { listType: 'map', listMapKeys: ['type'] }),
+    loadBalancer: object(
+      { ingress: array(LoadBalancerIngress, { listType: 'atomic', description: 'Addresses of the load balancer.' }) },
+      { description: 'The load balancer of a LoadBalancer Service.' },
+    ),
+    conditions: array(Condition, {
+      listType: 'map',
+      listMapKeys: ['type'],
+      description: 'Latest observations of the Service.',
+    }),
   }),
 );
 export type ServiceStatus = Infer<typeof ServiceStatus>;

@@ -5,7 +5,11 @@ import { Group, Kind, ObjectName } from '../../types/common.ts';
 import { conditions, GatewayController, Namespace, pendingConditions } from './shared.ts';
 
 export const ParametersReference = named(
-  { name: 'ParametersReference', source: 'gateway-api' },
+  {
+    name: 'ParametersReference',
+    description: 'The object holding the parameters of a GatewayClass.',
+    source: 'gateway-api',
+  },
   object({
     group: required(Group),
     kind: required(Kind),
@@ -18,7 +22,11 @@ export const ParametersReference = named(
 export type ParametersReference = Infer<typeof ParametersReference>;
 
 export const GatewayClassSpec = named(
-  { name: 'GatewayClassSpec', source: 'gateway-api' },
+  {
+    name: 'GatewayClassSpec',
+    description: 'The controller that manages Gateways of this class, and their parameters.',
+    source: 'gateway-api',
+  },
   object({
     controllerName: required(
       refine(GatewayController, {
@@ -28,13 +36,13 @@ export const GatewayClassSpec = named(
     parametersRef: refine(ParametersReference, {
       description: 'Controller-specific configuration for the class (for gw: a GwParameters).',
     }),
-    description: string({ maxLength: 64 }),
+    description: string({ maxLength: 64, description: 'Human-readable description of the class.' }),
   }),
 );
 export type GatewayClassSpec = Infer<typeof GatewayClassSpec>;
 
 export const SupportedFeature = named(
-  { name: 'SupportedFeature', source: 'gateway-api' },
+  { name: 'SupportedFeature', description: 'A Gateway API feature the controller supports.', source: 'gateway-api' },
   object({ name: required(string({ description: 'Name of a Gateway API feature the controller supports.' })) }),
 );
 export type SupportedFeature = Infer<typeof SupportedFeature>;
@@ -42,13 +50,19 @@ export type SupportedFeature = Infer<typeof SupportedFeature>;
 export const GatewayClassStatus = named(
   {
     name: 'GatewayClassStatus',
+    description: 'Whether the controller accepted this class, and the features it supports.',
     source: 'gateway-api',
     notes:
       'Condition types: Accepted (Accepted, InvalidParameters, Pending, Unsupported) and SupportedVersion (SupportedVersion, UnsupportedVersion).',
   },
   object({
     conditions: refine(conditions(), { default: pendingConditions(['Accepted']) }),
-    supportedFeatures: array(SupportedFeature, { maxItems: 64, listType: 'map', listMapKeys: ['name'] }),
+    supportedFeatures: array(SupportedFeature, {
+      maxItems: 64,
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'Gateway API features the controller supports for this class.',
+    }),
   }),
 );
 export type GatewayClassStatus = Infer<typeof GatewayClassStatus>;

@@ -25,7 +25,7 @@ const ipAddressRule: ValidationRule = {
 };
 
 export const GatewaySpecAddress = named(
-  { name: 'GatewaySpecAddress', source: 'gateway-api' },
+  { name: 'GatewaySpecAddress', description: 'An address requested for the Gateway.', source: 'gateway-api' },
   object(
     {
       type: refine(AddressType, { default: 'IPAddress' }),
@@ -48,7 +48,11 @@ export const GatewaySpecAddress = named(
 export type GatewaySpecAddress = Infer<typeof GatewaySpecAddress>;
 
 export const LocalParametersReference = named(
-  { name: 'LocalParametersReference', source: 'gateway-api' },
+  {
+    name: 'LocalParametersReference',
+    description: 'An object in the Gateway namespace holding parameters for the Gateway (for gw, a GwParameters).',
+    source: 'gateway-api',
+  },
   object({ group: required(Group), kind: required(Kind), name: required(ObjectName) }),
 );
 export type LocalParametersReference = Infer<typeof LocalParametersReference>;
@@ -72,7 +76,11 @@ function keyRules(what: 'Label' | 'Annotation'): ValidationRule[] {
 }
 
 export const GatewayInfrastructure = named(
-  { name: 'GatewayInfrastructure', source: 'gateway-api' },
+  {
+    name: 'GatewayInfrastructure',
+    description: 'Labels, annotations and parameters for the resources created for the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     labels: map(string({ maxLength: 63, pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$' }), {
       maxProperties: 8,
@@ -92,7 +100,11 @@ export const GatewayInfrastructure = named(
 export type GatewayInfrastructure = Infer<typeof GatewayInfrastructure>;
 
 export const ListenerNamespaces = named(
-  { name: 'ListenerNamespaces', source: 'gateway-api' },
+  {
+    name: 'ListenerNamespaces',
+    description: 'Namespaces whose ListenerSets may attach to the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     from: enumOf(['All', 'Selector', 'Same', 'None'], {
       default: 'None',
@@ -104,13 +116,21 @@ export const ListenerNamespaces = named(
 export type ListenerNamespaces = Infer<typeof ListenerNamespaces>;
 
 export const AllowedListeners = named(
-  { name: 'AllowedListeners', source: 'gateway-api' },
+  {
+    name: 'AllowedListeners',
+    description: 'Which ListenerSets may attach listeners to the Gateway.',
+    source: 'gateway-api',
+  },
   object({ namespaces: refine(ListenerNamespaces, { default: { from: 'None' } }) }),
 );
 export type AllowedListeners = Infer<typeof AllowedListeners>;
 
 export const FrontendTLSValidation = named(
-  { name: 'FrontendTLSValidation', source: 'gateway-api' },
+  {
+    name: 'FrontendTLSValidation',
+    description: 'How client certificates are checked: the trusted CA certificates and the mode.',
+    source: 'gateway-api',
+  },
   object({
     caCertificateRefs: required(
       array(ObjectReference, {
@@ -120,31 +140,40 @@ export const FrontendTLSValidation = named(
         description: 'CA certificates (ConfigMaps) that client certificates must chain to.',
       }),
     ),
-    mode: enumOf(['AllowValidOnly', 'AllowInsecureFallback'], { default: 'AllowValidOnly' }),
+    mode: enumOf(['AllowValidOnly', 'AllowInsecureFallback'], {
+      default: 'AllowValidOnly',
+      description:
+        'AllowValidOnly (default) accepts only connections with a valid client certificate; AllowInsecureFallback also accepts the others.',
+    }),
   }),
 );
 export type FrontendTLSValidation = Infer<typeof FrontendTLSValidation>;
 
 export const TLSConfig = named(
-  { name: 'TLSConfig', source: 'gateway-api' },
+  { name: 'TLSConfig', description: 'Client certificate validation settings.', source: 'gateway-api' },
   object({ validation: refine(FrontendTLSValidation, { description: 'Client certificate validation.' }) }),
 );
 export type TLSConfig = Infer<typeof TLSConfig>;
 
 export const TLSPortConfig = named(
-  { name: 'TLSPortConfig', source: 'gateway-api' },
+  { name: 'TLSPortConfig', description: 'Client certificate validation for one listener port.', source: 'gateway-api' },
   object({ port: required(PortNumber), tls: required(TLSConfig) }),
 );
 export type TLSPortConfig = Infer<typeof TLSPortConfig>;
 
 export const FrontendTLSConfig = named(
-  { name: 'FrontendTLSConfig', source: 'gateway-api' },
+  {
+    name: 'FrontendTLSConfig',
+    description: 'Validation of client certificates on HTTPS listeners: defaults and per-port settings.',
+    source: 'gateway-api',
+  },
   object({
     default: required(
       refine(TLSConfig, { description: 'Applies to every HTTPS listener port without a perPort entry.' }),
     ),
     perPort: array(TLSPortConfig, {
       maxItems: 64,
+      description: 'Client certificate validation for particular listener ports, overriding default.',
       listType: 'map',
       listMapKeys: ['port'],
       rules: [
@@ -159,7 +188,11 @@ export const FrontendTLSConfig = named(
 export type FrontendTLSConfig = Infer<typeof FrontendTLSConfig>;
 
 export const GatewayBackendTLS = named(
-  { name: 'GatewayBackendTLS', source: 'gateway-api' },
+  {
+    name: 'GatewayBackendTLS',
+    description: 'TLS the Gateway uses toward backends: its client certificate.',
+    source: 'gateway-api',
+  },
   object({
     clientCertificateRef: refine(SecretObjectReference, {
       description: 'Client certificate the Gateway presents to backends that request one.',
@@ -169,7 +202,12 @@ export const GatewayBackendTLS = named(
 export type GatewayBackendTLS = Infer<typeof GatewayBackendTLS>;
 
 export const GatewayTLSConfig = named(
-  { name: 'GatewayTLSConfig', source: 'gateway-api' },
+  {
+    name: 'GatewayTLSConfig',
+    description:
+      'TLS settings of the whole Gateway: client certificate validation and the certificate gw presents to backends.',
+    source: 'gateway-api',
+  },
   object({ backend: GatewayBackendTLS, frontend: FrontendTLSConfig }),
 );
 export type GatewayTLSConfig = Infer<typeof GatewayTLSConfig>;
@@ -183,12 +221,17 @@ function uniqueAddressValues(type: string): ValidationRule {
 }
 
 export const GatewaySpec = named(
-  { name: 'GatewaySpec', source: 'gateway-api' },
+  {
+    name: 'GatewaySpec',
+    description: 'Listeners, addresses and infrastructure of the Gateway.',
+    source: 'gateway-api',
+  },
   object({
     gatewayClassName: required(refine(ObjectName, { description: 'The GatewayClass this Gateway belongs to.' })),
     listeners: required(
       array(Listener, {
         minItems: 1,
+        description: 'Where the Gateway accepts traffic: port, protocol, hostname and TLS of each listener.',
         maxItems: 64,
         listType: 'map',
         listMapKeys: ['name'],
@@ -211,11 +254,13 @@ export const GatewaySpec = named(
 export type GatewaySpec = Infer<typeof GatewaySpec>;
 
 export const GatewayStatusAddress = named(
-  { name: 'GatewayStatusAddress', source: 'gateway-api' },
+  { name: 'GatewayStatusAddress', description: 'An address the Gateway is reachable at.', source: 'gateway-api' },
   object(
     {
       type: refine(AddressType, { default: 'IPAddress' }),
-      value: required(string({ minLength: 1, maxLength: 253 })),
+      value: required(
+        string({ minLength: 1, maxLength: 253, description: 'The address: an IP address or a hostname, by type.' }),
+      ),
     },
     {
       rules: [
@@ -233,14 +278,24 @@ export type GatewayStatusAddress = Infer<typeof GatewayStatusAddress>;
 export const GatewayStatus = named(
   {
     name: 'GatewayStatus',
+    description: 'Addresses the Gateway is reachable at, and the state of the Gateway and each listener.',
     source: 'gateway-api',
     notes:
       'Gateway condition types: Accepted, Programmed, ResolvedRefs; listener condition types: Accepted, Conflicted, ResolvedRefs, Programmed, OverlappingTLSConfig.',
   },
   object({
-    addresses: array(GatewayStatusAddress, { maxItems: 16, listType: 'atomic' }),
+    addresses: array(GatewayStatusAddress, {
+      maxItems: 16,
+      listType: 'atomic',
+      description: 'Addresses the Gateway is reachable at.',
+    }),
     conditions: refine(conditions(), { default: pendingConditions(['Accepted', 'Programmed']) }),
-    listeners: array(ListenerStatus, { maxItems: 64, listType: 'map', listMapKeys: ['name'] }),
+    listeners: array(ListenerStatus, {
+      maxItems: 64,
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'State of each listener, by name.',
+    }),
     attachedListenerSets: integer({ format: 'int32', description: 'Number of ListenerSets attached to the Gateway.' }),
   }),
 );

@@ -16,7 +16,10 @@ import {
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'] as const;
 
-export const HTTPMethod = named({ name: 'HTTPMethod', source: 'gateway-api' }, enumOf(HTTP_METHODS));
+export const HTTPMethod = named(
+  { name: 'HTTPMethod', description: 'An HTTP method.', source: 'gateway-api' },
+  enumOf(HTTP_METHODS),
+);
 export type HTTPMethod = Infer<typeof HTTPMethod>;
 
 // --- matches ----------------------------------------------------------------------------------------
@@ -35,14 +38,18 @@ function pathRule(condition: string, message: string): ValidationRule {
 export const HTTPPathMatch = named(
   {
     name: 'HTTPPathMatch',
+    description: 'How the request path is matched.',
     source: 'gateway-api',
     notes:
       'PathPrefix matches whole path elements (`/abc` matches `/abc/def`, not `/abcd`); RegularExpression syntax is implementation-specific.',
   },
   object(
     {
-      type: enumOf(['Exact', 'PathPrefix', 'RegularExpression'], { default: 'PathPrefix' }),
-      value: string({ maxLength: 1024, default: '/' }),
+      type: enumOf(['Exact', 'PathPrefix', 'RegularExpression'], {
+        default: 'PathPrefix',
+        description: 'How the path is compared: Exact, PathPrefix (default; whole segments) or RegularExpression.',
+      }),
+      value: string({ maxLength: 1024, default: '/', description: 'Path to match; default /.' }),
     },
     {
       rules: [
@@ -75,13 +82,17 @@ export type HTTPPathMatch = Infer<typeof HTTPPathMatch>;
 export const HTTPHeaderMatch = named(
   {
     name: 'HTTPHeaderMatch',
+    description: 'A request header that must match.',
     source: 'gateway-api',
     notes: 'Header names match case-insensitively; of equivalent names only the first entry counts.',
   },
   object({
-    type: enumOf(['Exact', 'RegularExpression'], { default: 'Exact' }),
+    type: enumOf(['Exact', 'RegularExpression'], {
+      default: 'Exact',
+      description: 'How the value is compared: Exact (default) or RegularExpression.',
+    }),
     name: required(HTTPHeaderName),
-    value: required(string({ minLength: 1, maxLength: 4096 })),
+    value: required(string({ minLength: 1, maxLength: 4096, description: 'Value to match.' })),
   }),
 );
 export type HTTPHeaderMatch = Infer<typeof HTTPHeaderMatch>;
@@ -89,13 +100,17 @@ export type HTTPHeaderMatch = Infer<typeof HTTPHeaderMatch>;
 export const HTTPQueryParamMatch = named(
   {
     name: 'HTTPQueryParamMatch',
+    description: 'A query parameter that must match.',
     source: 'gateway-api',
     notes: 'Parameter names match exactly (case-sensitively); of repeated names only the first entry counts.',
   },
   object({
-    type: enumOf(['Exact', 'RegularExpression'], { default: 'Exact' }),
+    type: enumOf(['Exact', 'RegularExpression'], {
+      default: 'Exact',
+      description: 'How the value is compared: Exact (default) or RegularExpression.',
+    }),
     name: required(HTTPHeaderName),
-    value: required(string({ minLength: 1, maxLength: 1024 })),
+    value: required(string({ minLength: 1, maxLength: 1024, description: 'Value to match.' })),
   }),
 );
 export type HTTPQueryParamMatch = Infer<typeof HTTPQueryParamMatch>;
@@ -105,13 +120,24 @@ const defaultPathMatch = { type: 'PathPrefix' as const, value: '/' };
 export const HTTPRouteMatch = named(
   {
     name: 'HTTPRouteMatch',
+    description: 'Conditions on a request (path, headers, query parameters, method) that all must hold.',
     source: 'gateway-api',
     notes: 'All conditions of one match must hold (AND); the matches of a rule are alternatives (OR).',
   },
   object({
     path: refine(HTTPPathMatch, { default: defaultPathMatch }),
-    headers: array(HTTPHeaderMatch, { maxItems: 16, listType: 'map', listMapKeys: ['name'] }),
-    queryParams: array(HTTPQueryParamMatch, { maxItems: 16, listType: 'map', listMapKeys: ['name'] }),
+    headers: array(HTTPHeaderMatch, {
+      maxItems: 16,
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'Request headers that must match, all of them.',
+    }),
+    queryParams: array(HTTPQueryParamMatch, {
+      maxItems: 16,
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'Query parameters that must match, all of them.',
+    }),
     method: HTTPMethod,
   }),
 );
@@ -133,10 +159,19 @@ function pathModifierPair(type: string, field: string): ValidationRule[] {
 }
 
 export const HTTPPathModifier = named(
-  { name: 'HTTPPathModifier', source: 'gateway-api' },
+  {
+    name: 'HTTPPathModifier',
+    description: 'How a path is replaced: the whole path, or its matched prefix.',
+    source: 'gateway-api',
+  },
   object(
     {
-      type: required(enumOf(['ReplaceFullPath', 'ReplacePrefixMatch'])),
+      type: required(
+        enumOf(['ReplaceFullPath', 'ReplacePrefixMatch'], {
+          description:
+            'ReplaceFullPath replaces the whole path; ReplacePrefixMatch replaces the prefix the rule matched.',
+        }),
+      ),
       replaceFullPath: string({ maxLength: 1024, description: 'The new path.' }),
       replacePrefixMatch: string({ maxLength: 1024, description: 'Replacement for the matched path prefix.' }),
     },
@@ -156,7 +191,11 @@ const redirectStatusCode: Schema<301 | 302 | 303 | 307 | 308> = {
 } as Schema<301 | 302 | 303 | 307 | 308>;
 
 export const HTTPRequestRedirectFilter = named(
-  { name: 'HTTPRequestRedirectFilter', source: 'gateway-api' },
+  {
+    name: 'HTTPRequestRedirectFilter',
+    description: 'Answers with a redirect instead of forwarding.',
+    source: 'gateway-api',
+  },
   object({
     scheme: enumOf(['http', 'https'], { description: "Scheme of the Location; the request's scheme when omitted." }),
     hostname: refine(PreciseHostname, { description: "Host of the Location; the request's Host when omitted." }),
@@ -170,7 +209,7 @@ export const HTTPRequestRedirectFilter = named(
 export type HTTPRequestRedirectFilter = Infer<typeof HTTPRequestRedirectFilter>;
 
 export const HTTPURLRewriteFilter = named(
-  { name: 'HTTPURLRewriteFilter', source: 'gateway-api' },
+  { name: 'HTTPURLRewriteFilter', description: 'Rewrites the host or path before forwarding.', source: 'gateway-api' },
   object({
     hostname: refine(PreciseHostname, { description: 'Host header sent to the backend.' }),
     path: HTTPPathModifier,
@@ -179,11 +218,18 @@ export const HTTPURLRewriteFilter = named(
 export type HTTPURLRewriteFilter = Infer<typeof HTTPURLRewriteFilter>;
 
 export const Fraction = named(
-  { name: 'Fraction', source: 'gateway-api' },
+  { name: 'Fraction', description: 'A fraction of requests: numerator out of denominator.', source: 'gateway-api' },
   object(
     {
-      numerator: required(integer({ format: 'int32', minimum: 0 })),
-      denominator: integer({ format: 'int32', minimum: 1, default: 100 }),
+      numerator: required(
+        integer({ format: 'int32', minimum: 0, description: 'Requests mirrored out of every denominator.' }),
+      ),
+      denominator: integer({
+        format: 'int32',
+        minimum: 1,
+        default: 100,
+        description: 'Base of the fraction; default 100.',
+      }),
     },
     {
       rules: [
@@ -195,7 +241,11 @@ export const Fraction = named(
 export type Fraction = Infer<typeof Fraction>;
 
 export const HTTPRequestMirrorFilter = named(
-  { name: 'HTTPRequestMirrorFilter', source: 'gateway-api' },
+  {
+    name: 'HTTPRequestMirrorFilter',
+    description: 'Sends a copy of each request to another backend, ignoring its answer.',
+    source: 'gateway-api',
+  },
   object(
     {
       backendRef: required(
@@ -226,6 +276,7 @@ export type HTTPRequestMirrorFilter = Infer<typeof HTTPRequestMirrorFilter>;
 export const CORSOrigin = named(
   {
     name: 'CORSOrigin',
+    description: 'An origin: *, or http(s)://host[:port] where host may be * or start with *.',
     source: 'gateway-api',
     notes: '`*`, or `http(s)://host[:port]` where host may be `*` or start with `*.`.',
   },
@@ -247,20 +298,39 @@ function aloneWildcard(what: string): ValidationRule[] {
 }
 
 export const HTTPCORSFilter = named(
-  { name: 'HTTPCORSFilter', source: 'gateway-api' },
+  {
+    name: 'HTTPCORSFilter',
+    description: 'CORS: which cross-origin requests browsers may make, answered by gw.',
+    source: 'gateway-api',
+  },
   object({
-    allowOrigins: array(CORSOrigin, { maxItems: 64, listType: 'set', rules: aloneWildcard('AllowOrigins') }),
+    allowOrigins: array(CORSOrigin, {
+      maxItems: 64,
+      listType: 'set',
+      rules: aloneWildcard('AllowOrigins'),
+      description: 'Origins allowed to make cross-origin requests; * allows any.',
+    }),
     allowCredentials: boolean({
       description: 'Whether the response allows credentials (Access-Control-Allow-Credentials).',
     }),
     allowMethods: array(enumOf([...HTTP_METHODS, '*']), {
       maxItems: 9,
+      description: 'Methods allowed in cross-origin requests (Access-Control-Allow-Methods); * allows any.',
       listType: 'set',
       rules: aloneWildcard('AllowMethods'),
     }),
     // Upstream's message for headers says "methods"; kept so errors read as a cluster's would.
-    allowHeaders: array(HTTPHeaderName, { maxItems: 64, listType: 'set', rules: aloneWildcard('AllowHeaders') }),
-    exposeHeaders: array(HTTPHeaderName, { maxItems: 64, listType: 'set' }),
+    allowHeaders: array(HTTPHeaderName, {
+      maxItems: 64,
+      listType: 'set',
+      rules: aloneWildcard('AllowHeaders'),
+      description: 'Request headers allowed in cross-origin requests (Access-Control-Allow-Headers); * allows any.',
+    }),
+    exposeHeaders: array(HTTPHeaderName, {
+      maxItems: 64,
+      listType: 'set',
+      description: 'Response headers browsers may show to scripts (Access-Control-Expose-Headers).',
+    }),
     maxAge: integer({
       format: 'int32',
       minimum: 1,
@@ -296,13 +366,16 @@ const filterUnionRules: ValidationRule[] = Object.entries(FILTER_TYPES).flatMap(
 export const HTTPRouteFilter = named(
   {
     name: 'HTTPRouteFilter',
+    description: 'A change made to requests or responses of a rule (headers, redirect, rewrite, mirror, CORS).',
     source: 'gateway-api',
     notes: 'gw implements every standard filter except ExtensionRef, which it reports on the route status.',
   },
   object(
     {
       type: required(
-        enumOf(Object.values(FILTER_TYPES) as readonly (typeof FILTER_TYPES)[keyof typeof FILTER_TYPES][]),
+        enumOf(Object.values(FILTER_TYPES) as readonly (typeof FILTER_TYPES)[keyof typeof FILTER_TYPES][], {
+          description: 'Which filter this is; the field of the same name holds its settings.',
+        }),
       ),
       requestHeaderModifier: HTTPHeaderFilter,
       responseHeaderModifier: HTTPHeaderFilter,
@@ -338,7 +411,11 @@ const filterList = (description: string) =>
   array(HTTPRouteFilter, { maxItems: 16, listType: 'atomic', rules: filterListRules, description });
 
 export const HTTPBackendRef = named(
-  { name: 'HTTPBackendRef', source: 'gateway-api' },
+  {
+    name: 'HTTPBackendRef',
+    description: 'A backend of a route rule, its weight and its own filters.',
+    source: 'gateway-api',
+  },
   object(
     {
       ...backendObjectReferenceFields,
@@ -357,7 +434,11 @@ export const HTTPBackendRef = named(
 export type HTTPBackendRef = Infer<typeof HTTPBackendRef>;
 
 export const HTTPRouteTimeouts = named(
-  { name: 'HTTPRouteTimeouts', source: 'gateway-api' },
+  {
+    name: 'HTTPRouteTimeouts',
+    description: 'Timeouts of the rule: for the whole request, and for each backend attempt.',
+    source: 'gateway-api',
+  },
   object(
     {
       request: refine(Duration, { description: 'Time for the whole request, retries included; 0s disables.' }),
@@ -402,7 +483,7 @@ function prefixRewriteRules(): ValidationRule[] {
 }
 
 export const HTTPRouteRule = named(
-  { name: 'HTTPRouteRule', source: 'gateway-api' },
+  { name: 'HTTPRouteRule', description: 'Matches, filters, backends and timeouts of one rule.', source: 'gateway-api' },
   object(
     {
       name: refine(SectionName, {
@@ -454,7 +535,7 @@ const totalMatchesRule: ValidationRule = {
 };
 
 export const HTTPRouteSpec = named(
-  { name: 'HTTPRouteSpec', source: 'gateway-api' },
+  { name: 'HTTPRouteSpec', description: 'Parents, hostnames and rules of the route.', source: 'gateway-api' },
   object({
     parentRefs: array(ParentReference, {
       maxItems: 32,
@@ -479,6 +560,7 @@ export const HTTPRouteSpec = named(
     }),
     rules: refine(array(HTTPRouteRule, { minItems: 1, maxItems: 16, listType: 'atomic', rules: [totalMatchesRule] }), {
       default: [{ matches: [{ path: defaultPathMatch }] }],
+      description: 'Matches, filters and backends of the route; by default one rule matching every path.',
     }),
   }),
 );
@@ -487,11 +569,18 @@ export type HTTPRouteSpec = Infer<typeof HTTPRouteSpec>;
 export const HTTPRouteStatus = named(
   {
     name: 'HTTPRouteStatus',
+    description: 'State of the route on each parent it names.',
     source: 'gateway-api',
     notes: 'Condition types per parent: Accepted, ResolvedRefs, PartiallyInvalid.',
   },
   object({
-    parents: required(array(RouteParentStatus, { maxItems: 32, listType: 'atomic' })),
+    parents: required(
+      array(RouteParentStatus, {
+        maxItems: 32,
+        listType: 'atomic',
+        description: 'State of the route on each parent it names.',
+      }),
+    ),
   }),
 );
 export type HTTPRouteStatus = Infer<typeof HTTPRouteStatus>;

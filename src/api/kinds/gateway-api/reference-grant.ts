@@ -8,7 +8,11 @@ import { Group, Kind, ObjectName } from '../../types/common.ts';
 import { Namespace } from './shared.ts';
 
 export const ReferenceGrantFrom = named(
-  { name: 'ReferenceGrantFrom', source: 'gateway-api' },
+  {
+    name: 'ReferenceGrantFrom',
+    description: 'Objects (by group, kind and namespace) allowed to refer into this namespace.',
+    source: 'gateway-api',
+  },
   object({
     group: required(refine(Group, { description: 'Group of the referring kind; empty for the core group.' })),
     kind: required(refine(Kind, { description: 'The referring kind (HTTPRoute, Gateway, ListenerSet, GwModel...).' })),
@@ -18,7 +22,11 @@ export const ReferenceGrantFrom = named(
 export type ReferenceGrantFrom = Infer<typeof ReferenceGrantFrom>;
 
 export const ReferenceGrantTo = named(
-  { name: 'ReferenceGrantTo', source: 'gateway-api' },
+  {
+    name: 'ReferenceGrantTo',
+    description: 'Objects of this namespace (by group, kind and optionally name) that may be referred to.',
+    source: 'gateway-api',
+  },
   object({
     group: required(refine(Group, { description: 'Group of the referred kind; empty for the core group.' })),
     kind: required(refine(Kind, { description: 'The referred kind (Service, Secret, GwBackend, HTTPRoute...).' })),
@@ -30,7 +38,11 @@ export const ReferenceGrantTo = named(
 export type ReferenceGrantTo = Infer<typeof ReferenceGrantTo>;
 
 export const ReferenceGrantSpec = named(
-  { name: 'ReferenceGrantSpec', source: 'gateway-api' },
+  {
+    name: 'ReferenceGrantSpec',
+    description: 'Which objects of other namespaces may refer to which objects of this namespace.',
+    source: 'gateway-api',
+  },
   object({
     from: required(
       array(ReferenceGrantFrom, {

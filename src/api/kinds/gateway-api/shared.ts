@@ -15,6 +15,7 @@ export const HOSTNAME_PATTERN = '^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z
 export const Hostname = named(
   {
     name: 'Hostname',
+    description: 'A DNS name, without port; may start with a *. wildcard label.',
     source: 'gateway-api',
     notes: 'A DNS name (no IP address, no port); may start with a `*.` wildcard label.',
   },
@@ -23,13 +24,18 @@ export const Hostname = named(
 export type Hostname = Infer<typeof Hostname>;
 
 export const PreciseHostname = named(
-  { name: 'PreciseHostname', source: 'gateway-api', notes: 'Like Hostname but without wildcard.' },
+  {
+    name: 'PreciseHostname',
+    description: 'A DNS name, without port or wildcard.',
+    source: 'gateway-api',
+    notes: 'Like Hostname but without wildcard.',
+  },
   string({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }),
 );
 export type PreciseHostname = Infer<typeof PreciseHostname>;
 
 export const Namespace = named(
-  { name: 'Namespace', source: 'gateway-api' },
+  { name: 'Namespace', description: 'Namespace of the referent.', source: 'gateway-api' },
   string({ minLength: 1, maxLength: 63, pattern: DNS_LABEL_PATTERN }),
 );
 export type Namespace = Infer<typeof Namespace>;
@@ -37,6 +43,7 @@ export type Namespace = Infer<typeof Namespace>;
 export const GatewayController = named(
   {
     name: 'GatewayController',
+    description: 'Name of a controller, as a domain-prefixed path (gw uses gw.dev/gateway-controller).',
     source: 'gateway-api',
     notes: 'A domain-prefixed path, e.g. `example.com/gateway-controller`.',
   },
@@ -51,6 +58,7 @@ export type GatewayController = Infer<typeof GatewayController>;
 export const ProtocolType = named(
   {
     name: 'ProtocolType',
+    description: 'Protocol of a listener: HTTP, HTTPS, TLS, TCP or UDP.',
     source: 'gateway-api',
     notes: 'Core values: HTTP, HTTPS, TLS, TCP, UDP; implementation-specific protocols are domain-prefixed.',
   },
@@ -66,6 +74,7 @@ export type ProtocolType = Infer<typeof ProtocolType>;
 export const AddressType = named(
   {
     name: 'AddressType',
+    description: 'Type of an address: IPAddress, Hostname or a domain-prefixed custom type.',
     source: 'gateway-api',
     notes: 'IPAddress, Hostname, NamedAddress, or a domain-prefixed custom type.',
   },
@@ -88,7 +97,12 @@ export const IPV6_PATTERN =
 // --- metav1 types -------------------------------------------------------------------------------
 
 export const Condition = named(
-  { name: 'Condition', source: 'core', notes: 'Kubernetes metav1.Condition.' },
+  {
+    name: 'Condition',
+    description: 'One aspect of the state of an object: type, status, reason, message and when it last changed.',
+    source: 'core',
+    notes: 'Kubernetes metav1.Condition.',
+  },
   object({
     type: required(
       string({
@@ -98,7 +112,7 @@ export const Condition = named(
         description: 'Condition type in CamelCase, e.g. Accepted.',
       }),
     ),
-    status: required(enumOf(['True', 'False', 'Unknown'])),
+    status: required(enumOf(['True', 'False', 'Unknown'], { description: 'True, False or Unknown.' })),
     observedGeneration: integer({
       format: 'int64',
       minimum: 0,
@@ -125,7 +139,8 @@ export function conditions(options?: { max?: number; min?: number; description?:
     minItems: options?.min,
     listType: 'map',
     listMapKeys: ['type'],
-    description: options?.description,
+    description:
+      options?.description ?? 'Latest observations of the state, one per condition type (Accepted, Programmed, ...).',
   });
 }
 
@@ -141,12 +156,19 @@ export function pendingConditions(types: readonly string[]): Condition[] {
 }
 
 export const LabelSelectorRequirement = named(
-  { name: 'LabelSelectorRequirement', source: 'core' },
+  { name: 'LabelSelectorRequirement', description: 'A label key, an operator and values.', source: 'core' },
   object(
     {
       key: required(string({ minLength: 1, description: 'Label key the requirement applies to.' })),
-      operator: required(enumOf(['In', 'NotIn', 'Exists', 'DoesNotExist'])),
-      values: array(string({ maxLength: 63 }), { listType: 'atomic' }),
+      operator: required(
+        enumOf(['In', 'NotIn', 'Exists', 'DoesNotExist'], {
+          description: 'How the label is compared: In, NotIn, Exists or DoesNotExist.',
+        }),
+      ),
+      values: array(string({ maxLength: 63 }), {
+        listType: 'atomic',
+        description: 'Label values for In and NotIn; empty for Exists and DoesNotExist.',
+      }),
     },
     {
       rules: [
@@ -171,12 +193,18 @@ export type LabelSelectorRequirement = Infer<typeof LabelSelectorRequirement>;
 export const LabelSelector = named(
   {
     name: 'LabelSelector',
+    description: 'Selects objects by labels: all matchLabels and matchExpressions must hold; empty selects all.',
     source: 'core',
     notes: 'Kubernetes metav1.LabelSelector; all requirements are ANDed; empty selects everything.',
   },
   object({
-    matchLabels: map(string({ maxLength: 63 })),
-    matchExpressions: array(LabelSelectorRequirement, { listType: 'atomic' }),
+    matchLabels: map(string({ maxLength: 63 }), {
+      description: 'Labels an object must carry, all of them, to be selected.',
+    }),
+    matchExpressions: array(LabelSelectorRequirement, {
+      listType: 'atomic',
+      description: 'Label requirements an object must meet, all of them, to be selected.',
+    }),
   }),
 );
 export type LabelSelector = Infer<typeof LabelSelector>;
@@ -193,7 +221,12 @@ const parentFields = {
 };
 
 export const ParentReference = named(
-  { name: 'ParentReference', source: 'gateway-api' },
+  {
+    name: 'ParentReference',
+    description:
+      'A parent (a Gateway or ListenerSet, optionally a listener by section name or port) the object attaches to.',
+    source: 'gateway-api',
+  },
   object({
     ...parentFields,
     sectionName: refine(SectionName, {
@@ -206,13 +239,17 @@ export const ParentReference = named(
 export type ParentReference = Infer<typeof ParentReference>;
 
 export const ParentGatewayReference = named(
-  { name: 'ParentGatewayReference', source: 'gateway-api' },
+  { name: 'ParentGatewayReference', description: 'The Gateway a ListenerSet attaches to.', source: 'gateway-api' },
   object(parentFields),
 );
 export type ParentGatewayReference = Infer<typeof ParentGatewayReference>;
 
 export const SecretObjectReference = named(
-  { name: 'SecretObjectReference', source: 'gateway-api' },
+  {
+    name: 'SecretObjectReference',
+    description: 'A Secret (by default) by group, kind, name and namespace.',
+    source: 'gateway-api',
+  },
   object({
     group: refine(Group, { default: '' }),
     kind: refine(Kind, { default: 'Secret' }),
@@ -223,7 +260,7 @@ export const SecretObjectReference = named(
 export type SecretObjectReference = Infer<typeof SecretObjectReference>;
 
 export const ObjectReference = named(
-  { name: 'ObjectReference', source: 'gateway-api' },
+  { name: 'ObjectReference', description: 'An object by group, kind, name and namespace.', source: 'gateway-api' },
   object({
     group: required(refine(Group, { description: 'Empty means the core group.' })),
     kind: required(Kind),
@@ -234,7 +271,11 @@ export const ObjectReference = named(
 export type ObjectReference = Infer<typeof ObjectReference>;
 
 export const LocalObjectReference = named(
-  { name: 'LocalObjectReference', source: 'gateway-api' },
+  {
+    name: 'LocalObjectReference',
+    description: 'An object in the same namespace, by group, kind and name.',
+    source: 'gateway-api',
+  },
   object({
     group: required(refine(Group, { description: 'Empty means the core group.' })),
     kind: required(Kind),
@@ -264,6 +305,7 @@ const backendObjectReferenceFields = {
 export const GatewayBackendObjectReference = named(
   {
     name: 'GatewayBackendObjectReference',
+    description: 'A backend (by default a Service) by group, kind, name, namespace and port.',
     source: 'gateway-api',
     notes: "Gateway API BackendObjectReference; named apart from gw's BackendObjectReference.",
   },
@@ -274,7 +316,7 @@ export type GatewayBackendObjectReference = Infer<typeof GatewayBackendObjectRef
 export { backendObjectReferenceFields };
 
 export const RouteGroupKind = named(
-  { name: 'RouteGroupKind', source: 'gateway-api' },
+  { name: 'RouteGroupKind', description: 'A route kind, by group and kind.', source: 'gateway-api' },
   object({
     group: refine(Group, { default: GATEWAY_API_GROUP }),
     kind: required(Kind),
@@ -285,7 +327,11 @@ export type RouteGroupKind = Infer<typeof RouteGroupKind>;
 // --- listeners (Gateway and ListenerSet) ----------------------------------------------------------
 
 export const RouteNamespaces = named(
-  { name: 'RouteNamespaces', source: 'gateway-api' },
+  {
+    name: 'RouteNamespaces',
+    description: 'Namespaces whose routes may attach: Same, All or those matching a selector.',
+    source: 'gateway-api',
+  },
   object({
     from: enumOf(['All', 'Selector', 'Same'], {
       default: 'Same',
@@ -297,7 +343,11 @@ export const RouteNamespaces = named(
 export type RouteNamespaces = Infer<typeof RouteNamespaces>;
 
 export const AllowedRoutes = named(
-  { name: 'AllowedRoutes', source: 'gateway-api' },
+  {
+    name: 'AllowedRoutes',
+    description: 'Which routes may attach to the listener: their namespaces and kinds.',
+    source: 'gateway-api',
+  },
   object({
     namespaces: refine(RouteNamespaces, { default: { from: 'Same' } }),
     kinds: array(RouteGroupKind, {
@@ -312,10 +362,18 @@ export type AllowedRoutes = Infer<typeof AllowedRoutes>;
 const LabelValueish = string({ maxLength: 4096 });
 
 export const ListenerTLSConfig = named(
-  { name: 'ListenerTLSConfig', source: 'gateway-api' },
+  {
+    name: 'ListenerTLSConfig',
+    description: 'TLS of a listener: Terminate or Passthrough, and the certificates it serves.',
+    source: 'gateway-api',
+  },
   object(
     {
-      mode: enumOf(['Terminate', 'Passthrough'], { default: 'Terminate' }),
+      mode: enumOf(['Terminate', 'Passthrough'], {
+        default: 'Terminate',
+        description:
+          'Terminate (default): gw ends TLS with the listed certificates; Passthrough: TLS is forwarded untouched.',
+      }),
       certificateRefs: array(SecretObjectReference, {
         maxItems: 64,
         listType: 'atomic',
@@ -349,10 +407,20 @@ const listenerFields = {
   allowedRoutes: refine(AllowedRoutes, { default: { namespaces: { from: 'Same' } } }),
 };
 
-export const Listener = named({ name: 'Listener', source: 'gateway-api' }, object(listenerFields));
+export const Listener = named(
+  {
+    name: 'Listener',
+    description: 'A port, protocol and optional hostname on which the Gateway accepts traffic.',
+    source: 'gateway-api',
+  },
+  object(listenerFields),
+);
 export type Listener = Infer<typeof Listener>;
 
-export const ListenerEntry = named({ name: 'ListenerEntry', source: 'gateway-api' }, object(listenerFields));
+export const ListenerEntry = named(
+  { name: 'ListenerEntry', description: 'A listener a ListenerSet adds to its Gateway.', source: 'gateway-api' },
+  object(listenerFields),
+);
 export type ListenerEntry = Infer<typeof ListenerEntry>;
 
 /** Same hostname: both set and equal, or both unset. */
@@ -401,11 +469,18 @@ const listenerStatusFields = {
   conditions: required(conditions()),
 };
 
-export const ListenerStatus = named({ name: 'ListenerStatus', source: 'gateway-api' }, object(listenerStatusFields));
+export const ListenerStatus = named(
+  {
+    name: 'ListenerStatus',
+    description: 'State of one listener: routes attached, supported kinds and conditions.',
+    source: 'gateway-api',
+  },
+  object(listenerStatusFields),
+);
 export type ListenerStatus = Infer<typeof ListenerStatus>;
 
 export const ListenerEntryStatus = named(
-  { name: 'ListenerEntryStatus', source: 'gateway-api' },
+  { name: 'ListenerEntryStatus', description: 'State of one listener of a ListenerSet.', source: 'gateway-api' },
   object(listenerStatusFields),
 );
 export type ListenerEntryStatus = Infer<typeof ListenerEntryStatus>;
@@ -413,7 +488,7 @@ export type ListenerEntryStatus = Infer<typeof ListenerEntryStatus>;
 // --- route and policy status ----------------------------------------------------------------------
 
 export const RouteParentStatus = named(
-  { name: 'RouteParentStatus', source: 'gateway-api' },
+  { name: 'RouteParentStatus', description: 'State of a route or model on one parent.', source: 'gateway-api' },
   object({
     parentRef: required(ParentReference),
     controllerName: required(refine(GatewayController, { description: 'The controller that wrote this entry.' })),
@@ -423,7 +498,7 @@ export const RouteParentStatus = named(
 export type RouteParentStatus = Infer<typeof RouteParentStatus>;
 
 export const PolicyAncestorStatus = named(
-  { name: 'PolicyAncestorStatus', source: 'gateway-api' },
+  { name: 'PolicyAncestorStatus', description: 'State of a policy on one ancestor.', source: 'gateway-api' },
   object({
     ancestorRef: required(ParentReference),
     controllerName: required(GatewayController),
@@ -433,9 +508,20 @@ export const PolicyAncestorStatus = named(
 export type PolicyAncestorStatus = Infer<typeof PolicyAncestorStatus>;
 
 export const PolicyStatus = named(
-  { name: 'PolicyStatus', source: 'gateway-api' },
+  {
+    name: 'PolicyStatus',
+    description:
+      'Where the policy applies (one entry per ancestor, such as a Gateway) and whether it was accepted there.',
+    source: 'gateway-api',
+  },
   object({
-    ancestors: required(array(PolicyAncestorStatus, { maxItems: 16, listType: 'atomic' })),
+    ancestors: required(
+      array(PolicyAncestorStatus, {
+        maxItems: 16,
+        listType: 'atomic',
+        description: 'One entry per ancestor (such as a Gateway) the policy affects, with its conditions there.',
+      }),
+    ),
   }),
 );
 export type PolicyStatus = Infer<typeof PolicyStatus>;

@@ -2,6 +2,7 @@
 // whose plan() the proxy calls per request. Families other than alpha, gamma and custom are
 // refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
 import type { LLMProvider } from '../../../api/types/llm-provider.ts';
+import { familyLabel } from '../../../api/vendors.ts';
 import { compileAlpha } from './alpha.ts';
 import { compileCustom } from './custom.ts';
 import { ProviderConfigError } from './errors.ts';
@@ -35,11 +36,17 @@ function compileUnnamed(
 ): CompiledProvider | ProviderConfigError {
   const set = FAMILIES.filter((family) => provider[family] !== undefined);
   if (set.length !== 1) {
-    return new ProviderConfigError('', `exactly one provider family must be set (${FAMILIES.join(', ')})`);
+    return new ProviderConfigError(
+      '',
+      `exactly one provider family must be set (${FAMILIES.map(familyLabel).join(', ')})`,
+    );
   }
   const family = set[0]!;
   if (family !== 'alpha' && family !== 'gamma' && family !== 'custom') {
-    return new ProviderConfigError(family, `provider family ${family} is not supported by this data plane yet`);
+    return new ProviderConfigError(
+      family,
+      `provider family ${familyLabel(family)} is not supported by this data plane yet`,
+    );
   }
   const address = familyAddress(provider);
   if (address instanceof ProviderConfigError) return address;

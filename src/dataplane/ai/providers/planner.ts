@@ -2,7 +2,9 @@
 // (the same one, else the other chat format by translation), translate the body with formats/,
 // apply the model override, ask for stream usage, and set the provider's headers. A family only
 // says which formats it speaks, at which paths, with which headers.
+
 import type { RouteType } from '../../../api/types/ai.ts';
+import { familyLabel, vendorName } from '../../../api/vendors.ts';
 import {
   type ChatFormat,
   completionsToMessagesRequest,
@@ -107,10 +109,12 @@ export class ProviderPlanner implements CompiledProvider {
     this.service = definition.service && Object.freeze({ ...definition.service });
     this.keyStyle = definition.keyStyle;
     this.model = definition.model;
+    // The vendor goes with the family: "provider gamma (Anthropic)", "provider claude (gamma, Anthropic)".
+    const vendor = vendorName(definition.family);
     this.#label =
       definition.name === undefined
-        ? `provider ${definition.family}`
-        : `provider ${definition.name} (${definition.family})`;
+        ? `provider ${familyLabel(definition.family)}`
+        : `provider ${definition.name} (${definition.family}${vendor === undefined ? '' : `, ${vendor}`})`;
   }
 
   plan(input: PlanInput): UpstreamPlan | PlanError {

@@ -5,6 +5,7 @@
 // logs, JSON or util.inspect output.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BackendAuth } from '../../../api/types/backend-auth.ts';
+import { authKindLabel } from '../../../api/vendors.ts';
 import { AuthConfigError } from './errors.ts';
 import { firstValue, setHeader, takeHeader } from './headers.ts';
 import {
@@ -157,7 +158,10 @@ export function compileBackendAuth(
   }
   const unsupported = UNSUPPORTED_KINDS.find((kind) => auth[kind] !== undefined);
   if (unsupported) {
-    return new AuthConfigError(unsupported, `backend authentication ${unsupported} is not supported yet`);
+    return new AuthConfigError(
+      unsupported,
+      `backend authentication ${authKindLabel(unsupported)} is not supported yet`,
+    );
   }
 
   let explicit: CredentialLocation | undefined;
