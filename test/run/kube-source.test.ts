@@ -183,10 +183,13 @@ describe('gw controller and gw run --kubeconfig', () => {
       assert.match(metrics, /^gw_controller_store_synced 1$/m);
       assert.match(metrics, /^gw_controller_reconciles_total [1-9]/m);
     } finally {
+      // Everything is stopped before the exit status is checked: a failed check must not leave
+      // servers open, which would keep this file's process (and the test run) from ending.
       controller.child.kill('SIGTERM');
-      assert.equal(await controller.exited, 0, controller.stderr);
+      const exited = await controller.exited;
       await proxy.stop();
       await server.close();
+      assert.equal(exited, 0, controller.stderr);
     }
   });
 
@@ -260,10 +263,13 @@ spec:
       assert.ok(proxyLog.some((line) => /answered 500: .*backend\.tunnel: Tunnelling backend connections/.test(line)));
       assert.equal(upstreamHits, hitsBefore, 'nothing reached the upstream');
     } finally {
+      // Everything is stopped before the exit status is checked: a failed check must not leave
+      // servers open, which would keep this file's process (and the test run) from ending.
       controller.child.kill('SIGTERM');
-      assert.equal(await controller.exited, 0, controller.stderr);
+      const exited = await controller.exited;
       await proxy.stop();
       await server.close();
+      assert.equal(exited, 0, controller.stderr);
     }
   });
 
@@ -283,8 +289,9 @@ spec:
       await controller.waitForLog(/every kind listed/, 20_000);
     } finally {
       controller.child.kill('SIGTERM');
-      assert.equal(await controller.exited, 0, controller.stderr);
+      const exited = await controller.exited;
       await restarted?.close();
+      assert.equal(exited, 0, controller.stderr);
     }
   });
 });
