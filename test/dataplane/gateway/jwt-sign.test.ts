@@ -1,8 +1,9 @@
 // Backend authentication jwtSign with real traffic through gw: a static HTTP backend and an AI
 // backend whose upstream verifies the token with the public key (jose's jwtVerify: alg, kid,
-// claims, iat/nbf and exp = iat + ttl); a claims map naming exp is refused at translation and a
-// missing Secret is refused, each visible in `gw status` and failing closed with a 5xx of gw's own
-// that quotes no key.
+// claims, iat/nbf and exp = iat + ttl); a claims map naming exp is refused at translation
+// (Accepted Invalid), a missing Secret is ResolvedRefs False in `gw status`, and a Secret value
+// that is no key is refused by the data plane (its log names the Secret); each fails closed with a
+// 5xx of gw's own, and nothing anywhere quotes the key.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -90,6 +91,9 @@ function acceptedOf(gw: TestGateway, name: string): { status: string; reason: st
   return status?.conditions?.find((condition) => condition.type === 'Accepted');
 }
 
+/** A Secret value that is no PEM key: it must never appear in an answer or a log. */
+const NOT_A_KEY = 'opaque-signing-material-42';
+
 const JWT_SIGN = `{signingKeyRef: {name: signer}, kid: gw-key-1, ttl: 120s, claims: {iss: gw-test, aud: internal-api, sub: team-a, scope: [read, write]}}`;
 
 describe('jwtSign backend authentication through gw', () => {
@@ -129,18 +133,27 @@ ${backend('web', staticSpec, JWT_SIGN)}${backend(
   'llm',
   `ai: {provider: {host: 127.0.0.1, port: ${upstream.port}, alpha: {}}}`,
   JWT_SIGN,
-)}${backend('no-secret', staticSpec, '{signingKeyRef: {name: absent}}')}apiVersion: gateway.networking.k8s.io/v1
+)}${backend('no-secret', staticSpec, '{signingKeyRef: {name: absent}}')}apiVersion: v1
+kind: Secret
+metadata: {name: not-a-key}
+stringData: {signingKey: "${NOT_A_KEY}"}
+---
+${backend('bad-key', staticSpec, '{signingKeyRef: {name: not-a-key}}')}apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: routes}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${rule('web', 'web')}${rule('v1', 'llm')}${rule('no-secret', 'no-secret')}${rule('own-exp', 'own-exp')}`,
+${rule('web', 'web')}${rule('v1', 'llm')}${rule('no-secret', 'no-secret')}${rule('bad-key', 'bad-key')}${rule('own-exp', 'own-exp')}`,
     });
     // The configuration loads; the operator is told of the missing Secret (own-exp comes next).
     assert.match(
       gw.logs.join('\n'),
       /GwBackend default\/no-secret: .*jwtSign\.signingKeyRef\.name: Secret default\/absent was not found/,
+    );
+    assert.match(
+      gw.logs.join('\n'),
+      /GwBackend default\/bad-key: .*jwtSign\.signingKeyRef: key "signingKey" of Secret default\/not-a-key is not an unencrypted PEM RSA or EC private key/,
     );
     // Admission refuses exp in claims; a cluster whose CRD predates that rule may still hold such
     // an object. It goes into the store as such a cluster would hand it.
@@ -201,13 +214,13 @@ ${rule('web', 'web')}${rule('v1', 'llm')}${rule('no-secret', 'no-secret')}${rule
     assert.equal(seen[0]!.payload.exp, seen[0]!.payload.iat! + 120);
   });
 
-  it('a missing Secret and a claims map naming exp fail closed, named in gw status, quoting no key', async () => {
-    for (const name of ['no-secret', 'own-exp']) {
+  it('a missing Secret, a value that is no key and claims naming exp fail closed, each named, quoting no key', async () => {
+    for (const name of ['no-secret', 'bad-key', 'own-exp']) {
       const before = upstream.seen.length + upstream.rejected;
       const response = await fetch(`http://127.0.0.1:${port}/${name}`);
       const detail = await ownFailureDetail(gw, response);
       assert.equal(upstream.seen.length + upstream.rejected, before, `${name}: nothing reaches the upstream`);
-      assert.doesNotMatch(detail, /BEGIN|PRIVATE KEY/);
+      assert.doesNotMatch(detail, /BEGIN|PRIVATE KEY|opaque-signing-material/);
     }
     const missing = await statusOf(gw.dir, 'GwBackend default/no-secret');
     assert.match(missing, /signingKeyRef/);
@@ -215,6 +228,6 @@ ${rule('web', 'web')}${rule('v1', 'llm')}${rule('no-secret', 'no-secret')}${rule
     const ownExp = acceptedOf(gw, 'own-exp')!;
     assert.equal(ownExp.status, 'False');
     assert.match(ownExp.message, /spec\.policies\.auth\.jwtSign\.claims: exp may not be given/);
-    assert.doesNotMatch(`${missing}${ownExp.message}${gw.logs.join('\n')}`, /BEGIN|PRIVATE KEY/);
+    assert.doesNotMatch(`${missing}${ownExp.message}${gw.logs.join('\n')}`, /BEGIN|opaque-signing-material/);
   });
 });
