@@ -1,5 +1,6 @@
 // Runs the gw command: in-process with captured output (and optional standard input), or as a
 // child process the way a user runs it.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { main } from '../../src/cli/main.ts';
 
@@ -64,4 +65,15 @@ export function spawnGw(args: string[]): GwProcess {
     waitForLog,
     exited,
   };
+}
+
+/** The status lines `gw status` prints for one object ("GwBackend default/x" up to the next object). */
+export async function statusOf(dir: string, object: string): Promise<string> {
+  const result = await runGw(['status', '-f', dir]);
+  assert.equal(result.code, 0, result.stderr);
+  const start = result.stdout.indexOf(`${object}\n`);
+  assert.notEqual(start, -1, `gw status lists ${object}:\n${result.stdout}`);
+  const rest = result.stdout.slice(start + object.length + 1);
+  const end = rest.search(/^\S/m);
+  return end === -1 ? rest : rest.slice(0, end);
 }

@@ -63,6 +63,7 @@ const BY = {
   httpTargets: `${DP}/upstream/destinations.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
+  jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
   virtualModels: `${DP}/balancing/virtual-models.ts`,
@@ -540,10 +541,20 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   BackendAuth: {
     ...backendAuthFields,
     crossAppAccess: backendAuthNotYet('crossAppAccess', 'Cross App Access, ID-JAG exchanges'),
-    jwtSign: backendAuthNotYet('jwtSign', 'a JWT signed for every request'),
+    jwtSign: enforced(),
   },
   ModelBackendAuth: backendAuthFields,
   BackendAuthCredential: { location: enforced(), secretRef: enforced() },
+  JwtSignAuth: {
+    signingKeyRef: enforced(BY.jwtSign),
+    alg: enforced(BY.jwtSign),
+    kid: enforced(BY.jwtSign),
+    claims: enforced(BY.jwtSign, {
+      note: 'iat, exp and nbf are set by the signer: naming one is refused at admission and at translation.',
+    }),
+    ttl: enforced(BY.jwtSign),
+    location: enforced(BY.jwtSign, { note: 'Setting both location and jwtSign.location is refused.' }),
+  },
 
   // ---- AI settings (spec document 2, "AI settings") ----
   BackendAI: {

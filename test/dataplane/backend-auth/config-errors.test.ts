@@ -17,7 +17,6 @@ test('the kinds of later issues are refused, naming the field (and the cloud of 
       { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth,
     ],
     ['crossAppAccess', 'crossAppAccess', { crossAppAccess: {} } as BackendAuth],
-    ['jwtSign', 'jwtSign', { jwtSign: { signingKeyRef: { name: 'k' } } }],
   ];
   for (const [field, shown, auth] of later) {
     const error = authError(auth);

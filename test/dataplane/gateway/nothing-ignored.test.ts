@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { runGw } from '../../helpers/cli.ts';
+import { statusOf } from '../../helpers/cli.ts';
 import {
   freePort,
   gatewayYaml,
@@ -38,17 +38,6 @@ spec:
     auth: {key: sk-upstream}
 ${more}---
 `;
-}
-
-/** The status lines `gw status` prints for one object ("GwBackend default/x" up to the next object). */
-async function statusOf(dir: string, object: string): Promise<string> {
-  const result = await runGw(['status', '-f', dir]);
-  assert.equal(result.code, 0, result.stderr);
-  const start = result.stdout.indexOf(`${object}\n`);
-  assert.notEqual(start, -1, `gw status lists ${object}:\n${result.stdout}`);
-  const rest = result.stdout.slice(start + object.length + 1);
-  const end = rest.search(/^\S/m);
-  return end === -1 ? rest : rest.slice(0, end);
 }
 
 async function expectStatus(promise: Promise<unknown>, status: number, message?: RegExp): Promise<void> {

@@ -1,13 +1,15 @@
 // compileBackendAuth: a BackendAuth (spec document 1, Authentication rule 7) checked and turned
 // once into what the proxy applies to every upstream request. Supported: key, secretRef,
-// passthrough, location, credentials. The other kinds come with later issues and are refused with
+// passthrough, jwtSign (jwt-sign.ts), location, credentials. The other kinds come with later issues and are refused with
 // an AuthConfigError naming the field. Secrets live only inside closures: not in fields, errors,
 // logs, JSON or util.inspect output.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BackendAuth } from '../../../api/types/backend-auth.ts';
 import { authKindLabel } from '../../../api/vendors.ts';
+import type { Clock } from '../../../util/clock.ts';
 import { AuthConfigError } from './errors.ts';
 import { firstValue, setHeader, takeHeader } from './headers.ts';
+import { compileJwtSigner } from './jwt-sign.ts';
 import {
   type AuthTarget,
   BEARER_LOCATION,
@@ -31,8 +33,8 @@ export interface AuthIncoming {
 }
 
 export interface CompiledBackendAuth {
-  /** The primary credential: none, an inline key, a Secret's value, or the client's own. */
-  readonly mode: 'none' | 'key' | 'secretRef' | 'passthrough';
+  /** The primary credential: none, an inline key, a Secret's value, the client's own, or a JWT gw signs. */
+  readonly mode: 'none' | 'key' | 'secretRef' | 'passthrough' | 'jwtSign';
   /** How many additional credentials are written. */
   readonly credentialCount: number;
   /**
@@ -50,13 +52,15 @@ export interface CompiledBackendAuth {
 export interface BackendAuthOptions {
   /** The provider's key placement when no location is configured; default `bearer`. */
   keyStyle?: KeyStyle;
+  /** The clock jwtSign reads for iat, nbf and exp; the system's by default. */
+  clock?: Clock;
 }
 
 /** Credentials a client may send that gw never forwards unless told to (passthrough). */
 export const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-authorization'] as const;
 
-const UNSUPPORTED_KINDS = ['cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange', 'crossAppAccess', 'jwtSign'] as const;
-const PRIMARY_KINDS = ['key', 'secretRef', 'passthrough', ...UNSUPPORTED_KINDS] as const;
+const UNSUPPORTED_KINDS = ['cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange', 'crossAppAccess'] as const;
+const PRIMARY_KINDS = ['key', 'secretRef', 'passthrough', 'jwtSign', ...UNSUPPORTED_KINDS] as const;
 const MAX_CREDENTIALS = 8;
 
 /** Anthropic OAuth access tokens are sent as Bearer tokens; its API keys go in x-api-key. */
@@ -191,6 +195,23 @@ export function compileBackendAuth(
   } else if (auth.passthrough !== undefined) {
     steps.push(passthroughStep(explicit, style));
     mode = 'passthrough';
+  } else if (auth.jwtSign !== undefined) {
+    // The token's own location, else the auth's; both set would leave one unused.
+    if (auth.jwtSign.location !== undefined && explicit !== undefined) {
+      return new AuthConfigError('jwtSign.location', 'set either location or jwtSign.location, not both');
+    }
+    let location = explicit ?? BEARER_LOCATION;
+    if (auth.jwtSign.location !== undefined) {
+      const own = compileLocation(auth.jwtSign.location, 'jwtSign.location');
+      if (own instanceof AuthConfigError) return own;
+      location = own;
+      writesQuery = own.inQuery;
+    }
+    const signer = compileJwtSigner(auth.jwtSign, data, namespace, options.clock);
+    if (signer instanceof AuthConfigError) return signer;
+    // A JWT is base64url text: every location can carry it.
+    steps.push((target) => location.write(target, signer()));
+    mode = 'jwtSign';
   }
 
   const credentials = auth.credentials ?? [];
