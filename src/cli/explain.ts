@@ -1,6 +1,6 @@
 // gw explain -f DIR route NS/NAME[/RULE] | backend NS/NAME[/SECTION]: the effective frontend,
 // traffic and backend policy at an attachment point, field by field, each with the object that
-// set it and the objects it overrode.
+// set it and the objects it overrode, and a backend authentication whose Secret lacks what it reads.
 import { parseArgs } from 'node:util';
 import type { ServiceSpec } from '../api/kinds/core/service.ts';
 import type { HTTPRouteSpec } from '../api/kinds/gateway-api/http-route.ts';
@@ -17,6 +17,7 @@ import {
   indexPolicies,
 } from '../controller/policies/attachments.ts';
 import { type EffectiveSection, mergeSection, type Provenance } from '../controller/policies/merge.ts';
+import { backendAuthSecretProblems } from '../controller/secret-contents.ts';
 import { type Snapshot, snapshotFromStore } from '../controller/snapshot.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
@@ -31,7 +32,13 @@ function provenanceText(p: Provenance): string {
  * plane refuses at `places` (docs/enforcement.md), that it is refused and why: such a field is not
  * in effect, the traffic it covers is answered 500.
  */
-function sectionLines(title: string, section: EffectiveSection, places: readonly PlaceName[]): string[] {
+function sectionLines(
+  title: string,
+  section: EffectiveSection,
+  places: readonly PlaceName[],
+  /** For a backend section: the backend's namespace, whose Secrets the data plane reads. */
+  secrets?: { namespace: string; snapshot: Snapshot },
+): string[] {
   const fields = Object.keys(section).sort();
   if (fields.length === 0) return [`${title}: nothing set`];
   const lines = [`${title}:`];
@@ -47,6 +54,12 @@ function sectionLines(title: string, section: EffectiveSection, places: readonly
           `    REFUSED by the data plane (the traffic it covers is answered 500): ${refusal.path}: ${refusal.reason}`,
         );
     lines.push(...refused);
+    // A backend authentication whose Secret exists but lacks what it reads: the object's
+    // ResolvedRefs says so too (controller/secret-contents.ts).
+    if (field === 'auth' && secrets !== undefined) {
+      for (const problem of backendAuthSecretProblems(effective.value, 'auth', secrets.namespace, secrets.snapshot))
+        lines.push(`    UNRESOLVED (InvalidCredentialRef; the traffic it covers is answered 500): ${problem}`);
+    }
   }
   return lines;
 }
@@ -190,6 +203,7 @@ function explain(
               `backend ${ref.kind} ${ref.namespace}/${ref.name}`,
               effectivePolicy(index, backendPoint).backend,
               [backendPlace(object)],
+              { namespace: ref.namespace, snapshot },
             ),
           );
         }
@@ -224,6 +238,7 @@ function explain(
           'backend',
         ),
         places,
+        { namespace: target.namespace, snapshot },
       ),
     );
     for (const [gateway, gatewayListeners] of listeners) {
@@ -248,6 +263,7 @@ function explain(
                 `${title} reached from HTTPRoute ${route.namespace}/${route.name}${rule.name ? ` rule ${rule.name}` : ''} on Gateway ${gateway} listener ${listener.name}`,
                 effectivePolicy(index, point).backend,
                 places,
+                { namespace: target.namespace, snapshot },
               ),
             );
           }

@@ -25,28 +25,11 @@ import {
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
 import type { ModelAttachment } from './models/status.ts';
+import { objectData } from './object-data.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
 import { type EffectiveSection, sourcesOf, valuesOf } from './policies/merge.ts';
 import { findReferences } from './references.ts';
 import type { Snapshot } from './snapshot.ts';
-
-/** A Secret's or ConfigMap's data as text: base64 fields decoded, stringData applied last. */
-function objectData(object: KubeObject): Record<string, string> {
-  const out: Record<string, string> = {};
-  const decode = (fields: unknown) => {
-    for (const [key, value] of Object.entries((fields ?? {}) as Record<string, string>)) {
-      out[key] = Buffer.from(value, 'base64').toString('utf8');
-    }
-  };
-  if (object.kind === 'Secret') {
-    decode(object.data);
-    Object.assign(out, object.stringData ?? {});
-  } else {
-    Object.assign(out, object.data ?? {});
-    decode(object.binaryData);
-  }
-  return out;
-}
 
 /** Secrets and ConfigMaps chosen by label (API key secretSelector / configMapSelector) in `values`. */
 function selectedObjects(

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
@@ -78,5 +79,76 @@ stringData: {Authorization: Bearer x}
       status.conditions!.map((c) => `${c.type}=${c.status}/${c.reason}`),
       ['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs'],
     );
+  });
+});
+
+describe('GwBackend status: the contents of the Secrets backend authentication reads', () => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const backend = (auth: string) => `
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: llm}
+spec: {ai: {provider: {alpha: {}}}, policies: {auth: ${auth}}}
+`;
+  const secret = (name: string, data: Record<string, string>) =>
+    `---\napiVersion: v1\nkind: Secret\nmetadata: {name: ${name}}\nstringData: ${JSON.stringify(data)}\n`;
+  const resolvedRefs = (yaml: string) => {
+    const world = admitted(yaml);
+    const status = backendStatus(world[0]!, snapshotOf(world), NOW);
+    assert.deepEqual(validateValue(GwBackendStatus, status, 'status').errors.map(formatFieldError), []);
+    return status.conditions!.find((c) => c.type === 'ResolvedRefs')!;
+  };
+
+  it('a secretRef Secret without the data key is InvalidCredentialRef, naming the field, Secret and key', () => {
+    const resolved = resolvedRefs(backend('{secretRef: {name: key}}') + secret('key', { apiKey: 'sk-secret-value' }));
+    assert.equal(resolved.status, 'False');
+    assert.equal(resolved.reason, 'InvalidCredentialRef');
+    assert.equal(resolved.message, 'spec.policies.auth.secretRef.key: Secret default/key has no key "Authorization"');
+    assert.doesNotMatch(resolved.message, /sk-secret-value/);
+  });
+
+  it('an empty value and a credentials entry missing its key are named too', () => {
+    const resolved = resolvedRefs(
+      backend(
+        '{secretRef: {name: key, key: token}, credentials: [{secretRef: {name: extra, key: org}, location: {header: {name: x-org}}}]}',
+      ) +
+        secret('key', { token: '  ' }) +
+        secret('extra', {}),
+    );
+    assert.equal(resolved.reason, 'InvalidCredentialRef');
+    assert.equal(
+      resolved.message,
+      'spec.policies.auth.secretRef.key: key "token" of Secret default/key is empty; spec.policies.auth.credentials[0].secretRef.key: Secret default/extra has no key "org"',
+    );
+  });
+
+  it('a jwtSign Secret holding garbage, or a key that does not suit alg, is InvalidCredentialRef', () => {
+    const jwt = (alg: string) => `{jwtSign: {alg: ${alg}, signingKeyRef: {name: signer}, claims: {iss: gw}}}`;
+    const garbage = resolvedRefs(backend(jwt('ES256')) + secret('signer', { signingKey: 'not a key' }));
+    assert.equal(garbage.status, 'False');
+    assert.equal(garbage.reason, 'InvalidCredentialRef');
+    assert.equal(
+      garbage.message,
+      'spec.policies.auth.jwtSign.signingKeyRef: key "signingKey" of Secret default/signer is not an unencrypted PEM RSA or EC private key',
+    );
+    const wrongAlg = resolvedRefs(backend(jwt('RS256')) + secret('signer', { signingKey: pem }));
+    assert.equal(
+      wrongAlg.message,
+      'spec.policies.auth.jwtSign.signingKeyRef: key "signingKey" of Secret default/signer is a ec key; RS256 needs an RSA key',
+    );
+    const missing = resolvedRefs(backend(jwt('ES256')) + secret('signer', { key: pem }));
+    assert.equal(
+      missing.message,
+      'spec.policies.auth.jwtSign.signingKeyRef.key: Secret default/signer has no key "signingKey"',
+    );
+    const fixed = resolvedRefs(backend(jwt('ES256')) + secret('signer', { signingKey: pem }));
+    assert.equal(`${fixed.status}/${fixed.reason}`, 'True/ResolvedRefs');
+  });
+
+  it('a missing Secret stays RefNotFound and is not judged for contents', () => {
+    const resolved = resolvedRefs(backend('{secretRef: {name: absent}}'));
+    assert.equal(resolved.reason, 'RefNotFound');
+    assert.equal(resolved.message, 'spec.policies.auth.secretRef: Secret default/absent does not exist');
   });
 });

@@ -123,3 +123,26 @@ describe('GwModel attachment', () => {
     assert.equal(named.programmed, true);
   });
 });
+
+describe('GwModel ResolvedRefs: the contents of the Secret its auth reads', () => {
+  const withSecret = (data: string) =>
+    parents(
+      attach(`apiVersion: v1
+kind: Secret
+metadata: {name: provider-key}
+stringData: ${data}
+---
+${model('[{name: ai}]', 'provider: Alpha\n  policies: {auth: {secretRef: {name: provider-key}}}')}`),
+    )[0]!.find((line) => line.startsWith('ResolvedRefs'));
+
+  it('a Secret without the data key is InvalidCredentialRef, naming the field, Secret and key', () => {
+    assert.equal(
+      withSecret('{token: sk-never-shown}'),
+      'ResolvedRefs=False/InvalidCredentialRef: spec.policies.auth.secretRef.key: Secret default/provider-key has no key "Authorization"',
+    );
+  });
+
+  it('the Secret holding the key resolves', () => {
+    assert.equal(withSecret('{Authorization: sk-present}'), 'ResolvedRefs=True/ResolvedRefs: All references resolved');
+  });
+});

@@ -116,3 +116,35 @@ describe('GwPolicy status', () => {
     ]);
   });
 });
+
+describe('GwPolicy status: the contents of the Secrets its backend authentication reads', () => {
+  const withSecret = (data: string) => {
+    const world = admitted(`${WORLD}---
+apiVersion: v1
+kind: Secret
+metadata: {name: upstream-key}
+stringData: ${data}
+`);
+    const policy = admitted(`apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: p}
+spec:
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: openai}]
+  backend: {auth: {secretRef: {name: upstream-key, key: token}}}
+`)[0]!;
+    const snapshot = snapshotOf([...world, policy]);
+    const status = policyStatus(policy, snapshot, translateGatewayApi(snapshot, NOW), NOW);
+    assert.deepEqual(validateValue(PolicyStatus, status, 'status').errors.map(formatFieldError), []);
+    return status.ancestors[0]!.conditions.find((c) => c.type === 'ResolvedRefs');
+  };
+
+  it('a Secret without the data key is ResolvedRefs False (InvalidCredentialRef), naming field, Secret and key', () => {
+    const resolved = withSecret('{Authorization: sk-never-shown}')!;
+    assert.equal(`${resolved.status}/${resolved.reason}`, 'False/InvalidCredentialRef');
+    assert.equal(resolved.message, 'spec.backend.auth.secretRef.key: Secret default/upstream-key has no key "token"');
+  });
+
+  it('the Secret holding the key resolves', () => {
+    assert.equal(withSecret('{token: sk-upstream}'), undefined);
+  });
+});

@@ -16,6 +16,7 @@ import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult, GW_GROUP } from 
 import { missingReferenceGrant } from '../reference-grants.ts';
 import { missingReferences } from '../references.ts';
 import { modelRefusals, refusalText } from '../refusals.ts';
+import { INVALID_CREDENTIAL_REF, secretContentProblems } from '../secret-contents.ts';
 import type { Snapshot } from '../snapshot.ts';
 
 type ParentRef = GwModelSpec['parentRefs'][number];
@@ -175,6 +176,8 @@ function referenceProblems(model: KubeObject, snapshot: Snapshot): Outcome {
     }
   }
   for (const message of missingReferences(spec, namespace, snapshot)) problems.push({ reason: 'RefNotFound', message });
+  for (const message of secretContentProblems(spec, namespace, snapshot))
+    problems.push({ reason: INVALID_CREDENTIAL_REF, message });
   if (problems.length === 0) return { ok: true, reason: 'ResolvedRefs', message: 'All references resolved' };
   return { ok: false, reason: problems[0]!.reason, message: problems.map((p) => p.message).join('; ') };
 }

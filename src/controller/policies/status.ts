@@ -11,6 +11,7 @@ import { type ConditionContext, condition, contextOf, sortConditions } from '../
 import { CONTROLLER_NAME, GATEWAY_GROUP, type GatewayApiResult } from '../gateway-api/types.ts';
 import { missingReferences } from '../references.ts';
 import { type ObjectRefusal, type PolicyRefusals, refusalText } from '../refusals.ts';
+import { INVALID_CREDENTIAL_REF, secretContentProblems } from '../secret-contents.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { indexPolicies, type PolicyIndex, policyRejections } from './attachments.ts';
 import { byPrecedence, type PolicySection } from './merge.ts';
@@ -81,6 +82,8 @@ function unresolved(policy: KubeObject, snapshot: Snapshot): { reason: string; m
   if (apiKeys) {
     problems.push(...apiKeySourceProblems(apiKeys, 'spec.traffic.apiKeyAuthentication', namespace, snapshot));
   }
+  for (const message of secretContentProblems(spec, namespace, snapshot))
+    problems.push({ reason: INVALID_CREDENTIAL_REF, message });
   return problems;
 }
 

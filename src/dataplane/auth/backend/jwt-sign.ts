@@ -67,6 +67,34 @@ function keyProblem(key: KeyObject, alg: JwtSigningAlg): string | undefined {
 }
 
 /**
+ * The private key of a jwtSign configuration, read from its Secret, or an AuthConfigError naming
+ * `jwtSign.signingKeyRef` when the Secret or its key is missing, is no PEM private key, or does
+ * not suit `alg`. The controller asks the same question to report it in the object's status
+ * (controller/secret-contents.ts), so the two cannot disagree.
+ */
+export function jwtSigningKey(
+  config: Pick<JwtSignAuth, 'alg' | 'signingKeyRef'>,
+  data: SecretData,
+  namespace: string,
+): KeyObject | AuthConfigError {
+  const alg = config.alg ?? 'RS256';
+  if (!Object.hasOwn(ALGORITHMS, alg))
+    return new AuthConfigError('jwtSign.alg', `"${alg}" is not a supported algorithm`);
+  const pem = secretValue({ ...config.signingKeyRef, key: SIGNING_KEY }, data, namespace, 'jwtSign.signingKeyRef', {
+    stripBearer: false,
+  });
+  if (pem instanceof AuthConfigError) return pem;
+  const secret = `key "${SIGNING_KEY}" of Secret ${namespace}/${config.signingKeyRef.name}`;
+  const key = privateKey(pem);
+  if (key === undefined) {
+    return new AuthConfigError('jwtSign.signingKeyRef', `${secret} is not an unencrypted PEM RSA or EC private key`);
+  }
+  const problem = keyProblem(key, alg);
+  if (problem !== undefined) return new AuthConfigError('jwtSign.signingKeyRef', `${secret} ${problem}`);
+  return key;
+}
+
+/**
  * The signer of a jwtSign configuration, or an AuthConfigError naming the field (under `jwtSign`)
  * when the Secret is missing, its key cannot be parsed or does not suit `alg`, or a claim is one
  * the signer sets.
@@ -88,17 +116,8 @@ export function compileJwtSigner(
   const ttlSeconds = Math.floor(durationMs(config.ttl ?? DEFAULT_TTL) / 1000);
   if (ttlSeconds < 1) return new AuthConfigError('jwtSign.ttl', 'must be at least 1s');
 
-  const pem = secretValue({ ...config.signingKeyRef, key: SIGNING_KEY }, data, namespace, 'jwtSign.signingKeyRef', {
-    stripBearer: false,
-  });
-  if (pem instanceof AuthConfigError) return pem;
-  const secret = `key "${SIGNING_KEY}" of Secret ${namespace}/${config.signingKeyRef.name}`;
-  const key = privateKey(pem);
-  if (key === undefined) {
-    return new AuthConfigError('jwtSign.signingKeyRef', `${secret} is not an unencrypted PEM RSA or EC private key`);
-  }
-  const problem = keyProblem(key, alg);
-  if (problem !== undefined) return new AuthConfigError('jwtSign.signingKeyRef', `${secret} ${problem}`);
+  const key = jwtSigningKey(config, data, namespace);
+  if (key instanceof AuthConfigError) return key;
 
   const spec = ALGORITHMS[alg];
   const signingKey = spec.pss

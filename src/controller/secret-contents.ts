@@ -1,0 +1,95 @@
+// The contents of the Secrets a backend authentication reads (`auth.secretRef`,
+// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`), judged where the controller
+// resolves references: a Secret that exists but lacks the data key, holds an empty value or a
+// signing key that does not parse or suit `alg` is a bad reference (ResolvedRefs False), since the
+// data plane refuses the same configuration and answers its traffic with 500. The questions are
+// asked with the data plane's own functions (secretValue, jwtSigningKey) so the two cannot
+// disagree. A Secret that does not exist is left to missingReferences. Messages name the field
+// path, the Secret and the data key — never a value.
+import type { LocalSecretKeyRef } from '../api/types/references.ts';
+import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
+import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
+import { type SecretData, secretValue } from '../dataplane/auth/backend/secret-value.ts';
+import { isPlainObject } from '../util/values.ts';
+import { objectData } from './object-data.ts';
+import type { Snapshot } from './snapshot.ts';
+
+/** The ResolvedRefs reason for a Secret that exists but cannot give what a field needs. */
+export const INVALID_CREDENTIAL_REF = 'InvalidCredentialRef';
+
+/** A core Secret reference by name (the other kinds are refused elsewhere). */
+function secretName(ref: unknown): string | undefined {
+  if (!isPlainObject(ref) || typeof ref.name !== 'string') return undefined;
+  return (ref.kind ?? 'Secret') === 'Secret' && (ref.group ?? '') === '' ? ref.name : undefined;
+}
+
+/** The problems of one backend auth object found at `path`. */
+function authProblems(auth: Record<string, unknown>, path: string, namespace: string, data: SecretData): string[] {
+  const exists = (name: string | undefined) => name !== undefined && data(`Secret ${namespace}/${name}`) !== undefined;
+  const errors: AuthConfigError[] = [];
+  const read = (ref: unknown, field: string, stripBearer: boolean) => {
+    if (!exists(secretName(ref))) return;
+    const value = secretValue(ref as LocalSecretKeyRef, data, namespace, field, { stripBearer });
+    if (value instanceof AuthConfigError) errors.push(value);
+  };
+  read(auth.secretRef, 'secretRef', true);
+  if (Array.isArray(auth.credentials)) {
+    for (const [index, entry] of auth.credentials.entries()) {
+      if (isPlainObject(entry)) read(entry.secretRef, `credentials[${index}].secretRef`, false);
+    }
+  }
+  const jwtSign = auth.jwtSign;
+  if (isPlainObject(jwtSign) && exists(secretName(jwtSign.signingKeyRef))) {
+    const key = jwtSigningKey(jwtSign as Parameters<typeof jwtSigningKey>[0], data, namespace);
+    if (key instanceof AuthConfigError && key.field.startsWith('jwtSign.signingKeyRef')) errors.push(key);
+  }
+  return errors.map((error) => `${path}.${error.message}`);
+}
+
+/** The decoded data of the Secrets of `namespace` in the snapshot, as the data plane reads them. */
+function secretDataIn(namespace: string, snapshot: Snapshot): SecretData {
+  const prefix = `Secret ${namespace}/`;
+  return (ref) => {
+    const object = ref.startsWith(prefix)
+      ? snapshot.secrets.get(`${namespace}/${ref.slice(prefix.length)}`)
+      : undefined;
+    return object ? objectData(object) : undefined;
+  };
+}
+
+/**
+ * The problems of one backend authentication (`auth`, found at field path `path`) whose Secrets
+ * are in `namespace`: what its existing Secrets cannot give, as messages with the field path.
+ */
+export function backendAuthSecretProblems(
+  auth: unknown,
+  path: string,
+  namespace: string,
+  snapshot: Snapshot,
+): string[] {
+  return isPlainObject(auth) ? authProblems(auth, path, namespace, secretDataIn(namespace, snapshot)) : [];
+}
+
+/**
+ * Every backend authentication under `spec` (an `auth` field anywhere: a GwBackend's policies and
+ * providers, a GwPolicy's backend section, a GwModel) whose existing Secret cannot give what it
+ * needs, as messages with the field path.
+ */
+export function secretContentProblems(spec: unknown, namespace: string, snapshot: Snapshot): string[] {
+  const data = secretDataIn(namespace, snapshot);
+  const found: string[] = [];
+  const walk = (value: unknown, path: string) => {
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) walk(item, `${path}[${index}]`);
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    for (const [field, child] of Object.entries(value)) {
+      const childPath = `${path}.${field}`;
+      if (field === 'auth' && isPlainObject(child)) found.push(...authProblems(child, childPath, namespace, data));
+      else walk(child, childPath);
+    }
+  };
+  walk(spec, 'spec');
+  return found;
+}
