@@ -2,11 +2,13 @@
 // connection settings, backend auth, AI request policy, health judgement and a GwModel's header
 // changes — compiled once from a provider and its effective backend policy. An `ai` GwBackend's
 // providers and a GwModel's concrete models are both endpoints (ai-backend.ts, models.ts).
+
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
 import { genAiProviderName } from '../../api/vendors.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
+import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
@@ -78,7 +80,12 @@ export function compileEndpoint(
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
   }
-  const auth = compileBackendAuth(policy.auth, data, namespace, { keyStyle: provider.keyStyle });
+  const auth = compileBackendAuth(
+    policy.auth,
+    data,
+    namespace,
+    backendAuthOptions(context, namespace, { host: provider.origin.host, family: provider.family }, provider.keyStyle),
+  );
   if (auth instanceof AuthConfigError) return { field: `policies.auth.${auth.field}`, message: auth.message };
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
   if (Array.isArray(requestPolicy))

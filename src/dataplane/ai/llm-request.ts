@@ -4,7 +4,7 @@
 // client. A failed attempt moves on only while nothing has been sent to the client.
 import type { RouteType } from '../../api/types/ai.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
-import { NO_QUERY } from '../auth/backend/index.ts';
+import { type AuthIncoming, finishBackendAuth, NO_QUERY, settled } from '../auth/backend/index.ts';
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyRefusedError, BodyTooLargeError, readRequestBody } from '../proxy/body.ts';
@@ -273,12 +273,32 @@ export async function runAttempts(
           if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
       let search = routed.forward.query;
       const auth = endpoint.auth;
+      const incoming: AuthIncoming = { headers: req.headers, variables: () => variables };
+      let pending: void | Promise<void>;
       if (search !== '' || plan.query.length > 0 || auth?.writesQuery) {
         const query = new URLSearchParams(search);
         for (const [name, value] of plan.query) query.set(name, value);
-        auth?.apply({ headers, query }, req);
+        pending = auth?.apply({ headers, query }, incoming);
+        // A credential being fetched writes the query when it comes.
+        if (pending !== undefined) await settled(pending);
         search = query.toString();
-      } else auth?.apply({ headers, query: NO_QUERY }, req);
+      } else pending = auth?.apply({ headers, query: NO_QUERY }, incoming);
+      const path = search ? `${plan.path}?${search}` : plan.path;
+      const finishing = finishBackendAuth(
+        pending,
+        auth,
+        () => ({ method: 'POST', origin: originText(plan.origin), path, headers, body: payload }),
+        incoming,
+      );
+      const failure = finishing && (await finishing);
+      if (failure !== undefined) {
+        record.error = failure.detail;
+        if (canRetry) {
+          candidate = next();
+          continue;
+        }
+        return sendGatewayError(res, record, format, failure.status, failure.message);
+      }
       llm.providerFamily = endpoint.provider.family;
       llm.genAiProvider = endpoint.genAiProviderName;
       if (candidate.backend !== undefined) record.backend = candidate.backend;
@@ -293,7 +313,7 @@ export async function runAttempts(
         clientFormat: format,
         body: payload,
         headers,
-        path: search ? `${plan.path}?${search}` : plan.path,
+        path,
         timeoutMs: attemptDeadline(routed, endpoint),
         unhealthy: endpoint.unhealthy,
         canRetry,
@@ -364,6 +384,12 @@ function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string 
 
 /** `host:port` of a provider origin, made once per origin (the access log's upstream). */
 const originLabels = new WeakMap<Origin, string>();
+
+/** scheme://host:port of a provider's origin. */
+function originText(origin: Origin): string {
+  const host = origin.host.includes(':') ? `[${origin.host}]` : origin.host;
+  return `${origin.protocol}//${host}:${origin.port}`;
+}
 
 function hostAndPort(origin: Origin): string {
   let label = originLabels.get(origin);

@@ -7,7 +7,16 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
-import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth, NO_QUERY } from '../auth/backend/index.ts';
+import {
+  AuthConfigError,
+  type AuthIncoming,
+  type CompiledBackendAuth,
+  compileBackendAuth,
+  finishBackendAuth,
+  NO_QUERY,
+  STREAMED_BODY,
+  settled,
+} from '../auth/backend/index.ts';
 import {
   EndpointHealth,
   judgeResponse,
@@ -22,6 +31,7 @@ import { bodyFailure } from '../proxy/body.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
 import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import { celContext } from '../telemetry/cel-context.ts';
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
@@ -29,6 +39,7 @@ import {
 } from '../upstream/connection-settings.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
 import { openTunnel } from '../upstream/tunnel.ts';
+import { backendAuthOptions } from './auth-options.ts';
 import {
   type Backend,
   type BackendKind,
@@ -58,7 +69,12 @@ export const httpKind: BackendKind<BackendRefInput> = {
     }
     let auth: CompiledBackendAuth | undefined;
     if (policy.auth !== undefined) {
-      const compiled = compileBackendAuth(policy.auth, context.data, namespace);
+      const compiled = compileBackendAuth(
+        policy.auth,
+        context.data,
+        namespace,
+        backendAuthOptions(context, namespace, { host: settings.socket.host }),
+      );
       if (compiled instanceof AuthConfigError)
         return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
       auth = compiled;
@@ -118,11 +134,15 @@ class HttpBackend implements Backend {
     rewriteHost(forwarding.hostRewrite, this.#settings, upstreamHeaders, req.headers.host);
     let search = forward.query;
     const auth = this.#auth;
+    const incoming: AuthIncoming = { headers: req.headers, variables: () => celContext(record) };
+    let pending: void | Promise<void>;
     if (auth && (search !== '' || auth.writesQuery)) {
       const params = new URLSearchParams(search);
-      auth.apply({ headers: upstreamHeaders, query: params }, req);
+      pending = auth.apply({ headers: upstreamHeaders, query: params }, incoming);
+      // A credential being fetched writes the query when it comes.
+      if (pending !== undefined) await settled(pending);
       search = params.toString();
-    } else auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, req);
+    } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming);
     let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
     // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
     const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
@@ -146,6 +166,24 @@ class HttpBackend implements Backend {
       }
       if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
     }
+    const path = search ? `${forward.path}?${search}` : forward.path;
+    const finishing = finishBackendAuth(
+      pending,
+      auth,
+      () => ({
+        method: req.method ?? 'GET',
+        origin: this.#settings.origin,
+        path,
+        headers: upstreamHeaders,
+        body: body === req ? STREAMED_BODY : (body as Buffer | undefined),
+      }),
+      incoming,
+    );
+    const failure = finishing && (await finishing);
+    if (failure !== undefined) {
+      record.error = failure.detail;
+      return void sendText(res, failure.status, failure.message, { connection: 'close' });
+    }
     const upstreamStart = process.hrtime.bigint();
     record.upstreamStartTime = upstreamStart;
     // HTTPRoute timeouts.request or traffic.timeouts.request: the whole request from its arrival —
@@ -154,7 +192,7 @@ class HttpBackend implements Backend {
     const outcome = await forwardHttp(res, {
       pool: this.#pool,
       method: req.method ?? 'GET',
-      path: search ? `${forward.path}?${search}` : forward.path,
+      path,
       headers:
         route.preserveHeaderCase && req.httpVersionMajor === 1
           ? withClientHeaderCase(upstreamHeaders, req.rawHeaders)

@@ -3,11 +3,13 @@
 // (listed by the controller, one target per MCP port), each with its effective connection policy
 // (GwPolicy < GwBackend < target, merged by the controller into the backendRef's sections) turned
 // into a shared connection pool and backend auth.
+
 import type { Pool } from 'undici';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { MCPBackend } from '../../api/types/mcp.ts';
 import type { BackendPolicyConfig, McpSelectedService } from '../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
+import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendRefInput } from '../backends/backend.ts';
 import { ConnectionSettingsError, connectionSettings, type Destination } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
@@ -142,7 +144,12 @@ function buildTarget(
   context.pool(settings); // recorded as used by this configuration (created now, kept warm across swaps)
   let auth: CompiledBackendAuth | undefined;
   if (policy.auth !== undefined) {
-    const compiled = compileBackendAuth(policy.auth, context.data, input.namespace);
+    const compiled = compileBackendAuth(
+      policy.auth,
+      context.data,
+      input.namespace,
+      backendAuthOptions(context, input.namespace, { host: settings.socket.host }),
+    );
     if (compiled instanceof AuthConfigError)
       return { field: `policies.auth.${compiled.field}`, message: compiled.message };
     auth = compiled;

@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type SseBlock, SseReader } from '../ai/formats/sse-reader.ts';
+import { finishBackendAuth, settled } from '../auth/backend/index.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import { isInvalid, type JsonRpcMessage, toMessage } from './jsonrpc.ts';
 import type { McpTarget } from './targets.ts';
@@ -76,12 +77,24 @@ export async function targetRequest(
 ): Promise<Dispatcher.ResponseData | UpstreamFailure> {
   const headers: Record<string, string | string[]> = { ...context.headers, ...transportHeaders };
   let requestPath = path;
-  if (target.auth) {
+  const auth = target.auth;
+  if (auth) {
     const at = path.indexOf('?');
     const query = new URLSearchParams(at === -1 ? '' : path.slice(at + 1));
-    target.auth.apply({ headers, query }, { headers: context.incoming });
+    const incoming = { headers: context.incoming };
+    const pending = auth.apply({ headers, query }, incoming);
+    // A credential being fetched writes the query when it comes.
+    if (pending !== undefined) await settled(pending);
     const search = query.toString();
     requestPath = (at === -1 ? path : path.slice(0, at)) + (search ? `?${search}` : '');
+    const finishing = finishBackendAuth(
+      pending,
+      auth,
+      () => ({ method, origin: target.origin, path: requestPath, headers, body }),
+      incoming,
+    );
+    const failure = finishing && (await finishing);
+    if (failure !== undefined) return { failure: failure.message };
   }
   try {
     return await target.pool().request({

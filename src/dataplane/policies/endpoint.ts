@@ -9,6 +9,9 @@ export interface EndpointReference {
   url?: string;
 }
 
+/** What an endpoint reference resolves in: the configuration's backends and the referrer's namespace. */
+export type EndpointScope = Pick<PolicyCompileContext, 'backends' | 'namespace'>;
+
 export interface ResolvedEndpoint {
   host: string;
   port: number;
@@ -31,7 +34,7 @@ export interface ResolvedEndpoint {
  */
 export function resolveEndpoint(
   reference: EndpointReference,
-  context: Pick<PolicyCompileContext, 'backends' | 'namespace'>,
+  context: EndpointScope,
   field: string,
   applies: readonly string[] = [],
 ): ResolvedEndpoint | PolicyProblem {

@@ -86,6 +86,8 @@ export interface GenAiSeriesSnapshot {
 export interface CounterSnapshot {
   name: string;
   help: string;
+  /** Rendered label text (`kind="aws",outcome="success"`); absent for a counter without labels. */
+  labels?: string;
   value: number;
 }
 
@@ -263,7 +265,13 @@ export interface MetricsOptions {
 interface CounterFunction {
   name: string;
   help: string;
-  read: () => number;
+  read: () => number | readonly LabelledCount[];
+}
+
+/** One series of a labelled counter read when scraped. */
+export interface LabelledCount {
+  labels: Readonly<Record<string, string>>;
+  value: number;
 }
 
 export class DataPlaneMetrics {
@@ -327,8 +335,11 @@ export class DataPlaneMetrics {
     return new CustomLabels(id, names, expressions, problems);
   }
 
-  /** Adds a counter read when scraped (e.g. access log lines dropped). */
-  registerCounterFunction(name: string, help: string, read: () => number): void {
+  /**
+   * Adds a counter read when scraped: one number (access log lines dropped), or a series per
+   * label set (credential fetches by kind and outcome).
+   */
+  registerCounterFunction(name: string, help: string, read: () => number | readonly LabelledCount[]): void {
     this.#counterFunctions.push({ name, help, read });
   }
 
@@ -415,7 +426,21 @@ export class DataPlaneMetrics {
   }
 
   #readCounters(): CounterSnapshot[] {
-    return this.#counterFunctions.map((counter) => ({ name: counter.name, help: counter.help, value: counter.read() }));
+    const out: CounterSnapshot[] = [];
+    for (const counter of this.#counterFunctions) {
+      const read = counter.read();
+      if (typeof read === 'number') {
+        out.push({ name: counter.name, help: counter.help, value: read });
+        continue;
+      }
+      for (const series of read) {
+        const labels = Object.entries(series.labels)
+          .map(([name, value]) => label(name, clip(value)))
+          .join(',');
+        out.push({ name: counter.name, help: counter.help, labels, value: series.value });
+      }
+    }
+    return out;
   }
 }
 
@@ -484,9 +509,10 @@ export function mergeMetricsSnapshots(
       }
     }
     for (const counter of snapshot.counters) {
-      const target = counters.get(counter.name);
+      const key = counter.labels === undefined ? counter.name : `${counter.name}{${counter.labels}}`;
+      const target = counters.get(key);
       if (target) target.value += counter.value;
-      else counters.set(counter.name, { ...counter });
+      else counters.set(key, { ...counter });
     }
   }
   return { http: [...http.values()], genAi: [...genAi.values()], counters: [...counters.values()] };
@@ -590,9 +616,12 @@ function renderExposition(
     }
   }
 
-  for (const counter of counters) {
-    header(out, counter.name, 'counter', counter.help);
-    out.push(`${counter.name} ${formatNumber(counter.value)}`);
+  let previous: string | undefined;
+  for (const counter of [...counters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (counter.name !== previous) header(out, counter.name, 'counter', counter.help);
+    previous = counter.name;
+    const labels = counter.labels === undefined ? '' : `{${counter.labels}}`;
+    out.push(`${counter.name}${labels} ${formatNumber(counter.value)}`);
   }
   out.push('');
   return out.join('\n');

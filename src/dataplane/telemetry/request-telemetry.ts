@@ -1,12 +1,18 @@
 // What the proxy calls when a request is complete: one FrontendTelemetry per Frontend policy
 // (compiled with the configuration), whose finish() records the metrics and writes the access
 // log line, sharing one set of CEL variables between the two when either evaluates expressions.
+
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Frontend } from '../../api/types/frontend.ts';
 import type { AccessLog, Tracing } from '../../api/types/observability.ts';
 import type { LogFormat } from '../../util/log-line.ts';
-import { type EndpointReference, type ResolvedEndpoint, resolveEndpoint } from '../policies/endpoint.ts';
-import type { PolicyCompileContext } from '../policies/types.ts';
+import { credentialMetrics } from '../auth/backend/credential-metrics.ts';
+import {
+  type EndpointReference,
+  type EndpointScope,
+  type ResolvedEndpoint,
+  resolveEndpoint,
+} from '../policies/endpoint.ts';
 import { AccessLogger } from './access-log.ts';
 import { celContext } from './cel-context.ts';
 import { BufferedLogSink, type LogSink, stdoutLogSink } from './log-sink.ts';
@@ -17,7 +23,6 @@ import type { RequestRecord } from './request-record.ts';
 import { RequestTracing } from './tracing.ts';
 
 /** What resolving a Frontend's collector references needs (the configuration's Services and GwBackends). */
-export type EndpointScope = Pick<PolicyCompileContext, 'backends' | 'namespace'>;
 
 export interface TelemetryOptions extends MetricsOptions {
   /** Where access log lines go; standard output (buffered, bounded) when unset. */
@@ -55,6 +60,11 @@ export class Telemetry {
         () => sink.failedWrites,
       );
     }
+    this.metrics.registerCounterFunction(
+      'gw_backend_auth_token_fetches_total',
+      'Credentials gw fetched for backends (cloud tokens, STS credentials, exchanged OAuth tokens), by kind and outcome.',
+      () => credentialMetrics.entries().map(([kind, outcome, value]) => ({ labels: { kind, outcome }, value })),
+    );
   }
 
   /**

@@ -1,15 +1,26 @@
 // compileBackendAuth: a BackendAuth (spec document 1, Authentication rule 7) checked and turned
-// once into what the proxy applies to every upstream request. Supported: key, secretRef,
-// passthrough, jwtSign (jwt-sign.ts), location, credentials. The other kinds come with later issues and are refused with
-// an AuthConfigError naming the field. Secrets live only inside closures: not in fields, errors,
-// logs, JSON or util.inspect output.
+// once into what the proxy applies to every upstream request. key, secretRef, passthrough and the
+// additional credentials are here; each other kind (jwtSign, cloudone, beta, cloudtwo,
+// oauthTokenExchange, crossAppAccess) is a CredentialKindCompiler in its own file, in KINDS below.
+// Secrets live only inside closures: not in fields, errors, logs, JSON or util.inspect output.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BackendAuth } from '../../../api/types/backend-auth.ts';
 import { authKindLabel } from '../../../api/vendors.ts';
-import type { Clock } from '../../../util/clock.ts';
+import { type Clock, systemClock } from '../../../util/clock.ts';
+import type { EndpointScope } from '../../policies/endpoint.ts';
+import type { PolicyRuntime } from '../../policies/runtime.ts';
+import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
 import { firstValue, setHeader, takeHeader } from './headers.ts';
-import { compileJwtSigner } from './jwt-sign.ts';
+import { compileJwtSign } from './jwt-sign.ts';
+import type {
+  AuthIncoming,
+  BackendTarget,
+  CredentialKindCompiler,
+  CredentialStep,
+  OutgoingRequest,
+  RequestSigner,
+} from './kind.ts';
 import {
   type AuthTarget,
   BEARER_LOCATION,
@@ -18,23 +29,25 @@ import {
   headerLocation,
 } from './location.ts';
 import { type SecretData, secretValue } from './secret-value.ts';
+import { secretKey } from './token-cache.ts';
 
-/** Where a provider expects its key when no location is configured (CompiledProvider.keyStyle). */
-export type KeyStyle = 'bearer' | 'x-api-key';
+export type { AuthIncoming } from './kind.ts';
 
-export interface AuthIncoming {
-  /** The client's request headers. */
-  headers: IncomingHttpHeaders;
-  /**
-   * For passthrough: the token an inbound authentication policy (JWT, API key, basic) validated,
-   * which that policy may have removed from the headers.
-   */
-  credential?: string;
-}
+/** The primary credential kinds, at most one of which a BackendAuth sets. */
+export type PrimaryKind =
+  | 'key'
+  | 'secretRef'
+  | 'passthrough'
+  | 'jwtSign'
+  | 'cloudone'
+  | 'beta'
+  | 'cloudtwo'
+  | 'oauthTokenExchange'
+  | 'crossAppAccess';
 
 export interface CompiledBackendAuth {
-  /** The primary credential: none, an inline key, a Secret's value, the client's own, or a JWT gw signs. */
-  readonly mode: 'none' | 'key' | 'secretRef' | 'passthrough' | 'jwtSign';
+  /** The primary credential: none, an inline key, a Secret's value, the client's own, or a kind's. */
+  readonly mode: 'none' | PrimaryKind;
   /** How many additional credentials are written. */
   readonly credentialCount: number;
   /**
@@ -44,24 +57,59 @@ export interface CompiledBackendAuth {
   readonly writesQuery: boolean;
   /**
    * Writes the credentials on the upstream request. The client's own credentials (Authorization,
-   * x-api-key, Proxy-Authorization) are removed first: only passthrough forwards them.
+   * x-api-key, Proxy-Authorization) are removed first: only passthrough forwards them. A promise
+   * when a credential must be fetched first (no valid one cached); it rejects with a
+   * BackendCredentialError the proxy answers in the client's format.
    */
-  apply(target: AuthTarget, incoming: AuthIncoming): void;
+  apply(target: AuthTarget, incoming: AuthIncoming): void | Promise<void>;
+  /**
+   * Set when the credential signs the request (cloudone SigV4): called after apply() once the
+   * method, path, query, headers and body are final; nothing may change them afterwards.
+   */
+  readonly sign?: RequestSigner | undefined;
 }
 
 export interface BackendAuthOptions {
   /** The provider's key placement when no location is configured; default `bearer`. */
   keyStyle?: KeyStyle;
-  /** The clock jwtSign reads for iat, nbf and exp; the system's by default. */
+  /** The clock of token expiry and of jwtSign's iat, nbf and exp; the system's by default. */
   clock?: Clock;
+  /** What the backend is: the defaults of audiences, regions and scopes derive from it. */
+  target?: BackendTarget;
+  /** Where token endpoint references resolve. */
+  endpoints?: EndpointScope;
+  /** Receives warnings about a configuration gw uses but that will likely be refused. */
+  warn?: (message: string) => void;
+  /** Where token caches are kept across configurations (and whose clock they read); without it, per compile. */
+  runtime?: PolicyRuntime;
 }
 
 /** Credentials a client may send that gw never forwards unless told to (passthrough). */
 export const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-authorization'] as const;
 
-const UNSUPPORTED_KINDS = ['cloudone', 'beta', 'cloudtwo', 'oauthTokenExchange', 'crossAppAccess'] as const;
-const PRIMARY_KINDS = ['key', 'secretRef', 'passthrough', 'jwtSign', ...UNSUPPORTED_KINDS] as const;
+// biome-ignore lint/suspicious/noExplicitAny: each entry takes its own kind's spec.
+type AnyKindCompiler = CredentialKindCompiler<any>;
+
+/** The credential kinds compiled by their own files; a kind missing here is refused. */
+const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
+  jwtSign: compileJwtSign,
+};
+
+const PRIMARY_KINDS: readonly PrimaryKind[] = [
+  'key',
+  'secretRef',
+  'passthrough',
+  'jwtSign',
+  'cloudone',
+  'beta',
+  'cloudtwo',
+  'oauthTokenExchange',
+  'crossAppAccess',
+];
 const MAX_CREDENTIALS = 8;
+
+/** Where a provider expects its key when no location is configured (CompiledProvider.keyStyle). */
+export type KeyStyle = 'bearer' | 'x-api-key';
 
 /** Anthropic OAuth access tokens are sent as Bearer tokens; its API keys go in x-api-key. */
 const GAMMA_OAUTH_TOKEN_PREFIX = 'sk-ant-oat';
@@ -90,7 +138,7 @@ function clientToken(headers: IncomingHttpHeaders): string | undefined {
   return apiKey === '' ? undefined : apiKey;
 }
 
-type Step = (target: AuthTarget, incoming: AuthIncoming) => void;
+type Step = CredentialStep;
 
 /** A fixed credential written at its location. */
 function fixedStep(location: CredentialLocation, credential: string): Step {
@@ -128,18 +176,42 @@ class BackendAuthPlan implements CompiledBackendAuth {
   readonly mode: CompiledBackendAuth['mode'];
   readonly credentialCount: number;
   readonly writesQuery: boolean;
+  readonly sign: RequestSigner | undefined;
   readonly #steps: readonly Step[];
 
-  constructor(mode: CompiledBackendAuth['mode'], credentialCount: number, steps: Step[], writesQuery: boolean) {
+  constructor(
+    mode: CompiledBackendAuth['mode'],
+    credentialCount: number,
+    steps: Step[],
+    writesQuery: boolean,
+    sign?: RequestSigner,
+  ) {
     this.mode = mode;
     this.credentialCount = credentialCount;
     this.writesQuery = writesQuery;
     this.#steps = steps;
+    this.sign = sign;
   }
 
-  apply(target: AuthTarget, incoming: AuthIncoming): void {
+  apply(target: AuthTarget, incoming: AuthIncoming): void | Promise<void> {
     stripClientCredentials(target);
-    for (const step of this.#steps) step(target, incoming);
+    const steps = this.#steps;
+    for (let i = 0; i < steps.length; i++) {
+      let pending: void | Promise<void>;
+      try {
+        pending = steps[i]!(target, incoming);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      // A credential being fetched: the remaining steps run once it is written, in order.
+      if (pending !== undefined) return this.#finish(pending, i + 1, target, incoming);
+    }
+  }
+
+  async #finish(pending: Promise<void>, next: number, target: AuthTarget, incoming: AuthIncoming): Promise<void> {
+    await pending;
+    const steps = this.#steps;
+    for (let i = next; i < steps.length; i++) await steps[i]!(target, incoming);
   }
 }
 
@@ -160,13 +232,6 @@ export function compileBackendAuth(
   if (primaries.length > 1) {
     return new AuthConfigError(primaries[1]!, `at most one of ${PRIMARY_KINDS.join(', ')} may be set`);
   }
-  const unsupported = UNSUPPORTED_KINDS.find((kind) => auth[kind] !== undefined);
-  if (unsupported) {
-    return new AuthConfigError(
-      unsupported,
-      `backend authentication ${authKindLabel(unsupported)} is not supported yet`,
-    );
-  }
 
   let explicit: CredentialLocation | undefined;
   if (auth.location !== undefined) {
@@ -179,6 +244,7 @@ export function compileBackendAuth(
   // Default locations are headers; only a configured query parameter location writes the query.
   let writesQuery = explicit?.inQuery ?? false;
   let mode: CompiledBackendAuth['mode'] = 'none';
+  let sign: RequestSigner | undefined;
   if (auth.key !== undefined || auth.secretRef !== undefined) {
     const field = auth.key !== undefined ? 'key' : 'secretRef';
     const credential =
@@ -195,23 +261,27 @@ export function compileBackendAuth(
   } else if (auth.passthrough !== undefined) {
     steps.push(passthroughStep(explicit, style));
     mode = 'passthrough';
-  } else if (auth.jwtSign !== undefined) {
-    // The token's own location, else the auth's; both set would leave one unused.
-    if (auth.jwtSign.location !== undefined && explicit !== undefined) {
-      return new AuthConfigError('jwtSign.location', 'set either location or jwtSign.location, not both');
-    }
-    let location = explicit ?? BEARER_LOCATION;
-    if (auth.jwtSign.location !== undefined) {
-      const own = compileLocation(auth.jwtSign.location, 'jwtSign.location');
-      if (own instanceof AuthConfigError) return own;
-      location = own;
-      writesQuery = own.inQuery;
-    }
-    const signer = compileJwtSigner(auth.jwtSign, data, namespace, options.clock);
-    if (signer instanceof AuthConfigError) return signer;
-    // A JWT is base64url text: every location can carry it.
-    steps.push((target) => location.write(target, signer()));
-    mode = 'jwtSign';
+  } else if (primaries.length === 1) {
+    const kind = primaries[0]!;
+    const compiler = KINDS[kind];
+    if (compiler === undefined)
+      return new AuthConfigError(kind, `backend authentication ${authKindLabel(kind)} is not supported yet`);
+    const compiled = compiler(auth[kind], {
+      data,
+      namespace,
+      clock: options.clock ?? options.runtime?.clock ?? systemClock,
+      location: explicit,
+      target: options.target,
+      endpoints: options.endpoints,
+      warn: options.warn ?? (() => {}),
+      shared: (kind, identity, create) =>
+        options.runtime ? options.runtime.use(`backend-auth ${kind} ${secretKey(...identity)}`, create) : create(),
+    });
+    if (compiled instanceof AuthConfigError) return compiled;
+    if (compiled.step) steps.push(compiled.step);
+    if (compiled.writesQuery) writesQuery = true;
+    sign = compiled.sign;
+    mode = kind;
   }
 
   const credentials = auth.credentials ?? [];
@@ -229,5 +299,41 @@ export function compileBackendAuth(
     steps.push(fixedStep(location, credential));
     if (location.inQuery) writesQuery = true;
   }
-  return new BackendAuthPlan(mode, credentials.length, steps, writesQuery);
+  return new BackendAuthPlan(mode, credentials.length, steps, writesQuery, sign);
 }
+
+/**
+ * The end of a backend authentication on one request: waits for a credential apply() is still
+ * fetching, then signs the request when the auth signs (`request` builds what is signed, once the
+ * caller has made it final). Undefined when there is nothing to wait for, the usual case;
+ * otherwise a promise of the BackendCredentialError to answer, or of undefined when all is written.
+ */
+export function finishBackendAuth(
+  pending: void | Promise<void>,
+  auth: CompiledBackendAuth | undefined,
+  request: () => OutgoingRequest,
+  incoming: AuthIncoming,
+): undefined | Promise<BackendCredentialError | undefined> {
+  const sign = auth?.sign;
+  if (pending === undefined && sign === undefined) return undefined;
+  const kind = auth === undefined ? 'backend' : authKindLabel(auth.mode);
+  return (async () => {
+    try {
+      await pending;
+      await sign?.(request(), incoming);
+      return undefined;
+    } catch (error) {
+      return credentialFailure(error, kind);
+    }
+  })();
+}
+
+/**
+ * Fulfils once a credential being fetched is written or has failed: for a caller that must wait
+ * before serialising the query, while finishBackendAuth reads the failure.
+ */
+export function settled(pending: Promise<void>): Promise<void> {
+  return pending.then(ignore, ignore);
+}
+
+function ignore(): void {}

@@ -1,13 +1,15 @@
 // Backend authentication jwtSign (spec document 2, JwtSignAuth): a short-lived JWT signed for
 // every request with the PEM private key of a Secret. The key is parsed and checked against `alg`
 // once, when the configuration is compiled; each request only signs. Signing uses node:crypto
-// synchronously because the auth seam (CompiledBackendAuth.apply) is synchronous; an RSA or EC
-// signature takes well under a millisecond. The key lives only inside the returned closure.
+// synchronously: an RSA or EC signature takes well under a millisecond, less than a hop to a
+// thread would. The key lives only inside the returned closure.
 import { constants, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import type { JwtSignAuth, JwtSigningAlg } from '../../../api/types/backend-auth.ts';
 import { type Clock, systemClock } from '../../../util/clock.ts';
 import { durationMs } from '../../../util/units.ts';
 import { AuthConfigError } from './errors.ts';
+import type { CredentialKindCompiler } from './kind.ts';
+import { BEARER_LOCATION, compileLocation } from './location.ts';
 import { type SecretData, secretValue } from './secret-value.ts';
 
 /** The Secret key the spec names for the PEM private key. */
@@ -139,3 +141,20 @@ export function compileJwtSigner(
     return `${input}.${sign(spec.hash, Buffer.from(input), signingKey).toString('base64url')}`;
   };
 }
+
+/** The jwtSign kind: the token is written at jwtSign.location, else BackendAuth.location, else as a Bearer token. */
+export const compileJwtSign: CredentialKindCompiler<JwtSignAuth> = (config, context) => {
+  // Both set would leave one unused.
+  if (config.location !== undefined && context.location !== undefined)
+    return new AuthConfigError('jwtSign.location', 'set either location or jwtSign.location, not both');
+  let location = context.location ?? BEARER_LOCATION;
+  if (config.location !== undefined) {
+    const own = compileLocation(config.location, 'jwtSign.location');
+    if (own instanceof AuthConfigError) return own;
+    location = own;
+  }
+  const signer = compileJwtSigner(config, context.data, context.namespace, context.clock);
+  if (signer instanceof AuthConfigError) return signer;
+  // A JWT is base64url text: every location can carry it.
+  return { step: (target) => location.write(target, signer()), writesQuery: location.inQuery };
+};
