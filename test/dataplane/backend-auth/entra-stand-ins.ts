@@ -190,7 +190,8 @@ export async function imdsStandIn(): Promise<ImdsStandIn> {
       query: Object.fromEntries(url.searchParams),
       metadataHeader: Array.isArray(metadata) ? metadata[0] : metadata,
     };
-    if (req.method !== 'GET' || url.pathname !== '/metadata/identity/oauth2/token') {
+    // MSAL asks for the path with a trailing slash; IMDS takes both.
+    if (req.method !== 'GET' || url.pathname.replace(/\/$/, '') !== '/metadata/identity/oauth2/token') {
       json(res, 404, { error: 'not_found' });
       return;
     }
