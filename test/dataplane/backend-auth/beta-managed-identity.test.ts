@@ -9,24 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import { ManagedIdentityCredential } from '@azure/identity';
 import type { BetaManagedIdentity } from '../../../src/api/types/backend-auth.ts';
 import { AZURE_AI_SCOPE } from '../../../src/dataplane/auth/backend/beta.ts';
-import { AuthConfigError, compileBackendAuth } from '../../../src/dataplane/auth/backend/index.ts';
-import { type ImdsStandIn, imdsStandIn, setEnvironment } from './entra-stand-ins.ts';
+import { betaAuthorization, type ImdsStandIn, imdsStandIn, setEnvironment } from './entra-stand-ins.ts';
 
 const RESOURCE = 'https://cognitiveservices.azure.com';
 const RESOURCE_ID =
   '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/gw/providers/Microsoft.ManagedIdentity/userAssignedIdentities/gw-identity';
 
 /** The Authorization header gw writes with this managed identity. */
-async function tokenOf(managedIdentity: BetaManagedIdentity): Promise<string | string[] | undefined> {
-  const auth = compileBackendAuth({ beta: { managedIdentity } }, () => undefined, 'llm', {
-    target: { host: 'my-resource.openai.azure.com' },
-  });
-  if (auth instanceof AuthConfigError) assert.fail(auth.message);
-  const target = { headers: {}, query: new URLSearchParams() };
-  await auth.apply(target, { headers: {} });
-  return (target.headers as Record<string, string | string[] | undefined>).authorization;
-}
-
 describe('beta (Azure) backend authentication with a managed identity', () => {
   let imds: ImdsStandIn;
   let restore: () => void;
@@ -64,7 +53,10 @@ describe('beta (Azure) backend authentication with a managed identity', () => {
   it('gw asks IMDS for the system-assigned identity when clientId, objectId and resourceId are empty', async () => {
     imds.answer = () => ({ token: 'system-token', expiresIn: 3599 });
     const before = imds.requests.length;
-    assert.equal(await tokenOf({ clientId: '', objectId: '', resourceId: '' }), 'Bearer system-token');
+    assert.equal(
+      await betaAuthorization({ managedIdentity: { clientId: '', objectId: '', resourceId: '' } }),
+      'Bearer system-token',
+    );
     assert.equal(imds.requests.length, before + 1);
     const { query, metadataHeader } = imds.requests[before]!;
     assert.equal(metadataHeader, 'true');
@@ -81,7 +73,10 @@ describe('beta (Azure) backend authentication with a managed identity', () => {
     ];
     for (const [identity, parameter, value] of cases) {
       const before = imds.requests.length;
-      assert.equal(await tokenOf(identity), `Bearer token-for-api-version-${parameter}-resource`);
+      assert.equal(
+        await betaAuthorization({ managedIdentity: identity }),
+        `Bearer token-for-api-version-${parameter}-resource`,
+      );
       assert.equal(imds.requests.length, before + 1, parameter);
       const { query } = imds.requests[before]!;
       assert.equal(query[parameter], value, `${parameter} arrives, trimmed`);

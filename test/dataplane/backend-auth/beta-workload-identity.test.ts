@@ -12,25 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WorkloadIdentityCredential } from '@azure/identity';
-import type { BetaAuth } from '../../../src/api/types/backend-auth.ts';
 import { AZURE_AI_SCOPE } from '../../../src/dataplane/auth/backend/beta.ts';
 import { BackendCredentialError } from '../../../src/dataplane/auth/backend/credential-error.ts';
-import { AuthConfigError, compileBackendAuth } from '../../../src/dataplane/auth/backend/index.ts';
-import { type EntraStandIn, entraStandIn, setEnvironment, trustTestCa } from './entra-stand-ins.ts';
+import { betaAuthorization, type EntraStandIn, entraStandIn, setEnvironment, trustTestCa } from './entra-stand-ins.ts';
 
 const TENANT = '0f0e0d0c-0b0a-4909-8807-060504030201';
 const CLIENT = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
 /** What the kubelet projects: a service account token for audience api://AzureADTokenExchange. */
 const FEDERATED_TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOlsiYXBpOi8vQXp1cmVBRFRva2VuRXhjaGFuZ2UiXX0.c2lnbmF0dXJl';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-
-async function authorizationOf(beta: BetaAuth): Promise<string | string[] | undefined> {
-  const auth = compileBackendAuth({ beta }, () => undefined, 'llm', { target: { host: 'gw-test.openai.azure.com' } });
-  if (auth instanceof AuthConfigError) assert.fail(auth.message);
-  const target = { headers: {}, query: new URLSearchParams() };
-  await auth.apply(target, { headers: {} });
-  return (target.headers as Record<string, string | string[] | undefined>).authorization;
-}
 
 describe('beta (Azure) backend authentication with workload identity', () => {
   let entra: EntraStandIn;
@@ -86,14 +76,14 @@ describe('beta (Azure) backend authentication with workload identity', () => {
   it('workloadIdentity: {} exchanges the projected token for an access token', async () => {
     entra.answer = () => ({ token: 'workload-token', expiresIn: 3599 });
     const before = entra.tokenRequests.length;
-    assert.equal(await authorizationOf({ workloadIdentity: {} }), 'Bearer workload-token');
+    assert.equal(await betaAuthorization({ workloadIdentity: {} }), 'Bearer workload-token');
     assertFederatedExchange(before);
   });
 
   it('with nothing set, gw detects workload identity from the environment of the pod', async () => {
     entra.answer = () => ({ token: 'detected-token', expiresIn: 3599 });
     const before = entra.tokenRequests.length;
-    assert.equal(await authorizationOf({}), 'Bearer detected-token');
+    assert.equal(await betaAuthorization({}), 'Bearer detected-token');
     assertFederatedExchange(before);
   });
 
@@ -103,7 +93,7 @@ describe('beta (Azure) backend authentication with workload identity', () => {
     try {
       entra.answer = () => ({ token: 'environment-token', expiresIn: 3599 });
       const before = entra.tokenRequests.length;
-      assert.equal(await authorizationOf({}), 'Bearer environment-token');
+      assert.equal(await betaAuthorization({}), 'Bearer environment-token');
       const { form } = entra.tokenRequests[before]!;
       assert.equal(form.client_id, CLIENT);
       assert.equal(form.client_secret, secret);
@@ -115,7 +105,7 @@ describe('beta (Azure) backend authentication with workload identity', () => {
         error: 'invalid_client',
         description: `AADSTS7000215: Invalid client secret provided: ${request.form.client_secret}`,
       });
-      const failure = await authorizationOf({}).then(
+      const failure = await betaAuthorization({}).then(
         () => assert.fail('expected a failure'),
         (error: unknown) => error,
       );
@@ -134,7 +124,7 @@ describe('beta (Azure) backend authentication with workload identity', () => {
       error: 'invalid_client',
       description: `AADSTS700213: No matching federated identity record found for presented assertion ${request.form.client_assertion}`,
     });
-    const failure = await authorizationOf({ workloadIdentity: {} }).then(
+    const failure = await betaAuthorization({ workloadIdentity: {} }).then(
       () => assert.fail('expected a failure'),
       (error: unknown) => error,
     );

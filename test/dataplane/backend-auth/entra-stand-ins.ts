@@ -5,11 +5,14 @@
 // client_secret or a JWT-bearer client_assertion), and IMDS (GET /metadata/identity/oauth2/token
 // with the Metadata: true header). The identity platform stand-in is HTTPS (MSAL refuses any other
 // authority) with the fixture certificate for 127.0.0.1; `trustTestCa()` makes the process trust it.
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import type { BetaAuth } from '../../../src/api/types/backend-auth.ts';
+import { AuthConfigError, compileBackendAuth } from '../../../src/dataplane/auth/backend/index.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
 
@@ -59,19 +62,6 @@ function readBody(req: IncomingMessage): Promise<string> {
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-function closer(server: Server): () => Promise<void> {
-  return () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
 }
 
 /** The Microsoft identity platform (Entra ID) for any tenant, on 127.0.0.1 over HTTPS. */
@@ -144,22 +134,8 @@ export async function entraStandIn(): Promise<EntraStandIn> {
     json(res, 404, { error: 'not_found', error_description: `no ${req.method} ${url.pathname}` });
   });
   origin = `https://127.0.0.1:${await listen(server as unknown as Server)}`;
-  return {
-    origin,
-    get tokenRequests() {
-      return state.tokenRequests;
-    },
-    get discoveries() {
-      return state.discoveries;
-    },
-    get answer() {
-      return state.answer;
-    },
-    set answer(answer) {
-      state.answer = answer;
-    },
-    close: closer(server as unknown as Server),
-  };
+  // The state itself, so that the server and the test read and set the same fields.
+  return Object.assign(state, { origin, close: () => closeServer(server as unknown as Server) });
 }
 
 /** One request the IMDS stand-in received. */
@@ -216,19 +192,7 @@ export async function imdsStandIn(): Promise<ImdsStandIn> {
     });
   });
   const origin = `http://127.0.0.1:${await listen(server)}`;
-  return {
-    origin,
-    get requests() {
-      return state.requests;
-    },
-    get answer() {
-      return state.answer;
-    },
-    set answer(answer) {
-      state.answer = answer;
-    },
-    close: closer(server),
-  };
+  return Object.assign(state, { origin, close: () => closeServer(server) });
 }
 
 /**
@@ -245,4 +209,13 @@ export function setEnvironment(values: Record<string, string | undefined>): () =
   };
   apply(values);
   return () => apply(before);
+}
+
+/** The Authorization header gw writes with `beta` (no Secrets) on a request to an Azure OpenAI host. */
+export async function betaAuthorization(beta: BetaAuth): Promise<string | string[] | undefined> {
+  const auth = compileBackendAuth({ beta }, () => undefined, 'llm', { target: { host: 'gw-test.openai.azure.com' } });
+  if (auth instanceof AuthConfigError) assert.fail(auth.message);
+  const target = { headers: {}, query: new URLSearchParams() };
+  await auth.apply(target, { headers: {} });
+  return (target.headers as Record<string, string | string[] | undefined>).authorization;
 }

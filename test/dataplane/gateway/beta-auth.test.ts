@@ -7,12 +7,17 @@
 // log says what failed, without it), and the next request, once the endpoint accepts gw again,
 // goes through. The SDK finds the stand-in through AZURE_AUTHORITY_HOST, set for this file only.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ClientSecretCredential } from '@azure/identity';
 import { AZURE_AI_SCOPE } from '../../../src/dataplane/auth/backend/beta.ts';
 import { freePort, gatewayYaml, lastAccessLogLine, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  type Answer,
+  answerOk,
+  chatCompletionAnswer,
+  type RecordingUpstream,
+  startRecordingUpstream,
+} from '../../helpers/recording-upstream.ts';
 import { type EntraStandIn, entraStandIn, setEnvironment, trustTestCa } from '../backend-auth/entra-stand-ins.ts';
 import { echoTools, mcpYaml, startStreamableServer, streamableClient, type TestMcpServer } from '../mcp/helpers.ts';
 
@@ -21,47 +26,14 @@ const CLIENT_SECRET = 'gw-azure-client-secret-7c6b5a';
 const BROKEN_SECRET = 'gw-azure-refused-secret-3f2e1d';
 const ACCESS_TOKEN = 'entra-access-token-for-gw';
 
-/** An upstream that answers only requests carrying ACCESS_TOKEN, and records what it got. */
-async function tokenCheckingUpstream(): Promise<{ server: Server; port: number; seen: string[]; refused: number }> {
-  const state = { seen: [] as string[], refused: 0 };
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) {
-        state.refused++;
-        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid token"}');
-        return;
-      }
-      state.seen.push(req.url ?? '');
-      res.setHeader('content-type', 'application/json');
-      if (req.url === '/v1/chat/completions') {
-        res.end(
-          JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            created: 1,
-            model: 'gpt-4o-mini',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'from azure' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-          }),
-        );
-      } else {
-        res.end('{"ok":true}');
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    server,
-    port: (server.address() as AddressInfo).port,
-    get seen() {
-      return state.seen;
-    },
-    get refused() {
-      return state.refused;
-    },
-  };
-}
+/** Answers only requests carrying ACCESS_TOKEN: a chat completion on the LLM path, else 200. */
+const tokenChecking: Answer = (req, res, seen) => {
+  if (req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) {
+    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid token"}');
+    return;
+  }
+  (seen.url === '/v1/chat/completions' ? chatCompletionAnswer('from azure') : answerOk)(req, res, seen);
+};
 
 const secretYaml = (name: string, clientId: string, clientSecret: string) => `apiVersion: v1
 kind: Secret
@@ -84,7 +56,7 @@ async function loggedDetail(gw: TestGateway, path: string): Promise<string> {
 
 describe('beta (Azure) backend authentication through gw', () => {
   let entra: EntraStandIn;
-  let upstream: Awaited<ReturnType<typeof tokenCheckingUpstream>>;
+  let upstream: RecordingUpstream;
   let tools: TestMcpServer;
   let gw: TestGateway;
   let port: number;
@@ -104,7 +76,7 @@ describe('beta (Azure) backend authentication through gw', () => {
           }
         : { token: ACCESS_TOKEN, expiresIn: 3599 };
     restore.push(setEnvironment({ AZURE_AUTHORITY_HOST: entra.origin, AZURE_CLIENT_SECRET: undefined }));
-    upstream = await tokenCheckingUpstream();
+    upstream = await startRecordingUpstream(tokenChecking);
     tools = await startStreamableServer(echoTools('azure-tools'));
     port = await freePort();
     const backend = (name: string, spec: string, secret: string) => `apiVersion: gw.dev/v1alpha1
@@ -146,7 +118,7 @@ ${mcpYaml([{ name: 'azure', port: tools.port, policies: '{auth: {beta: {secretRe
 
   after(async () => {
     await gw?.stop();
-    upstream?.server.close();
+    await upstream?.close();
     await tools?.close();
     await entra?.close();
     for (const undo of restore.reverse()) undo();
@@ -179,13 +151,12 @@ ${mcpYaml([{ name: 'azure', port: tools.port, policies: '{auth: {beta: {secretRe
       (JSON.parse(body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
       'from azure',
     );
-    assert.equal(upstream.refused, 0, "the upstream never saw the client's own token");
-    assert.deepEqual(upstream.seen.slice(-4), [
-      '/web/resource',
-      '/web/resource',
-      '/web/resource',
-      '/v1/chat/completions',
-    ]);
+    const seen = upstream.seen.slice(-4);
+    assert.deepEqual(
+      seen.map((request) => request.url),
+      ['/web/resource', '/web/resource', '/web/resource', '/v1/chat/completions'],
+    );
+    for (const request of seen) assert.equal(request.headers.authorization, `Bearer ${ACCESS_TOKEN}`);
     const fetched = entra.tokenRequests.filter((r) => r.form.client_id === 'gw-client');
     // Both backends use the same credential for the same scope: one state, kept in gw's runtime.
     assert.equal(fetched.length - before, 1, 'one token request for both backends and all four requests');
