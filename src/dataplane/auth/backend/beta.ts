@@ -225,6 +225,8 @@ async function fetchToken(
       abort.abort();
       reject(new Error(`no token within ${BETA_FETCH_TIMEOUT_MS} ms`));
     }, BETA_FETCH_TIMEOUT_MS);
+    // A fetch under way does not keep a stopping gw alive.
+    timer.unref();
   });
   let token: AccessToken | null;
   try {
