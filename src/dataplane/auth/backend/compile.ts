@@ -28,6 +28,8 @@ import {
   compileLocation,
   headerLocation,
 } from './location.ts';
+import { compileCrossAppAccess } from './oauth/cross-app-access.ts';
+import { compileOAuthTokenExchange } from './oauth/token-exchange.ts';
 import { type SecretData, secretValue } from './secret-value.ts';
 import { secretKey } from './token-cache.ts';
 
@@ -93,6 +95,8 @@ type AnyKindCompiler = CredentialKindCompiler<any>;
 /** The credential kinds compiled by their own files; a kind missing here is refused. */
 const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
   jwtSign: compileJwtSign,
+  oauthTokenExchange: compileOAuthTokenExchange,
+  crossAppAccess: compileCrossAppAccess,
 };
 
 const PRIMARY_KINDS: readonly PrimaryKind[] = [
