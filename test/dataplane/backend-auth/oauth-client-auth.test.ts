@@ -118,57 +118,39 @@ test('PrivateKeyJwt signs an RFC 7523 client assertion the server verifies with 
   assert.notEqual(second.form.get('client_assertion'), first.form.get('client_assertion'));
 });
 
+/** PrivateKeyJwt with the EC key of `signingKeyRef` and the a.example.test chain, in `header`. */
+function certifiedClient(
+  clientId: string,
+  certificateHeader: 'x5c' | 'x5t#S256',
+  signingKeyRef: { name: string; key?: string } = { name: 'ec' },
+): OAuthClientAuth {
+  return {
+    clientId,
+    method: 'PrivateKeyJwt',
+    privateKeyJwt: {
+      signingKeyRef,
+      alg: 'ES256',
+      certificateRef: { name: 'ec' },
+      certificateHeader,
+      assertionAudience: 'idp',
+    },
+  };
+}
+
 test('PrivateKeyJwt carries the certificate chain in x5c or the leaf thumbprint in x5t#S256', async () => {
   const warnings: string[] = [];
-  const x5c = await exchangeWith(
-    {
-      clientId: 'x5c-client',
-      method: 'PrivateKeyJwt',
-      privateKeyJwt: {
-        signingKeyRef: { name: 'ec' },
-        alg: 'ES256',
-        certificateRef: { name: 'ec' },
-        certificateHeader: 'x5c',
-        assertionAudience: 'idp',
-      },
-    },
-    (message) => warnings.push(message),
-  );
+  const x5c = await exchangeWith(certifiedClient('x5c-client', 'x5c'), (message) => warnings.push(message));
   assert.equal(x5c.client, 'x5c-client');
   assert.equal((x5c.assertion!.header.x5c as string[]).length, 2);
-  const x5t = await exchangeWith(
-    {
-      clientId: 'x5t-client',
-      method: 'PrivateKeyJwt',
-      privateKeyJwt: {
-        signingKeyRef: { name: 'ec' },
-        alg: 'ES256',
-        certificateRef: { name: 'ec' },
-        certificateHeader: 'x5t#S256',
-        assertionAudience: 'idp',
-      },
-    },
-    (message) => warnings.push(message),
-  );
+  const x5t = await exchangeWith(certifiedClient('x5t-client', 'x5t#S256'), (message) => warnings.push(message));
   assert.equal(x5t.client, 'x5t-client');
   assert.deepEqual(warnings, [], 'the certificate matches the key');
 });
 
 test('a certificate that does not certify the signing key is a warning; the token endpoint refuses the assertion', async () => {
   const warnings: string[] = [];
-  const compiled = compile(
-    {
-      clientId: 'x5c-client',
-      method: 'PrivateKeyJwt',
-      privateKeyJwt: {
-        signingKeyRef: { name: 'other-ec', key: 'key' },
-        alg: 'ES256',
-        certificateRef: { name: 'ec' },
-        certificateHeader: 'x5c',
-        assertionAudience: 'idp',
-      },
-    },
-    (message) => warnings.push(message),
+  const compiled = compile(certifiedClient('x5c-client', 'x5c', { name: 'other-ec', key: 'key' }), (message) =>
+    warnings.push(message),
   );
   if (compiled instanceof AuthConfigError) assert.fail(compiled.message);
   assert.equal(warnings.length, 1);
