@@ -5,7 +5,8 @@
 // header), records each request (path, headers, form, authenticated client), and answers what
 // the test says (by default a fresh token per request, with expires_in).
 import { createHash, type KeyObject, type X509Certificate } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import {
   type AuthIncoming,
@@ -142,7 +143,7 @@ export function freshToken(request: RecordedRequest): Answer {
 
 export async function startAuthorizationServer(
   clients: RegisteredClient[],
-  options: { requireClient?: boolean } = {},
+  options: { requireClient?: boolean; tls?: { key: string; cert: string } } = {},
 ): Promise<AuthorizationServer> {
   let server: Server | undefined;
   const state: AuthorizationServer = {
@@ -152,7 +153,7 @@ export async function startAuthorizationServer(
     answer: freshToken,
     close: () => closeServer(server),
   };
-  server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
@@ -175,9 +176,10 @@ export async function startAuthorizationServer(
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       if (!res.destroyed) send(answer.status, answer.body);
     });
-  });
+  };
+  server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler);
   state.port = await listen(server);
-  state.url = `http://127.0.0.1:${state.port}`;
+  state.url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${state.port}`;
   return state;
 }
 

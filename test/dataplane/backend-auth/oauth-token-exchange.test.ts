@@ -5,6 +5,7 @@
 // mapped to 401, 403, 400 and 502 without echoing it, and the cache (one exchange per subject
 // token, maxEntries 0, defaultTtl and expires_in on a clock the test moves).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { BackendAuth, OAuthTokenExchange } from '../../../src/api/types/backend-auth.ts';
 import {
@@ -396,6 +397,44 @@ describe('the token endpoint answer', () => {
     assert.equal(late.failure?.status, 502);
     assert.match(late.failure!.detail, /no answer before the deadline/);
     assert.ok(Date.now() - started < 1500, 'the deadline ends the request');
+  });
+});
+
+describe('a token endpoint over TLS', () => {
+  test('a GwBackend with a tls policy is reached with its CA; without it the endpoint cannot be asked', async () => {
+    const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
+    const secure = await startAuthorizationServer([], {
+      requireClient: false,
+      tls: { key: fixture('backend.key'), cert: fixture('backend.crt') },
+    });
+    try {
+      const backend = (policies: Record<string, unknown>) =>
+        ({
+          'GwBackend llm/idp': {
+            kind: 'GwBackend',
+            spec: { static: { host: '127.0.0.1', port: secure.port }, policies },
+          },
+        }) as never;
+      const withCa = (ref: string) => (ref === 'ConfigMap llm/ca' ? { 'ca.crt': fixture('ca.crt') } : data(ref));
+      const compile = (policies: Record<string, unknown>) => {
+        const compiled = compileBackendAuth(
+          { oauthTokenExchange: { backendRef: { kind: 'GwBackend', group: 'gw.dev', name: 'idp' }, path: '/token' } },
+          withCa,
+          'llm',
+          options({ endpoints: { backends: backend(policies), namespace: 'llm' } }),
+        );
+        if (compiled instanceof AuthConfigError) assert.fail(compiled.message);
+        return compiled;
+      };
+      const trusted = await applyAuth(compile({ tls: { caCertificateRefs: [{ name: 'ca' }] } }), bearer('subject'));
+      assert.equal(trusted.failure, undefined, trusted.failure?.detail);
+      assert.equal(secure.requests.at(-1)!.path, '/token');
+      const plain = await applyAuth(compile({}), bearer('another-subject'));
+      assert.equal(plain.failure?.status, 502);
+      assert.equal(secure.requests.length, 1);
+    } finally {
+      await secure.close();
+    }
   });
 });
 

@@ -39,7 +39,7 @@ function compileEndpoint(
   if (clientAuth instanceof AuthConfigError) return clientAuth;
   const endpoint = compileTokenEndpoint(spec, clientAuth, context, field, FIELD);
   if (endpoint instanceof AuthConfigError) return endpoint;
-  return { endpoint, identity: [endpoint.name, ...clientAuth.identity] };
+  return { endpoint, identity: [endpoint.identity, ...clientAuth.identity] };
 }
 
 export const compileCrossAppAccess: CredentialKindCompiler<CrossAppAccessAuth> = (spec, context) => {

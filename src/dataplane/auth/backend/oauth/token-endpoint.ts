@@ -60,6 +60,8 @@ export interface AnswerExpectation {
 export class TokenEndpoint {
   /** The endpoint and path, for the log. */
   readonly name: string;
+  /** Where and how it is reached (path, address, connection policies), for a cache's identity. */
+  readonly identity: string;
   readonly #dispatcher: Pick<Dispatcher, 'request'>;
   readonly #path: string;
   readonly #deadlineMs: number;
@@ -69,6 +71,7 @@ export class TokenEndpoint {
 
   constructor(
     name: string,
+    identity: string,
     dispatcher: Pick<Dispatcher, 'request'>,
     path: string,
     deadlineMs: number,
@@ -76,6 +79,7 @@ export class TokenEndpoint {
     kind: string,
   ) {
     this.name = name;
+    this.identity = identity;
     this.#dispatcher = dispatcher;
     this.#path = path;
     this.#deadlineMs = deadlineMs;
@@ -243,6 +247,7 @@ export function compileTokenEndpoint(
   const requestPath = requestPathOf(endpoint, path);
   return new TokenEndpoint(
     `token endpoint ${endpoint.name}${requestPath}`,
+    `${requestPath} ${settings.key}`,
     pool,
     requestPath,
     settings.requestTimeoutMs ?? TOKEN_REQUEST_DEADLINE_MS,

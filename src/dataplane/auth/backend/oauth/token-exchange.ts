@@ -142,7 +142,7 @@ export const compileOAuthTokenExchange: CredentialKindCompiler<OAuthTokenExchang
     spec.cache,
     TOKEN_EXCHANGE_METRIC_KIND,
     context,
-    [JSON.stringify(spec), endpoint.name, ...(clientAuth?.identity ?? [])],
+    [JSON.stringify(spec), endpoint.identity, ...(clientAuth?.identity ?? [])],
     FIELD,
   );
   if (cache instanceof AuthConfigError) return cache;
