@@ -11,12 +11,6 @@ test('the kinds of later issues are refused, naming the field (and the cloud of 
     ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
     ['beta', 'beta (Azure)', { beta: {} }],
     ['cloudtwo', 'cloudtwo (Google Cloud)', { cloudtwo: {} }],
-    [
-      'oauthTokenExchange',
-      'oauthTokenExchange',
-      { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth,
-    ],
-    ['crossAppAccess', 'crossAppAccess', { crossAppAccess: {} } as BackendAuth],
   ];
   for (const [field, shown, auth] of later) {
     const error = authError(auth);
