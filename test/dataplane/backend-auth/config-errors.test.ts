@@ -10,12 +10,6 @@ test('the kinds of later issues are refused, naming the field (and the cloud of 
   const later: [string, string, BackendAuth][] = [
     ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
     ['cloudtwo', 'cloudtwo (Google Cloud)', { cloudtwo: {} }],
-    [
-      'oauthTokenExchange',
-      'oauthTokenExchange',
-      { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth,
-    ],
-    ['crossAppAccess', 'crossAppAccess', { crossAppAccess: {} } as BackendAuth],
   ];
   for (const [field, shown, auth] of later) {
     const error = authError(auth);

@@ -29,6 +29,8 @@ import {
   compileLocation,
   headerLocation,
 } from './location.ts';
+import { compileCrossAppAccess } from './oauth/cross-app-access.ts';
+import { compileOAuthTokenExchange } from './oauth/token-exchange.ts';
 import { type SecretData, secretValue } from './secret-value.ts';
 import { secretKey } from './token-cache.ts';
 
@@ -95,6 +97,8 @@ type AnyKindCompiler = CredentialKindCompiler<any>;
 const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
   jwtSign: compileJwtSign,
   beta: compileBeta,
+  oauthTokenExchange: compileOAuthTokenExchange,
+  crossAppAccess: compileCrossAppAccess,
 };
 
 const PRIMARY_KINDS: readonly PrimaryKind[] = [
