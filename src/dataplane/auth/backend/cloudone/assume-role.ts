@@ -65,7 +65,8 @@ function tagValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-type TagSource = { key: string; value: string } | { key: string; expression: Expression };
+/** A configured tag, sorted by key; `index` is its place in the configuration (for messages). */
+type TagSource = { key: string; value: string } | { key: string; expression: Expression; index: number };
 
 /** What a request's session is: its name (undefined: random) and its tags, sorted by key. */
 export interface Session {
@@ -114,7 +115,7 @@ export function compileAssumeRole(config: CloudoneAssumeRole): CompiledAssumeRol
       const compiled = compileExpression(tag.expression!);
       if (compiled instanceof ExpressionError)
         return new AuthConfigError(`${at}.expression`, `is not valid CEL: ${compiled.message}`);
-      sources.push({ key: tag.key, expression: compiled });
+      sources.push({ key: tag.key, expression: compiled, index });
     }
   }
   sources.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -136,12 +137,16 @@ export function compileAssumeRole(config: CloudoneAssumeRole): CompiledAssumeRol
   };
   const tagsOf = (incoming: AuthIncoming): Session['tags'] =>
     fixedTags ??
-    sources.map((tag, index) => {
+    sources.map((tag) => {
       if ('value' in tag) return [tag.key, tag.value] as const;
-      const value = evaluated(tag.expression, incoming, `${field}.tags[${index}] (${tag.key})`);
+      const value = evaluated(tag.expression, incoming, `${field}.tags[${tag.index}] (${tag.key})`);
       const problem = tagValueProblem(value);
       if (problem !== undefined)
-        throw new BackendCredentialError(400, INVALID, `${field}.tags (${tag.key}): the expression's value ${problem}`);
+        throw new BackendCredentialError(
+          400,
+          INVALID,
+          `${field}.tags[${tag.index}] (${tag.key}): the expression's value ${problem}`,
+        );
       return [tag.key, value] as const;
     });
   return { roleArn: config.roleId, session: (incoming) => ({ name: name(incoming), tags: tagsOf(incoming) }) };
