@@ -64,6 +64,8 @@ const BY = {
   connection: `${DP}/upstream/connection-settings.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
+  cloudone: `${DP}/auth/backend/cloudone/index.ts`,
+  cloudoneAssumeRole: `${DP}/auth/backend/cloudone/assume-role.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
   virtualModels: `${DP}/balancing/virtual-models.ts`,
@@ -223,7 +225,7 @@ const backendAuthFields = {
   key: enforced(),
   secretRef: enforced(),
   passthrough: enforced(),
-  cloudone: backendAuthNotYet('cloudone', 'AWS credentials, SigV4 request signing'),
+  cloudone: enforced(BY.cloudone),
   beta: backendAuthNotYet('beta', 'Azure Entra ID credentials'),
   cloudtwo: backendAuthNotYet('cloudtwo', 'Google Cloud access and ID tokens'),
   oauthTokenExchange: backendAuthNotYet('oauthTokenExchange', 'OAuth 2.0 token exchange, RFC 8693 and RFC 7523'),
@@ -554,6 +556,31 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
     ttl: enforced(BY.jwtSign),
     location: enforced(BY.jwtSign, { note: 'Setting both location and jwtSign.location is refused.' }),
+  },
+  CloudoneAuth: {
+    secretRef: enforced(BY.cloudone),
+    assumeRole: enforced(BY.cloudoneAssumeRole),
+    serviceName: enforced(BY.cloudone, {
+      note: 'Unset: bedrock for a Bedrock (zeta) provider, else the service of an AWS host name <service>.<region>.amazonaws.com; otherwise the backend is refused.',
+    }),
+    region: enforced(BY.cloudone, {
+      note: 'Unset: the typed backend region, the region of an AWS host name, then the AWS SDK ambient region; none found refuses the backend.',
+    }),
+  },
+  CloudoneAssumeRole: {
+    roleId: enforced(BY.cloudoneAssumeRole),
+    sessionName: enforced(BY.cloudoneAssumeRole),
+    sessionNameExpression: enforced(BY.cloudoneAssumeRole, {
+      note: 'A request whose name is not 2-64 characters of [A-Za-z0-9_+=,.@-] is answered 400.',
+    }),
+    tags: enforced(BY.cloudoneAssumeRole),
+  },
+  CloudoneSessionTag: {
+    key: enforced(BY.cloudoneAssumeRole),
+    value: enforced(BY.cloudoneAssumeRole),
+    expression: enforced(BY.cloudoneAssumeRole, {
+      note: 'A request whose value is empty, longer than 256 characters, holds characters STS refuses, or is no string, number or boolean is answered 400.',
+    }),
   },
 
   // ---- AI settings (spec document 2, "AI settings") ----
