@@ -1,12 +1,13 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
-// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`), judged where the controller
-// resolves references: a Secret that exists but lacks the data key, holds an empty value or a
-// signing key that does not parse or suit `alg` is a bad reference (ResolvedRefs False), since the
-// data plane refuses the same configuration and answers its traffic with 500. The questions are
-// asked with the data plane's own functions (secretValue, jwtSigningKey) so the two cannot
-// disagree. A Secret that does not exist is left to missingReferences. Messages name the field
+// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.cloudone.secretRef`),
+// judged where the controller resolves references: a Secret that exists but lacks the data key,
+// holds an empty value or a signing key that does not parse or suit `alg` is a bad reference
+// (ResolvedRefs False), since the data plane refuses the same configuration and answers its
+// traffic with 500. The questions are asked with the data plane's own functions (secretValue,
+// jwtSigningKey, secretCredentials) so the two cannot disagree. A Secret that does not exist is left to missingReferences. Messages name the field
 // path, the Secret and the data key — never a value.
-import type { LocalSecretKeyRef } from '../api/types/references.ts';
+import type { LocalSecretKeyRef, LocalSecretObjectRef } from '../api/types/references.ts';
+import { secretCredentials } from '../dataplane/auth/backend/cloudone/secret.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
 import { type SecretData, secretValue } from '../dataplane/auth/backend/secret-value.ts';
@@ -42,6 +43,11 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
   if (isPlainObject(jwtSign) && exists(secretName(jwtSign.signingKeyRef))) {
     const key = jwtSigningKey(jwtSign as Parameters<typeof jwtSigningKey>[0], data, namespace);
     if (key instanceof AuthConfigError && key.field.startsWith('jwtSign.signingKeyRef')) errors.push(key);
+  }
+  const cloudone = auth.cloudone;
+  if (isPlainObject(cloudone) && exists(secretName(cloudone.secretRef))) {
+    const credentials = secretCredentials(cloudone.secretRef as LocalSecretObjectRef, data, namespace);
+    if (credentials instanceof AuthConfigError) errors.push(credentials);
   }
   return errors.map((error) => `${path}.${error.message}`);
 }

@@ -1,22 +1,13 @@
-// Where cloudone's AWS credentials come from: a Secret (accessKey, secretKey, optional
-// sessionToken), else the AWS SDK's own default chain (fromNodeProviderChain: environment, SSO and
-// shared config/credentials files with AWS_PROFILE, credential_process, the web identity token
-// file, ECS container credentials, EC2 instance metadata). Ambient credentials are fetched on
+// Where cloudone's AWS credentials come from when no Secret gives them (secret.ts): the AWS SDK's
+// own default chain (fromNodeProviderChain: environment, SSO and shared config/credentials files
+// with AWS_PROFILE, credential_process, the web identity token file, ECS container credentials,
+// EC2 instance metadata). Ambient credentials are fetched on
 // first use and kept in a TokenCache until shortly before they expire; long-term keys never do.
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import type { LocalSecretObjectRef } from '../../../../api/types/references.ts';
 import type { Clock } from '../../../../util/clock.ts';
 import { BackendCredentialError } from '../credential-error.ts';
-import { AuthConfigError } from '../errors.ts';
-import { isHeaderText } from '../headers.ts';
-import { type SecretData, secretValue } from '../secret-value.ts';
 import { TokenCache } from '../token-cache.ts';
 import type { AwsCredentials } from './sign.ts';
-
-/** The Secret keys of a cloudone secretRef (spec document 2, CloudoneAuth). */
-export const ACCESS_KEY = 'accessKey';
-export const SECRET_KEY = 'secretKey';
-export const SESSION_TOKEN = 'sessionToken';
 
 /** The TokenCache kind (metric label) of every AWS credential fetch. */
 export const AWS_KIND = 'aws';
@@ -26,36 +17,6 @@ export const CLOUDONE_FAILURE = 'gw could not obtain cloudone (AWS) credentials 
 
 /** How long one credential fetch (the default chain, or STS) may take; agentgateway allows 5 s. */
 export const FETCH_TIMEOUT_MS = 5_000;
-
-/**
- * The credentials of a cloudone secretRef, or an AuthConfigError naming `cloudone.secretRef` when
- * the Secret or a required key is missing or empty, or a value cannot go in a header. The
- * controller asks the same question for the object's status (controller/secret-contents.ts).
- */
-export function secretCredentials(
-  ref: LocalSecretObjectRef,
-  data: SecretData,
-  namespace: string,
-): AwsCredentials | AuthConfigError {
-  const field = 'cloudone.secretRef';
-  const read = (key: string) => {
-    const value = secretValue({ ...ref, key }, data, namespace, field, { stripBearer: false });
-    if (value instanceof AuthConfigError || isHeaderText(value)) return value;
-    return new AuthConfigError(
-      `${field}.key`,
-      `key "${key}" of Secret ${namespace}/${ref.name} holds characters a header cannot carry`,
-    );
-  };
-  const accessKeyId = read(ACCESS_KEY);
-  if (accessKeyId instanceof AuthConfigError) return accessKeyId;
-  const secretAccessKey = read(SECRET_KEY);
-  if (secretAccessKey instanceof AuthConfigError) return secretAccessKey;
-  const values = data(`Secret ${namespace}/${ref.name}`);
-  if (values === undefined || !Object.hasOwn(values, SESSION_TOKEN)) return { accessKeyId, secretAccessKey };
-  const sessionToken = read(SESSION_TOKEN);
-  if (sessionToken instanceof AuthConfigError) return sessionToken;
-  return { accessKeyId, secretAccessKey, sessionToken };
-}
 
 /** A failure's first line, bounded: SDK messages name what failed, never a credential. */
 export function failureText(error: unknown): string {

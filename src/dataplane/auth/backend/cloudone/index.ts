@@ -7,8 +7,9 @@ import { BackendCredentialError } from '../credential-error.ts';
 import { AuthConfigError } from '../errors.ts';
 import type { AuthIncoming, CredentialKindCompiler, OutgoingRequest } from '../kind.ts';
 import { type CompiledAssumeRole, compileAssumeRole, RoleSessions } from './assume-role.ts';
-import { AmbientCredentials, CLOUDONE_FAILURE, failureText, secretCredentials } from './credentials.ts';
+import { AmbientCredentials, CLOUDONE_FAILURE, failureText } from './credentials.ts';
 import { type RegionSource, signingRegion, signingService } from './defaults.ts';
+import { secretCredentials } from './secret.ts';
 import { type AwsCredentials, Sigv4Signer } from './sign.ts';
 
 type Pending<T> = T | Promise<T>;
