@@ -297,7 +297,15 @@ export async function runAttempts(
           candidate = next();
           continue;
         }
-        return sendGatewayError(res, record, format, failure.status, failure.message);
+        // A 5xx is gw's own: the client gets a request id and the log keeps the detail (which
+        // sendGatewayError records); a 4xx tells the client what was wrong with its request.
+        return sendGatewayError(
+          res,
+          record,
+          format,
+          failure.status,
+          failure.status < 500 ? failure.message : failure.detail,
+        );
       }
       llm.providerFamily = endpoint.provider.family;
       llm.genAiProvider = endpoint.genAiProviderName;
