@@ -290,6 +290,15 @@ describe('cloudone SigV4 signing, verified as the service does', () => {
     assert.equal(seen.problem, 'the signature does not match');
   });
 
+  it('derives a new signing key when the day changes', async () => {
+    const clock = fakeClock(Date.UTC(2030, 0, 1, 23, 59, 59));
+    const auth = compiled(STATIC, { clock });
+    const request = () => ({ method: 'GET', path: '/', headers: {}, body: undefined });
+    assert.equal(verified(await signAndSend(auth, request())).date, '20300101T235959Z');
+    clock.advance(2_000);
+    assert.equal(verified(await signAndSend(auth, request())).date, '20300102T000001Z');
+  });
+
   it('signs with one SignatureV4 per credential: no secret in the compiled auth', () => {
     const auth = compiled(STATIC);
     assert.doesNotMatch(inspect(auth, { depth: 10 }), /wJalrXUtnFEMI/);

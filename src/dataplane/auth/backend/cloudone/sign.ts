@@ -54,6 +54,29 @@ function parsedQuery(search: string): Record<string, string | string[]> {
   return query;
 }
 
+type SigningKeyOf = (credentials: unknown, region: string, shortDate: string, service?: string) => Promise<Uint8Array>;
+
+/**
+ * Keeps the day's signing key in the signer. The SDK caches derived keys too, but finds them by an
+ * HMAC of the credentials on every request (a third of a signature's cost); a signer here has one
+ * credential, region and service, so the day alone decides the key. getSigningKey is the SDK's
+ * own (private in its types): were it renamed, this does nothing and the SDK's cache still works.
+ */
+function keepDailyKey(signer: SignatureV4): void {
+  const target = signer as unknown as { getSigningKey?: SigningKeyOf };
+  const derive = target.getSigningKey;
+  if (typeof derive !== 'function') return;
+  let day = '';
+  let key: Promise<Uint8Array> | undefined;
+  target.getSigningKey = (credentials, region, shortDate, service) => {
+    if (key === undefined || shortDate !== day) {
+      day = shortDate;
+      key = derive.call(signer, credentials, region, shortDate, service);
+    }
+    return key;
+  };
+}
+
 /** Signs requests with one credential for one service and region. */
 export class Sigv4Signer {
   readonly #signer: SignatureV4;
@@ -78,6 +101,7 @@ export class Sigv4Signer {
       // x-amz-content-sha256 is sent as the SDK's clients send it (S3 requires it, others accept it).
       applyChecksum: true,
     });
+    keepDailyKey(this.#signer);
     this.#clock = clock;
   }
 
