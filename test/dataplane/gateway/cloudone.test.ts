@@ -1,9 +1,9 @@
 // Backend authentication cloudone (AWS SigV4) with real traffic through gw: a static HTTP backend
 // and an AI backend whose loopback upstream accepts only requests whose SigV4 signature it
-// recomputes (test/helpers/sigv4.ts) — a JSON POST read whole by a buffer policy, a path with ':',
-// a query, a body streamed past the buffer limit —
-// with keys from a Secret, and a backend that assumes a role through a loopback STS with the
-// ambient (environment) credentials, a session name from a request header. STS refusing answers
+// recomputes (test/helpers/sigv4.ts) — a JSON POST read whole by a buffer policy, a path with
+// ':', a query, a body streamed past the buffer limit — with keys from a Secret, and a backend
+// that assumes a role through a loopback STS with the ambient (environment) credentials and a
+// session name from a request header. STS refusing answers
 // 502 in the client's format (plain text, and an OpenAI error on an LLM route) with no secret; an
 // invalid computed session name answers 400; a backend whose signing service cannot be known is
 // refused and its traffic fails closed. The environment the SDK reads is set for this file's
