@@ -21,6 +21,7 @@ import {
 } from '../../helpers/aws-stand-ins.ts';
 import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { httpRequest } from '../../helpers/http-request.ts';
+import { authBackendYaml, prefixRuleYaml } from '../../helpers/objects.ts';
 
 const KEYS = { accessKeyId: 'AKIDGATEWAY', secretAccessKey: 'gateway/secret+key' };
 const SOURCE = issue('AKIASOURCE', Number.POSITIVE_INFINITY);
@@ -80,19 +81,10 @@ describe('cloudone backend authentication through gw', () => {
     }
 
     port = await freePort();
-    const backend = (name: string, spec: string, cloudone: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ${spec}
-  policies:
-    auth: {cloudone: ${cloudone}}
----
-`;
+    const backend = (name: string, spec: string, cloudone: string) =>
+      authBackendYaml(name, spec, `{cloudone: ${cloudone}}`);
     const staticSpec = `static: {host: 127.0.0.1, port: ${upstream.port}}`;
-    const rule = (prefix: string, name: string) => `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-`;
+    const rule = prefixRuleYaml;
     gw = await startTestGateway({
       'gateway.yaml': `${gatewayYaml(port)}apiVersion: v1
 kind: Secret
