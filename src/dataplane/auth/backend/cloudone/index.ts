@@ -46,7 +46,8 @@ function regionOf(source: RegionSource): () => Pending<string> {
 /** The state of one cloudone credential kept across configurations: caches and signers. */
 interface CloudoneState {
   region: () => Pending<string>;
-  ambient: AmbientCredentials;
+  /** The default chain's credentials: signed with, or the source of assumed roles (none with a Secret). */
+  ambient: AmbientCredentials | undefined;
   roles: RoleSessions | undefined;
   /** One signer per credential: the SDK's signer keeps the derived key. */
   signers: WeakMap<AwsCredentials, Sigv4Signer>;
@@ -90,11 +91,11 @@ export const compileCloudone: CredentialKindCompiler<CloudoneAuth> = (config, co
   const clock = context.clock;
   const state = context.shared<CloudoneState>('cloudone', identity, () => {
     const region = regionOf(regionSource);
-    const ambient = new AmbientCredentials(clock);
+    const ambient = secret === undefined ? new AmbientCredentials(clock) : undefined;
     return {
       region,
       ambient,
-      roles: assumeRole && new RoleSessions(assumeRole.roleArn, ambient, region, clock),
+      roles: assumeRole && ambient && new RoleSessions(assumeRole.roleArn, ambient, region, clock),
       signers: new WeakMap(),
     };
   });
@@ -113,7 +114,7 @@ export const compileCloudone: CredentialKindCompiler<CloudoneAuth> = (config, co
       ? () => secret
       : assumeRole !== undefined
         ? (incoming) => state.roles!.get(assumeRole.session(incoming))
-        : () => state.ambient.get();
+        : () => state.ambient!.get();
 
   return {
     sign: (request: OutgoingRequest, incoming: AuthIncoming) =>
