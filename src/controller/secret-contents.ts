@@ -1,17 +1,19 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
-// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.beta.secretRef`, and the
+// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.cloudone.secretRef`,
+// `auth.beta.secretRef`, and the
 // client authentication of `auth.oauthTokenExchange` and of both `auth.crossAppAccess` endpoints:
 // the client secret, the private_key_jwt signing key and certificate chain), judged where the
 // controller resolves references: a Secret that exists but lacks the data key, holds an empty
 // value, a signing key that does not parse or suit `alg`, or a tenant that is no tenant ID is a
 // bad reference (ResolvedRefs False), since the data plane refuses the same configuration and
 // answers its traffic with 500. The questions are asked with the data plane's own functions
-// (secretValue, jwtSigningKey, betaClientSecret, clientSecret, assertionSigningKey,
+// (secretValue, jwtSigningKey, secretCredentials, betaClientSecret, clientSecret, assertionSigningKey,
 // certificateChain) so the two cannot disagree. A Secret that does not exist is left to
 // missingReferences. Messages name the field path, the Secret and the data key — never a value.
 import type { OAuthClientAuth } from '../api/types/backend-auth.ts';
 import type { LocalSecretKeyRef, LocalSecretObjectRef } from '../api/types/references.ts';
 import { betaClientSecret } from '../dataplane/auth/backend/beta.ts';
+import { secretCredentials } from '../dataplane/auth/backend/cloudone/secret.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
 import { assertionSigningKey, certificateChain, clientSecret } from '../dataplane/auth/backend/oauth/client-auth.ts';
@@ -66,6 +68,11 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
           ...clientAuthProblems(spec.clientAuth, `crossAppAccess.${endpoint}.clientAuth`, exists, namespace, data),
         );
     }
+  }
+  const cloudone = auth.cloudone;
+  if (isPlainObject(cloudone) && exists(secretName(cloudone.secretRef))) {
+    const credentials = secretCredentials(cloudone.secretRef as LocalSecretObjectRef, data, namespace);
+    if (credentials instanceof AuthConfigError) errors.push(credentials);
   }
   return errors.map((error) => `${path}.${error.message}`);
 }

@@ -85,7 +85,7 @@ describe('enforcement registry', () => {
     assert.equal(at('backend:mcp', 'health')?.kind, 'refused');
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
     assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');
-    assert.match((at('backend:ai', 'auth.cloudone') as { reason: string }).reason, /AWS/);
+    assert.equal(at('backend:ai', 'auth.cloudone.assumeRole.tags.expression')?.kind, 'enforced');
     assert.match((at('backend-spec', 'ai.provider.zeta') as { reason: string }).reason, /Bedrock/);
     const provider = at('model-spec', 'provider');
     assert.ok(provider?.kind === 'enforced');
@@ -181,7 +181,7 @@ describe('refusalsIn', () => {
     const [tunnel] = refusalsIn('backend:http', { tunnel: { url: 'http://proxy:3128' } });
     assert.equal(tunnel?.path, 'tunnel');
     assert.match(tunnel!.reason, /CONNECT proxy/);
-    assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), ['auth.cloudone']);
+    assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), []);
     assert.deepEqual(paths('backend:ai', { ai: { promptGuard: { request: [] }, prompt: { prepend: [] } } }), [
       'ai.promptGuard',
     ]);
@@ -224,9 +224,9 @@ describe('refusalsIn', () => {
   });
 
   it('reports only the top-most refused path of a subtree', () => {
-    assert.deepEqual(paths('backend:http', { tunnel: { url: 'http://proxy' }, auth: { cloudone: { region: 'x' } } }), [
+    assert.deepEqual(paths('backend:http', { tunnel: { url: 'http://proxy' }, extAuth: { grpc: {} } }), [
       'tunnel',
-      'auth.cloudone',
+      'extAuth',
     ]);
     assert.deepEqual(paths('model-policies', { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }] } }), [
       'promptGuard',

@@ -231,6 +231,29 @@ spec:
     );
   });
 
+  it('a cloudone Secret needs accessKey and secretKey, non-empty (sessionToken optional)', () => {
+    const aws = '{cloudone: {secretRef: {name: aws}, serviceName: bedrock, region: us-east-1}}';
+    const noSecretKey = resolvedRefs(backend(aws) + secret('aws', { accessKey: 'AKIDEXAMPLE' }));
+    assert.equal(noSecretKey.status, 'False');
+    assert.equal(noSecretKey.reason, 'InvalidCredentialRef');
+    assert.equal(
+      noSecretKey.message,
+      'spec.policies.auth.cloudone.secretRef.key: Secret default/aws has no key "secretKey"',
+    );
+    const empty = resolvedRefs(backend(aws) + secret('aws', { accessKey: ' ', secretKey: 'wJalrXUtnFEMI' }));
+    assert.equal(
+      empty.message,
+      'spec.policies.auth.cloudone.secretRef.key: key "accessKey" of Secret default/aws is empty',
+    );
+    assert.doesNotMatch(`${noSecretKey.message}${empty.message}`, /AKIDEXAMPLE|wJalrXUtnFEMI/);
+    const fixed = resolvedRefs(backend(aws) + secret('aws', { accessKey: 'AKIDEXAMPLE', secretKey: 'wJalrXUtnFEMI' }));
+    assert.equal(`${fixed.status}/${fixed.reason}`, 'True/ResolvedRefs');
+    const withToken = resolvedRefs(
+      backend(aws) + secret('aws', { accessKey: 'AKIDEXAMPLE', secretKey: 'wJalrXUtnFEMI', sessionToken: 'FwoG' }),
+    );
+    assert.equal(`${withToken.status}/${withToken.reason}`, 'True/ResolvedRefs');
+  });
+
   it('a missing Secret stays RefNotFound and is not judged for contents', () => {
     const resolved = resolvedRefs(backend('{secretRef: {name: absent}}'));
     assert.equal(resolved.reason, 'RefNotFound');

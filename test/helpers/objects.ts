@@ -45,3 +45,23 @@ spec:
 
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);
+
+/** GwBackend `name` with `spec` (one YAML line, e.g. `static: {...}`) and `auth` (a BackendAuth in flow style); ends with ---. */
+export function authBackendYaml(name: string, spec: string, auth: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec:
+  ${spec}
+  policies:
+    auth: ${auth}
+---
+`;
+}
+
+/** An HTTPRoute rule (indented for `rules:`) sending PathPrefix /`prefix` to GwBackend `name`. */
+export function prefixRuleYaml(prefix: string, name: string): string {
+  return `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
+`;
+}

@@ -70,6 +70,8 @@ const BY = {
   tokenEndpoint: `${DP}/auth/backend/oauth/token-endpoint.ts`,
   oauthClientAuth: `${DP}/auth/backend/oauth/client-auth.ts`,
   exchangeCache: `${DP}/auth/backend/oauth/exchange-cache.ts`,
+  cloudone: `${DP}/auth/backend/cloudone/index.ts`,
+  cloudoneAssumeRole: `${DP}/auth/backend/cloudone/assume-role.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
   virtualModels: `${DP}/balancing/virtual-models.ts`,
@@ -229,10 +231,10 @@ const backendAuthFields = {
   key: enforced(),
   secretRef: enforced(),
   passthrough: enforced(),
-  cloudone: backendAuthNotYet('cloudone', 'AWS credentials, SigV4 request signing'),
   beta: enforced(BY.beta, {
     note: 'None of secretRef, managedIdentity, workloadIdentity set: the SDK default chain over the environment (docs/backend-auth.md).',
   }),
+  cloudone: enforced(BY.cloudone),
   cloudtwo: backendAuthNotYet('cloudtwo', 'Google Cloud access and ID tokens'),
   oauthTokenExchange: enforced(BY.tokenExchange),
   location: enforced(),
@@ -642,6 +644,31 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
     ttl: enforced(BY.jwtSign),
     location: enforced(BY.jwtSign, { note: 'Setting both location and jwtSign.location is refused.' }),
+  },
+  CloudoneAuth: {
+    secretRef: enforced(BY.cloudone),
+    assumeRole: enforced(BY.cloudoneAssumeRole),
+    serviceName: enforced(BY.cloudone, {
+      note: 'Unset: bedrock for a Bedrock (zeta) provider, else the service of an AWS host name <service>.<region>.amazonaws.com; otherwise the backend is refused.',
+    }),
+    region: enforced(BY.cloudone, {
+      note: 'Unset: the typed backend region, the region of an AWS host name, then the AWS SDK ambient region; none found refuses the backend.',
+    }),
+  },
+  CloudoneAssumeRole: {
+    roleId: enforced(BY.cloudoneAssumeRole),
+    sessionName: enforced(BY.cloudoneAssumeRole),
+    sessionNameExpression: enforced(BY.cloudoneAssumeRole, {
+      note: 'A request whose name is not 2-64 characters of [A-Za-z0-9_+=,.@-] is answered 400.',
+    }),
+    tags: enforced(BY.cloudoneAssumeRole),
+  },
+  CloudoneSessionTag: {
+    key: enforced(BY.cloudoneAssumeRole),
+    value: enforced(BY.cloudoneAssumeRole),
+    expression: enforced(BY.cloudoneAssumeRole, {
+      note: 'A request whose value is empty, longer than 256 characters, holds characters STS refuses, or is no string, number or boolean is answered 400.',
+    }),
   },
 
   // ---- AI settings (spec document 2, "AI settings") ----

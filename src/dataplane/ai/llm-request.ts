@@ -292,14 +292,23 @@ export async function runAttempts(
       );
       const failure = finishing && (await finishing);
       if (failure !== undefined) {
-        record.error = failure.detail;
-        if (canRetry) {
+        record.error = failure.logText;
+        // gw could not get this provider's credential: the next provider may serve. A 4xx is about
+        // the client's own request (its token refused, a value computed from it invalid): no other
+        // provider would take it either.
+        if (canRetry && failure.status >= 500) {
           candidate = next();
           continue;
         }
-        // The message is written for the client (it names the credential kind, never a secret);
-        // the detail stays in the access log, which gw's generic 5xx answer would overwrite.
-        return sendClientError(res, format, failure.status, failure.message);
+        // A 5xx is gw's own: the client gets a request id and the log keeps the detail (which
+        // sendGatewayError records); a 4xx tells the client what was wrong with its request.
+        return sendGatewayError(
+          res,
+          record,
+          format,
+          failure.status,
+          failure.status < 500 ? failure.message : failure.logText,
+        );
       }
       llm.providerFamily = endpoint.provider.family;
       llm.genAiProvider = endpoint.genAiProviderName;

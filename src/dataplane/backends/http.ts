@@ -33,6 +33,7 @@ import { bodyFailure } from '../proxy/body.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
 import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import {
   type ConnectionSettings,
@@ -186,7 +187,9 @@ class HttpBackend implements Backend {
     );
     const failure = finishing && (await finishing);
     if (failure !== undefined) {
-      record.error = failure.detail;
+      // A 5xx is gw's own (a request id, the detail in the log); a 4xx says what was wrong with the request.
+      if (failure.status >= 500) return sendOwnFailure(res, record, failure.logText, failure.status);
+      record.error = failure.logText;
       return void sendText(res, failure.status, failure.message, { connection: 'close' });
     }
     const upstreamStart = process.hrtime.bigint();

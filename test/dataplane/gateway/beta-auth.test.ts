@@ -184,10 +184,12 @@ ${mcpYaml([{ name: 'azure', port: tools.port, policies: '{auth: {beta: {secretRe
     const text = await response.text();
     assert.equal(response.status, 502, text);
     const body = JSON.parse(text) as { error: { message: string; type: string } };
-    assert.equal(body.error.message, 'gw could not obtain beta (Azure) credentials for the backend.');
+    // gw's own failure: a request id for the client, the kind and the cause in the log.
+    assert.match(body.error.message, /^gw could not serve this request; .* request id [0-9a-f-]{36}$/);
     assert.equal(typeof body.error.type, 'string');
     for (const secret of [BROKEN_SECRET, CLIENT_SECRET, ACCESS_TOKEN]) assert.ok(!text.includes(secret), secret);
     const logged = await loggedDetail(gw, '/broken/v1/chat/completions');
+    assert.match(logged, /^gw could not obtain beta \(Azure\) credentials for the backend\. /);
     assert.match(logged, /invalid_client/);
     assert.match(logged, /AADSTS7000215/);
     assert.ok(!logged.includes(BROKEN_SECRET), 'the log does not carry the secret the endpoint echoed');

@@ -159,9 +159,6 @@ ${spec}
           - name: primary
             ${upstream.replace(', ', '\n            ')}
             alpha: {}`,
-      )}${aiBackend('aws-signed', `  ai: {provider: {${upstream}, alpha: {}}}`).replace(
-        'auth: {key: sk-upstream}',
-        'auth: {cloudone: {region: us-east-1}}',
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend('bedrock', '  ai: {provider: {zeta: {region: us-east-1}}}')}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
@@ -187,7 +184,7 @@ metadata: {name: llm}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('aws-signed', 'aws-signed')}${route('bedrock', 'bedrock')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
+${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('bedrock', 'bedrock')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
       filters:
         - {type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}
         - {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-served-by, value: gw}]}}
@@ -247,10 +244,9 @@ ${modelYaml(
     await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
   });
 
-  it('an unserved provider family, backend kind and backend authentication: 500 naming them', async () => {
+  it('an unserved provider family and backend kind: 500 naming them', async () => {
     await refused('/bedrock', 500, /Amazon Bedrock/);
     await refused('/agents', 500, /A2A agents/);
-    await refused('/aws-signed', 500, /auth\.cloudone: Backend authentication cloudone/);
   });
 
   it('an HTTPRoute ResponseHeaderModifier filter applies to AI and GwModel responses', async () => {
@@ -293,10 +289,6 @@ ${modelYaml(
       /Accepted=False \(Unsupported\): spec\.ai\.provider\.zeta/,
     );
     assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
-    assert.match(
-      await statusOf(gw.dir, 'GwBackend default/aws-signed'),
-      /Accepted=False \(Unsupported\): spec\.policies\.auth\.cloudone/,
-    );
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/grouped'),
       /Accepted=False \(Unsupported\): spec\.ai\.groups\[0\]\.providers\[0\]\.policies\.tunnel/,

@@ -8,7 +8,7 @@
 // through two stand-ins.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
 import {
   type AuthorizationServer,
@@ -184,8 +184,9 @@ spec:
     authServer.answer = () => ({ status: 503, body: LEAK });
     const failing = await web('dave-token');
     assert.equal(failing.status, 502);
-    const failingText = await failing.text();
-    assert.match(failingText, /gw could not obtain oauthTokenExchange credentials/);
+    // gw's own failure: a request id for the client, the kind and the cause in the log.
+    const failingText = await failing.clone().text();
+    assert.match(await ownFailureDetail(gw, failing), /^gw could not obtain oauthTokenExchange credentials/);
 
     assert.equal(upstream.seen.length, reached, 'nothing reaches the backend');
     const log = gw.accessLog.join('\n');

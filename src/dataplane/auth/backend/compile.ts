@@ -10,6 +10,7 @@ import { type Clock, systemClock } from '../../../util/clock.ts';
 import type { EndpointScope } from '../../policies/endpoint.ts';
 import type { PolicyRuntime } from '../../policies/runtime.ts';
 import { compileBeta } from './beta.ts';
+import { compileCloudone } from './cloudone/index.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
 import { firstValue, setHeader, takeHeader } from './headers.ts';
@@ -99,6 +100,7 @@ const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
   beta: compileBeta,
   oauthTokenExchange: compileOAuthTokenExchange,
   crossAppAccess: compileCrossAppAccess,
+  cloudone: compileCloudone,
 };
 
 const PRIMARY_KINDS: readonly PrimaryKind[] = [

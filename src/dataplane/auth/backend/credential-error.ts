@@ -16,6 +16,11 @@ export class BackendCredentialError extends Error {
     this.status = status;
     this.detail = detail;
   }
+
+  /** The access log's `error`: the message, and the detail when it says more. */
+  get logText(): string {
+    return this.detail === this.message ? this.message : `${this.message} ${this.detail}`;
+  }
 }
 
 /** The credential error a failure of `kind` becomes: unknown failures are gw's own (502). */
