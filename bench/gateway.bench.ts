@@ -67,6 +67,7 @@ function differingSettings(options: BenchOptions): string[] {
     '- runtime: gw with the settings gw run gives itself (--max-semi-space-size=8 --heap-growing-percent=50, MALLOC_ARENA_MAX=1, MALLOC_MMAP_THRESHOLD_=131072: bin/gw.js); ' +
       `Portkey on the same Node ${process.version} with Node's defaults, NODE_ENV=production and --headless (no log UI); nginx is C;`,
     `- upstream connections: nginx keeps up to ${NGINX_UPSTREAM_KEEPALIVE} idle keep-alive connections a worker (1,000,000 requests each), gw its connection pool's defaults, Portkey those of Node's fetch;`,
+    "- backend auth: gw writes a fixed provider key, except gw-sigv4 (SigV4 signature over the request and body with static AWS keys from a Secret; the OpenAI mock does not check it) and gw-token-exchange (the client's key exchanged at a loopback OAuth token endpoint for a token valid an hour, cached: one exchange for the run); nginx and Portkey pass the client's key;",
     '- routing: nginx proxy_pass to the mock; gw by its configuration (a GwBackend that sets the provider key); Portkey by the headers of each request (x-portkey-provider: openai, x-portkey-custom-host: the mock);',
     '- streaming: nginx with proxy_buffering off on its streaming port; gw and Portkey pass streams on as they come;',
     '- listening: nginx and gw on 127.0.0.1, Portkey on every interface (it takes no address).',
@@ -80,6 +81,8 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     nginxTarget(options.workers),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, auth: 'sigv4' }),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, auth: 'token-exchange' }),
     ...(options.baseline === undefined
       ? []
       : [

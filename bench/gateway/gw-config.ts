@@ -12,6 +12,19 @@ export const BENCH_BACKEND_KEY = 'sk-bench';
 
 export type ProviderFamily = 'alpha' | 'gamma';
 
+/**
+ * How gw authenticates to the provider: a fixed key (the default), SigV4 signing with static AWS
+ * keys from a Secret (cloudone), or a token exchanged at `tokenEndpointPort` for the client's
+ * own token and cached (oauthTokenExchange).
+ */
+export type BenchBackendAuth = 'key' | 'sigv4' | 'token-exchange';
+
+/** The static AWS keys of the SigV4 target (the mocks do not check signatures). */
+export const BENCH_AWS_KEYS = {
+  accessKey: 'AKIDBENCHEXAMPLE0001',
+  secretKey: 'bench/secret/key/not/a/real/one/0000000',
+};
+
 export interface GwBenchConfigInput {
   /** alpha: the OpenAI-format mocks (passthrough); gamma: the Anthropic mocks (translated). */
   family: ProviderFamily;
@@ -24,7 +37,38 @@ export interface GwBenchConfigInput {
   streamPort: number;
   /** gw writes a JSON line per request unless this is false. */
   accessLog: boolean;
+  /** Default `key`. */
+  auth?: BenchBackendAuth;
+  /** Port of the OAuth token endpoint (auth `token-exchange`). */
+  tokenEndpointPort?: number;
 }
+
+/** The backend auth policy of one auth mode. */
+function backendAuth(input: GwBenchConfigInput): Record<string, unknown> {
+  switch (input.auth ?? 'key') {
+    case 'key':
+      return { key: BENCH_BACKEND_KEY };
+    case 'sigv4':
+      return { cloudone: { secretRef: { name: 'bench-aws' }, serviceName: 'bedrock', region: 'us-east-1' } };
+    case 'token-exchange':
+      if (input.tokenEndpointPort === undefined) throw new Error('token-exchange needs tokenEndpointPort');
+      return {
+        oauthTokenExchange: {
+          url: `http://127.0.0.1:${input.tokenEndpointPort}`,
+          path: '/token',
+          audiences: ['bench-provider'],
+        },
+      };
+  }
+}
+
+/** The Secret of the SigV4 target. */
+const awsKeysSecret = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'bench-aws' },
+  stringData: BENCH_AWS_KEYS,
+};
 
 export const gatewayClass = {
   apiVersion: 'gateway.networking.k8s.io/v1',
@@ -65,7 +109,7 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
     metadata: { name },
     spec: {
       ai: { provider: { [input.family]: {}, host: '127.0.0.1', port } },
-      policies: { auth: { key: BENCH_BACKEND_KEY } },
+      policies: { auth: backendAuth(input) },
     },
   });
   const route = (name: string, sectionName: string, backendName: string) => ({
@@ -93,6 +137,7 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
     route('load', 'load', 'upstream'),
     route('stream', 'stream', 'upstream-stream'),
     ...(input.accessLog ? [] : [noAccessLog]),
+    ...(input.auth === 'sigv4' ? [awsKeysSecret] : []),
   ];
 }
 

@@ -12,6 +12,8 @@ const TARGET_IDS: TargetId[] = [
   'gw-translated',
   'gw-baseline',
   'gw-translated-baseline',
+  'gw-sigv4',
+  'gw-token-exchange',
   'portkey',
 ];
 

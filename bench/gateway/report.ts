@@ -17,6 +17,8 @@ const GOALS = {
   peakRssMiB: 150,
   /** Added time to first token when streaming, at most (ms). */
   addedFirstByteMs: 1,
+  /** Requests/s of a SigV4-signed or token-exchanged backend at least this fraction of fixed-key auth's (issue 19). */
+  credentialVsKey: 0.85,
 } as const;
 
 /** A rate run below this share of the asked rate fell behind: its latency is not at that rate. */
@@ -233,6 +235,11 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
       ),
     );
   }
+  // Issue 19: backend credentials that are signed or fetched cost little beside a fixed key.
+  lines.push(
+    ratioGoal(outcomes, 'gw SigV4-signed requests/s vs fixed key', 'gw-sigv4', 'gw', GOALS.credentialVsKey),
+    ratioGoal(outcomes, 'gw exchanged-token requests/s vs fixed key', 'gw-token-exchange', 'gw', GOALS.credentialVsKey),
+  );
   return lines;
 }
 

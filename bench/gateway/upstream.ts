@@ -11,6 +11,8 @@ export interface UpstreamPorts {
   anthropicFixed: number;
   /** Anthropic mock in normal mode, for streaming. */
   anthropicStream: number;
+  /** An OAuth token endpoint that answers every token exchange with one token valid for an hour. */
+  tokenEndpoint: number;
 }
 
 export interface Upstream {

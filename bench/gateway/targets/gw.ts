@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH, CHAT_STREAM_BODY } from '../chat-request.ts';
 import { freePort, spawnChild, waitUntilAnswers } from '../child-process.ts';
-import { type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
+import { type BenchBackendAuth, type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
 import { type TargetDefinition, TargetUnavailable } from './target.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -41,20 +41,28 @@ export async function startGw(
   return { url: listenerUrl, pid: child.pid, stop: () => child.stop() };
 }
 
+/** The passthrough target of each backend auth besides the fixed key. */
+const AUTH_TARGETS = {
+  sigv4: { id: 'gw-sigv4', label: 'gw, alpha passthrough, SigV4-signed (cloudone)' },
+  'token-exchange': { id: 'gw-token-exchange', label: 'gw, alpha passthrough, exchanged token (cached)' },
+} as const;
+
 /**
  * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
- * with `baseline`, the gw of that other checkout (the "before" of an A/B).
+ * with `baseline`, the gw of that other checkout (the "before" of an A/B); with `auth`, the
+ * passthrough target with that backend auth instead of a fixed key.
  */
 export function gwTarget(
   family: ProviderFamily,
-  options: { accessLog: boolean; extraArgs: string[]; baseline?: string },
+  options: { accessLog: boolean; extraArgs: string[]; baseline?: string; auth?: Exclude<BenchBackendAuth, 'key'> },
 ): TargetDefinition {
   const translated = family === 'gamma';
   const baseline = options.baseline;
+  const auth = options.auth === undefined ? undefined : AUTH_TARGETS[options.auth];
   const base = translated ? 'gw-translated' : 'gw';
-  const label = translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough';
+  const label = auth?.label ?? (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
   return {
-    id: baseline === undefined ? base : (`${base}-baseline` as const),
+    id: auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
     label: baseline === undefined ? label : `${label}, baseline`,
     upstreamFamily: translated ? 'anthropic' : 'openai',
     start: async (ports) => {
@@ -68,6 +76,7 @@ export function gwTarget(
         loadPort,
         streamPort,
         accessLog: options.accessLog,
+        ...(options.auth === undefined ? {} : { auth: options.auth, tokenEndpointPort: ports.tokenEndpoint }),
       });
       let gw: StartedGw;
       try {

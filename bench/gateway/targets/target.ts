@@ -11,6 +11,8 @@ export type TargetId =
   | 'gw-translated'
   | 'gw-baseline'
   | 'gw-translated-baseline'
+  | 'gw-sigv4'
+  | 'gw-token-exchange'
   | 'portkey';
 
 export interface RunningTarget {
