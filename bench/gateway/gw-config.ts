@@ -103,15 +103,18 @@ export const noAccessLog = {
 
 /** The resources, in apply order. */
 function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] {
-  const backend = (name: string, port: number) => ({
+  const backend = (name: string, port: number, auth: Record<string, unknown>) => ({
     apiVersion: 'gw.dev/v1alpha1',
     kind: 'GwBackend',
     metadata: { name },
     spec: {
       ai: { provider: { [input.family]: {}, host: '127.0.0.1', port } },
-      policies: { auth: backendAuth(input) },
+      policies: { auth },
     },
   });
+  // The streaming mock checks for an OpenAI key: a SigV4 signature would be refused there, and the
+  // first-byte figure is about streaming, not signing. The load backend carries the auth measured.
+  const streamAuth = input.auth === 'sigv4' ? { key: BENCH_BACKEND_KEY } : backendAuth(input);
   const route = (name: string, sectionName: string, backendName: string) => ({
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -132,8 +135,8 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
       { name: 'load', port: input.loadPort },
       { name: 'stream', port: input.streamPort },
     ]),
-    backend('upstream', input.loadUpstreamPort),
-    backend('upstream-stream', input.streamUpstreamPort),
+    backend('upstream', input.loadUpstreamPort, backendAuth(input)),
+    backend('upstream-stream', input.streamUpstreamPort, streamAuth),
     route('load', 'load', 'upstream'),
     route('stream', 'stream', 'upstream-stream'),
     ...(input.accessLog ? [] : [noAccessLog]),
