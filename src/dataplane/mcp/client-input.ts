@@ -7,6 +7,7 @@ import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendJson } from '../proxy/direct-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
 import { parseJsonBody } from '../proxy/json-body.ts';
+import { celContext } from '../telemetry/cel-context.ts';
 import type { ClientScope, MessageSink } from './client-scope.ts';
 import {
   ErrorCode,
@@ -85,6 +86,7 @@ export function clientScope(routed: RoutedRequest, sink: MessageSink | undefined
   return {
     headers,
     incoming: routed.req.headers,
+    variables: () => celContext(routed.record),
     timeoutMs: routed.route.timeoutMs,
     sink,
   };

@@ -1,6 +1,7 @@
 // What one client request gives the MCP calls made for it: the headers passed on to targets,
 // its deadline, and where related messages go (its SSE answer stream).
 import type { IncomingHttpHeaders } from 'node:http';
+import type { CelVariables } from '../telemetry/cel-context.ts';
 import type { JsonRpcMessage } from './jsonrpc.ts';
 
 /** Where messages related to one client request go (its SSE answer stream); false when it cannot take them. */
@@ -15,6 +16,8 @@ export interface ClientScope {
   /** Client headers passed on to targets. */
   headers: Record<string, string | string[]>;
   incoming: IncomingHttpHeaders;
+  /** The client request's CEL variables, for backend auth expressions (session names, token parameters). */
+  variables?: () => CelVariables;
   /** Deadline of each forwarded request (the route's), if any. */
   timeoutMs: number | undefined;
   /** Messages of the targets that relate to this request. */

@@ -193,7 +193,10 @@ export class McpSession {
   upstreamContext(scope: ClientScope, target: McpTarget, limitMs?: number): UpstreamContext {
     let timeoutMs = shorter(shorter(scope.timeoutMs, target.requestTimeoutMs), limitMs);
     timeoutMs ??= DEFAULT_REQUEST_TIMEOUT_MS;
-    return { headers: scope.headers, incoming: scope.incoming, timeoutMs, signal: this.#stop.signal };
+    const context: UpstreamContext = { headers: scope.headers, incoming: scope.incoming, timeoutMs };
+    if (scope.variables) context.variables = scope.variables;
+    context.signal = this.#stop.signal;
+    return context;
   }
 
   /** Adds (uninitialized) links for targets the backend has and the session lacks. */

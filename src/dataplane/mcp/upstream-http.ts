@@ -12,8 +12,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type SseBlock, SseReader } from '../ai/formats/sse-reader.ts';
-import { finishBackendAuth, settled } from '../auth/backend/index.ts';
+import { type AuthIncoming, finishBackendAuth, settled } from '../auth/backend/index.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
+import type { CelVariables } from '../telemetry/cel-context.ts';
 import { isInvalid, type JsonRpcMessage, toMessage } from './jsonrpc.ts';
 import type { McpTarget } from './targets.ts';
 
@@ -51,6 +52,8 @@ export interface UpstreamContext {
   headers: Record<string, string | string[]>;
   /** The client's own headers, for backend auth that passes a client credential on. */
   incoming: IncomingHttpHeaders;
+  /** The client request's CEL variables, for backend auth expressions. */
+  variables?: () => CelVariables;
   /** Deadline of the whole exchange; for a long-lived stream, of its response headers only. */
   timeoutMs: number;
   /** Ends the call early (the session closed, gw shutting down). */
@@ -81,7 +84,8 @@ export async function targetRequest(
   if (auth) {
     const at = path.indexOf('?');
     const query = new URLSearchParams(at === -1 ? '' : path.slice(at + 1));
-    const incoming = { headers: context.incoming };
+    const incoming: AuthIncoming = { headers: context.incoming };
+    if (context.variables) incoming.variables = context.variables;
     const pending = auth.apply({ headers, query }, incoming);
     // A credential being fetched writes the query when it comes.
     if (pending !== undefined) await settled(pending);
