@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import type { LogFunction } from '../../util/log-line.ts';
+import { credentialLog } from '../auth/backend/credential-metrics.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { PLAIN_ANSWERS } from '../proxy/answers.ts';
@@ -92,6 +93,8 @@ export class DataPlane {
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
     this.failures = options.log && new FailureLog(options.log, options.now);
+    const log = options.log;
+    if (log) credentialLog.warn = (message) => log(message, 'warn');
     this.limits = options.limits ?? DEFAULT_DOWNSTREAM_LIMITS;
     this.bufferBudget = new BufferBudget(this.limits.maxBufferedBytes);
     this.context = {

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BackendCredentialError } from '../../../src/dataplane/auth/backend/credential-error.ts';
-import { credentialMetrics } from '../../../src/dataplane/auth/backend/credential-metrics.ts';
+import { credentialLog, credentialMetrics } from '../../../src/dataplane/auth/backend/credential-metrics.ts';
 import {
   type FetchedToken,
+  REFRESH_FAILURE_LOG_MS,
   REFRESH_MARGIN_MS,
   REFRESH_RETRY_MS,
   secretKey,
@@ -128,6 +129,38 @@ describe('TokenCache', () => {
     assert.ok(waiting instanceof Promise, 'an expired token is never used');
     calls[3]!.resolve({ value: 'fresh', expiresAtMs: clock.epochMs() + HOUR });
     assert.equal(await waiting, 'fresh');
+  });
+
+  it('logs failed background refreshes, at most once a minute, without the cause reaching a request', async () => {
+    const clock = fakeClock();
+    const lines: string[] = [];
+    const saved = credentialLog.warn;
+    credentialLog.warn = (line) => lines.push(line);
+    try {
+      const cache = new TokenCache({ kind: 'test_log', clock });
+      let fail = false;
+      const fetch = async () => {
+        if (fail) throw new Error('token endpoint answered 503');
+        return { value: 'kept', expiresAtMs: clock.epochMs() + HOUR };
+      };
+      await cache.get('', fetch);
+      fail = true;
+      clock.advance(HOUR - REFRESH_MARGIN_MS);
+      for (let i = 0; i < 5; i++) {
+        assert.equal(cache.get('', fetch), 'kept');
+        await tick();
+        clock.advance(REFRESH_RETRY_MS);
+      }
+      assert.equal(lines.length, 1, 'one line for the first minute');
+      assert.match(lines[0]!, /backend credentials \(test_log\): a refresh before expiry failed; .*503/);
+      clock.advance(REFRESH_FAILURE_LOG_MS);
+      cache.get('', fetch);
+      await tick();
+      assert.equal(lines.length, 2);
+      assert.match(lines[1]!, /\(and 4 more since the last line\)$/);
+    } finally {
+      credentialLog.warn = saved;
+    }
   });
 
   it('keeps at most maxEntries tokens, dropping the least recently used, and none with maxEntries 0', async () => {

@@ -27,3 +27,9 @@ class CredentialMetrics {
 }
 
 export const credentialMetrics = new CredentialMetrics();
+
+/**
+ * Where failures nobody waits for are told (a background refresh that failed while the cached
+ * credential still serves): the data plane's log once it has one (DataPlane sets it).
+ */
+export const credentialLog: { warn: (message: string) => void } = { warn: () => {} };

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../../util/clock.ts';
 import { systemClock } from '../../../util/clock.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
-import { credentialMetrics } from './credential-metrics.ts';
+import { credentialLog, credentialMetrics } from './credential-metrics.ts';
 
 /** What a fetch yields: the secret and when it stops being valid (epoch ms; Infinity: never). */
 export interface FetchedToken<T = string> {
@@ -20,6 +20,8 @@ export interface FetchedToken<T = string> {
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 /** After a background refresh failed, the cached token is used this long before the next try. */
 export const REFRESH_RETRY_MS = 1_000;
+/** A cache logs its failed background refreshes at most once per this many milliseconds. */
+export const REFRESH_FAILURE_LOG_MS = 60_000;
 
 interface Entry<T> {
   value: T;
@@ -36,7 +38,7 @@ export interface TokenCacheOptions {
   /** Most tokens kept (least recently used dropped first); 0 keeps none: every request fetches. */
   maxEntries?: number;
   clock?: Clock;
-  /** Where a failed background refresh is reported (it fails no request). */
+  /** Where a failed background refresh is reported (it fails no request); default: the data plane's log, at most once a minute. */
   onBackgroundFailure?: (error: BackendCredentialError) => void;
 }
 
@@ -51,13 +53,15 @@ export class TokenCache<T = string> {
   readonly #entries = new Map<string, Entry<T>>();
   /** Fetches under way for keys with no usable token (and every fetch when maxEntries is 0). */
   readonly #pending = new Map<string, Promise<T>>();
-  readonly #onBackgroundFailure: ((error: BackendCredentialError) => void) | undefined;
+  readonly #onBackgroundFailure: (error: BackendCredentialError) => void;
+  #lastFailureLogMs = Number.NEGATIVE_INFINITY;
+  #unloggedFailures = 0;
 
   constructor(options: TokenCacheOptions) {
     this.kind = options.kind;
     this.#maxEntries = options.maxEntries ?? 1;
     this.#clock = options.clock ?? systemClock;
-    this.#onBackgroundFailure = options.onBackgroundFailure;
+    this.#onBackgroundFailure = options.onBackgroundFailure ?? ((error) => this.#logFailure(error));
   }
 
   /** How many tokens are kept. */
@@ -119,8 +123,22 @@ export class TokenCache<T = string> {
       (error: BackendCredentialError) => {
         entry.inFlight = undefined;
         entry.retryAtMs = this.#clock.epochMs() + REFRESH_RETRY_MS;
-        this.#onBackgroundFailure?.(error);
+        this.#onBackgroundFailure(error);
       },
+    );
+  }
+
+  #logFailure(error: BackendCredentialError): void {
+    const now = this.#clock.monotonicMs();
+    if (now - this.#lastFailureLogMs < REFRESH_FAILURE_LOG_MS) {
+      this.#unloggedFailures++;
+      return;
+    }
+    const more = this.#unloggedFailures > 0 ? ` (and ${this.#unloggedFailures} more since the last line)` : '';
+    this.#lastFailureLogMs = now;
+    this.#unloggedFailures = 0;
+    credentialLog.warn(
+      `backend credentials (${this.kind}): a refresh before expiry failed; the cached credential serves until it expires: ${error.logText}${more}`,
     );
   }
 
