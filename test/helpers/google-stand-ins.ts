@@ -14,6 +14,7 @@ import { decodeJwt, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 export const ID_TOKEN_ISSUER = 'https://accounts.google.com';
+const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 const idTokenKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 /** Verifies the ID tokens the stand-ins issue. */
@@ -87,7 +88,7 @@ export function serviceAccount(email = 'gw-backend@test-project.iam.gserviceacco
 export interface Issued {
   kind: 'access' | 'id';
   token: string;
-  grant: 'jwt-bearer' | 'refresh_token';
+  grant: 'jwt-bearer' | 'refresh_token' | 'token-exchange' | 'metadata';
   /** The service account's email or the user's client ID. */
   subject: string;
   /** The verified assertion's claims (jwt-bearer). */
@@ -116,6 +117,8 @@ export class TokenEndpointStandIn {
   failWith: number | undefined;
   readonly #accounts = new Map<string, KeyObject>();
   readonly #users = new Map<string, UserCredentials>();
+  /** Subject tokens accepted by the token exchange (Security Token Service), by audience. */
+  readonly #federated = new Map<string, string>();
 
   constructor() {
     this.server = createServer((req, res) => {
@@ -141,6 +144,11 @@ export class TokenEndpointStandIn {
 
   trustUser(user: UserCredentials): void {
     this.#users.set(user.clientId, user);
+  }
+
+  /** Workload identity federation: `subjectToken` is exchanged for an access token for `audience`. */
+  trustFederated(audience: string, subjectToken: string): void {
+    this.#federated.set(audience, subjectToken);
   }
 
   /** The access tokens issued so far (the upstream accepts these). */
@@ -169,6 +177,7 @@ export class TokenEndpointStandIn {
     const grant = form.get('grant_type');
     if (grant === 'urn:ietf:params:oauth:grant-type:jwt-bearer') return this.#jwtBearer(form, res);
     if (grant === 'refresh_token') return this.#refresh(form, res);
+    if (grant === TOKEN_EXCHANGE_GRANT) return this.#exchange(form, res);
     return json(res, 400, { error: 'unsupported_grant_type' });
   }
 
@@ -233,6 +242,29 @@ export class TokenEndpointStandIn {
       expires_in: this.lifetimeS,
       token_type: 'Bearer',
       scope: CLOUD_PLATFORM_SCOPE,
+    });
+  }
+
+  /** The Security Token Service's exchange (RFC 8693), as external_account credentials use it. */
+  #exchange(form: URLSearchParams, res: ServerResponse): void {
+    const audience = form.get('audience') ?? '';
+    const expected = this.#federated.get(audience);
+    if (expected === undefined) return json(res, 400, { error: 'invalid_target' });
+    if (
+      form.get('subject_token') !== expected ||
+      form.get('subject_token_type') !== 'urn:ietf:params:oauth:token-type:jwt' ||
+      form.get('requested_token_type') !== 'urn:ietf:params:oauth:token-type:access_token'
+    )
+      return json(res, 400, { error: 'invalid_grant' });
+    if (!(form.get('scope') ?? '').split(' ').includes(CLOUD_PLATFORM_SCOPE))
+      return json(res, 400, { error: 'invalid_scope' });
+    const token = accessToken();
+    this.issued.push({ kind: 'access', token, grant: 'token-exchange', subject: audience });
+    return json(res, 200, {
+      access_token: token,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      token_type: 'Bearer',
+      expires_in: this.lifetimeS,
     });
   }
 }
@@ -301,7 +333,7 @@ export class MetadataServerStandIn {
         return text(this.email);
       case `${account}/token`: {
         const token = accessToken();
-        this.issued.push({ kind: 'access', token, grant: 'jwt-bearer', subject: this.email });
+        this.issued.push({ kind: 'access', token, grant: 'metadata', subject: this.email });
         return json(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
       }
       case `${account}/identity`: {
@@ -312,7 +344,7 @@ export class MetadataServerStandIn {
           return;
         }
         const token = await idToken(audience, this.email, this.email, this.lifetimeS);
-        this.issued.push({ kind: 'id', token, grant: 'jwt-bearer', subject: this.email, audience });
+        this.issued.push({ kind: 'id', token, grant: 'metadata', subject: this.email, audience });
         return text(token);
       }
       default:

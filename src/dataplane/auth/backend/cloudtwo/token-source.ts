@@ -18,6 +18,13 @@ const googleAuthLibrary = loadOnFirstUse<typeof import('google-auth-library')>('
 /** The scope of access tokens: every Google Cloud API the credential's roles allow (as agentgateway's Google library). */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
+/**
+ * GoogleAuth looks for a project ID when it finds ambient credentials (running gcloud, asking the
+ * metadata server, Resource Manager for an external account) unless it is given one. gw never
+ * reads the project — tokens do not depend on it — so it gives this name, which nothing sends.
+ */
+const PROJECT_NOT_LOOKED_UP = 'gw-does-not-use-a-project';
+
 /** How long one fetch may take, the library's retries included. */
 export const FETCH_TIMEOUT_MS = 10_000;
 
@@ -191,9 +198,10 @@ export function ambientTokenFetch(request: TokenRequest): TokenFetch {
   const client = () => {
     if (pending === undefined) {
       const library = googleAuthLibrary();
-      const auth: GoogleAuth = new library.GoogleAuth(
-        request.type === 'AccessToken' ? { scopes: [CLOUD_PLATFORM_SCOPE] } : {},
-      );
+      const auth: GoogleAuth = new library.GoogleAuth({
+        ...(request.type === 'AccessToken' ? { scopes: [CLOUD_PLATFORM_SCOPE] } : {}),
+        projectId: PROJECT_NOT_LOOKED_UP,
+      });
       const found = auth.getClient().then((found) => uncached(found as TokenClient));
       pending = found;
       found.catch(() => {
