@@ -246,7 +246,7 @@ export class TokenEndpointStandIn {
   }
 
   /** The Security Token Service's exchange (RFC 8693), as external_account credentials use it. */
-  #exchange(form: URLSearchParams, res: ServerResponse): void {
+  async #exchange(form: URLSearchParams, res: ServerResponse): Promise<void> {
     const audience = form.get('audience') ?? '';
     const expected = this.#federated.get(audience);
     if (expected === undefined) return json(res, 400, { error: 'invalid_target' });
