@@ -1,12 +1,14 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
-// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`), judged where the controller
-// resolves references: a Secret that exists but lacks the data key, holds an empty value or a
-// signing key that does not parse or suit `alg` is a bad reference (ResolvedRefs False), since the
-// data plane refuses the same configuration and answers its traffic with 500. The questions are
-// asked with the data plane's own functions (secretValue, jwtSigningKey) so the two cannot
+// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.cloudtwo.secretRef`), judged
+// where the controller resolves references: a Secret that exists but lacks the data key, holds an
+// empty value, a signing key that does not parse or suit `alg`, or Google credentials JSON gw does
+// not accept is a bad reference (ResolvedRefs False), since the data plane refuses the same
+// configuration and answers its traffic with 500. The questions are asked with the data plane's
+// own functions (secretValue, jwtSigningKey, cloudtwoCredentials) so the two cannot
 // disagree. A Secret that does not exist is left to missingReferences. Messages name the field
 // path, the Secret and the data key — never a value.
 import type { LocalSecretKeyRef } from '../api/types/references.ts';
+import { cloudtwoCredentials } from '../dataplane/auth/backend/cloudtwo/credentials.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
 import { type SecretData, secretValue } from '../dataplane/auth/backend/secret-value.ts';
@@ -42,6 +44,11 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
   if (isPlainObject(jwtSign) && exists(secretName(jwtSign.signingKeyRef))) {
     const key = jwtSigningKey(jwtSign as Parameters<typeof jwtSigningKey>[0], data, namespace);
     if (key instanceof AuthConfigError && key.field.startsWith('jwtSign.signingKeyRef')) errors.push(key);
+  }
+  const cloudtwo = auth.cloudtwo;
+  if (isPlainObject(cloudtwo) && exists(secretName(cloudtwo.secretRef))) {
+    const credentials = cloudtwoCredentials(cloudtwo.secretRef as LocalSecretKeyRef, data, namespace);
+    if (credentials instanceof AuthConfigError) errors.push(credentials);
   }
   return errors.map((error) => `${path}.${error.message}`);
 }

@@ -64,6 +64,7 @@ const BY = {
   connection: `${DP}/upstream/connection-settings.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
+  cloudtwo: `${DP}/auth/backend/cloudtwo/cloudtwo.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
   virtualModels: `${DP}/balancing/virtual-models.ts`,
@@ -225,7 +226,7 @@ const backendAuthFields = {
   passthrough: enforced(),
   cloudone: backendAuthNotYet('cloudone', 'AWS credentials, SigV4 request signing'),
   beta: backendAuthNotYet('beta', 'Azure Entra ID credentials'),
-  cloudtwo: backendAuthNotYet('cloudtwo', 'Google Cloud access and ID tokens'),
+  cloudtwo: enforced(BY.cloudtwo),
   oauthTokenExchange: backendAuthNotYet('oauthTokenExchange', 'OAuth 2.0 token exchange, RFC 8693 and RFC 7523'),
   location: enforced(),
   credentials: enforced(),
@@ -545,6 +546,15 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   ModelBackendAuth: backendAuthFields,
   BackendAuthCredential: { location: enforced(), secretRef: enforced() },
+  CloudtwoAuth: {
+    type: enforced(BY.cloudtwo),
+    secretRef: enforced(BY.cloudtwo, {
+      note: 'service_account and authorized_user credentials JSON; other types are refused (docs/decisions/0016-cloudtwo-credentials.md). Unset: ambient credentials.',
+    }),
+    audience: enforced(BY.cloudtwo, {
+      note: "Unset: https:// and the backend's hostname; a backend without a hostname (an IP address) needs it set.",
+    }),
+  },
   JwtSignAuth: {
     signingKeyRef: enforced(BY.jwtSign),
     alg: enforced(BY.jwtSign),

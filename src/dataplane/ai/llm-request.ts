@@ -297,7 +297,14 @@ export async function runAttempts(
           candidate = next();
           continue;
         }
-        return sendGatewayError(res, record, format, failure.status, failure.message);
+        // A 5xx is gw's own failure: the client gets the generic answer and the log the detail.
+        return sendGatewayError(
+          res,
+          record,
+          format,
+          failure.status,
+          failure.status >= 500 ? failure.detail : failure.message,
+        );
       }
       llm.providerFamily = endpoint.provider.family;
       llm.genAiProvider = endpoint.genAiProviderName;

@@ -10,7 +10,6 @@ test('the kinds of later issues are refused, naming the field (and the cloud of 
   const later: [string, string, BackendAuth][] = [
     ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
     ['beta', 'beta (Azure)', { beta: {} }],
-    ['cloudtwo', 'cloudtwo (Google Cloud)', { cloudtwo: {} }],
     [
       'oauthTokenExchange',
       'oauthTokenExchange',
