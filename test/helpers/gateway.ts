@@ -114,6 +114,26 @@ spec:
 `;
 }
 
+/** GwBackend `name` with `spec` (one YAML line: `static: {…}`, `ai: {…}`) and backend auth `auth` (flow style); ends with ---. */
+export function authBackendYaml(name: string, spec: string, auth: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec:
+  ${spec}
+  policies:
+    auth: ${auth}
+---
+`;
+}
+
+/** An HTTPRoute rule (indented for `rules:`) sending path prefix /`prefix` to GwBackend `name`. */
+export function prefixRuleYaml(prefix: string, name: string): string {
+  return `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
+`;
+}
+
 /**
  * HTTPRoute llm on Gateway ai: one rule for each of `backends`, serving GwBackend <name> at /<name>
  * with the prefix stripped, then `moreRules` (YAML list items indented for `rules:`).

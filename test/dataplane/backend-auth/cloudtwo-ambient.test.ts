@@ -17,11 +17,9 @@ import { decodeJwt, jwtVerify } from 'jose';
 import type { BackendAuth } from '../../../src/api/types/backend-auth.ts';
 import {
   AuthConfigError,
-  type AuthTarget,
   BackendCredentialError,
   type CompiledBackendAuth,
   compileBackendAuth,
-  finishBackendAuth,
 } from '../../../src/dataplane/auth/backend/index.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
 import { fakeClock } from '../../helpers/fake-clock.ts';
@@ -32,6 +30,7 @@ import {
   MetadataServerStandIn,
   TokenEndpointStandIn,
 } from '../../helpers/google-stand-ins.ts';
+import { fetchedBearer } from './helpers.ts';
 
 /** The environment google-auth-library and gcp-metadata read to find ambient credentials. */
 const LIBRARY_ENVIRONMENT = [
@@ -51,18 +50,6 @@ const saved = new Map(LIBRARY_ENVIRONMENT.map((name) => [name, process.env[name]
 let metadata: MetadataServerStandIn;
 let sts: TokenEndpointStandIn;
 let dir: string;
-
-const target = (): AuthTarget => ({ headers: {}, query: new URLSearchParams() });
-
-async function bearer(auth: CompiledBackendAuth): Promise<{ token: string; waited: boolean }> {
-  const request = target();
-  const pending = auth.apply(request, { headers: {} });
-  const failed = await finishBackendAuth(pending, auth, () => assert.fail('cloudtwo does not sign'), { headers: {} });
-  if (failed) throw failed;
-  const header = String(request.headers.authorization ?? '');
-  assert.match(header, /^Bearer \S+$/);
-  return { token: header.slice('Bearer '.length), waited: pending !== undefined };
-}
 
 function compiled(auth: BackendAuth, runtime: PolicyRuntime, host = 'svc-abc.a.run.app'): CompiledBackendAuth {
   const result = compileBackendAuth(auth, () => undefined, 'llm', { runtime, target: { host } });
@@ -96,7 +83,7 @@ describe('ambient credentials from the metadata server', () => {
     process.env.GCE_METADATA_HOST = `127.0.0.1:${await freePort()}`;
     const runtime = new PolicyRuntime({ clock: fakeClock() });
     const auth = compiled({ cloudtwo: {} }, runtime);
-    await assert.rejects(bearer(auth), (error: unknown) => {
+    await assert.rejects(fetchedBearer(auth), (error: unknown) => {
       assert.ok(error instanceof BackendCredentialError);
       assert.equal(error.status, 502);
       assert.equal(error.message, 'gw could not obtain cloudtwo (Google Cloud) credentials for the backend.');
@@ -104,7 +91,7 @@ describe('ambient credentials from the metadata server', () => {
       return true;
     });
     process.env.GCE_METADATA_HOST = metadata.host;
-    const { token, waited } = await bearer(auth);
+    const { token, waited } = await fetchedBearer(auth);
     assert.ok(waited);
     assert.equal(metadata.issued.at(-1)!.token, token);
   });
@@ -126,7 +113,7 @@ describe('ambient credentials from the metadata server', () => {
     const clock = fakeClock();
     const auth = compiled({ cloudtwo: { type: 'AccessToken' } }, new PolicyRuntime({ clock }));
     const before = metadata.requests.length;
-    const first = await bearer(auth);
+    const first = await fetchedBearer(auth);
     const tokenRequests = metadata.requests
       .slice(before)
       .filter((request) => request.path.endsWith('/service-accounts/default/token'));
@@ -134,9 +121,9 @@ describe('ambient credentials from the metadata server', () => {
     assert.equal(tokenRequests[0]!.flavor, 'Google');
     assert.equal(tokenRequests[0]!.query.get('scopes'), CLOUD_PLATFORM_SCOPE);
     clock.advance(50 * 60_000);
-    assert.deepEqual(await bearer(auth), { token: first.token, waited: false });
+    assert.deepEqual(await fetchedBearer(auth), { token: first.token, waited: false });
     clock.advance(11 * 60_000);
-    const renewed = await bearer(auth);
+    const renewed = await fetchedBearer(auth);
     assert.ok(renewed.waited, 'an expired token is fetched anew');
     assert.notEqual(renewed.token, first.token);
   });
@@ -145,7 +132,7 @@ describe('ambient credentials from the metadata server', () => {
     process.env.GCE_METADATA_HOST = metadata.host;
     const auth = compiled({ cloudtwo: { type: 'IdToken' } }, new PolicyRuntime({ clock: fakeClock() }));
     const before = metadata.requests.length;
-    const { token } = await bearer(auth);
+    const { token } = await fetchedBearer(auth);
     const identity = metadata.requests.slice(before).find((request) => request.path.endsWith('/default/identity'));
     assert.equal(identity?.query.get('audience'), 'https://svc-abc.a.run.app');
     assert.equal(identity?.flavor, 'Google');
@@ -174,13 +161,13 @@ describe('ambient credentials from GOOGLE_APPLICATION_CREDENTIALS', () => {
     process.env.GOOGLE_APPLICATION_CREDENTIALS = credentialsFile;
     try {
       const auth = compiled({ cloudtwo: {} }, new PolicyRuntime({ clock: fakeClock() }));
-      const { token } = await bearer(auth);
+      const { token } = await fetchedBearer(auth);
       assert.equal(sts.issued.at(-1)?.grant, 'token-exchange');
       assert.equal(sts.issued.at(-1)?.token, token);
 
       // These credentials cannot mint ID tokens: the request fails, saying so in the log only.
       const id = compiled({ cloudtwo: { type: 'IdToken' } }, new PolicyRuntime({ clock: fakeClock() }));
-      await assert.rejects(bearer(id), (error: unknown) => {
+      await assert.rejects(fetchedBearer(id), (error: unknown) => {
         assert.ok(error instanceof BackendCredentialError);
         assert.equal(error.status, 502);
         assert.match(error.detail, /cannot mint ID tokens/);

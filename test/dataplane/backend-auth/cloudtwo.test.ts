@@ -18,7 +18,6 @@ import {
   BackendCredentialError,
   type CompiledBackendAuth,
   compileBackendAuth,
-  finishBackendAuth,
 } from '../../../src/dataplane/auth/backend/index.ts';
 import { REFRESH_MARGIN_MS } from '../../../src/dataplane/auth/backend/token-cache.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
@@ -32,6 +31,7 @@ import {
   TokenEndpointStandIn,
   type UserCredentials,
 } from '../../helpers/google-stand-ins.ts';
+import { fetchedBearer } from './helpers.ts';
 
 const account = serviceAccount();
 const rotated = serviceAccount('gw-backend-2@test-project.iam.gserviceaccount.com');
@@ -49,17 +49,6 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A fresh request target. */
 const target = (): AuthTarget => ({ headers: {}, query: new URLSearchParams() });
-
-/** The bearer token gw wrote, once any fetch is done; rejects with the BackendCredentialError. */
-async function bearer(auth: CompiledBackendAuth): Promise<{ token: string; waited: boolean }> {
-  const request = target();
-  const pending = auth.apply(request, { headers: {} });
-  const failed = await finishBackendAuth(pending, auth, () => assert.fail('cloudtwo does not sign'), { headers: {} });
-  if (failed) throw failed;
-  const header = String(request.headers.authorization ?? '');
-  assert.match(header, /^Bearer \S+$/);
-  return { token: header.slice('Bearer '.length), waited: pending !== undefined };
-}
 
 function compiled(auth: BackendAuth, runtime: PolicyRuntime, host = 'backend.example.com'): CompiledBackendAuth {
   const result = compileBackendAuth(auth, data, 'llm', { runtime, target: { host } });
@@ -146,7 +135,7 @@ describe('cloudtwo access tokens from a service account key', () => {
     assert.equal(auth.mode, 'cloudtwo');
     const before = endpoint.issued.length;
     const successes = credentialMetrics.get('gcp', 'success');
-    const first = await bearer(auth);
+    const first = await fetchedBearer(auth);
     assert.ok(first.waited, 'the first request waits for the fetch');
     const issued = endpoint.issued.slice(before);
     assert.equal(issued.length, 1);
@@ -159,7 +148,7 @@ describe('cloudtwo access tokens from a service account key', () => {
     assert.equal(credentialMetrics.get('gcp', 'success'), successes + 1);
 
     clock.advance(3_600_000 - REFRESH_MARGIN_MS - 1000);
-    const cached = await bearer(auth);
+    const cached = await fetchedBearer(auth);
     assert.deepEqual(cached, { token: first.token, waited: false }, 'before the refresh point: the cached token');
     assert.equal(endpoint.issued.length, before + 1);
   });
@@ -168,20 +157,20 @@ describe('cloudtwo access tokens from a service account key', () => {
     const clock = fakeClock();
     const runtime = new PolicyRuntime({ clock });
     const auth = compiled({ cloudtwo: { secretRef: { name: 'sa' }, type: 'AccessToken' } }, runtime);
-    const first = await bearer(auth);
+    const first = await fetchedBearer(auth);
     clock.advance(3_600_000 - REFRESH_MARGIN_MS + 1000);
     const before = endpoint.issued.length;
-    const during = await bearer(auth);
+    const during = await fetchedBearer(auth);
     assert.deepEqual(during, { token: first.token, waited: false }, 'the old token while the refresh runs');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(endpoint.issued.length, before + 1, 'one refresh');
-    const refreshed = await bearer(auth);
+    const refreshed = await fetchedBearer(auth);
     assert.equal(refreshed.waited, false);
     assert.equal(refreshed.token, endpoint.issued.at(-1)!.token, 'the refreshed token');
     assert.notEqual(refreshed.token, first.token);
 
     clock.advance(3_600_001);
-    const afterExpiry = await bearer(auth);
+    const afterExpiry = await fetchedBearer(auth);
     assert.equal(afterExpiry.waited, true, 'an expired token is never used');
     assert.equal(endpoint.issued.length, before + 2);
   });
@@ -192,7 +181,7 @@ describe('cloudtwo access tokens from a service account key', () => {
     const before = endpoint.requests;
     endpoint.delayMs = 100;
     try {
-      const tokens = await Promise.all(Array.from({ length: 20 }, () => bearer(auth)));
+      const tokens = await Promise.all(Array.from({ length: 20 }, () => fetchedBearer(auth)));
       assert.equal(new Set(tokens.map((entry) => entry.token)).size, 1);
       assert.equal(endpoint.requests, before + 1, 'one token request for twenty requests');
     } finally {
@@ -203,16 +192,18 @@ describe('cloudtwo access tokens from a service account key', () => {
   it('keeps its token across configurations while the Secret is unchanged; a rotated Secret fetches anew', async () => {
     const runtime = new PolicyRuntime({ clock: fakeClock() });
     const spec: BackendAuth = { cloudtwo: { secretRef: { name: 'sa' } } };
-    const first = await bearer(compiled(spec, runtime));
+    const first = await fetchedBearer(compiled(spec, runtime));
     const before = endpoint.issued.length;
-    const again = await bearer(compiled(spec, runtime));
+    const again = await fetchedBearer(compiled(spec, runtime));
     assert.deepEqual(again, { token: first.token, waited: false });
     assert.equal(endpoint.issued.length, before);
     // The same credentials under another Secret key are the same credential.
-    const sameJson = await bearer(compiled({ cloudtwo: { secretRef: { name: 'sa-other-key', key: 'key' } } }, runtime));
+    const sameJson = await fetchedBearer(
+      compiled({ cloudtwo: { secretRef: { name: 'sa-other-key', key: 'key' } } }, runtime),
+    );
     assert.deepEqual(sameJson, { token: first.token, waited: false });
     secrets['Secret llm/rotating'] = { 'credentials.json': JSON.stringify(rotated.keyFile(endpoint.url)) };
-    const other = await bearer(compiled({ cloudtwo: { secretRef: { name: 'rotating' } } }, runtime));
+    const other = await fetchedBearer(compiled({ cloudtwo: { secretRef: { name: 'rotating' } } }, runtime));
     assert.ok(other.waited);
     assert.notEqual(other.token, first.token);
     assert.equal(endpoint.issued.at(-1)!.subject, rotated.email);
@@ -238,7 +229,7 @@ describe('cloudtwo access tokens from a service account key', () => {
     endpoint.failWith = 400;
     let error: unknown;
     try {
-      await bearer(auth);
+      await fetchedBearer(auth);
     } catch (caught) {
       error = caught;
     } finally {
@@ -255,7 +246,7 @@ describe('cloudtwo access tokens from a service account key', () => {
       assert.ok(!text.includes(key.private_key.slice(40, 80)));
     }
     assert.equal(credentialMetrics.get('gcp', 'failure'), failures + 1);
-    const retried = await bearer(auth);
+    const retried = await fetchedBearer(auth);
     assert.ok(retried.waited && endpoint.accessTokens().has(retried.token), 'the next request fetched');
   });
 });
@@ -268,7 +259,7 @@ describe('cloudtwo ID tokens', () => {
     try {
       const auth = compiled({ cloudtwo: { secretRef: { name: 'sa' }, type: 'IdToken' } }, runtime, 'Svc-abc.a.run.app');
       const before = endpoint.issued.length;
-      const first = await bearer(auth);
+      const first = await fetchedBearer(auth);
       const issued = endpoint.issued.slice(before);
       assert.equal(issued.length, 1);
       assert.equal(issued[0]!.kind, 'id');
@@ -279,11 +270,11 @@ describe('cloudtwo ID tokens', () => {
 
       // A 600 s token is refreshed from half its life on, and not used past its exp.
       clock.advance(299_000);
-      assert.deepEqual(await bearer(auth), { token: first.token, waited: false });
+      assert.deepEqual(await fetchedBearer(auth), { token: first.token, waited: false });
       await tick();
       assert.equal(endpoint.issued.length, before + 1, 'no refresh before half its life');
       clock.advance(302_000);
-      const expired = await bearer(auth);
+      const expired = await fetchedBearer(auth);
       assert.equal(expired.waited, true, 'past exp the request waits for a new token');
       assert.notEqual(expired.token, first.token);
     } finally {
@@ -297,7 +288,7 @@ describe('cloudtwo ID tokens', () => {
       { cloudtwo: { secretRef: { name: 'sa' }, type: 'IdToken', audience: '1234-client.apps.googleusercontent.com' } },
       runtime,
     );
-    const { token } = await bearer(auth);
+    const { token } = await fetchedBearer(auth);
     assert.equal(decodeJwt(token).aud, '1234-client.apps.googleusercontent.com');
   });
 });
@@ -305,10 +296,10 @@ describe('cloudtwo ID tokens', () => {
 describe('cloudtwo with user credentials (authorized_user)', () => {
   it('refreshes at the JSON’s token_uri for access tokens and ID tokens', async () => {
     const runtime = new PolicyRuntime({ clock: fakeClock() });
-    const access = await bearer(compiled({ cloudtwo: { secretRef: { name: 'user' } } }, runtime));
+    const access = await fetchedBearer(compiled({ cloudtwo: { secretRef: { name: 'user' } } }, runtime));
     assert.ok(endpoint.accessTokens().has(access.token));
     assert.equal(endpoint.issued.at(-1)!.grant, 'refresh_token');
-    const id = await bearer(compiled({ cloudtwo: { secretRef: { name: 'user' }, type: 'IdToken' } }, runtime));
+    const id = await fetchedBearer(compiled({ cloudtwo: { secretRef: { name: 'user' }, type: 'IdToken' } }, runtime));
     assert.equal(decodeJwt(id.token).aud, 'https://backend.example.com');
     assert.equal(decodeJwt(id.token).sub, user.clientId);
   });

@@ -7,30 +7,42 @@
 // endpoint answers, gets through. Credentials gw does not take from a Secret (external_account)
 // are refused, named in the backend's status, and fail closed.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { jwtVerify } from 'jose';
 import { statusOf } from '../../helpers/cli.ts';
-import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  authBackendYaml,
+  freePort,
+  gatewayYaml,
+  ownFailureDetail,
+  prefixRuleYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import {
   ID_TOKEN_ISSUER,
   ID_TOKEN_PUBLIC_KEY,
   serviceAccount,
   TokenEndpointStandIn,
 } from '../../helpers/google-stand-ins.ts';
+import {
+  answerOk,
+  chatCompletionAnswer,
+  type RecordingUpstream,
+  startRecordingUpstream,
+} from '../../helpers/recording-upstream.ts';
 
 const ID_AUDIENCE = 'https://internal-api.example.com';
 
 interface Upstream {
-  server: Server;
+  recording: RecordingUpstream;
   port: number;
   /** Authorization headers of the requests it accepted and refused. */
   accepted: string[];
   refused: string[];
 }
 
-/** An upstream that takes a Bearer access token the stand-in issued or an ID token for ID_AUDIENCE. */
+/** An upstream that takes a Bearer access token the stand-in issued (/v1/…) or an ID token for ID_AUDIENCE. */
 async function googleProtectedUpstream(endpoint: TokenEndpointStandIn): Promise<Upstream> {
   const accepted: string[] = [];
   const refused: string[] = [];
@@ -45,42 +57,25 @@ async function googleProtectedUpstream(endpoint: TokenEndpointStandIn): Promise<
       return false;
     }
   };
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const authorization = req.headers.authorization ?? '';
-      void valid(authorization, req.url ?? '').then((ok) => {
-        (ok ? accepted : refused).push(authorization);
-        res.setHeader('content-type', 'application/json');
-        if (!ok) {
-          res.statusCode = 401;
-          res.end('{"error":{"code":401,"status":"UNAUTHENTICATED"}}');
-          return;
-        }
-        if (req.url === '/v1/chat/completions') {
-          res.end(
-            JSON.stringify({
-              id: 'chatcmpl-1',
-              object: 'chat.completion',
-              created: 1,
-              model: 'gemini-2.0-flash',
-              choices: [{ index: 0, message: { role: 'assistant', content: 'from google' }, finish_reason: 'stop' }],
-              usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-            }),
-          );
-        } else res.end('{"ok":true}');
-      });
+  const recording = await startRecordingUpstream((req, res, seen) => {
+    const authorization = seen.headers.authorization ?? '';
+    void valid(authorization, seen.url).then((ok) => {
+      (ok ? accepted : refused).push(authorization);
+      if (!ok) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"error":{"code":401,"status":"UNAUTHENTICATED"}}');
+      } else if (seen.url === '/v1/chat/completions') chatCompletionAnswer('from google')(req, res, seen);
+      else answerOk(req, res, seen);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, accepted, refused };
+  return { recording, port: recording.port, accepted, refused };
 }
 
 const chat = (port: number) =>
   fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer client-token' },
-    body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
   });
 
 describe('cloudtwo backend authentication through gw', () => {
@@ -97,19 +92,10 @@ describe('cloudtwo backend authentication through gw', () => {
     upstream = await googleProtectedUpstream(endpoint);
     port = await freePort();
     keyFile = account.keyFile(endpoint.url);
-    const backend = (name: string, spec: string, cloudtwo: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ${spec}
-  policies:
-    auth: {cloudtwo: ${cloudtwo}}
----
-`;
+    const backend = (name: string, spec: string, cloudtwo: string) =>
+      authBackendYaml(name, spec, `{cloudtwo: ${cloudtwo}}`);
     const staticSpec = `static: {host: 127.0.0.1, port: ${upstream.port}}`;
-    const rule = (prefix: string, name: string) => `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-`;
+    const rule = prefixRuleYaml;
     const external = {
       type: 'external_account',
       audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/x',
@@ -150,7 +136,7 @@ ${rule('web', 'web')}${rule('v1', 'llm')}${rule('federated', 'federated')}`,
 
   after(async () => {
     await gw?.stop();
-    upstream?.server.close();
+    await upstream?.recording.close();
     endpoint?.close();
   });
 

@@ -11,7 +11,15 @@ import { after, before, describe, it } from 'node:test';
 import { type JWTHeaderParameters, type JWTPayload, jwtVerify } from 'jose';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
 import { statusOf } from '../../helpers/cli.ts';
-import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  authBackendYaml,
+  freePort,
+  gatewayYaml,
+  ownFailureDetail,
+  prefixRuleYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { admitted } from '../../helpers/objects.ts';
 import { eventually } from '../../helpers/until.ts';
 
@@ -108,19 +116,10 @@ describe('jwtSign backend authentication through gw', () => {
       .split('\n')
       .map((line) => `    ${line}`)
       .join('\n');
-    const backend = (name: string, spec: string, jwtSign: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  ${spec}
-  policies:
-    auth: {jwtSign: ${jwtSign}}
----
-`;
+    const backend = (name: string, spec: string, jwtSign: string) =>
+      authBackendYaml(name, spec, `{jwtSign: ${jwtSign}}`);
     const staticSpec = `static: {host: 127.0.0.1, port: ${upstream.port}}`;
-    const rule = (prefix: string, name: string) => `    - matches: [{path: {type: PathPrefix, value: /${prefix}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
-`;
+    const rule = prefixRuleYaml;
     gw = await startTestGateway({
       'gateway.yaml': `${gatewayYaml(port)}apiVersion: v1
 kind: Secret
