@@ -62,6 +62,25 @@ export type BackendPolicyConfig = BackendFull;
  */
 export type FieldSources = Record<string, string>;
 
+/**
+ * For each field of an effective section set by an object of another namespace than the one the
+ * section resolves in by default (a GwPolicy on a Gateway reaching a route or backend of another
+ * namespace): that namespace. The Secrets, ConfigMaps and endpoint references of the field
+ * resolve there — in the namespace of the object that named them, as a Local reference means.
+ */
+export type FieldNamespaces = Record<string, string>;
+
+/** The namespace `field` of a section resolves its references in. */
+export function fieldNamespace(namespaces: FieldNamespaces | undefined, field: string, home: string): string {
+  return namespaces?.[field] ?? home;
+}
+
+/** The FieldNamespaces of the policy a backendRef's sub-backend (provider, MCP target) gets: its section's, else the whole backend's. */
+export function sectionNamespaces(ref: BackendRefConfig, section: string | undefined): FieldNamespaces | undefined {
+  if (section !== undefined && ref.sections?.[section] !== undefined) return ref.sectionNamespaces?.[section];
+  return ref.policyNamespaces;
+}
+
 /** A Service an MCP selector target chose (docs/mcp.md "Selector targets"). */
 export interface McpSelectedService {
   /** "Service ns/name": a key into `backends`. */
@@ -84,6 +103,8 @@ export interface BackendRefConfig {
   policy: BackendPolicyConfig;
   /** Where each field of `policy` came from. */
   policySources?: FieldSources;
+  /** Fields of `policy` that resolve in another namespace than the backend's. */
+  policyNamespaces?: FieldNamespaces;
   /**
    * For a GwBackend with AI provider groups or MCP targets: the effective backend policy on this
    * path for each provider or target, by name (GwPolicies on that section and its inline policies
@@ -92,6 +113,8 @@ export interface BackendRefConfig {
   sections?: Record<string, BackendPolicyConfig>;
   /** Where each field of each section's policy came from, by section name. */
   sectionSources?: Record<string, FieldSources>;
+  /** Fields of each section's policy that resolve in another namespace than the backend's, by section name. */
+  sectionNamespaces?: Record<string, FieldNamespaces>;
   /**
    * For a GwBackend with MCP selector targets: the Services each selector target chose, by target
    * name (sorted by key; their specs are in `backends`), with what their annotations say.
@@ -109,6 +132,8 @@ export interface ModelsConfig {
   keys: string[];
   policy: BackendPolicyConfig;
   policySources?: FieldSources;
+  /** The namespace of every field of `policy` (the models are of many namespaces); a model's own policies resolve in its own. */
+  policyNamespaces?: FieldNamespaces;
 }
 
 export interface RuleConfig {
@@ -119,6 +144,8 @@ export interface RuleConfig {
   /** The effective PostRouting traffic policy. */
   traffic: TrafficConfig;
   trafficSources?: FieldSources;
+  /** Fields of `traffic` that resolve in another namespace than the route's (the Gateway's for a listener's models). */
+  trafficNamespaces?: FieldNamespaces;
   backendRefs: BackendRefConfig[];
   /** For a rule whose backend is GwModel "*": the models attached to it. */
   models?: ModelsConfig;
@@ -146,9 +173,12 @@ export interface ListenerConfig {
   frontend: Frontend;
   /** Where each frontend field came from. */
   frontendSources?: FieldSources;
+  /** Frontend fields that resolve in another namespace than the Gateway's (a ListenerSet's policies). */
+  frontendNamespaces?: FieldNamespaces;
   /** The effective PreRouting traffic policy: runs on every request before a route is chosen. */
   preRouting: TrafficConfig;
   preRoutingSources?: FieldSources;
+  preRoutingNamespaces?: FieldNamespaces;
   routes: RouteConfig[];
   /**
    * Models attached to the listener directly (Gateway or ListenerSet parents): a rule of no route

@@ -13,6 +13,7 @@ import {
   type BackendRefConfig,
   DATAPLANE_CONFIG_VERSION,
   type DataPlaneConfig,
+  type FieldNamespaces,
   type ListenerConfig,
   MCP_PATH_ANNOTATION,
   MCP_TARGET_NAME_ANNOTATION,
@@ -27,7 +28,7 @@ import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } 
 import type { ModelAttachment } from './models/status.ts';
 import { objectData } from './object-data.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
-import { type EffectiveSection, sourcesOf, valuesOf } from './policies/merge.ts';
+import { type EffectiveSection, namespacesOf, sourcesOf, valuesOf } from './policies/merge.ts';
 import { findReferences } from './references.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -62,8 +63,14 @@ function selectedObjects(
 }
 
 /** `traffic` with its apiKeyAuthentication's label selector resolved into `selected` (a copy: merged values are shared). */
-function withApiKeySelection(traffic: TrafficConfig, namespace: string, snapshot: Snapshot): TrafficConfig {
+function withApiKeySelection(
+  traffic: TrafficConfig,
+  home: string,
+  namespaces: FieldNamespaces | undefined,
+  snapshot: Snapshot,
+): TrafficConfig {
   const auth = traffic.apiKeyAuthentication;
+  const namespace = namespaces?.apiKeyAuthentication ?? home;
   if (!auth || (!auth.secretSelector && !auth.configMapSelector)) return traffic;
   const selected = selectedObjects(auth, namespace, snapshot)
     .map((object) => `${object.kind} ${namespace}/${object.metadata.name}`)
@@ -222,18 +229,22 @@ function listenerConfig(building: Building, gatewayKey: string, listener: Effect
   const namespace = gatewayKey.split('/')[0]!;
   const point: AttachmentPoint = { gateway: gatewayKey, listener };
   const policy = effectivePolicy(building.index, point);
+  const frontendNamespaces = namespacesOf(policy.frontend, namespace);
+  const preRoutingNamespaces = namespacesOf(policy.preRouting, namespace);
   const config: ListenerConfig = {
     name: listener.name,
     port: listener.port,
     protocol: listener.protocol,
     frontend: valuesOf(policy.frontend),
-    preRouting: withApiKeySelection(valuesOf(policy.preRouting), namespace, building.snapshot),
+    preRouting: withApiKeySelection(valuesOf(policy.preRouting), namespace, preRoutingNamespaces, building.snapshot),
     routes: [],
   };
   const frontendSources = sourcesIfAny(policy.frontend);
   if (frontendSources) config.frontendSources = frontendSources;
+  if (frontendNamespaces) config.frontendNamespaces = frontendNamespaces;
   const preRoutingSources = sourcesIfAny(policy.preRouting);
   if (preRoutingSources) config.preRoutingSources = preRoutingSources;
+  if (preRoutingNamespaces) config.preRoutingNamespaces = preRoutingNamespaces;
   if (listener.hostname) config.hostname = listener.hostname;
   if (listener.tls) {
     config.tls = {
@@ -245,14 +256,16 @@ function listenerConfig(building: Building, gatewayKey: string, listener: Effect
   const modelKeys = listenerModels(building.placements, listener);
   if (modelKeys.length > 0) {
     // The listener's models serve what no route matches, under the listener's PostRouting policy.
+    const trafficNamespaces = namespacesOf(policy.traffic, namespace);
     const rule: RuleConfig = {
       matches: [],
-      traffic: withApiKeySelection(valuesOf(policy.traffic), namespace, building.snapshot),
+      traffic: withApiKeySelection(valuesOf(policy.traffic), namespace, trafficNamespaces, building.snapshot),
       backendRefs: [],
       models: modelsConfig(building, modelKeys, policy.backend),
     };
     const trafficSources = sourcesIfAny(policy.traffic);
     if (trafficSources) rule.trafficSources = trafficSources;
+    if (trafficNamespaces) rule.trafficNamespaces = trafficNamespaces;
     config.modelRule = rule;
     referencedByRule(building, rule, namespace);
   }
@@ -267,12 +280,8 @@ function listenerConfig(building: Building, gatewayKey: string, listener: Effect
     }
     config.routes.push(routeConfig);
   }
-  for (const found of findReferences(config.frontend, 'frontend'))
-    building.referenced.push({ kind: found.kind, namespace, name: found.name });
-  for (const found of findReferences(config.preRouting, 'traffic'))
-    building.referenced.push({ kind: found.kind, namespace, name: found.name });
-  for (const object of selectedObjects(config.preRouting, namespace, building.snapshot))
-    building.referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
+  referenceSection(building, config.frontend, 'frontend', namespace, frontendNamespaces);
+  referenceSection(building, config.preRouting, 'traffic', namespace, preRoutingNamespaces);
   return config;
 }
 
@@ -300,6 +309,9 @@ function modelsConfig(building: Building, keys: string[], backend: EffectiveSect
   const models: ModelsConfig = { keys, policy: valuesOf(applicable) };
   const policySources = sourcesIfAny(applicable);
   if (policySources) models.policySources = policySources;
+  // Models are of many namespaces: every field says its own.
+  const policyNamespaces = namespacesOf(applicable);
+  if (policyNamespaces) models.policyNamespaces = policyNamespaces;
   return models;
 }
 
@@ -318,13 +330,15 @@ function ruleConfig(
     route: { namespace: routeNamespace, name: routeName, rule: rule.name },
   };
   const policy = effectivePolicy(building.index, point);
+  const trafficNamespaces = namespacesOf(policy.traffic, routeNamespace);
   const config: RuleConfig = {
     matches: rule.matches,
-    traffic: withApiKeySelection(valuesOf(policy.traffic), routeNamespace, building.snapshot),
+    traffic: withApiKeySelection(valuesOf(policy.traffic), routeNamespace, trafficNamespaces, building.snapshot),
     backendRefs: [],
   };
   const trafficSources = sourcesIfAny(policy.traffic);
   if (trafficSources) config.trafficSources = trafficSources;
+  if (trafficNamespaces) config.trafficNamespaces = trafficNamespaces;
   if (rule.name) config.name = rule.name;
   if (rule.filters) config.filters = rule.filters;
   if (rule.timeouts) config.timeouts = rule.timeouts;
@@ -343,15 +357,31 @@ function ruleConfig(
   return config;
 }
 
-/** What a rule's traffic policy names, resolved in the route's namespace. */
+/** What a rule's traffic policy and its models' backend policy name, each field in its source's namespace. */
 function referencedByRule(building: Building, rule: RuleConfig, namespace: string): void {
-  for (const found of findReferences(rule.traffic, 'traffic'))
-    building.referenced.push({ kind: found.kind, namespace, name: found.name });
-  for (const object of selectedObjects(rule.traffic, namespace, building.snapshot))
-    building.referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
-  if (rule.models) {
-    for (const found of findReferences(rule.models.policy, 'policy'))
+  referenceSection(building, rule.traffic, 'traffic', namespace, rule.trafficNamespaces);
+  if (rule.models) referenceSection(building, rule.models.policy, 'policy', namespace, rule.models.policyNamespaces);
+}
+
+/**
+ * The objects an effective section names, each resolved in the namespace of the object that set
+ * its field (FieldNamespaces), else in `home` — the Secrets and ConfigMaps named, and those an
+ * API key selector chose. A field set in another namespace never reads the home namespace's
+ * objects: a Gateway-wide policy's Secret is its own, whatever a route's namespace holds.
+ */
+function referenceSection(
+  building: Building,
+  section: object,
+  path: string,
+  home: string,
+  namespaces: FieldNamespaces | undefined,
+): void {
+  for (const [field, value] of Object.entries(section)) {
+    const namespace = namespaces?.[field] ?? home;
+    for (const found of findReferences(value, `${path}.${field}`))
       building.referenced.push({ kind: found.kind, namespace, name: found.name });
+    for (const object of selectedObjects(value, namespace, building.snapshot))
+      building.referenced.push({ kind: object.kind, namespace, name: object.metadata.name! });
   }
 }
 
@@ -386,6 +416,8 @@ function backendRefConfig(
   const refConfig: BackendRefConfig = { backend: key, weight: ref.weight, policy: valuesOf(effective) };
   const policySources = sourcesIfAny(effective);
   if (policySources) refConfig.policySources = policySources;
+  const policyNamespaces = namespacesOf(effective, ref.namespace);
+  if (policyNamespaces) refConfig.policyNamespaces = policyNamespaces;
   if (ref.port !== undefined) refConfig.port = ref.port;
   if (ref.filters) refConfig.filters = ref.filters;
   const sections = ref.kind === 'GwBackend' && object ? subBackendNames(object) : [];
@@ -400,8 +432,12 @@ function backendRefConfig(
         refConfig.sectionSources ??= {};
         refConfig.sectionSources[section] = sources;
       }
-      for (const found of findReferences(refConfig.sections[section], 'policy'))
-        referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+      const namespaces = namespacesOf(sectionPolicy, ref.namespace);
+      if (namespaces) {
+        refConfig.sectionNamespaces ??= {};
+        refConfig.sectionNamespaces[section] = namespaces;
+      }
+      referenceSection(building, refConfig.sections[section], 'policy', ref.namespace, namespaces);
     }
   }
   if (object) {
@@ -410,8 +446,7 @@ function backendRefConfig(
     for (const found of findReferences(object.spec, 'spec'))
       referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
   }
-  for (const found of findReferences(refConfig.policy, 'policy'))
-    referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+  referenceSection(building, refConfig.policy, 'policy', ref.namespace, policyNamespaces);
   return refConfig;
 }
 

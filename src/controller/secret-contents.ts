@@ -1,13 +1,15 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
-// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.cloudtwo.secretRef`), judged
-// where the controller resolves references: a Secret that exists but lacks the data key, holds an
-// empty value, a signing key that does not parse or suit `alg`, or Google credentials JSON gw does
-// not accept is a bad reference (ResolvedRefs False), since the data plane refuses the same
-// configuration and answers its traffic with 500. The questions are asked with the data plane's
-// own functions (secretValue, jwtSigningKey, cloudtwoCredentials) so the two cannot
+// `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.beta.secretRef`,
+// `auth.cloudtwo.secretRef`), judged where the controller resolves references: a Secret that exists
+// but lacks the data key, holds an empty value, a signing key that does not parse or suit `alg`, a
+// tenant that is no tenant ID, or Google credentials JSON gw does not accept is a bad reference
+// (ResolvedRefs False), since the data plane refuses the same configuration and answers its traffic
+// with 500. The questions are asked with the data plane's own functions (secretValue,
+// jwtSigningKey, betaClientSecret, cloudtwoCredentials) so the two cannot
 // disagree. A Secret that does not exist is left to missingReferences. Messages name the field
 // path, the Secret and the data key — never a value.
-import type { LocalSecretKeyRef } from '../api/types/references.ts';
+import type { LocalSecretKeyRef, LocalSecretObjectRef } from '../api/types/references.ts';
+import { betaClientSecret } from '../dataplane/auth/backend/beta.ts';
 import { cloudtwoCredentials } from '../dataplane/auth/backend/cloudtwo/credentials.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
@@ -44,6 +46,11 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
   if (isPlainObject(jwtSign) && exists(secretName(jwtSign.signingKeyRef))) {
     const key = jwtSigningKey(jwtSign as Parameters<typeof jwtSigningKey>[0], data, namespace);
     if (key instanceof AuthConfigError && key.field.startsWith('jwtSign.signingKeyRef')) errors.push(key);
+  }
+  const beta = auth.beta;
+  if (isPlainObject(beta) && exists(secretName(beta.secretRef))) {
+    const principal = betaClientSecret(beta.secretRef as LocalSecretObjectRef, data, namespace);
+    if (principal instanceof AuthConfigError) errors.push(principal);
   }
   const cloudtwo = auth.cloudtwo;
   if (isPlainObject(cloudtwo) && exists(secretName(cloudtwo.secretRef))) {

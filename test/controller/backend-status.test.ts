@@ -146,6 +146,31 @@ spec: {ai: {provider: {alpha: {}}}, policies: {auth: ${auth}}}
     assert.equal(`${fixed.status}/${fixed.reason}`, 'True/ResolvedRefs');
   });
 
+  it('a beta secretRef Secret needs clientID, tenantID and clientSecret, non-empty, and a tenant ID', () => {
+    const beta = backend('{beta: {secretRef: {name: azure}}}');
+    const full = { clientID: 'app-1', tenantID: 'contoso.onmicrosoft.com', clientSecret: 'azure-secret-value' };
+    const missing = resolvedRefs(beta + secret('azure', { clientID: 'app-1', tenantID: 'contoso.onmicrosoft.com' }));
+    assert.equal(missing.status, 'False');
+    assert.equal(missing.reason, 'InvalidCredentialRef');
+    assert.equal(
+      missing.message,
+      'spec.policies.auth.beta.secretRef.key: Secret default/azure has no key "clientSecret"',
+    );
+    const empty = resolvedRefs(beta + secret('azure', { ...full, clientID: ' ' }));
+    assert.equal(
+      empty.message,
+      'spec.policies.auth.beta.secretRef.key: key "clientID" of Secret default/azure is empty',
+    );
+    const tenant = resolvedRefs(beta + secret('azure', { ...full, tenantID: 'not a tenant' }));
+    assert.match(
+      tenant.message,
+      /^spec\.policies\.auth\.beta\.secretRef\.key: key "tenantID" of Secret default\/azure is not a tenant ID/,
+    );
+    for (const condition of [missing, empty, tenant]) assert.doesNotMatch(condition.message, /azure-secret-value/);
+    const fine = resolvedRefs(beta + secret('azure', full));
+    assert.equal(`${fine.status}/${fine.reason}`, 'True/ResolvedRefs');
+  });
+
   it('a cloudtwo Secret without credentials.json, with no JSON or with credentials gw does not take is InvalidCredentialRef', () => {
     const cloudtwo = backend('{cloudtwo: {secretRef: {name: google}}}');
     const missing = resolvedRefs(cloudtwo + secret('google', { 'key.json': '{}' }));

@@ -10,6 +10,7 @@ function policy(
 ): Attachment {
   return {
     source: `GwPolicy default/${name}`,
+    namespace: 'default',
     level,
     target: `${level} target`,
     creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',

@@ -64,6 +64,7 @@ const BY = {
   connection: `${DP}/upstream/connection-settings.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
+  beta: `${DP}/auth/backend/beta.ts`,
   cloudtwo: `${DP}/auth/backend/cloudtwo/cloudtwo.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
@@ -225,7 +226,9 @@ const backendAuthFields = {
   secretRef: enforced(),
   passthrough: enforced(),
   cloudone: backendAuthNotYet('cloudone', 'AWS credentials, SigV4 request signing'),
-  beta: backendAuthNotYet('beta', 'Azure Entra ID credentials'),
+  beta: enforced(BY.beta, {
+    note: 'None of secretRef, managedIdentity, workloadIdentity set: the SDK default chain over the environment (docs/backend-auth.md).',
+  }),
   cloudtwo: enforced(BY.cloudtwo),
   oauthTokenExchange: backendAuthNotYet('oauthTokenExchange', 'OAuth 2.0 token exchange, RFC 8693 and RFC 7523'),
   location: enforced(),
@@ -546,6 +549,20 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   ModelBackendAuth: backendAuthFields,
   BackendAuthCredential: { location: enforced(), secretRef: enforced() },
+  BetaAuth: {
+    secretRef: enforced(BY.beta),
+    managedIdentity: enforced(BY.beta),
+    workloadIdentity: enforced(BY.beta, {
+      note: 'Needs AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE in the environment; without them the backend is refused.',
+    }),
+  },
+  BetaManagedIdentity: {
+    clientId: enforced(BY.beta, {
+      note: 'The API requires all three ids: "" leaves one out, all empty is the system-assigned identity, two non-empty are refused.',
+    }),
+    objectId: enforced(BY.beta),
+    resourceId: enforced(BY.beta),
+  },
   CloudtwoAuth: {
     type: enforced(BY.cloudtwo),
     secretRef: enforced(BY.cloudtwo, {

@@ -33,6 +33,7 @@ function inline(
   if (!fields || Object.keys(fields).length === 0) return undefined;
   return {
     source,
+    namespace: object.metadata.namespace ?? '',
     level,
     target,
     creationTimestamp: object.metadata.creationTimestamp ?? '',
@@ -74,6 +75,7 @@ export function indexPolicies(
         if (!fields) continue;
         add(index, target.description, {
           source,
+          namespace: policy.metadata.namespace ?? '',
           level: target.level,
           target: target.description,
           creationTimestamp: policy.metadata.creationTimestamp ?? '',

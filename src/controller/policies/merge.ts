@@ -27,6 +27,8 @@ export type PolicySection = 'frontend' | 'traffic' | 'backend';
 export interface Provenance {
   /** "GwPolicy ns/name", or the inline source: "GwBackend ns/name", "GwBackend ns/name provider p". */
   source: string;
+  /** The source object's namespace: where the Secrets, ConfigMaps and endpoints its fields name resolve. */
+  namespace: string;
   level: Level;
   /** What the source was attached to: "Gateway ns/name", "HTTPRoute ns/name rule chat", ... */
   target: string;
@@ -52,8 +54,8 @@ export interface EffectiveField {
 export type EffectiveSection = Record<string, EffectiveField>;
 
 function provenanceOf(attachment: Attachment): Provenance {
-  const { source, level, target, creationTimestamp } = attachment;
-  return { source, level, target, creationTimestamp };
+  const { source, namespace, level, target, creationTimestamp } = attachment;
+  return { source, namespace, level, target, creationTimestamp };
 }
 
 /**
@@ -102,6 +104,21 @@ export function valuesOf<T extends object = Record<string, unknown>>(section: Ef
   const values: Record<string, unknown> = {};
   for (const [field, effective] of Object.entries(section)) values[field] = effective.value;
   return values as T;
+}
+
+/**
+ * For each field of an effective section whose source is in another namespace than `home` (the
+ * namespace the data plane resolves the section's references in by default), that namespace: the
+ * contract's FieldNamespaces. Without `home`, every field's. `phase` is not a field.
+ */
+export function namespacesOf(section: EffectiveSection, home?: string): Record<string, string> | undefined {
+  let namespaces: Record<string, string> | undefined;
+  for (const [field, effective] of Object.entries(section)) {
+    if (field === 'phase' || effective.from.namespace === home) continue;
+    namespaces ??= {};
+    namespaces[field] = effective.from.namespace;
+  }
+  return namespaces;
 }
 
 /** For each field of an effective section, "source on target" (the contract's FieldSources); `phase` is not a field. */

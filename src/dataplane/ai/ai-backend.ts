@@ -3,8 +3,10 @@
 // and the request flow: read and check the body, apply the AI policies, then try providers in
 // the balancer's order until one answers — failing over only while nothing has been sent to the
 // client.
+
 import type { RouteType } from '../../api/types/ai.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
+import { sectionNamespaces } from '../../contract/dataplane-config.ts';
 import { systemClock } from '../../util/clock.ts';
 import {
   type Backend,
@@ -38,8 +40,13 @@ export const aiKind: BackendKind<BackendRefInput> = {
       for (const [index, named] of group.entries()) {
         const field = spec.provider ? 'spec.ai.provider' : `spec.ai.groups[${groupIndex}].providers[${index}]`;
         // A provider's effective policy: the controller merged GwPolicy < GwBackend < provider per section.
-        const policy = spec.provider ? basePolicy : (input.ref.sections?.[named.name] ?? basePolicy);
-        const endpoint = compileEndpoint(named, policy, { namespace: input.namespace, context: input.context });
+        const section = spec.provider ? undefined : named.name;
+        const policy = section === undefined ? basePolicy : (input.ref.sections?.[section] ?? basePolicy);
+        const endpoint = compileEndpoint(named, policy, {
+          namespace: input.namespace,
+          namespaces: sectionNamespaces(input.ref, section),
+          context: input.context,
+        });
         if ('message' in endpoint)
           return backendRefusal(`${where} ${field}${endpoint.field ? `.${endpoint.field}` : ''}: ${endpoint.message}`);
         members.push({ name: named.name, provider: endpoint, health: policy.health });

@@ -7,6 +7,7 @@ import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
 import { genAiProviderName } from '../../api/vendors.ts';
+import { type FieldNamespaces, fieldNamespace } from '../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
@@ -49,7 +50,10 @@ interface ModelEndpointPolicies extends ModelRequestPolicies {
 
 /** Where an endpoint is compiled: the namespace its references resolve in, and the configuration. */
 export interface EndpointInput {
+  /** The provider's namespace (the GwBackend's or GwModel's): its own references resolve there. */
   namespace: string;
+  /** Fields of the policy set by an object of another namespace, whose references resolve there. */
+  namespaces?: FieldNamespaces | undefined;
   context: BackendCompileContext;
 }
 
@@ -75,16 +79,22 @@ export function compileEndpoint(
     // A tls policy originates TLS even to a host and port that would be plain by default.
     const destination =
       policy.tls !== undefined ? { ...provider.origin, protocol: 'https:' as const } : provider.origin;
-    settings = connectionSettings(destination, policy, data, namespace);
+    settings = connectionSettings(destination, policy, data, fieldNamespace(input.namespaces, 'tls', namespace));
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
   }
+  const authNamespace = fieldNamespace(input.namespaces, 'auth', namespace);
   const auth = compileBackendAuth(
     policy.auth,
     data,
-    namespace,
-    backendAuthOptions(context, namespace, { host: provider.origin.host, family: provider.family }, provider.keyStyle),
+    authNamespace,
+    backendAuthOptions(
+      context,
+      authNamespace,
+      { host: provider.origin.host, family: provider.family },
+      provider.keyStyle,
+    ),
   );
   if (auth instanceof AuthConfigError) return { field: `policies.auth.${auth.field}`, message: auth.message };
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);

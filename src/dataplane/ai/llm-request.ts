@@ -297,14 +297,9 @@ export async function runAttempts(
           candidate = next();
           continue;
         }
-        // A 5xx is gw's own failure: the client gets the generic answer and the log the detail.
-        return sendGatewayError(
-          res,
-          record,
-          format,
-          failure.status,
-          failure.status >= 500 ? failure.detail : failure.message,
-        );
+        // The message is written for the client (it names the credential kind, never a secret);
+        // the detail stays in the access log, which gw's generic 5xx answer would overwrite.
+        return sendClientError(res, format, failure.status, failure.message);
       }
       llm.providerFamily = endpoint.provider.family;
       llm.genAiProvider = endpoint.genAiProviderName;

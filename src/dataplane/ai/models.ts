@@ -10,6 +10,7 @@ import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
 import { MODEL_PROVIDERS, modelProviderLabel } from '../../api/vendors.ts';
+import type { FieldNamespaces } from '../../contract/dataplane-config.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { systemClock } from '../../util/clock.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
@@ -83,16 +84,20 @@ type ModelCatalog = ReadonlyMap<string, CompiledModel>;
  */
 const catalogs = new WeakMap<BackendCompileContext, Map<string, ModelCatalog>>();
 
-function catalogFor(context: BackendCompileContext, policy: BackendFull): ModelCatalog {
+function catalogFor(
+  context: BackendCompileContext,
+  policy: BackendFull,
+  namespaces: FieldNamespaces | undefined,
+): ModelCatalog {
   let byPolicy = catalogs.get(context);
   if (!byPolicy) {
     byPolicy = new Map();
     catalogs.set(context, byPolicy);
   }
-  const key = JSON.stringify(policy);
+  const key = JSON.stringify([policy, namespaces]);
   let catalog = byPolicy.get(key);
   if (!catalog) {
-    catalog = compileModels(context, policy);
+    catalog = compileModels(context, policy, namespaces);
     byPolicy.set(key, catalog);
     for (const model of catalog.values())
       if (model.kind === 'error') context.report(`GwModel ${model.key}: ${model.message}`);
@@ -101,12 +106,16 @@ function catalogFor(context: BackendCompileContext, policy: BackendFull): ModelC
 }
 
 /** Compiles every GwModel of a configuration; virtual models after the concrete ones they name. */
-function compileModels(context: BackendCompileContext, policy: BackendFull): Map<string, CompiledModel> {
+function compileModels(
+  context: BackendCompileContext,
+  policy: BackendFull,
+  namespaces: FieldNamespaces | undefined,
+): Map<string, CompiledModel> {
   const models = context.models;
   const compiled = new Map<string, CompiledModel>();
   const keys = Object.keys(models).sort();
   for (const key of keys)
-    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, policy));
+    if (!models[key]!.virtualModel) compiled.set(key, compileConcrete(key, models[key]!, context, policy, namespaces));
   for (const key of keys) if (models[key]!.virtualModel) compiled.set(key, compileVirtual(key, models[key]!, compiled));
   return compiled;
 }
@@ -170,6 +179,7 @@ function compileConcrete(
   spec: GwModelSpec,
   context: BackendCompileContext,
   backend: BackendFull,
+  backendNamespaces: FieldNamespaces | undefined,
 ): CompiledModel {
   const namespace = key.slice(0, key.indexOf('/'));
   const modelBase = base(key, spec);
@@ -193,7 +203,10 @@ function compileConcrete(
   const policies = spec.policies ?? {};
   const policy = endpointPolicy(backend, policies, https);
   const name = key.slice(key.indexOf('/') + 1);
-  const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, context }, policies);
+  // The GwPolicies' fields resolve in their own namespaces; the model's own policies in its.
+  const inherited = Object.entries(backendNamespaces ?? {}).filter(([field]) => !Object.hasOwn(policies, field));
+  const namespaces = inherited.length > 0 ? Object.fromEntries(inherited) : undefined;
+  const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, namespaces, context }, policies);
   if ('message' in endpoint) return failed(key, spec, `${endpoint.field}: ${endpoint.message}`);
   // The GwModel provider names the vendor better than its wire family does (Provider12 speaks alpha's API).
   endpoint.genAiProviderName = MODEL_PROVIDERS[spec.provider!].genAiProviderName;
@@ -293,7 +306,7 @@ export const MODEL_ANSWERS = answersByRouteType((path) => modelRouteType(path) ?
 /** The models kind: the GwModels a rule (GwModel "*") or a listener serves. */
 export const modelsKind: BackendKind<ModelsInput> = {
   compile({ models, context }: ModelsInput): Backend {
-    return new ModelsBackend(catalogFor(context, models.policy), models.keys);
+    return new ModelsBackend(catalogFor(context, models.policy, models.policyNamespaces), models.keys);
   },
 };
 

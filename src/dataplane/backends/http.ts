@@ -3,8 +3,10 @@
 // backend auth; a request is forwarded through the pool as it is (proxy/http-forward.ts), with
 // traffic.retry, traffic.hostRewrite and the route and backend deadlines. Its response takes the
 // response path every kind's does (proxy/response-path.ts).
+
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { fieldNamespace } from '../../contract/dataplane-config.ts';
 import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
 import {
@@ -59,9 +61,11 @@ export const httpKind: BackendKind<BackendRefInput> = {
         ? serviceDestination(object.spec, ref.port, tls)
         : staticDestination(object.spec.static!, tls);
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
+    // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
+    const namespaces = ref.policyNamespaces;
     let settings: ConnectionSettings;
     try {
-      settings = connectionSettings(destination, policy, context.data, namespace);
+      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace));
     } catch (error) {
       if (error instanceof ConnectionSettingsError)
         return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
@@ -69,11 +73,12 @@ export const httpKind: BackendKind<BackendRefInput> = {
     }
     let auth: CompiledBackendAuth | undefined;
     if (policy.auth !== undefined) {
+      const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
       const compiled = compileBackendAuth(
         policy.auth,
         context.data,
-        namespace,
-        backendAuthOptions(context, namespace, { host: settings.socket.host }),
+        authNamespace,
+        backendAuthOptions(context, authNamespace, { host: settings.socket.host }),
       );
       if (compiled instanceof AuthConfigError)
         return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);

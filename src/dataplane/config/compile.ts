@@ -348,6 +348,7 @@ function compileListener(
     namespace: config.gateway.namespace,
     data: compiling.data,
     backends: config.backends,
+    namespaces: listener.preRoutingNamespaces,
     scope: preRoutingScope,
     owner: (field) => listener.preRoutingSources?.[field] ?? preRoutingScope,
     runtime: context.policyRuntime,
@@ -362,10 +363,11 @@ function compileListener(
   const preRoutingRefusal = refusedPreRouting ? `traffic policy ${refusedPreRouting}` : policyRefusal(preRouting);
   if (preRoutingRefusal)
     problems.push(`listener ${listener.name} PreRouting: ${preRoutingRefusal}; the listener answers 500`);
-  const telemetry = context.telemetry?.forFrontend(listener.frontend, {
-    backends: config.backends,
-    namespace: config.gateway.namespace,
-  });
+  const telemetry = context.telemetry?.forFrontend(
+    listener.frontend,
+    { backends: config.backends, namespace: config.gateway.namespace },
+    listener.frontendNamespaces,
+  );
   const refusedFrontend = refusalText('frontend', listener.frontend, 'frontend.');
   const frontendRefusal = refusedFrontend && `frontend policy ${refusedFrontend}`;
   if (frontendRefusal) problems.push(`listener ${listener.name}: ${frontendRefusal}; the listener answers 500`);
@@ -410,6 +412,7 @@ function compileRule(
     namespace,
     data: compiling.data,
     backends: config.backends,
+    namespaces: rule.trafficNamespaces,
     scope: gatewayScope,
     owner: (field) => rule.trafficSources?.[field] ?? gatewayScope,
     runtime: context.policyRuntime,

@@ -2,6 +2,7 @@
 // session key, the policy hooks) and served per request by the client's transport — the legacy
 // HTTP+SSE transport on paths ending in /sse, Streamable HTTP everywhere else — once its Origin
 // has passed the DNS-rebinding check.
+import { fieldNamespace } from '../../contract/dataplane-config.ts';
 import {
   type Backend,
   type BackendKind,
@@ -37,7 +38,7 @@ export const mcpKind: BackendKind<BackendRefInput> = {
     // The effective backend policy's `mcp` (authentication excepted: a request step before this backend).
     const hooks = compileMcpPolicy(input.ref.policy.mcp, {
       backends: context.backends,
-      namespace: input.namespace,
+      namespace: fieldNamespace(input.ref.policyNamespaces, 'mcp', input.namespace),
       runtime: context.runtime,
     });
     if (isProblem(hooks)) return backendRefusal(`${key} backend policy ${hooks.field}: ${hooks.message}`);

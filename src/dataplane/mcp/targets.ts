@@ -8,6 +8,7 @@ import type { Pool } from 'undici';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { MCPBackend } from '../../api/types/mcp.ts';
 import type { BackendPolicyConfig, McpSelectedService } from '../../contract/dataplane-config.ts';
+import { fieldNamespace, sectionNamespaces } from '../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendRefInput } from '../backends/backend.ts';
@@ -134,9 +135,16 @@ function buildTarget(
   input: BackendRefInput,
 ): McpTarget | Problem {
   const { context } = input;
+  // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
+  const namespaces = sectionNamespaces(input.ref, name);
   let settings: ReturnType<typeof connectionSettings>;
   try {
-    settings = connectionSettings(destination, policy, context.data, input.namespace);
+    settings = connectionSettings(
+      destination,
+      policy,
+      context.data,
+      fieldNamespace(namespaces, 'tls', input.namespace),
+    );
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
@@ -144,11 +152,12 @@ function buildTarget(
   context.pool(settings); // recorded as used by this configuration (created now, kept warm across swaps)
   let auth: CompiledBackendAuth | undefined;
   if (policy.auth !== undefined) {
+    const authNamespace = fieldNamespace(namespaces, 'auth', input.namespace);
     const compiled = compileBackendAuth(
       policy.auth,
       context.data,
-      input.namespace,
-      backendAuthOptions(context, input.namespace, { host: settings.socket.host }),
+      authNamespace,
+      backendAuthOptions(context, authNamespace, { host: settings.socket.host }),
     );
     if (compiled instanceof AuthConfigError)
       return { field: `policies.auth.${compiled.field}`, message: compiled.message };

@@ -105,7 +105,8 @@ export function compileTraffic(traffic: Record<string, unknown>, context: Policy
     if (value === undefined) continue;
     let compiled: ReturnType<PolicyCompiler<never>>;
     try {
-      compiled = entry.compile(value as never, context);
+      const namespace = context.namespaces?.[entry.field];
+      compiled = entry.compile(value as never, namespace === undefined ? context : { ...context, namespace });
     } catch (error) {
       compiled = {
         field: `${context.path}.${entry.field}`,

@@ -1,7 +1,7 @@
 // The contract between the traffic-policy pipeline and each policy: a GwPolicy traffic field is
 // compiled once per configuration into a CompiledPolicy (or a problem naming the field), then its
 // request step runs per request in the pipeline's order (docs/policies.md).
-import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
+import type { DataPlaneConfig, FieldNamespaces } from '../../contract/dataplane-config.ts';
 import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { PolicyExchange } from './exchange.ts';
 import type { PolicyRuntime } from './runtime.ts';
@@ -84,6 +84,8 @@ export interface PolicyCompileContext {
   path: string;
   /** Namespace references in the policy resolve in (the route's, or the Gateway's for PreRouting). */
   namespace: string;
+  /** Fields set by an object of another namespace, whose references resolve there instead. */
+  namespaces?: FieldNamespaces;
   /** Secrets and ConfigMaps of the configuration, by "Kind ns/name". */
   data: DataLookup;
   /** Services and GwBackends of the configuration (endpoint references), by "Kind ns/name". */

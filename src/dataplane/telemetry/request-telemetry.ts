@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Frontend } from '../../api/types/frontend.ts';
 import type { AccessLog, Tracing } from '../../api/types/observability.ts';
+import { type FieldNamespaces, fieldNamespace } from '../../contract/dataplane-config.ts';
 import type { LogFormat } from '../../util/log-line.ts';
 import { credentialMetrics } from '../auth/backend/credential-metrics.ts';
 import {
@@ -71,11 +72,15 @@ export class Telemetry {
    * Compiles a Frontend's accessLog (and its OTLP export), tracing and metrics settings, once per
    * configuration. Collector references resolve in `scope`; without one they are problems.
    */
-  forFrontend(frontend: Frontend | undefined, scope?: EndpointScope): FrontendTelemetry {
+  forFrontend(frontend: Frontend | undefined, scope?: EndpointScope, namespaces?: FieldNamespaces): FrontendTelemetry {
     const accessLog = this.#accessLog ? new AccessLogger(frontend?.accessLog, this.sink, this.#logFormat) : undefined;
     const problems: string[] = [];
     const endpoint = (reference: EndpointReference, field: string): ResolvedEndpoint | undefined => {
-      const resolved = scope ? resolveEndpoint(reference, scope, field) : { field, message: 'cannot be resolved here' };
+      // A field set by a policy of another namespace (a ListenerSet's) resolves there.
+      const namespace = scope && fieldNamespace(namespaces, field.split('.')[0]!, scope.namespace);
+      const resolved = scope
+        ? resolveEndpoint(reference, { ...scope, namespace: namespace! }, field)
+        : { field, message: 'cannot be resolved here' };
       if ('message' in resolved) {
         problems.push(`${resolved.field}: ${resolved.message}; nothing is exported`);
         return undefined;

@@ -9,7 +9,6 @@ import { authError, compiledAuth, SECRET } from './helpers.ts';
 test('the kinds of later issues are refused, naming the field (and the cloud of a cloud kind)', () => {
   const later: [string, string, BackendAuth][] = [
     ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
-    ['beta', 'beta (Azure)', { beta: {} }],
     [
       'oauthTokenExchange',
       'oauthTokenExchange',

@@ -9,6 +9,7 @@ import { authKindLabel } from '../../../api/vendors.ts';
 import { type Clock, systemClock } from '../../../util/clock.ts';
 import type { EndpointScope } from '../../policies/endpoint.ts';
 import type { PolicyRuntime } from '../../policies/runtime.ts';
+import { compileBeta } from './beta.ts';
 import { compileCloudtwo } from './cloudtwo/cloudtwo.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
@@ -94,6 +95,7 @@ type AnyKindCompiler = CredentialKindCompiler<any>;
 /** The credential kinds compiled by their own files; a kind missing here is refused. */
 const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
   jwtSign: compileJwtSign,
+  beta: compileBeta,
   cloudtwo: compileCloudtwo,
 };
 
