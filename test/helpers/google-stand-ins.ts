@@ -7,8 +7,8 @@
 // ID tokens are JWTs signed with the stand-ins' own key (ID_TOKEN_PUBLIC_KEY verifies them).
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { closeServer, listen, readBody, sendJson } from './http-server.ts';
 
 /** Where google-auth-library signs its assertions to (their aud), whatever endpoint receives them. */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -34,25 +34,6 @@ async function idToken(audience: string, subject: string, email: string | undefi
 }
 
 const accessToken = () => `ya29.${randomBytes(24).toString('base64url')}`;
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
-}
 
 /** A service account: its key file (token_uri set by the caller) and its public key. */
 export interface ServiceAccount {
@@ -128,7 +109,7 @@ export class TokenEndpointStandIn {
           if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
           await this.#answer(req, body, res);
         })
-        .catch((error: Error) => json(res, 500, { error: 'internal_failure', error_description: error.message }));
+        .catch((error: Error) => sendJson(res, 500, { error: 'internal_failure', error_description: error.message }));
     });
   }
 
@@ -156,20 +137,19 @@ export class TokenEndpointStandIn {
     return new Set(this.issued.filter((entry) => entry.kind === 'access').map((entry) => entry.token));
   }
 
-  close(): void {
-    this.server.close();
-    this.server.closeAllConnections();
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 
   async #answer(req: IncomingMessage, body: string, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== '/token')
-      return json(res, 404, { error: 'not_found' });
+      return sendJson(res, 404, { error: 'not_found' });
     if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
-      return json(res, 400, { error: 'invalid_request', error_description: 'form body expected' });
+      return sendJson(res, 400, { error: 'invalid_request', error_description: 'form body expected' });
     const form = new URLSearchParams(body);
     if (this.failWith !== undefined) {
       // Google's answers quote what they refused; gw must not log or forward it.
-      return json(res, this.failWith, {
+      return sendJson(res, this.failWith, {
         error: 'invalid_grant',
         error_description: `Invalid grant: ${form.get('assertion') ?? form.get('refresh_token') ?? ''}`,
       });
@@ -178,7 +158,7 @@ export class TokenEndpointStandIn {
     if (grant === 'urn:ietf:params:oauth:grant-type:jwt-bearer') return this.#jwtBearer(form, res);
     if (grant === 'refresh_token') return this.#refresh(form, res);
     if (grant === TOKEN_EXCHANGE_GRANT) return this.#exchange(form, res);
-    return json(res, 400, { error: 'unsupported_grant_type' });
+    return sendJson(res, 400, { error: 'unsupported_grant_type' });
   }
 
   async #jwtBearer(form: URLSearchParams, res: ServerResponse): Promise<void> {
@@ -187,10 +167,10 @@ export class TokenEndpointStandIn {
     try {
       issuer = decodeJwt(assertion).iss;
     } catch {
-      return json(res, 400, { error: 'invalid_grant', error_description: 'assertion is not a JWT' });
+      return sendJson(res, 400, { error: 'invalid_grant', error_description: 'assertion is not a JWT' });
     }
     const key = typeof issuer === 'string' ? this.#accounts.get(issuer) : undefined;
-    if (key === undefined) return json(res, 400, { error: 'invalid_grant', error_description: 'unknown account' });
+    if (key === undefined) return sendJson(res, 400, { error: 'invalid_grant', error_description: 'unknown account' });
     let claims: JWTPayload;
     try {
       ({ payload: claims } = await jwtVerify(assertion, key, {
@@ -200,10 +180,10 @@ export class TokenEndpointStandIn {
         maxTokenAge: '1h',
       }));
     } catch {
-      return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
+      return sendJson(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
     }
     if (claims.exp === undefined || claims.iat === undefined || claims.exp - claims.iat > 3600)
-      return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT: bad lifetime' });
+      return sendJson(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT: bad lifetime' });
     const subject = issuer as string;
     if (typeof claims.target_audience === 'string') {
       const token = await idToken(claims.target_audience, subject, subject, this.lifetimeS);
@@ -215,29 +195,29 @@ export class TokenEndpointStandIn {
         assertion: claims,
         audience: claims.target_audience,
       });
-      return json(res, 200, { id_token: token });
+      return sendJson(res, 200, { id_token: token });
     }
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
-    if (!scopes.includes(CLOUD_PLATFORM_SCOPE)) return json(res, 400, { error: 'invalid_scope' });
+    if (!scopes.includes(CLOUD_PLATFORM_SCOPE)) return sendJson(res, 400, { error: 'invalid_scope' });
     const token = accessToken();
     this.issued.push({ kind: 'access', token, grant: 'jwt-bearer', subject, assertion: claims });
-    return json(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
+    return sendJson(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
   }
 
   async #refresh(form: URLSearchParams, res: ServerResponse): Promise<void> {
     const user = this.#users.get(form.get('client_id') ?? '');
     if (user === undefined || form.get('client_secret') !== user.clientSecret)
-      return json(res, 401, { error: 'invalid_client' });
-    if (form.get('refresh_token') !== user.refreshToken) return json(res, 400, { error: 'invalid_grant' });
+      return sendJson(res, 401, { error: 'invalid_client' });
+    if (form.get('refresh_token') !== user.refreshToken) return sendJson(res, 400, { error: 'invalid_grant' });
     const audience = form.get('target_audience');
     if (audience !== null) {
       const token = await idToken(audience, user.clientId, undefined, this.lifetimeS);
       this.issued.push({ kind: 'id', token, grant: 'refresh_token', subject: user.clientId, audience });
-      return json(res, 200, { id_token: token, access_token: accessToken(), expires_in: this.lifetimeS });
+      return sendJson(res, 200, { id_token: token, access_token: accessToken(), expires_in: this.lifetimeS });
     }
     const token = accessToken();
     this.issued.push({ kind: 'access', token, grant: 'refresh_token', subject: user.clientId });
-    return json(res, 200, {
+    return sendJson(res, 200, {
       access_token: token,
       expires_in: this.lifetimeS,
       token_type: 'Bearer',
@@ -249,18 +229,18 @@ export class TokenEndpointStandIn {
   async #exchange(form: URLSearchParams, res: ServerResponse): Promise<void> {
     const audience = form.get('audience') ?? '';
     const expected = this.#federated.get(audience);
-    if (expected === undefined) return json(res, 400, { error: 'invalid_target' });
+    if (expected === undefined) return sendJson(res, 400, { error: 'invalid_target' });
     if (
       form.get('subject_token') !== expected ||
       form.get('subject_token_type') !== 'urn:ietf:params:oauth:token-type:jwt' ||
       form.get('requested_token_type') !== 'urn:ietf:params:oauth:token-type:access_token'
     )
-      return json(res, 400, { error: 'invalid_grant' });
+      return sendJson(res, 400, { error: 'invalid_grant' });
     if (!(form.get('scope') ?? '').split(' ').includes(CLOUD_PLATFORM_SCOPE))
-      return json(res, 400, { error: 'invalid_scope' });
+      return sendJson(res, 400, { error: 'invalid_scope' });
     const token = accessToken();
     this.issued.push({ kind: 'access', token, grant: 'token-exchange', subject: audience });
-    return json(res, 200, {
+    return sendJson(res, 200, {
       access_token: token,
       issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       token_type: 'Bearer',
@@ -305,9 +285,8 @@ export class MetadataServerStandIn {
     return standIn;
   }
 
-  close(): void {
-    this.server.close();
-    this.server.closeAllConnections();
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 
   async #answer(url: URL, flavor: string | undefined, res: ServerResponse): Promise<void> {
@@ -334,7 +313,7 @@ export class MetadataServerStandIn {
       case `${account}/token`: {
         const token = accessToken();
         this.issued.push({ kind: 'access', token, grant: 'metadata', subject: this.email });
-        return json(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
+        return sendJson(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
       }
       case `${account}/identity`: {
         const audience = url.searchParams.get('audience');

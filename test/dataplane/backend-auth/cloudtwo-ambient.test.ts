@@ -66,9 +66,8 @@ before(async () => {
   sts = await TokenEndpointStandIn.start();
 });
 
-after(() => {
-  metadata.close();
-  sts.close();
+after(async () => {
+  await Promise.all([metadata.close(), sts.close()]);
   rmSync(dir, { recursive: true, force: true });
   for (const [name, value] of saved) {
     if (value === undefined) delete process.env[name];

@@ -137,7 +137,7 @@ ${rule('web', 'web')}${rule('v1', 'llm')}${rule('federated', 'federated')}`,
   after(async () => {
     await gw?.stop();
     await upstream?.recording.close();
-    endpoint?.close();
+    await endpoint?.close();
   });
 
   it('answers an OpenAI-style 502 without secrets while the token endpoint refuses gw, then serves the next request', async () => {
