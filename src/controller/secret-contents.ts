@@ -1,18 +1,22 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
 // `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.beta.secretRef`,
-// `auth.cloudtwo.secretRef`), judged where the controller resolves references: a Secret that exists
-// but lacks the data key, holds an empty value, a signing key that does not parse or suit `alg`, a
+// `auth.cloudtwo.secretRef`, and the client authentication of `auth.oauthTokenExchange` and of both
+// `auth.crossAppAccess` endpoints: the client secret, the private_key_jwt signing key and
+// certificate chain), judged where the controller resolves references: a Secret that exists but
+// lacks the data key, holds an empty value, a signing key that does not parse or suit `alg`, a
 // tenant that is no tenant ID, or Google credentials JSON gw does not accept is a bad reference
 // (ResolvedRefs False), since the data plane refuses the same configuration and answers its traffic
 // with 500. The questions are asked with the data plane's own functions (secretValue,
-// jwtSigningKey, betaClientSecret, cloudtwoCredentials) so the two cannot
-// disagree. A Secret that does not exist is left to missingReferences. Messages name the field
-// path, the Secret and the data key — never a value.
+// jwtSigningKey, betaClientSecret, cloudtwoCredentials, clientSecret, assertionSigningKey,
+// certificateChain) so the two cannot disagree. A Secret that does not exist is left to
+// missingReferences. Messages name the field path, the Secret and the data key — never a value.
+import type { OAuthClientAuth } from '../api/types/backend-auth.ts';
 import type { LocalSecretKeyRef, LocalSecretObjectRef } from '../api/types/references.ts';
 import { betaClientSecret } from '../dataplane/auth/backend/beta.ts';
 import { cloudtwoCredentials } from '../dataplane/auth/backend/cloudtwo/credentials.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
+import { assertionSigningKey, certificateChain, clientSecret } from '../dataplane/auth/backend/oauth/client-auth.ts';
 import { type SecretData, secretValue } from '../dataplane/auth/backend/secret-value.ts';
 import { isPlainObject } from '../util/values.ts';
 import { objectData } from './object-data.ts';
@@ -57,7 +61,52 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
     const credentials = cloudtwoCredentials(cloudtwo.secretRef as LocalSecretKeyRef, data, namespace);
     if (credentials instanceof AuthConfigError) errors.push(credentials);
   }
+  const oauth = auth.oauthTokenExchange;
+  if (isPlainObject(oauth))
+    errors.push(...clientAuthProblems(oauth.clientAuth, 'oauthTokenExchange.clientAuth', exists, namespace, data));
+  const crossApp = auth.crossAppAccess;
+  if (isPlainObject(crossApp)) {
+    for (const endpoint of ['identityProvider', 'resourceAuthorizationServer']) {
+      const spec = crossApp[endpoint];
+      if (isPlainObject(spec))
+        errors.push(
+          ...clientAuthProblems(spec.clientAuth, `crossAppAccess.${endpoint}.clientAuth`, exists, namespace, data),
+        );
+    }
+  }
   return errors.map((error) => `${path}.${error.message}`);
+}
+
+/**
+ * What the existing Secrets of an OAuth client authentication (at `field`) cannot give: the
+ * client secret (key clientSecret unless set), the private_key_jwt signing key (parsed, suiting
+ * alg) and certificate chain (key certificate unless set; PEM certificates).
+ */
+function clientAuthProblems(
+  clientAuth: unknown,
+  field: string,
+  exists: (name: string | undefined) => boolean,
+  namespace: string,
+  data: SecretData,
+): AuthConfigError[] {
+  if (!isPlainObject(clientAuth)) return [];
+  const spec = clientAuth as unknown as OAuthClientAuth;
+  const problems: AuthConfigError[] = [];
+  const add = (result: unknown) => {
+    if (result instanceof AuthConfigError) problems.push(result);
+  };
+  if (exists(secretName(spec.secretRef))) add(clientSecret(spec, data, namespace, field));
+  const privateKeyJwt = spec.privateKeyJwt;
+  if (isPlainObject(privateKeyJwt)) {
+    if (exists(secretName(privateKeyJwt.signingKeyRef))) {
+      const key = assertionSigningKey(privateKeyJwt, data, namespace, field);
+      // A bad alg is the schema's to report; the Secret's contents are ours.
+      if (key instanceof AuthConfigError && key.field.startsWith(`${field}.privateKeyJwt.signingKeyRef`)) add(key);
+    }
+    if (privateKeyJwt.certificateRef !== undefined && exists(secretName(privateKeyJwt.certificateRef)))
+      add(certificateChain(privateKeyJwt.certificateRef, data, namespace, field));
+  }
+  return problems;
 }
 
 /** The decoded data of the Secrets of `namespace` in the snapshot, as the data plane reads them. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
@@ -199,6 +200,65 @@ spec: {ai: {provider: {alpha: {}}}, policies: {auth: ${auth}}}
     };
     const valid = resolvedRefs(cloudtwo + secret('google', { 'credentials.json': JSON.stringify(serviceAccount) }));
     assert.equal(`${valid.status}/${valid.reason}`, 'True/ResolvedRefs');
+  });
+
+  it('the OAuth client Secrets of oauthTokenExchange and crossAppAccess are judged: secret, signing key, certificate', () => {
+    const certificate = readFileSync(new URL('../fixtures/tls/a.crt', import.meta.url), 'utf8');
+    const privateKeyJwt = (extra = '') =>
+      `{method: PrivateKeyJwt, clientId: gw, privateKeyJwt: {signingKeyRef: {name: signer}, alg: ES256, assertionAudience: idp${extra}}}`;
+    const exchange = (clientAuth: string) =>
+      backend(`{oauthTokenExchange: {url: "https://idp.example/token", clientAuth: ${clientAuth}}}`);
+    const noSecretKey = resolvedRefs(
+      exchange('{clientId: gw, secretRef: {name: client}}') + secret('client', { Authorization: 'x' }),
+    );
+    assert.equal(noSecretKey.reason, 'InvalidCredentialRef');
+    assert.equal(
+      noSecretKey.message,
+      'spec.policies.auth.oauthTokenExchange.clientAuth.secretRef.key: Secret default/client has no key "clientSecret"',
+    );
+    const ok = resolvedRefs(
+      exchange('{clientId: gw, secretRef: {name: client}}') + secret('client', { clientSecret: 's3' }),
+    );
+    assert.equal(`${ok.status}/${ok.reason}`, 'True/ResolvedRefs');
+
+    const badKey = resolvedRefs(exchange(privateKeyJwt()) + secret('signer', { signingKey: 'not a key' }));
+    assert.equal(
+      badKey.message,
+      'spec.policies.auth.oauthTokenExchange.clientAuth.privateKeyJwt.signingKeyRef: key "signingKey" of Secret default/signer is not an unencrypted PEM RSA or EC private key',
+    );
+    const withCertificate = privateKeyJwt(', certificateRef: {name: signer}, certificateHeader: x5c');
+    const badCertificate = resolvedRefs(
+      exchange(withCertificate) + secret('signer', { signingKey: pem, certificate: 'not a certificate' }),
+    );
+    assert.equal(
+      badCertificate.message,
+      'spec.policies.auth.oauthTokenExchange.clientAuth.privateKeyJwt.certificateRef: key "certificate" of Secret default/signer holds no PEM certificate',
+    );
+    const good = resolvedRefs(exchange(withCertificate) + secret('signer', { signingKey: pem, certificate }));
+    assert.equal(`${good.status}/${good.reason}`, 'True/ResolvedRefs');
+
+    const crossApp = resolvedRefs(
+      `
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: api}
+spec:
+  static: {host: api.example, port: 443}
+  policies:
+    auth:
+      crossAppAccess:
+        audience: https://ras.example
+        identityProvider: {url: "https://idp.example/token", clientAuth: {clientId: gw, secretRef: {name: client}}}
+        resourceAuthorizationServer: {url: "https://ras.example/token", clientAuth: ${privateKeyJwt()}}
+` +
+        secret('client', { clientSecret: ' ' }) +
+        secret('signer', { other: pem }),
+    );
+    assert.equal(crossApp.reason, 'InvalidCredentialRef');
+    assert.equal(
+      crossApp.message,
+      'spec.policies.auth.crossAppAccess.identityProvider.clientAuth.secretRef.key: key "clientSecret" of Secret default/client is empty; spec.policies.auth.crossAppAccess.resourceAuthorizationServer.clientAuth.privateKeyJwt.signingKeyRef.key: Secret default/signer has no key "signingKey"',
+    );
   });
 
   it('a missing Secret stays RefNotFound and is not judged for contents', () => {

@@ -66,6 +66,11 @@ const BY = {
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
   beta: `${DP}/auth/backend/beta.ts`,
   cloudtwo: `${DP}/auth/backend/cloudtwo/cloudtwo.ts`,
+  tokenExchange: `${DP}/auth/backend/oauth/token-exchange.ts`,
+  crossAppAccess: `${DP}/auth/backend/oauth/cross-app-access.ts`,
+  tokenEndpoint: `${DP}/auth/backend/oauth/token-endpoint.ts`,
+  oauthClientAuth: `${DP}/auth/backend/oauth/client-auth.ts`,
+  exchangeCache: `${DP}/auth/backend/oauth/exchange-cache.ts`,
   health: `${DP}/balancing/endpoint-health.ts`,
   priorityGroups: `${DP}/balancing/priority-groups.ts`,
   virtualModels: `${DP}/balancing/virtual-models.ts`,
@@ -230,7 +235,7 @@ const backendAuthFields = {
     note: 'None of secretRef, managedIdentity, workloadIdentity set: the SDK default chain over the environment (docs/backend-auth.md).',
   }),
   cloudtwo: enforced(BY.cloudtwo),
-  oauthTokenExchange: backendAuthNotYet('oauthTokenExchange', 'OAuth 2.0 token exchange, RFC 8693 and RFC 7523'),
+  oauthTokenExchange: enforced(BY.tokenExchange),
   location: enforced(),
   credentials: enforced(),
 };
@@ -544,7 +549,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   BackendAuth: {
     ...backendAuthFields,
-    crossAppAccess: backendAuthNotYet('crossAppAccess', 'Cross App Access, ID-JAG exchanges'),
+    crossAppAccess: enforced(BY.crossAppAccess),
     jwtSign: enforced(),
   },
   ModelBackendAuth: backendAuthFields,
@@ -572,6 +577,72 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: "Unset: https:// and the backend's hostname; a backend without a hostname (an IP address) needs it set.",
     }),
   },
+  OAuthTokenExchange: {
+    ...endpointReference,
+    path: enforced(BY.tokenEndpoint, {
+      note: "Appended to the url's own path: url https://idp.example/oauth2/token with the default / posts to /oauth2/token.",
+    }),
+    grantType: enforced(BY.tokenExchange),
+    subjectToken: enforced(BY.tokenExchange),
+    actorToken: enforced(BY.tokenExchange),
+    audiences: enforced(BY.tokenExchange),
+    scopes: enforced(BY.tokenExchange),
+    resources: enforced(BY.tokenExchange),
+    requestedTokenType: enforced(BY.tokenExchange, {
+      note: 'Refused with grantType JwtBearer, which has no such parameter.',
+    }),
+    additionalParams: enforced(BY.tokenExchange, {
+      note: 'A parameter gw sets itself (grant_type, scope, client_id...) is refused; an expression that fails or yields no string rejects the request with 400.',
+    }),
+    clientAuth: enforced(BY.oauthClientAuth),
+    location: enforced(BY.tokenExchange, {
+      note: 'Setting both location and oauthTokenExchange.location is refused.',
+    }),
+    cache: enforced(BY.exchangeCache),
+  },
+  OAuthTokenSpec: { source: enforced(BY.tokenExchange), tokenType: enforced(BY.tokenExchange) },
+  OAuthActorToken: {
+    source: enforced(BY.tokenExchange),
+    tokenType: enforced(BY.tokenExchange),
+    mayAct: enforced(`${DP}/auth/backend/oauth/may-act.ts`, {
+      note: 'A subject token whose may_act does not name the actor is refused with 403 before any exchange.',
+    }),
+  },
+  OAuthClientAuth: {
+    clientId: enforced(BY.oauthClientAuth),
+    secretRef: enforced(BY.oauthClientAuth),
+    privateKeyJwt: enforced(BY.oauthClientAuth),
+    method: enforced(BY.oauthClientAuth),
+  },
+  OAuthPrivateKeyJWT: {
+    signingKeyRef: enforced(BY.oauthClientAuth),
+    certificateRef: enforced(BY.oauthClientAuth, {
+      note: 'A leaf certificate that does not certify the signing key is a warning in the log, as the spec says.',
+    }),
+    certificateHeader: enforced(BY.oauthClientAuth),
+    alg: enforced(BY.oauthClientAuth),
+    kid: enforced(BY.oauthClientAuth),
+    assertionAudience: enforced(BY.oauthClientAuth),
+  },
+  OAuthTokenCache: { inMemory: enforced(BY.exchangeCache) },
+  OAuthInMemoryTokenCache: { maxEntries: enforced(BY.exchangeCache), defaultTtl: enforced(BY.exchangeCache) },
+  CrossAppAccessAuth: {
+    identityProvider: enforced(BY.crossAppAccess),
+    resourceAuthorizationServer: enforced(BY.crossAppAccess),
+    audience: enforced(BY.crossAppAccess),
+    resources: enforced(BY.crossAppAccess, {
+      note: 'Sent to the identity provider, which binds them into the ID-JAG; the jwt-bearer request carries none.',
+    }),
+    scopes: enforced(BY.crossAppAccess),
+    subjectToken: enforced(BY.crossAppAccess),
+    cache: enforced(BY.exchangeCache),
+  },
+  CrossAppAccessEndpoint: {
+    ...endpointReference,
+    path: enforced(BY.tokenEndpoint),
+    clientAuth: enforced(BY.oauthClientAuth),
+  },
+  CrossAppAccessSubjectToken: { source: enforced(BY.crossAppAccess), tokenType: enforced(BY.crossAppAccess) },
   JwtSignAuth: {
     signingKeyRef: enforced(BY.jwtSign),
     alg: enforced(BY.jwtSign),

@@ -1,6 +1,13 @@
 // Endpoint references of policies (spec document 2, "Endpoint reference"): exactly one of a
 // backendRef (a Service, or a GwBackend with a static host) or a url. Resolved once when the
 // configuration is compiled; what cannot be reached is a problem naming the field.
+import {
+  type BackendConnectionPolicy,
+  type ConnectionSettings,
+  ConnectionSettingsError,
+  connectionSettings,
+  type DataLookup,
+} from '../upstream/connection-settings.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
 import type { PolicyCompileContext, PolicyProblem } from './types.ts';
 
@@ -90,4 +97,47 @@ function endpointOf(host: string, port: number, tls: boolean, name: string): Res
   const scheme = tls ? 'https' : 'http';
   const hostPart = host.includes(':') ? `[${host}]` : host;
   return { host, port, tls, basePath: '', name, origin: `${scheme}://${hostPart}:${port}` };
+}
+
+/** The spec.policies of the GwBackend an endpoint reference names, if it names one. */
+export function endpointBackendPolicy(
+  reference: EndpointReference,
+  context: EndpointScope,
+): BackendConnectionPolicy | undefined {
+  const ref = reference.backendRef;
+  if (!ref || (ref.kind ?? 'Service') !== 'GwBackend') return undefined;
+  const backend = context.backends[`GwBackend ${ref.namespace ?? context.namespace}/${ref.name}`];
+  return backend?.kind === 'GwBackend' ? backend.spec.policies : undefined;
+}
+
+/**
+ * How to connect to a resolved endpoint over HTTP: its GwBackend's tcp, tls and http policies
+ * applied (a tls policy originates TLS, as it does for any backend), or a problem naming the
+ * policy field that cannot be applied (a CA Secret that is missing...).
+ */
+export function endpointConnectionSettings(
+  reference: EndpointReference,
+  endpoint: ResolvedEndpoint,
+  context: EndpointScope,
+  data: DataLookup,
+  field: string,
+): ConnectionSettings | PolicyProblem {
+  const backendPolicy = endpointBackendPolicy(reference, context);
+  try {
+    return connectionSettings(
+      {
+        protocol: endpoint.tls || backendPolicy?.tls !== undefined ? 'https:' : 'http:',
+        host: endpoint.host,
+        port: endpoint.port,
+        ...(endpoint.socketPath ? { socketPath: endpoint.socketPath } : {}),
+      },
+      backendPolicy,
+      data,
+      context.namespace,
+    );
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return { field: `${field}.backendRef`, message: `the GwBackend's policies.${error.field}: ${error.message}` };
+    throw error;
+  }
 }

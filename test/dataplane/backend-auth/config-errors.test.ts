@@ -7,15 +7,7 @@ import type { BackendAuth } from '../../../src/api/types/backend-auth.ts';
 import { authError, compiledAuth, SECRET } from './helpers.ts';
 
 test('the kinds of later issues are refused, naming the field (and the cloud of a cloud kind)', () => {
-  const later: [string, string, BackendAuth][] = [
-    ['cloudone', 'cloudone (AWS)', { cloudone: {} }],
-    [
-      'oauthTokenExchange',
-      'oauthTokenExchange',
-      { oauthTokenExchange: { url: 'https://idp.example/token' } } as BackendAuth,
-    ],
-    ['crossAppAccess', 'crossAppAccess', { crossAppAccess: {} } as BackendAuth],
-  ];
+  const later: [string, string, BackendAuth][] = [['cloudone', 'cloudone (AWS)', { cloudone: {} }]];
   for (const [field, shown, auth] of later) {
     const error = authError(auth);
     assert.equal(error.field, field);

@@ -30,6 +30,8 @@ import {
   compileLocation,
   headerLocation,
 } from './location.ts';
+import { compileCrossAppAccess } from './oauth/cross-app-access.ts';
+import { compileOAuthTokenExchange } from './oauth/token-exchange.ts';
 import { type SecretData, secretValue } from './secret-value.ts';
 import { secretKey } from './token-cache.ts';
 
@@ -97,6 +99,8 @@ const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
   jwtSign: compileJwtSign,
   beta: compileBeta,
   cloudtwo: compileCloudtwo,
+  oauthTokenExchange: compileOAuthTokenExchange,
+  crossAppAccess: compileCrossAppAccess,
 };
 
 const PRIMARY_KINDS: readonly PrimaryKind[] = [

@@ -5,6 +5,7 @@
 // thread would. The key lives only inside the returned closure.
 import { constants, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import type { JwtSignAuth, JwtSigningAlg } from '../../../api/types/backend-auth.ts';
+import type { LocalSecretKeyRef } from '../../../api/types/references.ts';
 import { type Clock, systemClock } from '../../../util/clock.ts';
 import { durationMs } from '../../../util/units.ts';
 import { AuthConfigError } from './errors.ts';
@@ -42,7 +43,8 @@ const ALGORITHMS: Record<JwtSigningAlg, AlgorithmSpec> = {
 /** Signs a token for one request; the value to write at the credential's location. */
 export type JwtSigner = () => string;
 
-const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+/** base64url of text or bytes, as JWS encodes its parts. */
+export const base64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
 
 /** The parsed key, or undefined when `pem` is not an unencrypted PEM private key. */
 function privateKey(pem: string): KeyObject | undefined {
@@ -69,6 +71,34 @@ function keyProblem(key: KeyObject, alg: JwtSigningAlg): string | undefined {
 }
 
 /**
+ * A PEM private key read from key `ref.key` (default signingKey) of a Secret and checked against
+ * `alg`, or an AuthConfigError naming `<field>.alg` or `<field>.signingKeyRef` when the algorithm
+ * is unknown, the Secret or its key is missing, the value is no PEM private key, or it does not
+ * suit `alg`. Shared by jwtSign and the private_key_jwt client authentication of token exchanges.
+ */
+export function privateSigningKey(
+  ref: LocalSecretKeyRef,
+  alg: string,
+  data: SecretData,
+  namespace: string,
+  field: string,
+): KeyObject | AuthConfigError {
+  if (!Object.hasOwn(ALGORITHMS, alg))
+    return new AuthConfigError(`${field}.alg`, `"${alg}" is not a supported algorithm`);
+  const key = ref.key ?? SIGNING_KEY;
+  const pem = secretValue({ ...ref, key }, data, namespace, `${field}.signingKeyRef`, { stripBearer: false });
+  if (pem instanceof AuthConfigError) return pem;
+  const secret = `key "${key}" of Secret ${namespace}/${ref.name}`;
+  const parsed = privateKey(pem);
+  if (parsed === undefined) {
+    return new AuthConfigError(`${field}.signingKeyRef`, `${secret} is not an unencrypted PEM RSA or EC private key`);
+  }
+  const problem = keyProblem(parsed, alg as JwtSigningAlg);
+  if (problem !== undefined) return new AuthConfigError(`${field}.signingKeyRef`, `${secret} ${problem}`);
+  return parsed;
+}
+
+/**
  * The private key of a jwtSign configuration, read from its Secret, or an AuthConfigError naming
  * `jwtSign.signingKeyRef` when the Secret or its key is missing, is no PEM private key, or does
  * not suit `alg`. The controller asks the same question to report it in the object's status
@@ -79,21 +109,31 @@ export function jwtSigningKey(
   data: SecretData,
   namespace: string,
 ): KeyObject | AuthConfigError {
-  const alg = config.alg ?? 'RS256';
-  if (!Object.hasOwn(ALGORITHMS, alg))
-    return new AuthConfigError('jwtSign.alg', `"${alg}" is not a supported algorithm`);
-  const pem = secretValue({ ...config.signingKeyRef, key: SIGNING_KEY }, data, namespace, 'jwtSign.signingKeyRef', {
-    stripBearer: false,
-  });
-  if (pem instanceof AuthConfigError) return pem;
-  const secret = `key "${SIGNING_KEY}" of Secret ${namespace}/${config.signingKeyRef.name}`;
-  const key = privateKey(pem);
-  if (key === undefined) {
-    return new AuthConfigError('jwtSign.signingKeyRef', `${secret} is not an unencrypted PEM RSA or EC private key`);
-  }
-  const problem = keyProblem(key, alg);
-  if (problem !== undefined) return new AuthConfigError('jwtSign.signingKeyRef', `${secret} ${problem}`);
-  return key;
+  // jwtSign's reference names a Secret, not a key: always key signingKey.
+  return privateSigningKey(
+    { ...config.signingKeyRef, key: SIGNING_KEY },
+    config.alg ?? 'RS256',
+    data,
+    namespace,
+    'jwtSign',
+  );
+}
+
+/**
+ * Signs JWS compact serialisations with `key` (checked against `alg` by privateSigningKey): given
+ * the encoded protected header and the payload's JSON text, the whole token.
+ */
+export function jwsSigner(key: KeyObject, alg: JwtSigningAlg): (encodedHeader: string, payload: string) => string {
+  const spec = ALGORITHMS[alg];
+  const signingKey = spec.pss
+    ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
+    : spec.keyType === 'ec'
+      ? { key, dsaEncoding: 'ieee-p1363' as const }
+      : key;
+  return (encodedHeader, payload) => {
+    const input = `${encodedHeader}.${base64url(payload)}`;
+    return `${input}.${sign(spec.hash, Buffer.from(input), signingKey).toString('base64url')}`;
+  };
 }
 
 /**
@@ -121,12 +161,7 @@ export function compileJwtSigner(
   const key = jwtSigningKey(config, data, namespace);
   if (key instanceof AuthConfigError) return key;
 
-  const spec = ALGORITHMS[alg];
-  const signingKey = spec.pss
-    ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
-    : spec.keyType === 'ec'
-      ? { key, dsaEncoding: 'ieee-p1363' as const }
-      : key;
+  const signJws = jwsSigner(key, alg);
   const header = base64url(
     JSON.stringify(config.kid === undefined ? { alg, typ: 'JWT' } : { alg, typ: 'JWT', kid: config.kid }),
   );
@@ -136,9 +171,7 @@ export function compileJwtSigner(
 
   return () => {
     const iat = Math.floor(clock.epochMs() / 1000);
-    const payload = base64url(`${prefix}"iat":${iat},"nbf":${iat},"exp":${iat + ttlSeconds}}`);
-    const input = `${header}.${payload}`;
-    return `${input}.${sign(spec.hash, Buffer.from(input), signingKey).toString('base64url')}`;
+    return signJws(header, `${prefix}"iat":${iat},"nbf":${iat},"exp":${iat + ttlSeconds}}`);
   };
 }
 

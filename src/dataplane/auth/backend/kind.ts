@@ -93,12 +93,13 @@ export type CredentialKindCompiler<Spec> = (
 /**
  * A step that writes a token obtained by `token` at `location`: synchronously when the token is
  * at hand (cached), else once it is. A token the location cannot carry (a token endpoint's
- * answer with a line break) fails the request rather than reaching the header.
+ * answer with a line break) fails the request rather than reaching the header. `token` gets the
+ * upstream request too, for a kind that reads the client's token from its query or removes it.
  */
 export function tokenStep(
   location: CredentialLocation,
   kind: string,
-  token: (incoming: AuthIncoming) => string | Promise<string>,
+  token: (incoming: AuthIncoming, target: AuthTarget) => string | Promise<string>,
 ): CredentialStep {
   const write = (target: AuthTarget, value: string) => {
     if (location.problem(value) !== undefined)
@@ -110,7 +111,7 @@ export function tokenStep(
     location.write(target, value);
   };
   return (target, incoming) => {
-    const value = token(incoming);
+    const value = token(incoming, target);
     if (typeof value === 'string') return write(target, value);
     return value.then((resolved) => write(target, resolved));
   };

@@ -1,15 +1,27 @@
 // Where an inbound credential is read from (spec document 2, "Credential locations"): a header
 // with an optional prefix, a query parameter, a cookie or a CEL expression; by default the
 // Authorization header with the scheme's prefix ("Bearer " for API keys and JWTs, "Basic " for
-// basic authentication), the scheme matched case-insensitively as HTTP auth schemes are.
+// basic authentication), the scheme matched case-insensitively as HTTP auth schemes are. The
+// inbound policies read a PolicyExchange; backend authentication reads the client's token to
+// exchange (oauthTokenExchange, crossAppAccess subject and actor tokens) through the same code.
 import type { AuthorizationExtractionLocation } from '../../../api/types/credential-locations.ts';
 import { compileExpression, ExpressionError } from '../../cel/expression.ts';
+import type { CelVariables } from '../../telemetry/cel-context.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import type { PolicyProblem } from '../types.ts';
 
+/** What a credential is read from: the request's headers and query, and its CEL variables (a PolicyExchange is one). */
+export interface CredentialSource {
+  readonly forward: {
+    readonly headers: Readonly<Record<string, string | string[] | number | undefined>>;
+    readonly query: string;
+  };
+  cel(): CelVariables;
+}
+
 export interface CredentialLocation {
   /** The credential, or undefined when the request carries none (an expression that fails carries none). */
-  read(exchange: PolicyExchange): string | undefined;
+  read(source: CredentialSource): string | undefined;
   /** Removes the credential from the request as it goes upstream (header or query parameter). */
   remove(exchange: PolicyExchange): void;
 }
@@ -44,8 +56,8 @@ export function compileCredentialLocation(
   return { field: path, message: 'set one of header, queryParameter, cookie or expression' };
 }
 
-function headerValue(exchange: PolicyExchange, name: string): string | undefined {
-  const value = exchange.forward.headers[name];
+function headerValue(source: CredentialSource, name: string): string | undefined {
+  const value = source.forward.headers[name];
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value[0] : String(value);
 }

@@ -9,13 +9,13 @@ import type { ExtAuth, ExtAuthOrConditional } from '../../../api/types/inbound-a
 import { undici } from '../../../util/undici.ts';
 import { byteSize, durationMs } from '../../../util/units.ts';
 import { BodyTooLargeError } from '../../proxy/body.ts';
-import {
-  type BackendConnectionPolicy,
-  ConnectionSettingsError,
-  connectionSettings,
-} from '../../upstream/connection-settings.ts';
 import { choose, compileChoice } from '../conditional.ts';
-import { type ResolvedEndpoint, resolveEndpoint } from '../endpoint.ts';
+import {
+  endpointBackendPolicy,
+  endpointConnectionSettings,
+  type ResolvedEndpoint,
+  resolveEndpoint,
+} from '../endpoint.ts';
 import type { PolicyExchange } from '../exchange.ts';
 import { unreadBodyAnswer } from '../http/request-body.ts';
 import {
@@ -68,14 +68,14 @@ function compileOne(
   // Over HTTP the GwBackend's connection policies apply; over gRPC only its request timeout.
   const endpoint = resolveEndpoint(policy, context, field, policy.http ? ['tcp', 'tls', 'http'] : ['http']);
   if (isProblem(endpoint)) return endpoint;
-  const backendPolicy = gwBackendPolicy(policy, context);
+  const backendPolicy = endpointBackendPolicy(policy, context);
   const deadlineMs = backendPolicy?.http?.requestTimeout
     ? durationMs(backendPolicy.http.requestTimeout)
     : DEFAULT_CHECK_DEADLINE_MS;
 
   let check: (exchange: PolicyExchange, body: Buffer | undefined) => Promise<Decision>;
   if (policy.http) {
-    const dispatcher = httpDispatcher(endpoint, backendPolicy, context, field);
+    const dispatcher = httpDispatcher(policy, endpoint, context, field);
     if (isProblem(dispatcher)) return dispatcher;
     const compiled = compileHttpMode(policy.http, endpoint, dispatcher, deadlineMs, field);
     if (isProblem(compiled)) return compiled;
@@ -143,40 +143,15 @@ function compileOne(
   };
 }
 
-/** The spec.policies of the GwBackend the endpoint names, if it is one. */
-function gwBackendPolicy(policy: ExtAuth, context: PolicyCompileContext): BackendConnectionPolicy | undefined {
-  const ref = policy.backendRef;
-  if (!ref || (ref.kind ?? 'Service') !== 'GwBackend') return undefined;
-  const backend = context.backends[`GwBackend ${ref.namespace ?? context.namespace}/${ref.name}`];
-  return backend?.kind === 'GwBackend' ? backend.spec.policies : undefined;
-}
-
 /** The connection pool of an HTTP authorization server, shared across reloads. */
 function httpDispatcher(
+  policy: ExtAuth,
   endpoint: ResolvedEndpoint,
-  backendPolicy: BackendConnectionPolicy | undefined,
   context: PolicyCompileContext,
   field: string,
 ): CheckDispatcher | PolicyProblem {
-  let settings: ReturnType<typeof connectionSettings>;
-  try {
-    settings = connectionSettings(
-      {
-        // A tls policy originates TLS, as it does for any backend.
-        protocol: endpoint.tls || backendPolicy?.tls !== undefined ? 'https:' : 'http:',
-        host: endpoint.host,
-        port: endpoint.port,
-        ...(endpoint.socketPath ? { socketPath: endpoint.socketPath } : {}),
-      },
-      backendPolicy,
-      context.data,
-      context.namespace,
-    );
-  } catch (error) {
-    if (error instanceof ConnectionSettingsError)
-      return { field: `${field}.backendRef`, message: `the GwBackend's policies.${error.field}: ${error.message}` };
-    throw error;
-  }
+  const settings = endpointConnectionSettings(policy, endpoint, context, context.data, field);
+  if (isProblem(settings)) return settings;
   return context.runtime.use(
     `extauthz http ${settings.key}`,
     (): Pool => new (undici().Pool)(settings.origin, settings.options),
