@@ -1,19 +1,20 @@
 // The contents of the Secrets a backend authentication reads (`auth.secretRef`,
 // `auth.credentials[i].secretRef`, `auth.jwtSign.signingKeyRef`, `auth.cloudone.secretRef`,
-// `auth.beta.secretRef`, and the
-// client authentication of `auth.oauthTokenExchange` and of both `auth.crossAppAccess` endpoints:
-// the client secret, the private_key_jwt signing key and certificate chain), judged where the
-// controller resolves references: a Secret that exists but lacks the data key, holds an empty
-// value, a signing key that does not parse or suit `alg`, or a tenant that is no tenant ID is a
-// bad reference (ResolvedRefs False), since the data plane refuses the same configuration and
-// answers its traffic with 500. The questions are asked with the data plane's own functions
-// (secretValue, jwtSigningKey, secretCredentials, betaClientSecret, clientSecret, assertionSigningKey,
+// `auth.beta.secretRef`, `auth.cloudtwo.secretRef`, and the client authentication of `auth.oauthTokenExchange` and of both
+// `auth.crossAppAccess` endpoints: the client secret, the private_key_jwt signing key and
+// certificate chain), judged where the controller resolves references: a Secret that exists but
+// lacks the data key, holds an empty value, a signing key that does not parse or suit `alg`, a
+// tenant that is no tenant ID, or Google credentials JSON gw does not accept is a bad reference
+// (ResolvedRefs False), since the data plane refuses the same configuration and answers its traffic
+// with 500. The questions are asked with the data plane's own functions (secretValue,
+// jwtSigningKey, secretCredentials, betaClientSecret, cloudtwoCredentials, clientSecret, assertionSigningKey,
 // certificateChain) so the two cannot disagree. A Secret that does not exist is left to
 // missingReferences. Messages name the field path, the Secret and the data key — never a value.
 import type { OAuthClientAuth } from '../api/types/backend-auth.ts';
 import type { LocalSecretKeyRef, LocalSecretObjectRef } from '../api/types/references.ts';
 import { betaClientSecret } from '../dataplane/auth/backend/beta.ts';
 import { secretCredentials } from '../dataplane/auth/backend/cloudone/secret.ts';
+import { cloudtwoCredentials } from '../dataplane/auth/backend/cloudtwo/credentials.ts';
 import { AuthConfigError } from '../dataplane/auth/backend/errors.ts';
 import { jwtSigningKey } from '../dataplane/auth/backend/jwt-sign.ts';
 import { assertionSigningKey, certificateChain, clientSecret } from '../dataplane/auth/backend/oauth/client-auth.ts';
@@ -55,6 +56,11 @@ function authProblems(auth: Record<string, unknown>, path: string, namespace: st
   if (isPlainObject(beta) && exists(secretName(beta.secretRef))) {
     const principal = betaClientSecret(beta.secretRef as LocalSecretObjectRef, data, namespace);
     if (principal instanceof AuthConfigError) errors.push(principal);
+  }
+  const cloudtwo = auth.cloudtwo;
+  if (isPlainObject(cloudtwo) && exists(secretName(cloudtwo.secretRef))) {
+    const credentials = cloudtwoCredentials(cloudtwo.secretRef as LocalSecretKeyRef, data, namespace);
+    if (credentials instanceof AuthConfigError) errors.push(credentials);
   }
   const oauth = auth.oauthTokenExchange;
   if (isPlainObject(oauth))

@@ -172,6 +172,36 @@ spec: {ai: {provider: {alpha: {}}}, policies: {auth: ${auth}}}
     assert.equal(`${fine.status}/${fine.reason}`, 'True/ResolvedRefs');
   });
 
+  it('a cloudtwo Secret without credentials.json, with no JSON or with credentials gw does not take is InvalidCredentialRef', () => {
+    const cloudtwo = backend('{cloudtwo: {secretRef: {name: google}}}');
+    const missing = resolvedRefs(cloudtwo + secret('google', { 'key.json': '{}' }));
+    assert.equal(missing.reason, 'InvalidCredentialRef');
+    assert.equal(
+      missing.message,
+      'spec.policies.auth.cloudtwo.secretRef.key: Secret default/google has no key "credentials.json"',
+    );
+    const notJson = resolvedRefs(cloudtwo + secret('google', { 'credentials.json': '{"private_key": "MIIsecret' }));
+    assert.equal(
+      notJson.message,
+      'spec.policies.auth.cloudtwo.secretRef: key "credentials.json" of Secret default/google is not JSON: give the credentials JSON file Google issued',
+    );
+    const external = resolvedRefs(
+      cloudtwo + secret('google', { 'credentials.json': JSON.stringify({ type: 'external_account' }) }),
+    );
+    assert.match(
+      external.message,
+      /^spec\.policies\.auth\.cloudtwo\.secretRef: key "credentials\.json" of Secret default\/google holds external_account credentials/,
+    );
+    const { privateKey: rsa } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const serviceAccount = {
+      type: 'service_account',
+      client_email: 'gw@project.iam.gserviceaccount.com',
+      private_key: rsa.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+    const valid = resolvedRefs(cloudtwo + secret('google', { 'credentials.json': JSON.stringify(serviceAccount) }));
+    assert.equal(`${valid.status}/${valid.reason}`, 'True/ResolvedRefs');
+  });
+
   it('the OAuth client Secrets of oauthTokenExchange and crossAppAccess are judged: secret, signing key, certificate', () => {
     const certificate = readFileSync(new URL('../fixtures/tls/a.crt', import.meta.url), 'utf8');
     const privateKeyJwt = (extra = '') =>

@@ -65,6 +65,7 @@ const BY = {
   backendAuth: `${DP}/auth/backend/compile.ts`,
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
   beta: `${DP}/auth/backend/beta.ts`,
+  cloudtwo: `${DP}/auth/backend/cloudtwo/cloudtwo.ts`,
   tokenExchange: `${DP}/auth/backend/oauth/token-exchange.ts`,
   crossAppAccess: `${DP}/auth/backend/oauth/cross-app-access.ts`,
   tokenEndpoint: `${DP}/auth/backend/oauth/token-endpoint.ts`,
@@ -156,12 +157,6 @@ function modelSettingsNotYet(provider: string): Enforcement {
   );
 }
 
-function backendAuthNotYet(kind: string, what: string): Enforcement {
-  return refused(
-    `Backend authentication ${kind} (${what}) is not supported by the data plane yet; support is planned. Use key, secretRef, passthrough or credentials meanwhile.`,
-  );
-}
-
 function backendKindNotYet(kind: string, what: string): Enforcement {
   return refused(`GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`);
 }
@@ -235,7 +230,7 @@ const backendAuthFields = {
     note: 'None of secretRef, managedIdentity, workloadIdentity set: the SDK default chain over the environment (docs/backend-auth.md).',
   }),
   cloudone: enforced(BY.cloudone),
-  cloudtwo: backendAuthNotYet('cloudtwo', 'Google Cloud access and ID tokens'),
+  cloudtwo: enforced(BY.cloudtwo),
   oauthTokenExchange: enforced(BY.tokenExchange),
   location: enforced(),
   credentials: enforced(),
@@ -568,6 +563,15 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
     objectId: enforced(BY.beta),
     resourceId: enforced(BY.beta),
+  },
+  CloudtwoAuth: {
+    type: enforced(BY.cloudtwo),
+    secretRef: enforced(BY.cloudtwo, {
+      note: 'service_account and authorized_user credentials JSON; other types are refused (docs/decisions/0016-cloudtwo-credentials.md). Unset: ambient credentials.',
+    }),
+    audience: enforced(BY.cloudtwo, {
+      note: "Unset: https:// and the backend's hostname; a backend without a hostname (an IP address) needs it set.",
+    }),
   },
   OAuthTokenExchange: {
     ...endpointReference,

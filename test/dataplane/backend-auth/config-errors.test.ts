@@ -6,15 +6,6 @@ import { inspect } from 'node:util';
 import type { BackendAuth } from '../../../src/api/types/backend-auth.ts';
 import { authError, compiledAuth, SECRET } from './helpers.ts';
 
-test('the kinds of later issues are refused, naming the field (and the cloud of a cloud kind)', () => {
-  const later: [string, string, BackendAuth][] = [['cloudtwo', 'cloudtwo (Google Cloud)', { cloudtwo: {} }]];
-  for (const [field, shown, auth] of later) {
-    const error = authError(auth);
-    assert.equal(error.field, field);
-    assert.equal(error.message, `${field}: backend authentication ${shown} is not supported yet`);
-  }
-});
-
 test('two primary credentials are an error', () => {
   assert.equal(authError({ key: SECRET, passthrough: {} }).field, 'passthrough');
 });

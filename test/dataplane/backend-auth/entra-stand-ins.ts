@@ -7,12 +7,12 @@
 // authority) with the fixture certificate for 127.0.0.1; `trustTestCa()` makes the process trust it.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { BetaAuth } from '../../../src/api/types/backend-auth.ts';
 import { AuthConfigError, compileBackendAuth } from '../../../src/dataplane/auth/backend/index.ts';
-import { closeServer, listen } from '../../helpers/http-server.ts';
+import { closeServer, listen, readBody, sendJson } from '../../helpers/http-server.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
 
@@ -50,20 +50,6 @@ export interface EntraStandIn {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
-}
-
 /** The Microsoft identity platform (Entra ID) for any tenant, on 127.0.0.1 over HTTPS. */
 export async function entraStandIn(): Promise<EntraStandIn> {
   const state = {
@@ -81,7 +67,7 @@ export async function entraStandIn(): Promise<EntraStandIn> {
     if (req.method === 'GET' && discovery) {
       const tenant = discovery[1]!;
       state.discoveries++;
-      json(res, 200, {
+      sendJson(res, 200, {
         token_endpoint: `${origin}/${tenant}/oauth2/v2.0/token`,
         token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'client_secret_basic'],
         jwks_uri: `${origin}/${tenant}/discovery/v2.0/keys`,
@@ -112,7 +98,7 @@ export async function entraStandIn(): Promise<EntraStandIn> {
         const answer = state.answer(request, index);
         if ('hang' in answer) return;
         if ('token' in answer) {
-          json(res, 200, {
+          sendJson(res, 200, {
             token_type: 'Bearer',
             expires_in: answer.expiresIn,
             ext_expires_in: answer.expiresIn,
@@ -120,7 +106,7 @@ export async function entraStandIn(): Promise<EntraStandIn> {
           });
           return;
         }
-        json(res, answer.status, {
+        sendJson(res, answer.status, {
           error: answer.error,
           error_description: answer.description,
           error_codes: [7000215],
@@ -131,7 +117,7 @@ export async function entraStandIn(): Promise<EntraStandIn> {
       });
       return;
     }
-    json(res, 404, { error: 'not_found', error_description: `no ${req.method} ${url.pathname}` });
+    sendJson(res, 404, { error: 'not_found', error_description: `no ${req.method} ${url.pathname}` });
   });
   origin = `https://127.0.0.1:${await listen(server as unknown as Server)}`;
   // The state itself, so that the server and the test read and set the same fields.
@@ -168,19 +154,19 @@ export async function imdsStandIn(): Promise<ImdsStandIn> {
     };
     // MSAL asks for the path with a trailing slash; IMDS takes both.
     if (req.method !== 'GET' || url.pathname.replace(/\/$/, '') !== '/metadata/identity/oauth2/token') {
-      json(res, 404, { error: 'not_found' });
+      sendJson(res, 404, { error: 'not_found' });
       return;
     }
     // IMDS refuses requests without the header: it is what keeps a forwarded request (SSRF) out.
     if (request.metadataHeader !== 'true') {
-      json(res, 400, { error: 'invalid_request', error_description: 'Required metadata header not specified' });
+      sendJson(res, 400, { error: 'invalid_request', error_description: 'Required metadata header not specified' });
       return;
     }
     const index = state.requests.push(request) - 1;
     const { token, expiresIn } = state.answer(request, index);
     const now = Math.floor(Date.now() / 1000);
     // IMDS writes its numbers as strings.
-    json(res, 200, {
+    sendJson(res, 200, {
       access_token: token,
       client_id: request.query.client_id ?? 'system-assigned-client',
       expires_in: String(expiresIn),

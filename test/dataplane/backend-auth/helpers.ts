@@ -8,6 +8,7 @@ import {
   type BackendAuthOptions,
   type CompiledBackendAuth,
   compileBackendAuth,
+  finishBackendAuth,
 } from '../../../src/dataplane/auth/backend/index.ts';
 
 /** A provider key no message, log or serialisation may ever contain. */
@@ -53,4 +54,18 @@ export function applied(
       : { headers: clientHeaders, credential: options.credential };
   auth.apply(target, incoming);
   return target;
+}
+
+/**
+ * The Bearer token a fetching kind wrote on a fresh request, once its fetch is done, and whether
+ * the request had to wait for one; rejects with the BackendCredentialError the proxy would answer.
+ */
+export async function fetchedBearer(auth: CompiledBackendAuth): Promise<{ token: string; waited: boolean }> {
+  const request: AuthTarget = { headers: {}, query: new URLSearchParams() };
+  const pending = auth.apply(request, { headers: {} });
+  const failed = await finishBackendAuth(pending, auth, () => assert.fail('the kind does not sign'), { headers: {} });
+  if (failed) throw failed;
+  const header = String(request.headers.authorization ?? '');
+  assert.match(header, /^Bearer \S+$/);
+  return { token: header.slice('Bearer '.length), waited: pending !== undefined };
 }

@@ -11,8 +11,16 @@ import { after, before, describe, it } from 'node:test';
 import { type JWTHeaderParameters, type JWTPayload, jwtVerify } from 'jose';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
 import { statusOf } from '../../helpers/cli.ts';
-import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { admitted, authBackendYaml, prefixRuleYaml } from '../../helpers/objects.ts';
+import {
+  authBackendYaml,
+  freePort,
+  gatewayYaml,
+  ownFailureDetail,
+  prefixRuleYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
+import { admitted } from '../../helpers/objects.ts';
 import { eventually } from '../../helpers/until.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

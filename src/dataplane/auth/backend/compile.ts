@@ -11,6 +11,7 @@ import type { EndpointScope } from '../../policies/endpoint.ts';
 import type { PolicyRuntime } from '../../policies/runtime.ts';
 import { compileBeta } from './beta.ts';
 import { compileCloudone } from './cloudone/index.ts';
+import { compileCloudtwo } from './cloudtwo/cloudtwo.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
 import { firstValue, setHeader, takeHeader } from './headers.ts';
@@ -94,13 +95,17 @@ export const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-a
 // biome-ignore lint/suspicious/noExplicitAny: each entry takes its own kind's spec.
 type AnyKindCompiler = CredentialKindCompiler<any>;
 
-/** The credential kinds compiled by their own files; a kind missing here is refused. */
-const KINDS: Partial<Record<PrimaryKind, AnyKindCompiler>> = {
+/** The primary kinds compiled here rather than by a file of their own. */
+type StaticKind = 'key' | 'secretRef' | 'passthrough';
+
+/** The credential kinds compiled by their own files. */
+const KINDS: Record<Exclude<PrimaryKind, StaticKind>, AnyKindCompiler> = {
   jwtSign: compileJwtSign,
+  cloudone: compileCloudone,
   beta: compileBeta,
+  cloudtwo: compileCloudtwo,
   oauthTokenExchange: compileOAuthTokenExchange,
   crossAppAccess: compileCrossAppAccess,
-  cloudone: compileCloudone,
 };
 
 const PRIMARY_KINDS: readonly PrimaryKind[] = [
@@ -270,11 +275,8 @@ export function compileBackendAuth(
     steps.push(passthroughStep(explicit, style));
     mode = 'passthrough';
   } else if (primaries.length === 1) {
-    const kind = primaries[0]!;
-    const compiler = KINDS[kind];
-    if (compiler === undefined)
-      return new AuthConfigError(kind, `backend authentication ${authKindLabel(kind)} is not supported yet`);
-    const compiled = compiler(auth[kind], {
+    const kind = primaries[0] as keyof typeof KINDS;
+    const compiled = KINDS[kind](auth[kind], {
       data,
       namespace,
       clock: options.clock ?? options.runtime?.clock ?? systemClock,
