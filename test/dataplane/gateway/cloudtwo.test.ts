@@ -151,9 +151,11 @@ ${rule('web', 'web')}${rule('v1', 'llm')}${rule('federated', 'federated')}`,
     const body = await failed.text();
     assert.equal(failed.status, 502, body);
     const error = (JSON.parse(body) as { error: { message: string; type: string } }).error;
-    assert.equal(error.message, 'gw could not obtain cloudtwo (Google Cloud) credentials for the backend.');
+    // gw's own failure: a request id for the client, the kind and the cause in the log.
+    assert.match(error.message, /^gw could not serve this request; .* request id [0-9a-f-]{36}$/);
     assert.equal(upstream.accepted.length + upstream.refused.length, 0, 'nothing reached the backend');
     const logged = String((await lastAccessLogLine(gw, '/v1/chat/completions')).error);
+    assert.match(logged, /^gw could not obtain cloudtwo \(Google Cloud\) credentials for the backend\. /);
     assert.match(logged, /service_account credentials of gw-backend@test-project\.iam\.gserviceaccount\.com/);
     assert.match(logged, /answered HTTP 400 \(invalid_grant\)/);
     const privateKey = String(keyFile.private_key);

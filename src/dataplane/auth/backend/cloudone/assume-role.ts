@@ -5,9 +5,11 @@
 // refreshed before they expire — and STS is reached through the SDK's own client, so the
 // environment AWS users set (AWS_ENDPOINT_URL_STS, AWS_STS_REGIONAL_ENDPOINTS...) applies.
 import { randomBytes } from 'node:crypto';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type * as Sts from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import type { CloudoneAssumeRole } from '../../../../api/types/backend-auth.ts';
 import type { Clock } from '../../../../util/clock.ts';
+import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { compileExpression, type Expression, ExpressionError } from '../../../cel/expression.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import { AuthConfigError } from '../errors.ts';
@@ -23,6 +25,9 @@ import {
   withTimeout,
 } from './credentials.ts';
 import type { AwsCredentials } from './sign.ts';
+
+/** The STS client, loaded when a role is first assumed (docs/benchmarks.md, "Memory"). */
+const sts = loadOnFirstUse<typeof Sts>('@aws-sdk/client-sts');
 
 /** STS RoleSessionName: 2-64 of [\w+=,.@-]. */
 const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;
@@ -184,7 +189,7 @@ export class RoleSessions {
       const client = await this.#stsClient();
       const answer = await withTimeout(
         client.send(
-          new AssumeRoleCommand({
+          new (sts().AssumeRoleCommand)({
             RoleArn: this.#roleArn,
             RoleSessionName: roleSessionName,
             ...(session.tags.length > 0 ? { Tags: session.tags.map(([Key, Value]) => ({ Key, Value })) } : {}),
@@ -216,7 +221,7 @@ export class RoleSessions {
   async #stsClient(): Promise<STSClient> {
     if (this.#client !== undefined) return this.#client;
     const region = await this.#region();
-    this.#client ??= new STSClient({
+    this.#client ??= new (sts().STSClient)({
       region,
       credentials: async () => this.#source.get(),
       requestHandler: { connectionTimeout: FETCH_TIMEOUT_MS, requestTimeout: FETCH_TIMEOUT_MS },

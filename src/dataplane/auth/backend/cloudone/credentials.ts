@@ -3,11 +3,15 @@
 // with AWS_PROFILE, credential_process, the web identity token file, ECS container credentials,
 // EC2 instance metadata). Ambient credentials are fetched on
 // first use and kept in a TokenCache until shortly before they expire; long-term keys never do.
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import type * as CredentialProviders from '@aws-sdk/credential-providers';
 import type { Clock } from '../../../../util/clock.ts';
+import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import { TokenCache } from '../token-cache.ts';
 import type { AwsCredentials } from './sign.ts';
+
+/** The AWS SDK's credential providers, loaded when an ambient credential is first compiled. */
+const credentialProviders = loadOnFirstUse<typeof CredentialProviders>('@aws-sdk/credential-providers');
 
 /** The TokenCache kind (metric label) of every AWS credential fetch. */
 export const AWS_KIND = 'aws';
@@ -51,7 +55,7 @@ export function cached(credentials: AwsCredentials): { value: AwsCredentials; ex
 export class AmbientCredentials {
   // Memoized by the SDK; each fetch forces a refresh, since the cache here decides when one is due
   // (on gw's clock).
-  readonly #provider = fromNodeProviderChain();
+  readonly #provider = credentialProviders().fromNodeProviderChain();
   readonly #cache: TokenCache<AwsCredentials>;
 
   constructor(clock: Clock) {

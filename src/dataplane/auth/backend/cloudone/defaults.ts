@@ -6,8 +6,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { STSClient } from '@aws-sdk/client-sts';
+import type * as Sts from '@aws-sdk/client-sts';
 import type { CloudoneAuth } from '../../../../api/types/backend-auth.ts';
+import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { AuthConfigError } from '../errors.ts';
 import type { BackendTarget } from '../kind.ts';
 
@@ -65,7 +66,7 @@ function sharedConfigFile(): string {
  */
 async function ambientRegion(): Promise<string> {
   try {
-    return await new STSClient({}).config.region();
+    return await new (loadOnFirstUse<typeof Sts>('@aws-sdk/client-sts')().STSClient)({}).config.region();
   } catch (error) {
     const fallback = process.env.AWS_DEFAULT_REGION;
     if (fallback) return fallback;

@@ -6,10 +6,17 @@
 // headers no proxy changes on the way (host, content-type, x-amz-*, x-amzn-*, as agentgateway
 // signs) and the body's SHA-256 — or UNSIGNED-PAYLOAD for a body forwarded as it arrives
 // (docs/decisions/0014-cloudone-signing.md).
-import { Hash } from '@smithy/hash-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type * as HashNode from '@smithy/hash-node';
+import type * as SignatureV4Module from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { Clock } from '../../../../util/clock.ts';
+import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { type OutgoingRequest, STREAMED_BODY } from '../kind.ts';
+
+// The SDK's signer, loaded when a cloudone credential is first compiled: a gateway without one does
+// not carry it (docs/benchmarks.md, "Memory").
+const signatureV4 = loadOnFirstUse<typeof SignatureV4Module>('@smithy/signature-v4');
+const hashNode = loadOnFirstUse<typeof HashNode>('@smithy/hash-node');
 
 /** AWS credentials as the SDK's providers give them (AwsCredentialIdentity). */
 export interface AwsCredentials {
@@ -91,11 +98,11 @@ export class Sigv4Signer {
       secretAccessKey: credentials.secretAccessKey,
       ...(credentials.sessionToken === undefined ? {} : { sessionToken: credentials.sessionToken }),
     };
-    this.#signer = new SignatureV4({
+    this.#signer = new (signatureV4().SignatureV4)({
       credentials: identity,
       region,
       service,
-      sha256: Hash.bind(null, 'sha256'),
+      sha256: hashNode().Hash.bind(null, 'sha256'),
       // S3 signs the path as sent; every other service signs it URI-encoded once more (SigV4).
       uriEscapePath: service !== 's3',
       // x-amz-content-sha256 is sent as the SDK's clients send it (S3 requires it, others accept it).
