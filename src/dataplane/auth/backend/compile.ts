@@ -326,7 +326,21 @@ export function finishBackendAuth(
 ): undefined | Promise<BackendCredentialError | undefined> {
   const sign = auth?.sign;
   if (pending === undefined && sign === undefined) return undefined;
-  const kind = auth === undefined ? 'backend' : authKindLabel(auth.mode);
+  const kind = authKindLabel(auth!.mode);
+  if (pending === undefined) {
+    // Only a signer, whose credential is usually at hand: it signs synchronously, no promise.
+    let signing: void | Promise<void>;
+    try {
+      signing = sign!(request(), incoming);
+    } catch (error) {
+      return Promise.resolve(credentialFailure(error, kind));
+    }
+    if (signing === undefined) return undefined;
+    return signing.then(
+      () => undefined,
+      (error: unknown) => credentialFailure(error, kind),
+    );
+  }
   return (async () => {
     try {
       await pending;
