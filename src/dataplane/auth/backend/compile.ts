@@ -14,7 +14,7 @@ import { compileCloudone } from './cloudone/index.ts';
 import { compileCloudtwo } from './cloudtwo/cloudtwo.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
-import { firstValue, setHeader, takeHeader } from './headers.ts';
+import { firstValue, setHeader } from './headers.ts';
 import { compileJwtSign } from './jwt-sign.ts';
 import type {
   AuthIncoming,
@@ -134,9 +134,21 @@ function defaultLocation(style: KeyStyle, credential: string): CredentialLocatio
   return BEARER_LOCATION;
 }
 
+/**
+ * Removes the client's credentials, every spelling of each, in one pass over the headers (runs on
+ * every upstream request: three passes of takeHeader cost more than the rest of most auths).
+ */
 export function stripClientCredentials(target: AuthTarget): void {
-  for (const name of CLIENT_CREDENTIAL_HEADERS) takeHeader(target.headers, name);
+  const headers = target.headers;
+  for (const key in headers) {
+    // The length rules out most names before any lower-casing.
+    if (!CLIENT_CREDENTIAL_LENGTHS.has(key.length)) continue;
+    if (CLIENT_CREDENTIAL_NAMES.has(key.toLowerCase())) delete headers[key];
+  }
 }
+
+const CLIENT_CREDENTIAL_NAMES: ReadonlySet<string> = new Set(CLIENT_CREDENTIAL_HEADERS);
+const CLIENT_CREDENTIAL_LENGTHS: ReadonlySet<number> = new Set(CLIENT_CREDENTIAL_HEADERS.map((name) => name.length));
 
 const BEARER_SCHEME = /^bearer\s+/i;
 

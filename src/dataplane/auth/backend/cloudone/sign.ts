@@ -62,8 +62,8 @@ function escapeUri(value: string): string {
  * and ".." segments resolved and each segment URI-encoded once more (a ':' sent raw becomes %3A,
  * one sent as %3A becomes %253A — what the service computes from what it receives).
  */
-function canonicalPath(path: string, escape: boolean): string {
-  if (!escape) return path;
+function canonicalPath(path: string, encodeAgain: boolean): string {
+  if (!encodeAgain) return path;
   const segments: string[] = [];
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
@@ -92,11 +92,16 @@ function canonicalQuery(search: string): string {
 
 /** A header value as SigV4 canonicalises it: line breaks and runs of blanks one space, trimmed. */
 function canonicalValue(value: string): string {
+  // Most values need nothing: one test instead of three replacements.
+  if (!NEEDS_CANONICAL_FORM.test(value)) return value;
   return value
     .replace(/[\r\n]/g, ' ')
     .replace(/[ \t]+/g, ' ')
     .replace(/^ | $/g, '');
 }
+
+/** A line break, a tab, two blanks in a row, or a blank at either end. */
+const NEEDS_CANONICAL_FORM = /[\r\n\t]| {2}|^ | $/;
 
 /** 20261126T231045Z of an epoch time. */
 function amzDate(epochMs: number): string {
