@@ -187,5 +187,7 @@ describe('TokenCache', () => {
     assert.equal(secretKey(long).length, 43);
     assert.ok(!secretKey('subject').includes('subject'));
     assert.notEqual(secretKey('ab', 'c'), secretKey('a', 'bc'));
+    assert.notEqual(secretKey('a\0b'), secretKey('a', 'b'));
+    assert.notEqual(secretKey('1:a'), secretKey('a'));
   });
 });

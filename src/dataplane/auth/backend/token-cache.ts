@@ -4,7 +4,7 @@
 // token it has; a request that finds none (or an expired one) waits for the single fetch every
 // concurrent request shares. A failed fetch fails the requests waiting for it and is not
 // remembered: the next request tries again. docs/backend-auth.md, "Token caching".
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../../../util/clock.ts';
 import { systemClock } from '../../../util/clock.ts';
 import { type BackendCredentialError, credentialFailure } from './credential-error.ts';
@@ -167,7 +167,9 @@ export class TokenCache<T = string> {
  * no client token and a key has a bounded size whatever the token's length.
  */
 export function secretKey(...parts: string[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest('base64url');
+  // Each part length-prefixed, so that no two lists of parts give the same input (a token may hold
+  // any character a query parameter can); one-shot hashing: a Hash object costs more than the digest.
+  let input = '';
+  for (const part of parts) input += `${part.length}:${part}`;
+  return hash('sha256', input, 'base64url');
 }
