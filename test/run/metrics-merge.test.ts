@@ -35,6 +35,12 @@ test('merging adds counters, histogram buckets, sums and counts of series with t
   two.record(llmRecord());
   one.registerCounterFunction('gw_access_log_dropped_lines_total', 'Dropped lines.', () => 2);
   two.registerCounterFunction('gw_access_log_dropped_lines_total', 'Dropped lines.', () => 5);
+  const fetches = (success: number, failure: number) => () => [
+    { labels: { kind: 'gcp', outcome: 'success' }, value: success },
+    { labels: { kind: 'gcp', outcome: 'failure' }, value: failure },
+  ];
+  one.registerCounterFunction('gw_backend_auth_token_fetches_total', 'Fetches.', fetches(1, 0));
+  two.registerCounterFunction('gw_backend_auth_token_fetches_total', 'Fetches.', fetches(2, 3));
 
   const text = parseExposition(renderMetricsSnapshot(mergeMetricsSnapshots([overIpc(one), overIpc(two)])));
   const get = { gateway: 'default/public', route: 'default/web', method: 'GET', status: '200' };
@@ -47,6 +53,8 @@ test('merging adds counters, histogram buckets, sums and counts of series with t
   assert.equal(value(text, 'gw_upstream_call_duration_seconds_count', get), 3);
   assert.equal(value(text, 'gen_ai_client_token_usage_count', { gen_ai_token_type: 'input' }), 1);
   assert.equal(value(text, 'gw_access_log_dropped_lines_total'), 7);
+  assert.equal(value(text, 'gw_backend_auth_token_fetches_total', { kind: 'gcp', outcome: 'success' }), 3);
+  assert.equal(value(text, 'gw_backend_auth_token_fetches_total', { kind: 'gcp', outcome: 'failure' }), 3);
 });
 
 test('the merged series are bounded like a registry: label sets past the bound go to the overflow series', () => {

@@ -229,6 +229,21 @@ test('counter functions are read at scrape time', () => {
   assert.equal(value(text, 'gw_access_log_dropped_lines_total'), 7);
 });
 
+test('a labelled counter function renders a series per label set under one family', () => {
+  const metrics = new DataPlaneMetrics();
+  let failures = 1;
+  metrics.registerCounterFunction('gw_backend_auth_token_fetches_total', 'Fetches.', () => [
+    { labels: { kind: 'aws', outcome: 'success' }, value: 4 },
+    { labels: { kind: 'aws', outcome: 'failure' }, value: failures },
+  ]);
+  failures = 2;
+  const rendered = metrics.render();
+  assert.equal(rendered.match(/# TYPE gw_backend_auth_token_fetches_total counter/g)?.length, 1);
+  const text = parseExposition(rendered);
+  assert.equal(value(text, 'gw_backend_auth_token_fetches_total', { kind: 'aws', outcome: 'success' }), 4);
+  assert.equal(value(text, 'gw_backend_auth_token_fetches_total', { kind: 'aws', outcome: 'failure' }), 2);
+});
+
 test('an empty registry renders valid text with every family declared', () => {
   const text = parseExposition(new DataPlaneMetrics().render());
   assert.equal(text.samples.length, 0);
