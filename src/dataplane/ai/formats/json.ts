@@ -27,3 +27,14 @@ export function unknownFields(source: JsonObject, known: ReadonlySet<string>): J
   for (const [key, value] of Object.entries(source)) if (!known.has(key)) out[key] = value;
   return out;
 }
+
+/** The fields of a part or tool outside `known`, copied in order; undefined when there are none. */
+export function extraFields(source: JsonObject, known: readonly string[]): JsonObject | undefined {
+  let extra: JsonObject | undefined;
+  for (const key in source) {
+    if (known.includes(key)) continue;
+    extra ??= {};
+    extra[key] = source[key];
+  }
+  return extra;
+}

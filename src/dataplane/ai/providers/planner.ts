@@ -7,13 +7,12 @@ import type { RouteType } from '../../../api/types/ai.ts';
 import { familyLabel, vendorName } from '../../../api/vendors.ts';
 import {
   type ChatFormat,
-  completionsToMessagesRequest,
   type JsonObject,
-  messagesToCompletionsRequest,
   type RequestTranslation,
   requestModel,
   streamIncludesUsage,
   TranslationError,
+  translateRequest,
   withStreamUsage,
 } from '../formats/index.ts';
 import type { ClientFormat } from './errors.ts';
@@ -216,11 +215,8 @@ export class ProviderPlanner implements CompiledProvider {
     if (clientBody instanceof PlanError) return clientBody;
     let translation: RequestTranslation;
     try {
-      // messagesToCompletionsRequest also asks a streaming request for its usage chunk.
-      translation =
-        providerFormat === 'messages'
-          ? completionsToMessagesRequest(clientBody)
-          : messagesToCompletionsRequest(clientBody);
+      // A Chat Completions request written from the form also asks a stream for its usage chunk.
+      translation = translateRequest(clientFormat, providerFormat, clientBody);
     } catch (error) {
       if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
       throw error;
