@@ -50,23 +50,23 @@ export function readCompletionsResponse(body: JsonObject): ChatResponse {
   }
   const message = choice.message;
   const content: Part[] = [];
+  // A response's parts are never reported on: they carry no source path.
+  const path = '';
   const text = messageText(message.content);
-  if (text) content.push({ type: 'text', text, path: 'choices[0].message.content' });
+  if (text) content.push({ type: 'text', text, path });
   if (typeof message.refusal === 'string' && message.refusal) {
-    content.push({ type: 'text', text: message.refusal, refusal: true, path: 'choices[0].message.refusal' });
+    content.push({ type: 'text', text: message.refusal, refusal: true, path });
   }
   if (Array.isArray(message.tool_calls)) {
-    message.tool_calls.forEach((call, i) => {
-      if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.name !== 'string') return;
-      const path = `choices[0].message.tool_calls[${i}]`;
+    for (const call of message.tool_calls) {
+      if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.name !== 'string') continue;
       const args = call.function.arguments;
       const id = stringOr(call.id);
       content.push({ type: 'tool_call', id, name: call.function.name, arguments: args, argumentsPath: path, path });
-    });
+    }
   }
   const fn = message.function_call;
   if (isPlainObject(fn) && typeof fn.name === 'string') {
-    const path = 'choices[0].message.function_call';
     content.push({
       type: 'tool_call',
       id: 'legacy_function_call',

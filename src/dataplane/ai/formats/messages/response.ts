@@ -44,9 +44,10 @@ export function readMessagesResponse(body: JsonObject): ChatResponse {
     throw new TranslationError('the provider response is not a Messages response (no content array)');
   }
   const content: Part[] = [];
-  body.content.forEach((block, i) => {
-    if (!isPlainObject(block)) return;
-    const path = `content[${i}]`;
+  // A response's parts are never reported on: they carry no source path.
+  const path = '';
+  for (const block of body.content) {
+    if (!isPlainObject(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') {
       content.push({ type: 'text', text: block.text, path });
     } else if (block.type === 'tool_use' && typeof block.name === 'string') {
@@ -56,7 +57,7 @@ export function readMessagesResponse(body: JsonObject): ChatResponse {
         id,
         name: block.name,
         arguments: block.input,
-        argumentsPath: `${path}.input`,
+        argumentsPath: path,
         path,
       });
     } else if (block.type === 'thinking' && typeof block.thinking === 'string') {
@@ -67,7 +68,7 @@ export function readMessagesResponse(body: JsonObject): ChatResponse {
           : { type: 'reasoning', text: block.thinking, signature, path },
       );
     }
-  });
+  }
   return {
     id: stringOr(body.id),
     model: stringOr(body.model),
