@@ -1,6 +1,10 @@
 // The adapters of each chat format, and translation between two formats as reading into the chat
 // form and writing out of it (docs/decisions/0018-llm-intermediate-form.md). A new format adds
 // its adapters here; no pair of formats has code of its own.
+//
+// A client's side of a format reads requests and writes responses and streams; a provider's side
+// writes requests and reads responses and streams. The Responses API is a client format only: a
+// provider that speaks it is sent the client's own Responses requests.
 import { readCompletionsRequest, writeCompletionsRequest } from './completions/request.ts';
 import { readCompletionsResponse, writeCompletionsResponse } from './completions/response.ts';
 import { CompletionsStreamReader, CompletionsStreamWriter } from './completions/stream.ts';
@@ -8,8 +12,11 @@ import type { ChatRequest, ChatResponse, StreamWriter } from './form/types.ts';
 import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts';
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
+import { readResponsesRequest } from './responses/request.ts';
+import { writeResponsesResponse } from './responses/response.ts';
+import { ResponsesStreamWriter } from './responses/stream.ts';
 import type { EventTranslator } from './stream.ts';
-import type { ChatFormat, JsonObject, RequestTranslation } from './types.ts';
+import type { ChatFormat, ClientChatFormat, JsonObject, RequestTranslation } from './types.ts';
 
 export interface RequestOptions {
   /** Messages only: the max_tokens to send when the client gave no limit (default 4096). */
@@ -23,33 +30,48 @@ export interface ResponseOptions {
   includeUsage?: boolean;
 }
 
-interface ChatFormatAdapters {
+interface ClientAdapters {
   /** Throws TranslationError for a body its own format rejects. */
   readRequest(body: JsonObject): ChatRequest;
-  writeRequest(request: ChatRequest, options: RequestOptions): RequestTranslation;
-  /** Throws TranslationError for a body that is not a response of its format. */
-  readResponse(body: JsonObject): ChatResponse;
   writeResponse(response: ChatResponse, options: ResponseOptions): JsonObject;
-  streamReader(writer: StreamWriter): EventTranslator;
   streamWriter(options: ResponseOptions): StreamWriter;
 }
 
-const ADAPTERS: Record<ChatFormat, ChatFormatAdapters> = {
+interface ProviderAdapters {
+  writeRequest(request: ChatRequest, options: RequestOptions): RequestTranslation;
+  /** Throws TranslationError for a body that is not a response of its format. */
+  readResponse(body: JsonObject): ChatResponse;
+  streamReader(writer: StreamWriter): EventTranslator;
+}
+
+const CLIENT_ADAPTERS: Record<ClientChatFormat, ClientAdapters> = {
   completions: {
     readRequest: readCompletionsRequest,
-    writeRequest: writeCompletionsRequest,
-    readResponse: readCompletionsResponse,
     writeResponse: writeCompletionsResponse,
-    streamReader: (writer) => new CompletionsStreamReader(writer),
     streamWriter: (options) => new CompletionsStreamWriter(options),
   },
   messages: {
     readRequest: readMessagesRequest,
+    writeResponse: writeMessagesResponse,
+    streamWriter: (options) => new MessagesStreamWriter(options),
+  },
+  responses: {
+    readRequest: readResponsesRequest,
+    writeResponse: writeResponsesResponse,
+    streamWriter: (options) => new ResponsesStreamWriter(options),
+  },
+};
+
+const PROVIDER_ADAPTERS: Record<ChatFormat, ProviderAdapters> = {
+  completions: {
+    writeRequest: writeCompletionsRequest,
+    readResponse: readCompletionsResponse,
+    streamReader: (writer) => new CompletionsStreamReader(writer),
+  },
+  messages: {
     writeRequest: writeMessagesRequest,
     readResponse: readMessagesResponse,
-    writeResponse: writeMessagesResponse,
     streamReader: (writer) => new MessagesStreamReader(writer),
-    streamWriter: (options) => new MessagesStreamWriter(options),
   },
 };
 
@@ -58,12 +80,12 @@ const ADAPTERS: Record<ChatFormat, ChatFormatAdapters> = {
  * Throws TranslationError for a body its own format rejects (the proxy answers 400).
  */
 export function translateRequest(
-  from: ChatFormat,
+  from: ClientChatFormat,
   to: ChatFormat,
   body: JsonObject,
   options: RequestOptions = {},
 ): RequestTranslation {
-  return ADAPTERS[to].writeRequest(ADAPTERS[from].readRequest(body), options);
+  return PROVIDER_ADAPTERS[to].writeRequest(CLIENT_ADAPTERS[from].readRequest(body), options);
 }
 
 /**
@@ -72,14 +94,14 @@ export function translateRequest(
  */
 export function translateResponse(
   from: ChatFormat,
-  to: ChatFormat,
+  to: ClientChatFormat,
   body: JsonObject,
   options: ResponseOptions = {},
 ): JsonObject {
-  return ADAPTERS[to].writeResponse(ADAPTERS[from].readResponse(body), options);
+  return CLIENT_ADAPTERS[to].writeResponse(PROVIDER_ADAPTERS[from].readResponse(body), options);
 }
 
 /** The reader of the provider's stream (`from`), writing the client's (`to`). */
-export function streamReader(from: ChatFormat, to: ChatFormat, options: ResponseOptions): EventTranslator {
-  return ADAPTERS[from].streamReader(ADAPTERS[to].streamWriter(options));
+export function streamReader(from: ChatFormat, to: ClientChatFormat, options: ResponseOptions): EventTranslator {
+  return PROVIDER_ADAPTERS[from].streamReader(CLIENT_ADAPTERS[to].streamWriter(options));
 }

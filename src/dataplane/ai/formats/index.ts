@@ -26,6 +26,7 @@ export { createStreamTranslator, type StreamTranslatorOptions } from './stream-t
 export {
   type ApiFormat,
   type ChatFormat,
+  type ClientChatFormat,
   type JsonObject,
   type RequestTranslation,
   TranslationError,

@@ -1,5 +1,6 @@
 // Inline bytes in URLs: OpenAI carries images and files as URLs, data: URLs for inline bytes,
 // where the chat form (and Anthropic) hold base64 data with its media type.
+import type { MediaSource } from './form/types.ts';
 
 export interface Base64Data {
   mediaType: string;
@@ -21,4 +22,10 @@ export function parseBase64DataUrl(url: string): Base64Data | undefined {
 
 export function base64DataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
+}
+
+/** An OpenAI image or file URL in the form: a base64 data: URL is inline bytes, anything else a URL. */
+export function mediaSourceOfUrl(url: string): MediaSource {
+  const inline = parseBase64DataUrl(url);
+  return inline ? { kind: 'base64', mediaType: inline.mediaType, data: inline.data } : { kind: 'url', url };
 }

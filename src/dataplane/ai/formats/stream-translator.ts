@@ -3,7 +3,7 @@
 import { type ResponseOptions, streamReader } from './adapters.ts';
 import { type StreamProcessor, TranslatingStream } from './stream.ts';
 import { createStreamObserver } from './stream-observer.ts';
-import type { ChatFormat } from './types.ts';
+import type { ChatFormat, ClientChatFormat } from './types.ts';
 
 export type StreamTranslatorOptions = ResponseOptions;
 
@@ -13,7 +13,7 @@ export type StreamTranslatorOptions = ResponseOptions;
  */
 export function createStreamTranslator(
   from: ChatFormat,
-  to: ChatFormat,
+  to: ClientChatFormat,
   options: StreamTranslatorOptions = {},
 ): StreamProcessor {
   if (from === to) {

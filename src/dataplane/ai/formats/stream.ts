@@ -4,7 +4,7 @@
 import { statusForErrorType, streamErrorEvent } from './errors.ts';
 import { isPlainObject, stringOr } from './json.ts';
 import { MAX_SSE_BLOCK_LENGTH, type SseBlock, SseReader } from './sse-reader.ts';
-import type { ChatFormat, JsonObject } from './types.ts';
+import type { ClientChatFormat, JsonObject } from './types.ts';
 import type { Usage } from './usage.ts';
 
 export interface StreamProcessor {
@@ -66,13 +66,13 @@ export interface EventTranslator {
 export class TranslatingStream implements StreamProcessor {
   readonly #reader = new SseReader();
   readonly #translator: EventTranslator;
-  readonly #clientFormat: ChatFormat;
+  readonly #clientFormat: ClientChatFormat;
   readonly #clientModel: string | undefined;
   #stopped = false;
   #failure: string | undefined;
 
   /** `clientModel` is the model the client asked for: the model until the provider names its own. */
-  constructor(translator: EventTranslator, clientFormat: ChatFormat, clientModel?: string) {
+  constructor(translator: EventTranslator, clientFormat: ClientChatFormat, clientModel?: string) {
     this.#translator = translator;
     this.#clientFormat = clientFormat;
     this.#clientModel = clientModel;

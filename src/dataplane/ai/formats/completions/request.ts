@@ -19,7 +19,8 @@ import type {
   ToolResultPart,
 } from '../form/types.ts';
 import { extraFields, isPlainObject, isSet, numberOr, stringOr, unknownFields } from '../json.ts';
-import { base64DataUrl, parseBase64DataUrl } from '../media.ts';
+import { base64DataUrl, mediaSourceOfUrl, parseBase64DataUrl } from '../media.ts';
+import { readOpenAiFormat, readOpenAiServiceTier, readOpenAiUser } from '../openai-fields.ts';
 import { type JsonObject, type RequestTranslation, TranslationError } from '../types.ts';
 import { Warnings, withCarriedOver, withExtra } from '../warnings.ts';
 
@@ -105,18 +106,11 @@ export function readCompletionsRequest(body: JsonObject): ChatRequest {
   if (choice !== undefined) request.toolChoice = choice;
   if (body.parallel_tool_calls === false) request.parallelToolCalls = false;
 
-  const user = stringOr(body.safety_identifier) ?? stringOr(body.user);
-  if (user !== undefined) request.user = user;
-  if (typeof body.safety_identifier === 'string' && typeof body.user === 'string' && body.user !== user) {
-    dropped.push({ kind: 'dropped', path: 'user', why: 'safety_identifier is sent as the user instead' });
-  }
-  readResponseFormat(body.response_format, request);
+  readOpenAiUser(body, request);
+  readOpenAiFormat(body.response_format, 'response_format', request, true);
   if (isSet(body.reasoning_effort))
     request.reasoning = { effort: { value: body.reasoning_effort, path: 'reasoning_effort' } };
-  if (isSet(body.service_tier)) {
-    const tier = body.service_tier === 'auto' ? 'auto' : body.service_tier === 'default' ? 'standard' : 'other';
-    request.serviceTier = { tier, value: body.service_tier, path: 'service_tier' };
-  }
+  readOpenAiServiceTier(body, request);
   const n = numberOr(body.n) ?? 1;
   if (n > 1) request.choices = { value: n, path: 'n' };
   for (const field of OWN_FIELDS) {
@@ -224,17 +218,11 @@ function userPart(part: unknown, path: string): Part {
   }
 }
 
-/** An image URL: a base64 data: URL is inline bytes, anything else a URL. */
-function imageSource(url: string): MediaSource {
-  const inline = parseBase64DataUrl(url);
-  return inline ? { kind: 'base64', mediaType: inline.mediaType, data: inline.data } : { kind: 'url', url };
-}
-
 function imagePart(part: JsonObject, path: string): ImagePart {
   const image = part.image_url;
   const url = typeof image === 'string' ? image : stringOr(isPlainObject(image) ? image.url : undefined);
   if (url === undefined) throw new TranslationError(`${path}.image_url.url: must be a string`);
-  const out: ImagePart = withCache(part, { type: 'image', source: imageSource(url), path }, path);
+  const out: ImagePart = withCache(part, { type: 'image', source: mediaSourceOfUrl(url), path }, path);
   if (isPlainObject(image) && isSet(image.detail) && image.detail !== 'auto') {
     out.detail = { value: image.detail, path: `${path}.image_url.detail` };
   }
@@ -395,24 +383,6 @@ function readToolChoice(body: JsonObject, dropped: Dropped[]): ToolChoice | unde
     }
   }
   throw new TranslationError(`${path}: not a valid tool choice`);
-}
-
-function readResponseFormat(format: unknown, request: ChatRequest): void {
-  if (!isPlainObject(format)) return;
-  const path = 'response_format';
-  if (format.type === 'json_schema') {
-    const spec = isPlainObject(format.json_schema) ? format.json_schema : {};
-    if (!isPlainObject(spec.schema)) {
-      request.dropped.push({ kind: 'dropped', path, why: 'a json_schema format without a schema' });
-      return;
-    }
-    const out: ChatRequest['responseFormat'] = { type: 'json_schema', schema: spec.schema, path };
-    if (typeof spec.name === 'string') out.name = spec.name;
-    if (typeof spec.strict === 'boolean') out.strict = spec.strict;
-    request.responseFormat = out;
-  } else if (format.type === 'json_object') {
-    request.responseFormat = { type: 'json_object', path };
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

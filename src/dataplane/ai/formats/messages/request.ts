@@ -551,6 +551,7 @@ function documentSource(source: MediaSource): JsonObject | string {
     return { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') };
   }
   if (source.kind === 'text') return { type: 'text', media_type: 'text/plain', data: source.text };
+  if (source.kind === 'url' && isHttpUrl(source.url)) return { type: 'url', url: source.url };
   if (source.kind === 'file') return 'a file id of another provider is not valid at Anthropic';
   return 'only inline PDF and plain-text files have a Messages equivalent';
 }
