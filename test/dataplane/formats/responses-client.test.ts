@@ -256,3 +256,40 @@ test('a translated Responses stream numbers its events and ends with response.co
   assert.equal(translator.firstTokenSeen, true);
   assert.equal(payloads.at(-1)!.data.response.usage.input_tokens, 472 + 3000 + 1200);
 });
+
+test('a translated Responses stream ends well however the provider stream is split, cut or corrupted', () => {
+  const inputs = [
+    ['messages-text.sse', 'messages'],
+    ['messages-tools.sse', 'messages'],
+    ['messages-error.sse', 'messages'],
+    ['completions-text.sse', 'completions'],
+    ['completions-tools.sse', 'completions'],
+    ['completions-error.sse', 'completions'],
+  ] as const;
+  const random = prng(31);
+  let cases = 0;
+  for (const [name, from] of inputs) {
+    const whole = fixture(name);
+    for (let i = 0; i < 60; i++) {
+      let bytes = whole.subarray(0, i % 3 === 0 ? Math.floor(random() * whole.length) : whole.length);
+      if (i % 3 === 1) {
+        bytes = Uint8Array.from(bytes);
+        bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
+      }
+      const context = `${name} case ${i}`;
+      const translator = createStreamTranslator(from, 'responses');
+      const output = feed(translator, randomSplits(bytes, random, 10));
+      const events = parseSse(output);
+      assert.ok(events.length > 0, `${context}: no events`);
+      const payloads = events.map((event) => JSON.parse(event.data) as { type?: string; error?: { message?: string } });
+      const errors = payloads.filter((payload) => payload.error !== undefined);
+      assert.ok(errors.length <= 1, `${context}: more than one error`);
+      const last = payloads.at(-1)!;
+      const completed = last.type === 'response.completed' || last.type === 'response.incomplete';
+      assert.ok(completed || typeof last.error?.message === 'string', `${context}: ends with ${events.at(-1)!.data}`);
+      assert.notEqual(translator.state, 'open', context);
+      cases++;
+    }
+  }
+  assert.equal(cases, 360);
+});

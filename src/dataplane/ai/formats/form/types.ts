@@ -246,7 +246,7 @@ export interface StreamWriter {
   toolArguments(index: number, fragment: string): string;
   /** The provider said a tool call's block is complete. */
   toolEnd(index: number): string;
-  /** Why generation stopped (at most once). */
+  /** Why generation stopped (a reader may repeat it; the client is told once). */
   stop(reason: StopReason | undefined): string;
   /** The response is complete: the last call, with the usage counted. */
   done(usage: Usage | undefined): string;
