@@ -24,7 +24,8 @@ export function isSet(value: unknown): boolean {
 /** The keys of `source` not in `known`, copied in order: gw carries unknown fields over unchanged. */
 export function unknownFields(source: JsonObject, known: ReadonlySet<string>): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(source)) if (!known.has(key)) out[key] = value;
+  // for-in rather than Object.entries: no array per field, on every translated request's path.
+  for (const key in source) if (!known.has(key)) out[key] = source[key];
   return out;
 }
 

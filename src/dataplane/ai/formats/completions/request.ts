@@ -2,6 +2,7 @@
 // resources/chat/completions) read into the chat form and written from it. Every mapping is
 // listed in docs/llm-formats.md; fields outside the Chat Completions schema are carried over.
 
+import { newChatRequest } from '../form/request.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -79,8 +80,8 @@ const CHAT_COMPLETIONS = { full: 'Chat Completions', short: 'Chat Completions' }
 
 export function readCompletionsRequest(body: JsonObject): ChatRequest {
   if (!isPlainObject(body)) throw new TranslationError('the request body must be a JSON object');
-  const dropped: Dropped[] = [];
-  const request: ChatRequest = { messages: readMessages(body.messages), dropped, extra: {} };
+  const request = newChatRequest(readMessages(body.messages));
+  const dropped = request.dropped;
   if (body.model !== undefined) request.model = body.model;
   const maxTokens = numberOr(body.max_completion_tokens) ?? numberOr(body.max_tokens);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;

@@ -2,6 +2,7 @@
 // into the chat form and written from it. Every mapping is listed in docs/llm-formats.md; fields
 // outside the Messages schema are carried over.
 
+import { newChatRequest } from '../form/request.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -97,7 +98,8 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   body.messages.forEach((message, i) => {
     messages.push(readMessage(message, `messages[${i}]`));
   });
-  const request: ChatRequest = { messages, dropped, extra: {} };
+  const request = newChatRequest(messages);
+  request.dropped = dropped;
   if (body.model !== undefined) request.model = body.model;
   if (isSet(body.max_tokens)) request.maxTokens = body.max_tokens;
   if (Array.isArray(body.stop_sequences)) request.stopSequences = body.stop_sequences;

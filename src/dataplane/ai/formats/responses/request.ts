@@ -5,6 +5,8 @@
 // The Responses API can keep a conversation at OpenAI (previous_response_id, conversation) and
 // run a response in the background; a translated request has nowhere to keep either, so both are
 // refused rather than ignored.
+
+import { newChatRequest } from '../form/request.ts';
 import type {
   ChatRequest,
   DocumentPart,
@@ -85,7 +87,8 @@ export function readResponsesRequest(body: JsonObject): ChatRequest {
     messages.push({ role: 'system', content: body.instructions, path: 'instructions' });
   }
   readInput(body.input, messages, dropped);
-  const request: ChatRequest = { messages, dropped, extra: {} };
+  const request = newChatRequest(messages);
+  request.dropped = dropped;
   if (body.model !== undefined) request.model = body.model;
   const maxTokens = numberOr(body.max_output_tokens);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
