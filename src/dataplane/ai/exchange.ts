@@ -13,15 +13,14 @@ import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
 import {
-  completionsToMessagesResponse,
   createStreamObserver,
   createStreamTranslator,
   detectedResponseFormat,
   type JsonObject,
-  messagesToCompletionsResponse,
   type StreamProcessor,
   streamErrorEvent,
   translateErrorBody,
+  translateResponse,
   type Usage,
   usageFromResponse,
 } from './formats/index.ts';
@@ -174,8 +173,7 @@ function respondWhole(
     result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
     if (handling.kind === 'translate') {
       try {
-        const translated =
-          handling.to === 'completions' ? messagesToCompletionsResponse(parsed) : completionsToMessagesResponse(parsed);
+        const translated = translateResponse(handling.from, handling.to, parsed);
         out = JSON.stringify(translated);
         headers['content-type'] = 'application/json';
       } catch (error) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { completionsToMessagesRequest, TranslationError } from '../../../src/dataplane/ai/formats/index.ts';
+import { TranslationError, translateRequest } from '../../../src/dataplane/ai/formats/index.ts';
 
 const weatherTool = {
   type: 'function',
@@ -12,7 +12,7 @@ const weatherTool = {
 };
 
 test('a multi-turn conversation with system, images, tool calls and tool results', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'claude-sonnet-4-5',
     messages: [
       { role: 'system', content: 'You are terse.' },
@@ -96,7 +96,7 @@ test('a multi-turn conversation with system, images, tool calls and tool results
 });
 
 test('consecutive turns of one role merge, tool results first, so that roles alternate', () => {
-  const { body } = completionsToMessagesRequest({
+  const { body } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [
       { role: 'user', content: 'one' },
@@ -145,7 +145,7 @@ test('consecutive turns of one role merge, tool results first, so that roles alt
 });
 
 test('several system and developer messages become system blocks; a late one is lifted with a warning', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [
       { role: 'system', content: 'Rule one.' },
@@ -171,7 +171,7 @@ test('several system and developer messages become system blocks; a late one is 
 
 test('tool_choice: auto, none, a named function, allowed_tools and legacy function_call', () => {
   const choice = (extra: Record<string, unknown>) =>
-    completionsToMessagesRequest({ model: 'm', messages: [], tools: [weatherTool], ...extra });
+    translateRequest('completions', 'messages', { model: 'm', messages: [], tools: [weatherTool], ...extra });
   assert.deepEqual(choice({ tool_choice: 'auto' }).body.tool_choice, { type: 'auto' });
   assert.deepEqual(choice({ tool_choice: 'none' }).body.tool_choice, { type: 'none' });
   assert.deepEqual(choice({ tool_choice: { type: 'function', function: { name: 'get_weather' } } }).body.tool_choice, {
@@ -195,7 +195,7 @@ test('tool_choice: auto, none, a named function, allowed_tools and legacy functi
 });
 
 test('legacy functions and function messages become tools, tool_use and tool_result', () => {
-  const { body } = completionsToMessagesRequest({
+  const { body } = translateRequest('completions', 'messages', {
     model: 'm',
     functions: [{ name: 'lookup', parameters: { type: 'object', properties: {} } }],
     messages: [
@@ -216,25 +216,29 @@ test('legacy functions and function messages become tools, tool_use and tool_res
 });
 
 test('stop as an array; max_tokens defaults to 4096, or the option, or legacy max_tokens', () => {
-  assert.deepEqual(completionsToMessagesRequest({ model: 'm', messages: [], stop: ['a', 'b'] }).body.stop_sequences, [
-    'a',
-    'b',
-  ]);
-  assert.equal(completionsToMessagesRequest({ model: 'm', messages: [] }).body.max_tokens, 4096);
+  assert.deepEqual(
+    translateRequest('completions', 'messages', { model: 'm', messages: [], stop: ['a', 'b'] }).body.stop_sequences,
+    ['a', 'b'],
+  );
+  assert.equal(translateRequest('completions', 'messages', { model: 'm', messages: [] }).body.max_tokens, 4096);
   assert.equal(
-    completionsToMessagesRequest({ model: 'm', messages: [] }, { defaultMaxTokens: 900 }).body.max_tokens,
+    translateRequest('completions', 'messages', { model: 'm', messages: [] }, { defaultMaxTokens: 900 }).body
+      .max_tokens,
     900,
   );
-  assert.equal(completionsToMessagesRequest({ model: 'm', messages: [], max_tokens: 77 }).body.max_tokens, 77);
   assert.equal(
-    completionsToMessagesRequest({ model: 'm', messages: [], max_tokens: 77, max_completion_tokens: 88 }).body
-      .max_tokens,
+    translateRequest('completions', 'messages', { model: 'm', messages: [], max_tokens: 77 }).body.max_tokens,
+    77,
+  );
+  assert.equal(
+    translateRequest('completions', 'messages', { model: 'm', messages: [], max_tokens: 77, max_completion_tokens: 88 })
+      .body.max_tokens,
     88,
   );
 });
 
 test('unknown fields are carried over; known fields without an equivalent are dropped with a warning', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [{ role: 'user', content: 'hi' }],
     top_k: 40,
@@ -258,7 +262,7 @@ test('unknown fields are carried over; known fields without an equivalent are dr
 });
 
 test('an unknown field that collides with a translated one loses, with a warning', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [{ role: 'system', content: 'from messages' }],
     system: 'sent raw',
@@ -268,7 +272,7 @@ test('an unknown field that collides with a translated one loses, with a warning
 });
 
 test('tool-call arguments that are not a JSON object are sent as {} with a warning', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [
       {
@@ -292,7 +296,7 @@ test('tool-call arguments that are not a JSON object are sent as {} with a warni
 });
 
 test('structured output, reasoning effort, service tier and safety_identifier', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [],
     response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
@@ -304,7 +308,7 @@ test('structured output, reasoning effort, service tier and safety_identifier', 
   assert.equal(body.service_tier, 'standard_only');
   assert.deepEqual(body.metadata, { user_id: 'hash-1' });
   assert.equal(warnings, undefined);
-  const jsonObject = completionsToMessagesRequest({
+  const jsonObject = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [],
     response_format: { type: 'json_object' },
@@ -314,7 +318,7 @@ test('structured output, reasoning effort, service tier and safety_identifier', 
 });
 
 test('files: an inline PDF becomes a document block; audio and file IDs are dropped with warnings', () => {
-  const { body, warnings } = completionsToMessagesRequest({
+  const { body, warnings } = translateRequest('completions', 'messages', {
     model: 'm',
     messages: [
       {
@@ -341,13 +345,16 @@ test('files: an inline PDF becomes a document block; audio and file IDs are drop
 });
 
 test('malformed requests are TranslationErrors naming the field', () => {
-  assert.throws(() => completionsToMessagesRequest({ model: 'm', messages: 'hi' }), /messages: must be an array/);
   assert.throws(
-    () => completionsToMessagesRequest({ model: 'm', messages: [{ role: 'tool', content: 'x' }] }),
+    () => translateRequest('completions', 'messages', { model: 'm', messages: 'hi' }),
+    /messages: must be an array/,
+  );
+  assert.throws(
+    () => translateRequest('completions', 'messages', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }),
     /messages\[0\]\.tool_call_id: required/,
   );
   assert.throws(
-    () => completionsToMessagesRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }),
+    () => translateRequest('completions', 'messages', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }),
     /messages\[0\]\.role: unknown role "robot"/,
   );
 });

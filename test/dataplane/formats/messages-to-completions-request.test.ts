@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { messagesToCompletionsRequest, TranslationError } from '../../../src/dataplane/ai/formats/index.ts';
+import { TranslationError, translateRequest } from '../../../src/dataplane/ai/formats/index.ts';
 
 const weatherSchema = { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] };
 
 test('a multi-turn conversation with system, images, tool use and tool results', () => {
-  const { body, warnings } = messagesToCompletionsRequest({
+  const { body, warnings } = translateRequest('messages', 'completions', {
     model: 'gpt-4o',
     max_tokens: 1024,
     system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
@@ -85,7 +85,7 @@ test('a multi-turn conversation with system, images, tool use and tool results',
 });
 
 test('a plain string system prompt and a string assistant turn', () => {
-  const { body } = messagesToCompletionsRequest({
+  const { body } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 10,
     system: 'Be brief.',
@@ -105,7 +105,7 @@ test('a plain string system prompt and a string assistant turn', () => {
 test('tool_choice: auto, none and a named tool', () => {
   const tools = [{ name: 'f', input_schema: { type: 'object' } }];
   const choice = (tool_choice: unknown) =>
-    messagesToCompletionsRequest({ model: 'm', max_tokens: 1, messages: [], tools, tool_choice }).body;
+    translateRequest('messages', 'completions', { model: 'm', max_tokens: 1, messages: [], tools, tool_choice }).body;
   assert.equal(choice({ type: 'auto' }).tool_choice, 'auto');
   assert.equal(choice({ type: 'none' }).tool_choice, 'none');
   assert.deepEqual(choice({ type: 'tool', name: 'f' }).tool_choice, { type: 'function', function: { name: 'f' } });
@@ -114,7 +114,7 @@ test('tool_choice: auto, none and a named tool', () => {
 });
 
 test('unknown fields are carried over; known fields without an equivalent are dropped with a warning', () => {
-  const { body, warnings } = messagesToCompletionsRequest({
+  const { body, warnings } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
     messages: [{ role: 'user', content: 'hi' }],
@@ -128,7 +128,7 @@ test('unknown fields are carried over; known fields without an equivalent are dr
   assert.equal(body.seed, 3);
   for (const dropped of ['top_k', 'thinking', 'container']) assert.equal(dropped in body, false, dropped);
   assert.deepEqual(warnings?.map((w) => w.path).sort(), ['container', 'thinking', 'top_k']);
-  const disabled = messagesToCompletionsRequest({
+  const disabled = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
     messages: [],
@@ -138,7 +138,7 @@ test('unknown fields are carried over; known fields without an equivalent are dr
 });
 
 test('reasoning and server-tool blocks are dropped with warnings; is_error is reported', () => {
-  const { body, warnings } = messagesToCompletionsRequest({
+  const { body, warnings } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
     messages: [
@@ -172,7 +172,7 @@ test('reasoning and server-tool blocks are dropped with warnings; is_error is re
 });
 
 test('an image in a tool result moves to a user message after the tool messages', () => {
-  const { body, warnings } = messagesToCompletionsRequest({
+  const { body, warnings } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
     messages: [
@@ -199,7 +199,7 @@ test('an image in a tool result moves to a user message after the tool messages'
 });
 
 test('structured output, effort and a PDF document', () => {
-  const { body } = messagesToCompletionsRequest({
+  const { body } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
     output_config: { format: { type: 'json_schema', schema: { type: 'object' } }, effort: 'low' },
@@ -230,10 +230,13 @@ test('structured output, effort and a PDF document', () => {
 });
 
 test('malformed requests are TranslationErrors naming the field', () => {
-  assert.throws(() => messagesToCompletionsRequest({ model: 'm', max_tokens: 1 }), /messages: must be an array/);
+  assert.throws(
+    () => translateRequest('messages', 'completions', { model: 'm', max_tokens: 1 }),
+    /messages: must be an array/,
+  );
   assert.throws(
     () =>
-      messagesToCompletionsRequest({
+      translateRequest('messages', 'completions', {
         model: 'm',
         max_tokens: 1,
         messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }],

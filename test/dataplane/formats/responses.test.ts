@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  completionsToMessagesResponse,
-  messagesToCompletionsResponse,
-  TranslationError,
-} from '../../../src/dataplane/ai/formats/index.ts';
+import { TranslationError, translateResponse } from '../../../src/dataplane/ai/formats/index.ts';
 
 function messageBody(content: unknown[], stop_reason: string, usage?: Record<string, unknown>) {
   return {
@@ -31,7 +27,9 @@ function completionBody(message: Record<string, unknown>, finish_reason: string,
 }
 
 test('Messages → Completions: text, tool calls, usage with cache reads and writes', () => {
-  const out = messagesToCompletionsResponse(
+  const out = translateResponse(
+    'messages',
+    'completions',
     messageBody(
       [
         { type: 'thinking', thinking: 'hidden', signature: 's' },
@@ -84,16 +82,18 @@ test('Messages → Completions: every stop reason, and the client-facing model',
     ['model_context_window_exceeded', 'length'],
   ];
   for (const [stop, finish] of cases) {
-    const out = messagesToCompletionsResponse(messageBody([{ type: 'text', text: 'x' }], stop));
+    const out = translateResponse('messages', 'completions', messageBody([{ type: 'text', text: 'x' }], stop));
     assert.equal((out.choices as { finish_reason: string }[])[0]!.finish_reason, finish, stop);
   }
-  const aliased = messagesToCompletionsResponse(messageBody([], 'end_turn'), { model: 'my-alias' });
+  const aliased = translateResponse('messages', 'completions', messageBody([], 'end_turn'), { model: 'my-alias' });
   assert.equal(aliased.model, 'my-alias');
   assert.equal((aliased.choices as { message: { content: unknown } }[])[0]!.message.content, '');
 });
 
 test('Completions → Messages: text, refusal, tool calls, usage with cached tokens', () => {
-  const out = completionsToMessagesResponse(
+  const out = translateResponse(
+    'completions',
+    'messages',
     completionBody(
       {
         content: 'Checking.',
@@ -143,9 +143,17 @@ test('Completions → Messages: every finish reason', () => {
     ['content_filter', 'refusal'],
   ];
   for (const [finish, stop] of cases) {
-    assert.equal(completionsToMessagesResponse(completionBody({ content: 'x' }, finish)).stop_reason, stop, finish);
+    assert.equal(
+      translateResponse('completions', 'messages', completionBody({ content: 'x' }, finish)).stop_reason,
+      stop,
+      finish,
+    );
   }
-  const refusal = completionsToMessagesResponse(completionBody({ content: null, refusal: 'I cannot.' }, 'stop'));
+  const refusal = translateResponse(
+    'completions',
+    'messages',
+    completionBody({ content: null, refusal: 'I cannot.' }, 'stop'),
+  );
   assert.deepEqual(refusal.content, [{ type: 'text', text: 'I cannot.' }]);
 });
 
@@ -156,14 +164,16 @@ test('usage survives a round trip through both shapes', () => {
     cache_creation_input_tokens: 50,
     output_tokens: 20,
   };
-  const asCompletion = messagesToCompletionsResponse(
+  const asCompletion = translateResponse(
+    'messages',
+    'completions',
     messageBody([{ type: 'text', text: 'x' }], 'end_turn', anthropicUsage),
   );
-  const back = completionsToMessagesResponse(asCompletion);
+  const back = translateResponse('completions', 'messages', asCompletion);
   assert.deepEqual(back.usage, anthropicUsage);
 });
 
 test('bodies that are not responses of their format are TranslationErrors', () => {
-  assert.throws(() => messagesToCompletionsResponse({ id: 'x' }), TranslationError);
-  assert.throws(() => completionsToMessagesResponse({ choices: [] }), TranslationError);
+  assert.throws(() => translateResponse('messages', 'completions', { id: 'x' }), TranslationError);
+  assert.throws(() => translateResponse('completions', 'messages', { choices: [] }), TranslationError);
 });

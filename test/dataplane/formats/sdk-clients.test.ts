@@ -9,11 +9,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import {
   type ChatFormat,
-  completionsToMessagesResponse,
   createStreamTranslator,
   errorBody,
-  messagesToCompletionsResponse,
   translateErrorBody,
+  translateResponse,
 } from '../../../src/dataplane/ai/formats/index.ts';
 import { fixture, prng, randomSplits } from './stream-helpers.ts';
 
@@ -149,7 +148,7 @@ test('both SDKs parse translated non-streaming responses', async () => {
     stop_sequence: null,
     usage: { input_tokens: 10, output_tokens: 5 },
   };
-  const asCompletion = JSON.stringify(messagesToCompletionsResponse(anthropicMessage));
+  const asCompletion = JSON.stringify(translateResponse('messages', 'completions', anthropicMessage));
   await serving(json(200, asCompletion), async (baseURL) => {
     const completion = await openai(baseURL).chat.completions.create(chatParams);
     const call = completion.choices[0]!.message.tool_calls?.[0];
@@ -157,7 +156,7 @@ test('both SDKs parse translated non-streaming responses', async () => {
     assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
   });
   const openaiCompletion = JSON.parse(asCompletion);
-  const asMessage = JSON.stringify(completionsToMessagesResponse(openaiCompletion));
+  const asMessage = JSON.stringify(translateResponse('completions', 'messages', openaiCompletion));
   await serving(json(200, asMessage), async (baseURL) => {
     const message = await anthropic(baseURL).messages.create(messageParams);
     assert.deepEqual(message.content[1], {

@@ -236,7 +236,7 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
       assert.equal(openaiUpstream.requests.at(-1)?.path, '/v1/responses');
     });
 
-    it('a gamma backend refuses embeddings and responses clearly, in the OpenAI format', async () => {
+    it('a gamma backend refuses embeddings clearly, in the OpenAI format, and translates responses', async () => {
       const before = anthropicUpstream.requests.length;
       const error = openaiError(
         await rejection(openai('claude').embeddings.create({ model: 'm', input: 'hi' })),
@@ -246,8 +246,10 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
         null,
       );
       assert.match(error.message, /embeddings API is not supported by provider claude \(gamma, Anthropic\)/);
-      await rejection(openai('claude').responses.create({ model: 'm', input: 'hi' }));
       assert.equal(anthropicUpstream.requests.length, before, 'nothing went upstream');
+      const response = await openai('claude').responses.create({ model: 'm', input: 'hi' });
+      assert.equal(response.object, 'response');
+      assert.equal(anthropicUpstream.requests.at(-1)?.path, '/v1/messages');
     });
 
     it('a body in another format is refused naming the route type applied and ai.routes', async () => {

@@ -60,17 +60,26 @@ test('a chat format the server does not speak is translated to the one it does',
   assert.deepEqual(back.response, { kind: 'translate', from: 'completions', to: 'messages', includeUsage: false });
 });
 
-test('formats that cannot be translated are refused in the client format', () => {
+test('formats that cannot be translated are refused in the client format; the Responses API is translated', () => {
   const provider = compiled({ custom: { formats: [{ type: 'Completions' }] }, ...at });
   for (const [format, body] of [
     ['count_tokens', COUNT_TOKENS_BODY],
-    ['responses', RESPONSES_BODY],
     ['embeddings', EMBEDDINGS_BODY],
   ] as const) {
     const error = refused(provider, input(format, body));
     assert.equal(error.status, 400);
     assert.match(error.message, /not supported by provider custom/);
   }
+  // The Responses API is translated to Chat Completions for it (its closest format).
+  const responses = planned(provider, input('responses', RESPONSES_BODY));
+  assert.equal(responses.path, '/v1/chat/completions');
+  assert.deepEqual(responses.response, {
+    kind: 'translate',
+    from: 'completions',
+    to: 'responses',
+    includeUsage: false,
+  });
+  assert.deepEqual(responses.body, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
   const counted = compiled({ custom: { formats: [{ type: 'GammaTokenCount' }] }, ...at });
   assert.equal(planned(counted, input('count_tokens', COUNT_TOKENS_BODY)).path, '/v1/messages/count_tokens');
 });

@@ -7,12 +7,7 @@ import { type TestContext, test } from 'node:test';
 import { request } from 'undici';
 import type { BackendAuth } from '../../../src/api/types/backend-auth.ts';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
-import {
-  completionsToMessagesResponse,
-  createStreamTranslator,
-  type JsonObject,
-  messagesToCompletionsResponse,
-} from '../../../src/dataplane/ai/formats/index.ts';
+import { createStreamTranslator, type JsonObject, translateResponse } from '../../../src/dataplane/ai/formats/index.ts';
 import type { CompiledProvider, UpstreamPlan } from '../../../src/dataplane/ai/providers/index.ts';
 import { AuthConfigError, compileBackendAuth } from '../../../src/dataplane/auth/backend/index.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
@@ -121,7 +116,7 @@ test('alpha: a Messages client is translated to Chat Completions and back', asyn
   const answer = await send(alpha, plan);
   assert.equal(answer.status, 200, answer.text);
   assert.equal(plan.response.kind, 'translate');
-  const message = completionsToMessagesResponse(answer.json());
+  const message = translateResponse('completions', 'messages', answer.json());
   assert.equal(message.type, 'message');
   assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello there' }]);
   // The model override reached the provider, and the answer names the provider's model.
@@ -159,7 +154,7 @@ test('gamma: a Chat Completions client is translated to Messages and back', asyn
   const plan = planned(gamma, input('completions', CHAT_BODY));
   const answer = await send(gamma, plan, { key: PROVIDER_KEY });
   assert.equal(answer.status, 200, answer.text);
-  const completion = messagesToCompletionsResponse(answer.json()) as {
+  const completion = translateResponse('messages', 'completions', answer.json()) as {
     model: string;
     choices: { message: { content: string } }[];
   };

@@ -32,6 +32,7 @@ const GAMMA_SERVES: Partial<Record<ClientFormat, Served>> = {
     translated: false,
   },
   completions: { path: '/v1/messages', method: 'POST', providerFormat: 'messages', translated: true },
+  responses: { path: '/v1/messages', method: 'POST', providerFormat: 'messages', translated: true },
   models: { path: '/v1/models', method: 'GET', providerFormat: 'models', translated: false },
 };
 
@@ -248,7 +249,7 @@ test('the refusal names the provider and what it serves', () => {
   const error = refused(named, input('embeddings', BODY_OF.embeddings));
   assert.equal(
     error.message,
-    'The embeddings API is not supported by provider claude (gamma, Anthropic); it serves messages, count_tokens, models, completions.',
+    'The embeddings API is not supported by provider claude (gamma, Anthropic); it serves messages, count_tokens, models, completions, responses.',
   );
 });
 

@@ -1,10 +1,9 @@
-// Translation between the OpenAI Chat Completions format and the Anthropic Messages format:
-// requests, responses, SSE streams, errors and usage, and telling a response's format from its
-// shape (the Detect route type). Pure functions and stateful stream processors; no I/O.
+// Translation between LLM API formats (OpenAI Chat Completions, Anthropic Messages) through one
+// chat form: requests, responses, SSE streams, errors and usage, and telling a response's format
+// from its shape (the Detect route type). Pure functions and stateful stream processors; no I/O.
 // docs/llm-formats.md describes every mapping.
 
-export { completionsToMessagesRequest, DEFAULT_MAX_TOKENS } from './completions-to-messages-request.ts';
-export { completionsToMessagesResponse } from './completions-to-messages-response.ts';
+export { type RequestOptions, type ResponseOptions, translateRequest, translateResponse } from './adapters.ts';
 export { detectedEventFormat, detectedResponseFormat } from './detect.ts';
 export {
   type ErrorKind,
@@ -14,10 +13,8 @@ export {
   streamErrorEvent,
   translateErrorBody,
 } from './errors.ts';
-export { messagesToCompletionsRequest } from './messages-to-completions-request.ts';
-export { messagesToCompletionsResponse } from './messages-to-completions-response.ts';
+export { DEFAULT_MAX_TOKENS } from './messages/request.ts';
 export { isStreaming, requestModel, streamIncludesUsage, withStreamUsage } from './request-fields.ts';
-export { finishReasonFor, stopReasonFor } from './stop-reasons.ts';
 export type { StreamProcessor } from './stream.ts';
 export {
   createStreamObserver,
@@ -29,6 +26,7 @@ export { createStreamTranslator, type StreamTranslatorOptions } from './stream-t
 export {
   type ApiFormat,
   type ChatFormat,
+  type ClientChatFormat,
   type JsonObject,
   type RequestTranslation,
   TranslationError,

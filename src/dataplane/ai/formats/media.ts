@@ -1,7 +1,6 @@
-// Images and documents: OpenAI carries them as URLs (data: URLs for inline bytes), Anthropic as a
-// source object (base64 with a media type, or a url).
-import { isPlainObject, stringOr } from './json.ts';
-import type { JsonObject } from './types.ts';
+// Inline bytes in URLs: OpenAI carries images and files as URLs, data: URLs for inline bytes,
+// where the chat form (and Anthropic) hold base64 data with its media type.
+import type { MediaSource } from './form/types.ts';
 
 export interface Base64Data {
   mediaType: string;
@@ -25,29 +24,8 @@ export function base64DataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
 }
 
-function isHttpUrl(url: string): boolean {
-  return /^https?:\/\//i.test(url);
-}
-
-/**
- * An Anthropic image source for an OpenAI image URL, or undefined when it cannot be one (a data:
- * URL that is not base64, another scheme).
- */
-export function imageSourceForUrl(url: string): JsonObject | undefined {
+/** An OpenAI image or file URL in the form: a base64 data: URL is inline bytes, anything else a URL. */
+export function mediaSourceOfUrl(url: string): MediaSource {
   const inline = parseBase64DataUrl(url);
-  if (inline) return { type: 'base64', media_type: inline.mediaType, data: inline.data };
-  if (isHttpUrl(url)) return { type: 'url', url };
-  return undefined;
-}
-
-/** The OpenAI image URL for an Anthropic image or PDF source; undefined for file sources. */
-export function urlForSource(source: unknown): string | undefined {
-  if (!isPlainObject(source)) return undefined;
-  if (source.type === 'base64') {
-    const mediaType = stringOr(source.media_type);
-    const data = stringOr(source.data);
-    return mediaType !== undefined && data !== undefined ? base64DataUrl(mediaType, data) : undefined;
-  }
-  if (source.type === 'url') return stringOr(source.url);
-  return undefined;
+  return inline ? { kind: 'base64', mediaType: inline.mediaType, data: inline.data } : { kind: 'url', url };
 }

@@ -1,16 +1,11 @@
-// The stream translator for a pair of chat formats.
-import { CompletionsToMessagesEvents } from './completions-to-messages-stream.ts';
-import { MessagesToCompletionsEvents } from './messages-to-completions-stream.ts';
+// The stream translator for a pair of chat formats: the provider format's stream reader feeding
+// the client format's stream writer, through the chat form's stream calls.
+import { type ResponseOptions, streamReader } from './adapters.ts';
 import { type StreamProcessor, TranslatingStream } from './stream.ts';
 import { createStreamObserver } from './stream-observer.ts';
-import type { ChatFormat } from './types.ts';
+import type { ChatFormat, ClientChatFormat } from './types.ts';
 
-export interface StreamTranslatorOptions {
-  /** The model name to show the client (the one it asked for); the provider's otherwise. */
-  model?: string;
-  /** The Chat Completions client asked for usage (stream_options.include_usage). */
-  includeUsage?: boolean;
-}
+export type StreamTranslatorOptions = ResponseOptions;
 
 /**
  * Translates the provider's stream (`from`) into the client's format (`to`). The same format on
@@ -18,12 +13,11 @@ export interface StreamTranslatorOptions {
  */
 export function createStreamTranslator(
   from: ChatFormat,
-  to: ChatFormat,
+  to: ClientChatFormat,
   options: StreamTranslatorOptions = {},
 ): StreamProcessor {
   if (from === to) {
     return createStreamObserver(from, { dropUsageOnlyChunk: from === 'completions' && options.includeUsage !== true });
   }
-  if (from === 'messages') return new TranslatingStream(new MessagesToCompletionsEvents(options), 'completions');
-  return new TranslatingStream(new CompletionsToMessagesEvents(options), 'messages');
+  return new TranslatingStream(streamReader(from, to, options), to, options.model);
 }

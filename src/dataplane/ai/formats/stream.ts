@@ -4,7 +4,7 @@
 import { statusForErrorType, streamErrorEvent } from './errors.ts';
 import { isPlainObject, stringOr } from './json.ts';
 import { MAX_SSE_BLOCK_LENGTH, type SseBlock, SseReader } from './sse-reader.ts';
-import type { ChatFormat, JsonObject } from './types.ts';
+import type { ClientChatFormat, JsonObject } from './types.ts';
 import type { Usage } from './usage.ts';
 
 export interface StreamProcessor {
@@ -46,7 +46,10 @@ export class StreamFailure extends Error {
 
 export const TRUNCATED_MESSAGE = 'The provider stream ended before the response was complete.';
 
-/** What one direction of translation implements: upstream SSE events in, client SSE text out. */
+/**
+ * What a stream reader implements (completions/stream.ts, messages/stream.ts): upstream SSE events
+ * in, the SSE text its writer returns for the client out.
+ */
 export interface EventTranslator {
   /** Throws StreamFailure for an event it cannot translate. */
   event(name: string | undefined, data: string): string;
@@ -55,6 +58,7 @@ export interface EventTranslator {
   /** The response is complete: later events are ignored. */
   readonly done: boolean;
   readonly usage: Usage | undefined;
+  /** The model the provider reports, once it has. */
   readonly model: string | undefined;
   readonly firstTokenSeen: boolean;
 }
@@ -62,13 +66,16 @@ export interface EventTranslator {
 export class TranslatingStream implements StreamProcessor {
   readonly #reader = new SseReader();
   readonly #translator: EventTranslator;
-  readonly #clientFormat: ChatFormat;
+  readonly #clientFormat: ClientChatFormat;
+  readonly #clientModel: string | undefined;
   #stopped = false;
   #failure: string | undefined;
 
-  constructor(translator: EventTranslator, clientFormat: ChatFormat) {
+  /** `clientModel` is the model the client asked for: the model until the provider names its own. */
+  constructor(translator: EventTranslator, clientFormat: ClientChatFormat, clientModel?: string) {
     this.#translator = translator;
     this.#clientFormat = clientFormat;
+    this.#clientModel = clientModel;
   }
 
   get usage(): Usage | undefined {
@@ -76,7 +83,7 @@ export class TranslatingStream implements StreamProcessor {
   }
 
   get model(): string | undefined {
-    return this.#translator.model;
+    return this.#translator.model ?? this.#clientModel;
   }
 
   get firstTokenSeen(): boolean {

@@ -4,8 +4,11 @@
 /** The API a request or response body speaks (the `route type` of an AI backend). */
 export type ApiFormat = 'completions' | 'messages' | 'responses' | 'embeddings' | 'count_tokens';
 
-/** The two chat formats gw translates between: OpenAI Chat Completions and Anthropic Messages. */
+/** The chat formats gw translates between, as client and as provider: OpenAI Chat Completions and Anthropic Messages. */
 export type ChatFormat = 'completions' | 'messages';
+
+/** The chat formats a client may speak to a translating provider: the above and the OpenAI Responses API. */
+export type ClientChatFormat = ChatFormat | 'responses';
 
 /** A decoded JSON object (a request or response body, or a part of one). */
 export type JsonObject = Record<string, unknown>;

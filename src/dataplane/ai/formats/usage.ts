@@ -137,3 +137,16 @@ export function messagesUsage(usage: Usage): JsonObject {
   if (usage.reasoningTokens !== undefined) out.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
   return out;
 }
+
+/** gw's usage as Responses API `usage` (its input count includes cached tokens, as gw's does). */
+export function responsesUsage(usage: Usage): JsonObject {
+  const inputDetails: JsonObject = { cached_tokens: usage.cachedInputTokens ?? 0 };
+  if (usage.cacheCreationInputTokens !== undefined) inputDetails.cache_write_tokens = usage.cacheCreationInputTokens;
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: inputDetails,
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.totalTokens,
+  };
+}

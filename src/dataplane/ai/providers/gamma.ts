@@ -1,5 +1,5 @@
 // Family gamma: the Anthropic Messages API. Messages, count_tokens and the model listing are served
-// as they are; Chat Completions requests are translated to Messages. Every request carries anthropic-version,
+// as they are; Chat Completions and Responses API requests are translated to Messages. Every request carries anthropic-version,
 // and the key goes in x-api-key (keyStyle), as Anthropic's API requires.
 import type { GammaConfig } from '../../../api/types/llm-provider.ts';
 import type { FamilyAddress } from './family-address.ts';

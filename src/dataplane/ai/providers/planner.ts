@@ -7,13 +7,13 @@ import type { RouteType } from '../../../api/types/ai.ts';
 import { familyLabel, vendorName } from '../../../api/vendors.ts';
 import {
   type ChatFormat,
-  completionsToMessagesRequest,
+  type ClientChatFormat,
   type JsonObject,
-  messagesToCompletionsRequest,
   type RequestTranslation,
   requestModel,
   streamIncludesUsage,
   TranslationError,
+  translateRequest,
   withStreamUsage,
 } from '../formats/index.ts';
 import type { ClientFormat } from './errors.ts';
@@ -76,11 +76,15 @@ const JSON_HEADERS = {
   'accept-encoding': 'identity',
 } as const;
 
-function otherChatFormat(format: ClientFormat): ChatFormat | undefined {
-  if (format === 'completions') return 'messages';
-  if (format === 'messages') return 'completions';
-  return undefined;
-}
+/**
+ * The provider formats a client format is translated to when the provider does not speak it, in
+ * order of preference (the Responses API is closest to Chat Completions).
+ */
+const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ChatFormat[]>> = {
+  completions: ['messages'],
+  messages: ['completions'],
+  responses: ['completions', 'messages'],
+};
 
 /** The client's `anthropic-version` when it sent one, else the version gw's translations target. */
 function anthropicVersion(input: PlanInput, clientSpeaksAnthropic: boolean): string {
@@ -124,9 +128,10 @@ export class ProviderPlanner implements CompiledProvider {
     }
     const route = this.#definition.routes.get(input.clientFormat);
     if (route !== undefined) return this.#sameFormat(input, route);
-    const translated = otherChatFormat(input.clientFormat);
-    const translatedRoute = translated && this.#definition.routes.get(translated);
-    if (translated && translatedRoute) return this.#translated(input, translated, translatedRoute);
+    for (const target of TRANSLATION_TARGETS[input.clientFormat] ?? []) {
+      const translatedRoute = this.#definition.routes.get(target);
+      if (translatedRoute) return this.#translated(input, target, translatedRoute);
+    }
     return new PlanError(
       400,
       input.clientFormat,
@@ -136,9 +141,8 @@ export class ProviderPlanner implements CompiledProvider {
 
   #servedList(): string {
     const served = [...this.formats];
-    for (const format of this.formats) {
-      const other = otherChatFormat(format);
-      if (other && !served.includes(other)) served.push(other);
+    for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [ClientFormat, readonly ChatFormat[]][]) {
+      if (!served.includes(client) && targets.some((target) => this.formats.includes(target))) served.push(client);
     }
     return served.join(', ');
   }
@@ -211,16 +215,13 @@ export class ProviderPlanner implements CompiledProvider {
   }
 
   #translated(input: PlanInput, providerFormat: ChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
-    const clientFormat = input.clientFormat as ChatFormat;
+    const clientFormat = input.clientFormat as ClientChatFormat;
     const clientBody = this.#requireBody(input);
     if (clientBody instanceof PlanError) return clientBody;
     let translation: RequestTranslation;
     try {
-      // messagesToCompletionsRequest also asks a streaming request for its usage chunk.
-      translation =
-        providerFormat === 'messages'
-          ? completionsToMessagesRequest(clientBody)
-          : messagesToCompletionsRequest(clientBody);
+      // A Chat Completions request written from the form also asks a stream for its usage chunk.
+      translation = translateRequest(clientFormat, providerFormat, clientBody);
     } catch (error) {
       if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
       throw error;

@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
-import type { ChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
+import type { ChatFormat, ClientChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
@@ -60,7 +60,7 @@ export interface PlanInput {
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean }
-  | { kind: 'translate'; from: ChatFormat; to: ChatFormat; includeUsage: boolean }
+  | { kind: 'translate'; from: ChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' };
 
 export interface UpstreamPlan {
