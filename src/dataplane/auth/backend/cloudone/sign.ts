@@ -11,7 +11,7 @@
 // copy), most of a proxied request's CPU; this one a few. Tests hold the two to byte-identical
 // headers (test/dataplane/backend-auth/cloudone-sigv4.test.ts), besides verifying with an
 // independent implementation and the Bedrock client.
-import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../../../util/clock.ts';
 import { type OutgoingRequest, STREAMED_BODY } from '../kind.ts';
 
@@ -180,7 +180,7 @@ export class Sigv4Signer {
         ? UNSIGNED_PAYLOAD
         : body === undefined || body.length === 0
           ? EMPTY_SHA256
-          : createHash('sha256').update(body).digest('hex');
+          : hash('sha256', body, 'hex');
     signed['x-amz-date'] = date;
     if (credentials.sessionToken) signed['x-amz-security-token'] = credentials.sessionToken;
     signed[CONTENT_SHA256] = payloadHash;
@@ -193,7 +193,7 @@ export class Sigv4Signer {
     const path = at === -1 ? request.path : request.path.slice(0, at);
     const canonicalRequest = `${request.method}\n${this.#canonicalPath(path)}\n${canonicalQuery(at === -1 ? '' : request.path.slice(at + 1))}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`;
     const scope = `${day}/${this.#region}/${this.#service}/aws4_request`;
-    const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
+    const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${hash('sha256', canonicalRequest, 'hex')}`;
     const signature = createHmac('sha256', this.#signingKey(day)).update(stringToSign).digest('hex');
 
     headers['x-amz-date'] = date;

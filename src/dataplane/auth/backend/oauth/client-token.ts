@@ -38,12 +38,7 @@ export function compileClientToken(
     inQuery: queryParameter !== undefined,
     read: (target, incoming) => {
       const source: CredentialSource = {
-        forward: {
-          headers: incoming.headers,
-          get query() {
-            return queryParameter === undefined ? '' : target.query.toString();
-          },
-        },
+        forward: { headers: incoming.headers, query: queryParameter === undefined ? '' : target.query.toString() },
         cel: () => incoming.variables?.() ?? NO_VARIABLES,
       };
       return compiled.read(source);
