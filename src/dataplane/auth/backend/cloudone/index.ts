@@ -116,6 +116,11 @@ export const compileCloudone: CredentialKindCompiler<CloudoneAuth> = (config, co
         ? (incoming) => state.roles!.get(assumeRole.session(incoming))
         : () => state.ambient!.get();
 
+  // Keys from a Secret with a known region (the usual case): one signer, chosen once.
+  if (secret !== undefined && 'fixed' in regionSource) {
+    const fixed = signer(secret) as Sigv4Signer;
+    return { sign: (request: OutgoingRequest) => fixed.sign(request) };
+  }
   return {
     sign: (request: OutgoingRequest, incoming: AuthIncoming) =>
       then(then(credentials(incoming), signer), (chosen) => chosen.sign(request)),

@@ -122,9 +122,11 @@ export class Sigv4Signer {
   /** The day's signing key (derived from the secret key, the day, region and service) and its day. */
   #day = '';
   #key: KeyObject | undefined;
-  /** The second last signed and its X-Amz-Date. */
+  /** The second last signed, its X-Amz-Date, credential scope and the string to sign up to the request's hash. */
   #second = Number.NaN;
   #date = '';
+  #scope = '';
+  #toSignPrefix = '';
   readonly #paths = new Map<string, string>();
   /** The last origin signed for and its authority: a backend sends to one origin, parsed once. */
   #origin = '';
@@ -171,9 +173,12 @@ export class Sigv4Signer {
     if (second !== this.#second) {
       this.#second = second;
       this.#date = amzDate(second * 1000);
+      const day = this.#date.slice(0, 8);
+      this.#scope = `${day}/${this.#region}/${this.#service}/aws4_request`;
+      this.#toSignPrefix = `${ALGORITHM}\n${this.#date}\n${this.#scope}\n`;
+      this.#key = this.#signingKey(day);
     }
     const date = this.#date;
-    const day = date.slice(0, 8);
     const body = request.body;
     const payloadHash =
       body === STREAMED_BODY
@@ -192,14 +197,13 @@ export class Sigv4Signer {
     const at = request.path.indexOf('?');
     const path = at === -1 ? request.path : request.path.slice(0, at);
     const canonicalRequest = `${request.method}\n${this.#canonicalPath(path)}\n${canonicalQuery(at === -1 ? '' : request.path.slice(at + 1))}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`;
-    const scope = `${day}/${this.#region}/${this.#service}/aws4_request`;
-    const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${hash('sha256', canonicalRequest, 'hex')}`;
-    const signature = createHmac('sha256', this.#signingKey(day)).update(stringToSign).digest('hex');
+    const stringToSign = this.#toSignPrefix + hash('sha256', canonicalRequest, 'hex');
+    const signature = createHmac('sha256', this.#key!).update(stringToSign).digest('hex');
 
     headers['x-amz-date'] = date;
     if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
     headers[CONTENT_SHA256] = payloadHash;
-    headers.authorization = `${ALGORITHM} Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
+    headers.authorization = `${ALGORITHM} Credential=${credentials.accessKeyId}/${this.#scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   }
 
   /**
