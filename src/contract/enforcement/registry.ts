@@ -86,6 +86,7 @@ const BY = {
   routeTypes: `${DP}/ai/policies/route-types.ts`,
   alpha: `${DP}/ai/providers/alpha.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
+  zeta: `${DP}/ai/providers/zeta.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -213,7 +214,7 @@ const llmProviderFields = {
   gamma: enforced(BY.gamma),
   delta: providerFamilyNotYet('delta'),
   epsilon: providerFamilyNotYet('epsilon'),
-  zeta: providerFamilyNotYet('zeta'),
+  zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),
   host: enforced(BY.providerAddress),
   port: enforced(BY.providerAddress),
@@ -749,6 +750,14 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
   AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
   GammaConfig: { model: enforced() },
+  ZetaConfig: {
+    region: enforced(BY.zeta, {
+      note: "The host's region (bedrock-runtime.<region>.amazonaws.com) and the backend auth's signing region.",
+    }),
+    guardrail: enforced(BY.zeta, { note: 'Sent in every Converse request as guardrailConfig.' }),
+    model: enforced(),
+  },
+  CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {

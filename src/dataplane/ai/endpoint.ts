@@ -85,16 +85,15 @@ export function compileEndpoint(
     throw error;
   }
   const authNamespace = fieldNamespace(input.namespaces, 'auth', namespace);
+  const target =
+    provider.region === undefined
+      ? { host: provider.origin.host, family: provider.family }
+      : { host: provider.origin.host, family: provider.family, region: provider.region };
   const auth = compileBackendAuth(
-    policy.auth,
+    policy.auth ?? defaultBackendAuth(provider),
     data,
     authNamespace,
-    backendAuthOptions(
-      context,
-      authNamespace,
-      { host: provider.origin.host, family: provider.family },
-      provider.keyStyle,
-    ),
+    backendAuthOptions(context, authNamespace, target, provider.keyStyle),
   );
   if (auth instanceof AuthConfigError) return { field: `policies.auth.${auth.field}`, message: auth.message };
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
@@ -125,4 +124,13 @@ export function compileEndpoint(
     policy: requestPolicy,
     unhealthy,
   };
+}
+
+/**
+ * The backend auth of a provider whose policies set none: a zeta (Bedrock) provider signs with
+ * the ambient AWS credentials, as agentgateway does (docs/decisions/0019-bedrock.md); the others
+ * send no credentials.
+ */
+function defaultBackendAuth(provider: CompiledProvider): BackendFull['auth'] {
+  return provider.family === 'zeta' ? { cloudone: {} } : undefined;
 }

@@ -43,6 +43,9 @@ const FAILURE_MESSAGES: Record<NonNullable<ForwardOutcome['failure']>, string> =
 /** Most bytes of a non-streamed provider response gw holds to translate or meter it. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/** The content type of a ConverseStream answer (AWS event-stream frames). */
+const EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream';
+
 export interface AttemptInput {
   res: ClientResponse;
   /** The request's record: what a failure of gw's own is written to. */
@@ -120,7 +123,9 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     return { answered: false, observed, unhealthy, latencyMs: observed.latencyMs!, error: `upstream status ${status}` };
   }
   const contentType = String(response.headers['content-type'] ?? '');
-  if (status < 300 && contentType.startsWith('text/event-stream')) {
+  // ConverseStream (zeta) answers in AWS event-stream frames, every other provider in SSE.
+  const streamType = input.plan.providerFormat === 'converse' ? EVENT_STREAM_TYPE : 'text/event-stream';
+  if (status < 300 && contentType.startsWith(streamType)) {
     return streamResponse(input, response, observed, unhealthy, started);
   }
   let bytes: Buffer;
@@ -173,7 +178,9 @@ function respondWhole(
     result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
     if (handling.kind === 'translate') {
       try {
-        const translated = translateResponse(handling.from, handling.to, parsed);
+        // Converse names no model: the client is shown the one gw put in the path.
+        const model = handling.from === 'converse' ? input.plan.upstreamModel : undefined;
+        const translated = translateResponse(handling.from, handling.to, parsed, model === undefined ? {} : { model });
         out = JSON.stringify(translated);
         headers['content-type'] = 'application/json';
       } catch (error) {
@@ -208,7 +215,12 @@ async function streamResponse(
   const detecting = handling.kind === 'detect' ? createStreamObserver('detect') : undefined;
   const processor: StreamProcessor =
     handling.kind === 'translate'
-      ? createStreamTranslator(handling.from, handling.to, { includeUsage: handling.includeUsage })
+      ? createStreamTranslator(handling.from, handling.to, {
+          includeUsage: handling.includeUsage,
+          ...(handling.from === 'converse' && input.plan.upstreamModel !== undefined
+            ? { model: input.plan.upstreamModel }
+            : {}),
+        })
       : (detecting ??
         createStreamObserver(
           providerFormat === 'messages' ? 'messages' : providerFormat === 'responses' ? 'responses' : 'completions',

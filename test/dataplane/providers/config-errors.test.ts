@@ -15,7 +15,6 @@ const LATER_FAMILIES: [LLMProvider, string][] = [
   [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
   [{ delta: {} }, 'Google Gemini'],
   [{ epsilon: { projectId: 'p' } }, 'Google Vertex AI'],
-  [{ zeta: {} }, 'Amazon Bedrock'],
 ];
 
 test('the families of later issues are refused, naming the field and its vendor', () => {

@@ -4,11 +4,11 @@
 // Anthropic formats (messages, count_tokens): {"type":"error","error":{"type","message"}}.
 import { STATUS_CODES } from 'node:http';
 import { isPlainObject, stringOr } from './json.ts';
-import type { ApiFormat } from './types.ts';
+import type { ApiFormat, ProviderChatFormat } from './types.ts';
 
 type Family = 'openai' | 'anthropic';
 
-function formatFamily(format: ApiFormat): Family {
+function formatFamily(format: ApiFormat | ProviderChatFormat): Family {
   return format === 'messages' || format === 'count_tokens' ? 'anthropic' : 'openai';
 }
 
@@ -167,7 +167,7 @@ function parseErrorBody(text: string): ParsedError | undefined {
  * unreadable body becomes the generic message for the status.
  */
 export function translateErrorBody(
-  from: ApiFormat,
+  from: ApiFormat | ProviderChatFormat,
   to: ApiFormat,
   status: number,
   body: string,

@@ -1,9 +1,10 @@
 // The stream translator for a pair of chat formats: the provider format's stream reader feeding
 // the client format's stream writer, through the chat form's stream calls.
 import { type ResponseOptions, streamReader } from './adapters.ts';
+import { EventStreamFrames } from './converse/event-stream.ts';
 import { type StreamProcessor, TranslatingStream } from './stream.ts';
 import { createStreamObserver } from './stream-observer.ts';
-import type { ChatFormat, ClientChatFormat } from './types.ts';
+import type { ClientChatFormat, ProviderChatFormat } from './types.ts';
 
 export type StreamTranslatorOptions = ResponseOptions;
 
@@ -12,10 +13,14 @@ export type StreamTranslatorOptions = ResponseOptions;
  * both sides gives the observer, which drops the usage-only chunk unless the client asked for it.
  */
 export function createStreamTranslator(
-  from: ChatFormat,
+  from: ProviderChatFormat,
   to: ClientChatFormat,
   options: StreamTranslatorOptions = {},
 ): StreamProcessor {
+  // ConverseStream is framed in AWS event-stream frames, every other provider format in SSE.
+  if (from === 'converse') {
+    return new TranslatingStream(streamReader(from, to, options), to, options.model, new EventStreamFrames());
+  }
   if (from === to) {
     return createStreamObserver(from, { dropUsageOnlyChunk: from === 'completions' && options.includeUsage !== true });
   }

@@ -63,8 +63,18 @@ export interface EventTranslator {
   readonly firstTokenSeen: boolean;
 }
 
+/**
+ * How the upstream bytes are cut into events: SSE (SseReader), or another framing whose frames
+ * come as SSE blocks (converse/event-stream.ts). push and finish may throw StreamFailure.
+ */
+export interface EventFraming {
+  push(chunk: Uint8Array): SseBlock[];
+  finish(): SseBlock[];
+  readonly overflowed: boolean;
+}
+
 export class TranslatingStream implements StreamProcessor {
-  readonly #reader = new SseReader();
+  readonly #reader: EventFraming;
   readonly #translator: EventTranslator;
   readonly #clientFormat: ClientChatFormat;
   readonly #clientModel: string | undefined;
@@ -72,7 +82,13 @@ export class TranslatingStream implements StreamProcessor {
   #failure: string | undefined;
 
   /** `clientModel` is the model the client asked for: the model until the provider names its own. */
-  constructor(translator: EventTranslator, clientFormat: ClientChatFormat, clientModel?: string) {
+  constructor(
+    translator: EventTranslator,
+    clientFormat: ClientChatFormat,
+    clientModel?: string,
+    framing: EventFraming = new SseReader(),
+  ) {
+    this.#reader = framing;
     this.#translator = translator;
     this.#clientFormat = clientFormat;
     this.#clientModel = clientModel;

@@ -4,7 +4,7 @@
 // input_tokens excludes cache reads and writes, so Messages usage is summed on the way in and
 // split on the way out.
 import { isPlainObject, numberOr, objectOr } from './json.ts';
-import type { ApiFormat, JsonObject } from './types.ts';
+import type { ApiFormat, JsonObject, ProviderChatFormat } from './types.ts';
 
 export interface Usage {
   inputTokens: number;
@@ -88,13 +88,33 @@ export function usageFromResponsesResponse(response: unknown): Usage | undefined
 }
 
 /** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
-export function usageFromResponse(format: ApiFormat, body: unknown): Usage | undefined {
+/**
+ * Converse usage as gw's: Bedrock's inputTokens leaves out the tokens read from and written to the
+ * prompt cache (totalTokens counts them apart), where gw's input counts every input token.
+ */
+export function usageFromConverse(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const input = numberOr(value.inputTokens);
+  const output = numberOr(value.outputTokens);
+  if (input === undefined && output === undefined) return undefined;
+  const cacheRead = numberOr(value.cacheReadInputTokens);
+  const cacheWrite = numberOr(value.cacheWriteInputTokens);
+  const inputTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0);
+  const usage: Usage = { inputTokens, outputTokens: output ?? 0, totalTokens: inputTokens + (output ?? 0) };
+  if (cacheRead !== undefined) usage.cachedInputTokens = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheCreationInputTokens = cacheWrite;
+  return usage;
+}
+
+export function usageFromResponse(format: ApiFormat | ProviderChatFormat, body: unknown): Usage | undefined {
   if (!isPlainObject(body)) return undefined;
   switch (format) {
     case 'completions':
       return usageFromCompletions(body.usage);
     case 'messages':
       return usageFromMessages(body.usage);
+    case 'converse':
+      return usageFromConverse(body.usage);
     case 'responses':
       return usageFromOpenAi(body.usage, RESPONSES_NAMES);
     case 'embeddings': {

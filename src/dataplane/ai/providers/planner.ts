@@ -53,7 +53,7 @@ const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
 /** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
 const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
 
-const ANTHROPIC_FORMATS: ReadonlySet<ClientFormat> = new Set(['messages', 'count_tokens']);
+const ANTHROPIC_FORMATS: ReadonlySet<UpstreamPlan['providerFormat']> = new Set(['messages', 'count_tokens']);
 
 export interface ProviderDefinition {
   name: string | undefined;
@@ -68,7 +68,22 @@ export interface ProviderDefinition {
   forwardedPath: (clientPath: string) => ConfiguredPath;
   /** Whether forwarded (Passthrough, Detect) requests carry `anthropic-version` (the gamma family). */
   forwardedAnthropicVersion: boolean;
+  /** The provider's region (zeta): its host's, and the signing region of its backend auth. */
+  region?: string;
+  /** The provider speaks Bedrock Converse (zeta): every chat format is translated to it. */
+  converse?: ConverseTarget;
 }
+
+/** Where a Converse provider takes a request, and the fields its configuration adds to each body. */
+export interface ConverseTarget {
+  /** The path for a model id (it goes in the path, not the body) and a streaming or whole answer. */
+  path(model: string, stream: boolean): ConfiguredPath;
+  /** Top-level fields of every request (the guardrailConfig). */
+  fields?: JsonObject;
+}
+
+/** The client formats a Converse provider serves, by translation. */
+const CONVERSE_CLIENTS: ReadonlySet<ClientFormat> = new Set(['completions', 'messages', 'responses']);
 
 const JSON_HEADERS = {
   'content-type': 'application/json',
@@ -101,6 +116,7 @@ export class ProviderPlanner implements CompiledProvider {
   readonly service: ProviderService | undefined;
   readonly keyStyle: ProviderKeyStyle;
   readonly model: string | undefined;
+  readonly region: string | undefined;
   readonly #definition: ProviderDefinition;
   readonly #label: string;
 
@@ -113,6 +129,7 @@ export class ProviderPlanner implements CompiledProvider {
     this.service = definition.service && Object.freeze({ ...definition.service });
     this.keyStyle = definition.keyStyle;
     this.model = definition.model;
+    this.region = definition.region;
     // The vendor goes with the family: "provider gamma (Anthropic)", "provider claude (gamma, Anthropic)".
     const vendor = vendorName(definition.family);
     this.#label =
@@ -128,6 +145,8 @@ export class ProviderPlanner implements CompiledProvider {
     }
     const route = this.#definition.routes.get(input.clientFormat);
     if (route !== undefined) return this.#sameFormat(input, route);
+    const converse = this.#definition.converse;
+    if (converse !== undefined && CONVERSE_CLIENTS.has(input.clientFormat)) return this.#converse(input, converse);
     for (const target of TRANSLATION_TARGETS[input.clientFormat] ?? []) {
       const translatedRoute = this.#definition.routes.get(target);
       if (translatedRoute) return this.#translated(input, target, translatedRoute);
@@ -140,6 +159,7 @@ export class ProviderPlanner implements CompiledProvider {
   }
 
   #servedList(): string {
+    if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS].join(', ');
     const served = [...this.formats];
     for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [ClientFormat, readonly ChatFormat[]][]) {
       if (!served.includes(client) && targets.some((target) => this.formats.includes(target))) served.push(client);
@@ -150,7 +170,7 @@ export class ProviderPlanner implements CompiledProvider {
   #plan(
     input: PlanInput,
     route: ConfiguredPath,
-    providerFormat: ClientFormat,
+    providerFormat: UpstreamPlan['providerFormat'],
     body: JsonObject | undefined,
     response: ResponseHandling,
     warnings: RequestTranslation['warnings'],
@@ -234,6 +254,37 @@ export class ProviderPlanner implements CompiledProvider {
       includeUsage: clientFormat === 'completions' && streamIncludesUsage(clientBody),
     };
     return this.#plan(input, route, providerFormat, body, response, translation.warnings);
+  }
+
+  /**
+   * A chat request translated to Converse: the model (the override, else the client's) goes in
+   * the path, the configured fields (guardrailConfig) into the body.
+   */
+  #converse(input: PlanInput, target: ConverseTarget): UpstreamPlan | PlanError {
+    const clientFormat = input.clientFormat as ClientChatFormat;
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    const model = this.model ?? requestModel(clientBody);
+    if (model === undefined || model === '') {
+      return new PlanError(400, clientFormat, `The request must name a model: ${this.#label} has no model override.`);
+    }
+    let translation: RequestTranslation;
+    try {
+      translation = translateRequest(clientFormat, 'converse', clientBody);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
+      throw error;
+    }
+    const body = target.fields === undefined ? translation.body : { ...translation.body, ...target.fields };
+    const response: ResponseHandling = {
+      kind: 'translate',
+      from: 'converse',
+      to: clientFormat,
+      includeUsage: clientFormat === 'completions' && streamIncludesUsage(clientBody),
+    };
+    const plan = this.#plan(input, target.path(model, input.stream), 'converse', body, response, translation.warnings);
+    plan.upstreamModel = model;
+    return plan;
   }
 
   #forwarded(input: PlanInput): UpstreamPlan | PlanError {

@@ -4,13 +4,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
-import type { ChatFormat, ClientChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
+import type { ClientChatFormat, JsonObject, ProviderChatFormat, TranslationWarning } from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'custom';
+export type ProviderFamily = 'alpha' | 'gamma' | 'zeta' | 'custom';
 
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
@@ -60,7 +60,7 @@ export interface PlanInput {
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean }
-  | { kind: 'translate'; from: ChatFormat; to: ClientChatFormat; includeUsage: boolean }
+  | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' };
 
 export interface UpstreamPlan {
@@ -81,7 +81,8 @@ export interface UpstreamPlan {
    * Detect when the body is not a JSON object).
    */
   body: JsonObject | undefined;
-  providerFormat: ClientFormat;
+  /** What the provider is sent: a client format, or Bedrock Converse (the zeta family). */
+  providerFormat: ClientFormat | 'converse';
   response: ResponseHandling;
   /** The model the client asked for (the body's `model`). */
   requestModel: string | undefined;
@@ -103,6 +104,8 @@ export interface CompiledProvider {
   readonly keyStyle: ProviderKeyStyle;
   /** The configured model override, if any. */
   readonly model: string | undefined;
+  /** The provider's region (zeta): the signing region of its backend auth. */
+  readonly region: string | undefined;
   /** The upstream request for one client request, or the error to answer with (never throws). */
   plan(input: PlanInput): UpstreamPlan | PlanError;
 }

@@ -1,0 +1,163 @@
+// A loopback stand-in for Amazon Bedrock's runtime Converse API: POST /model/{modelId}/converse
+// answers Converse JSON, /converse-stream the same answer as ConverseStream events in AWS
+// event-stream frames (written with @smithy/eventstream-codec, each frame split over several
+// writes). Every request must carry a SigV4 signature (service bedrock) that the stand-in
+// recomputes with test/helpers/sigv4.ts; it records what it received. The answer: a toolUse when
+// the request declares tools and its last message holds no toolResult, else text naming the model.
+// Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it.
+import { createServer } from 'node:http';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { closeServer, listen } from './http-server.ts';
+import { type Sigv4Secrets, type Verified, verifySigv4 } from './sigv4.ts';
+
+export interface BedrockCall {
+  /** The request target as received (still encoded). */
+  url: string;
+  /** The model id, decoded from the path. */
+  modelId: string;
+  stream: boolean;
+  body: Record<string, unknown>;
+  verified: Verified;
+}
+
+export interface BedrockStandIn {
+  port: number;
+  url: string;
+  calls: BedrockCall[];
+  /** Requests refused for their signature, with the reason. */
+  refused: string[];
+  close(): Promise<void>;
+}
+
+const codec = new EventStreamCodec(
+  (bytes) => new TextDecoder().decode(bytes),
+  (text) => new TextEncoder().encode(text),
+);
+
+/** One ConverseStream event frame. */
+export function eventFrame(type: string, payload: unknown): Uint8Array {
+  return codec.encode({
+    headers: {
+      ':message-type': { type: 'string', value: 'event' },
+      ':event-type': { type: 'string', value: type },
+      ':content-type': { type: 'string', value: 'application/json' },
+    },
+    body: new TextEncoder().encode(JSON.stringify(payload)),
+  });
+}
+
+/** An exception frame, as Bedrock ends a stream that failed. */
+export function exceptionFrame(type: string, message: string): Uint8Array {
+  return codec.encode({
+    headers: {
+      ':message-type': { type: 'string', value: 'exception' },
+      ':exception-type': { type: 'string', value: type },
+      ':content-type': { type: 'string', value: 'application/json' },
+    },
+    body: new TextEncoder().encode(JSON.stringify({ message })),
+  });
+}
+
+const USAGE = { inputTokens: 11, outputTokens: 7, totalTokens: 21, cacheReadInputTokens: 3 };
+
+function wantsTool(body: Record<string, unknown>): { name: string } | undefined {
+  const tools = (body.toolConfig as { tools?: { toolSpec: { name: string } }[] } | undefined)?.tools;
+  const messages = body.messages as { content: Record<string, unknown>[] }[];
+  const last = messages.at(-1);
+  if (!tools?.length || last?.content.some((block) => 'toolResult' in block)) return undefined;
+  return { name: tools[0]!.toolSpec.name };
+}
+
+/** The Converse answer to a request. */
+export function converseAnswer(modelId: string, body: Record<string, unknown>): Record<string, unknown> {
+  const tool = wantsTool(body);
+  const content = tool
+    ? [{ toolUse: { toolUseId: 'tooluse_1', name: tool.name, input: { city: 'Paris' } } }]
+    : [{ text: `Hello from ${modelId}` }];
+  return {
+    output: { message: { role: 'assistant', content } },
+    stopReason: tool ? 'tool_use' : 'end_turn',
+    usage: USAGE,
+    metrics: { latencyMs: 5 },
+  };
+}
+
+/** The same answer as ConverseStream event frames. */
+export function converseStreamFrames(modelId: string, body: Record<string, unknown>): Uint8Array[] {
+  const tool = wantsTool(body);
+  const frames = [eventFrame('messageStart', { role: 'assistant' })];
+  if (tool) {
+    frames.push(
+      eventFrame('contentBlockStart', {
+        contentBlockIndex: 0,
+        start: { toolUse: { toolUseId: 'tooluse_1', name: tool.name } },
+      }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":' } } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '"Paris"}' } } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+    );
+  } else {
+    frames.push(
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hello from ' } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: modelId } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+    );
+  }
+  frames.push(
+    eventFrame('messageStop', { stopReason: tool ? 'tool_use' : 'end_turn' }),
+    eventFrame('metadata', { usage: USAGE, metrics: { latencyMs: 5 } }),
+  );
+  return frames;
+}
+
+const PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+
+export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<BedrockStandIn> {
+  const calls: BedrockCall[] = [];
+  const refused: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const received = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      const answer = (status: number, body: unknown, type = 'application/json') => {
+        res.writeHead(status, { 'content-type': type, 'x-amzn-requestid': 'req-1' });
+        res.end(JSON.stringify(body));
+      };
+      let verified: Verified;
+      try {
+        verified = verifySigv4(received, { secrets, service: 'bedrock' });
+      } catch (error) {
+        refused.push((error as Error).message);
+        return answer(403, {
+          message: 'The request signature we calculated does not match the signature you provided.',
+        });
+      }
+      const match = PATH.exec(received.url);
+      if (received.method !== 'POST' || !match) return answer(404, { message: 'Unknown operation' });
+      const modelId = decodeURIComponent(match[1]!);
+      const stream = match[2] === 'converse-stream';
+      const body = JSON.parse(received.body.toString('utf8')) as Record<string, unknown>;
+      calls.push({ url: received.url, modelId, stream, body, verified });
+      if (!Array.isArray(body.messages)) return answer(400, { message: 'messages is required' });
+      if (!stream) return answer(200, converseAnswer(modelId, body));
+      res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-1' });
+      for (const frame of converseStreamFrames(modelId, body)) {
+        // Split each frame in three writes, so that readers must put frames together.
+        const third = Math.max(1, Math.floor(frame.byteLength / 3));
+        for (const piece of [frame.subarray(0, third), frame.subarray(third, 2 * third), frame.subarray(2 * third)]) {
+          res.write(piece);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      res.end();
+    });
+  });
+  const port = await listen(server);
+  return { port, url: `http://127.0.0.1:${port}`, calls, refused, close: () => closeServer(server) };
+}
