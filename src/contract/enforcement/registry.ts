@@ -86,6 +86,7 @@ const BY = {
   routeTypes: `${DP}/ai/policies/route-types.ts`,
   alpha: `${DP}/ai/providers/alpha.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
+  delta: `${DP}/ai/providers/delta.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -147,7 +148,7 @@ const ENDPOINT_NAMESPACE =
 
 function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}) or a custom provider.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}) or a custom provider.`,
   );
 }
 
@@ -211,7 +212,7 @@ const llmProviderFields = {
   betaalpha: providerFamilyNotYet('betaalpha'),
   beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
-  delta: providerFamilyNotYet('delta'),
+  delta: enforced(BY.delta),
   epsilon: providerFamilyNotYet('epsilon'),
   zeta: providerFamilyNotYet('zeta'),
   custom: enforced(BY.custom),
@@ -749,6 +750,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
   AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
   GammaConfig: { model: enforced() },
+  DeltaConfig: { model: enforced() },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {

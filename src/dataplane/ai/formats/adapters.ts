@@ -9,6 +9,9 @@ import { readCompletionsRequest, writeCompletionsRequest } from './completions/r
 import { readCompletionsResponse, writeCompletionsResponse } from './completions/response.ts';
 import { CompletionsStreamReader, CompletionsStreamWriter } from './completions/stream.ts';
 import type { ChatRequest, ChatResponse, StreamWriter } from './form/types.ts';
+import { writeGeminiRequest } from './gemini/request.ts';
+import { readGeminiResponse } from './gemini/response.ts';
+import { GeminiStreamReader } from './gemini/stream.ts';
 import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts';
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
@@ -16,7 +19,7 @@ import { readResponsesRequest } from './responses/request.ts';
 import { writeResponsesResponse } from './responses/response.ts';
 import { ResponsesStreamWriter } from './responses/stream.ts';
 import type { EventTranslator } from './stream.ts';
-import type { ChatFormat, ClientChatFormat, JsonObject, RequestTranslation } from './types.ts';
+import type { ClientChatFormat, JsonObject, ProviderChatFormat, RequestTranslation } from './types.ts';
 
 export interface RequestOptions {
   /** Messages only: the max_tokens to send when the client gave no limit (default 4096). */
@@ -62,7 +65,7 @@ const CLIENT_ADAPTERS: Record<ClientChatFormat, ClientAdapters> = {
   },
 };
 
-const PROVIDER_ADAPTERS: Record<ChatFormat, ProviderAdapters> = {
+const PROVIDER_ADAPTERS: Record<ProviderChatFormat, ProviderAdapters> = {
   completions: {
     writeRequest: writeCompletionsRequest,
     readResponse: readCompletionsResponse,
@@ -73,6 +76,11 @@ const PROVIDER_ADAPTERS: Record<ChatFormat, ProviderAdapters> = {
     readResponse: readMessagesResponse,
     streamReader: (writer) => new MessagesStreamReader(writer),
   },
+  gemini: {
+    writeRequest: writeGeminiRequest,
+    readResponse: readGeminiResponse,
+    streamReader: (writer) => new GeminiStreamReader(writer),
+  },
 };
 
 /**
@@ -81,7 +89,7 @@ const PROVIDER_ADAPTERS: Record<ChatFormat, ProviderAdapters> = {
  */
 export function translateRequest(
   from: ClientChatFormat,
-  to: ChatFormat,
+  to: ProviderChatFormat,
   body: JsonObject,
   options: RequestOptions = {},
 ): RequestTranslation {
@@ -93,7 +101,7 @@ export function translateRequest(
  * (`to`). Throws TranslationError for a body that is not a response of its format (502).
  */
 export function translateResponse(
-  from: ChatFormat,
+  from: ProviderChatFormat,
   to: ClientChatFormat,
   body: JsonObject,
   options: ResponseOptions = {},
@@ -102,6 +110,10 @@ export function translateResponse(
 }
 
 /** The reader of the provider's stream (`from`), writing the client's (`to`). */
-export function streamReader(from: ChatFormat, to: ClientChatFormat, options: ResponseOptions): EventTranslator {
+export function streamReader(
+  from: ProviderChatFormat,
+  to: ClientChatFormat,
+  options: ResponseOptions,
+): EventTranslator {
   return PROVIDER_ADAPTERS[from].streamReader(CLIENT_ADAPTERS[to].streamWriter(options));
 }

@@ -28,6 +28,7 @@ export {
   type ChatFormat,
   type ClientChatFormat,
   type JsonObject,
+  type ProviderChatFormat,
   type RequestTranslation,
   TranslationError,
   type TranslationWarning,

@@ -3,7 +3,7 @@
 import { type ResponseOptions, streamReader } from './adapters.ts';
 import { type StreamProcessor, TranslatingStream } from './stream.ts';
 import { createStreamObserver } from './stream-observer.ts';
-import type { ChatFormat, ClientChatFormat } from './types.ts';
+import type { ClientChatFormat, ProviderChatFormat } from './types.ts';
 
 export type StreamTranslatorOptions = ResponseOptions;
 
@@ -12,7 +12,7 @@ export type StreamTranslatorOptions = ResponseOptions;
  * both sides gives the observer, which drops the usage-only chunk unless the client asked for it.
  */
 export function createStreamTranslator(
-  from: ChatFormat,
+  from: ProviderChatFormat,
   to: ClientChatFormat,
   options: StreamTranslatorOptions = {},
 ): StreamProcessor {

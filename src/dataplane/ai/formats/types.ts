@@ -7,6 +7,12 @@ export type ApiFormat = 'completions' | 'messages' | 'responses' | 'embeddings' 
 /** The chat formats gw translates between, as client and as provider: OpenAI Chat Completions and Anthropic Messages. */
 export type ChatFormat = 'completions' | 'messages';
 
+/**
+ * The chat formats gw sends to providers: the above and Gemini generateContent (the delta family),
+ * which gw does not accept from clients yet.
+ */
+export type ProviderChatFormat = ChatFormat | 'gemini';
+
 /** The chat formats a client may speak to a translating provider: the above and the OpenAI Responses API. */
 export type ClientChatFormat = ChatFormat | 'responses';
 

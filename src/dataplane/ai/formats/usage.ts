@@ -82,13 +82,34 @@ export function usageFromMessages(value: unknown): Usage | undefined {
   return withOptional(usage, cacheRead, cacheCreation, numberOr(details?.thinking_tokens));
 }
 
+/**
+ * Gemini `usageMetadata`: promptTokenCount includes the cached part (cachedContentTokenCount) and
+ * the tool-use prompt is counted apart; candidatesTokenCount excludes thoughtsTokenCount, which gw
+ * counts as output (reasoning).
+ */
+export function usageFromGemini(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const prompt = numberOr(value.promptTokenCount);
+  const candidates = numberOr(value.candidatesTokenCount);
+  const thoughts = numberOr(value.thoughtsTokenCount);
+  if (prompt === undefined && candidates === undefined && thoughts === undefined) return undefined;
+  const inputTokens = (prompt ?? 0) + (numberOr(value.toolUsePromptTokenCount) ?? 0);
+  const outputTokens = (candidates ?? 0) + (thoughts ?? 0);
+  const usage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: numberOr(value.totalTokenCount) ?? inputTokens + outputTokens,
+  };
+  return withOptional(usage, numberOr(value.cachedContentTokenCount), undefined, thoughts);
+}
+
 /** The usage of a Responses API response object (from a body or a response.completed event). */
 export function usageFromResponsesResponse(response: unknown): Usage | undefined {
   return isPlainObject(response) ? usageFromOpenAi(response.usage, RESPONSES_NAMES) : undefined;
 }
 
 /** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
-export function usageFromResponse(format: ApiFormat, body: unknown): Usage | undefined {
+export function usageFromResponse(format: ApiFormat | 'gemini', body: unknown): Usage | undefined {
   if (!isPlainObject(body)) return undefined;
   switch (format) {
     case 'completions':
@@ -103,6 +124,8 @@ export function usageFromResponse(format: ApiFormat, body: unknown): Usage | und
       if (input === undefined) return undefined;
       return { inputTokens: input, outputTokens: 0, totalTokens: numberOr(usage?.total_tokens) ?? input };
     }
+    case 'gemini':
+      return usageFromGemini(body.usageMetadata);
     case 'count_tokens': {
       const input = numberOr(body.input_tokens);
       return input === undefined ? undefined : { inputTokens: input, outputTokens: 0, totalTokens: input };

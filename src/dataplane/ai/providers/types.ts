@@ -4,17 +4,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
-import type { ChatFormat, ClientChatFormat, JsonObject, TranslationWarning } from '../formats/index.ts';
+import type { ClientChatFormat, JsonObject, ProviderChatFormat, TranslationWarning } from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'custom';
+export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'custom';
+
+/** What a provider is sent: a client format, or Gemini generateContent (which no client speaks to gw yet). */
+export type UpstreamFormat = ClientFormat | 'gemini';
 
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
- * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header. Hand it to
+ * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header;
+ * `x-goog-api-key` the delta (Gemini API) one. Hand it to
  * `compileBackendAuth` (src/dataplane/auth/backend/).
  */
 export type ProviderKeyStyle = KeyStyle;
@@ -60,7 +64,7 @@ export interface PlanInput {
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean }
-  | { kind: 'translate'; from: ChatFormat; to: ClientChatFormat; includeUsage: boolean }
+  | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' };
 
 export interface UpstreamPlan {
@@ -81,7 +85,7 @@ export interface UpstreamPlan {
    * Detect when the body is not a JSON object).
    */
   body: JsonObject | undefined;
-  providerFormat: ClientFormat;
+  providerFormat: UpstreamFormat;
   response: ResponseHandling;
   /** The model the client asked for (the body's `model`). */
   requestModel: string | undefined;
@@ -96,7 +100,7 @@ export interface CompiledProvider {
   readonly name: string | undefined;
   readonly family: ProviderFamily;
   /** The formats the provider speaks natively (others may be served by translation). */
-  readonly formats: readonly ClientFormat[];
+  readonly formats: readonly UpstreamFormat[];
   readonly origin: Origin;
   readonly service: ProviderService | undefined;
   /** Default placement of the backend auth key; hand it to `compileBackendAuth`. */
