@@ -3,6 +3,7 @@
 // fed random splits, truncations and garbage.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type OpenAI from 'openai';
 import {
   createStreamTranslator,
   translateRequest,
@@ -127,10 +128,12 @@ test('a generateContent response is read: parts, finishReason and usageMetadata'
       totalTokenCount: 18,
     },
   };
-  const completion = translateResponse('gemini', 'completions', response) as any;
-  assert.equal(completion.choices[0].message.content, 'hi');
-  assert.equal(completion.choices[0].message.tool_calls[0].function.arguments, '{"x":1}');
-  assert.equal(completion.choices[0].finish_reason, 'tool_calls');
+  const completion = translateResponse('gemini', 'completions', response) as unknown as OpenAI.ChatCompletion;
+  const message = completion.choices[0]!.message;
+  assert.equal(message.content, 'hi');
+  const call = message.tool_calls![0]!;
+  assert.equal(call.type === 'function' && call.function.arguments, '{"x":1}');
+  assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
   assert.deepEqual(usageFromResponse('gemini', response), {
     inputTokens: 10,
     outputTokens: 8,
@@ -142,13 +145,15 @@ test('a generateContent response is read: parts, finishReason and usageMetadata'
     (
       translateResponse('gemini', 'messages', {
         candidates: [{ content: { parts: [{ text: 'a' }] }, finishReason: reason }],
-      }) as any
+      }) as { stop_reason: string }
     ).stop_reason;
   assert.equal(finish('MAX_TOKENS'), 'max_tokens');
   assert.equal(finish('SAFETY'), 'refusal');
   assert.equal(finish('STOP'), 'end_turn');
-  const blocked = translateResponse('gemini', 'completions', { promptFeedback: { blockReason: 'SAFETY' } }) as any;
-  assert.equal(blocked.choices[0].finish_reason, 'content_filter');
+  const blocked = translateResponse('gemini', 'completions', {
+    promptFeedback: { blockReason: 'SAFETY' },
+  }) as unknown as OpenAI.ChatCompletion;
+  assert.equal(blocked.choices[0]!.finish_reason, 'content_filter');
   assert.throws(() => translateResponse('gemini', 'completions', { choices: [] }), /not a Gemini response/);
 });
 
