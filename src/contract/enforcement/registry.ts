@@ -87,6 +87,7 @@ const BY = {
   alpha: `${DP}/ai/providers/alpha.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
   zeta: `${DP}/ai/providers/zeta.ts`,
+  delta: `${DP}/ai/providers/delta.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -148,7 +149,7 @@ const ENDPOINT_NAMESPACE =
 
 function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}) or a custom provider.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}) or a custom provider.`,
   );
 }
 
@@ -212,7 +213,7 @@ const llmProviderFields = {
   betaalpha: providerFamilyNotYet('betaalpha'),
   beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
-  delta: providerFamilyNotYet('delta'),
+  delta: enforced(BY.delta),
   epsilon: providerFamilyNotYet('epsilon'),
   zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),
@@ -758,6 +759,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     model: enforced(),
   },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
+  DeltaConfig: { model: enforced() },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {

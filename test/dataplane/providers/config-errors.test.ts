@@ -13,7 +13,6 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
 const LATER_FAMILIES: [LLMProvider, string][] = [
   [{ betaalpha: { endpoint: 'x.example' } }, 'Azure OpenAI'],
   [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
-  [{ delta: {} }, 'Google Gemini'],
   [{ epsilon: { projectId: 'p' } }, 'Google Vertex AI'],
 ];
 
@@ -30,13 +29,10 @@ test('the families of later issues are refused, naming the field and its vendor'
 });
 
 test("a named provider's error carries its name", () => {
-  const error = configError({ delta: { model: 'gemini' } }, { name: 'google' });
+  const error = configError({ delta: { model: 'gemini-2.5-flash' }, path: 'v1beta' }, { name: 'google' });
   assert.equal(error.provider, 'google');
-  assert.equal(error.field, 'delta');
-  assert.equal(
-    error.message,
-    'provider google: delta: provider family delta (Google Gemini) is not supported by this data plane yet',
-  );
+  assert.equal(error.field, 'path');
+  assert.equal(error.message, 'provider google: path: must start with "/" (got "v1beta")');
 });
 
 test('no family, or two, is an error', () => {

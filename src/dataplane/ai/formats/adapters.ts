@@ -12,6 +12,9 @@ import { writeConverseRequest } from './converse/request.ts';
 import { readConverseResponse } from './converse/response.ts';
 import { ConverseStreamReader } from './converse/stream.ts';
 import type { ChatRequest, ChatResponse, StreamWriter } from './form/types.ts';
+import { writeGeminiRequest } from './gemini/request.ts';
+import { readGeminiResponse } from './gemini/response.ts';
+import { GeminiStreamReader } from './gemini/stream.ts';
 import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts';
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
@@ -80,6 +83,11 @@ const PROVIDER_ADAPTERS: Record<ProviderChatFormat, ProviderAdapters> = {
     writeRequest: writeConverseRequest,
     readResponse: readConverseResponse,
     streamReader: (writer) => new ConverseStreamReader(writer),
+  },
+  gemini: {
+    writeRequest: writeGeminiRequest,
+    readResponse: readGeminiResponse,
+    streamReader: (writer) => new GeminiStreamReader(writer),
   },
 };
 

@@ -6,9 +6,12 @@ import { STATUS_CODES } from 'node:http';
 import { isPlainObject, stringOr } from './json.ts';
 import type { ApiFormat, ProviderChatFormat } from './types.ts';
 
-type Family = 'openai' | 'anthropic';
+// Gemini's errors ({"error":{"code","message","status"}}) are a family of their own: gw answers no
+// Gemini clients yet, so a Gemini error body is always rewritten for the client.
+type Family = 'openai' | 'anthropic' | 'gemini';
 
 function formatFamily(format: ApiFormat | ProviderChatFormat): Family {
+  if (format === 'gemini') return 'gemini';
   return format === 'messages' || format === 'count_tokens' ? 'anthropic' : 'openai';
 }
 

@@ -10,8 +10,11 @@ export type ChatFormat = 'completions' | 'messages';
 /** The chat formats a client may speak to a translating provider: the above and the OpenAI Responses API. */
 export type ClientChatFormat = ChatFormat | 'responses';
 
-/** The chat formats gw writes requests in and reads answers of: the above and Bedrock Converse. */
-export type ProviderChatFormat = ChatFormat | 'converse';
+/**
+ * The chat formats gw writes requests in and reads answers of: the above, Gemini generateContent
+ * (the delta family) and Bedrock Converse (zeta), which gw does not accept from clients.
+ */
+export type ProviderChatFormat = ChatFormat | 'gemini' | 'converse';
 
 /** A decoded JSON object (a request or response body, or a part of one). */
 export type JsonObject = Record<string, unknown>;

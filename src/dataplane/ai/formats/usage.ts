@@ -82,12 +82,32 @@ export function usageFromMessages(value: unknown): Usage | undefined {
   return withOptional(usage, cacheRead, cacheCreation, numberOr(details?.thinking_tokens));
 }
 
+/**
+ * Gemini `usageMetadata`: promptTokenCount includes the cached part (cachedContentTokenCount) and
+ * the tool-use prompt is counted apart; candidatesTokenCount excludes thoughtsTokenCount, which gw
+ * counts as output (reasoning).
+ */
+export function usageFromGemini(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const prompt = numberOr(value.promptTokenCount);
+  const candidates = numberOr(value.candidatesTokenCount);
+  const thoughts = numberOr(value.thoughtsTokenCount);
+  if (prompt === undefined && candidates === undefined && thoughts === undefined) return undefined;
+  const inputTokens = (prompt ?? 0) + (numberOr(value.toolUsePromptTokenCount) ?? 0);
+  const outputTokens = (candidates ?? 0) + (thoughts ?? 0);
+  const usage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: numberOr(value.totalTokenCount) ?? inputTokens + outputTokens,
+  };
+  return withOptional(usage, numberOr(value.cachedContentTokenCount), undefined, thoughts);
+}
+
 /** The usage of a Responses API response object (from a body or a response.completed event). */
 export function usageFromResponsesResponse(response: unknown): Usage | undefined {
   return isPlainObject(response) ? usageFromOpenAi(response.usage, RESPONSES_NAMES) : undefined;
 }
 
-/** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
 /**
  * Converse usage as gw's: Bedrock's inputTokens leaves out the tokens read from and written to the
  * prompt cache (totalTokens counts them apart), where gw's input counts every input token.
@@ -106,6 +126,7 @@ export function usageFromConverse(value: unknown): Usage | undefined {
   return usage;
 }
 
+/** The usage a non-streaming response body reports, in gw's shape; undefined when it has none. */
 export function usageFromResponse(format: ApiFormat | ProviderChatFormat, body: unknown): Usage | undefined {
   if (!isPlainObject(body)) return undefined;
   switch (format) {
@@ -123,6 +144,8 @@ export function usageFromResponse(format: ApiFormat | ProviderChatFormat, body: 
       if (input === undefined) return undefined;
       return { inputTokens: input, outputTokens: 0, totalTokens: numberOr(usage?.total_tokens) ?? input };
     }
+    case 'gemini':
+      return usageFromGemini(body.usageMetadata);
     case 'count_tokens': {
       const input = numberOr(body.input_tokens);
       return input === undefined ? undefined : { inputTokens: input, outputTokens: 0, totalTokens: input };

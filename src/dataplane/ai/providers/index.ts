@@ -2,6 +2,7 @@
 // docs/providers.md describes the families, the overrides and every planning rule.
 export { ALPHA_DEFAULT_HOST } from './alpha.ts';
 export { type CompileProviderOptions, compileProvider } from './compile.ts';
+export { DELTA_DEFAULT_HOST } from './delta.ts';
 export { type ClientFormat, errorFormat, PlanError, ProviderConfigError } from './errors.ts';
 export { GAMMA_DEFAULT_HOST } from './gamma.ts';
 export { ANTHROPIC_VERSION, ROUTE_CLIENT_FORMAT } from './planner.ts';
@@ -13,5 +14,6 @@ export type {
   ProviderKeyStyle,
   ProviderService,
   ResponseHandling,
+  UpstreamFormat,
   UpstreamPlan,
 } from './types.ts';

@@ -6,9 +6,9 @@
 import type { RouteType } from '../../../api/types/ai.ts';
 import { familyLabel, vendorName } from '../../../api/vendors.ts';
 import {
-  type ChatFormat,
   type ClientChatFormat,
   type JsonObject,
+  type ProviderChatFormat,
   type RequestTranslation,
   requestModel,
   streamIncludesUsage,
@@ -28,6 +28,7 @@ import type {
   ProviderKeyStyle,
   ProviderService,
   ResponseHandling,
+  UpstreamFormat,
   UpstreamPlan,
 } from './types.ts';
 
@@ -53,7 +54,7 @@ const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
 /** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
 const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
 
-const ANTHROPIC_FORMATS: ReadonlySet<UpstreamPlan['providerFormat']> = new Set(['messages', 'count_tokens']);
+const ANTHROPIC_FORMATS: ReadonlySet<UpstreamFormat> = new Set(['messages', 'count_tokens']);
 
 export interface ProviderDefinition {
   name: string | undefined;
@@ -63,7 +64,13 @@ export interface ProviderDefinition {
   keyStyle: ProviderKeyStyle;
   model: string | undefined;
   /** The formats the provider speaks, each at its path. */
-  routes: ReadonlyMap<ClientFormat, ConfiguredPath>;
+  routes: ReadonlyMap<UpstreamFormat, ConfiguredPath>;
+  /**
+   * For a provider whose URL names the model and whether to stream (Gemini): the path and query
+   * of one request, from the format's route, the model, and the client's wish to stream; a
+   * string says why the model cannot be sent (the client is answered 400).
+   */
+  modelRoute?: (route: ConfiguredPath, model: string | undefined, stream: boolean) => ConfiguredPath | string;
   /** The path of a Passthrough or Detect request, from the client's. */
   forwardedPath: (clientPath: string) => ConfiguredPath;
   /** Whether forwarded (Passthrough, Detect) requests carry `anthropic-version` (the gamma family). */
@@ -95,10 +102,10 @@ const JSON_HEADERS = {
  * The provider formats a client format is translated to when the provider does not speak it, in
  * order of preference (the Responses API is closest to Chat Completions).
  */
-const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ChatFormat[]>> = {
-  completions: ['messages'],
-  messages: ['completions'],
-  responses: ['completions', 'messages'],
+const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ProviderChatFormat[]>> = {
+  completions: ['messages', 'gemini'],
+  messages: ['completions', 'gemini'],
+  responses: ['completions', 'messages', 'gemini'],
 };
 
 /** The client's `anthropic-version` when it sent one, else the version gw's translations target. */
@@ -111,7 +118,7 @@ function anthropicVersion(input: PlanInput, clientSpeaksAnthropic: boolean): str
 export class ProviderPlanner implements CompiledProvider {
   readonly name: string | undefined;
   readonly family: ProviderFamily;
-  readonly formats: readonly ClientFormat[];
+  readonly formats: readonly UpstreamFormat[];
   readonly origin: Origin;
   readonly service: ProviderService | undefined;
   readonly keyStyle: ProviderKeyStyle;
@@ -160,8 +167,11 @@ export class ProviderPlanner implements CompiledProvider {
 
   #servedList(): string {
     if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS].join(', ');
-    const served = [...this.formats];
-    for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [ClientFormat, readonly ChatFormat[]][]) {
+    const served: string[] = this.formats.filter((format) => format !== 'gemini');
+    for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [
+      ClientFormat,
+      readonly ProviderChatFormat[],
+    ][]) {
       if (!served.includes(client) && targets.some((target) => this.formats.includes(target))) served.push(client);
     }
     return served.join(', ');
@@ -170,7 +180,7 @@ export class ProviderPlanner implements CompiledProvider {
   #plan(
     input: PlanInput,
     route: ConfiguredPath,
-    providerFormat: UpstreamPlan['providerFormat'],
+    providerFormat: UpstreamFormat,
     body: JsonObject | undefined,
     response: ResponseHandling,
     warnings: RequestTranslation['warnings'],
@@ -234,10 +244,17 @@ export class ProviderPlanner implements CompiledProvider {
     return this.#plan(input, route, format, body, { kind: 'same', dropUsageOnlyChunk: added }, undefined);
   }
 
-  #translated(input: PlanInput, providerFormat: ChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
+  #translated(input: PlanInput, providerFormat: ProviderChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
     const clientFormat = input.clientFormat as ClientChatFormat;
     const clientBody = this.#requireBody(input);
     if (clientBody instanceof PlanError) return clientBody;
+    const modelRoute = this.#definition.modelRoute;
+    let upstreamRoute = route;
+    if (modelRoute !== undefined) {
+      const routed = modelRoute(route, this.model ?? requestModel(clientBody), input.stream);
+      if (typeof routed === 'string') return new PlanError(400, clientFormat, routed);
+      upstreamRoute = routed;
+    }
     let translation: RequestTranslation;
     try {
       // A Chat Completions request written from the form also asks a stream for its usage chunk.
@@ -246,14 +263,17 @@ export class ProviderPlanner implements CompiledProvider {
       if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
       throw error;
     }
-    const body = this.#withModel(translation.body, true);
+    // A provider whose URL names the model gets no model in its body.
+    const body = modelRoute === undefined ? this.#withModel(translation.body, true) : translation.body;
     const response: ResponseHandling = {
       kind: 'translate',
       from: providerFormat,
       to: clientFormat,
       includeUsage: clientFormat === 'completions' && streamIncludesUsage(clientBody),
     };
-    return this.#plan(input, route, providerFormat, body, response, translation.warnings);
+    const plan = this.#plan(input, upstreamRoute, providerFormat, body, response, translation.warnings);
+    if (modelRoute !== undefined) plan.upstreamModel = this.model ?? plan.requestModel;
+    return plan;
   }
 
   /**
@@ -321,14 +341,17 @@ export class ProviderPlanner implements CompiledProvider {
   }
 }
 
-/** What sets a hosted API family (alpha, gamma) apart: its host, key placement and formats below "/v1". */
+/** What sets a hosted API family (alpha, gamma, delta) apart: its host, key placement and formats below its base path. */
 export interface HostedFamily {
   family: ProviderFamily;
   defaultHost: string;
   keyStyle: ProviderKeyStyle;
-  /** Each served format's path below the base ("/v1", or the provider's pathPrefix). */
-  paths: readonly (readonly [ClientFormat, string])[];
+  /** The version prefix of its paths, which a pathPrefix replaces; "/v1" when not given. */
+  basePath?: string;
+  /** Each served format's path below the base (basePath, or the provider's pathPrefix). */
+  paths: readonly (readonly [UpstreamFormat, string])[];
   forwardedAnthropicVersion: boolean;
+  modelRoute?: ProviderDefinition['modelRoute'];
 }
 
 const HOSTED_BASE_PATH = '/v1';
@@ -340,11 +363,12 @@ export function compileHosted(
   name: string | undefined,
   model: string | undefined,
 ): ProviderPlanner {
-  const base = address.pathPrefix ?? HOSTED_BASE_PATH;
-  const routes = new Map<ClientFormat, ConfiguredPath>(
+  const hostedBase = hosted.basePath ?? HOSTED_BASE_PATH;
+  const base = address.pathPrefix ?? hostedBase;
+  const routes = new Map<UpstreamFormat, ConfiguredPath>(
     hosted.paths.map(([format, suffix]) => [format, address.path ?? plainPath(`${base}${suffix}`)]),
   );
-  return new ProviderPlanner({
+  const definition: ProviderDefinition = {
     name,
     family: hosted.family,
     origin: address.origin(hosted.defaultHost),
@@ -353,7 +377,9 @@ export function compileHosted(
     model,
     routes,
     forwardedPath: (clientPath) =>
-      address.path ?? plainPath(prefixedClientPath(clientPath, address.pathPrefix, HOSTED_BASE_PATH)),
+      address.path ?? plainPath(prefixedClientPath(clientPath, address.pathPrefix, hostedBase)),
     forwardedAnthropicVersion: hosted.forwardedAnthropicVersion,
-  });
+  };
+  if (hosted.modelRoute !== undefined) definition.modelRoute = hosted.modelRoute;
+  return new ProviderPlanner(definition);
 }

@@ -10,11 +10,15 @@ import type { ClientFormat, PlanError } from './errors.ts';
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'zeta' | 'custom';
+export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'zeta' | 'custom';
+
+/** What a provider is sent: a client format, Gemini generateContent or Bedrock Converse (which no client speaks to gw). */
+export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
 
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
- * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header. Hand it to
+ * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header;
+ * `x-goog-api-key` the delta (Gemini API) one. Hand it to
  * `compileBackendAuth` (src/dataplane/auth/backend/).
  */
 export type ProviderKeyStyle = KeyStyle;
@@ -81,8 +85,8 @@ export interface UpstreamPlan {
    * Detect when the body is not a JSON object).
    */
   body: JsonObject | undefined;
-  /** What the provider is sent: a client format, or Bedrock Converse (the zeta family). */
-  providerFormat: ClientFormat | 'converse';
+  /** What the provider is sent: a client format, or a provider's own (Gemini generateContent, Bedrock Converse). */
+  providerFormat: UpstreamFormat;
   response: ResponseHandling;
   /** The model the client asked for (the body's `model`). */
   requestModel: string | undefined;
@@ -97,7 +101,7 @@ export interface CompiledProvider {
   readonly name: string | undefined;
   readonly family: ProviderFamily;
   /** The formats the provider speaks natively (others may be served by translation). */
-  readonly formats: readonly ClientFormat[];
+  readonly formats: readonly UpstreamFormat[];
   readonly origin: Origin;
   readonly service: ProviderService | undefined;
   /** Default placement of the backend auth key; hand it to `compileBackendAuth`. */

@@ -90,7 +90,12 @@ export interface BackendAuthOptions {
 }
 
 /** Credentials a client may send that gw never forwards unless told to (passthrough). */
-export const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-authorization'] as const;
+export const CLIENT_CREDENTIAL_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'proxy-authorization',
+] as const;
 
 // biome-ignore lint/suspicious/noExplicitAny: each entry takes its own kind's spec.
 type AnyKindCompiler = CredentialKindCompiler<any>;
@@ -121,17 +126,32 @@ const PRIMARY_KINDS: readonly PrimaryKind[] = [
 ];
 const MAX_CREDENTIALS = 8;
 
-/** Where a provider expects its key when no location is configured (CompiledProvider.keyStyle). */
-export type KeyStyle = 'bearer' | 'x-api-key';
+/**
+ * Where a provider expects its key when no location is configured (CompiledProvider.keyStyle):
+ * `bearer` (Authorization: Bearer), `x-api-key` (gamma, Anthropic), `x-goog-api-key` (delta, the
+ * Gemini API).
+ */
+export type KeyStyle = 'bearer' | 'x-api-key' | 'x-goog-api-key';
 
-/** Anthropic OAuth access tokens are sent as Bearer tokens; its API keys go in x-api-key. */
-const GAMMA_OAUTH_TOKEN_PREFIX = 'sk-ant-oat';
-const X_API_KEY_LOCATION = headerLocation('x-api-key');
+/** The header of each key style other than bearer. */
+const KEY_HEADER_LOCATIONS: Record<Exclude<KeyStyle, 'bearer'>, CredentialLocation> = {
+  'x-api-key': headerLocation('x-api-key'),
+  'x-goog-api-key': headerLocation('x-goog-api-key'),
+};
+
+/**
+ * OAuth access tokens go as Bearer tokens even to a provider whose API keys go in a header of
+ * its own: Anthropic's start with sk-ant-oat, Google's with ya29.
+ */
+const OAUTH_TOKEN_PREFIXES: Record<Exclude<KeyStyle, 'bearer'>, string> = {
+  'x-api-key': 'sk-ant-oat',
+  'x-goog-api-key': 'ya29.',
+};
 
 /** The default location for a credential, by the provider's key style. */
 function defaultLocation(style: KeyStyle, credential: string): CredentialLocation {
-  if (style === 'x-api-key' && !credential.startsWith(GAMMA_OAUTH_TOKEN_PREFIX)) return X_API_KEY_LOCATION;
-  return BEARER_LOCATION;
+  if (style === 'bearer' || credential.startsWith(OAUTH_TOKEN_PREFIXES[style])) return BEARER_LOCATION;
+  return KEY_HEADER_LOCATIONS[style];
 }
 
 /**
@@ -152,14 +172,14 @@ const CLIENT_CREDENTIAL_LENGTHS: ReadonlySet<number> = new Set(CLIENT_CREDENTIAL
 
 const BEARER_SCHEME = /^bearer\s+/i;
 
-/** The client's token: its Authorization Bearer token, else its x-api-key. */
+/** The client's token: its Authorization Bearer token, else its x-api-key or x-goog-api-key. */
 function clientToken(headers: IncomingHttpHeaders): string | undefined {
   const authorization = firstValue(headers.authorization);
   if (authorization !== undefined && BEARER_SCHEME.test(authorization)) {
     const token = authorization.replace(BEARER_SCHEME, '').trim();
     if (token !== '') return token;
   }
-  const apiKey = firstValue(headers['x-api-key'])?.trim();
+  const apiKey = (firstValue(headers['x-api-key']) ?? firstValue(headers['x-goog-api-key']))?.trim();
   return apiKey === '' ? undefined : apiKey;
 }
 
@@ -186,10 +206,13 @@ function passthroughStep(explicit: CredentialLocation | undefined, style: KeySty
     const authorization = firstValue(incoming.headers.authorization);
     const apiKey = firstValue(incoming.headers['x-api-key']);
     if (apiKey !== undefined) setHeader(target.headers, 'x-api-key', apiKey);
+    const googleKey = firstValue(incoming.headers['x-goog-api-key']);
+    if (googleKey !== undefined) setHeader(target.headers, 'x-goog-api-key', googleKey);
     if (authorization === undefined) return;
     const token = clientToken({ authorization });
-    // gamma takes API keys only in x-api-key: a Bearer API key moves there.
-    if (style === 'x-api-key' && apiKey === undefined && token !== undefined) {
+    const ownKey = style === 'x-api-key' ? apiKey : googleKey;
+    // gamma and delta take API keys only in their own header: a Bearer API key moves there.
+    if (style !== 'bearer' && ownKey === undefined && token !== undefined) {
       defaultLocation(style, token).write(target, token);
     } else {
       setHeader(target.headers, 'authorization', authorization);

@@ -1,0 +1,54 @@
+// Family delta: the Gemini API (generativelanguage.googleapis.com). Chat Completions, Messages and
+// Responses API requests are translated to generateContent; the model and streaming are in the
+// URL (/v1beta/models/{model}:generateContent, :streamGenerateContent?alt=sse), and the key goes in
+// x-goog-api-key (keyStyle). docs/decisions/0020-gemini.md says why gw speaks generateContent
+// rather than Gemini's OpenAI-compatible endpoint.
+import type { DeltaConfig } from '../../../api/types/llm-provider.ts';
+import type { FamilyAddress } from './family-address.ts';
+import type { ConfiguredPath } from './paths.ts';
+import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
+
+export const DELTA_DEFAULT_HOST = 'generativelanguage.googleapis.com';
+
+// A Gemini model id (gemini-2.5-flash, gemini-2.0-flash-001): the only text gw puts in the path,
+// so nothing else (a slash, a query, a dot segment) may reach it.
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+const STREAM_QUERY: readonly (readonly [string, string])[] = Object.freeze([['alt', 'sse'] as const]);
+
+/**
+ * The generateContent path of one request. Under the default (or a pathPrefix) base the model and
+ * the method are appended; a configured `path` is used as it is. A stream always asks for SSE.
+ */
+function geminiRoute(
+  route: ConfiguredPath,
+  model: string | undefined,
+  stream: boolean,
+  configuredPath: boolean,
+): ConfiguredPath | string {
+  const query =
+    stream && !route.query.some(([name]) => name === 'alt') ? [...route.query, ...STREAM_QUERY] : route.query;
+  if (configuredPath) return { path: route.path, query };
+  if (model === undefined) return 'The request names no model; the Gemini API needs one (or set the provider model).';
+  // The SDKs' resource name form: models/gemini-2.5-flash.
+  const id = model.startsWith('models/') ? model.slice('models/'.length) : model;
+  if (!MODEL_ID.test(id)) {
+    return `The model ${JSON.stringify(model)} is not a Gemini model id (letters, digits, ".", "_" and "-").`;
+  }
+  const method = stream ? 'streamGenerateContent' : 'generateContent';
+  return { path: `${route.path}/${id}:${method}`, query };
+}
+
+export function compileDelta(config: DeltaConfig, address: FamilyAddress, name: string | undefined): ProviderPlanner {
+  const configuredPath = address.path !== undefined;
+  const delta: HostedFamily = {
+    family: 'delta',
+    defaultHost: DELTA_DEFAULT_HOST,
+    keyStyle: 'x-goog-api-key',
+    basePath: '/v1beta',
+    paths: [['gemini', '/models']],
+    forwardedAnthropicVersion: false,
+    modelRoute: (route, model, stream) => geminiRoute(route, model, stream, configuredPath),
+  };
+  return compileHosted(delta, address, name, config.model);
+}

@@ -1,0 +1,149 @@
+// A stand-in for the Gemini API (the "delta" provider family) on loopback, in its exact wire
+// format: POST /v1beta/models/{model}:generateContent (JSON) and
+// :streamGenerateContent?alt=sse (each SSE event a whole GenerateContentResponse chunk, no event
+// names, usage in the last one), the key required in x-goog-api-key, Google's error body. The
+// shapes are typed with @google/genai's, and test/dataplane/gateway/delta-gemini.test.ts proves
+// the stand-in with that SDK's own client before sending gw's traffic to it.
+//
+// Answers: a user turn whose last part is a functionResponse gets "result: <output>"; a request
+// with function declarations whose last text mentions "weather" gets a functionCall of the first
+// declared function ({"city":"Paris"}); anything else gets "echo: <last text>", streamed word by
+// word.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Content, GenerateContentResponse, Part } from '@google/genai';
+
+export interface GeminiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+}
+
+export interface GeminiMock {
+  url: string;
+  port: number;
+  requests: GeminiRequest[];
+  close(): Promise<void>;
+}
+
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const MAX_BODY = 1024 * 1024;
+
+function googleError(res: ServerResponse, code: number, status: string, message: string): void {
+  res.writeHead(code, { 'content-type': 'application/json; charset=UTF-8' });
+  res.end(JSON.stringify({ error: { code, message, status } }));
+}
+
+function lastTurnParts(body: Record<string, unknown>): Part[] {
+  const contents = body.contents as Content[] | undefined;
+  return contents?.at(-1)?.parts ?? [];
+}
+
+/** The parts of the answer to this request (see the header). */
+function answerParts(body: Record<string, unknown>): Part[] {
+  const parts = lastTurnParts(body);
+  const response = parts.find((part) => part.functionResponse !== undefined)?.functionResponse;
+  if (response !== undefined)
+    return [{ text: `result: ${JSON.stringify(response.response?.output ?? response.response)}` }];
+  const text = parts.map((part) => part.text ?? '').join('');
+  const tools = body.tools as { functionDeclarations?: { name: string }[] }[] | undefined;
+  const declared = tools?.flatMap((tool) => tool.functionDeclarations ?? [])[0];
+  if (declared !== undefined && /weather/i.test(text)) {
+    return [{ functionCall: { id: 'call-weather-1', name: declared.name, args: { city: 'Paris' } } }];
+  }
+  return [{ text: `echo: ${text}` }];
+}
+
+function usage(body: Record<string, unknown>, parts: Part[]): GenerateContentResponse['usageMetadata'] {
+  const prompt = JSON.stringify(body.contents ?? []).split(/\s+/).length;
+  const output = parts
+    .map((part) => (part.text ?? JSON.stringify(part.functionCall)).split(/\s+/).length)
+    .reduce((a, b) => a + b, 0);
+  return { promptTokenCount: prompt, candidatesTokenCount: output, totalTokenCount: prompt + output };
+}
+
+function chunk(model: string, parts: Part[], last: GenerateContentResponse['usageMetadata'] | undefined): object {
+  const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
+  const out: Record<string, unknown> = { candidates: [candidate], modelVersion: model, responseId: 'resp-gemini-1' };
+  if (last !== undefined) {
+    candidate.finishReason = 'STOP';
+    out.usageMetadata = last;
+  }
+  return out;
+}
+
+export async function startGeminiMock(options: { apiKey: string }): Promise<GeminiMock> {
+  const requests: GeminiRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (data: Buffer) => {
+      size += data.length;
+      if (size <= MAX_BODY) chunks.push(data);
+    });
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+        return;
+      }
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      });
+      if (req.headers['x-goog-api-key'] !== options.apiKey) {
+        googleError(res, 401, 'UNAUTHENTICATED', 'API key not valid. Please pass a valid API key.');
+        return;
+      }
+      const route = ROUTE.exec(url.pathname);
+      if (req.method !== 'POST' || route === null) {
+        googleError(res, 404, 'NOT_FOUND', `Not found: ${url.pathname}`);
+        return;
+      }
+      if (!Array.isArray(body.contents) || body.contents.length === 0) {
+        googleError(res, 400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified');
+        return;
+      }
+      const model = decodeURIComponent(route[1]!);
+      const parts = answerParts(body);
+      const counted = usage(body, parts);
+      if (route[2] === 'generateContent') {
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(JSON.stringify(chunk(model, parts, counted)));
+        return;
+      }
+      if (url.searchParams.get('alt') !== 'sse') {
+        googleError(res, 400, 'INVALID_ARGUMENT', 'this stand-in serves streams as alt=sse only');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pieces: Part[][] =
+        parts[0]?.text === undefined ? [parts] : parts[0].text.split(/(?<= )/).map((word) => [{ text: word }]);
+      pieces.forEach((piece, i) => {
+        const last = i === pieces.length - 1 ? counted : undefined;
+        res.write(`data: ${JSON.stringify(chunk(model, piece, last))}\r\n\r\n`);
+      });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
