@@ -19,6 +19,7 @@ import { attempt } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
+import { dropForeignVendorHeaders } from './vendor-headers.ts';
 
 const NOT_AN_OBJECT = 'its body is not a JSON object';
 
@@ -264,6 +265,8 @@ export async function runAttempts(
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
+      // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
+      if (plan.response.kind === 'translate') dropForeignVendorHeaders(headers, plan.providerFormat);
       const planned = plan.headers;
       for (const name in planned) headers[name] = planned[name]!;
       // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.

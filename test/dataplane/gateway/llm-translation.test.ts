@@ -112,6 +112,56 @@ spec:
     assert.ok(message.usage.output_tokens > 0);
   });
 
+  it("does not pass one vendor's headers to another's API when it translates", async () => {
+    const anthropic = new Anthropic({
+      apiKey: 'client',
+      baseURL: `http://127.0.0.1:${port}/gpt`,
+      maxRetries: 0,
+      defaultHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31', 'x-request-tag': 'kept' },
+    });
+    const primarySeen = failing.requests.length;
+    const seen = primarySeen + openaiUpstream.requests.length;
+    await anthropic.messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    // The primary group serves while it answers; the secondary when it does not.
+    assert.equal(failing.requests.length + openaiUpstream.requests.length, seen + 1);
+    const served = failing.requests.length > primarySeen ? failing : openaiUpstream;
+    const toOpenAi = served.requests.at(-1)!.headers;
+    assert.equal(toOpenAi['anthropic-version'], undefined, 'the Anthropic SDK sends it; OpenAI does not get it');
+    assert.equal(toOpenAi['anthropic-beta'], undefined);
+    assert.equal(toOpenAi['x-request-tag'], 'kept', "a header of no vendor's API passes");
+
+    const openai = new OpenAI({
+      apiKey: 'client',
+      baseURL: `http://127.0.0.1:${port}/claude/v1`,
+      maxRetries: 0,
+      organization: 'org-client',
+      defaultHeaders: { 'x-goog-user-project': 'p' },
+    });
+    await openai.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'hi' }] });
+    const toAnthropic = anthropicUpstream.requests.at(-1)!.headers;
+    assert.equal(toAnthropic['openai-organization'], undefined);
+    assert.equal(toAnthropic['x-goog-user-project'], undefined);
+    assert.ok(toAnthropic['anthropic-version'], "gw's own anthropic-version for the translated request");
+
+    // Not translated: an Anthropic client's own beta header reaches Anthropic.
+    const direct = new Anthropic({
+      apiKey: 'client',
+      baseURL: `http://127.0.0.1:${port}/claude`,
+      maxRetries: 0,
+      defaultHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
+    });
+    await direct.messages.create({
+      model: 'claude-sonnet-4',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.equal(anthropicUpstream.requests.at(-1)!.headers['anthropic-beta'], 'prompt-caching-2024-07-31');
+  });
+
   it('fails over to the next priority group when the first answers 500, in the same request', async () => {
     failing.script('/v1/chat/completions', { reply: { kind: 'error', status: 500 } });
     const before = openaiUpstream.requests.length;
