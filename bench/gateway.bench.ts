@@ -83,6 +83,8 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, auth: 'sigv4' }),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, auth: 'token-exchange' }),
+    gwTarget('zeta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    gwTarget('delta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     ...(options.baseline === undefined
       ? []
       : [

@@ -10,7 +10,8 @@ import { stringify } from 'yaml';
 /** The key gw sends upstream (backend auth); the mocks accept any key. */
 export const BENCH_BACKEND_KEY = 'sk-bench';
 
-export type ProviderFamily = 'alpha' | 'gamma';
+/** alpha (OpenAI, passthrough), gamma (Anthropic), delta (Gemini), zeta (Bedrock): the last three translated. */
+export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'zeta';
 
 /**
  * How gw authenticates to the provider: a fixed key (the default), SigV4 signing with static AWS
@@ -45,7 +46,8 @@ export interface GwBenchConfigInput {
 
 /** The backend auth policy of one auth mode. */
 function backendAuth(input: GwBenchConfigInput): Record<string, unknown> {
-  switch (input.auth ?? 'key') {
+  // Bedrock takes SigV4 only.
+  switch (input.family === 'zeta' ? 'sigv4' : (input.auth ?? 'key')) {
     case 'key':
       return { key: BENCH_BACKEND_KEY };
     case 'sigv4':
@@ -108,13 +110,16 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
     kind: 'GwBackend',
     metadata: { name },
     spec: {
-      ai: { provider: { [input.family]: {}, host: '127.0.0.1', port } },
+      ai: {
+        provider: { [input.family]: input.family === 'zeta' ? { region: 'us-east-1' } : {}, host: '127.0.0.1', port },
+      },
       policies: { auth },
     },
   });
   // The streaming mock checks for an OpenAI key: a SigV4 signature would be refused there, and the
   // first-byte figure is about streaming, not signing. The load backend carries the auth measured.
-  const streamAuth = input.auth === 'sigv4' ? { key: BENCH_BACKEND_KEY } : backendAuth(input);
+  const streamAuth =
+    input.auth === 'sigv4' && input.family !== 'zeta' ? { key: BENCH_BACKEND_KEY } : backendAuth(input);
   const route = (name: string, sectionName: string, backendName: string) => ({
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -140,7 +145,7 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
     route('load', 'load', 'upstream'),
     route('stream', 'stream', 'upstream-stream'),
     ...(input.accessLog ? [] : [noAccessLog]),
-    ...(input.auth === 'sigv4' ? [awsKeysSecret] : []),
+    ...(input.auth === 'sigv4' || input.family === 'zeta' ? [awsKeysSecret] : []),
   ];
 }
 

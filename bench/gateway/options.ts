@@ -14,6 +14,8 @@ const TARGET_IDS: TargetId[] = [
   'gw-translated-baseline',
   'gw-sigv4',
   'gw-token-exchange',
+  'gw-bedrock',
+  'gw-gemini',
   'portkey',
 ];
 

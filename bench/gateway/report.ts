@@ -19,6 +19,8 @@ const GOALS = {
   addedFirstByteMs: 1,
   /** Requests/s of a SigV4-signed or token-exchanged backend at least this fraction of fixed-key auth's (issue 19). */
   credentialVsKey: 0.85,
+  /** Requests/s of Chat Completions translated to Bedrock or Gemini at least this fraction of passthrough's (issue 20). */
+  otherFamilyVsPassthrough: 0.8,
 } as const;
 
 /** A rate run below this share of the asked rate fell behind: its latency is not at that rate. */
@@ -235,6 +237,23 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
       ),
     );
   }
+  // Issue 20: the other provider families translate as cheaply as gamma.
+  lines.push(
+    ratioGoal(
+      outcomes,
+      'gw Chat Completions → Bedrock requests/s vs passthrough',
+      'gw-bedrock',
+      'gw',
+      GOALS.otherFamilyVsPassthrough,
+    ),
+    ratioGoal(
+      outcomes,
+      'gw Chat Completions → Gemini requests/s vs passthrough',
+      'gw-gemini',
+      'gw',
+      GOALS.otherFamilyVsPassthrough,
+    ),
+  );
   // Issue 19: backend credentials that are signed or fetched cost little beside a fixed key.
   lines.push(
     ratioGoal(outcomes, 'gw SigV4-signed requests/s vs fixed key', 'gw-sigv4', 'gw', GOALS.credentialVsKey),

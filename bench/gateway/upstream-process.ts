@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startAnthropicMock } from '../../test/support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../test/support/providers/openai-mock.ts';
+import { startBedrockMock, startGeminiMock } from './provider-mocks.ts';
 import type { UpstreamPorts } from './upstream.ts';
 
 // Nothing reads the request log here: keep one entry so memory stays flat under load.
@@ -14,6 +15,8 @@ const mocks = {
   openaiStream: await startOpenAiMock(log),
   anthropicFixed: await startAnthropicMock({ fixed: true, ...log }),
   anthropicStream: await startAnthropicMock(log),
+  bedrock: await startBedrockMock(),
+  gemini: await startGeminiMock(),
 };
 // The authorization server of the token-exchange target: gw caches what it answers, so it sees
 // one exchange per gw process and not one per request.
@@ -38,6 +41,8 @@ const ports: UpstreamPorts = {
   anthropicFixed: mocks.anthropicFixed.port,
   anthropicStream: mocks.anthropicStream.port,
   tokenEndpoint: (tokenEndpoint.address() as AddressInfo).port,
+  bedrock: mocks.bedrock.port,
+  gemini: mocks.gemini.port,
 };
 
 const shutDown = () => {

@@ -13,6 +13,10 @@ export interface UpstreamPorts {
   anthropicStream: number;
   /** An OAuth token endpoint that answers every token exchange with one token valid for an hour. */
   tokenEndpoint: number;
+  /** Amazon Bedrock (Converse, ConverseStream) with one fixed answer each. */
+  bedrock: number;
+  /** The Gemini API (generateContent, streamGenerateContent) with one fixed answer each. */
+  gemini: number;
 }
 
 export interface Upstream {

@@ -47,6 +47,12 @@ const AUTH_TARGETS = {
   'token-exchange': { id: 'gw-token-exchange', label: 'gw, alpha passthrough, exchanged token (cached)' },
 } as const;
 
+/** The translated targets of the other provider families: Chat Completions clients to Bedrock and to Gemini. */
+const FAMILY_TARGETS = {
+  zeta: { id: 'gw-bedrock', label: 'gw, Chat Completions → zeta (Bedrock Converse, SigV4)', mock: 'bedrock' },
+  delta: { id: 'gw-gemini', label: 'gw, Chat Completions → delta (Gemini generateContent)', mock: 'gemini' },
+} as const;
+
 /**
  * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
  * with `baseline`, the gw of that other checkout (the "before" of an A/B); with `auth`, the
@@ -59,10 +65,12 @@ export function gwTarget(
   const translated = family === 'gamma';
   const baseline = options.baseline;
   const auth = options.auth === undefined ? undefined : AUTH_TARGETS[options.auth];
+  const other = family === 'zeta' || family === 'delta' ? FAMILY_TARGETS[family] : undefined;
   const base = translated ? 'gw-translated' : 'gw';
-  const label = auth?.label ?? (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
+  const label =
+    other?.label ?? auth?.label ?? (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
   return {
-    id: auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
+    id: other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
     label: baseline === undefined ? label : `${label}, baseline`,
     upstreamFamily: translated ? 'anthropic' : 'openai',
     start: async (ports) => {
@@ -71,8 +79,8 @@ export function gwTarget(
       const streamPort = await freePort();
       writeGwBenchConfig(dir, {
         family,
-        loadUpstreamPort: translated ? ports.anthropicFixed : ports.openaiFixed,
-        streamUpstreamPort: translated ? ports.anthropicStream : ports.openaiStream,
+        loadUpstreamPort: other ? ports[other.mock] : translated ? ports.anthropicFixed : ports.openaiFixed,
+        streamUpstreamPort: other ? ports[other.mock] : translated ? ports.anthropicStream : ports.openaiStream,
         loadPort,
         streamPort,
         accessLog: options.accessLog,

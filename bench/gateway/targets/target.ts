@@ -13,6 +13,8 @@ export type TargetId =
   | 'gw-translated-baseline'
   | 'gw-sigv4'
   | 'gw-token-exchange'
+  | 'gw-bedrock'
+  | 'gw-gemini'
   | 'portkey';
 
 export interface RunningTarget {
