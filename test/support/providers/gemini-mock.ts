@@ -34,11 +34,17 @@ export interface GeminiMock {
 
 const GEMINI_API_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
-/** Vertex AI's project, location and the access token it accepts. */
+/** Vertex AI's project, location and the access token it accepts (or a test of each token). */
 export interface VertexStandIn {
   project: string;
   location: string;
-  token: string;
+  token: string | ((token: string) => boolean);
+}
+
+function acceptsBearer(vertex: VertexStandIn, authorization: string | undefined): boolean {
+  if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
+  const token = authorization.slice('Bearer '.length);
+  return typeof vertex.token === 'string' ? token === vertex.token : vertex.token(token);
 }
 
 function vertexRoute(vertex: VertexStandIn): RegExp {
@@ -99,7 +105,7 @@ export async function startGeminiMock(options: { apiKey: string } | { vertex: Ve
   const authorized = (headers: IncomingMessage['headers']): boolean =>
     vertex === undefined
       ? headers['x-goog-api-key'] === (options as { apiKey: string }).apiKey
-      : headers.authorization === `Bearer ${vertex.token}`;
+      : acceptsBearer(vertex, headers.authorization);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
