@@ -11,21 +11,10 @@ import { after, before, it } from 'node:test';
 import { gcpMetadata } from 'google-auth-library';
 import OpenAI from 'openai';
 import { freePort, gatewayYaml, llmRouteYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { MetadataServerStandIn } from '../../helpers/google-stand-ins.ts';
+import { GOOGLE_LIBRARY_ENVIRONMENT, MetadataServerStandIn } from '../../helpers/google-stand-ins.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 
-const LIBRARY_ENVIRONMENT = [
-  'GCE_METADATA_HOST',
-  'GCE_METADATA_IP',
-  'METADATA_SERVER_DETECTION',
-  'DETECT_GCP_RETRIES',
-  'GOOGLE_APPLICATION_CREDENTIALS',
-  'google_application_credentials',
-  'CLOUDSDK_CONFIG',
-  'GCLOUD_PROJECT',
-  'GOOGLE_CLOUD_PROJECT',
-  'GOOGLE_CLOUD_QUOTA_PROJECT',
-];
+const LIBRARY_ENVIRONMENT = GOOGLE_LIBRARY_ENVIRONMENT;
 const saved = new Map(LIBRARY_ENVIRONMENT.map((name) => [name, process.env[name]]));
 
 let metadata: MetadataServerStandIn;
