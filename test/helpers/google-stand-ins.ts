@@ -332,3 +332,17 @@ export class MetadataServerStandIn {
     }
   }
 }
+
+/** The environment google-auth-library and gcp-metadata read to find ambient credentials. */
+export const GOOGLE_LIBRARY_ENVIRONMENT: readonly string[] = [
+  'GCE_METADATA_HOST',
+  'GCE_METADATA_IP',
+  'METADATA_SERVER_DETECTION',
+  'DETECT_GCP_RETRIES',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'google_application_credentials',
+  'CLOUDSDK_CONFIG',
+  'GCLOUD_PROJECT',
+  'GOOGLE_CLOUD_PROJECT',
+  'GOOGLE_CLOUD_QUOTA_PROJECT',
+];

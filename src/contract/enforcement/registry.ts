@@ -88,6 +88,7 @@ const BY = {
   gamma: `${DP}/ai/providers/gamma.ts`,
   zeta: `${DP}/ai/providers/zeta.ts`,
   delta: `${DP}/ai/providers/delta.ts`,
+  epsilon: `${DP}/ai/providers/epsilon.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -149,7 +150,7 @@ const ENDPOINT_NAMESPACE =
 
 function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}), an epsilon provider (${vendorName('epsilon')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
   );
 }
 
@@ -214,7 +215,9 @@ const llmProviderFields = {
   beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
-  epsilon: providerFamilyNotYet('epsilon'),
+  epsilon: enforced(BY.epsilon, {
+    note: 'Google models (generateContent); Anthropic models on Vertex AI (claude-*) are answered 400 as not served yet.',
+  }),
   zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),
   host: enforced(BY.providerAddress),
@@ -760,6 +763,13 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
   DeltaConfig: { model: enforced() },
+  EpsilonConfig: {
+    projectId: enforced(BY.epsilon, { note: 'The projects/<projectId> segment of every request path.' }),
+    region: enforced(BY.epsilon, {
+      note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
+    }),
+    model: enforced(),
+  },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {

@@ -128,9 +128,12 @@ export function compileEndpoint(
 
 /**
  * The backend auth of a provider whose policies set none: a zeta (Bedrock) provider signs with
- * the ambient AWS credentials, as agentgateway does (docs/decisions/0019-bedrock.md); the others
- * send no credentials.
+ * the ambient AWS credentials (docs/decisions/0019-bedrock.md) and an epsilon (Vertex AI) one
+ * sends an access token of the ambient Google credentials (docs/decisions/0021-vertex.md), as
+ * agentgateway does; the others send no credentials.
  */
 function defaultBackendAuth(provider: CompiledProvider): BackendFull['auth'] {
-  return provider.family === 'zeta' ? { cloudone: {} } : undefined;
+  if (provider.family === 'zeta') return { cloudone: {} };
+  if (provider.family === 'epsilon') return { cloudtwo: {} };
+  return undefined;
 }

@@ -26,25 +26,14 @@ import { fakeClock } from '../../helpers/fake-clock.ts';
 import { freePort } from '../../helpers/gateway.ts';
 import {
   CLOUD_PLATFORM_SCOPE,
+  GOOGLE_LIBRARY_ENVIRONMENT,
   ID_TOKEN_PUBLIC_KEY,
   MetadataServerStandIn,
   TokenEndpointStandIn,
 } from '../../helpers/google-stand-ins.ts';
 import { fetchedBearer } from './helpers.ts';
 
-/** The environment google-auth-library and gcp-metadata read to find ambient credentials. */
-const LIBRARY_ENVIRONMENT = [
-  'GCE_METADATA_HOST',
-  'GCE_METADATA_IP',
-  'METADATA_SERVER_DETECTION',
-  'DETECT_GCP_RETRIES',
-  'GOOGLE_APPLICATION_CREDENTIALS',
-  'google_application_credentials',
-  'CLOUDSDK_CONFIG',
-  'GCLOUD_PROJECT',
-  'GOOGLE_CLOUD_PROJECT',
-  'GOOGLE_CLOUD_QUOTA_PROJECT',
-];
+const LIBRARY_ENVIRONMENT = GOOGLE_LIBRARY_ENVIRONMENT;
 const saved = new Map(LIBRARY_ENVIRONMENT.map((name) => [name, process.env[name]]));
 
 let metadata: MetadataServerStandIn;

@@ -13,7 +13,6 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
 const LATER_FAMILIES: [LLMProvider, string][] = [
   [{ betaalpha: { endpoint: 'x.example' } }, 'Azure OpenAI'],
   [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
-  [{ epsilon: { projectId: 'p' } }, 'Google Vertex AI'],
 ];
 
 test('the families of later issues are refused, naming the field and its vendor', () => {
@@ -45,4 +44,38 @@ test('paths must be absolute; the host must not be empty', () => {
   assert.equal(configError({ gamma: {}, pathPrefix: 'api' }).field, 'pathPrefix');
   assert.equal(configError({ gamma: {}, pathPrefix: '/api?x=1' }).field, 'pathPrefix');
   assert.equal(configError({ alpha: {}, host: ' ' }).field, 'host');
+});
+
+test('an epsilon (Vertex AI) provider is refused a region or project id that would change its host or path', () => {
+  const region = configError({ epsilon: { projectId: 'p', region: 'us-central1.evil.example' } });
+  assert.equal(region.field, 'epsilon.region');
+  assert.match(region.message, /not a Vertex AI location/);
+  const project = configError({ epsilon: { projectId: 'p/../other' } });
+  assert.equal(project.field, 'epsilon.projectId');
+  assert.match(project.message, /not a Google Cloud project id/);
+});
+
+test("an epsilon provider's region picks its Vertex AI host", () => {
+  const hosts = Object.entries({
+    global: 'aiplatform.googleapis.com',
+    us: 'aiplatform.us.rep.googleapis.com',
+    eu: 'aiplatform.eu.rep.googleapis.com',
+    'europe-west4': 'europe-west4-aiplatform.googleapis.com',
+  });
+  for (const [region, host] of hosts) {
+    const provider = compileProvider({ epsilon: { projectId: 'p', region } });
+    assert.ok(!(provider instanceof ProviderConfigError), `region ${region} compiles`);
+    assert.deepEqual(provider.origin, { protocol: 'https:', host, port: 443 }, region);
+  }
+  const unset = compileProvider({ epsilon: { projectId: 'p' } });
+  assert.ok(!(unset instanceof ProviderConfigError));
+  assert.equal(unset.origin.host, 'aiplatform.googleapis.com', 'region defaults to global');
+  const plan = unset.plan({
+    clientFormat: 'completions',
+    routeType: 'Completions',
+    body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] },
+    stream: false,
+  });
+  assert.ok('path' in plan);
+  assert.equal(plan.path, '/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:generateContent');
 });

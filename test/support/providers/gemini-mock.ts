@@ -9,6 +9,10 @@
 // with function declarations whose last text mentions "weather" gets a functionCall of the first
 // declared function ({"city":"Paris"}); anything else gets "echo: <last text>", streamed word by
 // word.
+//
+// With `vertex` it stands in for Vertex AI's Gemini models (the "epsilon" family) instead: the
+// same bodies at /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:…,
+// an OAuth access token required as Authorization: Bearer (test/dataplane/gateway/epsilon-vertex.test.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Content, GenerateContentResponse, Part } from '@google/genai';
@@ -28,7 +32,27 @@ export interface GeminiMock {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const GEMINI_API_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+/** Vertex AI's project, location and the access token it accepts (or a test of each token). */
+export interface VertexStandIn {
+  project: string;
+  location: string;
+  token: string | ((token: string) => boolean);
+}
+
+function acceptsBearer(vertex: VertexStandIn, authorization: string | undefined): boolean {
+  if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
+  const token = authorization.slice('Bearer '.length);
+  return typeof vertex.token === 'string' ? token === vertex.token : vertex.token(token);
+}
+
+function vertexRoute(vertex: VertexStandIn): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `^/v1/projects/${literal(vertex.project)}/locations/${literal(vertex.location)}/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent)$`,
+  );
+}
 const MAX_BODY = 1024 * 1024;
 
 function googleError(res: ServerResponse, code: number, status: string, message: string): void {
@@ -74,8 +98,14 @@ function chunk(model: string, parts: Part[], last: GenerateContentResponse['usag
   return out;
 }
 
-export async function startGeminiMock(options: { apiKey: string }): Promise<GeminiMock> {
+export async function startGeminiMock(options: { apiKey: string } | { vertex: VertexStandIn }): Promise<GeminiMock> {
   const requests: GeminiRequest[] = [];
+  const vertex = 'vertex' in options ? options.vertex : undefined;
+  const ROUTE = vertex === undefined ? GEMINI_API_ROUTE : vertexRoute(vertex);
+  const authorized = (headers: IncomingMessage['headers']): boolean =>
+    vertex === undefined
+      ? headers['x-goog-api-key'] === (options as { apiKey: string }).apiKey
+      : acceptsBearer(vertex, headers.authorization);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -99,8 +129,12 @@ export async function startGeminiMock(options: { apiKey: string }): Promise<Gemi
         headers: req.headers,
         body,
       });
-      if (req.headers['x-goog-api-key'] !== options.apiKey) {
-        googleError(res, 401, 'UNAUTHENTICATED', 'API key not valid. Please pass a valid API key.');
+      if (!authorized(req.headers)) {
+        if (vertex === undefined) {
+          googleError(res, 401, 'UNAUTHENTICATED', 'API key not valid. Please pass a valid API key.');
+        } else {
+          googleError(res, 401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
+        }
         return;
       }
       const route = ROUTE.exec(url.pathname);

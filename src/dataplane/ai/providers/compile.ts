@@ -1,11 +1,12 @@
 // compileProvider: an LLMProvider of the API, checked and turned once into a CompiledProvider
-// whose plan() the proxy calls per request. Families other than alpha, gamma, delta, zeta and custom are
+// whose plan() the proxy calls per request. Families other than alpha, gamma, delta, epsilon, zeta and custom are
 // refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
 import type { LLMProvider } from '../../../api/types/llm-provider.ts';
 import { familyLabel } from '../../../api/vendors.ts';
 import { compileAlpha } from './alpha.ts';
 import { compileCustom } from './custom.ts';
 import { compileDelta } from './delta.ts';
+import { compileEpsilon } from './epsilon.ts';
 import { ProviderConfigError } from './errors.ts';
 import { familyAddress } from './family-address.ts';
 import { compileGamma } from './gamma.ts';
@@ -44,7 +45,7 @@ function compileUnnamed(
     );
   }
   const family = set[0]!;
-  if (family !== 'alpha' && family !== 'gamma' && family !== 'delta' && family !== 'zeta' && family !== 'custom') {
+  if (family === 'betaalpha' || family === 'beta') {
     return new ProviderConfigError(
       family,
       `provider family ${familyLabel(family)} is not supported by this data plane yet`,
@@ -56,5 +57,6 @@ function compileUnnamed(
   if (provider.gamma) return compileGamma(provider.gamma, address, options.name);
   if (provider.zeta) return compileZeta(provider.zeta, address, options.name);
   if (provider.delta) return compileDelta(provider.delta, address, options.name);
+  if (provider.epsilon) return compileEpsilon(provider.epsilon, address, options.name);
   return compileCustom(provider.custom!, address, options.name, options.namespace);
 }

@@ -19,8 +19,9 @@ const STREAM_QUERY: readonly (readonly [string, string])[] = Object.freeze([['al
 /**
  * The generateContent path of one request. Under the default (or a pathPrefix) base the model and
  * the method are appended; a configured `path` is used as it is. A stream always asks for SSE.
+ * The epsilon family (Vertex AI) routes its Gemini models the same way, under its own base.
  */
-function geminiRoute(
+export function geminiRoute(
   route: ConfiguredPath,
   model: string | undefined,
   stream: boolean,
@@ -29,7 +30,7 @@ function geminiRoute(
   const query =
     stream && !route.query.some(([name]) => name === 'alt') ? [...route.query, ...STREAM_QUERY] : route.query;
   if (configuredPath) return { path: route.path, query };
-  if (model === undefined) return 'The request names no model; the Gemini API needs one (or set the provider model).';
+  if (model === undefined) return 'The request names no model; generateContent needs one (or set the provider model).';
   // The SDKs' resource name form: models/gemini-2.5-flash.
   const id = model.startsWith('models/') ? model.slice('models/'.length) : model;
   if (!MODEL_ID.test(id)) {

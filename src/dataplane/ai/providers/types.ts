@@ -10,7 +10,7 @@ import type { ClientFormat, PlanError } from './errors.ts';
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'zeta' | 'custom';
+export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
 
 /** What a provider is sent: a client format, Gemini generateContent or Bedrock Converse (which no client speaks to gw). */
 export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
