@@ -88,6 +88,7 @@ const BY = {
   gamma: `${DP}/ai/providers/gamma.ts`,
   zeta: `${DP}/ai/providers/zeta.ts`,
   delta: `${DP}/ai/providers/delta.ts`,
+  betaalpha: `${DP}/ai/providers/betaalpha.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -149,7 +150,7 @@ const ENDPOINT_NAMESPACE =
 
 function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a betaalpha provider (${vendorName('betaalpha')}), a delta provider (${vendorName('delta')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
   );
 }
 
@@ -210,7 +211,7 @@ const conditionalEntry = { condition: enforced(), policy: enforced() };
 /** The fields LLMProvider and NamedLLMProvider share. */
 const llmProviderFields = {
   alpha: enforced(BY.alpha),
-  betaalpha: providerFamilyNotYet('betaalpha'),
+  betaalpha: enforced(BY.betaalpha),
   beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
@@ -760,6 +761,15 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
   DeltaConfig: { model: enforced() },
+  BetaAlphaConfig: {
+    endpoint: enforced(BY.betaalpha, { note: 'The host requests go to (scheme and trailing slash stripped).' }),
+    deploymentName: enforced(BY.betaalpha, {
+      note: 'The model override; in the path of chat completions and embeddings with a dated apiVersion.',
+    }),
+    apiVersion: enforced(BY.betaalpha, {
+      note: 'v1: the /openai/v1 paths; preview: the same with ?api-version=preview; any other: deployment paths with ?api-version=<it>.',
+    }),
+  },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {
