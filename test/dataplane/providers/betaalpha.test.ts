@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
-import { compileProvider, ProviderConfigError } from '../../../src/dataplane/ai/providers/index.ts';
+import {
+  type CompiledProvider,
+  compileProvider,
+  ProviderConfigError,
+} from '../../../src/dataplane/ai/providers/index.ts';
 import { applied, compiledAuth } from '../backend-auth/helpers.ts';
 import { BODY_OF, CHAT_BODY, compiled, input, MESSAGES_BODY, planned } from './helpers.ts';
 
@@ -16,14 +20,19 @@ function configError(provider: LLMProvider): ProviderConfigError {
 const route = (plan: { path: string; query: readonly (readonly [string, string])[] }) =>
   `${plan.path}${plan.query.length === 0 ? '' : `?${new URLSearchParams(plan.query.map(([k, v]): [string, string] => [k, v]))}`}`;
 
+/** The path and query of each OpenAI format the provider serves as it is. */
+function servedRoutes(provider: CompiledProvider): string[] {
+  return (['completions', 'responses', 'embeddings', 'models'] as const).map((format) =>
+    route(planned(provider, input(format, BODY_OF[format]))),
+  );
+}
+
 test('apiVersion v1 (the default): the /openai/v1 paths, no api-version, the client naming the deployment', () => {
   const provider = compiled({ betaalpha: { endpoint: 'https://my-resource.openai.azure.com/' } });
   assert.deepEqual(provider.origin, { protocol: 'https:', host: 'my-resource.openai.azure.com', port: 443 });
   assert.equal(provider.keyStyle, 'api-key');
   assert.equal(provider.model, undefined);
-  const paths = (['completions', 'responses', 'embeddings', 'models'] as const).map((format) =>
-    route(planned(provider, input(format, BODY_OF[format]))),
-  );
+  const paths = servedRoutes(provider);
   assert.deepEqual(paths, [
     '/openai/v1/chat/completions',
     '/openai/v1/responses',
@@ -46,9 +55,7 @@ test('a dated apiVersion: deployment paths for chat and embeddings, /openai/resp
   const provider = compiled({
     betaalpha: { endpoint: 'my-resource.openai.azure.com', deploymentName: 'gpt-4o', apiVersion: '2024-10-21' },
   });
-  const paths = (['completions', 'responses', 'embeddings', 'models'] as const).map((format) =>
-    route(planned(provider, input(format, BODY_OF[format]))),
-  );
+  const paths = servedRoutes(provider);
   assert.deepEqual(paths, [
     '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21',
     '/openai/responses?api-version=2024-10-21',
