@@ -86,7 +86,7 @@ describe('enforcement registry', () => {
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
     assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');
     assert.equal(at('backend:ai', 'auth.cloudone.assumeRole.tags.expression')?.kind, 'enforced');
-    assert.match((at('backend-spec', 'ai.provider.betaalpha') as { reason: string }).reason, /Azure OpenAI/);
+    assert.match((at('backend-spec', 'ai.provider.beta') as { reason: string }).reason, /Azure AI Foundry/);
     const provider = at('model-spec', 'provider');
     assert.ok(provider?.kind === 'enforced');
     assert.match(provider.refusedValues?.Provider08 ?? '', /Ollama/);
@@ -195,13 +195,13 @@ describe('refusalsIn', () => {
           {
             providers: [
               { name: 'b', gamma: {} },
-              { name: 'c', betaalpha: {} },
+              { name: 'c', beta: {} },
             ],
           },
         ],
       },
     };
-    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].betaalpha']);
+    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].beta']);
     assert.deepEqual(
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },

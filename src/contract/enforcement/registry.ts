@@ -89,6 +89,7 @@ const BY = {
   zeta: `${DP}/ai/providers/zeta.ts`,
   delta: `${DP}/ai/providers/delta.ts`,
   epsilon: `${DP}/ai/providers/epsilon.ts`,
+  betaalpha: `${DP}/ai/providers/betaalpha.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -150,7 +151,7 @@ const ENDPOINT_NAMESPACE =
 
 function providerFamilyNotYet(family: string): Enforcement {
   return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a delta provider (${vendorName('delta')}), an epsilon provider (${vendorName('epsilon')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
+    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a betaalpha provider (${vendorName('betaalpha')}), a delta provider (${vendorName('delta')}), an epsilon provider (${vendorName('epsilon')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
   );
 }
 
@@ -211,7 +212,7 @@ const conditionalEntry = { condition: enforced(), policy: enforced() };
 /** The fields LLMProvider and NamedLLMProvider share. */
 const llmProviderFields = {
   alpha: enforced(BY.alpha),
-  betaalpha: providerFamilyNotYet('betaalpha'),
+  betaalpha: enforced(BY.betaalpha),
   beta: providerFamilyNotYet('beta'),
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
@@ -769,6 +770,15 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
     }),
     model: enforced(),
+  },
+  BetaAlphaConfig: {
+    endpoint: enforced(BY.betaalpha, { note: 'The host requests go to (scheme and trailing slash stripped).' }),
+    deploymentName: enforced(BY.betaalpha, {
+      note: 'The model override; in the path of chat completions and embeddings with a dated apiVersion.',
+    }),
+    apiVersion: enforced(BY.betaalpha, {
+      note: 'v1: the /openai/v1 paths; preview: the same with ?api-version=preview; any other: deployment paths with ?api-version=<it>.',
+    }),
   },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },

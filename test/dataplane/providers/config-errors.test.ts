@@ -11,7 +11,6 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
 }
 
 const LATER_FAMILIES: [LLMProvider, string][] = [
-  [{ betaalpha: { endpoint: 'x.example' } }, 'Azure OpenAI'],
   [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
 ];
 

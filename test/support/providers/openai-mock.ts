@@ -83,7 +83,8 @@ function fixedChatCompletion(): Uint8Array {
   );
 }
 
-function openAiDialect(options: OpenAiMockOptions): ProviderDialect {
+/** What makes a mock speak the OpenAI API; the Azure OpenAI stand-in answers with it too. */
+export function openAiDialect(options: OpenAiMockOptions): ProviderDialect {
   const ids = sequentialIds();
   const requestIds = sequentialIds();
   const served = options.models;

@@ -1,9 +1,10 @@
 // compileProvider: an LLMProvider of the API, checked and turned once into a CompiledProvider
-// whose plan() the proxy calls per request. Families other than alpha, gamma, delta, epsilon, zeta and custom are
+// whose plan() the proxy calls per request. Families other than alpha, betaalpha, gamma, delta, epsilon, zeta and custom are
 // refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
 import type { LLMProvider } from '../../../api/types/llm-provider.ts';
 import { familyLabel } from '../../../api/vendors.ts';
 import { compileAlpha } from './alpha.ts';
+import { compileBetaAlpha } from './betaalpha.ts';
 import { compileCustom } from './custom.ts';
 import { compileDelta } from './delta.ts';
 import { compileEpsilon } from './epsilon.ts';
@@ -45,7 +46,7 @@ function compileUnnamed(
     );
   }
   const family = set[0]!;
-  if (family === 'betaalpha' || family === 'beta') {
+  if (family === 'beta') {
     return new ProviderConfigError(
       family,
       `provider family ${familyLabel(family)} is not supported by this data plane yet`,
@@ -54,6 +55,7 @@ function compileUnnamed(
   const address = familyAddress(provider);
   if (address instanceof ProviderConfigError) return address;
   if (provider.alpha) return compileAlpha(provider.alpha, address, options.name);
+  if (provider.betaalpha) return compileBetaAlpha(provider.betaalpha, address, options.name);
   if (provider.gamma) return compileGamma(provider.gamma, address, options.name);
   if (provider.zeta) return compileZeta(provider.zeta, address, options.name);
   if (provider.delta) return compileDelta(provider.delta, address, options.name);

@@ -10,7 +10,7 @@ import type { ClientFormat, PlanError } from './errors.ts';
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
+export type ProviderFamily = 'alpha' | 'betaalpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
 
 /** What a provider is sent: a client format, Gemini generateContent or Bedrock Converse (which no client speaks to gw). */
 export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
@@ -18,7 +18,7 @@ export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
  * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header;
- * `x-goog-api-key` the delta (Gemini API) one. Hand it to
+ * `x-goog-api-key` the delta (Gemini API) one; `api-key` the betaalpha (Azure OpenAI) one. Hand it to
  * `compileBackendAuth` (src/dataplane/auth/backend/).
  */
 export type ProviderKeyStyle = KeyStyle;

@@ -94,6 +94,7 @@ export const CLIENT_CREDENTIAL_HEADERS = [
   'authorization',
   'x-api-key',
   'x-goog-api-key',
+  'api-key',
   'proxy-authorization',
 ] as const;
 
@@ -129,23 +130,26 @@ const MAX_CREDENTIALS = 8;
 /**
  * Where a provider expects its key when no location is configured (CompiledProvider.keyStyle):
  * `bearer` (Authorization: Bearer), `x-api-key` (gamma, Anthropic), `x-goog-api-key` (delta, the
- * Gemini API).
+ * Gemini API), `api-key` (betaalpha, Azure OpenAI).
  */
-export type KeyStyle = 'bearer' | 'x-api-key' | 'x-goog-api-key';
+export type KeyStyle = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key';
 
 /** The header of each key style other than bearer. */
 const KEY_HEADER_LOCATIONS: Record<Exclude<KeyStyle, 'bearer'>, CredentialLocation> = {
   'x-api-key': headerLocation('x-api-key'),
   'x-goog-api-key': headerLocation('x-goog-api-key'),
+  'api-key': headerLocation('api-key'),
 };
 
 /**
  * OAuth access tokens go as Bearer tokens even to a provider whose API keys go in a header of
- * its own: Anthropic's start with sk-ant-oat, Google's with ya29.
+ * its own: Anthropic's start with sk-ant-oat, Google's with ya29., and Microsoft Entra ID's are
+ * JWTs (a base64url JSON header, `eyJ`), which no Azure OpenAI key is.
  */
 const OAUTH_TOKEN_PREFIXES: Record<Exclude<KeyStyle, 'bearer'>, string> = {
   'x-api-key': 'sk-ant-oat',
   'x-goog-api-key': 'ya29.',
+  'api-key': 'eyJ',
 };
 
 /** The default location for a credential, by the provider's key style. */
@@ -172,14 +176,18 @@ const CLIENT_CREDENTIAL_LENGTHS: ReadonlySet<number> = new Set(CLIENT_CREDENTIAL
 
 const BEARER_SCHEME = /^bearer\s+/i;
 
-/** The client's token: its Authorization Bearer token, else its x-api-key or x-goog-api-key. */
+/** The client's token: its Authorization Bearer token, else its x-api-key, x-goog-api-key or api-key. */
 function clientToken(headers: IncomingHttpHeaders): string | undefined {
   const authorization = firstValue(headers.authorization);
   if (authorization !== undefined && BEARER_SCHEME.test(authorization)) {
     const token = authorization.replace(BEARER_SCHEME, '').trim();
     if (token !== '') return token;
   }
-  const apiKey = (firstValue(headers['x-api-key']) ?? firstValue(headers['x-goog-api-key']))?.trim();
+  const apiKey = (
+    firstValue(headers['x-api-key']) ??
+    firstValue(headers['x-goog-api-key']) ??
+    firstValue(headers['api-key'])
+  )?.trim();
   return apiKey === '' ? undefined : apiKey;
 }
 
@@ -208,10 +216,12 @@ function passthroughStep(explicit: CredentialLocation | undefined, style: KeySty
     if (apiKey !== undefined) setHeader(target.headers, 'x-api-key', apiKey);
     const googleKey = firstValue(incoming.headers['x-goog-api-key']);
     if (googleKey !== undefined) setHeader(target.headers, 'x-goog-api-key', googleKey);
+    const azureKey = firstValue(incoming.headers['api-key']);
+    if (azureKey !== undefined) setHeader(target.headers, 'api-key', azureKey);
     if (authorization === undefined) return;
     const token = clientToken({ authorization });
-    const ownKey = style === 'x-api-key' ? apiKey : googleKey;
-    // gamma and delta take API keys only in their own header: a Bearer API key moves there.
+    const ownKey = style === 'x-api-key' ? apiKey : style === 'x-goog-api-key' ? googleKey : azureKey;
+    // gamma, delta and betaalpha take API keys only in their own header: a Bearer API key moves there.
     if (style !== 'bearer' && ownKey === undefined && token !== undefined) {
       defaultLocation(style, token).write(target, token);
     } else {

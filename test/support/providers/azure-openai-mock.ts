@@ -1,0 +1,79 @@
+// A stand-in for Azure OpenAI (the "betaalpha" family): OpenAI's formats at Azure's paths. The
+// key is required in the `api-key` header. Dated API versions: /openai/deployments/{deployment}/
+// chat/completions and /embeddings (the deployment must be one of `deployments`; the body's model
+// is ignored and answered as the deployment), /openai/responses and /openai/models, each with a
+// required ?api-version. The v1 API: /openai/v1/{chat/completions,responses,embeddings,models},
+// the deployment named by the body's model, api-version not needed (preview allowed).
+import type { IncomingHttpHeaders } from 'node:http';
+import { isObject } from './deterministic.ts';
+import {
+  type MockServer,
+  type ParsedBody,
+  type ProviderDialect,
+  type ProviderError,
+  type RecordedRequest,
+  startMockServer,
+} from './mock-server.ts';
+import { openAiDialect } from './openai-mock.ts';
+
+export interface AzureOpenAiMockOptions {
+  /** The key required in `api-key`. */
+  apiKey: string;
+  /** The deployments of the resource. */
+  deployments: string[];
+}
+
+const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/;
+const DATED_PATHS: Record<string, string> = { '/openai/responses': '/v1/responses', '/openai/models': '/v1/models' };
+const V1_PREFIX = '/openai/v1/';
+
+export function startAzureOpenAiMock(options: AzureOpenAiMockOptions): Promise<MockServer> {
+  const openai = openAiDialect({ models: options.deployments });
+  const notFound = (message: string, code: string) => openai.errorReply({ status: 404, message, code });
+
+  // The OpenAI answer of the same request at OpenAI's path, with the model Azure would use.
+  const answerAs = (request: RecordedRequest, parsed: ParsedBody, path: string, deployment?: string) => {
+    const body: ParsedBody =
+      deployment !== undefined && parsed.json && isObject(parsed.value)
+        ? { json: true, value: { ...parsed.value, model: deployment } }
+        : parsed;
+    return openai.answer({ ...request, path }, body);
+  };
+
+  const dialect: ProviderDialect = {
+    replyHeaders: () => ({ ...openai.replyHeaders(), 'apim-request-id': 'mock' }),
+    errorReply: openai.errorReply,
+    checkHeaders: (headers: IncomingHttpHeaders, requiredKey): ProviderError | undefined => {
+      const key = headers['api-key'];
+      if (key === undefined || key !== requiredKey) {
+        return {
+          status: 401,
+          code: '401',
+          message: 'Access denied due to invalid subscription key or wrong API endpoint.',
+        };
+      }
+      return undefined;
+    },
+    fixedAnswer: openai.fixedAnswer,
+    answer(request, parsed) {
+      const { path } = request;
+      if (path.startsWith(V1_PREFIX)) return answerAs(request, parsed, `/v1/${path.slice(V1_PREFIX.length)}`);
+      const apiVersion = new URL(request.url, 'http://stand-in').searchParams.get('api-version');
+      if (apiVersion === null || apiVersion === '') {
+        return openai.errorReply({ status: 404, message: 'Resource not found', code: '404' });
+      }
+      const scoped = DEPLOYMENT_PATH.exec(path);
+      if (scoped !== null) {
+        const deployment = decodeURIComponent(scoped[1]!);
+        if (!options.deployments.includes(deployment)) {
+          return notFound('The API deployment for this resource does not exist.', 'DeploymentNotFound');
+        }
+        return answerAs(request, parsed, `/v1/${scoped[2]}`, deployment);
+      }
+      const dated = DATED_PATHS[path];
+      if (dated !== undefined) return answerAs(request, parsed, dated);
+      return notFound('Resource not found', '404');
+    },
+  };
+  return startMockServer(dialect, { apiKey: options.apiKey });
+}
