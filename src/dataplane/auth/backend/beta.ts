@@ -10,6 +10,7 @@ import type { BetaAuth, BetaManagedIdentity } from '../../../api/types/backend-a
 import type { LocalSecretObjectRef } from '../../../api/types/references.ts';
 import { authKindLabel } from '../../../api/vendors.ts';
 import { type Clock, systemClock } from '../../../util/clock.ts';
+import { withDeadline } from '../../../util/deadlines.ts';
 import { loadOnFirstUse } from '../../../util/load-on-first-use.ts';
 import { BackendCredentialError } from './credential-error.ts';
 import { AuthConfigError } from './errors.ts';
@@ -219,22 +220,16 @@ async function fetchToken(
   secrets: readonly string[],
 ): Promise<FetchedToken> {
   const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      reject(new Error(`no token within ${BETA_FETCH_TIMEOUT_MS} ms`));
-    }, BETA_FETCH_TIMEOUT_MS);
-    // A fetch under way does not keep a stopping gw alive.
-    timer.unref();
-  });
   let token: AccessToken | null;
   try {
-    token = await Promise.race([credential.getToken(scope, { abortSignal: abort.signal }), timedOut]);
+    token = await withDeadline(
+      credential.getToken(scope, { abortSignal: abort.signal }),
+      BETA_FETCH_TIMEOUT_MS,
+      () => new Error(`no token within ${BETA_FETCH_TIMEOUT_MS} ms`),
+      () => abort.abort(),
+    );
   } catch (error) {
     throw new BackendCredentialError(502, FAILURE, `${describe}: ${failureDetail(error, secrets)}`);
-  } finally {
-    clearTimeout(timer);
   }
   if (!token?.token) throw new BackendCredentialError(502, FAILURE, `${describe}: the credential returned no token`);
   // The SDK reports expiry on the system clock; what is left of the token's life is what counts.

@@ -5,6 +5,7 @@
 // first use and kept in a TokenCache until shortly before they expire; long-term keys never do.
 import type * as CredentialProviders from '@aws-sdk/credential-providers';
 import type { Clock } from '../../../../util/clock.ts';
+import { withDeadline } from '../../../../util/deadlines.ts';
 import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import { TokenCache } from '../token-cache.ts';
@@ -30,20 +31,12 @@ export function failureText(error: unknown): string {
 }
 
 /** Rejects with a 502 naming `what` when `work` takes longer than FETCH_TIMEOUT_MS. */
-export async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new BackendCredentialError(502, CLOUDONE_FAILURE, `${what} timed out after ${FETCH_TIMEOUT_MS} ms`)),
-      FETCH_TIMEOUT_MS,
-    );
-    timer.unref();
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  return withDeadline(
+    work,
+    FETCH_TIMEOUT_MS,
+    () => new BackendCredentialError(502, CLOUDONE_FAILURE, `${what} timed out after ${FETCH_TIMEOUT_MS} ms`),
+  );
 }
 
 /** The value a TokenCache keeps for credentials: valid until their expiration, or forever. */

@@ -8,6 +8,7 @@
 // OAuth error code, network error code) without the library's messages, which may quote answers.
 import type { AuthClient, GoogleAuth } from 'google-auth-library';
 import { type Clock, systemClock } from '../../../../util/clock.ts';
+import { withDeadline } from '../../../../util/deadlines.ts';
 import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import type { FetchedToken } from '../token-cache.ts';
@@ -92,13 +93,8 @@ export function failureDetail(error: unknown): string {
 }
 
 /** `promise`, or a failure once FETCH_TIMEOUT_MS has passed. */
-function withDeadline<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure(`no token within ${FETCH_TIMEOUT_MS / 1000} s`)), FETCH_TIMEOUT_MS);
-    timer.unref();
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+function fetchDeadline<T>(promise: Promise<T>): Promise<T> {
+  return withDeadline(promise, FETCH_TIMEOUT_MS, () => failure(`no token within ${FETCH_TIMEOUT_MS / 1000} s`));
 }
 
 /** The claims of a JWT's payload, or undefined when it is not one. */
@@ -183,7 +179,7 @@ export function secretTokenFetch(credentials: CloudtwoCredentials, request: Toke
   uncached(client);
   const source = `${credentials.type} credentials of ${credentials.principal}`;
   return () =>
-    withDeadline(fetchFrom(client, request)).catch((error: unknown) => {
+    fetchDeadline(fetchFrom(client, request)).catch((error: unknown) => {
       throw failure(`${source}: ${failureDetail(error)}`);
     });
 }
@@ -212,7 +208,7 @@ export function ambientTokenFetch(request: TokenRequest): TokenFetch {
     return pending;
   };
   return () =>
-    withDeadline(client().then((found) => fetchFrom(found, request))).catch((error: unknown) => {
+    fetchDeadline(client().then((found) => fetchFrom(found, request))).catch((error: unknown) => {
       throw failure(`ambient credentials: ${failureDetail(error)}`);
     });
 }
