@@ -5,11 +5,9 @@
 // refreshed before they expire — and STS is reached through the SDK's own client, so the
 // environment AWS users set (AWS_ENDPOINT_URL_STS, AWS_STS_REGIONAL_ENDPOINTS...) applies.
 import { randomBytes } from 'node:crypto';
-import type * as Sts from '@aws-sdk/client-sts';
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { CloudoneAssumeRole } from '../../../../api/types/backend-auth.ts';
 import type { Clock } from '../../../../util/clock.ts';
-import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { compileExpression, type Expression, ExpressionError } from '../../../cel/expression.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import { AuthConfigError } from '../errors.ts';
@@ -24,10 +22,8 @@ import {
   failureText,
   withTimeout,
 } from './credentials.ts';
+import { sts } from './sdk.ts';
 import type { AwsCredentials } from './sign.ts';
-
-/** The STS client, loaded when a role is first assumed (docs/benchmarks.md, "Memory"). */
-const sts = loadOnFirstUse<typeof Sts>('@aws-sdk/client-sts');
 
 /** STS RoleSessionName: 2-64 of [\w+=,.@-]. */
 const SESSION_NAME = /^[\w+=,.@-]{2,64}$/;

@@ -3,16 +3,12 @@
 // with AWS_PROFILE, credential_process, the web identity token file, ECS container credentials,
 // EC2 instance metadata). Ambient credentials are fetched on
 // first use and kept in a TokenCache until shortly before they expire; long-term keys never do.
-import type * as CredentialProviders from '@aws-sdk/credential-providers';
 import type { Clock } from '../../../../util/clock.ts';
 import { withDeadline } from '../../../../util/deadlines.ts';
-import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { BackendCredentialError } from '../credential-error.ts';
 import { TokenCache } from '../token-cache.ts';
+import { credentialProviders } from './sdk.ts';
 import type { AwsCredentials } from './sign.ts';
-
-/** The AWS SDK's credential providers, loaded when an ambient credential is first compiled. */
-const credentialProviders = loadOnFirstUse<typeof CredentialProviders>('@aws-sdk/credential-providers');
 
 /** The TokenCache kind (metric label) of every AWS credential fetch. */
 export const AWS_KIND = 'aws';

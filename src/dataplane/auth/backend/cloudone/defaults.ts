@@ -6,11 +6,10 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type * as Sts from '@aws-sdk/client-sts';
 import type { CloudoneAuth } from '../../../../api/types/backend-auth.ts';
-import { loadOnFirstUse } from '../../../../util/load-on-first-use.ts';
 import { AuthConfigError } from '../errors.ts';
 import type { BackendTarget } from '../kind.ts';
+import { sts } from './sdk.ts';
 
 /** The signing name of services whose host name prefix is another name. */
 const SIGNING_NAMES: Record<string, string> = {
@@ -66,7 +65,7 @@ function sharedConfigFile(): string {
  */
 async function ambientRegion(): Promise<string> {
   try {
-    return await new (loadOnFirstUse<typeof Sts>('@aws-sdk/client-sts')().STSClient)({}).config.region();
+    return await new (sts().STSClient)({}).config.region();
   } catch (error) {
     const fallback = process.env.AWS_DEFAULT_REGION;
     if (fallback) return fallback;
