@@ -140,15 +140,16 @@ class HttpBackend implements Backend {
     rewriteHost(forwarding.hostRewrite, this.#settings, upstreamHeaders, req.headers.host);
     let search = forward.query;
     const auth = this.#auth;
-    const incoming: AuthIncoming = { headers: req.headers, variables: () => celContext(record) };
+    // Without backend auth (most static backends) none of this is made per request.
+    const incoming: AuthIncoming | undefined = auth && { headers: req.headers, variables: () => celContext(record) };
     let pending: void | Promise<void>;
     if (auth && (search !== '' || auth.writesQuery)) {
       const params = new URLSearchParams(search);
-      pending = auth.apply({ headers: upstreamHeaders, query: params }, incoming);
+      pending = auth.apply({ headers: upstreamHeaders, query: params }, incoming!);
       // A credential being fetched writes the query when it comes.
       if (pending !== undefined) await settled(pending);
       search = params.toString();
-    } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming);
+    } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming!);
     let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
     // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
     const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
@@ -173,18 +174,20 @@ class HttpBackend implements Backend {
       if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
     }
     const path = search ? `${forward.path}?${search}` : forward.path;
-    const finishing = finishBackendAuth(
-      pending,
-      auth,
-      () => ({
-        method: req.method ?? 'GET',
-        origin: this.#settings.origin,
-        path,
-        headers: upstreamHeaders,
-        body: body === req ? STREAMED_BODY : (body as Buffer | undefined),
-      }),
-      incoming,
-    );
+    const finishing =
+      auth &&
+      finishBackendAuth(
+        pending,
+        auth,
+        () => ({
+          method: req.method ?? 'GET',
+          origin: this.#settings.origin,
+          path,
+          headers: upstreamHeaders,
+          body: body === req ? STREAMED_BODY : (body as Buffer | undefined),
+        }),
+        incoming!,
+      );
     const failure = finishing && (await finishing);
     if (failure !== undefined) {
       // A 5xx is gw's own (a request id, the detail in the log); a 4xx says what was wrong with the request.
