@@ -168,7 +168,6 @@ function backendKindNotYet(kind: string, what: string): Enforcement {
 const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
   [
     ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
-    ['Rerank', 'reranking'],
     ['GenerateContent', 'Gemini generateContent and streamGenerateContent'],
     ['DeltaCountTokens', 'Gemini countTokens'],
   ].map(([value, what]) => [
@@ -178,10 +177,7 @@ const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
 );
 
 const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
-  [
-    ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
-    ['Rerank', 'reranking'],
-  ].map(([value, what]) => [
+  [['Realtime', 'the OpenAI Realtime API, over WebSocket']].map(([value, what]) => [
     value,
     `gw does not carry ${value} traffic (${what}) to a custom provider yet; support is planned. Remove the format entry.`,
   ]),

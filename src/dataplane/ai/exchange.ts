@@ -25,6 +25,7 @@ import {
   usageFromResponse,
 } from './formats/index.ts';
 import { isPlainObject, stringOr } from './formats/json.ts';
+import { rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
@@ -174,7 +175,8 @@ function respondWhole(
       return { ...result, error: 'upstream body is not JSON' };
     }
     const format = input.plan.providerFormat;
-    result.usage = usageFromResponse(format, parsed);
+    if (format === 'realtime') throw new Error('a Realtime session is not an HTTP exchange (realtime/session.ts)');
+    result.usage = format === 'rerank' ? rerankUsage(parsed) : usageFromResponse(format, parsed);
     result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
     if (handling.kind === 'translate') {
       try {

@@ -1,7 +1,8 @@
 // gw's own answers on an LLM route, in the API format its client speaks, so that the official SDKs
 // read them as their own error classes: OpenAI's error object for Chat Completions, Responses,
-// Embeddings and the model listing; Anthropic's error object for Messages and token counting
-// (formats/errors.ts has each vendor's status, type and code conventions). Everything gw itself
+// Embeddings, the model listing and Realtime; Anthropic's error object for Messages and token
+// counting (formats/errors.ts has each vendor's status, type and code conventions); Cohere's
+// `{"message"}` for reranking (formats/rerank.ts). Everything gw itself
 // says no to on such a route comes here: a policy's refusal (401, 403, 429, 413...), a request gw
 // will not serve (unknown model, a body not in its route type's format), a provider gw could not
 // reach, and gw's own 5xx — still hiding its detail behind a request id (proxy/own-failure.ts).
@@ -11,8 +12,8 @@ import type { ClientResponse } from '../proxy/client-response.ts';
 import { type LocalAnswer, sendLocalResponse } from '../proxy/direct-response.ts';
 import { ownFailure } from '../proxy/own-failure.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
-import { type ErrorKind, errorBody } from './formats/index.ts';
-import { type ClientFormat, errorFormat, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
+import type { ErrorKind } from './formats/index.ts';
+import { type ClientFormat, clientErrorBody, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 
 /** Headers of a policy's answer that describe its plain-text body, which the error body replaces. */
 const BODY_HEADERS: ReadonlySet<string> = new Set(['content-type', 'content-length']);
@@ -30,7 +31,7 @@ export function sendClientError(
     res.destroy();
     return;
   }
-  const { contentType, body } = errorBody(errorFormat(format), status, message, kind);
+  const { contentType, body } = clientErrorBody(format, status, message, kind);
   res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -87,6 +88,8 @@ const BY_FORMAT: Readonly<Record<ClientFormat, GatewayAnswers>> = {
   embeddings: answersIn('embeddings'),
   count_tokens: answersIn('count_tokens'),
   models: answersIn('models'),
+  rerank: answersIn('rerank'),
+  realtime: answersIn('realtime'),
 };
 
 /** gw's answers on an LLM route whose client speaks `format`. */

@@ -4,7 +4,13 @@
 // client. A failed attempt moves on only while nothing has been sent to the client.
 import type { RouteType } from '../../api/types/ai.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
-import { type AuthIncoming, finishBackendAuth, NO_QUERY, settled } from '../auth/backend/index.ts';
+import {
+  type AuthIncoming,
+  type BackendCredentialError,
+  finishBackendAuth,
+  NO_QUERY,
+  settled,
+} from '../auth/backend/index.ts';
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import { BodyRefusedError, BodyTooLargeError, readRequestBody } from '../proxy/body.ts';
@@ -12,13 +18,20 @@ import { responseCompleted } from '../proxy/client-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
 import { parseJsonBody } from '../proxy/json-body.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
-import { celContext } from '../telemetry/cel-context.ts';
+import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './endpoint.ts';
 import { attempt } from './exchange.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
+import { rerankRequestProblem } from './formats/rerank.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
-import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
+import {
+  type ClientFormat,
+  type Origin,
+  PlanError,
+  ROUTE_CLIENT_FORMAT,
+  type UpstreamPlan,
+} from './providers/index.ts';
 import { dropForeignVendorHeaders } from './vendor-headers.ts';
 
 const NOT_AN_OBJECT = 'its body is not a JSON object';
@@ -94,6 +107,8 @@ function formatProblem(routeType: RouteType, body: JsonObject): string | undefin
       return body.messages === undefined ? undefined : 'it has "messages", which a Responses request does not';
     case 'Embeddings':
       return body.input !== undefined ? undefined : 'it has no "input"';
+    case 'Rerank':
+      return rerankRequestProblem(body);
     default:
       return undefined;
   }
@@ -136,6 +151,16 @@ export async function readLlmRequest(
   const { req, res, record } = routed;
   const path = routed.forward.path;
   const clientFormat = ROUTE_CLIENT_FORMAT[routeType];
+  if (routeType === 'Realtime') {
+    // An upgrade is taken by the session before the body is read (realtime/session.ts).
+    sendClientError(
+      res,
+      'realtime',
+      400,
+      `${path} has the Realtime route type by ${routedBy}: it is served as a WebSocket session only. Open it with a WebSocket upgrade over HTTP/1.1 (GET with Upgrade: websocket).`,
+    );
+    return undefined;
+  }
   if (clientFormat === undefined && routeType !== 'Passthrough' && routeType !== 'Detect') {
     sendClientError(
       res,
@@ -203,10 +228,10 @@ export async function readLlmRequest(
       return undefined;
     }
   }
-  const stream = body !== undefined && isStreaming(format as ApiFormat, body);
+  const stream = body !== undefined && format !== 'rerank' && isStreaming(format as ApiFormat, body);
   llm.streaming = stream;
   llm.requestModel = typeof body?.model === 'string' ? body.model : '';
-  llm.operation = format === 'embeddings' ? 'embeddings' : 'chat';
+  llm.operation = format === 'embeddings' ? 'embeddings' : format === 'rerank' ? 'rerank' : 'chat';
   return { routeType, format, parsed: body !== undefined, bytes, body, stream, llm };
 }
 
@@ -265,35 +290,9 @@ export async function runAttempts(
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
-      // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
-      if (plan.response.kind === 'translate') dropForeignVendorHeaders(headers, plan.providerFormat);
-      const planned = plan.headers;
-      for (const name in planned) headers[name] = planned[name]!;
-      // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.
-      if (payload !== undefined) headers['content-length'] = String(payload.length);
-      if (endpoint.headers)
-        for (const step of endpoint.headers.request)
-          if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
-      let search = routed.forward.query;
-      const auth = endpoint.auth;
-      const incoming: AuthIncoming = { headers: req.headers, variables: () => variables };
-      let pending: void | Promise<void>;
-      if (search !== '' || plan.query.length > 0 || auth?.writesQuery) {
-        const query = new URLSearchParams(search);
-        for (const [name, value] of plan.query) query.set(name, value);
-        pending = auth?.apply({ headers, query }, incoming);
-        // A credential being fetched writes the query when it comes.
-        if (pending !== undefined) await settled(pending);
-        search = query.toString();
-      } else pending = auth?.apply({ headers, query: NO_QUERY }, incoming);
-      const path = search ? `${plan.path}?${search}` : plan.path;
-      const finishing = finishBackendAuth(
-        pending,
-        auth,
-        () => ({ method: 'POST', origin: originText(plan.origin), path, headers, body: payload }),
-        incoming,
-      );
-      const failure = finishing && (await finishing);
+      const prepared = await prepareUpstreamRequest(routed, endpoint, plan, headers, payload, variables);
+      const failure = typeof prepared === 'string' ? undefined : prepared;
+      const path = typeof prepared === 'string' ? prepared : '';
       if (failure !== undefined) {
         record.error = failure.logText;
         // gw could not get this provider's credential: the next provider may serve. A 4xx is about
@@ -354,6 +353,53 @@ export async function runAttempts(
   } finally {
     res.off('close', onClose);
   }
+}
+
+/**
+ * Completes the headers and target of one upstream request for a plan: the plan's headers over
+ * the client's (a translated request without other vendors' headers), the body's length, a
+ * GwModel's header changes, the plan's query over the client's, and the backend auth (which may
+ * fetch a credential, write the query, or sign the final request). `headers` is changed in place.
+ * Returns the path and query to send, or why the provider's credential could not be had.
+ */
+export async function prepareUpstreamRequest(
+  routed: RoutedRequest,
+  endpoint: ProviderEndpoint,
+  plan: UpstreamPlan,
+  headers: Record<string, string | string[]>,
+  payload: Buffer | undefined,
+  variables: CelVariables,
+): Promise<string | BackendCredentialError> {
+  // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
+  if (plan.response.kind === 'translate') dropForeignVendorHeaders(headers, plan.providerFormat);
+  const planned = plan.headers;
+  for (const name in planned) headers[name] = planned[name]!;
+  // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.
+  if (payload !== undefined) headers['content-length'] = String(payload.length);
+  if (endpoint.headers)
+    for (const step of endpoint.headers.request)
+      if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
+  let search = routed.forward.query;
+  const auth = endpoint.auth;
+  const incoming: AuthIncoming = { headers: routed.req.headers, variables: () => variables };
+  let pending: void | Promise<void>;
+  if (search !== '' || plan.query.length > 0 || auth?.writesQuery) {
+    const query = new URLSearchParams(search);
+    for (const [name, value] of plan.query) query.set(name, value);
+    pending = auth?.apply({ headers, query }, incoming);
+    // A credential being fetched writes the query when it comes.
+    if (pending !== undefined) await settled(pending);
+    search = query.toString();
+  } else pending = auth?.apply({ headers, query: NO_QUERY }, incoming);
+  const path = search ? `${plan.path}?${search}` : plan.path;
+  const finishing = finishBackendAuth(
+    pending,
+    auth,
+    () => ({ method: plan.method, origin: originText(plan.origin), path, headers, body: payload }),
+    incoming,
+  );
+  const failure = finishing && (await finishing);
+  return failure ?? path;
 }
 
 /**

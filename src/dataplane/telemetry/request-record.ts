@@ -12,8 +12,11 @@ export type HeaderMap = IncomingHttpHeaders | Record<string, string | string[] |
 /** The kind of backend a request went to (CEL `backend.type`, agentgateway's values). */
 export type BackendType = 'ai' | 'mcp' | 'static' | 'dynamic' | 'service' | 'unknown';
 
-/** What an LLM request asked for (OpenTelemetry `gen_ai.operation.name` values). */
-export type LlmOperation = 'chat' | 'text_completion' | 'embeddings' | 'generate_content';
+/**
+ * What an LLM request asked for (OpenTelemetry `gen_ai.operation.name` values; `rerank` is gw's
+ * own, the conventions having none for it).
+ */
+export type LlmOperation = 'chat' | 'text_completion' | 'embeddings' | 'generate_content' | 'rerank';
 
 const NO_HEADERS: HeaderMap = Object.freeze({});
 

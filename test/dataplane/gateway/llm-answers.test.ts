@@ -276,14 +276,14 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
 
     it('a route type gw does not serve is refused, never forwarded as Chat Completions', async () => {
       const before = openaiUpstream.requests.length;
-      const rerank = await fetch(`${base}/openai/v1/rerank`, {
+      const countTokens = await fetch(`${base}/openai/v1beta/models/m:countTokens`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', query: 'q', documents: ['a'] }),
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'q' }] }] }),
       });
-      assert.equal(rerank.status, 400);
-      const body = (await rerank.json()) as { error: { message: string } };
-      assert.match(body.error.message, /Rerank route type/);
+      assert.equal(countTokens.status, 400);
+      const body = (await countTokens.json()) as { error: { message: string } };
+      assert.match(body.error.message, /DeltaCountTokens route type/);
       assert.equal(openaiUpstream.requests.length, before);
     });
 

@@ -11,6 +11,7 @@ import {
   input,
   MESSAGES_BODY,
   planned,
+  RERANK_BODY,
   RESPONSES_BODY,
   refused,
 } from './helpers.ts';
@@ -158,9 +159,9 @@ test('custom configurations this data plane cannot serve are errors naming the f
   assert.equal(configError({ custom: { formats: [{ type: 'Completions' }] }, port: 80 }).field, 'host');
   assert.equal(configError({ custom: { formats: [{ type: 'Completions' }] }, host: 'h' }).field, 'port');
 
-  const realtime = configError({ custom: { formats: [{ type: 'Realtime' }, { type: 'Rerank' }] }, ...at });
-  assert.equal(realtime.field, 'custom.formats');
-  assert.match(realtime.message, /Realtime, Rerank/);
+  const none = configError({ custom: { formats: [] }, ...at });
+  assert.equal(none.field, 'custom.formats');
+  assert.match(none.message, /lists no format; .*Rerank, Realtime/);
 
   const twice = configError({ custom: { formats: [{ type: 'Messages' }, { type: 'Messages', path: '/x' }] }, ...at });
   assert.equal(twice.field, 'custom.formats[1].type');
@@ -169,8 +170,21 @@ test('custom configurations this data plane cannot serve are errors naming the f
   assert.equal(relative.field, 'custom.formats[0].path');
 });
 
-test('a custom provider listing Realtime beside a usable format compiles; Realtime traffic is a 501', () => {
-  const provider = compiled({ custom: { formats: [{ type: 'Realtime' }, { type: 'Completions' }] }, ...at });
-  assert.deepEqual(provider.formats, ['completions', 'models']);
-  assert.equal(refused(provider, input('completions', CHAT_BODY, { routeType: 'Realtime' })).status, 501);
+test('a custom provider listing Realtime and Rerank serves them at their paths (usual or configured)', () => {
+  const provider = compiled({
+    custom: { model: 'pinned', formats: [{ type: 'Realtime' }, { type: 'Rerank', path: '/v2/rerank' }] },
+    ...at,
+  });
+  assert.deepEqual(provider.formats, ['realtime', 'rerank']);
+  const session = planned(provider, input('realtime', undefined, { realtimeModel: 'gpt-realtime' }));
+  assert.equal(session.method, 'GET');
+  assert.equal(session.path, '/v1/realtime');
+  assert.deepEqual(session.query, [['model', 'pinned']], 'the model override replaces the client query model');
+  assert.equal(session.requestModel, 'gpt-realtime');
+  assert.equal(session.upstreamModel, 'pinned');
+  const rerank = planned(provider, input('rerank', RERANK_BODY));
+  assert.equal(rerank.path, '/v2/rerank');
+  assert.equal(rerank.method, 'POST');
+  assert.deepEqual(rerank.body, { ...RERANK_BODY, model: 'pinned' });
+  assert.equal(refused(provider, input('completions', CHAT_BODY)).status, 400);
 });

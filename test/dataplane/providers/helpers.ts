@@ -28,6 +28,8 @@ export const ROUTE_OF: Record<ClientFormat, RouteType> = {
   embeddings: 'Embeddings',
   count_tokens: 'GammaTokenCount',
   models: 'Models',
+  rerank: 'Rerank',
+  realtime: 'Realtime',
 };
 
 export function input(
@@ -72,6 +74,13 @@ export const COUNT_TOKENS_BODY: JsonObject = {
   messages: [{ role: 'user', content: 'hello there' }],
 };
 
+export const RERANK_BODY: JsonObject = {
+  model: 'rerank-v3.5',
+  query: 'What is the capital of France?',
+  documents: ['Paris is the capital of France.', 'Berlin is in Germany.'],
+  top_n: 1,
+};
+
 export const BODY_OF: Record<ClientFormat, JsonObject | undefined> = {
   completions: CHAT_BODY,
   messages: MESSAGES_BODY,
@@ -79,4 +88,6 @@ export const BODY_OF: Record<ClientFormat, JsonObject | undefined> = {
   embeddings: EMBEDDINGS_BODY,
   count_tokens: COUNT_TOKENS_BODY,
   models: undefined,
+  rerank: RERANK_BODY,
+  realtime: undefined,
 };

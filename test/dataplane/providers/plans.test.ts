@@ -236,8 +236,17 @@ test('Passthrough and Detect routes forward the request as it is, at its own pat
   assert.equal(refused(alpha, input('completions', undefined, { routeType: 'Passthrough' })).status, 500);
 });
 
+test('alpha opens Realtime sessions at /v1/realtime (the client query model kept) and reranks at /v1/rerank', () => {
+  const session = planned(alpha, input('realtime', undefined, { realtimeModel: 'gpt-realtime' }));
+  assert.deepEqual([session.method, session.path, session.query], ['GET', '/v1/realtime', []]);
+  assert.equal(session.upstreamModel, 'gpt-realtime');
+  const rerank = planned(alpha, input('rerank', BODY_OF.rerank));
+  assert.deepEqual([rerank.method, rerank.path, rerank.body], ['POST', '/v1/rerank', BODY_OF.rerank]);
+  assert.equal(refused(gamma, input('realtime', undefined)).status, 400, 'gamma has no Realtime API');
+});
+
 test('route types gw does not carry yet are answered 501', () => {
-  for (const routeType of ['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens'] as const) {
+  for (const routeType of ['GenerateContent', 'DeltaCountTokens'] as const) {
     const error = refused(alpha, input('completions', CHAT_BODY, { routeType }));
     assert.equal(error.status, 501);
     assert.match(error.message, new RegExp(routeType));
@@ -255,7 +264,7 @@ test('the refusal names the provider and what it serves', () => {
 
 test('a compiled provider describes itself', () => {
   assert.equal(alpha.family, 'alpha');
-  assert.deepEqual(alpha.formats, ['completions', 'responses', 'embeddings', 'models']);
+  assert.deepEqual(alpha.formats, ['completions', 'responses', 'embeddings', 'models', 'rerank', 'realtime']);
   assert.equal(alpha.keyStyle, 'bearer');
   assert.equal(gamma.keyStyle, 'x-api-key');
   assert.deepEqual(gamma.formats, ['messages', 'count_tokens', 'models']);

@@ -97,7 +97,7 @@ export function statusForErrorType(type: unknown): number {
 // A message is echoed to the client; a provider's (or a proxy's) huge body is not.
 const MAX_MESSAGE_LENGTH = 4096;
 
-function boundedMessage(message: string): string {
+export function boundedMessage(message: string): string {
   return message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH)}…` : message;
 }
 

@@ -1,5 +1,6 @@
-// Family alpha: the OpenAI API. Chat Completions, Responses, Embeddings and the model listing are
-// served as they are; Messages requests are translated to Chat Completions.
+// Family alpha: the OpenAI API. Chat Completions, Responses, Embeddings, the model listing, rerank
+// and Realtime sessions (WebSocket, /v1/realtime) are served as they are; Messages requests are
+// translated to Chat Completions.
 import type { AlphaConfig } from '../../../api/types/llm-provider.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
@@ -15,6 +16,9 @@ const ALPHA: HostedFamily = {
     ['responses', '/responses'],
     ['embeddings', '/embeddings'],
     ['models', '/models'],
+    // OpenAI itself has no rerank API; OpenAI-compatible servers reached with a host override do.
+    ['rerank', '/rerank'],
+    ['realtime', '/realtime'],
   ],
   forwardedAnthropicVersion: false,
 };

@@ -5,7 +5,9 @@
 // adds ?api-version=preview) and name the deployment in the body's model. With a dated version
 // (2024-10-21, ...) chat completions and embeddings go to /openai/deployments/{deployment}/...,
 // the Responses API and the model listing to /openai/responses and /openai/models, all with
-// ?api-version=<version>. The deployment is the model override either way. Keys go in the
+// ?api-version=<version>. Realtime sessions (WebSocket) go to /openai/v1/realtime?model=<deployment>,
+// or with a dated version to /openai/realtime?api-version=<version>&deployment=<deployment>.
+// The deployment is the model override either way. Keys go in the
 // `api-key` header (keyStyle); Entra ID tokens (backend auth beta) go as Bearer tokens.
 import type { BetaAlphaConfig } from '../../../api/types/llm-provider.ts';
 import { ProviderConfigError } from './errors.ts';
@@ -47,20 +49,39 @@ function azureRoutes(apiVersion: string, deployment: string | undefined): Map<Up
   if (V1_VERSIONS.has(apiVersion)) {
     const v1 = (suffix: string): ConfiguredPath =>
       apiVersion === 'v1' ? plainPath(`/openai/v1${suffix}`) : versioned(`/openai/v1${suffix}`);
+    // A Realtime session names its deployment in the query's `model`.
+    const realtime = v1('/realtime');
     return new Map([
       ['completions', v1('/chat/completions')],
       ['responses', v1('/responses')],
       ['embeddings', v1('/embeddings')],
       ['models', v1('/models')],
+      [
+        'realtime',
+        deployment === undefined
+          ? realtime
+          : { path: realtime.path, query: [...realtime.query, ['model', deployment]] },
+      ],
     ]);
   }
-  // A dated version: the deployment is in the path of chat completions and embeddings.
+  // A dated version: the deployment is in the path of chat completions and embeddings, and in the
+  // `deployment` query parameter of a Realtime session (/openai/realtime).
   const scoped = `/openai/deployments/${deployment}`;
   return new Map([
     ['completions', versioned(`${scoped}/chat/completions`)],
     ['responses', versioned('/openai/responses')],
     ['embeddings', versioned(`${scoped}/embeddings`)],
     ['models', versioned('/openai/models')],
+    [
+      'realtime',
+      {
+        path: '/openai/realtime',
+        query: [
+          ['api-version', apiVersion],
+          ['deployment', deployment!],
+        ],
+      },
+    ],
   ]);
 }
 
@@ -97,7 +118,10 @@ export function compileBetaAlpha(
     configured === undefined
       ? azureRoutes(apiVersion, deployment)
       : new Map<UpstreamFormat, ConfiguredPath>(
-          (['completions', 'responses', 'embeddings', 'models'] as const).map((format) => [format, configured]),
+          (['completions', 'responses', 'embeddings', 'models', 'realtime'] as const).map((format) => [
+            format,
+            configured,
+          ]),
         );
   return new ProviderPlanner({
     name,

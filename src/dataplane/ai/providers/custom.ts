@@ -1,5 +1,7 @@
 // Family custom: a server that speaks the formats its configuration lists, each at its own path
 // or the format's usual one, reached through a Service (backendRef) or the provider's host and port.
+// Rerank requests are forwarded as they are; a Realtime format makes the provider a WebSocket
+// endpoint for Realtime sessions (realtime/session.ts).
 import type { CustomProvider, ProviderFormat } from '../../../api/types/llm-provider.ts';
 import type { ClientFormat } from './errors.ts';
 import { ProviderConfigError } from './errors.ts';
@@ -10,15 +12,18 @@ import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from '.
 import type { Origin, ProviderService } from './types.ts';
 
 /**
- * The usual path of each ProviderFormat gw serves (its client format is the route type's of the
- * same name); Realtime and Rerank are not carried yet.
+ * The usual path of each ProviderFormat (its client format is the route type's of the same name).
+ * Rerank's is the OpenAI-compatible servers' (vLLM, Jina...); Cohere's own API takes /v2/rerank,
+ * which the format's `path` says. Realtime's is the WebSocket endpoint of OpenAI's API.
  */
-const USUAL_PATHS: Partial<Record<ProviderFormat, string>> = {
+const USUAL_PATHS: Record<ProviderFormat, string> = {
   Completions: '/v1/chat/completions',
   Messages: '/v1/messages',
   Responses: '/v1/responses',
   Embeddings: '/v1/embeddings',
   GammaTokenCount: '/v1/messages/count_tokens',
+  Rerank: '/v1/rerank',
+  Realtime: '/v1/realtime',
 };
 
 /** An OpenAI-style server (any of these formats) is asked for its model list at /v1/models. */
@@ -71,7 +76,6 @@ export function compileCustom(
   const formats = config.formats ?? [];
   for (const [index, entry] of formats.entries()) {
     const usualPath = USUAL_PATHS[entry.type];
-    if (usualPath === undefined) continue;
     const format = ROUTE_CLIENT_FORMAT[entry.type]!;
     if (routes.has(format)) {
       return new ProviderConfigError(`custom.formats[${index}].type`, `${entry.type} is listed twice`);
@@ -86,10 +90,9 @@ export function compileCustom(
     routes.set(format, path);
   }
   if (routes.size === 0) {
-    const listed = formats.map((entry) => entry.type).join(', ') || 'none';
     return new ProviderConfigError(
       'custom.formats',
-      `none of the listed formats (${listed}) is supported by this data plane yet; list Completions, Messages, Responses, Embeddings or GammaTokenCount`,
+      `lists no format; list the APIs the server speaks (${Object.keys(USUAL_PATHS).join(', ')})`,
     );
   }
   if (OPENAI_STYLE.some((format) => routes.has(format))) {

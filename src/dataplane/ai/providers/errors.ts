@@ -1,9 +1,13 @@
 // The two ways a provider says no: its configuration cannot be served (found once, when the
 // configuration is compiled), or one request cannot be (answered to the client in its own format).
-import { type ApiFormat, errorBody } from '../formats/index.ts';
+import { type ApiFormat, type ErrorKind, errorBody } from '../formats/index.ts';
+import { rerankErrorBody } from '../formats/rerank.ts';
 
-/** The API a client speaks: an LLM format, or the model listing. */
-export type ClientFormat = ApiFormat | 'models';
+/**
+ * The API a client speaks: an LLM format, the model listing, reranking (Cohere's API, forwarded
+ * as it is) or a Realtime session (OpenAI's, over WebSocket).
+ */
+export type ClientFormat = ApiFormat | 'models' | 'rerank' | 'realtime';
 
 /**
  * A provider configuration this data plane cannot serve. `field` is the path inside the
@@ -39,11 +43,25 @@ export class PlanError extends Error {
   }
 
   response(): { status: number; contentType: string; body: string } {
-    return { status: this.status, ...errorBody(errorFormat(this.clientFormat), this.status, this.message) };
+    return { status: this.status, ...clientErrorBody(this.clientFormat, this.status, this.message) };
   }
 }
 
-/** The format of the errors a client gets: the model listing is an OpenAI endpoint, so OpenAI's shape. */
+/**
+ * The format of the errors a client gets: the model listing and Realtime are OpenAI endpoints, so
+ * OpenAI's shape; a rerank client's is Cohere's (`clientErrorBody`), OpenAI's in an SSE stream
+ * (reranking does not stream).
+ */
 export function errorFormat(format: ClientFormat): ApiFormat {
-  return format === 'models' ? 'completions' : format;
+  return format === 'models' || format === 'realtime' || format === 'rerank' ? 'completions' : format;
+}
+
+/** An error body of gw's own in the client's format (`kind`: what the status alone does not say). */
+export function clientErrorBody(
+  format: ClientFormat,
+  status: number,
+  message: string,
+  kind?: ErrorKind,
+): { contentType: string; body: string } {
+  return format === 'rerank' ? rerankErrorBody(message) : errorBody(errorFormat(format), status, message, kind);
 }

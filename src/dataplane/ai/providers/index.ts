@@ -3,7 +3,7 @@
 export { ALPHA_DEFAULT_HOST } from './alpha.ts';
 export { type CompileProviderOptions, compileProvider } from './compile.ts';
 export { DELTA_DEFAULT_HOST } from './delta.ts';
-export { type ClientFormat, errorFormat, PlanError, ProviderConfigError } from './errors.ts';
+export { type ClientFormat, clientErrorBody, errorFormat, PlanError, ProviderConfigError } from './errors.ts';
 export { GAMMA_DEFAULT_HOST } from './gamma.ts';
 export { ANTHROPIC_VERSION, ROUTE_CLIENT_FORMAT } from './planner.ts';
 export type {

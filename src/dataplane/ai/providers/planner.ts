@@ -43,6 +43,8 @@ export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
   Embeddings: 'embeddings',
   GammaTokenCount: 'count_tokens',
   Models: 'models',
+  Rerank: 'rerank',
+  Realtime: 'realtime',
 };
 
 /** Route types whose requests are forwarded as they are (no format, no model override). */
@@ -51,8 +53,8 @@ const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect'
 const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
 const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
 
-/** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
-const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
+/** Route types of APIs this data plane does not carry yet (Gemini's own). */
+const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['GenerateContent', 'DeltaCountTokens']);
 
 const ANTHROPIC_FORMATS: ReadonlySet<UpstreamFormat> = new Set(['messages', 'count_tokens']);
 
@@ -151,6 +153,7 @@ export class ProviderPlanner implements CompiledProvider {
       return new PlanError(501, input.clientFormat, `The ${input.routeType} route type is not supported by gw yet.`);
     }
     const route = this.#definition.routes.get(input.clientFormat);
+    if (input.clientFormat === 'realtime' && route !== undefined) return this.#realtime(input, route);
     if (route !== undefined) return this.#sameFormat(input, route);
     const converse = this.#definition.converse;
     if (converse !== undefined && CONVERSE_CLIENTS.has(input.clientFormat)) return this.#converse(input, converse);
@@ -304,6 +307,33 @@ export class ProviderPlanner implements CompiledProvider {
     };
     const plan = this.#plan(input, target.path(model, input.stream), 'converse', body, response, translation.warnings);
     plan.upstreamModel = model;
+    return plan;
+  }
+
+  /**
+   * A Realtime session's opening request (a WebSocket upgrade, GET): the model is in the query
+   * (`?model=`), where the model override replaces the client's; a provider that names the model
+   * elsewhere (Azure's `deployment`) has its route's query say so, and wins over the client's.
+   */
+  #realtime(input: PlanInput, route: ConfiguredPath): UpstreamPlan {
+    const clientModel = input.realtimeModel;
+    const routeNamesModel = route.query.some(([name]) => name === 'model' || name === 'deployment');
+    const model = this.model ?? clientModel;
+    const query: (readonly [string, string])[] = [...route.query];
+    if (this.model !== undefined && !routeNamesModel) query.push(['model', this.model]);
+    const plan: UpstreamPlan = {
+      origin: this.origin,
+      path: route.path,
+      query,
+      method: 'GET',
+      headers: {},
+      body: undefined,
+      providerFormat: 'realtime',
+      response: FORWARDED_RESPONSE,
+      requestModel: clientModel,
+      upstreamModel: model,
+    };
+    if (this.service) plan.service = this.service;
     return plan;
   }
 

@@ -47,6 +47,8 @@ export interface PlanInput {
   stream: boolean;
   /** The client's headers; read for `anthropic-version` only. */
   headers?: IncomingHttpHeaders;
+  /** The model a Realtime client names in its query (`?model=`). */
+  realtimeModel?: string;
   /** The client's method and path (no query); needed for the Passthrough and Detect route types only. */
   method?: string;
   path?: string;
