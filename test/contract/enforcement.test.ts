@@ -206,19 +206,20 @@ describe('refusalsIn', () => {
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },
       }),
-      ['ai.provider.custom.formats[1].type'],
+      [],
+      'every ProviderFormat is served',
     );
   });
 
   it('finds refused enum values, map values included, with the map key in the path', () => {
     const found = refusalsIn('backend:ai', {
-      ai: { routes: { '/v1/chat/completions': 'Completions', '/v1/realtime': 'Realtime', '*': 'Passthrough' } },
+      ai: { routes: { '/v1/chat/completions': 'Completions', ':countTokens': 'DeltaCountTokens', '*': 'Passthrough' } },
     });
     assert.deepEqual(
       found.map((refusal) => refusal.path),
-      ['ai.routes["/v1/realtime"]'],
+      ['ai.routes[":countTokens"]'],
     );
-    assert.match(found[0]!.reason, /Realtime API/);
+    assert.match(found[0]!.reason, /Gemini countTokens/);
     assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), ['provider', 'zeta']);
     assert.deepEqual(paths('model-spec', { provider: 'Alpha', baseURL: 'https://example.com/v1' }), []);
   });

@@ -167,19 +167,11 @@ function backendKindNotYet(kind: string, what: string): Enforcement {
 
 const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
   [
-    ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
     ['GenerateContent', 'Gemini generateContent and streamGenerateContent'],
     ['DeltaCountTokens', 'Gemini countTokens'],
   ].map(([value, what]) => [
     value,
     `Route type ${value} (${what}) is not carried by the data plane yet (its requests are answered 400); support is planned. Remove the route, or map the path to Passthrough to forward it untouched.`,
-  ]),
-);
-
-const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
-  [['Realtime', 'the OpenAI Realtime API, over WebSocket']].map(([value, what]) => [
-    value,
-    `gw does not carry ${value} traffic (${what}) to a custom provider yet; support is planned. Remove the format entry.`,
   ]),
 );
 
@@ -777,7 +769,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
   },
   CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
-  ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
+  ProviderFormatConfig: { type: enforced(), path: enforced() },
   MCPBackend: {
     targets: enforced(BY.mcpTargets),
     sessionRouting: enforced(BY.mcpSession),

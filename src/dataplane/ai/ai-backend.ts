@@ -2,7 +2,7 @@
 // compiled with their effective backend policy (connection, auth, health, AI request policy),
 // and the request flow: read and check the body, apply the AI policies, then try providers in
 // the balancer's order until one answers — failing over only while nothing has been sent to the
-// client.
+// client. A WebSocket upgrade on a Realtime path is a session instead (realtime/session.ts).
 
 import type { RouteType } from '../../api/types/ai.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
@@ -18,10 +18,12 @@ import {
 } from '../backends/backend.ts';
 import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
+import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
 import { answersByRouteType } from './llm-answers.ts';
-import { readLlmRequest, runAttempts } from './llm-request.ts';
+import { type Candidate, readLlmRequest, runAttempts } from './llm-request.ts';
 import { compileRouteTypes } from './policies/index.ts';
+import { serveRealtime } from './realtime/session.ts';
 
 /** The `ai` kind: a GwBackend reached through one backendRef (its effective policies are the ref's). */
 export const aiKind: BackendKind<BackendRefInput> = {
@@ -89,14 +91,22 @@ class AiBackend implements Backend {
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = this.#routeTypeOf(routed.forward.path);
+    // A WebSocket upgrade on a Realtime path is a session; without one, readLlmRequest refuses it.
+    const upgrade = routeType === 'Realtime' ? webSocketUpgradeOf(routed.req) : undefined;
+    if (upgrade !== undefined) return serveRealtime(routed, upgrade, this.#providerCount, this.#candidates());
     const request = await readLlmRequest(routed, routeType, routed.route.maxBufferBytes);
     if (!request) return;
+    await runAttempts(routed, request, this.#providerCount, this.#candidates());
+  }
+
+  /** The providers of one request, in the balancer's order, each reporting how its attempt went. */
+  #candidates(): () => Candidate | undefined {
     const balancer = this.#balancer;
     const attempts = balancer.startRequest();
-    await runAttempts(routed, request, this.#providerCount, () => {
+    return () => {
       const selected = attempts.next();
       if (!selected) return undefined;
       return { endpoint: selected.provider, report: (outcome) => balancer.report(selected, outcome) };
-    });
+    };
   }
 }

@@ -20,6 +20,7 @@ import {
   type ConnectionSettings,
   ConnectionSettingsError,
   connectionSettings,
+  type SocketSettings,
 } from '../upstream/connection-settings.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
@@ -32,6 +33,8 @@ export interface ProviderEndpoint {
   /** The vendor as telemetry's `gen_ai.provider.name` says it (src/api/vendors.ts). */
   genAiProviderName: string;
   client: UpstreamClient;
+  /** How a connection to the provider is opened (TLS, connect deadline): for a Realtime session's own. */
+  connection: SocketSettings;
   requestTimeoutMs: number | undefined;
   auth: CompiledBackendAuth | undefined;
   policy: CompiledAiRequestPolicy;
@@ -119,6 +122,7 @@ export function compileEndpoint(
     provider,
     genAiProviderName: genAiProviderName(provider.family),
     client,
+    connection: settings.socket,
     requestTimeoutMs: settings.requestTimeoutMs,
     auth,
     policy: requestPolicy,

@@ -430,7 +430,7 @@ const CLIENT_OWN: ReadonlySet<string> = new Set(['authorization', 'x-api-key', '
  * auth adds them back on purpose) and framing, with X-Forwarded-For and -Proto. A new object
  * rather than deletes on `routed.forward.headers`, which would make that a slow dictionary.
  */
-function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string | string[]> {
+export function clientHeadersForUpstream(routed: RoutedRequest): Record<string, string | string[]> {
   const forwarded = routed.forward.headers as Record<string, string | string[]>;
   const incoming = routed.req.headers;
   const headers: Record<string, string | string[]> = {};
@@ -451,7 +451,8 @@ function originText(origin: Origin): string {
   return `${origin.protocol}//${host}:${origin.port}`;
 }
 
-function hostAndPort(origin: Origin): string {
+/** `host:port` of a provider's origin (the access log's upstream). */
+export function hostAndPort(origin: Origin): string {
   let label = originLabels.get(origin);
   if (label === undefined) {
     label = `${origin.host}:${origin.port}`;

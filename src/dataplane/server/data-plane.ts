@@ -14,6 +14,7 @@ import { responseCompleted } from '../proxy/client-response.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
+import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
@@ -260,6 +261,8 @@ export class DataPlane {
     res.once('close', () => {
       if (!responseCompleted(res)) this.finish(record, res, scope);
     });
+    // A WebSocket session is finished when it closes (the response is detached from its socket).
+    webSocketUpgradeOf(req)?.onDone((outcome) => this.finish(record, outcome as ServerResponse, scope));
     // A Tunnel port terminates CONNECT only (what it tunnels is served by the addressed listener).
     if (port.connection.connect === 'Tunnel')
       return void sendText(res, 405, 'this port only takes CONNECT tunnels', { allow: 'CONNECT' });

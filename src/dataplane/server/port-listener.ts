@@ -31,6 +31,7 @@ import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import { sendText } from '../proxy/direct-response.ts';
 import { hasRequestBody } from '../proxy/http-forward.ts';
+import { isWebSocketUpgrade, upgradeResponse } from '../proxy/websocket-upgrade.ts';
 import { applyKeepalive } from '../transport/tcp-keepalive.ts';
 import type { BufferBudget } from './buffer-budget.ts';
 import { type ConnectDownstream, http1Connect, http2Connect } from './connect.ts';
@@ -158,6 +159,14 @@ export class PortListener {
       this.h2c.on('connect', onConnect);
     }
     this.server.on('connect', onConnect);
+    // WebSocket upgrades (and no other) are handed over with their socket, then served like any
+    // request (websocket-upgrade.ts); h2c upgrades stay ordinary HTTP/1.1 requests.
+    // (node 24's server option, not in its type declarations yet)
+    const upgrading = this.server as Http1Server & { shouldUpgradeCallback: (req: IncomingMessage) => boolean };
+    upgrading.shouldUpgradeCallback = isWebSocketUpgrade;
+    upgrading.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.handlers.request(req, upgradeResponse(req, socket, head)),
+    );
     this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
       const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
       if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);

@@ -105,11 +105,11 @@ stringData: {app: ${CLIENT_KEY}}
     aiBackendYaml('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
-metadata: {name: realtime}
+metadata: {name: count-tokens}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: refused}]
   backend:
-    ai: {routes: {/v1/messages: Messages, /v1/realtime: Realtime}}
+    ai: {routes: {/v1/messages: Messages, ':countTokens': DeltaCountTokens}}
 ---
 ` +
     `apiVersion: gateway.networking.k8s.io/v1
@@ -448,7 +448,7 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
         500,
         'api_error',
       );
-      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /Realtime/);
+      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /DeltaCountTokens/);
     });
   });
 });

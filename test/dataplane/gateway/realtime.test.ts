@@ -1,0 +1,286 @@
+// The Realtime route type through gw: OpenAI's Realtime API over WebSocket. A stand-in realtime
+// server on loopback (the event protocol: session.created, response.create → deltas →
+// response.done with usage) is proven by the openai package's own realtime client
+// (OpenAIRealtimeWS), then reached through gw by the same client and by plain ws clients: events
+// relayed both ways (text and binary), gw's key upstream instead of the client's (a key carried
+// in a browser's subprotocol included), the model override, an auth policy refusing before the
+// upgrade, a message over http.maxBufferSize closing the session with 1009, the provider's close
+// code and its refusal of the handshake passed on, and the session's usage in the access log and
+// the metrics when it closes.
+import assert from 'node:assert/strict';
+import { connect as netConnect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { WebSocket } from 'ws';
+import {
+  aiBackendYaml,
+  freePort,
+  gatewayYaml,
+  lastAccessLogLine,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
+import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { until } from '../../helpers/until.ts';
+import { type RealtimeMock, startRealtimeMock } from '../../support/providers/realtime-mock.ts';
+
+const KEY = 'realtime-upstream-key-0123456789';
+const CLIENT_KEY = 'client-key-abcdefghijklmnop';
+const ROUTES = '{/v1/realtime: Realtime}';
+const MODEL = 'gpt-realtime';
+
+/** The openai client's URLs are wss: gw's test listener and the stand-in have no TLS, so its socket is plain TCP. */
+const PLAIN_TCP = {
+  createConnection: (options: { host?: string; port?: number | string }) =>
+    netConnect(Number(options.port), options.host ?? '127.0.0.1'),
+} as unknown as import('ws').ClientOptions;
+
+function rule(name: string, backend: string): string {
+  return `    - name: ${name}
+      matches: [{path: {type: PathPrefix, value: /${name}}}]
+      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+`;
+}
+
+/** One conversation turn with the realtime client: its text and the usage response.done reports. */
+async function turn(rt: OpenAIRealtimeWS, text: string): Promise<{ text: string; usage: unknown }> {
+  let reply = '';
+  const done = new Promise<unknown>((resolve, reject) => {
+    rt.on('response.output_text.delta', (event) => {
+      reply += event.delta;
+    });
+    rt.on('response.done', (event) => resolve(event.response.usage));
+    rt.on('error', reject);
+  });
+  rt.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  });
+  rt.send({ type: 'response.create' });
+  const usage = await done;
+  return { text: reply, usage };
+}
+
+function opened(rt: OpenAIRealtimeWS): Promise<{ model: string }> {
+  return new Promise((resolve, reject) => {
+    rt.on('session.created', (event) => resolve({ model: String((event.session as { model?: string }).model) }));
+    rt.socket.once('error', reject);
+  });
+}
+
+function closedWith(ws: WebSocket): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+}
+
+function openSocket(url: string, options: import('ws').ClientOptions = {}, protocols?: string[]): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+/** What gw answered instead of a WebSocket: its status and body. */
+function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => reject(new Error('the upgrade was accepted')));
+    ws.once('error', () => {});
+    ws.once('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+  });
+}
+
+describe('Realtime route type', () => {
+  let upstream: RealtimeMock;
+  let gw: TestGateway;
+  let port: number;
+  const url = (rulePath: string, model = MODEL) => `ws://127.0.0.1:${port}/${rulePath}/v1/realtime?model=${model}`;
+  const client = (rulePath: string) =>
+    new OpenAI({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/${rulePath}/v1` });
+
+  before(async () => {
+    upstream = await startRealtimeMock(KEY);
+    port = await freePort();
+    gw = await startTestGateway({
+      'gateway.yaml': [
+        gatewayYaml(port),
+        `apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: small-messages}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  frontend: {http: {maxBufferSize: 64Ki}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: client-keys}
+stringData: {app: ${CLIENT_KEY}}
+---
+`,
+        aiBackendYaml('rt', upstream.port, 'alpha: {}', KEY, ROUTES),
+        aiBackendYaml('pinned', upstream.port, 'alpha: {model: gpt-realtime-pinned}', KEY, ROUTES),
+        aiBackendYaml(
+          'custom',
+          upstream.port,
+          'custom: {formats: [{type: Realtime, path: /v1/realtime}]}',
+          KEY,
+          ROUTES,
+        ),
+        aiBackendYaml('wrongkey', upstream.port, 'alpha: {}', 'not-the-key', ROUTES),
+        trafficPolicyYaml(
+          'keyed',
+          { kind: 'HTTPRoute', name: 'llm', sectionName: 'keyed' },
+          { apiKeyAuthentication: { secretRef: { name: 'client-keys' } } },
+        ),
+        `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: llm}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule('wrongkey', 'wrongkey')}${rule('keyed', 'rt')}`,
+      ].join(''),
+    });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  it('the stand-in speaks the Realtime event protocol as the openai realtime client expects it', async () => {
+    const rt = new OpenAIRealtimeWS(
+      { model: MODEL, options: PLAIN_TCP },
+      new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${upstream.port}/v1` }),
+    );
+    assert.equal((await opened(rt)).model, MODEL);
+    const { text, usage } = await turn(rt, 'hello stand-in');
+    assert.equal(text, 'echo: hello stand-in');
+    assert.deepEqual((usage as { input_tokens: number }).input_tokens, upstream.usage.input_tokens);
+    rt.close();
+    const refused = new OpenAIRealtimeWS(
+      { model: MODEL, options: PLAIN_TCP },
+      new OpenAI({ apiKey: 'wrong', baseURL: `http://127.0.0.1:${upstream.port}/v1` }),
+    );
+    refused.on('error', () => {});
+    await assert.rejects(opened(refused), /401/);
+  });
+
+  it('relays a session both ways with gw key upstream, and logs its usage when it closes', async () => {
+    const before = upstream.handshakes.length;
+    const rt = new OpenAIRealtimeWS({ model: MODEL, options: PLAIN_TCP }, client('rt'));
+    assert.equal((await opened(rt)).model, MODEL);
+    const first = await turn(rt, 'hello through gw');
+    assert.equal(first.text, 'echo: hello through gw');
+    assert.equal((first.usage as { output_tokens: number }).output_tokens, upstream.usage.output_tokens);
+    const second = await turn(rt, 'and again');
+    assert.equal(second.text, 'echo: and again');
+    const handshake = upstream.handshakes[before]!;
+    assert.equal(upstream.handshakes.length, before + 1);
+    assert.equal(handshake.path, '/v1/realtime');
+    assert.equal(handshake.query.get('model'), MODEL);
+    assert.equal(handshake.headers.authorization, `Bearer ${KEY}`, "gw's key, not the client's");
+    assert.equal(handshake.headers['x-forwarded-for'], '127.0.0.1');
+    assert.deepEqual(
+      upstream.events.at(-1)!.map((event) => event.type),
+      ['conversation.item.create', 'response.create', 'conversation.item.create', 'response.create'],
+    );
+    rt.close();
+
+    const line = await lastAccessLogLine(gw, '/rt/v1/realtime');
+    assert.equal(line['http.response.status_code'], 101);
+    assert.equal(line.error, undefined);
+    assert.equal(line['gen_ai.request.model'], MODEL);
+    assert.equal(line['gen_ai.response.model'], MODEL);
+    assert.equal(line['gen_ai.provider.name'], 'openai');
+    // Two responses, each reporting the stand-in's usage: the session's is their sum.
+    assert.equal(line['gen_ai.usage.input_tokens'], 2 * upstream.usage.input_tokens);
+    assert.equal(line['gen_ai.usage.output_tokens'], 2 * upstream.usage.output_tokens);
+    assert.equal(line['gen_ai.usage.cache_read.input_tokens'], 2 * upstream.usage.cached_tokens);
+    assert.ok((line.duration_ms as number) > 0);
+    const metrics = gw.gateway.dataPlane.telemetry.metrics.render();
+    assert.match(metrics, /gen_ai_client_token_usage_sum\{[^}]*gen_ai_token_type="output"[^}]*\} [1-9]/);
+  });
+
+  it("never sends the client's key upstream, a browser's key subprotocol included, and relays binary messages", async () => {
+    const before = upstream.handshakes.length;
+    const ws = await openSocket(url('rt'), { headers: { authorization: 'Bearer client-secret' } }, [
+      'realtime',
+      'openai-insecure-api-key.client-secret',
+    ]);
+    assert.equal(ws.protocol, 'realtime', 'the protocol the provider chose');
+    const handshake = upstream.handshakes[before]!;
+    assert.equal(handshake.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(handshake.headers['sec-websocket-protocol'], 'realtime');
+    assert.doesNotMatch(JSON.stringify(handshake.headers), /client-secret/);
+    const payload = Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255]);
+    const echoed = new Promise<{ data: Buffer; binary: boolean }>((resolve) =>
+      ws.on('message', (data, binary) => {
+        if (binary) resolve({ data: data as Buffer, binary });
+      }),
+    );
+    ws.send(payload);
+    const echo = await echoed;
+    assert.equal(echo.binary, true);
+    assert.deepEqual(echo.data, payload);
+    ws.close();
+  });
+
+  it("applies the provider's model override, and serves a custom provider listing the Realtime format", async () => {
+    let ws = await openSocket(url('pinned'));
+    assert.equal(upstream.handshakes.at(-1)!.query.get('model'), 'gpt-realtime-pinned');
+    ws.close();
+    ws = await openSocket(url('custom'));
+    assert.equal(upstream.handshakes.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+    ws.close();
+  });
+
+  it('refuses a client without the key before the upgrade, with an HTTP error; with the key the session opens', async () => {
+    const before = upstream.handshakes.length;
+    const refused = await refusal(url('keyed'));
+    assert.equal(refused.status, 401);
+    assert.match((JSON.parse(refused.body) as { error: { message: string } }).error.message, /./);
+    assert.equal(upstream.handshakes.length, before, 'nothing went upstream');
+    const ws = await openSocket(url('keyed'), { headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+    assert.equal(upstream.handshakes.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+    ws.close();
+  });
+
+  it('closes the session with 1009 when a message is larger than http.maxBufferSize, upstream too', async () => {
+    const ws = await openSocket(url('rt'));
+    const session = upstream.events.length - 1;
+    const closed = closedWith(ws);
+    ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: 'A'.repeat(100 * 1024) }));
+    assert.equal((await closed).code, 1009);
+    assert.ok(await until(() => upstream.closes[session] !== undefined, 2000));
+    assert.equal(upstream.closes[session], 1009);
+    const line = await lastAccessLogLine(gw, '/rt/v1/realtime');
+    assert.match(String(line.error), /client: .*Max payload size exceeded/);
+  });
+
+  it("passes the provider's close code and reason on to the client", async () => {
+    const ws = await openSocket(url('rt'));
+    const closed = closedWith(ws);
+    ws.send(JSON.stringify({ type: 'test.close', code: 4001, reason: 'bye now' }));
+    assert.deepEqual(await closed, { code: 4001, reason: 'bye now' });
+  });
+
+  it("passes the provider's refusal of the handshake on, and refuses a plain GET on a Realtime path", async () => {
+    const refused = await refusal(url('wrongkey'));
+    assert.equal(refused.status, 401);
+    assert.match(refused.body, /Incorrect API key provided/);
+
+    const plain = await fetch(`http://127.0.0.1:${port}/rt/v1/realtime?model=${MODEL}`);
+    assert.equal(plain.status, 400);
+    const body = (await plain.json()) as { error: { message: string } };
+    assert.match(body.error.message, /served as a WebSocket session only/);
+  });
+});
