@@ -359,7 +359,8 @@ export async function runAttempts(
  * Completes the headers and target of one upstream request for a plan: the plan's headers over
  * the client's (a translated request without other vendors' headers), the body's length, a
  * GwModel's header changes, the plan's query over the client's, and the backend auth (which may
- * fetch a credential, write the query, or sign the final request). `headers` is changed in place.
+ * fetch a credential, write the query, or sign the final request). `headers` is changed in place;
+ * `clientQuery` is the client's query as it goes on (the routed request's unless given).
  * Returns the path and query to send, or why the provider's credential could not be had.
  */
 export async function prepareUpstreamRequest(
@@ -369,6 +370,7 @@ export async function prepareUpstreamRequest(
   headers: Record<string, string | string[]>,
   payload: Buffer | undefined,
   variables: CelVariables,
+  clientQuery: string = routed.forward.query,
 ): Promise<string | BackendCredentialError> {
   // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
   if (plan.response.kind === 'translate') dropForeignVendorHeaders(headers, plan.providerFormat);
@@ -379,7 +381,7 @@ export async function prepareUpstreamRequest(
   if (endpoint.headers)
     for (const step of endpoint.headers.request)
       if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
-  let search = routed.forward.query;
+  let search = clientQuery;
   const auth = endpoint.auth;
   const incoming: AuthIncoming = { headers: routed.req.headers, variables: () => variables };
   let pending: void | Promise<void>;

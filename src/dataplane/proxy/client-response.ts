@@ -2,7 +2,13 @@
 // the kinds use, and nothing more. It is the client's own ServerResponse when nothing works on the
 // response body, or the response path's capture (./response-capture.ts) when something does
 // (external processing, a body transformation, response buffering); a kind cannot tell which.
-import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/**
+ * What the request's telemetry reads when an exchange that has no ordinary response is over (a
+ * CONNECT tunnel, a WebSocket session): its status, headers and whether it ended cleanly.
+ */
+export type ExchangeOutcome = Pick<ServerResponse, 'statusCode' | 'getHeaders' | 'writableEnded' | 'writableFinished'>;
 
 export interface ClientResponse {
   statusCode: number;

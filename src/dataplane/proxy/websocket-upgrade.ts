@@ -7,9 +7,7 @@
 // the upgrade not granted. Other upgrades (h2c) stay ordinary requests: node never hands them over.
 import { type IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-
-/** What the request's telemetry reads when the exchange is over (server/connect.ts has the same for tunnels). */
-export type ExchangeOutcome = Pick<ServerResponse, 'statusCode' | 'getHeaders' | 'writableEnded' | 'writableFinished'>;
+import type { ExchangeOutcome } from './client-response.ts';
 
 /** Whether node should hand this request over as an upgrade: a GET asking for a WebSocket. */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {

@@ -13,6 +13,7 @@ import type { CompiledPort } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
+import type { ExchangeOutcome } from '../proxy/client-response.ts';
 import { sendLocalResponse, sendText } from '../proxy/direct-response.ts';
 import { forwardedRequestHeaders } from '../proxy/headers.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
@@ -21,9 +22,6 @@ import type { HeaderBag } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { PeerAddress } from './proxy-protocol.ts';
-
-/** What the request's telemetry reads when the exchange is over. */
-export type ExchangeOutcome = Pick<ServerResponse, 'statusCode' | 'getHeaders' | 'writableEnded' | 'writableFinished'>;
 
 /** A CONNECT request, HTTP/1.1 (the socket is handed over) or HTTP/2 (one stream). */
 export interface ConnectDownstream {

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { WebSocket } from 'ws';
 import {
@@ -29,6 +29,9 @@ const KEY = 'realtime-upstream-key-0123456789';
 const CLIENT_KEY = 'client-key-abcdefghijklmnop';
 const ROUTES = '{/v1/realtime: Realtime}';
 const MODEL = 'gpt-realtime';
+const AZURE_KEY = 'azure-realtime-key-0123456789';
+const AZURE_VERSION = '2025-04-01-preview';
+const DEPLOYMENT = 'gpt-realtime-deployment';
 
 /** The openai client's URLs are wss: gw's test listener and the stand-in have no TLS, so its socket is plain TCP. */
 const PLAIN_TCP = {
@@ -100,6 +103,7 @@ function refusal(url: string, headers: Record<string, string> = {}): Promise<{ s
 
 describe('Realtime route type', () => {
   let upstream: RealtimeMock;
+  let azure: RealtimeMock;
   let gw: TestGateway;
   let port: number;
   const url = (rulePath: string, model = MODEL) => `ws://127.0.0.1:${port}/${rulePath}/v1/realtime?model=${model}`;
@@ -108,6 +112,10 @@ describe('Realtime route type', () => {
 
   before(async () => {
     upstream = await startRealtimeMock(KEY);
+    azure = await startRealtimeMock(AZURE_KEY, {
+      paths: ['/openai/realtime', '/openai/v1/realtime'],
+      keyHeader: 'api-key',
+    });
     port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
@@ -135,6 +143,25 @@ stringData: {app: ${CLIENT_KEY}}
           ROUTES,
         ),
         aiBackendYaml('wrongkey', upstream.port, 'alpha: {}', 'not-the-key', ROUTES),
+        aiBackendYaml(
+          'azdated',
+          azure.port,
+          `betaalpha: {endpoint: my-resource.openai.azure.com, deploymentName: ${DEPLOYMENT}, apiVersion: "${AZURE_VERSION}"}`,
+          AZURE_KEY,
+          '{/openai/realtime: Realtime}',
+        ),
+        aiBackendYaml(
+          'azv1',
+          azure.port,
+          `betaalpha: {endpoint: my-resource.openai.azure.com, deploymentName: ${DEPLOYMENT}}`,
+          AZURE_KEY,
+          '{/openai/v1/realtime: Realtime}',
+        ),
+        trafficPolicyYaml(
+          'limited',
+          { kind: 'HTTPRoute', name: 'llm', sectionName: 'limited' },
+          { rateLimit: { local: [{ requests: 1, unit: 'Minutes' }] } },
+        ),
         trafficPolicyYaml(
           'keyed',
           { kind: 'HTTPRoute', name: 'llm', sectionName: 'keyed' },
@@ -146,7 +173,7 @@ metadata: {name: llm}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule('wrongkey', 'wrongkey')}${rule('keyed', 'rt')}`,
+${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule('wrongkey', 'wrongkey')}${rule('keyed', 'rt')}${rule('azdated', 'azdated')}${rule('azv1', 'azv1')}${rule('limited', 'rt')}`,
       ].join(''),
     });
   });
@@ -154,6 +181,7 @@ ${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule(
   after(async () => {
     await gw?.stop();
     await upstream?.close();
+    await azure?.close();
   });
 
   it('the stand-in speaks the Realtime event protocol as the openai realtime client expects it', async () => {
@@ -254,6 +282,21 @@ ${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule(
     ws.close();
   });
 
+  it('refuses a session over the rate limit before the upgrade (429), the open one unaffected', async () => {
+    const ws = await openSocket(url('limited'));
+    const before = upstream.handshakes.length;
+    const refused = await refusal(url('limited'));
+    assert.equal(refused.status, 429);
+    assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, 'rate_limit_exceeded');
+    assert.equal(upstream.handshakes.length, before);
+    const echoed = new Promise<Buffer>((resolve) =>
+      ws.on('message', (data, binary) => binary && resolve(data as Buffer)),
+    );
+    ws.send(Buffer.from('still open'));
+    assert.equal((await echoed).toString(), 'still open');
+    ws.close();
+  });
+
   it('closes the session with 1009 when a message is larger than http.maxBufferSize, upstream too', async () => {
     const ws = await openSocket(url('rt'));
     const session = upstream.events.length - 1;
@@ -282,5 +325,40 @@ ${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule(
     assert.equal(plain.status, 400);
     const body = (await plain.json()) as { error: { message: string } };
     assert.match(body.error.message, /served as a WebSocket session only/);
+  });
+  it('opens Azure OpenAI sessions (betaalpha): the AzureOpenAI realtime client, dated and v1 paths, gw key in api-key', async () => {
+    // The stand-in first, as the AzureOpenAI client reaches it.
+    const direct = await OpenAIRealtimeWS.azure(
+      new AzureOpenAI({ apiKey: AZURE_KEY, endpoint: `http://127.0.0.1:${azure.port}`, apiVersion: AZURE_VERSION }),
+      { deploymentName: DEPLOYMENT, options: PLAIN_TCP },
+    );
+    assert.equal((await opened(direct)).model, DEPLOYMENT);
+    direct.close();
+
+    const rt = await OpenAIRealtimeWS.azure(
+      new AzureOpenAI({
+        apiKey: 'client-azure-key',
+        endpoint: `http://127.0.0.1:${port}/azdated`,
+        apiVersion: '2024-10-01-preview',
+      }),
+      { deploymentName: 'the-clients-deployment', options: PLAIN_TCP },
+    );
+    assert.equal((await opened(rt)).model, DEPLOYMENT, "the provider's deployment, not the client's");
+    assert.equal((await turn(rt, 'hello azure')).text, 'echo: hello azure');
+    let handshake = azure.handshakes.at(-1)!;
+    assert.equal(handshake.path, '/openai/realtime');
+    assert.equal(handshake.query.get('api-version'), AZURE_VERSION);
+    assert.equal(handshake.query.get('deployment'), DEPLOYMENT);
+    assert.equal(handshake.headers['api-key'], AZURE_KEY, "gw's key, not the client's");
+    rt.close();
+
+    // A browser's client puts its key in the query: it does not go upstream either.
+    const ws = await openSocket(`ws://127.0.0.1:${port}/azv1/openai/v1/realtime?model=x&api-key=client-azure-key`);
+    handshake = azure.handshakes.at(-1)!;
+    assert.equal(handshake.path, '/openai/v1/realtime');
+    assert.equal(handshake.query.get('model'), DEPLOYMENT);
+    assert.equal(handshake.query.get('api-key'), null);
+    assert.equal(handshake.headers['api-key'], AZURE_KEY);
+    ws.close();
   });
 });

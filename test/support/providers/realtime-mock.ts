@@ -1,12 +1,14 @@
 // A stand-in for OpenAI's Realtime API on loopback: an HTTP server taking WebSocket upgrades at
-// `path` (GET ?model=…) with `Authorization: Bearer <key>` — anything else is refused over HTTP
-// with OpenAI's error body, as the API does. Once open it speaks the event protocol: it sends
+// `paths` (GET ?model=…, or Azure's ?deployment=…) with the key — `Authorization: Bearer <key>`,
+// or Azure OpenAI's `api-key: <key>` — anything else is refused over HTTP with OpenAI's error
+// body, as the API does. Once open it speaks the event protocol: it sends
 // `session.created` (the session's model), answers `response.create` with response.created,
 // response.output_text.delta events, response.output_text.done and `response.done` carrying
 // usage (input_tokens, output_tokens, total_tokens, input_token_details.cached_tokens), echoes a
 // binary message back as binary, and on the test's own `test.close` event closes with the code
 // it names. Every handshake (path, query, headers, subprotocols) and client event is recorded.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 
@@ -33,7 +35,19 @@ function replyDeltas(text: string): string[] {
   return `echo: ${text}`.split(/(?<= )/);
 }
 
-export async function startRealtimeMock(apiKey: string, path = '/v1/realtime'): Promise<RealtimeMock> {
+/** Where the stand-in takes sessions and how it wants the key. */
+export interface RealtimeMockOptions {
+  paths?: readonly string[];
+  /** `authorization` (Bearer, OpenAI) or `api-key` (Azure OpenAI). */
+  keyHeader?: 'authorization' | 'api-key';
+  /** Serve over TLS (wss) with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
+}
+
+export async function startRealtimeMock(apiKey: string, options: RealtimeMockOptions = {}): Promise<RealtimeMock> {
+  const paths = options.paths ?? ['/v1/realtime'];
+  const keyHeader = options.keyHeader ?? 'authorization';
+  const expectedKey = keyHeader === 'authorization' ? `Bearer ${apiKey}` : apiKey;
   const handshakes: RealtimeHandshake[] = [];
   const events: Record<string, unknown>[][] = [];
   const closes: number[] = [];
@@ -42,10 +56,11 @@ export async function startRealtimeMock(apiKey: string, path = '/v1/realtime'): 
     noServer: true,
     handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false),
   });
-  const server: Server = createServer((_req, res) => {
+  const plainAnswer = (_req: unknown, res: import('node:http').ServerResponse) => {
     res.writeHead(426, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: 'Upgrade to WebSocket', type: 'invalid_request_error' } }));
-  });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, plainAnswer) : createServer(plainAnswer);
   const refuse = (socket: import('node:stream').Duplex, status: number, message: string, type: string) => {
     const body = JSON.stringify({ error: { message, type, param: null, code: null } });
     socket.end(
@@ -55,11 +70,11 @@ export async function startRealtimeMock(apiKey: string, path = '/v1/realtime'): 
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     handshakes.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
-    if (url.pathname !== path)
+    if (!paths.includes(url.pathname))
       return refuse(socket, 404, `no realtime endpoint at ${url.pathname}`, 'invalid_request_error');
-    if (req.headers.authorization !== `Bearer ${apiKey}`)
+    if (req.headers[keyHeader] !== expectedKey)
       return refuse(socket, 401, 'Incorrect API key provided.', 'invalid_request_error');
-    const model = url.searchParams.get('model') ?? '';
+    const model = url.searchParams.get('deployment') ?? url.searchParams.get('model') ?? '';
     wss.handleUpgrade(req, socket, head, (ws) => {
       const seen: Record<string, unknown>[] = [];
       events.push(seen);

@@ -49,6 +49,12 @@ const HANDSHAKE_HEADERS = [
  */
 const KEY_PROTOCOL_PREFIX = 'openai-insecure-api-key.';
 
+/**
+ * Query parameters browsers' Realtime clients carry a key in (Azure's `api-key`, an Entra token as
+ * `Authorization`): the client's credentials, which never go upstream.
+ */
+const KEY_QUERY_PARAMETERS = ['api-key', 'Authorization', 'authorization'];
+
 const KEY_PATTERN = /^[+/0-9A-Za-z]{22}==$/;
 
 /** Why the request is not a WebSocket handshake gw can complete (RFC 6455 section 4.2.1), or undefined. */
@@ -159,6 +165,9 @@ export async function serveRealtime(
   const clientHeaders = clientHeadersForUpstream(routed);
   for (const name of HANDSHAKE_HEADERS) delete clientHeaders[name];
   const protocols = offeredProtocols(req);
+  const query = new URLSearchParams(routed.forward.query);
+  for (const name of KEY_QUERY_PARAMETERS) query.delete(name);
+  const clientQuery = query.toString();
   const maxPayload = routed.route.maxBufferBytes;
   let candidate = next();
   for (let attemptNumber = 1; candidate; attemptNumber++, candidate = next()) {
@@ -178,7 +187,15 @@ export async function serveRealtime(
     if (endpoint.connection.socketPath !== undefined)
       return sendGatewayError(res, record, 'realtime', 502, 'A Realtime session cannot be opened over a Unix socket.');
     const headers = { ...clientHeaders };
-    const prepared = await prepareUpstreamRequest(routed, endpoint, plan, headers, undefined, celContext(record));
+    const prepared = await prepareUpstreamRequest(
+      routed,
+      endpoint,
+      plan,
+      headers,
+      undefined,
+      celContext(record),
+      clientQuery,
+    );
     if (typeof prepared !== 'string') {
       record.error = prepared.logText;
       if (canRetry && prepared.status >= 500) continue;
@@ -198,7 +215,8 @@ export async function serveRealtime(
     record.upstreamStartTime = process.hrtime.bigint();
     const { origin } = plan;
     const host = origin.host.includes(':') ? `[${origin.host}]` : origin.host;
-    const url = `${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${host}:${origin.port}${prepared}`;
+    // TLS as the provider's connection settings say (a backend tls policy originates it on any port).
+    const url = `${endpoint.connection.tls === undefined ? 'ws:' : 'wss:'}//${host}:${origin.port}${prepared}`;
     const started = performance.now();
     const opened = await openUpstream(url, protocols, upstreamOptions(endpoint.connection, headers, maxPayload));
     const latencyMs = performance.now() - started;
