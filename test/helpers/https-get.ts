@@ -17,6 +17,12 @@ export function testCaConfigMapYaml(name = 'test-ca'): string {
   return `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata:\n  ca.crt: |\n${ca}\n---\n`;
 }
 
+/** Secret `name` of type kubernetes.io/tls with the fixture pair `<fixture>.crt` / `<fixture>.key`; ends with ---. */
+export function tlsSecretYaml(name: string, fixture: string): string {
+  const pem = (file: string) => JSON.stringify(tlsFixture(file));
+  return `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}}\ntype: kubernetes.io/tls\nstringData: {"tls.crt": ${pem(`${fixture}.crt`)}, "tls.key": ${pem(`${fixture}.key`)}}\n---\n`;
+}
+
 export interface HttpsAnswer {
   status: number;
   body: string;

@@ -7,18 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { freePort, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { tlsFixture as fixture } from '../../helpers/https-get.ts';
+import { tlsFixture as fixture, testCaConfigMapYaml, tlsSecretYaml } from '../../helpers/https-get.ts';
 import { type RealtimeMock, startRealtimeMock } from '../../support/providers/realtime-mock.ts';
 
 const KEY = 'realtime-upstream-key-0123456789';
 const CA = fixture('ca.crt');
-
-/** A YAML flow mapping of PEM strings (JSON strings are YAML double-quoted scalars). */
-function pemData(entries: Record<string, string>): string {
-  return `{${Object.entries(entries)
-    .map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`)
-    .join(', ')}}`;
-}
 
 function backend(name: string, port: number, tls: string): string {
   return `apiVersion: gw.dev/v1alpha1
@@ -53,18 +46,7 @@ kind: GatewayClass
 metadata: {name: gw}
 spec: {controllerName: gw.dev/gateway-controller}
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: cert-a}
-type: kubernetes.io/tls
-stringData: ${pemData({ 'tls.crt': fixture('a.crt'), 'tls.key': fixture('a.key') })}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: ca}
-data: ${pemData({ 'ca.crt': CA })}
----
-apiVersion: gateway.networking.k8s.io/v1
+${tlsSecretYaml('cert-a', 'a')}${testCaConfigMapYaml('ca')}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai}
 spec:

@@ -18,6 +18,7 @@ import {
   freePort,
   gatewayYaml,
   lastAccessLogLine,
+  llmRouteYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -39,11 +40,12 @@ const PLAIN_TCP = {
     netConnect(Number(options.port), options.host ?? '127.0.0.1'),
 } as unknown as import('ws').ClientOptions;
 
-function rule(name: string, backend: string): string {
+/** A rule named `name` (for a GwPolicy's sectionName) serving GwBackend rt at /<name>. */
+function namedRule(name: string): string {
   return `    - name: ${name}
       matches: [{path: {type: PathPrefix, value: /${name}}}]
       filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${backend}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: rt}]
 `;
 }
 
@@ -167,13 +169,11 @@ stringData: {app: ${CLIENT_KEY}}
           { kind: 'HTTPRoute', name: 'llm', sectionName: 'keyed' },
           { apiKeyAuthentication: { secretRef: { name: 'client-keys' } } },
         ),
-        `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: llm}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-${rule('rt', 'rt')}${rule('pinned', 'pinned')}${rule('custom', 'custom')}${rule('wrongkey', 'wrongkey')}${rule('keyed', 'rt')}${rule('azdated', 'azdated')}${rule('azv1', 'azv1')}${rule('limited', 'rt')}`,
+        // Rules the policies name (keyed, limited) need a name, the others serve /<backend>.
+        llmRouteYaml(
+          ['rt', 'pinned', 'custom', 'wrongkey', 'azdated', 'azv1'],
+          namedRule('keyed') + namedRule('limited'),
+        ),
       ].join(''),
     });
   });
