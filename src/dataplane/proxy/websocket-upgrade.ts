@@ -18,6 +18,11 @@ export function isWebSocketUpgrade(req: IncomingMessage): boolean {
 /** An upgrade request's connection, for the backend that serves the session. */
 export interface WebSocketUpgrade {
   /**
+   * The request's response on the socket. A backend handed another (the response path's capture:
+   * a policy works on the response body) cannot serve a session under that policy.
+   */
+  readonly response: ServerResponse;
+  /**
    * The socket and the bytes read past the request head, the response detached from it: the
    * caller writes the handshake and owns the connection from here. Once only.
    */
@@ -69,6 +74,7 @@ export function upgradeResponse(req: IncomingMessage, socket: Duplex, head: Buff
     if (!taken) finish(res);
   });
   upgrades.set(req, {
+    response: res,
     take() {
       if (taken) throw new Error('the upgrade was taken already');
       taken = true;

@@ -19,6 +19,7 @@ import {
   gatewayYaml,
   lastAccessLogLine,
   llmRouteYaml,
+  loggedFailure,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -87,8 +88,11 @@ function openSocket(url: string, options: import('ws').ClientOptions = {}, proto
   });
 }
 
-/** What gw answered instead of a WebSocket: its status and body. */
-function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** What gw answered instead of a WebSocket: its status, body and request id (for an answer of gw's own 5xx). */
+function refusal(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; requestId: string }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => reject(new Error('the upgrade was accepted')));
@@ -98,7 +102,9 @@ function refusal(url: string, headers: Record<string, string> = {}): Promise<{ s
       response.on('data', (chunk: Buffer) => {
         body += chunk.toString();
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body, requestId: String(response.headers['x-request-id'] ?? '') }),
+      );
     });
   });
 }
@@ -160,6 +166,11 @@ stringData: {app: ${CLIENT_KEY}}
           '{/openai/v1/realtime: Realtime}',
         ),
         trafficPolicyYaml(
+          'buffered',
+          { kind: 'HTTPRoute', name: 'llm', sectionName: 'buffered' },
+          { buffer: { response: {} } },
+        ),
+        trafficPolicyYaml(
           'limited',
           { kind: 'HTTPRoute', name: 'llm', sectionName: 'limited' },
           { rateLimit: { local: [{ requests: 1, unit: 'Minutes' }] } },
@@ -172,7 +183,7 @@ stringData: {app: ${CLIENT_KEY}}
         // Rules the policies name (keyed, limited) need a name, the others serve /<backend>.
         llmRouteYaml(
           ['rt', 'pinned', 'custom', 'wrongkey', 'azdated', 'azv1'],
-          namedRule('keyed') + namedRule('limited'),
+          namedRule('keyed') + namedRule('limited') + namedRule('buffered'),
         ),
       ].join(''),
     });
@@ -234,6 +245,7 @@ stringData: {app: ${CLIENT_KEY}}
     assert.equal(line['gen_ai.usage.output_tokens'], 2 * upstream.usage.output_tokens);
     assert.equal(line['gen_ai.usage.cache_read.input_tokens'], 2 * upstream.usage.cached_tokens);
     assert.ok((line.duration_ms as number) > 0);
+    assert.equal(typeof line['gw.ai.time_to_first_token'], 'number', 'the first output delta was seen');
     const metrics = gw.gateway.dataPlane.telemetry.metrics.render();
     assert.match(metrics, /gen_ai_client_token_usage_sum\{[^}]*gen_ai_token_type="output"[^}]*\} [1-9]/);
   });
@@ -295,6 +307,14 @@ stringData: {app: ${CLIENT_KEY}}
     ws.send(Buffer.from('still open'));
     assert.equal((await echoed).toString(), 'still open');
     ws.close();
+  });
+
+  it('refuses a session on a route whose policy works on response bodies (buffer.response), nothing upstream', async () => {
+    const before = upstream.handshakes.length;
+    const refused = await refusal(url('buffered'));
+    assert.equal(refused.status, 501);
+    assert.equal(upstream.handshakes.length, before);
+    assert.match(await loggedFailure(gw, refused.requestId), /works on response bodies/);
   });
 
   it('closes the session with 1009 when a message is larger than http.maxBufferSize, upstream too', async () => {

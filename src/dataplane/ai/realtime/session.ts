@@ -158,6 +158,16 @@ export async function serveRealtime(
   llm.requestModel = clientModel ?? '';
   const problem = handshakeProblem(req);
   if (problem !== undefined) return sendClientError(res, 'realtime', 400, problem);
+  // A policy on the response body (extProc's response phase, traffic.buffer.response) has no
+  // body to work on in a session: the session is refused rather than opened without it.
+  if (res !== upgrade.response)
+    return sendGatewayError(
+      res,
+      record,
+      'realtime',
+      501,
+      "A Realtime session cannot be opened on this route: a traffic policy works on response bodies (extProc's response phase, buffer.response), and a WebSocket session has none. Remove that policy from the route serving Realtime.",
+    );
   let clientGone = false;
   req.socket.once('close', () => {
     clientGone = true;
