@@ -39,6 +39,7 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/messages', 'Messages'],
   ['/responses', 'Responses'],
   ['/embeddings', 'Embeddings'],
+  ['/rerank', 'Rerank'],
   ['/models', 'Models'],
 ];
 

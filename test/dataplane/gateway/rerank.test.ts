@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   aiBackendYaml,
   freePort,
+  GW_MODELS_RULE,
   gatewayYaml,
   lastAccessLogLine,
   llmRouteYaml,
@@ -58,7 +59,18 @@ describe('Rerank route type', () => {
         ),
         aiBackendYaml('compatible', upstream.port, 'alpha: {}', KEY, undefined),
         aiBackendYaml('chatonly', upstream.port, 'custom: {formats: [{type: Completions}]}', KEY, undefined),
-        llmRouteYaml(['cohere', 'pinned', 'compatible', 'chatonly']),
+        `apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: rerank-english}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm, sectionName: models}]
+  provider: Custom
+  custom: {formats: [{type: Rerank, path: /v2/rerank}]}
+  baseURL: http://127.0.0.1:${upstream.port}
+  policies: {auth: {key: ${KEY}}}
+---
+`,
+        llmRouteYaml(['cohere', 'pinned', 'compatible', 'chatonly'], GW_MODELS_RULE),
       ].join(''),
     });
   });
@@ -129,6 +141,21 @@ describe('Rerank route type', () => {
     sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/rerank');
     assert.equal(sent.headers.authorization, `Bearer ${KEY}`);
+  });
+
+  it('serves a GwModel whose provider lists the Rerank format, chosen by the body model', async () => {
+    const answer = await rerank('/models/v2/rerank', { ...REQUEST, model: 'rerank-english' });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(
+      ((await answer.json()) as RerankAnswer).results.map((result) => result.index),
+      [1, 2],
+    );
+    const sent = upstream.requests.at(-1)!;
+    assert.equal(sent.path, '/v2/rerank');
+    assert.equal(sent.headers.authorization, `Bearer ${KEY}`);
+    const unknown = await rerank('/models/v2/rerank', { ...REQUEST, model: 'no-such-model' });
+    assert.equal(unknown.status, 404);
+    assert.match(((await unknown.json()) as { message: string }).message, /no-such-model/);
   });
 
   it("passes the provider's errors on as they are", async () => {
