@@ -21,6 +21,21 @@ export function onResponseHead(res: ServerResponse, hook: ResponseHook): void {
 }
 
 /**
+ * Runs the hooks of `res` on its status and headers as they are, writing nothing: for a response
+ * whose head is written by someone else (a WebSocket handshake's 101, proxy/websocket-upgrade.ts),
+ * which then carries the headers the hooks left on `res`.
+ */
+export function runResponseHooks(res: ServerResponse): void {
+  for (const hook of hooksOf.get(res) ?? []) {
+    try {
+      hook(res);
+    } catch {
+      // a hook adds headers; one failing must not lose the response
+    }
+  }
+}
+
+/**
  * Wraps res.writeHead so the hooks see and change the final status and headers. Every response
  * goes through writeHead (an implicit head too), so this catches all of them.
  */

@@ -183,7 +183,15 @@ stringData: {app: ${CLIENT_KEY}}
         // Rules the policies name (keyed, limited) need a name, the others serve /<backend>.
         llmRouteYaml(
           ['rt', 'pinned', 'custom', 'wrongkey', 'azdated', 'azv1'],
-          namedRule('keyed') + namedRule('limited') + namedRule('buffered'),
+          namedRule('keyed') +
+            namedRule('limited') +
+            namedRule('buffered') +
+            `    - matches: [{path: {type: PathPrefix, value: /headered}}]
+      filters:
+        - {type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}
+        - {type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-route-note, value: realtime}], remove: [x-nothing]}}
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: rt}]
+`,
         ),
       ].join(''),
     });
@@ -315,6 +323,20 @@ stringData: {app: ${CLIENT_KEY}}
     assert.equal(refused.status, 501);
     assert.equal(upstream.handshakes.length, before);
     assert.match(await loggedFailure(gw, refused.requestId), /works on response bodies/);
+  });
+
+  it("puts the route's response header changes on the 101 answer, the handshake's own fields intact", async () => {
+    const ws = new WebSocket(url('headered'), ['realtime']);
+    const open = new Promise((resolve) => ws.once('open', resolve));
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      ws.once('upgrade', resolve);
+      ws.once('error', reject);
+    });
+    assert.equal(response.headers['x-route-note'], 'realtime');
+    assert.equal(response.headers.upgrade, 'websocket');
+    assert.equal(response.headers['sec-websocket-protocol'], 'realtime');
+    await open;
+    ws.close();
   });
 
   it('closes the session with 1009 when a message is larger than http.maxBufferSize, upstream too', async () => {

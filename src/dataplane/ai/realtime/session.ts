@@ -15,6 +15,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { RoutedRequest } from '../../backends/backend.ts';
 import type { ObservedResponse } from '../../balancing/endpoint-health.ts';
+import { runResponseHooks } from '../../proxy/response-head.ts';
 import type { WebSocketUpgrade } from '../../proxy/websocket-upgrade.ts';
 import { celContext } from '../../telemetry/cel-context.ts';
 import { LlmRecord } from '../../telemetry/request-record.ts';
@@ -42,6 +43,18 @@ const HANDSHAKE_HEADERS = [
   'sec-websocket-protocol',
   'content-length',
 ];
+
+/** Fields of a 101 answer that belong to the handshake (ws writes them) or to a body (there is none). */
+const HANDSHAKE_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'upgrade',
+  'sec-websocket-accept',
+  'sec-websocket-protocol',
+  'sec-websocket-extensions',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+]);
 
 /**
  * A subprotocol browsers use to carry an OpenAI key (`openai-insecure-api-key.<key>`): the
@@ -301,6 +314,19 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
     clientTracking: false,
     // The subprotocol the provider chose, when the client offered it.
     handleProtocols: (offered) => (chosen !== '' && offered.has(chosen) ? chosen : false),
+  });
+  // The 101 carries what the route's response hooks (header filters and policies) set, as any
+  // answer of the route would; the handshake's own fields stay ws's.
+  server.on('headers', (lines) => {
+    const response = upgrade.response;
+    response.statusCode = 101;
+    runResponseHooks(response);
+    const set = response.getHeaders();
+    for (const name in set) {
+      if (HANDSHAKE_RESPONSE_HEADERS.has(name)) continue;
+      const value = set[name];
+      for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) lines.push(`${name}: ${item}`);
+    }
   });
   const { socket, head } = upgrade.take();
   let accepted = false;
