@@ -24,6 +24,7 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
+import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
 import { type RealtimeMock, startRealtimeMock } from '../../support/providers/realtime-mock.ts';
 
@@ -143,6 +144,17 @@ stringData: {app: ${CLIENT_KEY}}
 `,
         aiBackendYaml('rt', upstream.port, 'alpha: {}', KEY, ROUTES),
         aiBackendYaml('pinned', upstream.port, 'alpha: {model: gpt-realtime-pinned}', KEY, ROUTES),
+        `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: kept}
+spec:
+  ai: {provider: {host: 127.0.0.1, port: ${upstream.port}, alpha: {}}}
+  policies:
+    auth: {key: ${KEY}}
+    tcp: {keepalive: {time: 7s, interval: 3s, retries: 4}}
+    ai: {routes: ${ROUTES}}
+---
+`,
         aiBackendYaml(
           'custom',
           upstream.port,
@@ -182,7 +194,7 @@ stringData: {app: ${CLIENT_KEY}}
         ),
         // Rules the policies name (keyed, limited) need a name, the others serve /<backend>.
         llmRouteYaml(
-          ['rt', 'pinned', 'custom', 'wrongkey', 'azdated', 'azv1'],
+          ['rt', 'pinned', 'kept', 'custom', 'wrongkey', 'azdated', 'azv1'],
           namedRule('keyed') +
             namedRule('limited') +
             namedRule('buffered') +
@@ -280,6 +292,22 @@ stringData: {app: ${CLIENT_KEY}}
     assert.equal(echo.binary, true);
     assert.deepEqual(echo.data, payload);
     ws.close();
+  });
+
+  it("holds the session's provider connection to the backend policy's tcp.keepalive", async (t) => {
+    const unavailable = keepaliveReadbackUnavailable();
+    const ws = await openSocket(url('kept'));
+    try {
+      if (unavailable) return void t.diagnostic(`keepalive not read back: ${unavailable}`);
+      assert.deepEqual(await socketKeepalive(upstream.handshakes.at(-1)!.clientPort, upstream.port), {
+        enabled: true,
+        idleSeconds: 7,
+        intervalSeconds: 3,
+        probes: 4,
+      });
+    } finally {
+      ws.close();
+    }
   });
 
   it("applies the provider's model override, and serves a custom provider listing the Realtime format", async () => {

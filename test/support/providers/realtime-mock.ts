@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 
 export interface RealtimeHandshake {
+  /** The port the client connected from (gw's end of the connection). */
+  clientPort: number;
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
@@ -69,7 +71,12 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
   };
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    handshakes.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
+    handshakes.push({
+      clientPort: req.socket.remotePort ?? 0,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+    });
     if (!paths.includes(url.pathname))
       return refuse(socket, 404, `no realtime endpoint at ${url.pathname}`, 'invalid_request_error');
     if (req.headers[keyHeader] !== expectedKey)

@@ -11,6 +11,7 @@
 // codes passed on, and an idle deadline. Server events are metered (metering.ts); the request is
 // finished — access log, metrics, token rate limits — when the session closes.
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { RoutedRequest } from '../../backends/backend.ts';
@@ -19,6 +20,7 @@ import { runResponseHooks } from '../../proxy/response-head.ts';
 import type { WebSocketUpgrade } from '../../proxy/websocket-upgrade.ts';
 import { celContext } from '../../telemetry/cel-context.ts';
 import { LlmRecord } from '../../telemetry/request-record.ts';
+import { applyKeepalive } from '../../transport/tcp-keepalive.ts';
 import type { SocketSettings } from '../../upstream/connection-settings.ts';
 import { sendClientError, sendGatewayError } from '../llm-answers.ts';
 import { type Candidate, clientHeadersForUpstream, hostAndPort, prepareUpstreamRequest } from '../llm-request.ts';
@@ -113,9 +115,17 @@ function upstreamOptions(
 }
 
 /** Opens the provider's WebSocket: open, refused with an HTTP answer, or not reached. */
-function openUpstream(url: string, protocols: string[], options: ConstructorParameters<typeof WebSocket>[2]) {
+function openUpstream(
+  url: string,
+  protocols: string[],
+  options: ConstructorParameters<typeof WebSocket>[2],
+  keepalive: SocketSettings['keepalive'],
+) {
   return new Promise<Opened>((resolve) => {
     const upstream = new WebSocket(url, protocols, options);
+    // The backend policy's tcp.keepalive, on the connection the session lives on.
+    if (keepalive !== undefined)
+      upstream.once('upgrade', (response) => applyKeepalive(response.socket as Socket, keepalive));
     // Errors after the outcome is known are the session's (it listens itself); none may go unheard.
     upstream.on('error', () => {});
     upstream.once('open', () => {
@@ -241,7 +251,12 @@ export async function serveRealtime(
     // TLS as the provider's connection settings say (a backend tls policy originates it on any port).
     const url = `${endpoint.connection.tls === undefined ? 'ws:' : 'wss:'}//${host}:${origin.port}${prepared}`;
     const started = performance.now();
-    const opened = await openUpstream(url, protocols, upstreamOptions(endpoint.connection, headers, maxPayload));
+    const opened = await openUpstream(
+      url,
+      protocols,
+      upstreamOptions(endpoint.connection, headers, maxPayload),
+      endpoint.connection.keepalive,
+    );
     const latencyMs = performance.now() - started;
     const observed: ObservedResponse =
       opened.kind === 'failed'
