@@ -410,7 +410,7 @@ export async function prepareUpstreamRequest(
  * of a failover included), and each attempt's (HTTPRoute timeouts.backendRequest, the provider's
  * BackendHTTP.requestTimeout).
  */
-function attemptDeadline(routed: RoutedRequest, endpoint: ProviderEndpoint): number | undefined {
+export function attemptDeadline(routed: RoutedRequest, endpoint: ProviderEndpoint): number | undefined {
   const { route, record } = routed;
   const perAttempt = shorterTimeout(route.backendRequestTimeoutMs, endpoint.requestTimeoutMs);
   if (route.requestTimeoutMs === undefined) return perAttempt;

@@ -26,7 +26,7 @@ import {
 import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
-import { type RealtimeMock, startRealtimeMock } from '../../support/providers/realtime-mock.ts';
+import { HANGING_PATH, type RealtimeMock, startRealtimeMock } from '../../support/providers/realtime-mock.ts';
 
 const KEY = 'realtime-upstream-key-0123456789';
 const CLIENT_KEY = 'client-key-abcdefghijklmnop';
@@ -154,6 +154,16 @@ spec:
     tcp: {keepalive: {time: 7s, interval: 3s, retries: 4}}
     ai: {routes: ${ROUTES}}
 ---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: hanging}
+spec:
+  ai: {provider: {host: 127.0.0.1, port: ${upstream.port}, custom: {formats: [{type: Realtime, path: ${HANGING_PATH}}]}}}
+  policies:
+    auth: {key: ${KEY}}
+    http: {requestTimeout: 300ms}
+    ai: {routes: ${ROUTES}}
+---
 `,
         aiBackendYaml(
           'custom',
@@ -194,7 +204,7 @@ spec:
         ),
         // Rules the policies name (keyed, limited) need a name, the others serve /<backend>.
         llmRouteYaml(
-          ['rt', 'pinned', 'kept', 'custom', 'wrongkey', 'azdated', 'azv1'],
+          ['rt', 'pinned', 'kept', 'hanging', 'custom', 'wrongkey', 'azdated', 'azv1'],
           namedRule('keyed') +
             namedRule('limited') +
             namedRule('buffered') +
@@ -377,6 +387,14 @@ spec:
     assert.equal(upstream.closes[session], 1009);
     const line = await lastAccessLogLine(gw, '/rt/v1/realtime');
     assert.match(String(line.error), /client: .*Max payload size exceeded/);
+  });
+
+  it("bounds the provider's opening handshake by the request deadline (requestTimeout): 504", async () => {
+    const started = performance.now();
+    const refused = await refusal(url('hanging'));
+    assert.equal(refused.status, 504);
+    assert.match(refused.body, /did not answer in time/);
+    assert.ok(performance.now() - started < 5000, 'not the 10 s connect timeout');
   });
 
   it("passes the provider's close code and reason on to the client", async () => {

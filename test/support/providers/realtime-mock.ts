@@ -37,6 +37,9 @@ function replyDeltas(text: string): string[] {
   return `echo: ${text}`.split(/(?<= )/);
 }
 
+/** The path at which the stand-in never answers a handshake. */
+export const HANGING_PATH = '/v1/hang';
+
 /** Where the stand-in takes sessions and how it wants the key. */
 export interface RealtimeMockOptions {
   paths?: readonly string[];
@@ -53,6 +56,7 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
   const handshakes: RealtimeHandshake[] = [];
   const events: Record<string, unknown>[][] = [];
   const closes: number[] = [];
+  const hanging = new Set<import('node:stream').Duplex>();
   const usage = { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_tokens: 4 };
   const wss = new WebSocketServer({
     noServer: true,
@@ -77,6 +81,12 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
       query: url.searchParams,
       headers: req.headers,
     });
+    // A provider that takes the connection and never answers the handshake.
+    if (url.pathname === HANGING_PATH) {
+      hanging.add(socket);
+      socket.once('close', () => hanging.delete(socket));
+      return socket.resume();
+    }
     if (!paths.includes(url.pathname))
       return refuse(socket, 404, `no realtime endpoint at ${url.pathname}`, 'invalid_request_error');
     if (req.headers[keyHeader] !== expectedKey)
@@ -156,6 +166,7 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
     close: () =>
       new Promise((resolve) => {
         for (const client of wss.clients) client.terminate();
+        for (const socket of hanging) socket.destroy();
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());

@@ -14,6 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { shorterTimeout } from '../../../util/deadlines.ts';
 import type { RoutedRequest } from '../../backends/backend.ts';
 import type { ObservedResponse } from '../../balancing/endpoint-health.ts';
 import { runResponseHooks } from '../../proxy/response-head.ts';
@@ -23,7 +24,13 @@ import { LlmRecord } from '../../telemetry/request-record.ts';
 import { applyKeepalive } from '../../transport/tcp-keepalive.ts';
 import type { SocketSettings } from '../../upstream/connection-settings.ts';
 import { sendClientError, sendGatewayError } from '../llm-answers.ts';
-import { type Candidate, clientHeadersForUpstream, hostAndPort, prepareUpstreamRequest } from '../llm-request.ts';
+import {
+  attemptDeadline,
+  type Candidate,
+  clientHeadersForUpstream,
+  hostAndPort,
+  prepareUpstreamRequest,
+} from '../llm-request.ts';
 import { PlanError } from '../providers/index.ts';
 import { RealtimeMeter } from './metering.ts';
 
@@ -97,11 +104,17 @@ type Opened =
   | { kind: 'refused'; status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
   | { kind: 'failed'; failure: 'connect' | 'timeout'; message: string };
 
-/** ws's options for the provider connection: the backend's TLS (HTTP/1.1 only), connect deadline and message bound. */
+/**
+ * ws's options for the provider connection: the backend's TLS (HTTP/1.1 only: a WebSocket is
+ * opened over HTTP/1.1), the message bound, and the opening handshake's deadline — the connect
+ * timeout, or the request's deadline when that is shorter (`requestDeadlineMs`: route
+ * timeouts, BackendHTTP.requestTimeout, which bound the handshake, not the session).
+ */
 function upstreamOptions(
   connection: SocketSettings,
   headers: Record<string, string | string[]>,
   maxPayload: number,
+  requestDeadlineMs: number | undefined,
 ): ConstructorParameters<typeof WebSocket>[2] {
   const tls: ConnectionOptions | undefined = connection.tls && { ...connection.tls, ALPNProtocols: ['http/1.1'] };
   return {
@@ -110,7 +123,7 @@ function upstreamOptions(
     maxPayload,
     perMessageDeflate: false,
     followRedirects: false,
-    handshakeTimeout: connection.connectTimeoutMs,
+    handshakeTimeout: shorterTimeout(connection.connectTimeoutMs, requestDeadlineMs),
   };
 }
 
@@ -254,7 +267,7 @@ export async function serveRealtime(
     const opened = await openUpstream(
       url,
       protocols,
-      upstreamOptions(endpoint.connection, headers, maxPayload),
+      upstreamOptions(endpoint.connection, headers, maxPayload, attemptDeadline(routed, endpoint)),
       endpoint.connection.keepalive,
     );
     const latencyMs = performance.now() - started;
