@@ -397,6 +397,34 @@ spec:
     assert.ok(performance.now() - started < 5000, 'not the 10 s connect timeout');
   });
 
+  it('stops reading from the provider while the client does not read (backpressure), and loses nothing', async () => {
+    const ws = await openSocket(url('rt'));
+    const size = 60 * 1024;
+    const count = 1024; // 60 MiB: far more than the kernel's socket buffers and gw's 1 MiB queue
+    let received = 0;
+    let bytes = 0;
+    const all = new Promise<void>((resolve) =>
+      ws.on('message', (data, binary) => {
+        if (!binary) return;
+        received++;
+        bytes += (data as Buffer).length;
+        if (received === count) resolve();
+      }),
+    );
+    const floods = upstream.flooded.length;
+    ws.pause();
+    // Long enough for the whole flood to cross loopback twice were nothing holding it back.
+    ws.send(JSON.stringify({ type: 'test.flood', size, count, sampleAfterMs: 3000 }));
+    assert.ok(await until(() => upstream.flooded.length > floods, 8000));
+    // gw stopped reading once its queue towards the client was full: most of the flood is still
+    // queued at the provider (without backpressure gw would have read it all into its memory).
+    assert.ok(upstream.flooded.at(-1)! > 20 * 1024 * 1024, `queued at the provider: ${upstream.flooded.at(-1)}`);
+    ws.resume();
+    await all;
+    assert.equal(bytes, size * count);
+    ws.close();
+  });
+
   it("passes the provider's close code and reason on to the client", async () => {
     const ws = await openSocket(url('rt'));
     const closed = closedWith(ws);

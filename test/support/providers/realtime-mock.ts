@@ -5,8 +5,8 @@
 // `session.created` (the session's model), answers `response.create` with response.created,
 // response.output_text.delta events, response.output_text.done and `response.done` carrying
 // usage (input_tokens, output_tokens, total_tokens, input_token_details.cached_tokens), echoes a
-// binary message back as binary, and on the test's own `test.close` event closes with the code
-// it names. Every handshake (path, query, headers, subprotocols) and client event is recorded.
+// binary message back as binary, on the test's own `test.close` event closes with the code it
+// names, and on `test.flood` sends many binary messages at once (for backpressure). Every handshake (path, query, headers, subprotocols) and client event is recorded.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +25,8 @@ export interface RealtimeMock {
   handshakes: RealtimeHandshake[];
   /** The client events each session got, by session (in handshake order). */
   events: Record<string, unknown>[][];
+  /** For each `test.flood`, the bytes still queued at the stand-in when it sampled (sampleAfterMs). */
+  flooded: number[];
   /** The close code each session ended with, as the stand-in saw it (by session, as `events`). */
   closes: number[];
   /** Usage each response.done reports. */
@@ -57,6 +59,7 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
   const events: Record<string, unknown>[][] = [];
   const closes: number[] = [];
   const hanging = new Set<import('node:stream').Duplex>();
+  const flooded: number[] = [];
   const usage = { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_tokens: 4 };
   const wss = new WebSocketServer({
     noServer: true,
@@ -150,6 +153,12 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
               },
             },
           });
+        } else if (event.type === 'test.flood') {
+          // `count` binary messages of `size` bytes as fast as the connection takes them; what is
+          // still queued here `sampleAfterMs` later says whether the reader kept on reading.
+          const chunk = Buffer.alloc(event.size as number, 7);
+          for (let sent = 0; sent < (event.count as number); sent++) ws.send(chunk, { binary: true });
+          setTimeout(() => flooded.push(ws.bufferedAmount), event.sampleAfterMs as number);
         } else if (event.type === 'test.close') {
           ws.close(event.code as number, String(event.reason ?? ''));
         }
@@ -162,6 +171,7 @@ export async function startRealtimeMock(apiKey: string, options: RealtimeMockOpt
     handshakes,
     events,
     closes,
+    flooded,
     usage,
     close: () =>
       new Promise((resolve) => {

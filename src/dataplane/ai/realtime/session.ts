@@ -426,6 +426,8 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
       const sendable = sendableCode(code);
       if (code !== 1000 && code !== 1005 && sendable === undefined && side === 'upstream')
         fail(`upstream closed abnormally (${code})`);
+      // Reading from the other side may be paused (backpressure): its close reply must be read.
+      if (other.isPaused) other.resume();
       if (other.readyState === WebSocket.OPEN || other.readyState === WebSocket.CONNECTING) {
         if (sendable !== undefined) other.close(sendable, reason);
         else if (code === 1005) other.close();
