@@ -383,14 +383,14 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
     upstream.close(1001);
     finish();
   });
-  /** A session both sides of which are told to close: the later close events change nothing. */
-  const closeBoth = (target: WebSocket, code: number) => {
+  /** Closes one side with `code` unless it is closing already. */
+  const closeIfOpen = (target: WebSocket, code: number) => {
     if (target.readyState === WebSocket.OPEN || target.readyState === WebSocket.CONNECTING) target.close(code);
   };
   upstream.on('error', (error: Error) => {
     fail(`upstream: ${error.message}`);
     const code = receiveErrorCode(error);
-    if (code !== undefined && accepted) closeBoth(clientSocket!, code);
+    if (code !== undefined && accepted) closeIfOpen(clientSocket!, code);
   });
   let clientSocket: WebSocket | undefined;
   server.handleUpgrade(req, socket, head, (client) => {
@@ -408,7 +408,7 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
     client.on('error', (error: Error) => {
       fail(`client: ${error.message}`);
       const code = receiveErrorCode(error);
-      if (code !== undefined) closeBoth(upstream, code);
+      if (code !== undefined) closeIfOpen(upstream, code);
     });
     pipe(client, upstream, (data) => {
       restartIdle();
@@ -421,8 +421,9 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
     });
     let open = 2;
     const closed = (other: WebSocket, code: number, reason: Buffer, side: 'client' | 'upstream') => {
-      // A close gw's peer did not send itself (1005: none given; 1006: the connection dropped) is
-      // told to the other side as 1000 and, for a dropped upstream, 1011; every other code as it is.
+      // A close without a code (1005) is passed on without one; a connection that dropped without
+      // a close (1006, 1015) closes the other side with 1011 (the provider went away) or 1001 (the
+      // client did); every other code is passed on as it is, with its reason.
       const sendable = sendableCode(code);
       if (code !== 1000 && code !== 1005 && sendable === undefined && side === 'upstream')
         fail(`upstream closed abnormally (${code})`);
@@ -436,10 +437,16 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
       if (--open === 0) finish();
     };
     client.once('close', (code, reason) => closed(upstream, code, reason, 'client'));
+    if (upstream.readyState === WebSocket.CLOSED) {
+      // The provider's connection dropped while the client's handshake was under way: its close
+      // event is past.
+      fail('the provider closed during the client handshake');
+      open--;
+      client.close(1011);
+      return;
+    }
     upstream.once('close', (code, reason) => closed(client, code, reason, 'upstream'));
-    // The provider may have closed while the client's handshake was under way.
-    if (upstream.readyState !== WebSocket.OPEN) client.close(1011);
-    else upstream.resume();
+    upstream.resume();
   });
 }
 
