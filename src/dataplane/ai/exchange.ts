@@ -12,6 +12,7 @@ import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
+import { geminiTokenCount } from './formats/gemini/count-tokens.ts';
 import {
   createStreamObserver,
   createStreamTranslator,
@@ -153,8 +154,12 @@ function respondWhole(
   const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
   let out: Buffer | string = bytes;
   if (status >= 400) {
-    if (handling.kind === 'translate') {
-      const translated = translateErrorBody(handling.from, handling.to, status, bytes.toString('utf8'));
+    if (handling.kind === 'translate' || handling.kind === 'token-count') {
+      const [from, to] =
+        handling.kind === 'translate'
+          ? [handling.from, handling.to]
+          : (['count_tokens', 'gemini_count_tokens'] as const);
+      const translated = translateErrorBody(from, to, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }
@@ -175,8 +180,22 @@ function respondWhole(
     }
     const format = input.plan.providerFormat;
     result.usage = usageFromResponse(format, parsed);
-    result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
-    if (handling.kind === 'translate') {
+    // Gemini names the model that answered modelVersion.
+    result.responseModel = stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
+    if (handling.kind === 'token-count') {
+      const count = geminiTokenCount(parsed);
+      if (count === undefined) {
+        sendClientError(
+          input.res,
+          input.clientFormat,
+          502,
+          'The provider answered with a body that is not a token count.',
+        );
+        return { ...result, error: 'untranslatable upstream response' };
+      }
+      out = JSON.stringify(count);
+      headers['content-type'] = 'application/json';
+    } else if (handling.kind === 'translate') {
       try {
         // Converse names no model: the client is shown the one gw put in the path.
         const model = handling.from === 'converse' ? input.plan.upstreamModel : undefined;
@@ -223,7 +242,9 @@ async function streamResponse(
         })
       : (detecting ??
         createStreamObserver(
-          providerFormat === 'messages' ? 'messages' : providerFormat === 'responses' ? 'responses' : 'completions',
+          providerFormat === 'messages' || providerFormat === 'responses' || providerFormat === 'gemini'
+            ? providerFormat
+            : 'completions',
           {
             dropUsageOnlyChunk: handling.kind === 'same' && handling.dropUsageOnlyChunk,
           },

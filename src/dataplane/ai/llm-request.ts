@@ -16,7 +16,9 @@ import { celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './endpoint.ts';
 import { attempt } from './exchange.ts';
+import { geminiCall } from './formats/gemini/path.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
+import { isPlainObject } from './formats/json.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, type Origin, PlanError, ROUTE_CLIENT_FORMAT } from './providers/index.ts';
 import { dropForeignVendorHeaders } from './vendor-headers.ts';
@@ -94,6 +96,12 @@ function formatProblem(routeType: RouteType, body: JsonObject): string | undefin
       return body.messages === undefined ? undefined : 'it has "messages", which a Responses request does not';
     case 'Embeddings':
       return body.input !== undefined ? undefined : 'it has no "input"';
+    case 'GenerateContent':
+      return Array.isArray(body.contents) ? undefined : 'it has no "contents" array';
+    case 'DeltaCountTokens':
+      return Array.isArray(body.contents) || isPlainObject(body.generateContentRequest)
+        ? undefined
+        : 'it has neither a "contents" array nor a "generateContentRequest"';
     default:
       return undefined;
   }
@@ -203,11 +211,39 @@ export async function readLlmRequest(
       return undefined;
     }
   }
-  const stream = body !== undefined && isStreaming(format as ApiFormat, body);
+  let stream = body !== undefined && isStreaming(format as ApiFormat, body);
+  if (body !== undefined && (format === 'gemini' || format === 'gemini_count_tokens')) {
+    const read = readGeminiCall(routed, body);
+    body = read.body;
+    stream = read.stream;
+  }
   llm.streaming = stream;
   llm.requestModel = typeof body?.model === 'string' ? body.model : '';
   llm.operation = format === 'embeddings' ? 'embeddings' : 'chat';
   return { routeType, format, parsed: body !== undefined, bytes, body, stream, llm };
+}
+
+/**
+ * A Gemini request's model and method, which its URL holds, go into the body gw works on as
+ * `model` and `stream: true` (:streamGenerateContent), where every format has them: routing,
+ * GwModel matching, model aliases, the log and the translations read them there, and the planner
+ * takes them out again for a Gemini provider. The client's `alt` query (the stream's framing) is
+ * gw's to set for the provider.
+ */
+function readGeminiCall(routed: RoutedRequest, body: JsonObject): { body: JsonObject; stream: boolean } {
+  const call = geminiCall(routed.forward.path);
+  const query = routed.forward.query;
+  if (query.includes('alt=')) {
+    const params = new URLSearchParams(query);
+    params.delete('alt');
+    routed.forward.query = params.toString();
+  }
+  const stream = call.method === 'streamGenerateContent';
+  if (call.model === undefined && !stream) return { body, stream };
+  const read: JsonObject = { ...body };
+  if (call.model !== undefined) read.model = call.model;
+  if (stream) read.stream = true;
+  return { body: read, stream };
 }
 
 /**

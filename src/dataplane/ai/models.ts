@@ -40,6 +40,9 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/responses', 'Responses'],
   ['/embeddings', 'Embeddings'],
   ['/models', 'Models'],
+  [':generateContent', 'GenerateContent'],
+  [':streamGenerateContent', 'GenerateContent'],
+  [':countTokens', 'DeltaCountTokens'],
 ];
 
 /** Where a GwModel route's route type comes from, for the refusals that name it. */

@@ -27,6 +27,8 @@ export const ROUTE_OF: Record<ClientFormat, RouteType> = {
   responses: 'Responses',
   embeddings: 'Embeddings',
   count_tokens: 'GammaTokenCount',
+  gemini: 'GenerateContent',
+  gemini_count_tokens: 'DeltaCountTokens',
   models: 'Models',
 };
 
@@ -72,11 +74,18 @@ export const COUNT_TOKENS_BODY: JsonObject = {
   messages: [{ role: 'user', content: 'hello there' }],
 };
 
+export const GEMINI_BODY: JsonObject = {
+  model: 'gemini-test',
+  contents: [{ role: 'user', parts: [{ text: 'hello there' }] }],
+};
+
 export const BODY_OF: Record<ClientFormat, JsonObject | undefined> = {
   completions: CHAT_BODY,
   messages: MESSAGES_BODY,
   responses: RESPONSES_BODY,
   embeddings: EMBEDDINGS_BODY,
   count_tokens: COUNT_TOKENS_BODY,
+  gemini: GEMINI_BODY,
+  gemini_count_tokens: GEMINI_BODY,
   models: undefined,
 };

@@ -237,7 +237,7 @@ test('Passthrough and Detect routes forward the request as it is, at its own pat
 });
 
 test('route types gw does not carry yet are answered 501', () => {
-  for (const routeType of ['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens'] as const) {
+  for (const routeType of ['Realtime', 'Rerank'] as const) {
     const error = refused(alpha, input('completions', CHAT_BODY, { routeType }));
     assert.equal(error.status, 501);
     assert.match(error.message, new RegExp(routeType));
@@ -249,7 +249,7 @@ test('the refusal names the provider and what it serves', () => {
   const error = refused(named, input('embeddings', BODY_OF.embeddings));
   assert.equal(
     error.message,
-    'The embeddings API is not supported by provider claude (gamma, Anthropic); it serves messages, count_tokens, models, completions, responses.',
+    'The embeddings API is not supported by provider claude (gamma, Anthropic); it serves messages, count_tokens, models, completions, responses, gemini.',
   );
 });
 

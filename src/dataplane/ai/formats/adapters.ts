@@ -4,7 +4,8 @@
 //
 // A client's side of a format reads requests and writes responses and streams; a provider's side
 // writes requests and reads responses and streams. The Responses API is a client format only: a
-// provider that speaks it is sent the client's own Responses requests.
+// provider that speaks it is sent the client's own Responses requests. Bedrock Converse is a
+// provider format only; Chat Completions, Messages and Gemini generateContent are both.
 import { readCompletionsRequest, writeCompletionsRequest } from './completions/request.ts';
 import { readCompletionsResponse, writeCompletionsResponse } from './completions/response.ts';
 import { CompletionsStreamReader, CompletionsStreamWriter } from './completions/stream.ts';
@@ -12,9 +13,9 @@ import { writeConverseRequest } from './converse/request.ts';
 import { readConverseResponse } from './converse/response.ts';
 import { ConverseStreamReader } from './converse/stream.ts';
 import type { ChatRequest, ChatResponse, StreamWriter } from './form/types.ts';
-import { writeGeminiRequest } from './gemini/request.ts';
-import { readGeminiResponse } from './gemini/response.ts';
-import { GeminiStreamReader } from './gemini/stream.ts';
+import { readGeminiRequest, writeGeminiRequest } from './gemini/request.ts';
+import { readGeminiResponse, writeGeminiResponse } from './gemini/response.ts';
+import { GeminiStreamReader, GeminiStreamWriter } from './gemini/stream.ts';
 import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts';
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
@@ -65,6 +66,11 @@ const CLIENT_ADAPTERS: Record<ClientChatFormat, ClientAdapters> = {
     readRequest: readResponsesRequest,
     writeResponse: writeResponsesResponse,
     streamWriter: (options) => new ResponsesStreamWriter(options),
+  },
+  gemini: {
+    readRequest: readGeminiRequest,
+    writeResponse: writeGeminiResponse,
+    streamWriter: (options) => new GeminiStreamWriter(options),
   },
 };
 

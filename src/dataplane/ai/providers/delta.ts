@@ -4,6 +4,7 @@
 // x-goog-api-key (keyStyle). docs/decisions/0020-gemini.md says why gw speaks generateContent
 // rather than Gemini's OpenAI-compatible endpoint.
 import type { DeltaConfig } from '../../../api/types/llm-provider.ts';
+import type { GeminiMethod } from '../formats/gemini/path.ts';
 import type { FamilyAddress } from './family-address.ts';
 import type { ConfiguredPath } from './paths.ts';
 import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
@@ -17,26 +18,32 @@ const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const STREAM_QUERY: readonly (readonly [string, string])[] = Object.freeze([['alt', 'sse'] as const]);
 
 /**
- * The generateContent path of one request. Under the default (or a pathPrefix) base the model and
- * the method are appended; a configured `path` is used as it is. A stream always asks for SSE.
- * The epsilon family (Vertex AI) routes its Gemini models the same way, under its own base.
+ * The path of one request's method (generateContent, streamGenerateContent, countTokens). Under
+ * the default (or a pathPrefix) base the model and the method are appended; a configured `path`
+ * is used as it is, for generateContent and its stream only. A stream always asks for SSE. The
+ * epsilon family (Vertex AI) routes its Gemini models the same way, under its own base.
  */
 export function geminiRoute(
   route: ConfiguredPath,
   model: string | undefined,
-  stream: boolean,
+  method: GeminiMethod,
   configuredPath: boolean,
 ): ConfiguredPath | string {
+  const stream = method === 'streamGenerateContent';
   const query =
     stream && !route.query.some(([name]) => name === 'alt') ? [...route.query, ...STREAM_QUERY] : route.query;
-  if (configuredPath) return { path: route.path, query };
-  if (model === undefined) return 'The request names no model; generateContent needs one (or set the provider model).';
+  if (configuredPath) {
+    if (method === 'countTokens') {
+      return "The provider's configured path is its generateContent endpoint; countTokens is served only under the provider's default paths (remove path).";
+    }
+    return { path: route.path, query };
+  }
+  if (model === undefined) return `The request names no model; ${method} needs one (or set the provider model).`;
   // The SDKs' resource name form: models/gemini-2.5-flash.
   const id = model.startsWith('models/') ? model.slice('models/'.length) : model;
   if (!MODEL_ID.test(id)) {
     return `The model ${JSON.stringify(model)} is not a Gemini model id (letters, digits, ".", "_" and "-").`;
   }
-  const method = stream ? 'streamGenerateContent' : 'generateContent';
   return { path: `${route.path}/${id}:${method}`, query };
 }
 
@@ -49,7 +56,7 @@ export function compileDelta(config: DeltaConfig, address: FamilyAddress, name: 
     basePath: '/v1beta',
     paths: [['gemini', '/models']],
     forwardedAnthropicVersion: false,
-    modelRoute: (route, model, stream) => geminiRoute(route, model, stream, configuredPath),
+    modelRoute: (route, model, method) => geminiRoute(route, model, method, configuredPath),
   };
   return compileHosted(delta, address, name, config.model);
 }

@@ -69,8 +69,8 @@ export function compileEpsilon(
     basePath: `/v1/projects/${config.projectId}/locations/${region}`,
     paths: [['gemini', '/publishers/google/models']],
     forwardedAnthropicVersion: false,
-    modelRoute: (route, model, stream) =>
-      anthropicModel(model) ? ANTHROPIC_NOT_YET : geminiRoute(route, model, stream, configuredPath),
+    modelRoute: (route, model, method) =>
+      anthropicModel(model) ? ANTHROPIC_NOT_YET : geminiRoute(route, model, method, configuredPath),
   };
   return compileHosted(epsilon, address, name, config.model);
 }

@@ -5,6 +5,8 @@
 
 import type { RouteType } from '../../../api/types/ai.ts';
 import { familyLabel, vendorName } from '../../../api/vendors.ts';
+import { translateGeminiCountTokens } from '../formats/gemini/count-tokens.ts';
+import type { GeminiMethod } from '../formats/gemini/path.ts';
 import {
   type ClientChatFormat,
   type JsonObject,
@@ -42,6 +44,8 @@ export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
   Responses: 'responses',
   Embeddings: 'embeddings',
   GammaTokenCount: 'count_tokens',
+  GenerateContent: 'gemini',
+  DeltaCountTokens: 'gemini_count_tokens',
   Models: 'models',
 };
 
@@ -51,8 +55,8 @@ const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect'
 const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
 const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
 
-/** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking, Gemini). */
-const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank', 'GenerateContent', 'DeltaCountTokens']);
+/** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking). */
+const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank']);
 
 const ANTHROPIC_FORMATS: ReadonlySet<UpstreamFormat> = new Set(['messages', 'count_tokens']);
 
@@ -70,7 +74,7 @@ export interface ProviderDefinition {
    * of one request, from the format's route, the model, and the client's wish to stream; a
    * string says why the model cannot be sent (the client is answered 400).
    */
-  modelRoute?: (route: ConfiguredPath, model: string | undefined, stream: boolean) => ConfiguredPath | string;
+  modelRoute?: (route: ConfiguredPath, model: string | undefined, method: GeminiMethod) => ConfiguredPath | string;
   /** The path of a Passthrough or Detect request, from the client's. */
   forwardedPath: (clientPath: string) => ConfiguredPath;
   /** Whether forwarded (Passthrough, Detect) requests carry `anthropic-version` (the gamma family). */
@@ -90,7 +94,7 @@ export interface ConverseTarget {
 }
 
 /** The client formats a Converse provider serves, by translation. */
-const CONVERSE_CLIENTS: ReadonlySet<ClientFormat> = new Set(['completions', 'messages', 'responses']);
+const CONVERSE_CLIENTS: ReadonlySet<ClientFormat> = new Set(['completions', 'messages', 'responses', 'gemini']);
 
 const JSON_HEADERS = {
   'content-type': 'application/json',
@@ -106,7 +110,15 @@ const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ProviderChatFor
   completions: ['messages', 'gemini'],
   messages: ['completions', 'gemini'],
   responses: ['completions', 'messages', 'gemini'],
+  gemini: ['completions', 'messages'],
 };
+
+/** A Gemini body without the `model` and `stream` gw read into it from the client's path (the URL says them). */
+function withoutPathFields(body: JsonObject): JsonObject {
+  if (!('model' in body) && !('stream' in body)) return body;
+  const { model: _model, stream: _stream, ...rest } = body;
+  return rest;
+}
 
 /** The client's `anthropic-version` when it sent one, else the version gw's translations target. */
 function anthropicVersion(input: PlanInput, clientSpeaksAnthropic: boolean): string {
@@ -150,8 +162,11 @@ export class ProviderPlanner implements CompiledProvider {
     if (NOT_YET_SERVED.has(input.routeType)) {
       return new PlanError(501, input.clientFormat, `The ${input.routeType} route type is not supported by gw yet.`);
     }
+    if (input.clientFormat === 'gemini_count_tokens') return this.#geminiCountTokens(input);
     const route = this.#definition.routes.get(input.clientFormat);
-    if (route !== undefined) return this.#sameFormat(input, route);
+    if (route !== undefined) {
+      return input.clientFormat === 'gemini' ? this.#sameGemini(input, route) : this.#sameFormat(input, route);
+    }
     const converse = this.#definition.converse;
     if (converse !== undefined && CONVERSE_CLIENTS.has(input.clientFormat)) return this.#converse(input, converse);
     for (const target of TRANSLATION_TARGETS[input.clientFormat] ?? []) {
@@ -167,7 +182,7 @@ export class ProviderPlanner implements CompiledProvider {
 
   #servedList(): string {
     if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS].join(', ');
-    const served: string[] = this.formats.filter((format) => format !== 'gemini');
+    const served: string[] = [...this.formats];
     for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [
       ClientFormat,
       readonly ProviderChatFormat[],
@@ -244,6 +259,88 @@ export class ProviderPlanner implements CompiledProvider {
     return this.#plan(input, route, format, body, { kind: 'same', dropUsageOnlyChunk: added }, undefined);
   }
 
+  /**
+   * A Gemini client's request to a Gemini provider (delta, epsilon): sent as it is, but for the
+   * model and the method, which go in the URL (the override, else the client's model, which gw
+   * read from its path into the body's `model`: Gemini refuses a body with one).
+   */
+  #sameGemini(input: PlanInput, route: ConfiguredPath): UpstreamPlan | PlanError {
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    const routed = this.#geminiRoute(
+      input,
+      route,
+      clientBody,
+      input.stream ? 'streamGenerateContent' : 'generateContent',
+    );
+    if (routed instanceof PlanError) return routed;
+    const plan = this.#plan(input, routed, 'gemini', withoutPathFields(clientBody), FORWARDED_RESPONSE, undefined);
+    plan.upstreamModel = this.model ?? plan.requestModel;
+    return plan;
+  }
+
+  /** The Gemini method's path for the request's model (a Gemini provider only). */
+  #geminiRoute(
+    input: PlanInput,
+    route: ConfiguredPath,
+    body: JsonObject,
+    method: GeminiMethod,
+  ): ConfiguredPath | PlanError {
+    const modelRoute = this.#definition.modelRoute;
+    if (modelRoute === undefined) return route;
+    const routed = modelRoute(route, this.model ?? requestModel(body), method);
+    return typeof routed === 'string' ? new PlanError(400, input.clientFormat, routed) : routed;
+  }
+
+  /**
+   * Gemini countTokens: as it is to a Gemini provider; to an Anthropic one (gamma) as a
+   * count_tokens request of the same conversation, answered back as Gemini's {totalTokens}.
+   * Nothing else counts tokens without generating.
+   */
+  #geminiCountTokens(input: PlanInput): UpstreamPlan | PlanError {
+    const body = this.#requireBody(input);
+    if (body instanceof PlanError) return body;
+    const gemini = this.#definition.routes.get('gemini');
+    if (gemini !== undefined) {
+      const routed = this.#geminiRoute(input, gemini, body, 'countTokens');
+      if (routed instanceof PlanError) return routed;
+      const plan = this.#plan(
+        input,
+        routed,
+        'gemini_count_tokens',
+        withoutPathFields(body),
+        FORWARDED_RESPONSE,
+        undefined,
+      );
+      plan.upstreamModel = this.model ?? plan.requestModel;
+      return plan;
+    }
+    const anthropic = this.#definition.routes.get('count_tokens');
+    if (anthropic === undefined) {
+      return new PlanError(
+        400,
+        'gemini_count_tokens',
+        `Gemini countTokens is not supported by ${this.#label}: gw counts tokens with a Gemini provider (delta, epsilon) as it is, and with an Anthropic one (gamma) by translation.`,
+      );
+    }
+    let translation: RequestTranslation;
+    try {
+      translation = translateGeminiCountTokens(body);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, input.clientFormat, error.message);
+      throw error;
+    }
+    const response: ResponseHandling = { kind: 'token-count' };
+    return this.#plan(
+      input,
+      anthropic,
+      'count_tokens',
+      this.#withModel(translation.body, true),
+      response,
+      translation.warnings,
+    );
+  }
+
   #translated(input: PlanInput, providerFormat: ProviderChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
     const clientFormat = input.clientFormat as ClientChatFormat;
     const clientBody = this.#requireBody(input);
@@ -251,7 +348,8 @@ export class ProviderPlanner implements CompiledProvider {
     const modelRoute = this.#definition.modelRoute;
     let upstreamRoute = route;
     if (modelRoute !== undefined) {
-      const routed = modelRoute(route, this.model ?? requestModel(clientBody), input.stream);
+      const method = input.stream ? 'streamGenerateContent' : 'generateContent';
+      const routed = modelRoute(route, this.model ?? requestModel(clientBody), method);
       if (typeof routed === 'string') return new PlanError(400, clientFormat, routed);
       upstreamRoute = routed;
     }

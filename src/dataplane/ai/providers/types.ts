@@ -61,11 +61,14 @@ export interface PlanInput {
  * the provider reports: pass no `model` option to the translators. `detect` (the Detect route
  * type): pass it on as it is, whatever it is; read usage and model from it when its shape is
  * one of the formats gw knows (`detectedResponseFormat`, a `detect` stream observer).
+ * `token-count`: Anthropic's count_tokens answer ({input_tokens}) to a Gemini countTokens client,
+ * answered as {totalTokens}, its errors in Google's shape.
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean }
   | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
-  | { kind: 'detect' };
+  | { kind: 'detect' }
+  | { kind: 'token-count' };
 
 export interface UpstreamPlan {
   origin: Origin;
