@@ -1,7 +1,9 @@
 // A stand-in for the Gemini API (the "delta" provider family) on loopback, in its exact wire
-// format: POST /v1beta/models/{model}:generateContent (JSON) and
+// format: POST /v1beta/models/{model}:generateContent (JSON), :countTokens ({totalTokens}: the
+// prompt count of generateContent's usage) and
 // :streamGenerateContent?alt=sse (each SSE event a whole GenerateContentResponse chunk, no event
-// names, usage in the last one), the key required in x-goog-api-key, Google's error body. The
+// names, usage in the last one), the key required in x-goog-api-key, Google's error body (also for
+// a body with a field the API does not define, such as model). The
 // shapes are typed with @google/genai's, and test/dataplane/gateway/delta-gemini.test.ts proves
 // the stand-in with that SDK's own client before sending gw's traffic to it.
 //
@@ -32,7 +34,7 @@ export interface GeminiMock {
   close(): Promise<void>;
 }
 
-const GEMINI_API_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const GEMINI_API_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** Vertex AI's project, location and the access token it accepts (or a test of each token). */
 export interface VertexStandIn {
@@ -50,7 +52,7 @@ function acceptsBearer(vertex: VertexStandIn, authorization: string | undefined)
 function vertexRoute(vertex: VertexStandIn): RegExp {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(
-    `^/v1/projects/${literal(vertex.project)}/locations/${literal(vertex.location)}/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent)$`,
+    `^/v1/projects/${literal(vertex.project)}/locations/${literal(vertex.location)}/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent|countTokens)$`,
   );
 }
 const MAX_BODY = 1024 * 1024;
@@ -142,6 +144,18 @@ export async function startGeminiMock(options: { apiKey: string } | { vertex: Ve
         googleError(res, 404, 'NOT_FOUND', `Not found: ${url.pathname}`);
         return;
       }
+      // Gemini refuses fields its request does not define (a model or stream in the body).
+      for (const field of ['model', 'stream']) {
+        if (field in body) {
+          googleError(
+            res,
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid JSON payload received. Unknown name "${field}": Cannot find field.`,
+          );
+          return;
+        }
+      }
       if (!Array.isArray(body.contents) || body.contents.length === 0) {
         googleError(res, 400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified');
         return;
@@ -149,6 +163,11 @@ export async function startGeminiMock(options: { apiKey: string } | { vertex: Ve
       const model = decodeURIComponent(route[1]!);
       const parts = answerParts(body);
       const counted = usage(body, parts);
+      if (route[2] === 'countTokens') {
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(JSON.stringify({ totalTokens: counted?.promptTokenCount }));
+        return;
+      }
       if (route[2] === 'generateContent') {
         res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
         res.end(JSON.stringify(chunk(model, parts, counted)));
