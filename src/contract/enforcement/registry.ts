@@ -169,8 +169,6 @@ const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
   [
     ['Realtime', 'the OpenAI Realtime API, over WebSocket'],
     ['Rerank', 'reranking'],
-    ['GenerateContent', 'Gemini generateContent and streamGenerateContent'],
-    ['DeltaCountTokens', 'Gemini countTokens'],
   ].map(([value, what]) => [
     value,
     `Route type ${value} (${what}) is not carried by the data plane yet (its requests are answered 400); support is planned. Remove the route, or map the path to Passthrough to forward it untouched.`,

@@ -180,14 +180,12 @@ describe('a Gemini client (@google/genai) through gw', () => {
     const body = anthropic.requests.at(-1)!.body as Record<string, unknown>;
     assert.equal(body.system, 'Be terse.');
     assert.equal(body.max_tokens, 4096);
-    let text = '';
     let calls = 0;
     for await (const chunk of await ai.models.generateContentStream({
       model: 'claude-test',
       contents: 'call get_weather please',
       config: { tools: [{ functionDeclarations: [WEATHER] }] },
     })) {
-      text += chunk.text ?? '';
       for (const call of chunk.functionCalls ?? []) {
         calls++;
         assert.equal(call.name, 'get_weather');
