@@ -2,7 +2,7 @@
 // independent SSE parse (eventsource-parser) of what a client would receive.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ChatFormat, StreamProcessor } from '../../../src/dataplane/ai/formats/index.ts';
+import type { ClientChatFormat, ProviderChatFormat, StreamProcessor } from '../../../src/dataplane/ai/formats/index.ts';
 
 const FIXTURES = new URL('../../fixtures/formats/', import.meta.url);
 
@@ -60,8 +60,8 @@ export function parseSse(text: string): EventSourceMessage[] {
 /** Each recorded provider stream, the direction it is translated in, and its expected client stream. */
 export interface GoldenCase {
   input: string;
-  from: ChatFormat;
-  to: ChatFormat;
+  from: ProviderChatFormat;
+  to: ClientChatFormat;
   includeUsage?: boolean;
   expected: string;
 }
@@ -103,4 +103,10 @@ export const GOLDEN_CASES: GoldenCase[] = [
     to: 'messages',
     expected: 'completions-error.to-messages.sse',
   },
+  // A Gemini client (streamGenerateContent?alt=sse) of an Anthropic and an OpenAI provider.
+  { input: 'messages-text.sse', from: 'messages', to: 'gemini', expected: 'messages-text.to-gemini.sse' },
+  { input: 'messages-tools.sse', from: 'messages', to: 'gemini', expected: 'messages-tools.to-gemini.sse' },
+  { input: 'messages-error.sse', from: 'messages', to: 'gemini', expected: 'messages-error.to-gemini.sse' },
+  { input: 'completions-tools.sse', from: 'completions', to: 'gemini', expected: 'completions-tools.to-gemini.sse' },
+  { input: 'completions-error.sse', from: 'completions', to: 'gemini', expected: 'completions-error.to-gemini.sse' },
 ];

@@ -69,6 +69,8 @@ const GOOGLE_STATUSES: Record<number, string> = {
   501: 'UNIMPLEMENTED',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
+  // Anthropic's "overloaded": Google says the service is unavailable.
+  529: 'UNAVAILABLE',
 };
 
 function googleStatus(status: number, kind: ErrorKind | undefined): string {
