@@ -2,19 +2,22 @@
 // OpenAI stand-in (alpha, by translation to Chat Completions), an Anthropic stand-in (gamma, by
 // translation to Messages, countTokens to count_tokens) and the Gemini stand-in (delta, as it is:
 // the model from the URL path goes back into the provider's URL) with generateContent,
-// generateContentStream and countTokens, tool calls and their arguments included.
+// generateContentStream and countTokens, tool calls and their arguments included; a token rate
+// limit counts a Gemini client's usage and refuses it in Google's error shape.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FunctionDeclaration, GoogleGenAI, Type } from '@google/genai';
 import {
   aiBackendYaml,
   freePort,
+  GW_MODELS_RULE,
   gatewayYaml,
   lastAccessLogLine,
   llmRouteYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
@@ -53,7 +56,17 @@ describe('a Gemini client (@google/genai) through gw', () => {
         aiBackendYaml('alpha', openai.port, 'alpha: {}', 'sk-alpha', undefined),
         aiBackendYaml('gamma', anthropic.port, 'gamma: {}', 'sk-gamma', undefined),
         aiBackendYaml('delta', gemini.port, 'delta: {}', GEMINI_KEY, undefined),
-        llmRouteYaml(['alpha', 'gamma', 'delta']),
+        `apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: gpt-4o-mini}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm, sectionName: models}]
+  provider: Alpha
+  baseURL: http://127.0.0.1:${openai.port}/v1
+  policies: {auth: {key: sk-alpha}}
+---
+`,
+        llmRouteYaml(['alpha', 'gamma', 'delta'], GW_MODELS_RULE),
       ].join(''),
     });
   });
@@ -253,6 +266,24 @@ describe('a Gemini client (@google/genai) through gw', () => {
     assert.deepEqual(response.functionCalls?.[0]?.args, { city: 'Paris' });
   });
 
+  it('GwModel routes match the model of a Gemini path; an unknown one is 404 NOT_FOUND', async () => {
+    const ai = client('models');
+    const response = await ai.models.generateContent({ model: 'gpt-4o-mini', contents: 'hello model' });
+    assert.match(response.text ?? '', /hello model/);
+    const sent = openai.requests.at(-1)!;
+    assert.equal(sent.path, '/v1/chat/completions');
+    assert.equal((sent.body as { model: string }).model, 'gpt-4o-mini');
+    await assert.rejects(
+      ai.models.generateContent({ model: 'no-such-model', contents: 'x' }),
+      (error: Error & { status?: number }) => {
+        assert.equal(error.status, 404);
+        assert.match(error.message, /NOT_FOUND/);
+        assert.match(error.message, /no-such-model does not exist here/);
+        return true;
+      },
+    );
+  });
+
   it("gw's own errors reach a Gemini client in Google's shape", async () => {
     const response = await fetch(`http://127.0.0.1:${port}/alpha/v1beta/models/gpt-4o-mini:generateContent`, {
       method: 'POST',
@@ -264,5 +295,53 @@ describe('a Gemini client (@google/genai) through gw', () => {
     assert.equal(body.error.code, 400);
     assert.equal(body.error.status, 'INVALID_ARGUMENT');
     assert.match(String(body.error.message), /GenerateContent route type \(it has no "contents" array\)/);
+  });
+});
+
+describe('a token rate limit in front of a Gemini client', () => {
+  let gemini: GeminiMock;
+  let gw: TestGateway;
+  let port: number;
+
+  before(async () => {
+    gemini = await startGeminiMock({ apiKey: GEMINI_KEY });
+    port = await freePort();
+    gw = await startTestGateway({
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('delta', gemini.port, 'delta: {}', GEMINI_KEY, undefined),
+        llmRouteYaml(['delta']),
+      ].join(''),
+      'policy.yaml': trafficPolicyYaml('tokens', 'llm', 'rateLimit: {local: [{tokens: 10, unit: Minutes}]}'),
+    });
+  });
+
+  after(async () => {
+    await gw?.stop();
+    await gemini?.close();
+  });
+
+  it('charges the usageMetadata of a stream, then answers 429 RESOURCE_EXHAUSTED', async () => {
+    const ai = new GoogleGenAI({
+      apiKey: 'client-key',
+      httpOptions: { baseUrl: `http://127.0.0.1:${port}/delta`, apiVersion: 'v1beta' },
+    });
+    let total = 0;
+    for await (const chunk of await ai.models.generateContentStream({
+      model: 'gemini-2.5-flash',
+      contents: 'a few words to count here',
+    })) {
+      total = chunk.usageMetadata?.totalTokenCount ?? total;
+    }
+    assert.ok(total >= 10, `the first answer spends the budget (${total} tokens)`);
+    await assert.rejects(
+      ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'again' }),
+      (error: Error & { status?: number }) => {
+        assert.equal(error.status, 429);
+        assert.match(error.message, /RESOURCE_EXHAUSTED/);
+        return true;
+      },
+    );
+    assert.equal(gemini.requests.length, 1, 'the refused request never reached the provider');
   });
 });
