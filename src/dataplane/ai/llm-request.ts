@@ -228,14 +228,16 @@ export async function readLlmRequest(
  * `model` and `stream: true` (:streamGenerateContent), where every format has them: routing,
  * GwModel matching, model aliases, the log and the translations read them there, and the planner
  * takes them out again for a Gemini provider. The client's `alt` query (the stream's framing) is
- * gw's to set for the provider.
+ * gw's to set for the provider, and its `key` query (the Gemini API's other place for a key) is a
+ * client credential, which gw does not forward (as it does not forward x-goog-api-key).
  */
 function readGeminiCall(routed: RoutedRequest, body: JsonObject): { body: JsonObject; stream: boolean } {
   const call = geminiCall(routed.forward.path);
   const query = routed.forward.query;
-  if (query.includes('alt=')) {
+  if (query.includes('alt=') || query.includes('key=')) {
     const params = new URLSearchParams(query);
     params.delete('alt');
+    params.delete('key');
     routed.forward.query = params.toString();
   }
   const stream = call.method === 'streamGenerateContent';

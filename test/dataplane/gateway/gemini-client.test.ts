@@ -284,6 +284,21 @@ spec:
     );
   });
 
+  it("a client's key query and alt are not forwarded (REST clients put the key in the URL)", async () => {
+    const response = await fetch(
+      `http://127.0.0.1:${port}/alpha/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse&key=client-secret&x=1`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+      },
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    await response.text();
+    assert.equal(openai.requests.at(-1)!.url, '/v1/chat/completions?x=1');
+  });
+
   it("gw's own errors reach a Gemini client in Google's shape", async () => {
     const response = await fetch(`http://127.0.0.1:${port}/alpha/v1beta/models/gpt-4o-mini:generateContent`, {
       method: 'POST',

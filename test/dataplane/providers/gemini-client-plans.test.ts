@@ -94,3 +94,21 @@ test('delta with a configured path: countTokens is refused, generateContent uses
   const error = refused(provider, input('gemini_count_tokens', GEMINI));
   assert.match(error.message, /countTokens is served only under the provider's default paths/);
 });
+
+test('zeta: generateContent is translated to Converse, the path model in the Converse path', () => {
+  const plan = planned(compiled({ zeta: { region: 'eu-west-1' } }), input('gemini', { ...GEMINI, stream: true }));
+  assert.equal(plan.path, '/model/gemini-2.5-flash/converse-stream');
+  assert.equal(plan.providerFormat, 'converse');
+  const body = plan.body as JsonObject;
+  assert.deepEqual(body.system, [{ text: 'Be terse.' }]);
+  assert.deepEqual(body.messages, [{ role: 'user', content: [{ text: 'hello there' }] }]);
+  assert.deepEqual(body.inferenceConfig, { maxTokens: 20 });
+  assert.deepEqual(plan.response, { kind: 'translate', from: 'converse', to: 'gemini', includeUsage: false });
+});
+
+test('betaalpha: generateContent is translated to Chat Completions at the deployment', () => {
+  const provider = compiled({ betaalpha: { endpoint: 'my-resource.openai.azure.com', deploymentName: 'dep' } });
+  const plan = planned(provider, input('gemini', GEMINI));
+  assert.equal(plan.providerFormat, 'completions');
+  assert.equal((plan.body as JsonObject).model, 'dep');
+});
