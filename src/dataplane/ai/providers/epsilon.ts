@@ -1,16 +1,34 @@
 // Family epsilon: Google Vertex AI. Its Gemini models speak the generateContent format the delta
 // family speaks, under the project's and region's path
 // (/v1/projects/{projectId}/locations/{region}/publishers/google/models/{model}:generateContent,
-// :streamGenerateContent?alt=sse). The region picks the host: aiplatform.googleapis.com for
-// global, aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
+// :streamGenerateContent?alt=sse); Anthropic's Claude models are served through rawPredict
+// (epsilon-anthropic.ts). The model of the request (the provider's `model`, else the client's)
+// picks one or the other. The region picks the host: aiplatform.googleapis.com for global,
+// aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
 // otherwise. The token is a bearer token: a Google access token from the cloudtwo backend auth,
-// which the endpoint compiles by default (docs/decisions/0021-vertex.md). Anthropic models on
-// Vertex (claude-*, served by rawPredict) are not served yet: their requests are answered 400.
+// which the endpoint compiles by default (docs/decisions/0021-vertex.md).
 import type { EpsilonConfig } from '../../../api/types/llm-provider.ts';
+import { requestModel } from '../formats/index.ts';
 import { geminiRoute } from './delta.ts';
-import { ProviderConfigError } from './errors.ts';
+import {
+  compileVertexAnthropic,
+  isVertexAnthropicModel,
+  type VertexAnthropicPlanner,
+  type VertexHost,
+} from './epsilon-anthropic.ts';
+import { type PlanError, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
+import type {
+  CompiledProvider,
+  Origin,
+  PlanInput,
+  ProviderFamily,
+  ProviderKeyStyle,
+  ProviderService,
+  UpstreamFormat,
+  UpstreamPlan,
+} from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const EPSILON_DEFAULT_REGION = 'global';
@@ -30,20 +48,11 @@ export function epsilonHost(region: string): string {
   return `${region}-aiplatform.googleapis.com`;
 }
 
-/** A model Vertex serves from Anthropic (rawPredict), not from Google (generateContent). */
-function anthropicModel(model: string | undefined): boolean {
-  return model !== undefined && (model.startsWith('anthropic/') || model.includes('claude-'));
-}
-
-const ANTHROPIC_NOT_YET =
-  'Anthropic models on Vertex AI (rawPredict) are not served by gw yet; this provider serves Google models ' +
-  '(generateContent). Meanwhile use a gamma provider (Anthropic) for Claude.';
-
 export function compileEpsilon(
   config: EpsilonConfig,
   address: FamilyAddress,
   name: string | undefined,
-): ProviderPlanner | ProviderConfigError {
+): EpsilonProvider | ProviderConfigError {
   if (address.pathPrefix !== undefined) {
     return new ProviderConfigError('pathPrefix', 'applies to the alpha and gamma families only; remove it');
   }
@@ -61,16 +70,57 @@ export function compileEpsilon(
     );
   }
   const configuredPath = address.path !== undefined;
-  const epsilon: HostedFamily = {
-    family: 'epsilon',
+  const host: VertexHost = {
     defaultHost: epsilonHost(region),
     // An access token (cloudtwo) or a key is sent as Authorization: Bearer.
     keyStyle: 'bearer',
     basePath: `/v1/projects/${config.projectId}/locations/${region}`,
+  };
+  const gemini: HostedFamily = {
+    ...host,
+    family: 'epsilon',
     paths: [['gemini', '/publishers/google/models']],
     forwardedAnthropicVersion: false,
-    modelRoute: (route, model, stream) =>
-      anthropicModel(model) ? ANTHROPIC_NOT_YET : geminiRoute(route, model, stream, configuredPath),
+    modelRoute: (route, model, stream) => geminiRoute(route, model, stream, configuredPath),
   };
-  return compileHosted(epsilon, address, name, config.model);
+  return new EpsilonProvider(
+    compileHosted(gemini, address, name, config.model),
+    compileVertexAnthropic(host, address, name, config.model),
+  );
+}
+
+/**
+ * An epsilon provider: a request for a Claude model goes to the Anthropic planner, every other
+ * (Gemini models, no model at all, Passthrough) to the Gemini one. Both share the origin, the
+ * key style and the model override.
+ */
+export class EpsilonProvider implements CompiledProvider {
+  readonly name: string | undefined;
+  readonly family: ProviderFamily;
+  readonly formats: readonly UpstreamFormat[];
+  readonly origin: Origin;
+  readonly service: ProviderService | undefined;
+  readonly keyStyle: ProviderKeyStyle;
+  readonly model: string | undefined;
+  readonly region: string | undefined;
+  readonly #gemini: ProviderPlanner;
+  readonly #anthropic: VertexAnthropicPlanner;
+
+  constructor(gemini: ProviderPlanner, anthropic: VertexAnthropicPlanner) {
+    this.#gemini = gemini;
+    this.#anthropic = anthropic;
+    this.name = gemini.name;
+    this.family = gemini.family;
+    this.formats = Object.freeze([...gemini.formats, ...anthropic.formats]);
+    this.origin = gemini.origin;
+    this.service = gemini.service;
+    this.keyStyle = gemini.keyStyle;
+    this.model = gemini.model;
+    this.region = gemini.region;
+  }
+
+  plan(input: PlanInput): UpstreamPlan | PlanError {
+    const model = this.model ?? requestModel(input.body);
+    return isVertexAnthropicModel(model) ? this.#anthropic.plan(input) : this.#gemini.plan(input);
+  }
 }
