@@ -79,3 +79,12 @@ test('count_tokens for a Gemini model and the model list are not served', () => 
   assert.equal(count.status, 400);
   assert.equal(refused(provider, input('models', undefined)).status, 400);
 });
+
+test('Passthrough and Detect requests for a Claude model go to their own path, their body as it came', () => {
+  const provider = compiled({ epsilon: { projectId: 'p' } });
+  for (const routeType of ['Passthrough', 'Detect'] as const) {
+    const plan = planned(provider, input('messages', MESSAGES, { routeType, method: 'POST', path: '/v1/messages' }));
+    assert.equal(plan.path, '/v1/messages', routeType);
+    assert.equal(plan.body, MESSAGES, routeType);
+  }
+});

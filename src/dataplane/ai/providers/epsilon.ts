@@ -18,7 +18,7 @@ import {
 } from './epsilon-anthropic.ts';
 import { type PlanError, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
+import { compileHosted, FORWARDED_AS_IS, type HostedFamily, type ProviderPlanner } from './planner.ts';
 import type {
   CompiledProvider,
   Origin,
@@ -91,8 +91,8 @@ export function compileEpsilon(
 
 /**
  * An epsilon provider: a request for a Claude model goes to the Anthropic planner, every other
- * (Gemini models, no model at all, Passthrough) to the Gemini one. Both share the origin, the
- * key style and the model override.
+ * (Gemini models, no model at all, Passthrough and Detect) to the Gemini one. Both share the
+ * origin, the key style and the model override.
  */
 export class EpsilonProvider implements CompiledProvider {
   readonly name: string | undefined;
@@ -120,6 +120,8 @@ export class EpsilonProvider implements CompiledProvider {
   }
 
   plan(input: PlanInput): UpstreamPlan | PlanError {
+    // A forwarded request goes to the client's own path as it is, whatever its model.
+    if (FORWARDED_AS_IS.has(input.routeType)) return this.#gemini.plan(input);
     const model = this.model ?? requestModel(input.body);
     return isVertexAnthropicModel(model) ? this.#anthropic.plan(input) : this.#gemini.plan(input);
   }
