@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
-import { OAuth2Client } from 'google-auth-library';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -20,6 +19,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { fixedAccessToken } from '../../helpers/google-stand-ins.ts';
 import type { MockServer, RecordedRequest } from '../../support/providers/mock-server.ts';
 import { startVertexAnthropicMock } from '../../support/providers/vertex-anthropic-mock.ts';
 
@@ -34,15 +34,9 @@ const EPSILON = `epsilon: {projectId: ${PROJECT}, region: ${LOCATION}}`;
 
 type VertexAuthClient = NonNullable<ConstructorParameters<typeof AnthropicVertex>[0]>['authClient'];
 
-/**
- * An auth client holding a fixed, unexpired access token. The SDK bundles its own copy of
- * google-auth-library, whose classes TypeScript tells apart from the top-level copy's, hence the
- * cast; at run time the SDK only asks the client for its request headers.
- */
+/** An auth client holding one access token (see fixedAccessToken), typed as the SDK's. */
 function fixedToken(token: string): VertexAuthClient {
-  const client = new OAuth2Client();
-  client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
-  return client as unknown as VertexAuthClient;
+  return fixedAccessToken(token) as unknown as VertexAuthClient;
 }
 
 function vertexClient(url: string, token: string): AnthropicVertex {

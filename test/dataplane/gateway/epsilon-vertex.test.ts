@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
-import { OAuth2Client } from 'google-auth-library';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -18,6 +17,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { fixedAccessToken } from '../../helpers/google-stand-ins.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
@@ -28,16 +28,9 @@ const MODEL_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/goo
 
 type VertexAuthClient = NonNullable<GoogleGenAIOptions['googleAuthOptions']>['authClient'];
 
-/**
- * An auth client holding a fixed, unexpired access token: what @google/genai sends in Vertex
- * mode. The SDK bundles its own copy of google-auth-library, whose classes TypeScript tells apart
- * from the top-level copy's by their protected members, hence the cast; at run time the SDK only
- * asks the client for its request headers.
- */
+/** An auth client holding one access token (see fixedAccessToken), typed as the SDK's. */
 function fixedToken(token: string): VertexAuthClient {
-  const client = new OAuth2Client();
-  client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
-  return client as unknown as VertexAuthClient;
+  return fixedAccessToken(token) as unknown as VertexAuthClient;
 }
 
 function vertexClient(url: string, token: string): GoogleGenAI {

@@ -16,19 +16,10 @@ import {
   type VertexAnthropicPlanner,
   type VertexHost,
 } from './epsilon-anthropic.ts';
-import { type PlanError, ProviderConfigError } from './errors.ts';
+import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { compileHosted, FORWARDED_AS_IS, type HostedFamily, type ProviderPlanner } from './planner.ts';
-import type {
-  CompiledProvider,
-  Origin,
-  PlanInput,
-  ProviderFamily,
-  ProviderKeyStyle,
-  ProviderService,
-  UpstreamFormat,
-  UpstreamPlan,
-} from './types.ts';
+import type { CompiledProvider } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const EPSILON_DEFAULT_REGION = 'global';
@@ -52,7 +43,7 @@ export function compileEpsilon(
   config: EpsilonConfig,
   address: FamilyAddress,
   name: string | undefined,
-): EpsilonProvider | ProviderConfigError {
+): CompiledProvider | ProviderConfigError {
   if (address.pathPrefix !== undefined) {
     return new ProviderConfigError('pathPrefix', 'applies to the alpha and gamma families only; remove it');
   }
@@ -83,7 +74,7 @@ export function compileEpsilon(
     forwardedAnthropicVersion: false,
     modelRoute: (route, model, stream) => geminiRoute(route, model, stream, configuredPath),
   };
-  return new EpsilonProvider(
+  return epsilonProvider(
     compileHosted(gemini, address, name, config.model),
     compileVertexAnthropic(host, address, name, config.model),
   );
@@ -92,37 +83,17 @@ export function compileEpsilon(
 /**
  * An epsilon provider: a request for a Claude model goes to the Anthropic planner, every other
  * (Gemini models, no model at all, Passthrough and Detect) to the Gemini one. Both share the
- * origin, the key style and the model override.
+ * origin, the key style and the model override: the provider is the Gemini planner's.
  */
-export class EpsilonProvider implements CompiledProvider {
-  readonly name: string | undefined;
-  readonly family: ProviderFamily;
-  readonly formats: readonly UpstreamFormat[];
-  readonly origin: Origin;
-  readonly service: ProviderService | undefined;
-  readonly keyStyle: ProviderKeyStyle;
-  readonly model: string | undefined;
-  readonly region: string | undefined;
-  readonly #gemini: ProviderPlanner;
-  readonly #anthropic: VertexAnthropicPlanner;
-
-  constructor(gemini: ProviderPlanner, anthropic: VertexAnthropicPlanner) {
-    this.#gemini = gemini;
-    this.#anthropic = anthropic;
-    this.name = gemini.name;
-    this.family = gemini.family;
-    this.formats = Object.freeze([...gemini.formats, ...anthropic.formats]);
-    this.origin = gemini.origin;
-    this.service = gemini.service;
-    this.keyStyle = gemini.keyStyle;
-    this.model = gemini.model;
-    this.region = gemini.region;
-  }
-
-  plan(input: PlanInput): UpstreamPlan | PlanError {
-    // A forwarded request goes to the client's own path as it is, whatever its model.
-    if (FORWARDED_AS_IS.has(input.routeType)) return this.#gemini.plan(input);
-    const model = this.model ?? requestModel(input.body);
-    return isVertexAnthropicModel(model) ? this.#anthropic.plan(input) : this.#gemini.plan(input);
-  }
+function epsilonProvider(gemini: ProviderPlanner, anthropic: VertexAnthropicPlanner): CompiledProvider {
+  return {
+    ...gemini,
+    formats: Object.freeze([...gemini.formats, ...anthropic.formats]),
+    plan(input) {
+      // A forwarded request goes to the client's own path as it is, whatever its model.
+      if (FORWARDED_AS_IS.has(input.routeType)) return gemini.plan(input);
+      const model = gemini.model ?? requestModel(input.body);
+      return isVertexAnthropicModel(model) ? anthropic.plan(input) : gemini.plan(input);
+    },
+  };
 }
