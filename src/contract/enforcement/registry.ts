@@ -217,7 +217,7 @@ const llmProviderFields = {
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
   epsilon: enforced(BY.epsilon, {
-    note: 'Google models (generateContent); Anthropic models on Vertex AI (claude-*) are answered 400 as not served yet.',
+    note: 'Google models through generateContent; Anthropic models (claude-*, anthropic/…) through rawPredict and streamRawPredict, token counting through count-tokens:rawPredict.',
   }),
   zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),

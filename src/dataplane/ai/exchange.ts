@@ -153,8 +153,11 @@ function respondWhole(
   const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
   let out: Buffer | string = bytes;
   if (status >= 400) {
-    if (handling.kind === 'translate') {
-      const translated = translateErrorBody(handling.from, handling.to, status, bytes.toString('utf8'));
+    if (handling.kind === 'translate' || (handling.kind === 'same' && handling.rewriteErrors)) {
+      // An error of the client's own shape passes as it is; another (Google's from Vertex) is rewritten.
+      const client = errorFormat(input.clientFormat);
+      const from = handling.kind === 'translate' ? handling.from : client;
+      const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }
