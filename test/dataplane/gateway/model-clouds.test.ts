@@ -9,7 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type BedrockStandIn, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  gwModelYaml,
+  MODEL_ROUTE_YAML,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 
 const GEMINI_KEY = 'AIza-model-key';
@@ -34,50 +41,33 @@ describe('GwModels with providers Delta, Epsilon and Zeta', () => {
       id === AWS.accessKeyId ? { secretAccessKey: AWS.secretAccessKey } : undefined,
     );
     const port = await freePort();
-    const model = (name: string, body: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwModel
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: models}]
-${body}
----
-`;
     gw = await startTestGateway({
       'gateway.yaml': `${gatewayYaml(port)}apiVersion: v1
 kind: Secret
 metadata: {name: aws}
 stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: models}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /v1}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
----
-${model(
+${MODEL_ROUTE_YAML}${gwModelYaml(
   'gemini',
   `  match: {model: gemini-2.5-flash}
   provider: Delta
   baseURL: http://127.0.0.1:${gemini.port}
   policies: {auth: {key: ${GEMINI_KEY}}}`,
-)}${model(
+)}${gwModelYaml(
   'vertex',
   `  match: {model: gemini-2.5-pro}
   provider: Epsilon
   epsilon: {projectId: ${PROJECT}, region: ${LOCATION}}
   baseURL: http://127.0.0.1:${vertex.port}
   policies: {auth: {key: ${VERTEX_TOKEN}}}`,
-)}${model(
+)}${gwModelYaml(
   'bedrock',
   `  match: {model: '${BEDROCK_MODEL}'}
   provider: Zeta
   zeta: {region: eu-west-1, guardrail: {identifier: gr-model, version: "3"}}
   baseURL: http://127.0.0.1:${bedrock.port}
   policies: {auth: {cloudone: {secretRef: {name: aws}}}}`,
-)}${model(
+)}${gwModelYaml(
   'no-project',
   `  provider: Epsilon
   baseURL: http://127.0.0.1:${vertex.port}`,

@@ -11,7 +11,14 @@ import { createServer, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  gwModelYaml,
+  MODEL_ROUTE_YAML,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -95,28 +102,14 @@ describe('GwModels of the named OpenAI-compatible services through gw', () => {
     port = await freePort();
     const models = SERVICES.map((service) => {
       const key = keyOf(service);
-      return `apiVersion: gw.dev/v1alpha1
-kind: GwModel
-metadata: {name: ${service.name}}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: models}]
-  provider: ${service.provider}
+      return gwModelYaml(
+        service.name,
+        `  provider: ${service.provider}
   baseURL: http://127.0.0.1:${standIns.get(service.name)!.port}${service.base}
-${key === undefined ? '' : `  policies: {auth: {key: ${key}}}\n`}---
-`;
+${key === undefined ? '' : `  policies: {auth: {key: ${key}}}`}`,
+      );
     });
-    gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: models}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /v1}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
----
-${models.join('')}`,
-    });
+    gw = await startTestGateway({ 'gateway.yaml': `${gatewayYaml(port)}${MODEL_ROUTE_YAML}${models.join('')}` });
     openai = new OpenAI({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
   });
 
