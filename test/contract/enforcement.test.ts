@@ -89,7 +89,8 @@ describe('enforcement registry', () => {
     assert.match((at('backend-spec', 'ai.provider.beta') as { reason: string }).reason, /Azure AI Foundry/);
     const provider = at('model-spec', 'provider');
     assert.ok(provider?.kind === 'enforced');
-    assert.match(provider.refusedValues?.Provider08 ?? '', /Ollama/);
+    assert.match(provider.refusedValues?.Beta ?? '', /Azure AI Foundry/);
+    assert.equal(provider.refusedValues?.Provider08, undefined, 'Ollama is served');
   });
 });
 
@@ -219,7 +220,11 @@ describe('refusalsIn', () => {
       ['ai.routes["/v1/realtime"]'],
     );
     assert.match(found[0]!.reason, /Realtime API/);
-    assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), ['provider', 'zeta']);
+    assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), []);
+    assert.deepEqual(paths('model-spec', { provider: 'Beta', beta: { resourceName: 'r', resourceType: 'Alpha' } }), [
+      'provider',
+      'beta',
+    ]);
     assert.deepEqual(paths('model-spec', { provider: 'Alpha', baseURL: 'https://example.com/v1' }), []);
   });
 

@@ -80,6 +80,7 @@ const BY = {
   aiBackend: `${DP}/ai/ai-backend.ts`,
   llmRequest: `${DP}/ai/llm-request.ts`,
   models: `${DP}/ai/models.ts`,
+  modelProvider: `${DP}/ai/model-provider.ts`,
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
@@ -186,7 +187,17 @@ const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
 );
 
 /** The GwModel providers the data plane serves; every other ModelProvider value is refused. */
-const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set(['Alpha', 'Gamma', 'Custom']);
+const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set([
+  'Alpha',
+  'Gamma',
+  'Delta',
+  'Epsilon',
+  'Zeta',
+  // The named OpenAI-compatible services (src/dataplane/ai/providers/openai-compatible-services.ts).
+  ...['Provider07', 'Provider08', 'Provider09', 'Provider10', 'Provider11', 'Provider12', 'Provider13'],
+  ...['Provider14', 'Provider15', 'Provider16', 'Provider17', 'Provider18', 'Provider19'],
+  'Custom',
+]);
 
 const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
   (ModelProvider.enum ?? [])
@@ -204,6 +215,16 @@ const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
 /** backendRef and url of an endpoint reference (spec document 2), resolved once per configuration. */
 const endpointReference = { backendRef: enforced(BY.endpoint), url: enforced(BY.endpoint) };
 
+/** The settings of the epsilon (Vertex AI) and zeta (Bedrock) families: their Config and a GwModel's Settings. */
+const EPSILON_PROJECT = enforced(BY.epsilon, { note: 'The projects/<projectId> segment of every request path.' });
+const EPSILON_REGION = enforced(BY.epsilon, {
+  note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
+});
+const ZETA_REGION = enforced(BY.zeta, {
+  note: "The host's region (bedrock-runtime.<region>.amazonaws.com) and the backend auth's signing region.",
+});
+const ZETA_GUARDRAIL = enforced(BY.zeta, { note: 'Sent in every Converse request as guardrailConfig.' });
+
 /** A conditional entry: its condition and its policy, applied by the enclosing field's module. */
 const conditionalEntry = { condition: enforced(), policy: enforced() };
 
@@ -215,7 +236,7 @@ const llmProviderFields = {
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
   epsilon: enforced(BY.epsilon, {
-    note: 'Google models (generateContent); Anthropic models on Vertex AI (claude-*) are answered 400 as not served yet.',
+    note: 'Google models through generateContent; Anthropic models (claude-*, anthropic/…) through rawPredict and streamRawPredict, token counting through count-tokens:rawPredict.',
   }),
   zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),
@@ -753,22 +774,10 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
   AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
   GammaConfig: { model: enforced() },
-  ZetaConfig: {
-    region: enforced(BY.zeta, {
-      note: "The host's region (bedrock-runtime.<region>.amazonaws.com) and the backend auth's signing region.",
-    }),
-    guardrail: enforced(BY.zeta, { note: 'Sent in every Converse request as guardrailConfig.' }),
-    model: enforced(),
-  },
+  ZetaConfig: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL, model: enforced() },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
   DeltaConfig: { model: enforced() },
-  EpsilonConfig: {
-    projectId: enforced(BY.epsilon, { note: 'The projects/<projectId> segment of every request path.' }),
-    region: enforced(BY.epsilon, {
-      note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
-    }),
-    model: enforced(),
-  },
+  EpsilonConfig: { projectId: EPSILON_PROJECT, region: EPSILON_REGION, model: enforced() },
   BetaAlphaConfig: {
     endpoint: enforced(BY.betaalpha, { note: 'The host requests go to (scheme and trailing slash stripped).' }),
     deploymentName: enforced(BY.betaalpha, {
@@ -811,8 +820,8 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     visibility: enforced(BY.models),
     provider: enforced(BY.models, { refusedValues: MODEL_PROVIDERS_NOT_YET }),
     beta: modelSettingsNotYet('Beta'),
-    epsilon: modelSettingsNotYet('Epsilon'),
-    zeta: modelSettingsNotYet('Zeta'),
+    epsilon: enforced(BY.modelProvider, { note: "The epsilon (Vertex AI) provider's projectId and region." }),
+    zeta: enforced(BY.modelProvider, { note: "The zeta (Amazon Bedrock) provider's region and guardrail." }),
     custom: enforced(BY.custom),
     baseURL: enforced(BY.models, {
       note: "Scheme, host and port address the provider; the path takes the place of the API's /v1 base (Custom models: in each format's usual path; a format's own path is kept).",
@@ -821,6 +830,8 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   ModelMatch: { model: enforced() },
   CustomProviderSettings: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced() },
+  EpsilonSettings: { projectId: EPSILON_PROJECT, region: EPSILON_REGION },
+  ZetaSettings: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL },
   VirtualModel: { weighted: enforced(), failover: enforced(), conditional: enforced() },
   WeightedModelRouting: { targets: enforced() },
   WeightedModelTarget: { ...modelTarget, weight: enforced() },

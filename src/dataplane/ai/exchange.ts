@@ -154,12 +154,17 @@ function respondWhole(
   const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
   let out: Buffer | string = bytes;
   if (status >= 400) {
-    if (handling.kind === 'translate' || handling.kind === 'token-count') {
-      const [from, to] =
-        handling.kind === 'translate'
-          ? [handling.from, handling.to]
-          : (['count_tokens', 'gemini_count_tokens'] as const);
-      const translated = translateErrorBody(from, to, status, bytes.toString('utf8'));
+    if (
+      handling.kind === 'translate' ||
+      handling.kind === 'token-count' ||
+      (handling.kind === 'same' && handling.rewriteErrors)
+    ) {
+      // An error of the client's own shape passes as it is; another (Google's from Vertex,
+      // Anthropic's to a Gemini countTokens client) is rewritten.
+      const client = errorFormat(input.clientFormat);
+      const from =
+        handling.kind === 'translate' ? handling.from : handling.kind === 'token-count' ? 'count_tokens' : client;
+      const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }

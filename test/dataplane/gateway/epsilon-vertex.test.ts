@@ -2,13 +2,12 @@
 // under /v1/projects/{project}/locations/{location}/publishers/google/models/…, a bearer access
 // token required) is first proven by @google/genai's own client in Vertex mode; then the openai
 // SDK (Chat Completions, streamed and not) and @anthropic-ai/sdk (Messages) reach it through gw,
-// whose token goes in Authorization: Bearer and whose model and project go in the URL. Anthropic
-// models on Vertex are not served yet: their requests are answered 400, saying so.
+// whose token goes in Authorization: Bearer and whose model and project go in the URL. Anthropic's
+// models on Vertex (rawPredict) are tested in epsilon-vertex-anthropic.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
-import { OAuth2Client } from 'google-auth-library';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -18,6 +17,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { fixedAccessToken } from '../../helpers/google-stand-ins.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
@@ -28,16 +28,9 @@ const MODEL_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/goo
 
 type VertexAuthClient = NonNullable<GoogleGenAIOptions['googleAuthOptions']>['authClient'];
 
-/**
- * An auth client holding a fixed, unexpired access token: what @google/genai sends in Vertex
- * mode. The SDK bundles its own copy of google-auth-library, whose classes TypeScript tells apart
- * from the top-level copy's by their protected members, hence the cast; at run time the SDK only
- * asks the client for its request headers.
- */
+/** An auth client holding one access token (see fixedAccessToken), typed as the SDK's. */
 function fixedToken(token: string): VertexAuthClient {
-  const client = new OAuth2Client();
-  client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
-  return client as unknown as VertexAuthClient;
+  return fixedAccessToken(token) as unknown as VertexAuthClient;
 }
 
 function vertexClient(url: string, token: string): GoogleGenAI {
@@ -157,21 +150,6 @@ describe('epsilon (Google Vertex AI) provider', () => {
     const final = await stream.finalMessage();
     assert.deepEqual(final.content, [{ type: 'text', text: 'echo: a streamed answer' }]);
     assert.equal(vertex.requests.at(-1)!.path, `${MODEL_PATH}:streamGenerateContent`);
-  });
-
-  it('answers a request for an Anthropic model on Vertex 400, saying it is not served yet', async () => {
-    const before = vertex.requests.length;
-    const client = new Anthropic({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/vertex`, maxRetries: 0 });
-    await assert.rejects(
-      client.messages.create({
-        model: 'claude-sonnet-4-5@20250929',
-        max_tokens: 64,
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-      (error: unknown) =>
-        error instanceof Anthropic.BadRequestError && /Anthropic models on Vertex AI .* not served/.test(error.message),
-    );
-    assert.equal(vertex.requests.length, before, 'nothing was sent to Vertex');
   });
 
   it("answers Vertex's own errors in the client's format", async () => {

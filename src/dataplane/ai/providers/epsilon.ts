@@ -1,16 +1,25 @@
 // Family epsilon: Google Vertex AI. Its Gemini models speak the generateContent format the delta
 // family speaks, under the project's and region's path
 // (/v1/projects/{projectId}/locations/{region}/publishers/google/models/{model}:generateContent,
-// :streamGenerateContent?alt=sse). The region picks the host: aiplatform.googleapis.com for
-// global, aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
+// :streamGenerateContent?alt=sse); Anthropic's Claude models are served through rawPredict
+// (epsilon-anthropic.ts). The model of the request (the provider's `model`, else the client's)
+// picks one or the other. The region picks the host: aiplatform.googleapis.com for global,
+// aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
 // otherwise. The token is a bearer token: a Google access token from the cloudtwo backend auth,
-// which the endpoint compiles by default (docs/decisions/0021-vertex.md). Anthropic models on
-// Vertex (claude-*, served by rawPredict) are not served yet: their requests are answered 400.
+// which the endpoint compiles by default (docs/decisions/0021-vertex.md).
 import type { EpsilonConfig } from '../../../api/types/llm-provider.ts';
+import { requestModel } from '../formats/index.ts';
 import { geminiRoute } from './delta.ts';
+import {
+  compileVertexAnthropic,
+  isVertexAnthropicModel,
+  type VertexAnthropicPlanner,
+  type VertexHost,
+} from './epsilon-anthropic.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
+import { compileHosted, FORWARDED_AS_IS, type HostedFamily, type ProviderPlanner } from './planner.ts';
+import type { CompiledProvider } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const EPSILON_DEFAULT_REGION = 'global';
@@ -30,20 +39,11 @@ export function epsilonHost(region: string): string {
   return `${region}-aiplatform.googleapis.com`;
 }
 
-/** A model Vertex serves from Anthropic (rawPredict), not from Google (generateContent). */
-function anthropicModel(model: string | undefined): boolean {
-  return model !== undefined && (model.startsWith('anthropic/') || model.includes('claude-'));
-}
-
-const ANTHROPIC_NOT_YET =
-  'Anthropic models on Vertex AI (rawPredict) are not served by gw yet; this provider serves Google models ' +
-  '(generateContent). Meanwhile use a gamma provider (Anthropic) for Claude.';
-
 export function compileEpsilon(
   config: EpsilonConfig,
   address: FamilyAddress,
   name: string | undefined,
-): ProviderPlanner | ProviderConfigError {
+): CompiledProvider | ProviderConfigError {
   if (address.pathPrefix !== undefined) {
     return new ProviderConfigError('pathPrefix', 'applies to the alpha and gamma families only; remove it');
   }
@@ -61,16 +61,39 @@ export function compileEpsilon(
     );
   }
   const configuredPath = address.path !== undefined;
-  const epsilon: HostedFamily = {
-    family: 'epsilon',
+  const host: VertexHost = {
     defaultHost: epsilonHost(region),
     // An access token (cloudtwo) or a key is sent as Authorization: Bearer.
     keyStyle: 'bearer',
     basePath: `/v1/projects/${config.projectId}/locations/${region}`,
+  };
+  const gemini: HostedFamily = {
+    ...host,
+    family: 'epsilon',
     paths: [['gemini', '/publishers/google/models']],
     forwardedAnthropicVersion: false,
-    modelRoute: (route, model, method) =>
-      anthropicModel(model) ? ANTHROPIC_NOT_YET : geminiRoute(route, model, method, configuredPath),
+    modelRoute: (route, model, method) => geminiRoute(route, model, method, configuredPath),
   };
-  return compileHosted(epsilon, address, name, config.model);
+  return epsilonProvider(
+    compileHosted(gemini, address, name, config.model),
+    compileVertexAnthropic(host, address, name, config.model),
+  );
+}
+
+/**
+ * An epsilon provider: a request for a Claude model goes to the Anthropic planner, every other
+ * (Gemini models, no model at all, Passthrough and Detect) to the Gemini one. Both share the
+ * origin, the key style and the model override: the provider is the Gemini planner's.
+ */
+function epsilonProvider(gemini: ProviderPlanner, anthropic: VertexAnthropicPlanner): CompiledProvider {
+  return {
+    ...gemini,
+    formats: Object.freeze([...gemini.formats, ...anthropic.formats]),
+    plan(input) {
+      // A forwarded request goes to the client's own path as it is, whatever its model.
+      if (FORWARDED_AS_IS.has(input.routeType)) return gemini.plan(input);
+      const model = gemini.model ?? requestModel(input.body);
+      return isVertexAnthropicModel(model) ? anthropic.plan(input) : gemini.plan(input);
+    },
+  };
 }

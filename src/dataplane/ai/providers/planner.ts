@@ -50,7 +50,7 @@ export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
 };
 
 /** Route types whose requests are forwarded as they are (no format, no model override). */
-const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
+export const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
 
 const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
 const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });

@@ -55,7 +55,9 @@ export interface PlanInput {
 /**
  * What to do with the provider's answer. `same`: pass it on (an observer reads usage; with
  * `dropUsageOnlyChunk` it leaves out the Chat Completions usage chunk gw asked for on the client's
- * behalf). `translate`: the response, stream and errors go through the formats/ translators
+ * behalf; with `rewriteErrors` its error bodies are rewritten to the client's format, for a provider
+ * that answers some errors in another shape than its format's: Vertex AI's, Google's, before
+ * Anthropic's models). `translate`: the response, stream and errors go through the formats/ translators
  * from the provider's format to the client's; `includeUsage` is the client's own
  * `stream_options.include_usage` (for `createStreamTranslator`). The response's model is the one
  * the provider reports: pass no `model` option to the translators. `detect` (the Detect route
@@ -65,7 +67,7 @@ export interface PlanInput {
  * answered as {totalTokens}, its errors in Google's shape.
  */
 export type ResponseHandling =
-  | { kind: 'same'; dropUsageOnlyChunk: boolean }
+  | { kind: 'same'; dropUsageOnlyChunk: boolean; rewriteErrors?: true }
   | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' }
   | { kind: 'token-count' };
