@@ -95,6 +95,22 @@ describe('ConverseStream reader', () => {
     assert.match(out, /rate_limit_error/);
   });
 
+  it('the events before an exception in the same chunk reach the client before its error', () => {
+    // Bedrock writes the last events and the exception together; they used to be dropped with it.
+    const frames = converseStreamFrames('m', REQUEST);
+    const failing = concat([...frames.slice(0, 3), exceptionFrame('throttlingException', 'Too many requests')]);
+    for (const to of ['messages', 'completions'] as const) {
+      const { out, state } = run([failing], to);
+      assert.equal(state, 'failed');
+      const text = out.indexOf('Hello from ');
+      const error = out.indexOf('Too many requests');
+      assert.ok(text >= 0 && text < error, `${to}: the text, then the error:\n${out}`);
+    }
+    // The same when the exception comes in a chunk of its own.
+    const { out } = run([concat(frames.slice(0, 3)), exceptionFrame('throttlingException', 'Too many requests')]);
+    assert.ok(out.indexOf('Hello from ') < out.indexOf('Too many requests'));
+  });
+
   it('fuzzed frames never throw and end open streams only by end()', () => {
     const random = seededRandom(99);
     for (let round = 0; round < 300; round++) {

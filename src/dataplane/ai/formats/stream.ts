@@ -71,6 +71,8 @@ export interface EventFraming {
   push(chunk: Uint8Array): SseBlock[];
   finish(): SseBlock[];
   readonly overflowed: boolean;
+  /** A failure met after the blocks push returned: reported once they are translated. */
+  readonly failure?: StreamFailure | undefined;
 }
 
 export class TranslatingStream implements StreamProcessor {
@@ -136,6 +138,7 @@ export class TranslatingStream implements StreamProcessor {
           return out;
         }
       }
+      if (this.#reader.failure !== undefined) throw this.#reader.failure;
       if (this.#reader.overflowed) {
         throw new StreamFailure(502, `The provider sent an event longer than ${MAX_SSE_BLOCK_LENGTH} characters.`);
       }
