@@ -208,6 +208,28 @@ test('a streamGenerateContent stream is translated the same however it is split'
   assert.equal(translator.model, 'gemini-2.5-flash');
 });
 
+test('function calls Gemini sends without ids get call_<n> ids in a Chat Completions stream, as in a whole response', () => {
+  const parts = [
+    { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+    { functionCall: { name: 'get_weather', args: { city: 'Zürich' } } },
+  ];
+  const usage = { promptTokenCount: 7, candidatesTokenCount: 4, totalTokenCount: 11 };
+  const stream = encoder.encode(chunk(parts, { finishReason: 'STOP', usage }));
+  const streamed = parseSse(feed(createStreamTranslator('gemini', 'completions'), [stream]))
+    .filter((event) => event.data !== '[DONE]')
+    .flatMap((event) => JSON.parse(event.data).choices[0]?.delta?.tool_calls ?? [])
+    .map((call: { id: string }) => call.id);
+  assert.deepEqual(streamed, ['call_0', 'call_1']);
+  const whole = translateResponse('gemini', 'completions', {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+    usageMetadata: usage,
+  }) as unknown as OpenAI.ChatCompletion;
+  assert.deepEqual(
+    whole.choices[0]!.message.tool_calls!.map((call) => call.id),
+    streamed,
+  );
+});
+
 /** The client's stream ends with [DONE] or message_stop, or with exactly one error event last. */
 function assertEndsWell(output: string, to: 'completions' | 'messages', context: string): string {
   const events = parseSse(output);
