@@ -130,6 +130,16 @@ export function errorBody(
   return { contentType: 'application/json', body: JSON.stringify(payload) };
 }
 
+/**
+ * The Responses API's error event, numbered in its stream: the shape OpenAI sends when a stream
+ * fails after its 200 (the error object nested, as in an error body), which the openai SDK throws
+ * as an APIError and the AI SDK reads as the provider's error.
+ */
+export function responsesStreamErrorEvent(status: number, message: string, sequenceNumber: number): string {
+  const payload = { type: 'error', error: openaiErrorObject(status, message), sequence_number: sequenceNumber };
+  return `event: error\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
 /** An error event for a streaming client, in its format's SSE framing. */
 export function streamErrorEvent(format: ApiFormat, status: number, message: string): string {
   if (formatFamily(format) === 'anthropic') {

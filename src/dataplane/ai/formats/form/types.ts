@@ -250,4 +250,10 @@ export interface StreamWriter {
   stop(reason: StopReason | undefined): string;
   /** The response is complete: the last call, with the usage counted. */
   done(usage: Usage | undefined): string;
+  /**
+   * The stream failed (instead of done): the client's error event. Only for a format whose error
+   * event depends on the stream so far (the Responses API numbers it); otherwise the format's
+   * error event (errors.ts streamErrorEvent) is sent.
+   */
+  failed?(status: number, message: string): string;
 }
