@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createStreamTranslator } from '../../../src/dataplane/ai/formats/index.ts';
-import { converseStreamFrames, exceptionFrame } from '../../helpers/bedrock-stand-in.ts';
+import { converseStreamFrames, eventFrame, exceptionFrame } from '../../helpers/bedrock-stand-in.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 const REQUEST = { messages: [{ role: 'user', content: [{ text: 'Hi' }] }] };
@@ -109,6 +109,29 @@ describe('ConverseStream reader', () => {
     // The same when the exception comes in a chunk of its own.
     const { out } = run([concat(frames.slice(0, 3)), exceptionFrame('throttlingException', 'Too many requests')]);
     assert.ok(out.indexOf('Hello from ') < out.indexOf('Too many requests'));
+  });
+
+  it("a reasoning signature reaches a Messages client as its thinking block's signature_delta", () => {
+    // Claude on Bedrock checks the signature when the thinking comes back with a tool result.
+    const frames = concat([
+      eventFrame('messageStart', { role: 'assistant' }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Hmm.' } } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'sig-1' } } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+      eventFrame('messageStop', { stopReason: 'end_turn' }),
+    ]);
+    const { out, state } = run([frames]);
+    assert.equal(state, 'complete');
+    const deltas = out
+      .split('\n')
+      .filter((line) => line.startsWith('data: {"type":"content_block_delta"'))
+      .map((line) => JSON.parse(line.slice('data: '.length)).delta);
+    assert.deepEqual(deltas, [
+      { type: 'thinking_delta', thinking: 'Hmm.' },
+      { type: 'signature_delta', signature: 'sig-1' },
+    ]);
+    // Formats without a place for it leave it out.
+    assert.doesNotMatch(run([frames], 'completions').out, /sig-1/);
   });
 
   it('fuzzed frames never throw and end open streams only by end()', () => {

@@ -242,6 +242,11 @@ export interface StreamWriter {
   start(id: string, model: string | undefined): string;
   text(text: string): string;
   reasoning(text: string): string;
+  /**
+   * The signature of the reasoning just streamed (the provider's proof of its thinking, which it
+   * checks when the thinking is sent back). Only a format that can carry it implements this.
+   */
+  reasoningSignature?(signature: string): string;
   toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string;
   toolArguments(index: number, fragment: string): string;
   /** The provider said a tool call's block is complete. */
