@@ -11,6 +11,7 @@
 //   arguments {city: "example"} from alpha and gamma (the mocks fill each string property with
 //   "example"), {city: "Paris"} from zeta and delta.
 
+import { after, before } from 'node:test';
 import { startAnthropicMock } from '../support/providers/anthropic-mock.ts';
 import { type GeminiMock, startGeminiMock } from '../support/providers/gemini-mock.ts';
 import type { MockServer } from '../support/providers/mock-server.ts';
@@ -121,5 +122,23 @@ stringData: {accessKey: ${KEYS.aws.accessKeyId}, secretKey: "${KEYS.aws.secretAc
       await gw.stop();
       await Promise.all([openai.close(), anthropic.close(), bedrock.close(), gemini.close()]);
     },
+  };
+}
+
+/**
+ * For a suite (inside describe): the stand-ins and gw start before its tests and stop after them;
+ * the accessor returned gives them to the tests.
+ */
+export function familiesBehindGwForSuite(): () => FamiliesBehindGw {
+  let setup: FamiliesBehindGw | undefined;
+  before(async () => {
+    setup = await startFamiliesBehindGw();
+  });
+  after(async () => {
+    await setup?.close();
+  });
+  return () => {
+    if (setup === undefined) throw new Error('the stand-ins and gw are started by the suite before its tests');
+    return setup;
   };
 }

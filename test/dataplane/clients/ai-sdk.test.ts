@@ -7,7 +7,7 @@
 // not take as client formats, so they are pointed at the stand-ins directly: a second client
 // proving each stand-in's wire format (the AI SDK validates answers with strict schemas).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
@@ -19,9 +19,9 @@ import {
   FAMILIES,
   type FamiliesBehindGw,
   type Family,
+  familiesBehindGwForSuite,
   KEYS,
   MODEL_OF,
-  startFamiliesBehindGw,
   TEXT_PROMPT,
   TOOL_PROMPT,
   WEATHER_SCHEMA,
@@ -74,21 +74,13 @@ async function streamed(model: LanguageModel, withTools: boolean) {
 }
 
 describe('the AI SDK', () => {
-  let setup: FamiliesBehindGw;
-
-  before(async () => {
-    setup = await startFamiliesBehindGw();
-  });
-
-  after(async () => {
-    await setup?.close();
-  });
+  const setup = familiesBehindGwForSuite();
 
   for (const client of CLIENT_MODELS) {
     for (const family of FAMILIES) {
       it(`${client} → gw → ${family}: generateText, text and a tool call`, async () => {
-        const model = modelThroughGw(setup, client, family);
-        const before = setup.received(family);
+        const model = modelThroughGw(setup(), client, family);
+        const before = setup().received(family);
         const answer = await generateText({ model, prompt: TEXT_PROMPT, maxOutputTokens: 200, maxRetries: 0 });
         assert.equal(answer.text, expectedText(family));
         assert.equal(answer.finishReason, 'stop');
@@ -108,12 +100,12 @@ describe('the AI SDK', () => {
         assert.equal(called.toolCalls[0]!.toolName, 'get_weather');
         assert.deepEqual(called.toolCalls[0]!.input, expectedToolInput(family));
         assert.ok(called.toolCalls[0]!.toolCallId.length > 0, 'the call has an id');
-        assert.equal(setup.received(family) - before, 2, `both requests reached the ${family} stand-in`);
+        assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
       });
 
       it(`${client} → gw → ${family}: streamText, text and a tool call`, async () => {
-        const model = modelThroughGw(setup, client, family);
-        const before = setup.received(family);
+        const model = modelThroughGw(setup(), client, family);
+        const before = setup().received(family);
         const text = await streamed(model, false);
         assert.equal(text.text, expectedText(family));
         assert.ok(text.deltas > 1, `streamed in pieces (${text.deltas})`);
@@ -125,7 +117,7 @@ describe('the AI SDK', () => {
         assert.equal(called.toolCalls.length, 1);
         assert.equal(called.toolCalls[0]!.toolName, 'get_weather');
         assert.deepEqual(called.toolCalls[0]!.input, expectedToolInput(family));
-        assert.equal(setup.received(family) - before, 2, `both requests reached the ${family} stand-in`);
+        assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
       });
     }
   }
@@ -134,7 +126,7 @@ describe('the AI SDK', () => {
     // The AI SDK's Anthropic provider holds answers to the real API's shapes; a `citations: null`
     // the real API never sends is what a stricter client would refuse.
     const ask = (stream: boolean) =>
-      fetch(`${setup.base('alpha')}/v1/messages`, {
+      fetch(`${setup().base('alpha')}/v1/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
         body: JSON.stringify({
@@ -162,7 +154,7 @@ describe('the AI SDK', () => {
       region: 'us-east-1',
       accessKeyId: KEYS.aws.accessKeyId,
       secretAccessKey: KEYS.aws.secretAccessKey,
-      baseURL: setup.bedrock.url,
+      baseURL: setup().bedrock.url,
     });
     const model = bedrock(MODEL_OF.zeta);
     const answer = await generateText({ model, prompt: TEXT_PROMPT, maxOutputTokens: 200, maxRetries: 0 });
@@ -174,11 +166,11 @@ describe('the AI SDK', () => {
     assert.equal(text.text, expectedText('zeta'));
     const tool = await streamed(model, true);
     assert.deepEqual(tool.toolCalls[0]?.input, expectedToolInput('zeta'));
-    assert.deepEqual(setup.bedrock.refused, [], 'every request was signed as Bedrock checks it');
+    assert.deepEqual(setup().bedrock.refused, [], 'every request was signed as Bedrock checks it');
   });
 
   it('@ai-sdk/google speaks generateContent and streamGenerateContent with the Gemini stand-in', async () => {
-    const google = createGoogleGenerativeAI({ baseURL: `${setup.gemini.url}/v1beta`, apiKey: KEYS.gemini });
+    const google = createGoogleGenerativeAI({ baseURL: `${setup().gemini.url}/v1beta`, apiKey: KEYS.gemini });
     const model = google(MODEL_OF.delta);
     const answer = await generateText({ model, prompt: TEXT_PROMPT, maxOutputTokens: 200, maxRetries: 0 });
     assert.equal(answer.text, expectedText('delta'));
@@ -193,8 +185,8 @@ describe('the AI SDK', () => {
   });
 
   it('@ai-sdk/openai and @ai-sdk/anthropic accept the OpenAI and Anthropic stand-ins directly', async () => {
-    const openai = createOpenAI({ baseURL: `${setup.openai.url}/v1`, apiKey: KEYS.openai });
-    const anthropic = createAnthropic({ baseURL: `${setup.anthropic.url}/v1`, apiKey: KEYS.anthropic });
+    const openai = createOpenAI({ baseURL: `${setup().openai.url}/v1`, apiKey: KEYS.openai });
+    const anthropic = createAnthropic({ baseURL: `${setup().anthropic.url}/v1`, apiKey: KEYS.anthropic });
     for (const [model, family] of [
       [openai.chat(MODEL_OF.alpha), 'alpha'],
       [openai.responses(MODEL_OF.alpha), 'alpha'],

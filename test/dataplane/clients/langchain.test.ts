@@ -4,7 +4,7 @@
 // tool call and its arguments, invoked and streamed (LangChain puts the streamed argument pieces
 // back together itself, so a piece lost or doubled by gw shows as wrong arguments).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { AIMessageChunk } from '@langchain/core/messages';
@@ -15,8 +15,8 @@ import {
   FAMILIES,
   type FamiliesBehindGw,
   type Family,
+  familiesBehindGwForSuite,
   MODEL_OF,
-  startFamiliesBehindGw,
   TEXT_PROMPT,
   TOOL_PROMPT,
   WEATHER_SCHEMA,
@@ -58,21 +58,13 @@ async function streamAll(model: Pick<BaseChatModel, 'stream'>, prompt: string) {
 }
 
 describe('LangChain chat models through gw', () => {
-  let setup: FamiliesBehindGw;
-
-  before(async () => {
-    setup = await startFamiliesBehindGw();
-  });
-
-  after(async () => {
-    await setup?.close();
-  });
+  const setup = familiesBehindGwForSuite();
 
   for (const client of CLIENT_MODELS) {
     for (const family of FAMILIES) {
       it(`${client} → gw → ${family}: invoke and stream`, async () => {
-        const model = chatModel(setup, client, family);
-        const before = setup.received(family);
+        const model = chatModel(setup(), client, family);
+        const before = setup().received(family);
         const answer = await model.invoke(TEXT_PROMPT);
         assert.equal(textOf(answer.content), expectedText(family));
         assert.ok((answer.usage_metadata?.input_tokens ?? 0) > 0, 'input tokens counted');
@@ -80,12 +72,12 @@ describe('LangChain chat models through gw', () => {
         const streamed = await streamAll(model, TEXT_PROMPT);
         assert.equal(textOf(streamed.message.content), expectedText(family));
         assert.ok(streamed.chunks > 1, `streamed in pieces (${streamed.chunks})`);
-        assert.equal(setup.received(family) - before, 2, `both requests reached the ${family} stand-in`);
+        assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
       });
 
       it(`${client} → gw → ${family}: bindTools, a tool call invoked and streamed`, async () => {
-        const model = chatModel(setup, client, family).bindTools([WEATHER_TOOL], { tool_choice: 'any' });
-        const before = setup.received(family);
+        const model = chatModel(setup(), client, family).bindTools([WEATHER_TOOL], { tool_choice: 'any' });
+        const before = setup().received(family);
         const answer = await model.invoke(TOOL_PROMPT);
         assert.equal(answer.tool_calls?.length, 1);
         assert.equal(answer.tool_calls[0]!.name, 'get_weather');
@@ -95,7 +87,7 @@ describe('LangChain chat models through gw', () => {
         assert.equal(streamed.message.tool_calls?.length, 1);
         assert.equal(streamed.message.tool_calls[0]!.name, 'get_weather');
         assert.deepEqual(streamed.message.tool_calls[0]!.args, expectedToolInput(family));
-        assert.equal(setup.received(family) - before, 2, `both requests reached the ${family} stand-in`);
+        assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
       });
     }
   }
