@@ -12,7 +12,7 @@ import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, type LanguageModel, streamText, tool } from 'ai';
+import { APICallError, generateText, jsonSchema, type LanguageModel, streamText, tool } from 'ai';
 import {
   expectedText,
   expectedToolInput,
@@ -120,6 +120,27 @@ describe('the AI SDK', () => {
         assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
       });
     }
+  }
+
+  for (const client of CLIENT_MODELS) {
+    it(`${client} → gw → gamma: a provider's 429 and a stream cut short reach the AI SDK as errors`, async () => {
+      const model = modelThroughGw(setup(), client, 'gamma');
+      const anthropic = setup().anthropic;
+      anthropic.script('/v1/messages', { reply: { kind: 'error', status: 429, message: 'slow down' } });
+      await assert.rejects(
+        generateText({ model, prompt: TEXT_PROMPT, maxOutputTokens: 200, maxRetries: 0 }),
+        (error) => {
+          assert.ok(APICallError.isInstance(error), String(error));
+          assert.equal(error.statusCode, 429);
+          assert.match(error.message, /slow down/);
+          return true;
+        },
+      );
+      // The answer's text begins, then the provider's connection drops: the client's stream ends
+      // in its format's error event, which the AI SDK reports with gw's reason.
+      anthropic.script('/v1/messages', { resetAfterEvents: 4 });
+      await assert.rejects(streamed(model, false), /ended before the response was complete/);
+    });
   }
 
   it("gw's translated Messages answers leave citations out of text blocks, as the real API does", async () => {
