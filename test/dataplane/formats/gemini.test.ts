@@ -103,7 +103,7 @@ test('a Messages request becomes a generateContent body; what Gemini lacks is re
   });
   assert.deepEqual(
     warnings?.map((warning) => warning.path),
-    ['system[0].cache_control', 'messages[2].content[0]', 'user'],
+    ['system[0].cache_control', 'messages[2].content[0]', 'metadata.user_id'],
   );
 });
 

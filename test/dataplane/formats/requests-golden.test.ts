@@ -29,3 +29,30 @@ for (const client of CLIENTS) {
     });
   }
 }
+
+test("a dropped end-user id is reported where the client put it, in each client format's name", () => {
+  const cases = [
+    ['completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }], user: 'u-1' }, 'user'],
+    [
+      'completions',
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }], safety_identifier: 'u-1' },
+      'safety_identifier',
+    ],
+    [
+      'messages',
+      { model: 'm', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }], metadata: { user_id: 'u-1' } },
+      'metadata.user_id',
+    ],
+    ['responses', { model: 'm', input: 'hi', safety_identifier: 'u-1' }, 'safety_identifier'],
+  ] as const;
+  for (const [client, body, path] of cases) {
+    for (const provider of ['converse', 'gemini'] as const) {
+      const { warnings } = translateRequest(client, provider, structuredClone(body));
+      assert.deepEqual(
+        warnings?.map((warning) => warning.path),
+        [path],
+        `${client} → ${provider}`,
+      );
+    }
+  }
+});

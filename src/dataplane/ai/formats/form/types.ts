@@ -194,8 +194,8 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** false: at most one tool call per turn. */
   parallelToolCalls?: false;
-  /** The end user's id (OpenAI safety_identifier/user, Anthropic metadata.user_id). */
-  user?: string;
+  /** The end user's id (OpenAI safety_identifier/user, Anthropic metadata.user_id) and where it was. */
+  user?: { value: string; path: string };
   responseFormat?: ResponseFormat;
   reasoning?: Reasoning;
   /** The service tier: `auto`, `standard`, or another tier (`value` as the source format names it). */

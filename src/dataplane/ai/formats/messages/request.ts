@@ -119,7 +119,7 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   if (isPlainObject(body.metadata)) {
     for (const key in body.metadata) {
       const value = body.metadata[key];
-      if (key === 'user_id' && typeof value === 'string') request.user = value;
+      if (key === 'user_id' && typeof value === 'string') request.user = { value, path: 'metadata.user_id' };
       else if (isSet(value)) dropped.push({ kind: 'dropped', path: `metadata.${key}` });
     }
   }
@@ -399,7 +399,7 @@ export function writeMessagesRequest(request: ChatRequest, options: MessagesWrit
       out.tool_choice = withParallelism;
     }
   }
-  if (request.user !== undefined) out.metadata = { user_id: request.user };
+  if (request.user !== undefined) out.metadata = { user_id: request.user.value };
   const outputConfig = writeOutputConfig(request, warnings);
   if (outputConfig !== undefined) out.output_config = outputConfig;
   const thinking = request.reasoning?.thinking;
