@@ -107,6 +107,26 @@ test('a Messages request becomes a generateContent body; what Gemini lacks is re
   );
 });
 
+test('thinking with an empty signature, as gw streams a thought that had none, goes back to Gemini without one', () => {
+  const { body } = translateRequest('messages', 'gemini', {
+    model: 'gemini-2.5-flash',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Greeting.', signature: '' },
+          { type: 'text', text: 'Hello' },
+        ],
+      },
+      { role: 'user', content: 'more' },
+    ],
+  });
+  const model = (body.contents as { role: string; parts: unknown[] }[])[1]!;
+  assert.deepEqual(model.parts, [{ text: 'Greeting.', thought: true }, { text: 'Hello' }]);
+});
+
 test('a generateContent response is read: parts, finishReason and usageMetadata', () => {
   const response = {
     responseId: 'r1',

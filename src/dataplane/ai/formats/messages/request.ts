@@ -262,7 +262,9 @@ function reasoningPart(block: JsonObject, path: string): ReasoningPart {
   if (block.type === 'redacted_thinking')
     return { type: 'reasoning', text: '', redacted: stringOr(block.data) ?? '', path };
   const part: ReasoningPart = { type: 'reasoning', text: stringOr(block.thinking) ?? '', path };
-  if (typeof block.signature === 'string') part.signature = block.signature;
+  // An empty signature is none: gw's own streams open a thinking block with one, and a thought
+  // that had no signature (Gemini's) comes back with it.
+  if (typeof block.signature === 'string' && block.signature !== '') part.signature = block.signature;
   return part;
 }
 
