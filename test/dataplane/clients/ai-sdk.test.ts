@@ -12,7 +12,7 @@ import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateText, jsonSchema, type LanguageModel, streamText, tool } from 'ai';
+import { APICallError, generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
 import {
   expectedText,
   expectedToolInput,
@@ -118,6 +118,47 @@ describe('the AI SDK', () => {
         assert.equal(called.toolCalls[0]!.toolName, 'get_weather');
         assert.deepEqual(called.toolCalls[0]!.input, expectedToolInput(family));
         assert.equal(setup().received(family) - before, 2, `both requests reached the ${family} stand-in`);
+      });
+    }
+  }
+
+  for (const client of CLIENT_MODELS) {
+    for (const family of FAMILIES) {
+      it(`${client} → gw → ${family}: a tool round, whole and streamed, the result sent back by the call's id`, async () => {
+        const model = modelThroughGw(setup(), client, family);
+        const before = setup().received(family);
+        const executed: unknown[] = [];
+        const round = {
+          model,
+          prompt: TOOL_PROMPT,
+          tools: {
+            get_weather: tool({
+              description: 'The weather in a city',
+              inputSchema: jsonSchema<{ city: string }>(WEATHER_SCHEMA),
+              execute: async (input) => {
+                executed.push(input);
+                return 'sunny, 18 degrees';
+              },
+            }),
+          },
+          stopWhen: stepCountIs(2),
+          maxOutputTokens: 200,
+          maxRetries: 0,
+        };
+        const whole = await generateText(round);
+        const streamedRound = streamText({ ...round, onError: () => {} });
+        for await (const part of streamedRound.fullStream) if (part.type === 'error') throw part.error;
+        assert.deepEqual(executed, [expectedToolInput(family), expectedToolInput(family)]);
+        for (const [text, steps] of [
+          [whole.text, whole.steps.length],
+          [await streamedRound.text, (await streamedRound.steps).length],
+        ] as const) {
+          assert.equal(steps, 2);
+          // Each stand-in answers a tool result with text of its own: the mocks echo the result.
+          if (family === 'zeta') assert.equal(text, expectedText('zeta'));
+          else assert.match(text, /sunny, 18 degrees/);
+        }
+        assert.equal(setup().received(family) - before, 4, `every turn reached the ${family} stand-in`);
       });
     }
   }
