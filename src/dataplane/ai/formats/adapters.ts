@@ -123,11 +123,12 @@ export function translateResponse(
   return CLIENT_ADAPTERS[to].writeResponse(PROVIDER_ADAPTERS[from].readResponse(body), options);
 }
 
-/** The reader of the provider's stream (`from`), writing the client's (`to`). */
-export function streamReader(
-  from: ProviderChatFormat,
-  to: ClientChatFormat,
-  options: ResponseOptions,
-): EventTranslator {
-  return PROVIDER_ADAPTERS[from].streamReader(CLIENT_ADAPTERS[to].streamWriter(options));
+/** The writer of the client's stream (`to`). */
+export function clientStreamWriter(to: ClientChatFormat, options: ResponseOptions): StreamWriter {
+  return CLIENT_ADAPTERS[to].streamWriter(options);
+}
+
+/** The reader of the provider's stream (`from`), writing to `writer`. */
+export function providerStreamReader(from: ProviderChatFormat, writer: StreamWriter): EventTranslator {
+  return PROVIDER_ADAPTERS[from].streamReader(writer);
 }

@@ -167,6 +167,16 @@ export function errorBody(
 }
 
 /**
+ * The Responses API's error event, numbered in its stream: the shape OpenAI sends when a stream
+ * fails after its 200 (the error object nested, as in an error body), which the openai SDK throws
+ * as an APIError and the AI SDK reads as the provider's error.
+ */
+export function responsesStreamErrorEvent(status: number, message: string, sequenceNumber: number): string {
+  const payload = { type: 'error', error: openaiErrorObject(status, message), sequence_number: sequenceNumber };
+  return `event: error\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
  * An error event for a streaming client, in its format's SSE framing (Gemini's is a chunk that
  * is the error object, as Google's streams end on an error).
  */

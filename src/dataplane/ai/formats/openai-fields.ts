@@ -9,8 +9,9 @@ import type { JsonObject } from './types.ts';
  * dropped.
  */
 export function readOpenAiUser(body: JsonObject, request: ChatRequest): void {
-  const user = stringOr(body.safety_identifier) ?? stringOr(body.user);
-  if (user !== undefined) request.user = user;
+  const identifier = stringOr(body.safety_identifier);
+  const user = identifier ?? stringOr(body.user);
+  if (user !== undefined) request.user = { value: user, path: identifier !== undefined ? 'safety_identifier' : 'user' };
   if (typeof body.safety_identifier === 'string' && typeof body.user === 'string' && body.user !== user) {
     request.dropped.push({ kind: 'dropped', path: 'user', why: 'safety_identifier is sent as the user instead' });
   }

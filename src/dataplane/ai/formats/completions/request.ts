@@ -415,7 +415,7 @@ export function writeCompletionsRequest(request: ChatRequest): RequestTranslatio
     out.tool_choice = writeToolChoice(choice);
     if (request.parallelToolCalls === false && tools !== undefined) out.parallel_tool_calls = false;
   }
-  if (request.user !== undefined) out.user = request.user;
+  if (request.user !== undefined) out.user = request.user.value;
   const format = request.responseFormat;
   if (format?.type === 'json_schema') {
     out.response_format = {

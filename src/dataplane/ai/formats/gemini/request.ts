@@ -79,7 +79,7 @@ export function writeGeminiRequest(request: ChatRequest): RequestTranslation {
   if (thinking !== undefined) config.thinkingConfig = thinking;
   if (Object.keys(config).length > 0) out.generationConfig = config;
 
-  if (request.user !== undefined) warnings.dropped('user', 'the Gemini API has no end-user id');
+  if (request.user !== undefined) warnings.dropped(request.user.path, 'the Gemini API has no end-user id');
   if (request.serviceTier !== undefined) warnings.dropped(request.serviceTier.path);
   warnings.report(request.dropped);
   return warnings.result(withCarriedOver(out, request.extra, warnings));

@@ -119,7 +119,7 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   if (isPlainObject(body.metadata)) {
     for (const key in body.metadata) {
       const value = body.metadata[key];
-      if (key === 'user_id' && typeof value === 'string') request.user = value;
+      if (key === 'user_id' && typeof value === 'string') request.user = { value, path: 'metadata.user_id' };
       else if (isSet(value)) dropped.push({ kind: 'dropped', path: `metadata.${key}` });
     }
   }
@@ -262,7 +262,9 @@ function reasoningPart(block: JsonObject, path: string): ReasoningPart {
   if (block.type === 'redacted_thinking')
     return { type: 'reasoning', text: '', redacted: stringOr(block.data) ?? '', path };
   const part: ReasoningPart = { type: 'reasoning', text: stringOr(block.thinking) ?? '', path };
-  if (typeof block.signature === 'string') part.signature = block.signature;
+  // An empty signature is none: gw's own streams open a thinking block with one, and a thought
+  // that had no signature (Gemini's) comes back with it.
+  if (typeof block.signature === 'string' && block.signature !== '') part.signature = block.signature;
   return part;
 }
 
@@ -399,7 +401,7 @@ export function writeMessagesRequest(request: ChatRequest, options: MessagesWrit
       out.tool_choice = withParallelism;
     }
   }
-  if (request.user !== undefined) out.metadata = { user_id: request.user };
+  if (request.user !== undefined) out.metadata = { user_id: request.user.value };
   const outputConfig = writeOutputConfig(request, warnings);
   if (outputConfig !== undefined) out.output_config = outputConfig;
   const thinking = request.reasoning?.thinking;
