@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
-import { compileProvider, ProviderConfigError } from '../../../src/dataplane/ai/providers/index.ts';
+import {
+  type CompileProviderOptions,
+  compileProvider,
+  ProviderConfigError,
+} from '../../../src/dataplane/ai/providers/index.ts';
 import {
   CHAT_BODY,
   COUNT_TOKENS_BODY,
@@ -110,24 +114,34 @@ test('the custom model override applies', () => {
   assert.equal(planned(provider, input('completions', CHAT_BODY)).body?.model, 'llama-3');
 });
 
-test('a backendRef to a Service: the plan names the Service and its in-cluster address', () => {
+/** Services of namespace ml as the configuration holds them (vllm at 10.0.0.7:8000 or over TLS at 443). */
+const ML_SERVICES = (name: string, port: number) =>
+  name === 'vllm' && port === 8000
+    ? { protocol: 'http:' as const, host: '10.0.0.7', port, inferredVersion: 'HTTP1' as const }
+    : name === 'tls' && port === 443
+      ? { protocol: 'https:' as const, host: 'tls.example', port }
+      : 'does not exist';
+
+test('a backendRef to a Service: the plan goes to the address the Service resolves to', () => {
   const provider = compiled(
     { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 8000 } } },
-    { namespace: 'ml' },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
-  const expectedService = { kind: 'Service', namespace: 'ml', name: 'vllm', port: 8000 };
-  assert.deepEqual(provider.service, expectedService);
+  const destination = { protocol: 'http:', host: '10.0.0.7', port: 8000, inferredVersion: 'HTTP1' };
+  assert.deepEqual(provider.service, { kind: 'Service', namespace: 'ml', name: 'vllm', port: 8000, destination });
   const plan = planned(provider, input('completions', CHAT_BODY));
-  assert.deepEqual(plan.service, expectedService);
-  assert.deepEqual(plan.origin, { protocol: 'http:', host: 'vllm.ml.svc.cluster.local', port: 8000 });
+  assert.equal(plan.service?.name, 'vllm');
+  assert.deepEqual(plan.origin, { protocol: 'http:', host: '10.0.0.7', port: 8000 });
+  assert.equal(plan.path, '/v1/chat/completions');
+  // A backendRef wins over host and port; TLS is the resolver's (the backend policy's) word.
   const tls = compiled(
-    { custom: { formats: [{ type: 'Completions' }], backendRef: { kind: 'Service', name: 's', port: 443 } } },
-    { namespace: 'ml' },
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { kind: 'Service', name: 'tls', port: 443 } }, ...at },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
-  assert.equal(tls.origin.protocol, 'https:');
+  assert.deepEqual(tls.origin, { protocol: 'https:', host: 'tls.example', port: 443 });
 });
 
-function configError(provider: LLMProvider, options?: { name?: string; namespace?: string }): ProviderConfigError {
+function configError(provider: LLMProvider, options?: CompileProviderOptions): ProviderConfigError {
   const result = compileProvider(provider, options);
   assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
   return result;
@@ -141,16 +155,25 @@ test('custom configurations this data plane cannot serve are errors naming the f
         backendRef: { group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'p' },
       },
     },
-    { namespace: 'ml' },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
   assert.equal(pool.field, 'custom.backendRef.kind');
-  assert.match(pool.message, /InferencePool is not supported by this data plane yet/);
+  assert.match(pool.message, /an InferencePool is not served yet .*refer to a Service/);
 
+  const missing = configError(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'gone', port: 8000 } } },
+    { namespace: 'ml', resolveService: ML_SERVICES },
+  );
+  assert.equal(missing.field, 'custom.backendRef');
+  assert.match(missing.message, /Service ml\/gone: does not exist/);
   assert.equal(
-    configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm' } } }, { namespace: 'ml' })
-      .field,
+    configError(
+      { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm' } } },
+      { namespace: 'ml', resolveService: ML_SERVICES },
+    ).field,
     'custom.backendRef.port',
   );
+  // Without a namespace and Services to look in, a backendRef cannot be resolved.
   assert.equal(
     configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 80 } } }).field,
     'custom.backendRef',
