@@ -197,3 +197,21 @@ test('a custom provider listing Realtime beside a usable format compiles; Realti
   assert.deepEqual(provider.formats, ['completions', 'models']);
   assert.equal(refused(provider, input('completions', CHAT_BODY, { routeType: 'Realtime' })).status, 501);
 });
+
+test('a server that speaks only the Responses API serves Chat Completions and Messages clients by translation', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Responses' }] }, ...at });
+  const chat = planned(provider, { ...input('completions', { ...CHAT_BODY, stream: true }), stream: true });
+  assert.equal(chat.providerFormat, 'responses');
+  assert.equal(chat.path, '/v1/responses');
+  assert.deepEqual(chat.response, { kind: 'translate', from: 'responses', to: 'completions', includeUsage: false });
+  assert.equal(chat.body?.stream, true);
+  assert.ok(Array.isArray(chat.body?.input));
+  const messages = planned(provider, input('messages', MESSAGES_BODY));
+  assert.equal(messages.providerFormat, 'responses');
+  assert.deepEqual(messages.response, { kind: 'translate', from: 'responses', to: 'messages', includeUsage: false });
+  // The client's own format still goes as it is.
+  assert.equal(planned(provider, input('responses', RESPONSES_BODY)).response.kind, 'same');
+  // With another chat format listed, that one serves: the Responses API only when it is the only one.
+  const both = compiled({ custom: { formats: [{ type: 'Responses' }, { type: 'Completions' }] }, ...at });
+  assert.equal(planned(both, input('messages', MESSAGES_BODY)).providerFormat, 'completions');
+});

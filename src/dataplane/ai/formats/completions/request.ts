@@ -87,6 +87,7 @@ export function readCompletionsRequest(body: JsonObject): ChatRequest {
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   if (typeof body.stop === 'string') request.stopSequences = [body.stop];
   else if (Array.isArray(body.stop)) request.stopSequences = body.stop.filter((s) => typeof s === 'string');
+  if (request.stopSequences !== undefined) request.stopSequencesPath = 'stop';
   if (isSet(body.temperature)) request.temperature = body.temperature;
   if (isSet(body.top_p)) request.topP = body.top_p;
   if (isSet(body.frequency_penalty))
