@@ -76,7 +76,7 @@ test('a Chat Completions request becomes a Responses request', () => {
     store: false,
   });
   assert.deepEqual(warnings, [
-    { path: 'stop', message: 'stop sequences has no Responses equivalent; dropped' },
+    { path: 'stop', message: 'no equivalent in the Responses API; dropped' },
     { path: 'seed', message: 'no equivalent in the Responses API; dropped' },
   ]);
 });

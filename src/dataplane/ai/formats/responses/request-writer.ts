@@ -21,6 +21,7 @@ import type {
   ToolResultPart,
 } from '../form/types.ts';
 import { base64DataUrl } from '../media.ts';
+import { writeOpenAiServiceTier } from '../openai-fields.ts';
 import type { JsonObject, RequestTranslation } from '../types.ts';
 import { Warnings, withCarriedOver, withExtra } from '../warnings.ts';
 
@@ -36,7 +37,7 @@ export function writeResponsesRequest(request: ChatRequest): RequestTranslation 
   out.input = input;
   if (request.maxTokens !== undefined) out.max_output_tokens = request.maxTokens;
   if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
-    warnings.droppedWithout(request.stopSequencesPath ?? 'stop', 'stop sequences');
+    warnings.dropped(request.stopSequencesPath ?? 'stop');
   }
   if (request.temperature !== undefined) out.temperature = request.temperature;
   if (request.topP !== undefined) out.top_p = request.topP;
@@ -64,12 +65,7 @@ export function writeResponsesRequest(request: ChatRequest): RequestTranslation 
   const reasoning = request.reasoning;
   if (reasoning?.effort !== undefined) out.reasoning = { effort: reasoning.effort.value };
   if (reasoning?.thinking !== undefined) warnings.dropped(reasoning.thinking.path);
-  const tier = request.serviceTier;
-  if (tier !== undefined) {
-    if (tier.tier === 'auto') out.service_tier = 'auto';
-    else if (tier.tier === 'standard') out.service_tier = 'default';
-    else warnings.dropped(tier.path);
-  }
+  writeOpenAiServiceTier(request, out, warnings);
   out.store = false;
   warnings.report(request.dropped);
   return warnings.result(withCarriedOver(out, request.extra, warnings));

@@ -67,10 +67,9 @@ export function outputParts(output: unknown): Part[] {
  * in progress (a background response), and one that failed, whose error the client gets as 502.
  */
 export function readResponsesResponse(body: JsonObject): ChatResponse {
-  if (!isPlainObject(body) || body.object !== 'response' || !Array.isArray(body.output)) {
-    throw new TranslationError(
-      'the provider response is not a Responses API response (no object "response" with output)',
-    );
+  // Compatible servers may leave `object` out; one that names another object is not a Response.
+  if (!isPlainObject(body) || (body.object ?? 'response') !== 'response' || !Array.isArray(body.output)) {
+    throw new TranslationError('the provider response is not a Responses API response (no output)');
   }
   if (body.status === 'failed') {
     const error = isPlainObject(body.error) ? body.error : {};
