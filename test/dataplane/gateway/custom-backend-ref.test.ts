@@ -46,6 +46,18 @@ spec:
 `;
 }
 
+const POOL_BACKEND = `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: pool}
+spec:
+  ai:
+    provider:
+      custom:
+        backendRef: {group: inference.networking.k8s.io, kind: InferencePool, name: llm}
+        formats: [{type: Completions}]
+---
+`;
+
 describe('a custom provider with a backendRef to a Service', () => {
   let mock: MockServer;
   let secure: HttpsServer;
@@ -85,7 +97,7 @@ spec:
 ---
 `;
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${serviceYaml('llm', mock.port)}${serviceYaml('llm-tls', securePort)}${testCaConfigMapYaml()}${customBackendYaml('svc', 'llm', mock.port)}${customBackendYaml('tls', 'llm-tls', securePort, '{tls: {caCertificateRefs: [{name: test-ca}]}}')}${customBackendYaml('lost', 'nowhere', mock.port)}${customBackendYaml('wrong-port', 'llm', 1)}${llmRouteYaml(['svc', 'tls', 'lost', 'wrong-port'], GW_MODELS_RULE)}---
+      'gateway.yaml': `${gatewayYaml(port)}${serviceYaml('llm', mock.port)}${serviceYaml('llm-tls', securePort)}${testCaConfigMapYaml()}${customBackendYaml('svc', 'llm', mock.port)}${customBackendYaml('tls', 'llm-tls', securePort, '{tls: {caCertificateRefs: [{name: test-ca}]}}')}${customBackendYaml('lost', 'nowhere', mock.port)}${customBackendYaml('wrong-port', 'llm', 1)}${POOL_BACKEND}${llmRouteYaml(['svc', 'tls', 'lost', 'wrong-port', 'pool'], GW_MODELS_RULE)}---
 ${model}`,
     });
     client = (path) => new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}${path}`, maxRetries: 0 });
@@ -141,10 +153,11 @@ ${model}`,
     assert.equal(mock.requests.at(-1)!.headers.host, `127.0.0.1:${mock.port}`);
   });
 
-  it('a Service that does not exist, or lacks the port, fails closed: 500 naming nothing internal', async () => {
+  it('a Service that does not exist or lacks the port, and an InferencePool, fail closed: 500 naming nothing internal', async () => {
     for (const [backend, detail] of [
       ['lost', /custom\.backendRef: Service default\/nowhere: does not exist/],
       ['wrong-port', /custom\.backendRef: Service default\/llm: the Service has no port 1/],
+      ['pool', /custom\.backendRef\.kind: a backendRef to an InferencePool is not served yet/],
     ] as const) {
       const before = mock.requests.length;
       const response = await fetch(`http://127.0.0.1:${port}/${backend}/v1/chat/completions`, {
