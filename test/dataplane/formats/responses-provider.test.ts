@@ -335,3 +335,23 @@ test('a failed, cut-short or malformed Responses stream ends with an error event
   assert.equal(errorEvent.state, 'failed');
   assert.match(out, /overloaded/);
 });
+
+test('a Responses stream and Response read back for a Gemini client', () => {
+  const translator = createStreamTranslator('responses', 'gemini');
+  const chunks = parseSse(feed(translator, [fixture('responses-text.sse')])).map((event) => JSON.parse(event.data));
+  const text = chunks
+    .flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? [])
+    .filter((part: { thought?: boolean }) => !part.thought)
+    .map((part: { text?: string }) => part.text ?? '')
+    .join('');
+  assert.equal(text, 'Hello, world');
+  assert.equal(chunks.at(-1).candidates[0].finishReason, 'STOP');
+  assert.equal(chunks.at(-1).usageMetadata.cachedContentTokenCount, 1024);
+  const whole = translateResponse('responses', 'gemini', RESPONSE) as {
+    candidates: { content: { parts: Record<string, unknown>[] } }[];
+  };
+  assert.ok(whole.candidates[0]!.content.parts.some((part) => part.text === 'It is sunny.'));
+  assert.ok(
+    whole.candidates[0]!.content.parts.some((part) => (part.functionCall as { name?: string })?.name === 'log'),
+  );
+});

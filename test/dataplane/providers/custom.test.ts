@@ -215,3 +215,13 @@ test('a server that speaks only the Responses API serves Chat Completions and Me
   const both = compiled({ custom: { formats: [{ type: 'Responses' }, { type: 'Completions' }] }, ...at });
   assert.equal(planned(both, input('messages', MESSAGES_BODY)).providerFormat, 'completions');
 });
+
+test('a Gemini client of a Responses-only server is translated to the Responses API too', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Responses' }] }, ...at });
+  const gemini = { model: 'm', contents: [{ role: 'user', parts: [{ text: 'hello there' }] }] };
+  const plan = planned(provider, input('gemini', gemini));
+  assert.equal(plan.providerFormat, 'responses');
+  assert.equal(plan.path, '/v1/responses');
+  assert.deepEqual(plan.body?.input, [{ role: 'user', content: 'hello there' }]);
+  assert.deepEqual(plan.response, { kind: 'translate', from: 'responses', to: 'gemini', includeUsage: false });
+});
