@@ -145,8 +145,8 @@ const HOST_REWRITE_NONE =
   "gw always sends an LLM provider or an MCP target its own Host (its address's): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
 const TRAILERS =
   'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
-const CUSTOM_BACKEND_REF =
-  "A custom provider reached through a backendRef (a Service or an InferencePool) is not served by the data plane yet; support is planned. Set the provider's host and port instead (on a GwModel: baseURL).";
+const CUSTOM_BACKEND_REF_NOTE =
+  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. A backendRef to an InferencePool is refused: support is planned.";
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
 
@@ -520,6 +520,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   AuthorizationCookieLocation: { name: enforced() },
 
   // ---- References ----
+  // A custom provider's backendRef (CUSTOM_BACKEND_REF_NOTE): kind InferencePool is refused where
+  // the reference is resolved (dataplane/ai/providers/custom.ts, controller/inference-pool-refusals.ts).
+  LocalBackendObjectReference: { group: enforced(), kind: enforced(), name: enforced(), port: enforced() },
   BackendObjectReference: {
     group: enforced(undefined, {
       note: 'Only the core group (a Service) and gw.dev (a GwBackend) are resolved; a reference of another group is not found and the policy is refused.',
@@ -787,7 +790,11 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'v1: the /openai/v1 paths; preview: the same with ?api-version=preview; any other: deployment paths with ?api-version=<it>.',
     }),
   },
-  CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
+  CustomProvider: {
+    backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
+    formats: enforced(),
+    model: enforced(),
+  },
   ProviderFormatConfig: { type: enforced(undefined, { refusedValues: FORMATS_NOT_YET }), path: enforced() },
   MCPBackend: {
     targets: enforced(BY.mcpTargets),
@@ -829,7 +836,10 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     virtualModel: enforced(BY.virtualModels),
   },
   ModelMatch: { model: enforced() },
-  CustomProviderSettings: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced() },
+  CustomProviderSettings: {
+    backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
+    formats: enforced(),
+  },
   EpsilonSettings: { projectId: EPSILON_PROJECT, region: EPSILON_REGION },
   ZetaSettings: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL },
   VirtualModel: { weighted: enforced(), failover: enforced(), conditional: enforced() },

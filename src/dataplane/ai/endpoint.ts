@@ -21,6 +21,7 @@ import {
   ConnectionSettingsError,
   connectionSettings,
 } from '../upstream/connection-settings.ts';
+import { serviceDestination } from '../upstream/destinations.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
 import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
@@ -67,18 +68,19 @@ export function compileEndpoint(
   const { namespace, context } = input;
   const data = context.data;
   const { name, policies: _inline, ...providerFields } = named;
-  const provider = compileProvider(providerFields, { name, namespace });
+  const tls = policy.tls !== undefined;
+  const resolveService = (service: string, port: number) => {
+    const object = context.backends[`Service ${namespace}/${service}`];
+    return object?.kind === 'Service' ? serviceDestination(object.spec, port, tls) : 'does not exist';
+  };
+  const provider = compileProvider(providerFields, { name, namespace, resolveService });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
-  if (provider.service)
-    return {
-      field: 'custom.backendRef',
-      message: 'a custom provider backendRef to a Service is not served in file mode; set host and port',
-    };
   let settings: ConnectionSettings;
   try {
-    // A tls policy originates TLS even to a host and port that would be plain by default.
+    // A tls policy originates TLS even to a host and port that would be plain by default; a
+    // Service's destination already says (and carries its port's HTTP version).
     const destination =
-      policy.tls !== undefined ? { ...provider.origin, protocol: 'https:' as const } : provider.origin;
+      provider.service?.destination ?? (tls ? { ...provider.origin, protocol: 'https:' as const } : provider.origin);
     settings = connectionSettings(destination, policy, data, fieldNamespace(input.namespaces, 'tls', namespace));
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };

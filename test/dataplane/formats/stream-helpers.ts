@@ -139,6 +139,11 @@ export const GOLDEN_CASES: GoldenCase[] = [
     ['completions', 'messages', 'responses', 'gemini'],
   ),
   ...translatedToEveryClient(
+    'responses',
+    ['responses-provider-text.sse', 'responses-provider-tools.sse', 'responses-incomplete.sse', 'responses-failed.sse'],
+    ['completions', 'messages', 'gemini'],
+  ),
+  ...translatedToEveryClient(
     'gemini',
     ['gemini-text.sse', 'gemini-tools.sse', 'gemini-error.sse'],
     ['completions', 'messages', 'responses'],

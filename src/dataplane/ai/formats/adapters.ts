@@ -3,9 +3,10 @@
 // its adapters here; no pair of formats has code of its own.
 //
 // A client's side of a format reads requests and writes responses and streams; a provider's side
-// writes requests and reads responses and streams. The Responses API is a client format only: a
-// provider that speaks it is sent the client's own Responses requests. Bedrock Converse is a
-// provider format only; Chat Completions, Messages and Gemini generateContent are both.
+// writes requests and reads responses and streams. Bedrock Converse is a provider format only;
+// Chat Completions, Messages, Gemini generateContent and the Responses API are both (the
+// Responses API's provider side — request-writer.ts, response-reader.ts, stream-reader.ts —
+// serves a server that speaks only the Responses API).
 import { readCompletionsRequest, writeCompletionsRequest } from './completions/request.ts';
 import { readCompletionsResponse, writeCompletionsResponse } from './completions/response.ts';
 import { CompletionsStreamReader, CompletionsStreamWriter } from './completions/stream.ts';
@@ -20,8 +21,11 @@ import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
 import { readResponsesRequest } from './responses/request.ts';
+import { writeResponsesRequest } from './responses/request-writer.ts';
 import { writeResponsesResponse } from './responses/response.ts';
+import { readResponsesResponse } from './responses/response-reader.ts';
 import { ResponsesStreamWriter } from './responses/stream.ts';
+import { ResponsesStreamReader } from './responses/stream-reader.ts';
 import type { EventTranslator } from './stream.ts';
 import type { ClientChatFormat, JsonObject, ProviderChatFormat, RequestTranslation } from './types.ts';
 
@@ -84,6 +88,11 @@ const PROVIDER_ADAPTERS: Record<ProviderChatFormat, ProviderAdapters> = {
     writeRequest: writeMessagesRequest,
     readResponse: readMessagesResponse,
     streamReader: (writer) => new MessagesStreamReader(writer),
+  },
+  responses: {
+    writeRequest: writeResponsesRequest,
+    readResponse: readResponsesResponse,
+    streamReader: (writer) => new ResponsesStreamReader(writer),
   },
   converse: {
     writeRequest: writeConverseRequest,

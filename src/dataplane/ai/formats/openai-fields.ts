@@ -1,8 +1,9 @@
 // Request fields Chat Completions and the Responses API spell alike (OpenAI's), read into the chat
-// form once for both readers.
+// form once for both readers, and written once for both writers.
 import type { ChatRequest } from './form/types.ts';
 import { isPlainObject, isSet, stringOr } from './json.ts';
 import type { JsonObject } from './types.ts';
+import type { Warnings } from './warnings.ts';
 
 /**
  * The end user: safety_identifier, else user. When both are set and differ, `user` is noted as
@@ -22,6 +23,15 @@ export function readOpenAiServiceTier(body: JsonObject, request: ChatRequest): v
   if (!isSet(body.service_tier)) return;
   const tier = body.service_tier === 'auto' ? 'auto' : body.service_tier === 'default' ? 'standard' : 'other';
   request.serviceTier = { tier, value: body.service_tier, path: 'service_tier' };
+}
+
+/** The service tier as service_tier: auto, default (the standard tier); another tier is dropped. */
+export function writeOpenAiServiceTier(request: ChatRequest, out: JsonObject, warnings: Warnings): void {
+  const tier = request.serviceTier;
+  if (tier === undefined) return;
+  if (tier.tier === 'auto') out.service_tier = 'auto';
+  else if (tier.tier === 'standard') out.service_tier = 'default';
+  else warnings.dropped(tier.path);
 }
 
 /**

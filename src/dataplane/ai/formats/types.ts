@@ -25,10 +25,11 @@ export type ChatFormat = 'completions' | 'messages';
 export type ClientChatFormat = ChatFormat | 'responses' | 'gemini';
 
 /**
- * The chat formats gw writes requests in and reads answers of: the above two, Gemini
- * generateContent (the delta family) and Bedrock Converse (zeta), which gw does not accept from clients.
+ * The chat formats gw writes requests in and reads answers of: the above two, the Responses API (a
+ * server that speaks only it), Gemini generateContent (the delta family) and Bedrock Converse
+ * (zeta), which gw does not accept from clients.
  */
-export type ProviderChatFormat = ChatFormat | 'gemini' | 'converse';
+export type ProviderChatFormat = ChatFormat | 'responses' | 'gemini' | 'converse';
 
 /** A decoded JSON object (a request or response body, or a part of one). */
 export type JsonObject = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { compileEpsilon } from './epsilon.ts';
 import { ProviderConfigError } from './errors.ts';
 import { familyAddress } from './family-address.ts';
 import { compileGamma } from './gamma.ts';
-import type { CompiledProvider } from './types.ts';
+import type { CompiledProvider, ServiceResolver } from './types.ts';
 import { compileZeta } from './zeta.ts';
 
 const FAMILIES = ['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'] as const;
@@ -21,6 +21,8 @@ export interface CompileProviderOptions {
   name?: string;
   /** The GwBackend's namespace: where a custom provider's backendRef Service lives. */
   namespace?: string;
+  /** Resolves a custom provider's backendRef Service; without it such a provider is an error. */
+  resolveService?: ServiceResolver;
 }
 
 export function compileProvider(
@@ -60,5 +62,5 @@ function compileUnnamed(
   if (provider.zeta) return compileZeta(provider.zeta, address, options.name);
   if (provider.delta) return compileDelta(provider.delta, address, options.name);
   if (provider.epsilon) return compileEpsilon(provider.epsilon, address, options.name);
-  return compileCustom(provider.custom!, address, options.name, options.namespace);
+  return compileCustom(provider.custom!, address, options);
 }

@@ -104,13 +104,16 @@ const JSON_HEADERS = {
 
 /**
  * The provider formats a client format is translated to when the provider does not speak it, in
- * order of preference (the Responses API is closest to Chat Completions).
+ * order of preference (the Responses API is closest to Chat Completions). A provider's Responses
+ * API comes last: it serves Chat Completions, Messages and Gemini clients only when the provider has no
+ * other chat format (a server that speaks only the Responses API), since its conversation state
+ * and built-in tools mean nothing to a translated request (docs/llm-formats.md).
  */
 const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ProviderChatFormat[]>> = {
-  completions: ['messages', 'gemini'],
-  messages: ['completions', 'gemini'],
+  completions: ['messages', 'gemini', 'responses'],
+  messages: ['completions', 'gemini', 'responses'],
   responses: ['completions', 'messages', 'gemini'],
-  gemini: ['completions', 'messages'],
+  gemini: ['completions', 'messages', 'responses'],
 };
 
 /** A Gemini body without the `model` and `stream` gw read into it from the client's path (the URL says them). */

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
+import type { Destination } from '../../upstream/connection-settings.ts';
 import type { ClientChatFormat, JsonObject, ProviderChatFormat, TranslationWarning } from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
@@ -30,13 +31,23 @@ export interface Origin {
   port: number;
 }
 
-/** A custom provider's `backendRef`: the proxy resolves the Service to an address itself. */
+/**
+ * A custom provider's `backendRef`, resolved: the Service and where gw reaches it (its address as
+ * upstream/destinations.ts reads it from the Service's spec, TLS as the backend policy says).
+ */
 export interface ProviderService {
   kind: 'Service';
   namespace: string;
   name: string;
   port: number;
+  destination: Destination;
 }
+
+/**
+ * Where a Service of the provider's namespace is reached at `port`, or why it cannot be (it does
+ * not exist, lacks the port, has no address): the caller resolves it from the configuration.
+ */
+export type ServiceResolver = (name: string, port: number) => Destination | string;
 
 export interface PlanInput {
   clientFormat: ClientFormat;
@@ -74,7 +85,7 @@ export type ResponseHandling =
 
 export interface UpstreamPlan {
   origin: Origin;
-  /** Set for a custom provider with a backendRef: resolve this Service; `origin` is its in-cluster name. */
+  /** Set for a custom provider with a backendRef: the Service; `origin` is its resolved address. */
   service?: ProviderService;
   /** The request path, without a query. */
   path: string;

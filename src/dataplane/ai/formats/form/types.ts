@@ -181,6 +181,8 @@ export interface ChatRequest {
   /** The output token limit, as given. */
   maxTokens?: unknown;
   stopSequences?: unknown[];
+  /** Where the stop sequences were in the source body (`stop`, `stop_sequences`), for a target without them. */
+  stopSequencesPath?: string;
   temperature?: unknown;
   topP?: unknown;
   topK?: { value: unknown; path: string };

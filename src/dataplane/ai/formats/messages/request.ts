@@ -102,7 +102,10 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   request.dropped = dropped;
   if (body.model !== undefined) request.model = body.model;
   if (isSet(body.max_tokens)) request.maxTokens = body.max_tokens;
-  if (Array.isArray(body.stop_sequences)) request.stopSequences = body.stop_sequences;
+  if (Array.isArray(body.stop_sequences)) {
+    request.stopSequences = body.stop_sequences;
+    request.stopSequencesPath = 'stop_sequences';
+  }
   if (isSet(body.temperature)) request.temperature = body.temperature;
   if (isSet(body.top_p)) request.topP = body.top_p;
   if (isSet(body.top_k)) request.topK = { value: body.top_k, path: 'top_k' };
