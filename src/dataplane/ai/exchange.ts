@@ -20,6 +20,8 @@ import {
   type JsonObject,
   type StreamProcessor,
   streamErrorEvent,
+  type TranslatedAnswer,
+  TranslationError,
   translateErrorBody,
   translateResponse,
   type Usage,
@@ -126,7 +128,8 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   const contentType = String(response.headers['content-type'] ?? '');
   // ConverseStream (zeta) answers in AWS event-stream frames, every other provider in SSE.
   const streamType = input.plan.providerFormat === 'converse' ? EVENT_STREAM_TYPE : 'text/event-stream';
-  if (status < 300 && contentType.startsWith(streamType)) {
+  // A converted answer (embeddings, token counts) is never a stream: it is read whole.
+  if (status < 300 && input.plan.response.kind !== 'convert' && contentType.startsWith(streamType)) {
     return streamResponse(input, response, observed, unhealthy, started);
   }
   let bytes: Buffer;
@@ -157,13 +160,21 @@ function respondWhole(
     if (
       handling.kind === 'translate' ||
       handling.kind === 'token-count' ||
+      handling.kind === 'convert' ||
       (handling.kind === 'same' && handling.rewriteErrors)
     ) {
       // An error of the client's own shape passes as it is; another (Google's from Vertex,
-      // Anthropic's to a Gemini countTokens client) is rewritten.
+      // Anthropic's to a Gemini countTokens client, Google's or Bedrock's to a converted request)
+      // is rewritten.
       const client = errorFormat(input.clientFormat);
       const from =
-        handling.kind === 'translate' ? handling.from : handling.kind === 'token-count' ? 'count_tokens' : client;
+        handling.kind === 'translate'
+          ? handling.from
+          : handling.kind === 'token-count'
+            ? 'count_tokens'
+            : handling.kind === 'convert'
+              ? handling.errorsFrom
+              : client;
       const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
@@ -177,6 +188,21 @@ function respondWhole(
       if (format !== undefined) result.usage = usageFromResponse(format, parsed);
       result.responseModel = stringOr(parsed.model);
     }
+  } else if (handling.kind === 'convert') {
+    const parsed = parseJson(bytes);
+    let answer: TranslatedAnswer;
+    try {
+      if (!isPlainObject(parsed)) throw new TranslationError('the body is not a JSON object');
+      answer = handling.readAnswer(parsed, (name) => headerText(upstreamHeaders[name]));
+    } catch (error) {
+      const reason = error instanceof TranslationError ? error.message : 'the body is not of its API';
+      sendClientError(input.res, input.clientFormat, 502, `The provider response could not be translated: ${reason}`);
+      return { ...result, error: 'untranslatable upstream response' };
+    }
+    if (answer.usage !== undefined) result.usage = answer.usage;
+    if (input.plan.upstreamModel !== undefined) result.responseModel = input.plan.upstreamModel;
+    out = JSON.stringify(answer.body);
+    headers['content-type'] = 'application/json';
   } else if (input.plan.providerFormat !== 'models') {
     const parsed = parseJson(bytes) as JsonObject | undefined;
     if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
@@ -184,7 +210,8 @@ function respondWhole(
       return { ...result, error: 'upstream body is not JSON' };
     }
     const format = input.plan.providerFormat;
-    result.usage = usageFromResponse(format, parsed);
+    // Vertex AI predict and Bedrock InvokeModel answers are only ever converted (above).
+    if (format !== 'vertex-predict' && format !== 'bedrock-invoke') result.usage = usageFromResponse(format, parsed);
     // Gemini names the model that answered modelVersion.
     result.responseModel = stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
     if (handling.kind === 'token-count') {
@@ -347,6 +374,12 @@ async function awaitUpstreamEnd(chunks: AsyncIterator<Buffer>, body: UpstreamBod
 }
 
 function ignore(): void {}
+
+/** A response header's value as text (the first, when repeated). */
+function headerText(value: string | string[] | number | undefined): string | undefined {
+  if (Array.isArray(value)) return value[0];
+  return value === undefined ? undefined : String(value);
+}
 
 /** The JSON value of a provider's body; undefined when it is not JSON. */
 function parseJson(bytes: Buffer): unknown {

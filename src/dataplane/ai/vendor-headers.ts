@@ -9,8 +9,8 @@ import type { UpstreamFormat } from './providers/index.ts';
 const VENDOR_PREFIXES: readonly { prefixes: readonly string[]; formats: ReadonlySet<string> }[] = [
   { prefixes: ['anthropic-'], formats: new Set(['messages', 'count_tokens']) },
   { prefixes: ['openai-'], formats: new Set(['completions', 'responses', 'embeddings']) },
-  { prefixes: ['x-goog-'], formats: new Set(['gemini', 'gemini_count_tokens']) },
-  { prefixes: ['x-amz-', 'x-amzn-'], formats: new Set(['converse']) },
+  { prefixes: ['x-goog-'], formats: new Set(['gemini', 'gemini_count_tokens', 'vertex-predict']) },
+  { prefixes: ['x-amz-', 'x-amzn-'], formats: new Set(['converse', 'bedrock-invoke']) },
 ];
 
 /** The prefixes of the vendors other than the one that speaks `format`. */

@@ -108,7 +108,7 @@ it('so does a request for a Claude model, sent to rawPredict', async () => {
     max_tokens: 32,
     messages: [{ role: 'user', content: 'hello ambient claude' }],
   });
-  assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello ambient claude', citations: null }]);
+  assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello ambient claude' }]);
   const sent = claude.requests.at(-1)!;
   assert.equal(
     sent.path,

@@ -87,7 +87,7 @@ describe('epsilon (Google Vertex AI) provider, Anthropic models', () => {
       max_tokens: 64,
       messages: [{ role: 'user', content: 'hello vertex' }],
     });
-    assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello vertex', citations: null }]);
+    assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello vertex' }]);
     assert.match(message.id, /^msg_vrtx_/);
     let sent = vertex.requests.at(-1)!;
     assert.equal(sent.path, `${MODELS_PATH}/${MODEL}:rawPredict`);
@@ -103,7 +103,7 @@ describe('epsilon (Google Vertex AI) provider, Anthropic models', () => {
     const pieces: string[] = [];
     stream.on('text', (text) => pieces.push(text));
     const final = await stream.finalMessage();
-    assert.deepEqual(final.content, [{ type: 'text', text: 'echo: one two three', citations: null }]);
+    assert.deepEqual(final.content, [{ type: 'text', text: 'echo: one two three' }]);
     assert.ok(pieces.length > 1, 'streamed in several events');
     assert.equal(vertex.requests.at(-1)!.path, `${MODELS_PATH}/${MODEL}:streamRawPredict`);
 

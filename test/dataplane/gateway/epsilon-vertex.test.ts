@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -17,31 +16,14 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { fixedAccessToken } from '../../helpers/google-stand-ins.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
+import { vertexClient } from '../../support/providers/vertex-sdk.ts';
 
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
 const PROJECT = 'my-project';
 const LOCATION = 'us-central1';
 const TOKEN = 'ya29.test-access-token';
 const MODEL_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
-
-type VertexAuthClient = NonNullable<GoogleGenAIOptions['googleAuthOptions']>['authClient'];
-
-/** An auth client holding one access token (see fixedAccessToken), typed as the SDK's. */
-function fixedToken(token: string): VertexAuthClient {
-  return fixedAccessToken(token) as unknown as VertexAuthClient;
-}
-
-function vertexClient(url: string, token: string): GoogleGenAI {
-  return new GoogleGenAI({
-    vertexai: true,
-    project: PROJECT,
-    location: LOCATION,
-    googleAuthOptions: { authClient: fixedToken(token) },
-    httpOptions: { baseUrl: url, apiVersion: 'v1' },
-  });
-}
 
 describe('epsilon (Google Vertex AI) provider', () => {
   let vertex: GeminiMock;
@@ -66,7 +48,7 @@ describe('epsilon (Google Vertex AI) provider', () => {
   });
 
   it('the stand-in speaks Vertex AI as @google/genai expects it', async () => {
-    const ai = vertexClient(vertex.url, TOKEN);
+    const ai = vertexClient(vertex.url, PROJECT, LOCATION, TOKEN);
     const response = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hello vertex' });
     assert.equal(response.text, 'echo: hello vertex');
     let sent = vertex.requests.at(-1)!;
@@ -85,7 +67,10 @@ describe('epsilon (Google Vertex AI) provider', () => {
     assert.equal(sent.path, `${MODEL_PATH}:streamGenerateContent`);
     assert.equal(sent.query.get('alt'), 'sse');
     await assert.rejects(
-      vertexClient(vertex.url, 'wrong').models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }),
+      vertexClient(vertex.url, PROJECT, LOCATION, 'wrong').models.generateContent({
+        model: 'gemini-2.5-flash',
+        contents: 'x',
+      }),
       /invalid authentication credentials/,
     );
   });

@@ -73,10 +73,10 @@ test('a Claude model that is not a path segment is refused with a 400 naming it'
   assert.match(error.message, /"claude-x\?alt=1" is not a Claude model id of Vertex AI/);
 });
 
-test('count_tokens for a Gemini model and the model list are not served', () => {
+test("count_tokens for a Gemini model goes to Google's countTokens; the model list is not served", () => {
   const provider = compiled({ epsilon: { projectId: 'p' } });
-  const count = refused(provider, input('count_tokens', { model: 'gemini-2.5-flash', messages: [] }));
-  assert.equal(count.status, 400);
+  const count = planned(provider, input('count_tokens', { model: 'gemini-2.5-flash', messages: [] }));
+  assert.equal(count.path, '/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:countTokens');
   assert.equal(refused(provider, input('models', undefined)).status, 400);
 });
 

@@ -6,20 +6,29 @@
 // picks one or the other. The region picks the host: aiplatform.googleapis.com for global,
 // aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
 // otherwise. The token is a bearer token: a Google access token from the cloudtwo backend auth,
-// which the endpoint compiles by default (docs/decisions/0021-vertex.md).
+// which the endpoint compiles by default (docs/decisions/0021-vertex.md). Embeddings requests go to
+// the Google text embedding models' :predict (the Gemini embedding models': :embedContent),
+// count_tokens requests for a Gemini model to its :countTokens.
 import type { EpsilonConfig } from '../../../api/types/llm-provider.ts';
-import { requestModel } from '../formats/index.ts';
-import { geminiRoute } from './delta.ts';
+import { requestModel, translateCountTokens, translateEmbeddings } from '../formats/index.ts';
+import { geminiRoute, googleModelExchange } from './delta.ts';
 import {
   compileVertexAnthropic,
   isVertexAnthropicModel,
   type VertexAnthropicPlanner,
   type VertexHost,
 } from './epsilon-anthropic.ts';
-import { ProviderConfigError } from './errors.ts';
+import { type ClientFormat, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import { compileHosted, FORWARDED_AS_IS, type HostedFamily, type ProviderPlanner } from './planner.ts';
-import type { CompiledProvider } from './types.ts';
+import type { ConfiguredPath } from './paths.ts';
+import {
+  compileHosted,
+  type ExchangePlanner,
+  FORWARDED_AS_IS,
+  type HostedFamily,
+  type ProviderPlanner,
+} from './planner.ts';
+import type { CompiledProvider, UpstreamFormat } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const EPSILON_DEFAULT_REGION = 'global';
@@ -37,6 +46,44 @@ export function epsilonHost(region: string): string {
   if (region === 'global') return 'aiplatform.googleapis.com';
   if (MULTI_REGIONS.has(region)) return `aiplatform.${region}.rep.googleapis.com`;
   return `${region}-aiplatform.googleapis.com`;
+}
+
+/**
+ * A model Vertex embeds through embedContent (one text per request) rather than predict: the
+ * Gemini models other than gemini-embedding-001, and the partner (MaaS) ones, as @google/genai
+ * tells them apart.
+ */
+function embedContentModel(model: string): boolean {
+  return (model.includes('gemini') && model !== 'gemini-embedding-001') || model.includes('maas');
+}
+
+/** Embeddings (predict or embedContent) and count_tokens (countTokens) on Vertex AI's Google models. */
+function epsilonExchanges(configuredPath: boolean): ReadonlyMap<ClientFormat, ExchangePlanner> {
+  const models = (routes: ReadonlyMap<UpstreamFormat, ConfiguredPath>) => routes.get('gemini')!;
+  return new Map<ClientFormat, ExchangePlanner>([
+    [
+      'embeddings',
+      (body, model, routes) => {
+        const embedContent = model !== undefined && embedContentModel(model);
+        const method = embedContent ? 'embedContent' : 'predict';
+        return googleModelExchange(
+          models(routes),
+          model,
+          method,
+          configuredPath,
+          embedContent ? 'gemini' : 'vertex-predict',
+          (id) => translateEmbeddings(embedContent ? 'vertex-embed-content' : 'vertex-predict', body, id),
+        );
+      },
+    ],
+    [
+      'count_tokens',
+      (body, model, routes) =>
+        googleModelExchange(models(routes), model, 'countTokens', configuredPath, 'gemini', (id) =>
+          translateCountTokens('vertex', body, id),
+        ),
+    ],
+  ]);
 }
 
 export function compileEpsilon(
@@ -73,6 +120,7 @@ export function compileEpsilon(
     paths: [['gemini', '/publishers/google/models']],
     forwardedAnthropicVersion: false,
     modelRoute: (route, model, method) => geminiRoute(route, model, method, configuredPath),
+    exchanges: epsilonExchanges(configuredPath),
   };
   return epsilonProvider(
     compileHosted(gemini, address, name, config.model),

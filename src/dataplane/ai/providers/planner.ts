@@ -9,6 +9,7 @@ import { translateGeminiCountTokens } from '../formats/gemini/count-tokens.ts';
 import type { GeminiMethod } from '../formats/gemini/path.ts';
 import {
   type ClientChatFormat,
+  type ExchangeTranslation,
   type JsonObject,
   type ProviderChatFormat,
   type RequestTranslation,
@@ -83,6 +84,27 @@ export interface ProviderDefinition {
   region?: string;
   /** The provider speaks Bedrock Converse (zeta): every chat format is translated to it. */
   converse?: ConverseTarget;
+  /** Client formats served by one whole exchange with an API of the family's own (embeddings, count_tokens). */
+  exchanges?: ReadonlyMap<ClientFormat, ExchangePlanner>;
+}
+
+/**
+ * The request a family sends for one client request it serves by an exchange of its own, from
+ * the client's body, the model (the override, else the client's) and the family's routes; a
+ * string says why it cannot be sent (the client is answered 400). May throw TranslationError (400).
+ */
+export type ExchangePlanner = (
+  body: JsonObject,
+  model: string | undefined,
+  routes: ReadonlyMap<UpstreamFormat, ConfiguredPath>,
+) => PlannedExchange | string;
+
+export interface PlannedExchange {
+  route: ConfiguredPath;
+  providerFormat: UpstreamFormat;
+  /** The model sent (in the path): the one shown to the client and recorded. */
+  model: string;
+  translation: ExchangeTranslation;
 }
 
 /** Where a Converse provider takes a request, and the fields its configuration adds to each body. */
@@ -170,6 +192,8 @@ export class ProviderPlanner implements CompiledProvider {
     if (route !== undefined) {
       return input.clientFormat === 'gemini' ? this.#sameGemini(input, route) : this.#sameFormat(input, route);
     }
+    const exchange = this.#definition.exchanges?.get(input.clientFormat);
+    if (exchange !== undefined) return this.#exchange(input, exchange);
     const converse = this.#definition.converse;
     if (converse !== undefined && CONVERSE_CLIENTS.has(input.clientFormat)) return this.#converse(input, converse);
     for (const target of TRANSLATION_TARGETS[input.clientFormat] ?? []) {
@@ -184,8 +208,9 @@ export class ProviderPlanner implements CompiledProvider {
   }
 
   #servedList(): string {
-    if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS].join(', ');
-    const served: string[] = [...this.formats];
+    const exchanges = [...(this.#definition.exchanges?.keys() ?? [])];
+    if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS, ...exchanges].join(', ');
+    const served: string[] = [...this.formats, ...exchanges];
     for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [
       ClientFormat,
       readonly ProviderChatFormat[],
@@ -408,6 +433,36 @@ export class ProviderPlanner implements CompiledProvider {
     return plan;
   }
 
+  /** A request served by an exchange of the family's own: its planner says where and what; the answer is converted. */
+  #exchange(input: PlanInput, exchange: ExchangePlanner): UpstreamPlan | PlanError {
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    let planned: PlannedExchange | string;
+    try {
+      planned = exchange(clientBody, this.model ?? requestModel(clientBody), this.#definition.routes);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, input.clientFormat, error.message);
+      throw error;
+    }
+    if (typeof planned === 'string') return new PlanError(400, input.clientFormat, planned);
+    const { translation } = planned;
+    const response: ResponseHandling = {
+      kind: 'convert',
+      errorsFrom: translation.errorsFrom,
+      readAnswer: translation.readAnswer,
+    };
+    const plan = this.#plan(
+      input,
+      planned.route,
+      planned.providerFormat,
+      translation.body,
+      response,
+      translation.warnings,
+    );
+    plan.upstreamModel = planned.model;
+    return plan;
+  }
+
   #forwarded(input: PlanInput): UpstreamPlan | PlanError {
     if (input.path === undefined) {
       return new PlanError(500, input.clientFormat, 'gw cannot forward this request: its path is unknown.');
@@ -453,6 +508,7 @@ export interface HostedFamily {
   paths: readonly (readonly [UpstreamFormat, string])[];
   forwardedAnthropicVersion: boolean;
   modelRoute?: ProviderDefinition['modelRoute'];
+  exchanges?: ProviderDefinition['exchanges'];
 }
 
 const HOSTED_BASE_PATH = '/v1';
@@ -482,5 +538,6 @@ export function compileHosted(
     forwardedAnthropicVersion: hosted.forwardedAnthropicVersion,
   };
   if (hosted.modelRoute !== undefined) definition.modelRoute = hosted.modelRoute;
+  if (hosted.exchanges !== undefined) definition.exchanges = hosted.exchanges;
   return new ProviderPlanner(definition);
 }

@@ -5,7 +5,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
 import type { Destination } from '../../upstream/connection-settings.ts';
-import type { ClientChatFormat, JsonObject, ProviderChatFormat, TranslationWarning } from '../formats/index.ts';
+import type {
+  ClientChatFormat,
+  ExchangeTranslation,
+  JsonObject,
+  ProviderChatFormat,
+  TranslationWarning,
+} from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
@@ -13,8 +19,12 @@ import type { ClientFormat, PlanError } from './errors.ts';
 /** The provider families this data plane serves. */
 export type ProviderFamily = 'alpha' | 'betaalpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
 
-/** What a provider is sent: a client format, Gemini generateContent or Bedrock Converse (which no client speaks to gw). */
-export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
+/**
+ * What a provider is sent: a client format, or a vendor API no client speaks to gw: Gemini
+ * generateContent (and its countTokens, batchEmbedContents), Bedrock Converse (and its
+ * CountTokens), Vertex AI's predict, Bedrock InvokeModel (their embedding models).
+ */
+export type UpstreamFormat = ClientFormat | 'gemini' | 'converse' | 'vertex-predict' | 'bedrock-invoke';
 
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
@@ -76,12 +86,16 @@ export interface PlanInput {
  * one of the formats gw knows (`detectedResponseFormat`, a `detect` stream observer).
  * `token-count`: Anthropic's count_tokens answer ({input_tokens}) to a Gemini countTokens client,
  * answered as {totalTokens}, its errors in Google's shape.
+ * `convert` (embeddings and count_tokens answered by another vendor's API): never a stream; a 2xx
+ * JSON answer is rewritten by `readAnswer`, an error body from the `errorsFrom` vendor's shape to
+ * the client's.
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean; rewriteErrors?: true }
   | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' }
-  | { kind: 'token-count' };
+  | { kind: 'token-count' }
+  | { kind: 'convert'; errorsFrom: ProviderChatFormat; readAnswer: ExchangeTranslation['readAnswer'] };
 
 export interface UpstreamPlan {
   origin: Origin;
