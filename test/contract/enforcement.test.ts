@@ -86,11 +86,9 @@ describe('enforcement registry', () => {
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
     assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');
     assert.equal(at('backend:ai', 'auth.cloudone.assumeRole.tags.expression')?.kind, 'enforced');
-    assert.match((at('backend-spec', 'ai.provider.beta') as { reason: string }).reason, /Azure AI Foundry/);
     const provider = at('model-spec', 'provider');
     assert.ok(provider?.kind === 'enforced');
-    assert.match(provider.refusedValues?.Beta ?? '', /Azure AI Foundry/);
-    assert.equal(provider.refusedValues?.Provider08, undefined, 'Ollama is served');
+    assert.equal(provider.refusedValues, undefined, 'every ModelProvider value is served');
   });
 });
 
@@ -196,13 +194,13 @@ describe('refusalsIn', () => {
           {
             providers: [
               { name: 'b', gamma: {} },
-              { name: 'c', beta: {} },
+              { name: 'c', alpha: { moderation: {} } },
             ],
           },
         ],
       },
     };
-    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].beta']);
+    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].alpha.moderation']);
     assert.deepEqual(
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },
@@ -221,9 +219,9 @@ describe('refusalsIn', () => {
     );
     assert.match(found[0]!.reason, /Realtime API/);
     assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), []);
-    assert.deepEqual(paths('model-spec', { provider: 'Beta', beta: { resourceName: 'r', resourceType: 'Alpha' } }), [
-      'provider',
-      'beta',
+    assert.deepEqual(paths('model-spec', { provider: 'Beta', beta: { resourceName: 'r', resourceType: 'Alpha' } }), []);
+    assert.deepEqual(paths('backend-spec', { ai: { provider: { custom: { formats: [{ type: 'Rerank' }] } } } }), [
+      'ai.provider.custom.formats[0].type',
     ]);
     assert.deepEqual(paths('model-spec', { provider: 'Alpha', baseURL: 'https://example.com/v1' }), []);
   });

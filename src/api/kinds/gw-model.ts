@@ -88,9 +88,9 @@ export const GwModelSpec = named(
           reason: 'FieldValueRequired',
         },
         {
-          // Vertex AI's and Bedrock's request paths begin with the project or the model: no base a path could replace.
-          rule: "!has(self.baseURL) || !has(self.provider) || !(self.provider in ['Epsilon', 'Zeta']) || self.baseURL.matches('^https?://[^/]+/?$')",
-          message: `baseURL may not have a path with provider ${modelProviderLabel('Epsilon')} or ${modelProviderLabel('Zeta')}: give scheme, host and port only`,
+          // Vertex AI's, Bedrock's and Azure's request paths begin with the project, the model or the resource's API: no base a path could replace.
+          rule: "!has(self.baseURL) || !has(self.provider) || !(self.provider in ['Beta', 'Epsilon', 'Zeta']) || self.baseURL.matches('^https?://[^/]+/?$')",
+          message: `baseURL may not have a path with provider ${modelProviderLabel('Beta')}, ${modelProviderLabel('Epsilon')} or ${modelProviderLabel('Zeta')}: give scheme, host and port only`,
           fieldPath: '.baseURL',
           reason: 'FieldValueInvalid',
         },

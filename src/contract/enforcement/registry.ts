@@ -12,8 +12,6 @@
 // that applies it, or refused with a reason a user can act on), then per place where it differs;
 // the registry test (test/contract/enforcement.test.ts) names every field left undeclared and the
 // type to declare it in, and `npm run docs` regenerates docs/enforcement.md.
-import { ModelProvider } from '../../api/types/model.ts';
-import { familyLabel, modelProviderLabel, vendorName } from '../../api/vendors.ts';
 import { type Enforcement, enforced, refused } from './enforcement.ts';
 import type { PlaceName } from './places.ts';
 
@@ -91,6 +89,7 @@ const BY = {
   delta: `${DP}/ai/providers/delta.ts`,
   epsilon: `${DP}/ai/providers/epsilon.ts`,
   betaalpha: `${DP}/ai/providers/betaalpha.ts`,
+  betaFamily: `${DP}/ai/providers/beta.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -150,18 +149,6 @@ const CUSTOM_BACKEND_REF_NOTE =
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
 
-function providerFamilyNotYet(family: string): Enforcement {
-  return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a betaalpha provider (${vendorName('betaalpha')}), a delta provider (${vendorName('delta')}), an epsilon provider (${vendorName('epsilon')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
-  );
-}
-
-function modelSettingsNotYet(provider: string): Enforcement {
-  return refused(
-    `These are the settings of GwModel provider ${modelProviderLabel(provider)}, which the data plane does not support yet; support is planned.`,
-  );
-}
-
 function backendKindNotYet(kind: string, what: string): Enforcement {
   return refused(`GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`);
 }
@@ -184,29 +171,6 @@ const FORMATS_NOT_YET: Record<string, string> = Object.fromEntries(
     value,
     `gw does not carry ${value} traffic (${what}) to a custom provider yet; support is planned. Remove the format entry.`,
   ]),
-);
-
-/** The GwModel providers the data plane serves; every other ModelProvider value is refused. */
-const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set([
-  'Alpha',
-  'Gamma',
-  'Delta',
-  'Epsilon',
-  'Zeta',
-  // The named OpenAI-compatible services (src/dataplane/ai/providers/openai-compatible-services.ts).
-  ...['Provider07', 'Provider08', 'Provider09', 'Provider10', 'Provider11', 'Provider12', 'Provider13'],
-  ...['Provider14', 'Provider15', 'Provider16', 'Provider17', 'Provider18', 'Provider19'],
-  'Custom',
-]);
-
-const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
-  (ModelProvider.enum ?? [])
-    .map(String)
-    .filter((value) => !SERVED_MODEL_PROVIDERS.has(value))
-    .map((value) => [
-      value,
-      `GwModel provider ${modelProviderLabel(value)} is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or ${modelProviderLabel('Alpha')} or ${modelProviderLabel('Gamma')}.`,
-    ]),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -232,7 +196,7 @@ const conditionalEntry = { condition: enforced(), policy: enforced() };
 const llmProviderFields = {
   alpha: enforced(BY.alpha),
   betaalpha: enforced(BY.betaalpha),
-  beta: providerFamilyNotYet('beta'),
+  beta: enforced(BY.betaFamily),
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
   epsilon: enforced(BY.epsilon, {
@@ -245,6 +209,23 @@ const llmProviderFields = {
   path: enforced(BY.providerAddress),
   pathPrefix: enforced(BY.providerAddress),
 };
+
+/** The Azure resource of a beta provider (BetaConfig) and of a GwModel with provider Beta (BetaSettings). */
+const betaResource = {
+  resourceName: enforced(BY.betaFamily, {
+    note: 'The first label of the host: <resourceName>.openai.azure.com (Alpha) or <resourceName>.services.ai.azure.com (Omega).',
+  }),
+  resourceType: enforced(BY.betaFamily, {
+    note: 'Alpha: an Azure OpenAI resource, served as betaalpha serves its endpoint; Omega: an Azure AI Foundry project.',
+  }),
+  apiVersion: enforced(BY.betaFamily, {
+    note: 'Alpha: as betaalpha (v1, preview, or a dated version with the deployment in the path); Omega: v1 or preview only, other versions refused.',
+  }),
+  projectName: enforced(BY.betaFamily, {
+    note: 'Omega: the /api/projects/<projectName>/openai/v1 base of every request; refused with Alpha.',
+  }),
+};
+const BETA_MODEL = 'The deployment: the model override; with Alpha and a dated apiVersion, required and in the path.';
 
 /** The credential kinds BackendAuth and ModelBackendAuth share. */
 const backendAuthFields = {
@@ -790,6 +771,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'v1: the /openai/v1 paths; preview: the same with ?api-version=preview; any other: deployment paths with ?api-version=<it>.',
     }),
   },
+  BetaConfig: { ...betaResource, model: enforced(BY.betaFamily, { note: BETA_MODEL }) },
   CustomProvider: {
     backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
     formats: enforced(),
@@ -825,8 +807,10 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   GwModelSpec: {
     match: enforced(BY.models),
     visibility: enforced(BY.models),
-    provider: enforced(BY.models, { refusedValues: MODEL_PROVIDERS_NOT_YET }),
-    beta: modelSettingsNotYet('Beta'),
+    provider: enforced(BY.models, {
+      note: 'Every ModelProvider value is served (docs/providers.md, GwModel providers).',
+    }),
+    beta: enforced(BY.modelProvider, { note: "The beta (Azure AI) provider's resource: see BetaSettings." }),
     epsilon: enforced(BY.modelProvider, { note: "The epsilon (Vertex AI) provider's projectId and region." }),
     zeta: enforced(BY.modelProvider, { note: "The zeta (Amazon Bedrock) provider's region and guardrail." }),
     custom: enforced(BY.custom),
@@ -836,6 +820,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     virtualModel: enforced(BY.virtualModels),
   },
   ModelMatch: { model: enforced() },
+  BetaSettings: betaResource,
   CustomProviderSettings: {
     backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
     formats: enforced(),

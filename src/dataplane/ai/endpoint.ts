@@ -130,12 +130,14 @@ export function compileEndpoint(
 
 /**
  * The backend auth of a provider whose policies set none: a zeta (Bedrock) provider signs with
- * the ambient AWS credentials (docs/decisions/0019-bedrock.md) and an epsilon (Vertex AI) one
- * sends an access token of the ambient Google credentials (docs/decisions/0021-vertex.md), as
- * agentgateway does; the others send no credentials.
+ * the ambient AWS credentials (docs/decisions/0019-bedrock.md), an epsilon (Vertex AI) one
+ * sends an access token of the ambient Google credentials (docs/decisions/0021-vertex.md) and a
+ * beta (Azure AI Foundry) one an Entra ID token of gw's environment
+ * (docs/decisions/0022-azure-ai-foundry.md), as agentgateway does; the others send no credentials.
  */
 function defaultBackendAuth(provider: CompiledProvider): BackendFull['auth'] {
   if (provider.family === 'zeta') return { cloudone: {} };
   if (provider.family === 'epsilon') return { cloudtwo: {} };
+  if (provider.family === 'beta') return { beta: {} };
   return undefined;
 }

@@ -1,11 +1,12 @@
 // The LLM provider a concrete GwModel is sent to (spec document 2, "Model resource types"): its
 // `provider` value mapped onto a provider family, with the model's settings for that family
-// (spec.epsilon, spec.zeta, spec.custom), at its address: `baseURL` when set, else the family's
+// (spec.beta, spec.epsilon, spec.zeta, spec.custom), at its address: `baseURL` when set, else the family's
 // default (for the named OpenAI-compatible services, the service's documented base URL).
 // docs/dataplane.md ("GwModels") and docs/providers.md ("GwModel providers") describe the mapping.
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import { modelProviderLabel } from '../../api/vendors.ts';
+import { betaModelRefusal } from './providers/beta.ts';
 import { openAiCompatibleService, serviceFormats } from './providers/openai-compatible-services.ts';
 
 export interface ModelProviderAddress {
@@ -29,8 +30,8 @@ export function modelProvider(spec: GwModelSpec): ModelProviderAddress | string 
   provider.host = url.hostname.replace(/^\[|\]$/g, '');
   provider.port = url.port ? Number(url.port) : https ? 443 : 80;
   if (url.pathname !== '/') {
-    // Vertex AI's and Bedrock's paths are the API's own (project, model): no base a path could replace.
-    if (provider.epsilon || provider.zeta)
+    // Vertex AI's, Bedrock's and Azure's paths are the API's own (project, model, resource): no base a path could replace.
+    if (provider.epsilon || provider.zeta || provider.beta)
       return `spec.baseURL: a path is not supported with provider ${modelProviderLabel(value)}, whose request paths have no base to replace; give scheme, host and port only`;
     provider.pathPrefix = url.pathname.replace(/\/$/, '');
   }
@@ -52,6 +53,12 @@ function familyProvider(spec: GwModelSpec): LLMProvider | string | undefined {
       return { epsilon: { ...spec.epsilon } };
     case 'Zeta':
       return { zeta: { ...spec.zeta } };
+    case 'Beta': {
+      // Admission requires beta with provider Beta (its resourceType).
+      if (spec.beta === undefined) return `spec.beta: is required with provider ${modelProviderLabel('Beta')}`;
+      const refusal = betaModelRefusal(spec.beta);
+      return refusal ?? { beta: { ...spec.beta } };
+    }
     case 'Custom':
       // Admission requires custom with provider Custom.
       return spec.custom === undefined ? 'spec.custom: is required with provider Custom' : { custom: spec.custom };

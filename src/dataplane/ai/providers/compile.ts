@@ -1,9 +1,10 @@
 // compileProvider: an LLMProvider of the API, checked and turned once into a CompiledProvider
-// whose plan() the proxy calls per request. Families other than alpha, betaalpha, gamma, delta, epsilon, zeta and custom are
-// refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
+// whose plan() the proxy calls per request. A configuration that cannot be served is a
+// ProviderConfigError (the proxy answers its traffic with 500), never a throw.
 import type { LLMProvider } from '../../../api/types/llm-provider.ts';
 import { familyLabel } from '../../../api/vendors.ts';
 import { compileAlpha } from './alpha.ts';
+import { compileBeta } from './beta.ts';
 import { compileBetaAlpha } from './betaalpha.ts';
 import { compileCustom } from './custom.ts';
 import { compileDelta } from './delta.ts';
@@ -47,17 +48,11 @@ function compileUnnamed(
       `exactly one provider family must be set (${FAMILIES.map(familyLabel).join(', ')})`,
     );
   }
-  const family = set[0]!;
-  if (family === 'beta') {
-    return new ProviderConfigError(
-      family,
-      `provider family ${familyLabel(family)} is not supported by this data plane yet`,
-    );
-  }
   const address = familyAddress(provider);
   if (address instanceof ProviderConfigError) return address;
   if (provider.alpha) return compileAlpha(provider.alpha, address, options.name);
   if (provider.betaalpha) return compileBetaAlpha(provider.betaalpha, address, options.name);
+  if (provider.beta) return compileBeta(provider.beta, address, options.name);
   if (provider.gamma) return compileGamma(provider.gamma, address, options.name);
   if (provider.zeta) return compileZeta(provider.zeta, address, options.name);
   if (provider.delta) return compileDelta(provider.delta, address, options.name);

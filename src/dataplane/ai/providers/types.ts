@@ -17,7 +17,7 @@ import type { ClientFormat, PlanError } from './errors.ts';
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'betaalpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
+export type ProviderFamily = 'alpha' | 'betaalpha' | 'beta' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
 
 /**
  * What a provider is sent: a client format, or a vendor API no client speaks to gw: Gemini
@@ -29,7 +29,7 @@ export type UpstreamFormat = ClientFormat | 'gemini' | 'converse' | 'vertex-pred
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
  * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header;
- * `x-goog-api-key` the delta (Gemini API) one; `api-key` the betaalpha (Azure OpenAI) one. Hand it to
+ * `x-goog-api-key` the delta (Gemini API) one; `api-key` the betaalpha and beta (Azure) one. Hand it to
  * `compileBackendAuth` (src/dataplane/auth/backend/).
  */
 export type ProviderKeyStyle = KeyStyle;
