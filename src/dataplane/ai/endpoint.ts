@@ -87,10 +87,11 @@ export function compileEndpoint(
     throw error;
   }
   const authNamespace = fieldNamespace(input.namespaces, 'auth', namespace);
+  const host = provider.credentialHost ?? provider.origin.host;
   const target =
     provider.region === undefined
-      ? { host: provider.origin.host, family: provider.family }
-      : { host: provider.origin.host, family: provider.family, region: provider.region };
+      ? { host, family: provider.family }
+      : { host, family: provider.family, region: provider.region };
   const auth = compileBackendAuth(
     policy.auth ?? defaultBackendAuth(provider),
     data,

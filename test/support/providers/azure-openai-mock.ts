@@ -1,9 +1,11 @@
-// A stand-in for Azure OpenAI (the "betaalpha" family): OpenAI's formats at Azure's paths. The
-// key is required in the `api-key` header. Dated API versions: /openai/deployments/{deployment}/
+// A stand-in for Azure OpenAI (the "betaalpha" family, and the Azure OpenAI and Foundry resources
+// of the "beta" family): OpenAI's formats at Azure's paths. The key is required in the `api-key`
+// header, or an Entra ID access token (`entraToken`) as `Authorization: Bearer`. Dated API versions: /openai/deployments/{deployment}/
 // chat/completions and /embeddings (the deployment must be one of `deployments`; the body's model
 // is ignored and answered as the deployment), /openai/responses and /openai/models, each with a
 // required ?api-version. The v1 API: /openai/v1/{chat/completions,responses,embeddings,models},
-// the deployment named by the body's model, api-version not needed (preview allowed).
+// the deployment named by the body's model, api-version not needed (preview allowed). A Foundry
+// project (one of `projects`) serves the same v1 API at /api/projects/{project}/openai/v1/.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isObject } from './deterministic.ts';
 import {
@@ -21,11 +23,16 @@ export interface AzureOpenAiMockOptions {
   apiKey: string;
   /** The deployments of the resource. */
   deployments: string[];
+  /** The Foundry projects of the resource (none: an Azure OpenAI resource). */
+  projects?: string[];
+  /** An Entra ID access token accepted as `Authorization: Bearer` instead of the key. */
+  entraToken?: string;
 }
 
 const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/;
 const DATED_PATHS: Record<string, string> = { '/openai/responses': '/v1/responses', '/openai/models': '/v1/models' };
 const V1_PREFIX = '/openai/v1/';
+const PROJECT_V1_PATH = /^\/api\/projects\/([^/]+)\/openai\/v1\/(.+)$/;
 
 export function startAzureOpenAiMock(options: AzureOpenAiMockOptions): Promise<MockServer> {
   const openai = openAiDialect({ models: options.deployments });
@@ -45,6 +52,8 @@ export function startAzureOpenAiMock(options: AzureOpenAiMockOptions): Promise<M
     errorReply: openai.errorReply,
     checkHeaders: (headers: IncomingHttpHeaders, requiredKey): ProviderError | undefined => {
       const key = headers['api-key'];
+      const bearer = options.entraToken === undefined ? undefined : `Bearer ${options.entraToken}`;
+      if (bearer !== undefined && key === undefined && headers.authorization === bearer) return undefined;
       if (key === undefined || key !== requiredKey) {
         return {
           status: 401,
@@ -58,6 +67,13 @@ export function startAzureOpenAiMock(options: AzureOpenAiMockOptions): Promise<M
     answer(request, parsed) {
       const { path } = request;
       if (path.startsWith(V1_PREFIX)) return answerAs(request, parsed, `/v1/${path.slice(V1_PREFIX.length)}`);
+      const project = PROJECT_V1_PATH.exec(path);
+      if (project !== null) {
+        if (!(options.projects ?? []).includes(decodeURIComponent(project[1]!))) {
+          return notFound('Project not found', 'NotFound');
+        }
+        return answerAs(request, parsed, `/v1/${project[2]}`);
+      }
       const apiVersion = new URL(request.url, 'http://stand-in').searchParams.get('api-version');
       if (apiVersion === null || apiVersion === '') {
         return openai.errorReply({ status: 404, message: 'Resource not found', code: '404' });

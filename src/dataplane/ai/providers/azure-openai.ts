@@ -111,6 +111,8 @@ export function azurePlanner(azure: AzureProvider, address: FamilyAddress, name:
     // Passthrough and Detect requests go to the client's own path (and keep the client's query).
     forwardedPath: (clientPath) => configured ?? plainPath(clientPath),
     forwardedAnthropicVersion: false,
+    // The resource's host picks the Entra ID token scope, wherever `host` sends the requests.
+    credentialHost: azure.host,
   });
 }
 

@@ -82,6 +82,8 @@ export interface ProviderDefinition {
   forwardedAnthropicVersion: boolean;
   /** The provider's region (zeta): its host's, and the signing region of its backend auth. */
   region?: string;
+  /** The host whose credentials the provider takes, when not the origin's (CompiledProvider.credentialHost). */
+  credentialHost?: string;
   /** The provider speaks Bedrock Converse (zeta): every chat format is translated to it. */
   converse?: ConverseTarget;
   /** Client formats served by one whole exchange with an API of the family's own (embeddings, count_tokens). */
@@ -161,6 +163,7 @@ export class ProviderPlanner implements CompiledProvider {
   readonly keyStyle: ProviderKeyStyle;
   readonly model: string | undefined;
   readonly region: string | undefined;
+  readonly credentialHost: string | undefined;
   readonly #definition: ProviderDefinition;
   readonly #label: string;
 
@@ -174,6 +177,7 @@ export class ProviderPlanner implements CompiledProvider {
     this.keyStyle = definition.keyStyle;
     this.model = definition.model;
     this.region = definition.region;
+    this.credentialHost = definition.credentialHost;
     // The vendor goes with the family: "provider gamma (Anthropic)", "provider claude (gamma, Anthropic)".
     const vendor = vendorName(definition.family);
     this.#label =

@@ -140,6 +140,12 @@ export interface CompiledProvider {
   readonly model: string | undefined;
   /** The provider's region (zeta): the signing region of its backend auth. */
   readonly region: string | undefined;
+  /**
+   * The host whose credentials the provider takes when it is not the origin's (the Azure families:
+   * their resource's host, whose suffix picks the Entra ID token scope, also when `host` sends the
+   * requests elsewhere).
+   */
+  readonly credentialHost?: string | undefined;
   /** The upstream request for one client request, or the error to answer with (never throws). */
   plan(input: PlanInput): UpstreamPlan | PlanError;
 }
