@@ -216,7 +216,7 @@ const betaResource = {
     note: 'The first label of the host: <resourceName>.openai.azure.com (Alpha) or <resourceName>.services.ai.azure.com (Omega).',
   }),
   resourceType: enforced(BY.betaFamily, {
-    note: 'Alpha: an Azure OpenAI resource, served as betaalpha serves its endpoint; Omega: an Azure AI Foundry project.',
+    note: "Alpha: an Azure OpenAI resource, served as betaalpha serves its endpoint; Omega: an Azure AI Foundry project (claude* models through the resource's Anthropic Messages API).",
   }),
   apiVersion: enforced(BY.betaFamily, {
     note: 'Alpha: as betaalpha (v1, preview, or a dated version with the deployment in the path); Omega: v1 or preview only, other versions refused.',

@@ -1,12 +1,13 @@
 // The beta family (Azure AI resources) through gw. An Azure stand-in on loopback serving a Foundry
-// project's v1 API (/api/projects/{project}/openai/v1) beside an Azure OpenAI resource's paths is
-// first proven by the openai package's own clients: OpenAI at the project's v1 base URL, and
-// AzureOpenAI with an Entra ID token provider. Then the openai SDK (Chat Completions streamed and
-// not, Responses, Embeddings) and @anthropic-ai/sdk (Messages, translated to Chat Completions)
-// reach it through gw: a Foundry project (resourceType Omega) with a key, an Azure OpenAI resource
-// (Alpha) at a dated API version, a Foundry project with no backend auth (an Entra ID token of
-// gw's environment, from an identity platform stand-in, for the Foundry scope), and a GwModel
-// with provider Beta.
+// project's v1 API (/api/projects/{project}/openai/v1) and the resource's Claude deployments
+// (/anthropic/v1/messages) beside an Azure OpenAI resource's paths is first proven by the SDKs
+// themselves: openai's OpenAI at the project's v1 base URL, AzureOpenAI with an Entra ID token
+// provider, and @anthropic-ai/sdk at the resource's Anthropic base URL. Then the openai SDK (Chat
+// Completions streamed and not, Responses, Embeddings) and @anthropic-ai/sdk (Messages: translated
+// to Chat Completions, or as is to a Claude deployment) reach it through gw: a Foundry project
+// (resourceType Omega) with a key, an Azure OpenAI resource (Alpha) at a dated API version, a
+// Foundry project with no backend auth (an Entra ID token of gw's environment, from an identity
+// platform stand-in, for the Foundry scope), and a GwModel with provider Beta.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -33,6 +34,7 @@ const PROJECT = 'chat-app';
 const DEPLOYMENT = 'gpt-4o-deployment';
 const API_VERSION = '2024-10-21';
 const TENANT = 'contoso.onmicrosoft.com';
+const CLAUDE = 'claude-haiku-4-5';
 
 describe('beta (Azure AI Foundry) provider', () => {
   let azure: MockServer;
@@ -65,6 +67,7 @@ describe('beta (Azure AI Foundry) provider', () => {
       apiKey: KEY,
       deployments: [DEPLOYMENT, 'gpt-4.1', 'text-embedding-3-small'],
       projects: [PROJECT],
+      claudeDeployments: [CLAUDE],
       entraToken: ENTRA_TOKEN,
     });
     port = await freePort();
@@ -158,6 +161,33 @@ spec:
     assert.equal(lastSent().path, `/openai/deployments/${DEPLOYMENT}/chat/completions`);
   });
 
+  it("the stand-in serves Claude deployments at the resource's Anthropic API, as @anthropic-ai/sdk expects", async () => {
+    // Foundry takes the key in api-key (or x-api-key), not as a Bearer token: no Authorization header.
+    const claude = new Anthropic({
+      apiKey: null,
+      defaultHeaders: { 'api-key': KEY, authorization: null },
+      baseURL: `${azure.url}/anthropic`,
+      maxRetries: 0,
+    });
+    const message = await claude.messages.create({
+      model: CLAUDE,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hello claude' }],
+    });
+    assert.equal(message.content[0]?.type === 'text' && message.content[0].text, 'echo: hello claude');
+    assert.equal(lastSent().path, '/anthropic/v1/messages');
+    const counted = await claude.messages.countTokens({
+      model: CLAUDE,
+      messages: [{ role: 'user', content: 'a b c' }],
+    });
+    assert.ok(counted.input_tokens > 0);
+    assert.equal(lastSent().path, '/anthropic/v1/messages/count_tokens');
+    await assert.rejects(
+      claude.messages.create({ model: 'claude-unknown', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+      (error: unknown) => error instanceof Anthropic.NotFoundError,
+    );
+  });
+
   it("serves Chat Completions at the project's v1 path, the key in api-key", async () => {
     const completion = await openai('project/v1').chat.completions.create({
       model: 'gpt-4.1',
@@ -234,6 +264,48 @@ spec:
     assert.equal(sent.headers['api-key'], KEY);
     assert.equal(sent.headers['x-api-key'], undefined, "the client's key is not forwarded");
     assert.equal(sent.headers['anthropic-version'], undefined, 'no Anthropic header reaches Azure');
+  });
+
+  it('serves a Claude deployment through the Anthropic Messages API, as is and translated', async () => {
+    const anthropic = new Anthropic({
+      apiKey: 'client-token',
+      baseURL: `http://127.0.0.1:${port}/project`,
+      maxRetries: 0,
+    });
+    const message = await anthropic.messages.create({
+      model: CLAUDE,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hello native' }],
+    });
+    assert.equal(message.content[0]?.type === 'text' && message.content[0].text, 'echo: hello native');
+    let sent = lastSent();
+    assert.equal(sent.path, '/anthropic/v1/messages');
+    assert.equal(sent.headers['api-key'], KEY);
+    assert.equal(sent.headers['x-api-key'], undefined, "the client's key is not forwarded");
+    assert.ok(sent.headers['anthropic-version'], "the Messages client's own anthropic-version");
+
+    let streamed = '';
+    const stream = anthropic.messages.stream({
+      model: CLAUDE,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'stream native' }],
+    });
+    stream.on('text', (text) => {
+      streamed += text;
+    });
+    const final = await stream.finalMessage();
+    assert.equal(streamed, 'echo: stream native');
+    assert.ok(final.usage.output_tokens > 0);
+
+    const completion = await openai('project/v1').chat.completions.create({
+      model: CLAUDE,
+      messages: [{ role: 'user', content: 'hello translated' }],
+    });
+    assert.equal(completion.choices[0]!.message.content, 'echo: hello translated');
+    sent = lastSent();
+    assert.equal(sent.path, '/anthropic/v1/messages', 'Chat Completions become Messages for Claude');
+    assert.equal(sent.headers['anthropic-version'], '2023-06-01', 'the version the translation is written for');
+    assert.ok((sent.body as { max_tokens: number }).max_tokens > 0);
   });
 
   it('serves an Azure OpenAI resource (Alpha) at a dated version: the model is the deployment in the path', async () => {

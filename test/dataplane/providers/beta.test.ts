@@ -11,7 +11,18 @@ import {
   compileProvider,
   ProviderConfigError,
 } from '../../../src/dataplane/ai/providers/index.ts';
-import { BODY_OF, CHAT_BODY, compiled, input, MESSAGES_BODY, planned, refused } from './helpers.ts';
+import {
+  BODY_OF,
+  CHAT_BODY,
+  COUNT_TOKENS_BODY,
+  compiled,
+  EMBEDDINGS_BODY,
+  GEMINI_BODY,
+  input,
+  MESSAGES_BODY,
+  planned,
+  refused,
+} from './helpers.ts';
 
 function configError(provider: LLMProvider): ProviderConfigError {
   const result = compileProvider(provider);
@@ -78,6 +89,43 @@ test('resourceType Omega: <resourceName>.services.ai.azure.com, the project-scop
   const listing = refused(provider, input('models', undefined));
   assert.equal(listing.status, 400);
   assert.match(listing.message, /models API is not supported by provider beta \(Azure AI Foundry\)/);
+});
+
+test("resourceType Omega: Claude deployments through the resource's Anthropic Messages API", () => {
+  const provider = compiled({ beta: { resourceName: 'contoso', resourceType: 'Omega', projectName: 'chat-app' } });
+  const messages = planned(provider, input('messages', { ...MESSAGES_BODY, model: 'claude-haiku-4-5' }));
+  assert.equal(route(messages), '/anthropic/v1/messages');
+  assert.equal(messages.providerFormat, 'messages');
+  assert.deepEqual(messages.response, { kind: 'same', dropUsageOnlyChunk: false });
+  assert.equal(messages.headers['anthropic-version'], '2023-06-01');
+  const chat = planned(provider, input('completions', { ...CHAT_BODY, model: 'Claude-Sonnet-4-5' }));
+  assert.equal(route(chat), '/anthropic/v1/messages', 'Chat Completions clients are translated to Messages');
+  assert.equal(chat.providerFormat, 'messages');
+  const count = planned(provider, input('count_tokens', { ...COUNT_TOKENS_BODY, model: 'claude-haiku-4-5' }));
+  assert.equal(route(count), '/anthropic/v1/messages/count_tokens');
+  // Other models keep the project's OpenAI API; count_tokens is Claude's only.
+  assert.equal(
+    route(planned(provider, input('messages', { ...MESSAGES_BODY, model: 'gpt-4.1' }))),
+    '/api/projects/chat-app/openai/v1/chat/completions',
+  );
+  assert.equal(refused(provider, input('count_tokens', { ...COUNT_TOKENS_BODY, model: 'gpt-4.1' })).status, 400);
+  assert.equal(refused(provider, input('embeddings', { ...EMBEDDINGS_BODY, model: 'claude-haiku-4-5' })).status, 400);
+  // Gemini clients too: generateContent becomes Chat Completions, or Messages for Claude.
+  const gemini = planned(provider, input('gemini', { ...GEMINI_BODY, model: 'gpt-4.1' }));
+  assert.equal(route(gemini), '/api/projects/chat-app/openai/v1/chat/completions');
+  const geminiClaude = planned(provider, input('gemini', { ...GEMINI_BODY, model: 'claude-haiku-4-5' }));
+  assert.equal(route(geminiClaude), '/anthropic/v1/messages');
+  assert.equal(geminiClaude.providerFormat, 'messages');
+  // The model override decides, whatever the client names.
+  const pinned = compiled({
+    beta: { resourceName: 'contoso', resourceType: 'Omega', projectName: 'chat-app', model: 'claude-opus-4-1' },
+  });
+  const pinnedChat = planned(pinned, input('completions', CHAT_BODY));
+  assert.equal(route(pinnedChat), '/anthropic/v1/messages');
+  assert.equal(pinnedChat.body?.model, 'claude-opus-4-1');
+  // An Azure OpenAI resource has no Anthropic API: a claude-named deployment stays on the OpenAI paths.
+  const resource = compiled({ beta: { resourceName: 'contoso', resourceType: 'Alpha' } });
+  assert.equal(route(planned(resource, input('messages', MESSAGES_BODY))), '/openai/v1/chat/completions');
 });
 
 test('resourceType Omega with apiVersion preview: the same paths with api-version=preview', () => {

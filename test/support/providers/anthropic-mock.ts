@@ -64,7 +64,7 @@ function fixedMessage(): Uint8Array {
   );
 }
 
-function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
+export function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
   const ids = sequentialIds();
   const requestIds = sequentialIds();
   const served = options.models;

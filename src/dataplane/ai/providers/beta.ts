@@ -4,8 +4,10 @@
 // in the path with a dated apiVersion); Omega is an Azure AI Foundry resource,
 // `<resourceName>.services.ai.azure.com`, whose project `projectName` serves the v1 API at
 // /api/projects/{projectName}/openai/v1: Chat Completions, Responses and Embeddings (Messages
-// translated to Chat Completions). Keys go in `api-key`; with no backend auth an Entra ID token
-// of gw's environment is sent (endpoint.ts), its scope picked by host (auth/backend/beta.ts).
+// translated to Chat Completions). Its Claude deployments (a model named claude*) take only the
+// Anthropic Messages API, at /anthropic/v1/messages (other chat formats translated to it). Keys go
+// in `api-key`; with no backend auth an Entra ID token of gw's environment is sent (endpoint.ts),
+// its scope picked by the resource's host (auth/backend/beta.ts).
 import type { BetaConfig, BetaSettings } from '../../../api/types/llm-provider.ts';
 import { modelProviderLabel } from '../../../api/vendors.ts';
 import {
@@ -18,10 +20,11 @@ import {
   resourceRoutes,
   v1Routes,
 } from './azure-openai.ts';
+import { ModelSwitchedProvider } from './by-model.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import type { ProviderPlanner } from './planner.ts';
-import type { UpstreamFormat } from './types.ts';
+import { type ConfiguredPath, plainPath } from './paths.ts';
+import type { CompiledProvider, UpstreamFormat } from './types.ts';
 
 /** The host suffix of each resource type. */
 export const BETA_HOST_SUFFIXES = { Alpha: 'openai.azure.com', Omega: 'services.ai.azure.com' } as const;
@@ -36,6 +39,17 @@ const PROJECT_FORMATS: readonly (readonly [UpstreamFormat, string])[] = [
   ['embeddings', '/embeddings'],
 ];
 
+/** Where a Foundry resource serves its Claude deployments: the Anthropic Messages API. */
+const CLAUDE_ROUTES: readonly [UpstreamFormat, ConfiguredPath][] = [
+  ['messages', plainPath('/anthropic/v1/messages')],
+  ['count_tokens', plainPath('/anthropic/v1/messages/count_tokens')],
+];
+
+/** A Claude deployment, by agentgateway's rule: the deployment (model) name starts with "claude". */
+export function isClaudeModel(model: string): boolean {
+  return model.toLowerCase().startsWith('claude');
+}
+
 /** The host of a beta resource. */
 export function betaHost(config: Pick<BetaConfig, 'resourceName' | 'resourceType'>): string {
   return `${config.resourceName}.${BETA_HOST_SUFFIXES[config.resourceType]}`;
@@ -45,7 +59,7 @@ export function compileBeta(
   config: BetaConfig,
   address: FamilyAddress,
   name: string | undefined,
-): ProviderPlanner | ProviderConfigError {
+): CompiledProvider | ProviderConfigError {
   const prefix = refusePathPrefix(address);
   if (prefix) return prefix;
   if (!RESOURCE_NAME.test(config.resourceName)) {
@@ -73,7 +87,14 @@ export function compileBeta(
       );
     }
     const routes = v1Routes(`/api/projects/${project}/openai/v1`, apiVersion, PROJECT_FORMATS);
-    return azurePlanner({ family: 'beta', host, apiVersion, deployment: config.model, routes }, address, name);
+    const openai = azurePlanner({ family: 'beta', host, apiVersion, deployment: config.model, routes }, address, name);
+    // Claude deployments answer only the Anthropic Messages API, at the resource's /anthropic/v1.
+    const claude = azurePlanner(
+      { family: 'beta', host, apiVersion, deployment: config.model, routes: new Map(CLAUDE_ROUTES) },
+      address,
+      name,
+    );
+    return new ModelSwitchedProvider(openai, claude, isClaudeModel);
   }
   if (config.projectName !== undefined) {
     return new ProviderConfigError(

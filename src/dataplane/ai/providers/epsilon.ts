@@ -10,24 +10,14 @@
 // the Google text embedding models' :predict (the Gemini embedding models': :embedContent),
 // count_tokens requests for a Gemini model to its :countTokens.
 import type { EpsilonConfig } from '../../../api/types/llm-provider.ts';
-import { requestModel, translateCountTokens, translateEmbeddings } from '../formats/index.ts';
+import { translateCountTokens, translateEmbeddings } from '../formats/index.ts';
+import { ModelSwitchedProvider } from './by-model.ts';
 import { geminiRoute, googleModelExchange } from './delta.ts';
-import {
-  compileVertexAnthropic,
-  isVertexAnthropicModel,
-  type VertexAnthropicPlanner,
-  type VertexHost,
-} from './epsilon-anthropic.ts';
+import { compileVertexAnthropic, isVertexAnthropicModel, type VertexHost } from './epsilon-anthropic.ts';
 import { type ClientFormat, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import type { ConfiguredPath } from './paths.ts';
-import {
-  compileHosted,
-  type ExchangePlanner,
-  FORWARDED_AS_IS,
-  type HostedFamily,
-  type ProviderPlanner,
-} from './planner.ts';
+import { compileHosted, type ExchangePlanner, type HostedFamily } from './planner.ts';
 import type { CompiledProvider, UpstreamFormat } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
@@ -122,26 +112,11 @@ export function compileEpsilon(
     modelRoute: (route, model, method) => geminiRoute(route, model, method, configuredPath),
     exchanges: epsilonExchanges(configuredPath),
   };
-  return epsilonProvider(
+  // A request for a Claude model goes to the Anthropic planner, every other (Gemini models, no
+  // model at all, Passthrough and Detect) to the Gemini one.
+  return new ModelSwitchedProvider(
     compileHosted(gemini, address, name, config.model),
     compileVertexAnthropic(host, address, name, config.model),
+    isVertexAnthropicModel,
   );
-}
-
-/**
- * An epsilon provider: a request for a Claude model goes to the Anthropic planner, every other
- * (Gemini models, no model at all, Passthrough and Detect) to the Gemini one. Both share the
- * origin, the key style and the model override: the provider is the Gemini planner's.
- */
-function epsilonProvider(gemini: ProviderPlanner, anthropic: VertexAnthropicPlanner): CompiledProvider {
-  return {
-    ...gemini,
-    formats: Object.freeze([...gemini.formats, ...anthropic.formats]),
-    plan(input) {
-      // A forwarded request goes to the client's own path as it is, whatever its model.
-      if (FORWARDED_AS_IS.has(input.routeType)) return gemini.plan(input);
-      const model = gemini.model ?? requestModel(input.body);
-      return isVertexAnthropicModel(model) ? anthropic.plan(input) : gemini.plan(input);
-    },
-  };
 }
