@@ -15,6 +15,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { collectChatStream } from '../../helpers/openai-stream.ts';
 import { startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 
@@ -122,12 +123,7 @@ describe('betaalpha (Azure OpenAI) provider', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await collectChatStream(stream);
     assert.equal(text, 'echo: stream these words');
     assert.ok((usage?.completion_tokens ?? 0) > 0);
     assert.equal(lastSent().path, `/openai/deployments/${DEPLOYMENT}/chat/completions`);

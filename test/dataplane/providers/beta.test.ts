@@ -6,32 +6,21 @@ import { test } from 'node:test';
 import type { GwModelSpec } from '../../../src/api/kinds/gw-model.ts';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
 import { modelProvider } from '../../../src/dataplane/ai/model-provider.ts';
-import {
-  type CompiledProvider,
-  compileProvider,
-  ProviderConfigError,
-} from '../../../src/dataplane/ai/providers/index.ts';
+import type { CompiledProvider } from '../../../src/dataplane/ai/providers/index.ts';
 import {
   BODY_OF,
   CHAT_BODY,
   COUNT_TOKENS_BODY,
   compiled,
+  configError,
   EMBEDDINGS_BODY,
   GEMINI_BODY,
   input,
   MESSAGES_BODY,
   planned,
   refused,
+  pathAndQuery as route,
 } from './helpers.ts';
-
-function configError(provider: LLMProvider): ProviderConfigError {
-  const result = compileProvider(provider);
-  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
-  return result;
-}
-
-const route = (plan: { path: string; query: readonly (readonly [string, string])[] }) =>
-  `${plan.path}${plan.query.length === 0 ? '' : `?${new URLSearchParams(plan.query.map(([k, v]): [string, string] => [k, v]))}`}`;
 
 /** The path and query of each OpenAI format in `formats`, as planned. */
 function routes(

@@ -89,3 +89,16 @@ export const BODY_OF: Record<ClientFormat, JsonObject | undefined> = {
   gemini_count_tokens: GEMINI_BODY,
   models: undefined,
 };
+
+/** The ProviderConfigError a provider compiles to (failing when it compiles). */
+export function configError(provider: LLMProvider, options?: CompileProviderOptions): ProviderConfigError {
+  const result = compileProvider(provider, options);
+  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
+  return result;
+}
+
+/** A planned path with its query, as a request line shows it: `/openai/models?api-version=2024-10-21`. */
+export function pathAndQuery(plan: { path: string; query: readonly (readonly [string, string])[] }): string {
+  if (plan.query.length === 0) return plan.path;
+  return `${plan.path}?${new URLSearchParams(plan.query.map(([name, value]): [string, string] => [name, value]))}`;
+}
