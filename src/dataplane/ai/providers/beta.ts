@@ -27,7 +27,7 @@ import { type ConfiguredPath, plainPath } from './paths.ts';
 import type { CompiledProvider, UpstreamFormat } from './types.ts';
 
 /** The host suffix of each resource type. */
-export const BETA_HOST_SUFFIXES = { Alpha: 'openai.azure.com', Omega: 'services.ai.azure.com' } as const;
+const BETA_HOST_SUFFIXES = { Alpha: 'openai.azure.com', Omega: 'services.ai.azure.com' } as const;
 
 // An Azure resource name is a DNS label (its custom subdomain): letters, digits and inner hyphens.
 const RESOURCE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -46,12 +46,12 @@ const CLAUDE_ROUTES: readonly [UpstreamFormat, ConfiguredPath][] = [
 ];
 
 /** A Claude deployment, by agentgateway's rule: the deployment (model) name starts with "claude". */
-export function isClaudeModel(model: string): boolean {
+function isClaudeModel(model: string): boolean {
   return model.toLowerCase().startsWith('claude');
 }
 
 /** The host of a beta resource. */
-export function betaHost(config: Pick<BetaConfig, 'resourceName' | 'resourceType'>): string {
+function betaHost(config: Pick<BetaConfig, 'resourceName' | 'resourceType'>): string {
   return `${config.resourceName}.${BETA_HOST_SUFFIXES[config.resourceType]}`;
 }
 
@@ -88,9 +88,16 @@ export function compileBeta(
     }
     const routes = v1Routes(`/api/projects/${project}/openai/v1`, apiVersion, PROJECT_FORMATS);
     const openai = azurePlanner({ family: 'beta', host, apiVersion, deployment: config.model, routes }, address, name);
-    // Claude deployments answer only the Anthropic Messages API, at the resource's /anthropic/v1.
+    // Claude deployments answer only the Anthropic Messages API, at the resource's /anthropic/v1,
+    // versioned by anthropic-version: apiVersion (the OpenAI API's) is not sent there.
     const claude = azurePlanner(
-      { family: 'beta', host, apiVersion, deployment: config.model, routes: new Map(CLAUDE_ROUTES) },
+      {
+        family: 'beta',
+        host,
+        apiVersion: AZURE_DEFAULT_API_VERSION,
+        deployment: config.model,
+        routes: new Map(CLAUDE_ROUTES),
+      },
       address,
       name,
     );
