@@ -23,7 +23,7 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import { collectChatStream } from '../../helpers/openai-stream.ts';
-import { startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
+import { lastAzureRequest, startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { type EntraStandIn, entraStandIn, setEnvironment, trustTestCa } from '../backend-auth/entra-stand-ins.ts';
 
@@ -45,10 +45,7 @@ describe('beta (Azure AI Foundry) provider', () => {
   const restore: (() => void)[] = [];
   const openai = (path: string) =>
     new OpenAI({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/${path}`, maxRetries: 0 });
-  const lastSent = () => {
-    const sent = azure.requests.at(-1)!;
-    return { ...sent, query: new URL(sent.url, 'http://stand-in').searchParams };
-  };
+  const lastSent = () => lastAzureRequest(azure);
   const projectPath = (suffix: string) => `/api/projects/${PROJECT}/openai/v1${suffix}`;
 
   before(async () => {

@@ -16,7 +16,7 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import { collectChatStream } from '../../helpers/openai-stream.ts';
-import { startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
+import { lastAzureRequest, startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 
 const ROUTES =
@@ -31,10 +31,7 @@ describe('betaalpha (Azure OpenAI) provider', () => {
   let port: number;
   const openai = (backend: string) =>
     new OpenAI({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/${backend}/v1`, maxRetries: 0 });
-  const lastSent = () => {
-    const sent = azure.requests.at(-1)!;
-    return { ...sent, query: new URL(sent.url, 'http://stand-in').searchParams };
-  };
+  const lastSent = () => lastAzureRequest(azure);
 
   before(async () => {
     azure = await startAzureOpenAiMock({ apiKey: KEY, deployments: [DEPLOYMENT] });

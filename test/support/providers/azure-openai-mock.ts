@@ -107,3 +107,10 @@ export function startAzureOpenAiMock(options: AzureOpenAiMockOptions): Promise<M
   };
   return startMockServer(dialect, { apiKey: options.apiKey });
 }
+
+/** The last request the stand-in received, with its query read (Azure's paths carry api-version). */
+export function lastAzureRequest(azure: MockServer): RecordedRequest & { query: URLSearchParams } {
+  const sent = azure.requests.at(-1);
+  if (sent === undefined) throw new Error('the Azure stand-in has received no request');
+  return { ...sent, query: new URL(sent.url, 'http://stand-in').searchParams };
+}
