@@ -305,7 +305,7 @@ export async function runAttempts(
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
       // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
       if (plan.response.kind === 'translate' || plan.response.kind === 'convert')
-        dropForeignVendorHeaders(headers, plan.providerFormat);
+        dropForeignVendorHeaders(headers, plan.providerFormat, endpoint.provider.family);
       const planned = plan.headers;
       for (const name in planned) headers[name] = planned[name]!;
       // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.

@@ -213,6 +213,17 @@ describe('epsilon (Google Vertex AI) provider, Anthropic models', () => {
     assert.equal(sent.path, `${MODELS_PATH}/${MODEL}:streamRawPredict`);
   });
 
+  it("keeps Google's headers on a translated request (Vertex hosts the model) and drops OpenAI's", async () => {
+    await openai.chat.completions.create(
+      { model: MODEL, messages: [{ role: 'user', content: 'billed to a project' }] },
+      { headers: { 'x-goog-user-project': 'billing-project', 'openai-organization': 'org-1' } },
+    );
+    const sent = vertex.requests.at(-1)!;
+    assert.equal(sent.path, `${MODELS_PATH}/${MODEL}:rawPredict`);
+    assert.equal(sent.headers['x-goog-user-project'], 'billing-project');
+    assert.equal(sent.headers['openai-organization'], undefined);
+  });
+
   it('serves the Responses API (streamed and not) by translation to Messages', async () => {
     const response = await openai.responses.create({ model: MODEL, input: 'hello responses' });
     assert.equal(response.output_text, 'echo: hello responses');
