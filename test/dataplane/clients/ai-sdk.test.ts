@@ -3,7 +3,7 @@
 // chat model (Chat Completions) and responses model (the Responses API), from @ai-sdk/anthropic
 // (Messages) and from @ai-sdk/google (the Gemini API: gw's default routes map :generateContent and
 // :streamGenerateContent), each into every provider family gw serves here (alpha, gamma, zeta,
-// delta stand-ins), so every client format meets every provider format with a second client
+// delta and beta stand-ins), so every client format meets every provider format with a second client
 // library besides the official SDKs. @ai-sdk/amazon-bedrock speaks Converse, which gw passes
 // through rather than translates (test/dataplane/clients/bedrock-passthrough.test.ts); here it and
 // @ai-sdk/google are also pointed at the stand-ins directly: a second client proving each
