@@ -17,7 +17,14 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { type BedrockStandIn, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
-import { freePort, gatewayYaml, lastAccessLogLine, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  lastAccessLogLine,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { authBackendYaml } from '../../helpers/objects.ts';
 
 /** gw's own keys, the only ones the stand-in (Bedrock) knows. */
@@ -58,16 +65,7 @@ stringData: {accessKey: ${GW_AWS.accessKeyId}, secretKey: "${GW_AWS.secretAccess
           `{cloudone: {secretRef: {name: aws}}}
     ai: {routes: {/converse: Passthrough, /converse-stream: Passthrough}}`,
         ),
-        `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: bedrock}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /bedrock}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: bedrock}]
-`,
+        llmRouteYaml(['bedrock']),
       ].join(''),
     });
   });
