@@ -1,18 +1,21 @@
-// The four provider stand-ins the family tests use — the OpenAI mock (alpha), the Anthropic mock
-// (gamma), the Bedrock Converse stand-in (zeta, SigV4 checked) and the Gemini stand-in (delta) —
+// The five provider stand-ins the family tests use — the OpenAI mock (alpha), the Anthropic mock
+// (gamma), the Bedrock Converse stand-in (zeta, SigV4 checked), the Gemini stand-in (delta) and
+// the Azure stand-in serving an Azure AI Foundry project's v1 API (beta, resourceType Omega) —
 // each on loopback, with one gw in front of them all: GwBackend <family> at /<family>/ (default
-// routes, so /v1/chat/completions, /v1/messages and /v1/responses are served). Shared by the
-// client-library suites (test/dataplane/clients/): they drive every client format into every
-// provider format through gw, and point the providers' own SDKs at the stand-ins directly.
+// routes, so /v1/chat/completions, /v1/messages, /v1/responses and the Gemini API's
+// :generateContent and :streamGenerateContent are served). Shared by the client-library suites
+// (test/dataplane/clients/): they drive every client format into every provider format through
+// gw, and point the providers' own SDKs at the stand-ins directly.
 //
 // What each stand-in answers (the expectations below say so for a test):
-// - text: "echo: <prompt>" from alpha, gamma and delta; "Hello from <model>" from zeta;
+// - text: "echo: <prompt>" from alpha, gamma, delta and beta; "Hello from <model>" from zeta;
 // - a tool call of get_weather when the prompt is TOOL_PROMPT and the tool is offered, with
-//   arguments {city: "example"} from alpha and gamma (the mocks fill each string property with
-//   "example"), {city: "Paris"} from zeta and delta.
+//   arguments {city: "example"} from alpha, gamma and beta (the mocks fill each string property
+//   with "example"), {city: "Paris"} from zeta and delta.
 
 import { after, before } from 'node:test';
 import { startAnthropicMock } from '../support/providers/anthropic-mock.ts';
+import { startAzureOpenAiMock } from '../support/providers/azure-openai-mock.ts';
 import { type GeminiMock, startGeminiMock } from '../support/providers/gemini-mock.ts';
 import type { MockServer } from '../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../support/providers/openai-mock.ts';
@@ -27,15 +30,19 @@ import {
   type TestGateway,
 } from './gateway.ts';
 
-export type Family = 'alpha' | 'gamma' | 'zeta' | 'delta';
-export const FAMILIES: readonly Family[] = ['alpha', 'gamma', 'zeta', 'delta'];
+export type Family = 'alpha' | 'gamma' | 'zeta' | 'delta' | 'beta';
+export const FAMILIES: readonly Family[] = ['alpha', 'gamma', 'zeta', 'delta', 'beta'];
 
 export const KEYS = {
   openai: 'sk-openai-upstream',
   anthropic: 'sk-ant-upstream',
   gemini: 'AIza-upstream',
   aws: { accessKeyId: 'AKIDCLIENTSUITE', secretAccessKey: 'client/suite+secret' },
+  azure: 'azure-foundry-upstream',
 } as const;
+
+/** The Azure AI Foundry project (family beta, resourceType Omega) of the Azure stand-in. */
+const FOUNDRY_PROJECT = 'client-suite';
 
 /** The model each family is asked for (zeta's id as Bedrock names it, ':' included). */
 export const MODEL_OF: Record<Family, string> = {
@@ -43,6 +50,8 @@ export const MODEL_OF: Record<Family, string> = {
   gamma: 'claude-sonnet-4-5',
   zeta: 'anthropic.claude-3-haiku-20240307-v1:0',
   delta: 'gemini-2.5-flash',
+  // A deployment of the Foundry project, named by the body's model on its v1 API.
+  beta: 'gpt-4.1',
 };
 
 export const TEXT_PROMPT = 'hello there';
@@ -60,7 +69,7 @@ export function expectedText(family: Family): string {
 }
 
 export function expectedToolInput(family: Family): { city: string } {
-  return { city: family === 'alpha' || family === 'gamma' ? 'example' : 'Paris' };
+  return { city: family === 'zeta' || family === 'delta' ? 'Paris' : 'example' };
 }
 
 export interface FamiliesBehindGw {
@@ -68,6 +77,7 @@ export interface FamiliesBehindGw {
   anthropic: MockServer;
   bedrock: BedrockStandIn;
   gemini: GeminiMock;
+  azure: MockServer;
   gw: TestGateway;
   /** gw's base URL for a family: http://127.0.0.1:<port>/<family> */
   base(family: Family): string;
@@ -83,6 +93,11 @@ export async function startFamiliesBehindGw(): Promise<FamiliesBehindGw> {
     id === KEYS.aws.accessKeyId ? { secretAccessKey: KEYS.aws.secretAccessKey } : undefined,
   );
   const gemini = await startGeminiMock({ apiKey: KEYS.gemini });
+  const azure = await startAzureOpenAiMock({
+    apiKey: KEYS.azure,
+    deployments: [MODEL_OF.beta],
+    projects: [FOUNDRY_PROJECT],
+  });
   const port = await freePort();
   const gw = await startTestGateway({
     'gateway.yaml': [
@@ -90,6 +105,13 @@ export async function startFamiliesBehindGw(): Promise<FamiliesBehindGw> {
       aiBackendYaml('alpha', openai.port, 'alpha: {}', KEYS.openai, undefined),
       aiBackendYaml('gamma', anthropic.port, 'gamma: {}', KEYS.anthropic, undefined),
       aiBackendYaml('delta', gemini.port, 'delta: {}', KEYS.gemini, undefined),
+      aiBackendYaml(
+        'beta',
+        azure.port,
+        `beta: {resourceName: contoso, resourceType: Omega, projectName: ${FOUNDRY_PROJECT}}`,
+        KEYS.azure,
+        undefined,
+      ),
       `apiVersion: v1
 kind: Secret
 metadata: {name: aws}
@@ -109,6 +131,7 @@ stringData: {accessKey: ${KEYS.aws.accessKeyId}, secretKey: "${KEYS.aws.secretAc
     anthropic,
     bedrock,
     gemini,
+    azure,
     gw,
     base: (family) => `http://127.0.0.1:${port}/${family}`,
     received: (family) =>
@@ -117,10 +140,11 @@ stringData: {accessKey: ${KEYS.aws.accessKeyId}, secretKey: "${KEYS.aws.secretAc
         gamma: anthropic.requests.length,
         zeta: bedrock.calls.length,
         delta: gemini.requests.length,
+        beta: azure.requests.length,
       })[family],
     close: async () => {
       await gw.stop();
-      await Promise.all([openai.close(), anthropic.close(), bedrock.close(), gemini.close()]);
+      await Promise.all([openai.close(), anthropic.close(), bedrock.close(), gemini.close(), azure.close()]);
     },
   };
 }

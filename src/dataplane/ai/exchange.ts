@@ -1,7 +1,7 @@
 // One attempt of an LLM request against one provider: send the planned request, judge the answer
 // (healthy or not), and — unless the caller may still fail over — answer the client in its own
 // format, translating the body or the stream event by event (a Detect route's answer is passed
-// on as it is, read only for its usage). Nothing is sent to the client before the attempt is
+// on as it is, read only for its usage; a Passthrough route's is passed on unread). Nothing is sent to the client before the attempt is
 // known to be final, so a failed attempt can move to the next provider.
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
@@ -125,6 +125,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     response.body.discard();
     return { answered: false, observed, unhealthy, latencyMs: observed.latencyMs!, error: `upstream status ${status}` };
   }
+  if (input.plan.response.kind === 'passthrough') return passResponse(input, response, observed, unhealthy);
   const contentType = String(response.headers['content-type'] ?? '');
   // ConverseStream (zeta) answers in AWS event-stream frames, every other provider in SSE.
   const streamType = input.plan.providerFormat === 'converse' ? EVENT_STREAM_TYPE : 'text/event-stream';
@@ -336,6 +337,37 @@ async function streamResponse(
   }
   result.usage = processor.usage;
   result.responseModel = processor.model;
+  return result;
+}
+
+/**
+ * A Passthrough answer: status, headers and body as the provider sent them, whatever they are (a
+ * Bedrock event stream, audio, JSON), streamed with backpressure and read for nothing. A body
+ * that breaks midway resets the client's response: there is no format to write an error in.
+ */
+async function passResponse(
+  input: AttemptInput,
+  response: UpstreamResponse,
+  observed: ObservedResponse,
+  unhealthy: boolean,
+): Promise<AttemptResult> {
+  const res = input.res;
+  const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
+  if (response.statusCode >= 400) result.error = `upstream status ${response.statusCode}`;
+  const headers = forwardedResponseHeaders(response.headers);
+  input.onResponseHeaders?.(headers as HeaderBag);
+  res.writeHead(response.statusCode, headers as Record<string, string>);
+  res.flushHeaders();
+  try {
+    for await (const chunk of response.body) {
+      if (!res.write(chunk)) await waitForDrain(res, input.clientGone);
+    }
+    res.end();
+  } catch (error) {
+    result.error = input.clientGone.aborted ? 'client went away' : `upstream body ${failureOf(error)}`;
+    response.body.discard();
+    res.destroy();
+  }
   return result;
 }
 

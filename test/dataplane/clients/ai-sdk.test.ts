@@ -1,11 +1,13 @@
 // The Vercel AI SDK (`ai`) as a client of gw and of the stand-ins. Through gw: generateText and
-// streamText, plain text and a tool call with arguments, from @ai-sdk/openai's chat model (Chat
-// Completions) and responses model (the Responses API) and from @ai-sdk/anthropic (Messages), each
-// into every provider family gw serves here (alpha, gamma, zeta, delta stand-ins), so every client
-// format meets every provider format with a second client library besides the official SDKs.
-// @ai-sdk/amazon-bedrock and @ai-sdk/google speak Bedrock's and Gemini's own APIs, which gw does
-// not take as client formats, so they are pointed at the stand-ins directly: a second client
-// proving each stand-in's wire format (the AI SDK validates answers with strict schemas).
+// streamText, plain text, a tool call with arguments and a whole tool round, from @ai-sdk/openai's
+// chat model (Chat Completions) and responses model (the Responses API), from @ai-sdk/anthropic
+// (Messages) and from @ai-sdk/google (the Gemini API: gw's default routes map :generateContent and
+// :streamGenerateContent), each into every provider family gw serves here (alpha, gamma, zeta,
+// delta and beta stand-ins), so every client format meets every provider format with a second client
+// library besides the official SDKs. @ai-sdk/amazon-bedrock speaks Converse, which gw passes
+// through rather than translates (test/dataplane/clients/bedrock-passthrough.test.ts); here it and
+// @ai-sdk/google are also pointed at the stand-ins directly: a second client proving each
+// stand-in's wire format (the AI SDK validates answers with strict schemas).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
@@ -34,11 +36,15 @@ const tools = {
   }),
 };
 
-type ClientModel = 'openai chat' | 'openai responses' | 'anthropic';
-const CLIENT_MODELS: readonly ClientModel[] = ['openai chat', 'openai responses', 'anthropic'];
+type ClientModel = 'openai chat' | 'openai responses' | 'anthropic' | 'google';
+const CLIENT_MODELS: readonly ClientModel[] = ['openai chat', 'openai responses', 'anthropic', 'google'];
 
 /** The AI SDK model for one client format, pointed at gw's backend for `family`. */
 function modelThroughGw(setup: FamiliesBehindGw, client: ClientModel, family: Family): LanguageModel {
+  if (client === 'google')
+    return createGoogleGenerativeAI({ baseURL: `${setup.base(family)}/v1beta`, apiKey: 'client-key' })(
+      MODEL_OF[family],
+    );
   const baseURL = `${setup.base(family)}/v1`;
   if (client === 'anthropic') return createAnthropic({ baseURL, apiKey: 'client-key' })(MODEL_OF[family]);
   const openai = createOpenAI({ baseURL, apiKey: 'client-key' });

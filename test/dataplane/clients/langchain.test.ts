@@ -1,8 +1,10 @@
 // LangChain's chat models as clients of gw: ChatOpenAI (Chat Completions, and the Responses API
 // with useResponsesApi) and ChatAnthropic (Messages) pointed at gw, each into every provider
-// family gw serves here (alpha, gamma, zeta, delta stand-ins): invoke, stream, and bindTools with a
-// tool call and its arguments, invoked and streamed (LangChain puts the streamed argument pieces
-// back together itself, so a piece lost or doubled by gw shows as wrong arguments).
+// family gw serves here (alpha, gamma, zeta, delta, beta stand-ins): invoke, stream, and
+// bindTools with a tool call and its arguments, invoked and streamed (LangChain puts the streamed
+// argument pieces back together itself, so a piece lost or doubled by gw shows as wrong
+// arguments). LangChain's Gemini model (@langchain/google-genai) is not a dependency; Gemini
+// clients through gw are run with @google/genai and @ai-sdk/google.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChatAnthropic } from '@langchain/anthropic';

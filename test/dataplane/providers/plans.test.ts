@@ -217,7 +217,7 @@ test('Passthrough and Detect routes forward the request as it is, at its own pat
     assert.equal(plan.upstreamModel, 'gpt-4o-mini');
     if (routeType === 'Passthrough') {
       assert.deepEqual(plan.headers, {});
-      assert.deepEqual(plan.response, { kind: 'same', dropUsageOnlyChunk: false });
+      assert.deepEqual(plan.response, { kind: 'passthrough' });
     } else {
       // Detect: a JSON body the body policies may have changed, and an answer read for its usage.
       assert.deepEqual(plan.headers, { 'content-type': 'application/json', 'accept-encoding': 'identity' });

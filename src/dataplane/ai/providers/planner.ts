@@ -55,6 +55,7 @@ export const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', '
 
 const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
 const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
+const PASSTHROUGH_RESPONSE: ResponseHandling = Object.freeze({ kind: 'passthrough' });
 
 /** Route types of APIs this data plane does not carry yet (WebSocket sessions, reranking). */
 const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['Realtime', 'Rerank']);
@@ -492,7 +493,7 @@ export class ProviderPlanner implements CompiledProvider {
       headers,
       body: input.body,
       providerFormat: input.clientFormat,
-      response: detect ? DETECT_RESPONSE : FORWARDED_RESPONSE,
+      response: detect ? DETECT_RESPONSE : PASSTHROUGH_RESPONSE,
       requestModel: model,
       upstreamModel: model,
     };

@@ -89,11 +89,14 @@ export interface PlanInput {
  * `convert` (embeddings and count_tokens answered by another vendor's API): never a stream; a 2xx
  * JSON answer is rewritten by `readAnswer`, an error body from the `errorsFrom` vendor's shape to
  * the client's.
+ * `passthrough` (the Passthrough route type): the answer goes back byte for byte as it comes,
+ * whatever its content type (a Bedrock event stream, audio, JSON), read for nothing: not metered.
  */
 export type ResponseHandling =
   | { kind: 'same'; dropUsageOnlyChunk: boolean; rewriteErrors?: true }
   | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
   | { kind: 'detect' }
+  | { kind: 'passthrough' }
   | { kind: 'token-count' }
   | { kind: 'convert'; errorsFrom: ProviderChatFormat; readAnswer: ExchangeTranslation['readAnswer'] };
 
