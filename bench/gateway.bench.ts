@@ -14,7 +14,7 @@ import { type BenchOptions, parseOptions, USAGE } from './gateway/options.ts';
 import { machineBusyMs, ownCpuMs } from './gateway/process-tree.ts';
 import { renderReport } from './gateway/report.ts';
 import { combineRounds } from './gateway/rounds.ts';
-import { directAnthropic, directOpenAi } from './gateway/targets/direct.ts';
+import { directAnthropic, directBedrock, directGemini, directOpenAi } from './gateway/targets/direct.ts';
 import { gwTarget } from './gateway/targets/gw.ts';
 import { findNginx, NGINX_INSTALL_HINT, nginxTarget } from './gateway/targets/nginx.ts';
 import { portkeyTarget } from './gateway/targets/portkey.ts';
@@ -78,6 +78,8 @@ function definitions(options: BenchOptions): TargetDefinition[] {
   const all: TargetDefinition[] = [
     directOpenAi,
     directAnthropic,
+    directBedrock,
+    directGemini,
     nginxTarget(options.workers),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('gamma', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
@@ -85,6 +87,7 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, auth: 'token-exchange' }),
     gwTarget('zeta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('delta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    gwTarget('custom', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     ...(options.baseline === undefined
       ? []
       : [

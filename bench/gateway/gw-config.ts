@@ -10,8 +10,19 @@ import { stringify } from 'yaml';
 /** The key gw sends upstream (backend auth); the mocks accept any key. */
 export const BENCH_BACKEND_KEY = 'sk-bench';
 
-/** alpha (OpenAI, passthrough), gamma (Anthropic), delta (Gemini), zeta (Bedrock): the last three translated. */
-export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'zeta';
+/**
+ * alpha (OpenAI, passthrough), gamma (Anthropic), delta (Gemini), zeta (Bedrock): the last three
+ * translated; custom: a provider that speaks only Chat Completions (the OpenAI mocks), so that a
+ * Responses API client is translated to it.
+ */
+export type ProviderFamily = 'alpha' | 'gamma' | 'delta' | 'zeta' | 'custom';
+
+/** The provider's family config in the GwBackend. */
+function familyConfig(family: ProviderFamily): Record<string, unknown> {
+  if (family === 'zeta') return { region: 'us-east-1' };
+  if (family === 'custom') return { formats: [{ type: 'Completions' }] };
+  return {};
+}
 
 /**
  * How gw authenticates to the provider: a fixed key (the default), SigV4 signing with static AWS
@@ -111,7 +122,7 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
     metadata: { name },
     spec: {
       ai: {
-        provider: { [input.family]: input.family === 'zeta' ? { region: 'us-east-1' } : {}, host: '127.0.0.1', port },
+        provider: { [input.family]: familyConfig(input.family), host: '127.0.0.1', port },
       },
       policies: { auth },
     },

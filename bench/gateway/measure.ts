@@ -86,7 +86,7 @@ async function plainProblem(target: RunningTarget): Promise<string | undefined> 
 async function streamingProblem(target: RunningTarget): Promise<string | undefined> {
   try {
     const answer = await send(target.stream);
-    const problem = streamAnswerProblem(answer.statusCode, answer.contentType, answer.text);
+    const problem = streamAnswerProblem(target.format, answer.statusCode, answer.contentType, answer.text);
     return problem && `a streaming request got ${problem}`;
   } catch (error) {
     return `a streaming request failed: ${(error as Error).message}`;

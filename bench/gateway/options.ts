@@ -7,6 +7,8 @@ import type { TargetId } from './targets/target.ts';
 const TARGET_IDS: TargetId[] = [
   'direct',
   'direct-anthropic',
+  'direct-bedrock',
+  'direct-gemini',
   'nginx',
   'gw',
   'gw-translated',
@@ -16,6 +18,7 @@ const TARGET_IDS: TargetId[] = [
   'gw-token-exchange',
   'gw-bedrock',
   'gw-gemini',
+  'gw-responses',
   'portkey',
 ];
 

@@ -1,7 +1,7 @@
 // The benchmark's report: one markdown table (a row per target) and a line per goal of the
 // data-plane issue, every figure computed from the measurements.
 import type { Measured, Outcome } from './measure.ts';
-import type { TargetId } from './targets/target.ts';
+import type { TargetId, UpstreamFamily } from './targets/target.ts';
 
 /** The goals of the data-plane issue. */
 const GOALS = {
@@ -19,7 +19,7 @@ const GOALS = {
   addedFirstByteMs: 1,
   /** Requests/s of a SigV4-signed or token-exchanged backend at least this fraction of fixed-key auth's (issue 19). */
   credentialVsKey: 0.85,
-  /** Requests/s of Chat Completions translated to Bedrock or Gemini at least this fraction of passthrough's (issue 20). */
+  /** Requests/s of Chat Completions translated to Bedrock or Gemini, and of Responses translated to Chat Completions, at least this fraction of passthrough's (issue 20). */
   otherFamilyVsPassthrough: 0.8,
 } as const;
 
@@ -69,13 +69,21 @@ function whyMissing(outcomes: Outcome[], id: TargetId, label: string): string {
   return outcome.status === 'unavailable' ? `${outcome.label} not available` : '';
 }
 
+/** The direct row of each family of mocks. */
+const DIRECT: Record<UpstreamFamily, TargetId> = {
+  openai: 'direct',
+  anthropic: 'direct-anthropic',
+  bedrock: 'direct-bedrock',
+  gemini: 'direct-gemini',
+};
+
 /** The direct measurement a target is compared with: the mock its traffic ends at. */
 function baselineOf(outcomes: Outcome[], target: Measured): Measured | undefined {
-  return measured(outcomes, target.upstreamFamily === 'anthropic' ? 'direct-anthropic' : 'direct');
+  return measured(outcomes, DIRECT[target.upstreamFamily]);
 }
 
 function isBaseline(target: Measured): boolean {
-  return target.id === 'direct' || target.id === 'direct-anthropic';
+  return Object.values(DIRECT).includes(target.id);
 }
 
 export interface Added {
@@ -237,23 +245,31 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
       ),
     );
   }
-  // Issue 20: the other provider families translate as cheaply as gamma.
-  lines.push(
-    ratioGoal(
-      outcomes,
-      'gw Chat Completions → Bedrock requests/s vs passthrough',
-      'gw-bedrock',
-      'gw',
-      GOALS.otherFamilyVsPassthrough,
-    ),
-    ratioGoal(
-      outcomes,
-      'gw Chat Completions → Gemini requests/s vs passthrough',
-      'gw-gemini',
-      'gw',
-      GOALS.otherFamilyVsPassthrough,
-    ),
-  );
+  // Issue 20: the other provider families and the Responses API translate as cheaply as gamma.
+  for (const [id, name] of [
+    ['gw-bedrock', 'gw Chat Completions → Bedrock'],
+    ['gw-gemini', 'gw Chat Completions → Gemini'],
+    ['gw-responses', 'gw Responses → Chat Completions'],
+  ] as const) {
+    lines.push(ratioGoal(outcomes, `${name} requests/s vs passthrough`, id, 'gw', GOALS.otherFamilyVsPassthrough));
+    const target = measured(outcomes, id);
+    const added = target ? addedLatency(outcomes, target) : undefined;
+    const missing = target
+      ? added
+        ? ''
+        : `its direct row (${DIRECT[target.upstreamFamily]}) was not measured`
+      : whyMissing(outcomes, id, id);
+    lines.push(
+      ceilingGoal(
+        `${name} added p50 at ${requestsPerSecond(rate)} requests/s`,
+        target,
+        missing,
+        () => added?.p50AtRateMs,
+        GOALS.addedP50AtRateMs,
+        plainMs,
+      ),
+    );
+  }
   // Issue 19: backend credentials that are signed or fetched cost little beside a fixed key.
   lines.push(
     ratioGoal(outcomes, 'gw SigV4-signed requests/s vs fixed key', 'gw-sigv4', 'gw', GOALS.credentialVsKey),

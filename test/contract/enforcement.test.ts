@@ -86,10 +86,9 @@ describe('enforcement registry', () => {
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
     assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');
     assert.equal(at('backend:ai', 'auth.cloudone.assumeRole.tags.expression')?.kind, 'enforced');
-    assert.match((at('backend-spec', 'ai.provider.beta') as { reason: string }).reason, /Azure AI Foundry/);
     const provider = at('model-spec', 'provider');
     assert.ok(provider?.kind === 'enforced');
-    assert.match(provider.refusedValues?.Provider08 ?? '', /Ollama/);
+    assert.equal(provider.refusedValues, undefined, 'every ModelProvider value is served');
   });
 });
 
@@ -195,13 +194,13 @@ describe('refusalsIn', () => {
           {
             providers: [
               { name: 'b', gamma: {} },
-              { name: 'c', beta: {} },
+              { name: 'c', alpha: { moderation: {} } },
             ],
           },
         ],
       },
     };
-    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].beta']);
+    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].alpha.moderation']);
     assert.deepEqual(
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },
@@ -212,15 +211,23 @@ describe('refusalsIn', () => {
   });
 
   it('finds refused enum values, map values included, with the map key in the path', () => {
-    const found = refusalsIn('backend:ai', {
-      ai: { routes: { '/v1/chat/completions': 'Completions', ':countTokens': 'DeltaCountTokens', '*': 'Passthrough' } },
-    });
+    // Every route type is served: a registry that refused one finds it under its path key.
+    const routes = { '/v1/chat/completions': 'Completions', '/v1/realtime': 'Realtime', '*': 'Passthrough' };
+    assert.deepEqual(paths('backend:ai', { ai: { routes } }), []);
+    const walk = new RegistryWalk(
+      withType('BackendAI', (fields) => {
+        fields.routes = enforced(undefined, { refusedValues: { Realtime: 'not carried here' } });
+      }),
+    );
+    const found = walk.refusalsIn('backend:ai', { ai: { routes } });
     assert.deepEqual(
       found.map((refusal) => refusal.path),
-      ['ai.routes[":countTokens"]'],
+      ['ai.routes["/v1/realtime"]'],
     );
-    assert.match(found[0]!.reason, /Gemini countTokens/);
-    assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), ['provider', 'zeta']);
+    assert.match(found[0]!.reason, /not carried here/);
+    assert.deepEqual(paths('model-spec', { provider: 'Zeta', zeta: { region: 'eu-west-1' } }), []);
+    assert.deepEqual(paths('model-spec', { provider: 'Beta', beta: { resourceName: 'r', resourceType: 'Alpha' } }), []);
+    assert.deepEqual(paths('backend-spec', { ai: { provider: { custom: { formats: [{ type: 'Rerank' }] } } } }), []);
     assert.deepEqual(paths('model-spec', { provider: 'Alpha', baseURL: 'https://example.com/v1' }), []);
   });
 

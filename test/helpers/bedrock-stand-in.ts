@@ -4,9 +4,13 @@
 // writes). Every request must carry a SigV4 signature (service bedrock) that the stand-in
 // recomputes with test/helpers/sigv4.ts; it records what it received. The answer: a toolUse when
 // the request declares tools and its last message holds no toolResult, else text naming the model.
-// Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it.
+// Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it. InvokeModel of
+// embedding models and CountTokens: bedrock-model-operations.ts.
 import { createServer } from 'node:http';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { bedrockModelOperation } from './bedrock-model-operations.ts';
 import { closeServer, listen } from './http-server.ts';
 import { type Sigv4Secrets, type Verified, verifySigv4 } from './sigv4.ts';
 
@@ -110,7 +114,7 @@ export function converseStreamFrames(modelId: string, body: Record<string, unkno
   return frames;
 }
 
-const PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|count-tokens)$/;
 
 export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<BedrockStandIn> {
   const calls: BedrockCall[] = [];
@@ -144,6 +148,16 @@ export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<Bedroc
       const stream = match[2] === 'converse-stream';
       const body = JSON.parse(received.body.toString('utf8')) as Record<string, unknown>;
       calls.push({ url: received.url, modelId, stream, body, verified });
+      if (match[2] === 'invoke' || match[2] === 'count-tokens') {
+        const operation = bedrockModelOperation(match[2], modelId, body);
+        res.writeHead(operation.status, {
+          'content-type': 'application/json',
+          'x-amzn-requestid': 'req-1',
+          ...operation.headers,
+        });
+        res.end(JSON.stringify(operation.body));
+        return;
+      }
       if (!Array.isArray(body.messages)) return answer(400, { message: 'messages is required' });
       if (!stream) return answer(200, converseAnswer(modelId, body));
       res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-1' });
@@ -160,4 +174,20 @@ export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<Bedroc
   });
   const port = await listen(server);
   return { port, url: `http://127.0.0.1:${port}`, calls, refused, close: () => closeServer(server) };
+}
+
+/** The AWS SDK's client pointed at the stand-in, signing for `region` with `credentials`. */
+export function standInClient(
+  standIn: BedrockStandIn,
+  region: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({
+    endpoint: standIn.url,
+    region,
+    credentials,
+    maxAttempts: 1,
+    // The stand-in speaks HTTP/1.1; the SDK would stream over HTTP/2.
+    requestHandler: new NodeHttpHandler(),
+  });
 }

@@ -11,7 +11,14 @@ import { LocalGateway } from '../../src/run/local-gateway.ts';
 import type { Reply } from './http-request.ts';
 import { until } from './until.ts';
 
-export { authBackendYaml, gatewayYaml, prefixRuleYaml, twoListenerGatewayYaml } from './objects.ts';
+export {
+  authBackendYaml,
+  gatewayYaml,
+  gwModelYaml,
+  MODEL_ROUTE_YAML,
+  prefixRuleYaml,
+  twoListenerGatewayYaml,
+} from './objects.ts';
 
 /** A port free right now on 127.0.0.1 (the OS picks it). */
 export async function freePort(): Promise<number> {

@@ -5,8 +5,10 @@
 // - the GCE metadata server: the default service account's token and identity documents, only to
 //   requests carrying Metadata-Flavor: Google, answering with that header.
 // ID tokens are JWTs signed with the stand-ins' own key (ID_TOKEN_PUBLIC_KEY verifies them).
+// fixedAccessToken is the auth client Google's SDKs take, holding one token, for Vertex stand-ins.
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { OAuth2Client } from 'google-auth-library';
 import { decodeJwt, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { closeServer, listen, readBody, sendJson } from './http-server.ts';
 
@@ -346,3 +348,15 @@ export const GOOGLE_LIBRARY_ENVIRONMENT: readonly string[] = [
   'GOOGLE_CLOUD_PROJECT',
   'GOOGLE_CLOUD_QUOTA_PROJECT',
 ];
+
+/**
+ * An auth client holding a fixed, unexpired access token, for an SDK that asks its auth client for
+ * request headers (@google/genai, @anthropic-ai/vertex-sdk). Those SDKs bundle their own copy of
+ * google-auth-library, whose classes TypeScript tells apart from this copy's by their protected
+ * members: the caller casts to its SDK's type.
+ */
+export function fixedAccessToken(token: string): OAuth2Client {
+  const client = new OAuth2Client();
+  client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
+  return client;
+}

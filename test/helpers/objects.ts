@@ -46,6 +46,30 @@ spec:
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);
 
+/** HTTPRoute default/models on Gateway ai sending PathPrefix /v1 to the GwModels attached to it (GwModel "*"); ends with ---. */
+export const MODEL_ROUTE_YAML = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: models}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /v1}}]
+      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
+---
+`;
+
+/** GwModel default/`name` attached to HTTPRoute models, `spec` (indented spec lines) after its parentRefs; ends with ---. */
+export function gwModelYaml(name: string, spec: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: ${name}}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: models}]
+${spec.replace(/\n$/, '')}
+---
+`;
+}
+
 /** GwBackend `name` with `spec` (one YAML line, e.g. `static: {...}`) and `auth` (a BackendAuth in flow style); ends with ---. */
 export function authBackendYaml(name: string, spec: string, auth: string): string {
   return `apiVersion: gw.dev/v1alpha1

@@ -51,7 +51,7 @@ test('a message echoes the last user turn with the request model and word-count 
   assert.equal(message.type, 'message');
   assert.equal(message.role, 'assistant');
   assert.equal(message.model, 'claude-test');
-  assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello there', citations: null }]);
+  assert.deepEqual(message.content, [{ type: 'text', text: 'echo: hello there' }]);
   assert.equal(message.stop_reason, 'end_turn');
   assert.equal(message.stop_sequence, null);
   assert.equal(message.usage.input_tokens, 5);
@@ -79,7 +79,7 @@ test('messages.stream() delivers text events and a final message equal to the pl
   stream.on('text', (text) => texts.push(text));
   const final = await stream.finalMessage();
   assert.deepEqual(texts, ['echo:', ' stream', ' me', ' please']);
-  assert.deepEqual(final.content, [{ type: 'text', text: 'echo: stream me please', citations: null }]);
+  assert.deepEqual(final.content, [{ type: 'text', text: 'echo: stream me please' }]);
   assert.equal(final.stop_reason, 'end_turn');
   assert.equal(final.usage.input_tokens, 3);
   assert.equal(final.usage.output_tokens, 4);
@@ -169,7 +169,7 @@ test('a tool result is echoed instead of calling the tool again; max_tokens cuts
     ],
   });
   assert.equal(answered.stop_reason, 'end_turn');
-  assert.deepEqual(answered.content, [{ type: 'text', text: 'echo: sunny and warm', citations: null }]);
+  assert.deepEqual(answered.content, [{ type: 'text', text: 'echo: sunny and warm' }]);
 
   const cut = await client.messages.create({
     model: 'claude-test',
@@ -177,7 +177,7 @@ test('a tool result is echoed instead of calling the tool again; max_tokens cuts
     messages: [{ role: 'user', content: 'one two three' }],
   });
   assert.equal(cut.stop_reason, 'max_tokens');
-  assert.deepEqual(cut.content, [{ type: 'text', text: 'echo: one', citations: null }]);
+  assert.deepEqual(cut.content, [{ type: 'text', text: 'echo: one' }]);
 });
 
 test('countTokens counts the words of the system prompt and the messages', async (t) => {
@@ -306,7 +306,7 @@ test('scripted delay, reset and garbage reach the SDK as a slow answer, a connec
   mock.script('/v1/messages', { reply: { kind: 'garbage' } });
   await assert.rejects(ask(), /JSON/);
 
-  assert.deepEqual((await ask()).content, [{ type: 'text', text: 'echo: x', citations: null }]);
+  assert.deepEqual((await ask()).content, [{ type: 'text', text: 'echo: x' }]);
 });
 
 test('a stream reset mid-way makes the SDK stream fail after the events already sent', async (t) => {

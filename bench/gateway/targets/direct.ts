@@ -1,10 +1,17 @@
 // The baselines: the load generator talks to a mock itself. The OpenAI one is the reference of
-// every target; the Anthropic one that of gw's translated path, which ends at that mock.
+// every target; the Anthropic, Bedrock and Gemini ones those of gw's translated paths, which end
+// at those mocks.
 import {
   CHAT_BODY,
   CHAT_HEADERS,
   CHAT_PATH,
   CHAT_STREAM_BODY,
+  CONVERSE_BODY,
+  CONVERSE_PATH,
+  CONVERSE_STREAM_PATH,
+  GEMINI_BODY,
+  GEMINI_PATH,
+  GEMINI_STREAM_PATH,
   MESSAGES_BODY,
   MESSAGES_HEADERS,
   MESSAGES_PATH,
@@ -42,3 +49,32 @@ export const directAnthropic: TargetDefinition = {
     stop: async () => {},
   }),
 };
+
+/** Bedrock's Converse and ConverseStream, unsigned (the mock checks no signature). */
+export const directBedrock: TargetDefinition = {
+  id: 'direct-bedrock',
+  label: 'direct to the Bedrock mock',
+  upstreamFamily: 'bedrock',
+  start: async (ports) => ({
+    format: 'converse',
+    load: { url: upstreamUrl(ports.bedrock) + CONVERSE_PATH, headers: JSON_HEADERS, body: CONVERSE_BODY },
+    stream: { url: upstreamUrl(ports.bedrock) + CONVERSE_STREAM_PATH, headers: JSON_HEADERS, body: CONVERSE_BODY },
+    notes: [],
+    stop: async () => {},
+  }),
+};
+
+export const directGemini: TargetDefinition = {
+  id: 'direct-gemini',
+  label: 'direct to the Gemini mock',
+  upstreamFamily: 'gemini',
+  start: async (ports) => ({
+    format: 'gemini',
+    load: { url: upstreamUrl(ports.gemini) + GEMINI_PATH, headers: JSON_HEADERS, body: GEMINI_BODY },
+    stream: { url: upstreamUrl(ports.gemini) + GEMINI_STREAM_PATH, headers: JSON_HEADERS, body: GEMINI_BODY },
+    notes: [],
+    stop: async () => {},
+  }),
+};
+
+const JSON_HEADERS: Record<string, string> = { 'content-type': 'application/json' };

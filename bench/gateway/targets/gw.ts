@@ -3,10 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH, CHAT_STREAM_BODY } from '../chat-request.ts';
+import {
+  type AnswerFormat,
+  CHAT_BODY,
+  CHAT_HEADERS,
+  CHAT_PATH,
+  CHAT_STREAM_BODY,
+  RESPONSES_BODY,
+  RESPONSES_PATH,
+  RESPONSES_STREAM_BODY,
+} from '../chat-request.ts';
 import { freePort, spawnChild, waitUntilAnswers } from '../child-process.ts';
 import { type BenchBackendAuth, type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
-import { type TargetDefinition, TargetUnavailable } from './target.ts';
+import type { UpstreamPorts } from '../upstream.ts';
+import { type TargetDefinition, TargetUnavailable, type UpstreamFamily } from './target.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -47,11 +57,52 @@ const AUTH_TARGETS = {
   'token-exchange': { id: 'gw-token-exchange', label: 'gw, alpha passthrough, exchanged token (cached)' },
 } as const;
 
-/** The translated targets of the other provider families: Chat Completions clients to Bedrock and to Gemini. */
-const FAMILY_TARGETS = {
-  zeta: { id: 'gw-bedrock', label: 'gw, Chat Completions → zeta (Bedrock Converse, SigV4)', mock: 'bedrock' },
-  delta: { id: 'gw-gemini', label: 'gw, Chat Completions → delta (Gemini generateContent)', mock: 'gemini' },
-} as const;
+/**
+ * The translated targets of issue 20: Chat Completions clients to Bedrock and to Gemini, and
+ * Responses API clients to a provider that speaks only Chat Completions (the OpenAI mocks).
+ */
+const FAMILY_TARGETS: Record<
+  'zeta' | 'delta' | 'custom',
+  {
+    id: 'gw-bedrock' | 'gw-gemini' | 'gw-responses';
+    label: string;
+    upstream: UpstreamFamily;
+    load: keyof UpstreamPorts;
+    stream: keyof UpstreamPorts;
+    client: AnswerFormat;
+  }
+> = {
+  zeta: {
+    id: 'gw-bedrock',
+    label: 'gw, Chat Completions → zeta (Bedrock Converse, SigV4)',
+    upstream: 'bedrock',
+    load: 'bedrock',
+    stream: 'bedrock',
+    client: 'chat',
+  },
+  delta: {
+    id: 'gw-gemini',
+    label: 'gw, Chat Completions → delta (Gemini generateContent)',
+    upstream: 'gemini',
+    load: 'gemini',
+    stream: 'gemini',
+    client: 'chat',
+  },
+  custom: {
+    id: 'gw-responses',
+    label: 'gw, Responses → Chat Completions (custom provider)',
+    upstream: 'openai',
+    load: 'openaiFixed',
+    stream: 'openaiStream',
+    client: 'responses',
+  },
+};
+
+/** What a client of each format sends: path, non-streaming body, streaming body. */
+const CLIENT_REQUESTS: Partial<Record<AnswerFormat, { path: string; body: string; streamBody: string }>> = {
+  chat: { path: CHAT_PATH, body: CHAT_BODY, streamBody: CHAT_STREAM_BODY },
+  responses: { path: RESPONSES_PATH, body: RESPONSES_BODY, streamBody: RESPONSES_STREAM_BODY },
+};
 
 /**
  * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
@@ -65,22 +116,25 @@ export function gwTarget(
   const translated = family === 'gamma';
   const baseline = options.baseline;
   const auth = options.auth === undefined ? undefined : AUTH_TARGETS[options.auth];
-  const other = family === 'zeta' || family === 'delta' ? FAMILY_TARGETS[family] : undefined;
+  const other = family === 'zeta' || family === 'delta' || family === 'custom' ? FAMILY_TARGETS[family] : undefined;
+  const client = other?.client ?? 'chat';
+  const request = CLIENT_REQUESTS[client];
+  if (request === undefined) throw new Error(`no ${client} client request`);
   const base = translated ? 'gw-translated' : 'gw';
   const label =
     other?.label ?? auth?.label ?? (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
   return {
     id: other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
     label: baseline === undefined ? label : `${label}, baseline`,
-    upstreamFamily: translated ? 'anthropic' : 'openai',
+    upstreamFamily: other?.upstream ?? (translated ? 'anthropic' : 'openai'),
     start: async (ports) => {
       const dir = mkdtempSync(join(tmpdir(), `gw-bench-${family}-`));
       const loadPort = await freePort();
       const streamPort = await freePort();
       writeGwBenchConfig(dir, {
         family,
-        loadUpstreamPort: other ? ports[other.mock] : translated ? ports.anthropicFixed : ports.openaiFixed,
-        streamUpstreamPort: other ? ports[other.mock] : translated ? ports.anthropicStream : ports.openaiStream,
+        loadUpstreamPort: other ? ports[other.load] : translated ? ports.anthropicFixed : ports.openaiFixed,
+        streamUpstreamPort: other ? ports[other.stream] : translated ? ports.anthropicStream : ports.openaiStream,
         loadPort,
         streamPort,
         accessLog: options.accessLog,
@@ -94,9 +148,13 @@ export function gwTarget(
         throw new TargetUnavailable((error as Error).message);
       }
       return {
-        format: 'chat',
-        load: { url: gw.url + CHAT_PATH, headers: CHAT_HEADERS, body: CHAT_BODY },
-        stream: { url: `http://127.0.0.1:${streamPort}${CHAT_PATH}`, headers: CHAT_HEADERS, body: CHAT_STREAM_BODY },
+        format: client,
+        load: { url: gw.url + request.path, headers: CHAT_HEADERS, body: request.body },
+        stream: {
+          url: `http://127.0.0.1:${streamPort}${request.path}`,
+          headers: CHAT_HEADERS,
+          body: request.streamBody,
+        },
         pid: gw.pid,
         notes: [
           ...(baseline === undefined ? [] : [`gw of ${baseline}`]),

@@ -6,6 +6,8 @@ import type { UpstreamPorts } from '../upstream.ts';
 export type TargetId =
   | 'direct'
   | 'direct-anthropic'
+  | 'direct-bedrock'
+  | 'direct-gemini'
   | 'nginx'
   | 'gw'
   | 'gw-translated'
@@ -15,6 +17,7 @@ export type TargetId =
   | 'gw-token-exchange'
   | 'gw-bedrock'
   | 'gw-gemini'
+  | 'gw-responses'
   | 'portkey';
 
 export interface RunningTarget {
@@ -31,12 +34,15 @@ export interface RunningTarget {
   stop(): Promise<void>;
 }
 
+/** The mocks a target's traffic ends at; its direct row is the baseline of its added latency. */
+export type UpstreamFamily = 'openai' | 'anthropic' | 'bedrock' | 'gemini';
+
 export interface TargetDefinition {
   id: TargetId;
   /** The row label in the table. */
   label: string;
   /** Which mocks the target talks to: gw translated talks to the Anthropic ones. */
-  upstreamFamily: 'openai' | 'anthropic';
+  upstreamFamily: UpstreamFamily;
   /** Starts the target in front of the mocks; throws TargetUnavailable when it cannot run here. */
   start(ports: UpstreamPorts): Promise<RunningTarget>;
 }

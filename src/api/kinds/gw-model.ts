@@ -82,6 +82,19 @@ export const GwModelSpec = named(
           reason: 'FieldValueRequired',
         },
         {
+          rule: "!has(self.provider) || self.provider != 'Epsilon' || has(self.epsilon)",
+          message: `epsilon (its projectId) is required when provider is ${modelProviderLabel('Epsilon')}`,
+          fieldPath: '.epsilon',
+          reason: 'FieldValueRequired',
+        },
+        {
+          // Vertex AI's, Bedrock's and Azure's request paths begin with the project, the model or the resource's API: no base a path could replace.
+          rule: "!has(self.baseURL) || !has(self.provider) || !(self.provider in ['Beta', 'Epsilon', 'Zeta']) || self.baseURL.matches('^https?://[^/]+/?$')",
+          message: `baseURL may not have a path with provider ${modelProviderLabel('Beta')}, ${modelProviderLabel('Epsilon')} or ${modelProviderLabel('Zeta')}: give scheme, host and port only`,
+          fieldPath: '.baseURL',
+          reason: 'FieldValueInvalid',
+        },
+        {
           rule: '!has(self.baseURL) || has(self.provider)',
           message: 'baseURL applies only to concrete models (with provider), not to virtual models',
           fieldPath: '.baseURL',

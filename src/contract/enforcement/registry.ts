@@ -12,8 +12,6 @@
 // that applies it, or refused with a reason a user can act on), then per place where it differs;
 // the registry test (test/contract/enforcement.test.ts) names every field left undeclared and the
 // type to declare it in, and `npm run docs` regenerates docs/enforcement.md.
-import { ModelProvider } from '../../api/types/model.ts';
-import { familyLabel, modelProviderLabel, vendorName } from '../../api/vendors.ts';
 import { type Enforcement, enforced, refused } from './enforcement.ts';
 import type { PlaceName } from './places.ts';
 
@@ -80,6 +78,7 @@ const BY = {
   aiBackend: `${DP}/ai/ai-backend.ts`,
   llmRequest: `${DP}/ai/llm-request.ts`,
   models: `${DP}/ai/models.ts`,
+  modelProvider: `${DP}/ai/model-provider.ts`,
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
@@ -90,6 +89,7 @@ const BY = {
   delta: `${DP}/ai/providers/delta.ts`,
   epsilon: `${DP}/ai/providers/epsilon.ts`,
   betaalpha: `${DP}/ai/providers/betaalpha.ts`,
+  betaFamily: `${DP}/ai/providers/beta.ts`,
   custom: `${DP}/ai/providers/custom.ts`,
   providerAddress: `${DP}/ai/providers/family-address.ts`,
   // MCP backends
@@ -144,55 +144,30 @@ const HOST_REWRITE_NONE =
   "gw always sends an LLM provider or an MCP target its own Host (its address's): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
 const TRAILERS =
   'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
-const CUSTOM_BACKEND_REF =
-  "A custom provider reached through a backendRef (a Service or an InferencePool) is not served by the data plane yet; support is planned. Set the provider's host and port instead (on a GwModel: baseURL).";
+const CUSTOM_BACKEND_REF_NOTE =
+  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. A backendRef to an InferencePool is refused: support is planned.";
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
-
-function providerFamilyNotYet(family: string): Enforcement {
-  return refused(
-    `The ${familyLabel(family)} provider family is not supported by the data plane yet; support is planned. Meanwhile use an alpha provider (${vendorName('alpha')} and ${vendorName('alpha')}-compatible servers), a gamma provider (${vendorName('gamma')}), a betaalpha provider (${vendorName('betaalpha')}), a delta provider (${vendorName('delta')}), an epsilon provider (${vendorName('epsilon')}), a zeta provider (${vendorName('zeta')}) or a custom provider.`,
-  );
-}
-
-function modelSettingsNotYet(provider: string): Enforcement {
-  return refused(
-    `These are the settings of GwModel provider ${modelProviderLabel(provider)}, which the data plane does not support yet; support is planned.`,
-  );
-}
 
 function backendKindNotYet(kind: string, what: string): Enforcement {
   return refused(`GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`);
 }
-
-const ROUTE_TYPES_NOT_YET: Record<string, string> = Object.fromEntries(
-  [
-    ['GenerateContent', 'Gemini generateContent and streamGenerateContent'],
-    ['DeltaCountTokens', 'Gemini countTokens'],
-  ].map(([value, what]) => [
-    value,
-    `Route type ${value} (${what}) is not carried by the data plane yet (its requests are answered 400); support is planned. Remove the route, or map the path to Passthrough to forward it untouched.`,
-  ]),
-);
-
-/** The GwModel providers the data plane serves; every other ModelProvider value is refused. */
-const SERVED_MODEL_PROVIDERS: ReadonlySet<string> = new Set(['Alpha', 'Gamma', 'Custom']);
-
-const MODEL_PROVIDERS_NOT_YET: Record<string, string> = Object.fromEntries(
-  (ModelProvider.enum ?? [])
-    .map(String)
-    .filter((value) => !SERVED_MODEL_PROVIDERS.has(value))
-    .map((value) => [
-      value,
-      `GwModel provider ${modelProviderLabel(value)} is not supported by the data plane yet; support is planned. Meanwhile use provider Custom (baseURL and formats) for an OpenAI-compatible endpoint, or ${modelProviderLabel('Alpha')} or ${modelProviderLabel('Gamma')}.`,
-    ]),
-);
 
 // ---------------------------------------------------------------------------------------------
 // Declarations shared by several types.
 
 /** backendRef and url of an endpoint reference (spec document 2), resolved once per configuration. */
 const endpointReference = { backendRef: enforced(BY.endpoint), url: enforced(BY.endpoint) };
+
+/** The settings of the epsilon (Vertex AI) and zeta (Bedrock) families: their Config and a GwModel's Settings. */
+const EPSILON_PROJECT = enforced(BY.epsilon, { note: 'The projects/<projectId> segment of every request path.' });
+const EPSILON_REGION = enforced(BY.epsilon, {
+  note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
+});
+const ZETA_REGION = enforced(BY.zeta, {
+  note: "The host's region (bedrock-runtime.<region>.amazonaws.com) and the backend auth's signing region.",
+});
+const ZETA_GUARDRAIL = enforced(BY.zeta, { note: 'Sent in every Converse request as guardrailConfig.' });
 
 /** A conditional entry: its condition and its policy, applied by the enclosing field's module. */
 const conditionalEntry = { condition: enforced(), policy: enforced() };
@@ -201,11 +176,11 @@ const conditionalEntry = { condition: enforced(), policy: enforced() };
 const llmProviderFields = {
   alpha: enforced(BY.alpha),
   betaalpha: enforced(BY.betaalpha),
-  beta: providerFamilyNotYet('beta'),
+  beta: enforced(BY.betaFamily),
   gamma: enforced(BY.gamma),
   delta: enforced(BY.delta),
   epsilon: enforced(BY.epsilon, {
-    note: 'Google models (generateContent); Anthropic models on Vertex AI (claude-*) are answered 400 as not served yet.',
+    note: 'Google models through generateContent; Anthropic models (claude-*, anthropic/…) through rawPredict and streamRawPredict, token counting through count-tokens:rawPredict.',
   }),
   zeta: enforced(BY.zeta),
   custom: enforced(BY.custom),
@@ -214,6 +189,23 @@ const llmProviderFields = {
   path: enforced(BY.providerAddress),
   pathPrefix: enforced(BY.providerAddress),
 };
+
+/** The Azure resource of a beta provider (BetaConfig) and of a GwModel with provider Beta (BetaSettings). */
+const betaResource = {
+  resourceName: enforced(BY.betaFamily, {
+    note: 'The first label of the host: <resourceName>.openai.azure.com (Alpha) or <resourceName>.services.ai.azure.com (Omega).',
+  }),
+  resourceType: enforced(BY.betaFamily, {
+    note: "Alpha: an Azure OpenAI resource, served as betaalpha serves its endpoint; Omega: an Azure AI Foundry project (claude* models through the resource's Anthropic Messages API).",
+  }),
+  apiVersion: enforced(BY.betaFamily, {
+    note: 'Alpha: as betaalpha (v1, preview, or a dated version with the deployment in the path); Omega: v1 or preview only, other versions refused.',
+  }),
+  projectName: enforced(BY.betaFamily, {
+    note: 'Omega: the /api/projects/<projectName>/openai/v1 base of every request; refused with Alpha.',
+  }),
+};
+const BETA_MODEL = 'The deployment: the model override; with Alpha and a dated apiVersion, required and in the path.';
 
 /** The credential kinds BackendAuth and ModelBackendAuth share. */
 const backendAuthFields = {
@@ -489,6 +481,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   AuthorizationCookieLocation: { name: enforced() },
 
   // ---- References ----
+  // A custom provider's backendRef (CUSTOM_BACKEND_REF_NOTE): kind InferencePool is refused where
+  // the reference is resolved (dataplane/ai/providers/custom.ts, controller/inference-pool-refusals.ts).
+  LocalBackendObjectReference: { group: enforced(), kind: enforced(), name: enforced(), port: enforced() },
   BackendObjectReference: {
     group: enforced(undefined, {
       note: 'Only the core group (a Service) and gw.dev (a GwBackend) are resolved; a reference of another group is not found and the policy is refused.',
@@ -679,7 +674,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     finalTransformations: enforced(BY.aiRequestPolicy),
     modelAliases: enforced(BY.modelAliases),
     promptCaching: refused(PROMPT_CACHING),
-    routes: enforced(BY.routeTypes, { refusedValues: ROUTE_TYPES_NOT_YET }),
+    routes: enforced(BY.routeTypes),
   },
   AIPromptEnrichment: { prepend: enforced(), append: enforced() },
   Message: { role: enforced(), content: enforced() },
@@ -743,22 +738,10 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
   AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
   GammaConfig: { model: enforced() },
-  ZetaConfig: {
-    region: enforced(BY.zeta, {
-      note: "The host's region (bedrock-runtime.<region>.amazonaws.com) and the backend auth's signing region.",
-    }),
-    guardrail: enforced(BY.zeta, { note: 'Sent in every Converse request as guardrailConfig.' }),
-    model: enforced(),
-  },
+  ZetaConfig: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL, model: enforced() },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
   DeltaConfig: { model: enforced() },
-  EpsilonConfig: {
-    projectId: enforced(BY.epsilon, { note: 'The projects/<projectId> segment of every request path.' }),
-    region: enforced(BY.epsilon, {
-      note: 'The locations/<region> segment and the host: aiplatform.googleapis.com (global), aiplatform.<us|eu>.rep.googleapis.com, else <region>-aiplatform.googleapis.com.',
-    }),
-    model: enforced(),
-  },
+  EpsilonConfig: { projectId: EPSILON_PROJECT, region: EPSILON_REGION, model: enforced() },
   BetaAlphaConfig: {
     endpoint: enforced(BY.betaalpha, { note: 'The host requests go to (scheme and trailing slash stripped).' }),
     deploymentName: enforced(BY.betaalpha, {
@@ -768,7 +751,12 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'v1: the /openai/v1 paths; preview: the same with ?api-version=preview; any other: deployment paths with ?api-version=<it>.',
     }),
   },
-  CustomProvider: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced(), model: enforced() },
+  BetaConfig: { ...betaResource, model: enforced(BY.betaFamily, { note: BETA_MODEL }) },
+  CustomProvider: {
+    backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
+    formats: enforced(),
+    model: enforced(),
+  },
   ProviderFormatConfig: { type: enforced(), path: enforced() },
   MCPBackend: {
     targets: enforced(BY.mcpTargets),
@@ -799,10 +787,12 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   GwModelSpec: {
     match: enforced(BY.models),
     visibility: enforced(BY.models),
-    provider: enforced(BY.models, { refusedValues: MODEL_PROVIDERS_NOT_YET }),
-    beta: modelSettingsNotYet('Beta'),
-    epsilon: modelSettingsNotYet('Epsilon'),
-    zeta: modelSettingsNotYet('Zeta'),
+    provider: enforced(BY.models, {
+      note: 'Every ModelProvider value is served (docs/providers.md, GwModel providers).',
+    }),
+    beta: enforced(BY.modelProvider, { note: "The beta (Azure AI) provider's resource: see BetaSettings." }),
+    epsilon: enforced(BY.modelProvider, { note: "The epsilon (Vertex AI) provider's projectId and region." }),
+    zeta: enforced(BY.modelProvider, { note: "The zeta (Amazon Bedrock) provider's region and guardrail." }),
     custom: enforced(BY.custom),
     baseURL: enforced(BY.models, {
       note: "Scheme, host and port address the provider; the path takes the place of the API's /v1 base (Custom models: in each format's usual path; a format's own path is kept).",
@@ -810,7 +800,13 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     virtualModel: enforced(BY.virtualModels),
   },
   ModelMatch: { model: enforced() },
-  CustomProviderSettings: { backendRef: refused(CUSTOM_BACKEND_REF), formats: enforced() },
+  BetaSettings: betaResource,
+  CustomProviderSettings: {
+    backendRef: enforced(BY.custom, { note: CUSTOM_BACKEND_REF_NOTE }),
+    formats: enforced(),
+  },
+  EpsilonSettings: { projectId: EPSILON_PROJECT, region: EPSILON_REGION },
+  ZetaSettings: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL },
   VirtualModel: { weighted: enforced(), failover: enforced(), conditional: enforced() },
   WeightedModelRouting: { targets: enforced() },
   WeightedModelTarget: { ...modelTarget, weight: enforced() },

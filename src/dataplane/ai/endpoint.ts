@@ -22,6 +22,7 @@ import {
   connectionSettings,
   type SocketSettings,
 } from '../upstream/connection-settings.ts';
+import { serviceDestination } from '../upstream/destinations.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
 import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
@@ -70,28 +71,30 @@ export function compileEndpoint(
   const { namespace, context } = input;
   const data = context.data;
   const { name, policies: _inline, ...providerFields } = named;
-  const provider = compileProvider(providerFields, { name, namespace });
+  const tls = policy.tls !== undefined;
+  const resolveService = (service: string, port: number) => {
+    const object = context.backends[`Service ${namespace}/${service}`];
+    return object?.kind === 'Service' ? serviceDestination(object.spec, port, tls) : 'does not exist';
+  };
+  const provider = compileProvider(providerFields, { name, namespace, resolveService });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
-  if (provider.service)
-    return {
-      field: 'custom.backendRef',
-      message: 'a custom provider backendRef to a Service is not served in file mode; set host and port',
-    };
   let settings: ConnectionSettings;
   try {
-    // A tls policy originates TLS even to a host and port that would be plain by default.
+    // A tls policy originates TLS even to a host and port that would be plain by default; a
+    // Service's destination already says (and carries its port's HTTP version).
     const destination =
-      policy.tls !== undefined ? { ...provider.origin, protocol: 'https:' as const } : provider.origin;
+      provider.service?.destination ?? (tls ? { ...provider.origin, protocol: 'https:' as const } : provider.origin);
     settings = connectionSettings(destination, policy, data, fieldNamespace(input.namespaces, 'tls', namespace));
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
   }
   const authNamespace = fieldNamespace(input.namespaces, 'auth', namespace);
+  const host = provider.credentialHost ?? provider.origin.host;
   const target =
     provider.region === undefined
-      ? { host: provider.origin.host, family: provider.family }
-      : { host: provider.origin.host, family: provider.family, region: provider.region };
+      ? { host, family: provider.family }
+      : { host, family: provider.family, region: provider.region };
   const auth = compileBackendAuth(
     policy.auth ?? defaultBackendAuth(provider),
     data,
@@ -132,12 +135,14 @@ export function compileEndpoint(
 
 /**
  * The backend auth of a provider whose policies set none: a zeta (Bedrock) provider signs with
- * the ambient AWS credentials (docs/decisions/0019-bedrock.md) and an epsilon (Vertex AI) one
- * sends an access token of the ambient Google credentials (docs/decisions/0021-vertex.md), as
- * agentgateway does; the others send no credentials.
+ * the ambient AWS credentials (docs/decisions/0019-bedrock.md), an epsilon (Vertex AI) one
+ * sends an access token of the ambient Google credentials (docs/decisions/0021-vertex.md) and a
+ * beta (Azure AI Foundry) one an Entra ID token of gw's environment
+ * (docs/decisions/0022-azure-ai-foundry.md), as agentgateway does; the others send no credentials.
  */
 function defaultBackendAuth(provider: CompiledProvider): BackendFull['auth'] {
   if (provider.family === 'zeta') return { cloudone: {} };
   if (provider.family === 'epsilon') return { cloudtwo: {} };
+  if (provider.family === 'beta') return { beta: {} };
   return undefined;
 }

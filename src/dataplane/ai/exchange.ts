@@ -1,7 +1,7 @@
 // One attempt of an LLM request against one provider: send the planned request, judge the answer
 // (healthy or not), and — unless the caller may still fail over — answer the client in its own
 // format, translating the body or the stream event by event (a Detect route's answer is passed
-// on as it is, read only for its usage). Nothing is sent to the client before the attempt is
+// on as it is, read only for its usage; a Passthrough route's is passed on unread). Nothing is sent to the client before the attempt is
 // known to be final, so a failed attempt can move to the next provider.
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
@@ -12,6 +12,7 @@ import type { HeaderBag } from '../routing/filters.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
+import { geminiTokenCount } from './formats/gemini/count-tokens.ts';
 import {
   createStreamObserver,
   createStreamTranslator,
@@ -19,6 +20,8 @@ import {
   type JsonObject,
   type StreamProcessor,
   streamErrorEvent,
+  type TranslatedAnswer,
+  TranslationError,
   translateErrorBody,
   translateResponse,
   type Usage,
@@ -123,10 +126,12 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     response.body.discard();
     return { answered: false, observed, unhealthy, latencyMs: observed.latencyMs!, error: `upstream status ${status}` };
   }
+  if (input.plan.response.kind === 'passthrough') return passResponse(input, response, observed, unhealthy);
   const contentType = String(response.headers['content-type'] ?? '');
   // ConverseStream (zeta) answers in AWS event-stream frames, every other provider in SSE.
   const streamType = input.plan.providerFormat === 'converse' ? EVENT_STREAM_TYPE : 'text/event-stream';
-  if (status < 300 && contentType.startsWith(streamType)) {
+  // A converted answer (embeddings, token counts) is never a stream: it is read whole.
+  if (status < 300 && input.plan.response.kind !== 'convert' && contentType.startsWith(streamType)) {
     return streamResponse(input, response, observed, unhealthy, started);
   }
   let bytes: Buffer;
@@ -154,8 +159,25 @@ function respondWhole(
   const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
   let out: Buffer | string = bytes;
   if (status >= 400) {
-    if (handling.kind === 'translate') {
-      const translated = translateErrorBody(handling.from, handling.to, status, bytes.toString('utf8'));
+    if (
+      handling.kind === 'translate' ||
+      handling.kind === 'token-count' ||
+      handling.kind === 'convert' ||
+      (handling.kind === 'same' && handling.rewriteErrors)
+    ) {
+      // An error of the client's own shape passes as it is; another (Google's from Vertex,
+      // Anthropic's to a Gemini countTokens client, Google's or Bedrock's to a converted request)
+      // is rewritten.
+      const client = errorFormat(input.clientFormat);
+      const from =
+        handling.kind === 'translate'
+          ? handling.from
+          : handling.kind === 'token-count'
+            ? 'count_tokens'
+            : handling.kind === 'convert'
+              ? handling.errorsFrom
+              : client;
+      const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }
@@ -168,6 +190,21 @@ function respondWhole(
       if (format !== undefined) result.usage = usageFromResponse(format, parsed);
       result.responseModel = stringOr(parsed.model);
     }
+  } else if (handling.kind === 'convert') {
+    const parsed = parseJson(bytes);
+    let answer: TranslatedAnswer;
+    try {
+      if (!isPlainObject(parsed)) throw new TranslationError('the body is not a JSON object');
+      answer = handling.readAnswer(parsed, (name) => headerText(upstreamHeaders[name]));
+    } catch (error) {
+      const reason = error instanceof TranslationError ? error.message : 'the body is not of its API';
+      sendClientError(input.res, input.clientFormat, 502, `The provider response could not be translated: ${reason}`);
+      return { ...result, error: 'untranslatable upstream response' };
+    }
+    if (answer.usage !== undefined) result.usage = answer.usage;
+    if (input.plan.upstreamModel !== undefined) result.responseModel = input.plan.upstreamModel;
+    out = JSON.stringify(answer.body);
+    headers['content-type'] = 'application/json';
   } else if (input.plan.providerFormat !== 'models') {
     const parsed = parseJson(bytes) as JsonObject | undefined;
     if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
@@ -176,9 +213,26 @@ function respondWhole(
     }
     const format = input.plan.providerFormat;
     if (format === 'realtime') throw new Error('a Realtime session is not an HTTP exchange (realtime/session.ts)');
-    result.usage = format === 'rerank' ? rerankUsage(parsed) : usageFromResponse(format, parsed);
-    result.responseModel = typeof parsed.model === 'string' ? parsed.model : undefined;
-    if (handling.kind === 'translate') {
+    // Vertex AI predict and Bedrock InvokeModel answers are only ever converted (above).
+    if (format === 'rerank') result.usage = rerankUsage(parsed);
+    else if (format !== 'vertex-predict' && format !== 'bedrock-invoke')
+      result.usage = usageFromResponse(format, parsed);
+    // Gemini names the model that answered modelVersion.
+    result.responseModel = stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
+    if (handling.kind === 'token-count') {
+      const count = geminiTokenCount(parsed);
+      if (count === undefined) {
+        sendClientError(
+          input.res,
+          input.clientFormat,
+          502,
+          'The provider answered with a body that is not a token count.',
+        );
+        return { ...result, error: 'untranslatable upstream response' };
+      }
+      out = JSON.stringify(count);
+      headers['content-type'] = 'application/json';
+    } else if (handling.kind === 'translate') {
       try {
         // Converse names no model: the client is shown the one gw put in the path.
         const model = handling.from === 'converse' ? input.plan.upstreamModel : undefined;
@@ -225,7 +279,9 @@ async function streamResponse(
         })
       : (detecting ??
         createStreamObserver(
-          providerFormat === 'messages' ? 'messages' : providerFormat === 'responses' ? 'responses' : 'completions',
+          providerFormat === 'messages' || providerFormat === 'responses' || providerFormat === 'gemini'
+            ? providerFormat
+            : 'completions',
           {
             dropUsageOnlyChunk: handling.kind === 'same' && handling.dropUsageOnlyChunk,
           },
@@ -289,6 +345,37 @@ async function streamResponse(
 }
 
 /**
+ * A Passthrough answer: status, headers and body as the provider sent them, whatever they are (a
+ * Bedrock event stream, audio, JSON), streamed with backpressure and read for nothing. A body
+ * that breaks midway resets the client's response: there is no format to write an error in.
+ */
+async function passResponse(
+  input: AttemptInput,
+  response: UpstreamResponse,
+  observed: ObservedResponse,
+  unhealthy: boolean,
+): Promise<AttemptResult> {
+  const res = input.res;
+  const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
+  if (response.statusCode >= 400) result.error = `upstream status ${response.statusCode}`;
+  const headers = forwardedResponseHeaders(response.headers);
+  input.onResponseHeaders?.(headers as HeaderBag);
+  res.writeHead(response.statusCode, headers as Record<string, string>);
+  res.flushHeaders();
+  try {
+    for await (const chunk of response.body) {
+      if (!res.write(chunk)) await waitForDrain(res, input.clientGone);
+    }
+    res.end();
+  } catch (error) {
+    result.error = input.clientGone.aborted ? 'client went away' : `upstream body ${failureOf(error)}`;
+    response.body.discard();
+    res.destroy();
+  }
+  return result;
+}
+
+/**
  * What an upstream may still send after a translated stream was complete (the rest of its last
  * read, its end), read and ignored so that the connection can be reused. Past it, or past
  * LINGER_MS, the request is abandoned: a provider that streams on after its response is done
@@ -323,6 +410,12 @@ async function awaitUpstreamEnd(chunks: AsyncIterator<Buffer>, body: UpstreamBod
 }
 
 function ignore(): void {}
+
+/** A response header's value as text (the first, when repeated). */
+function headerText(value: string | string[] | number | undefined): string | undefined {
+  if (Array.isArray(value)) return value[0];
+  return value === undefined ? undefined : String(value);
+}
 
 /** The JSON value of a provider's body; undefined when it is not JSON. */
 function parseJson(bytes: Buffer): unknown {

@@ -87,6 +87,8 @@ const BY_FORMAT: Readonly<Record<ClientFormat, GatewayAnswers>> = {
   responses: answersIn('responses'),
   embeddings: answersIn('embeddings'),
   count_tokens: answersIn('count_tokens'),
+  gemini: answersIn('gemini'),
+  gemini_count_tokens: answersIn('gemini_count_tokens'),
   models: answersIn('models'),
   rerank: answersIn('rerank'),
   realtime: answersIn('realtime'),

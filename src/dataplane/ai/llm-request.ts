@@ -22,7 +22,9 @@ import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
 import type { ProviderEndpoint } from './endpoint.ts';
 import { attempt } from './exchange.ts';
+import { geminiCall } from './formats/gemini/path.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
+import { isPlainObject } from './formats/json.ts';
 import { rerankRequestProblem } from './formats/rerank.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import {
@@ -109,6 +111,12 @@ function formatProblem(routeType: RouteType, body: JsonObject): string | undefin
       return body.input !== undefined ? undefined : 'it has no "input"';
     case 'Rerank':
       return rerankRequestProblem(body);
+    case 'GenerateContent':
+      return Array.isArray(body.contents) ? undefined : 'it has no "contents" array';
+    case 'DeltaCountTokens':
+      return Array.isArray(body.contents) || isPlainObject(body.generateContentRequest)
+        ? undefined
+        : 'it has neither a "contents" array nor a "generateContentRequest"';
     default:
       return undefined;
   }
@@ -228,11 +236,41 @@ export async function readLlmRequest(
       return undefined;
     }
   }
-  const stream = body !== undefined && format !== 'rerank' && isStreaming(format as ApiFormat, body);
+  let stream = body !== undefined && format !== 'rerank' && isStreaming(format as ApiFormat, body);
+  if (body !== undefined && (format === 'gemini' || format === 'gemini_count_tokens')) {
+    const read = readGeminiCall(routed, body);
+    body = read.body;
+    stream = read.stream;
+  }
   llm.streaming = stream;
   llm.requestModel = typeof body?.model === 'string' ? body.model : '';
   llm.operation = format === 'embeddings' ? 'embeddings' : format === 'rerank' ? 'rerank' : 'chat';
   return { routeType, format, parsed: body !== undefined, bytes, body, stream, llm };
+}
+
+/**
+ * A Gemini request's model and method, which its URL holds, go into the body gw works on as
+ * `model` and `stream: true` (:streamGenerateContent), where every format has them: routing,
+ * GwModel matching, model aliases, the log and the translations read them there, and the planner
+ * takes them out again for a Gemini provider. The client's `alt` query (the stream's framing) is
+ * gw's to set for the provider, and its `key` query (the Gemini API's other place for a key) is a
+ * client credential, which gw does not forward (as it does not forward x-goog-api-key).
+ */
+function readGeminiCall(routed: RoutedRequest, body: JsonObject): { body: JsonObject; stream: boolean } {
+  const call = geminiCall(routed.forward.path);
+  const query = routed.forward.query;
+  if (query.includes('alt=') || query.includes('key=')) {
+    const params = new URLSearchParams(query);
+    params.delete('alt');
+    params.delete('key');
+    routed.forward.query = params.toString();
+  }
+  const stream = call.method === 'streamGenerateContent';
+  if (call.model === undefined && !stream) return { body, stream };
+  const read: JsonObject = { ...body };
+  if (call.model !== undefined) read.model = call.model;
+  if (stream) read.stream = true;
+  return { body: read, stream };
 }
 
 /**
@@ -373,7 +411,8 @@ export async function prepareUpstreamRequest(
   clientQuery: string = routed.forward.query,
 ): Promise<string | BackendCredentialError> {
   // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
-  if (plan.response.kind === 'translate') dropForeignVendorHeaders(headers, plan.providerFormat);
+  if (plan.response.kind === 'translate' || plan.response.kind === 'convert')
+    dropForeignVendorHeaders(headers, plan.providerFormat, endpoint.provider.family);
   const planned = plan.headers;
   for (const name in planned) headers[name] = planned[name]!;
   // The plan's headers carry the content type of a body gw read; forwarded bytes keep the client's.

@@ -7,9 +7,8 @@
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { RouteType } from '../../api/types/ai.ts';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
-import type { LLMProvider } from '../../api/types/llm-provider.ts';
 import type { ModelPolicies } from '../../api/types/model.ts';
-import { MODEL_PROVIDERS, modelProviderLabel } from '../../api/vendors.ts';
+import { MODEL_PROVIDERS } from '../../api/vendors.ts';
 import type { FieldNamespaces } from '../../contract/dataplane-config.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { systemClock } from '../../util/clock.ts';
@@ -24,13 +23,7 @@ import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { compileEndpoint, type ProviderEndpoint } from './endpoint.ts';
 import { answersByRouteType, sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type Candidate, type LlmRequest, readLlmRequest, runAttempts } from './llm-request.ts';
-
-/** The provider family field of LLMProvider for each ModelProvider value gw serves. */
-const FAMILY: Partial<Record<string, 'alpha' | 'gamma' | 'custom'>> = {
-  Alpha: 'alpha',
-  Gamma: 'gamma',
-  Custom: 'custom',
-};
+import { modelProvider } from './model-provider.ts';
 
 /** Route types of a GwModel route, by the standard API path suffixes (GwModels have no `routes`). */
 const MODEL_ROUTES: [string, RouteType][] = [
@@ -41,6 +34,9 @@ const MODEL_ROUTES: [string, RouteType][] = [
   ['/embeddings', 'Embeddings'],
   ['/rerank', 'Rerank'],
   ['/models', 'Models'],
+  [':generateContent', 'GenerateContent'],
+  [':streamGenerateContent', 'GenerateContent'],
+  [':countTokens', 'DeltaCountTokens'],
 ];
 
 /** Where a GwModel route's route type comes from, for the refusals that name it. */
@@ -185,22 +181,9 @@ function compileConcrete(
   const namespace = key.slice(0, key.indexOf('/'));
   const modelBase = base(key, spec);
   if (typeof modelBase === 'string') return failed(key, spec, modelBase);
-  const family = spec.provider ? FAMILY[spec.provider] : undefined;
-  if (!family)
-    return failed(
-      key,
-      spec,
-      `provider ${modelProviderLabel(spec.provider ?? '')} is not served by this data plane yet`,
-    );
-  const provider: LLMProvider = family === 'custom' ? { custom: spec.custom! } : { [family]: {} };
-  let https = false;
-  if (spec.baseURL) {
-    const url = new URL(spec.baseURL);
-    https = url.protocol === 'https:';
-    provider.host = url.hostname.replace(/^\[|\]$/g, '');
-    provider.port = url.port ? Number(url.port) : https ? 443 : 80;
-    if (url.pathname !== '/') provider.pathPrefix = url.pathname.replace(/\/$/, '');
-  }
+  const address = modelProvider(spec);
+  if (typeof address === 'string') return failed(key, spec, address);
+  const { provider, https } = address;
   const policies = spec.policies ?? {};
   const policy = endpointPolicy(backend, policies, https);
   const name = key.slice(key.indexOf('/') + 1);
@@ -209,7 +192,7 @@ function compileConcrete(
   const namespaces = inherited.length > 0 ? Object.fromEntries(inherited) : undefined;
   const endpoint = compileEndpoint({ ...provider, name }, policy, { namespace, namespaces, context }, policies);
   if ('message' in endpoint) return failed(key, spec, `${endpoint.field}: ${endpoint.message}`);
-  // The GwModel provider names the vendor better than its wire family does (Provider12 speaks alpha's API).
+  // The GwModel provider names the vendor better than its wire family does (Provider13, Groq, is a custom provider).
   endpoint.genAiProviderName = MODEL_PROVIDERS[spec.provider!].genAiProviderName;
   const health = new EndpointHealth(policy.health ?? {}, { now: systemClock.monotonicMs });
   return { kind: 'concrete', ...modelBase, endpoint, health };

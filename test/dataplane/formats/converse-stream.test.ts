@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createStreamTranslator } from '../../../src/dataplane/ai/formats/index.ts';
-import { converseStreamFrames, exceptionFrame } from '../../helpers/bedrock-stand-in.ts';
+import { converseStreamFrames, eventFrame, exceptionFrame } from '../../helpers/bedrock-stand-in.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 const REQUEST = { messages: [{ role: 'user', content: [{ text: 'Hi' }] }] };
@@ -93,6 +93,45 @@ describe('ConverseStream reader', () => {
     const { out } = run([failing]);
     assert.match(out, /Too many requests/);
     assert.match(out, /rate_limit_error/);
+  });
+
+  it('the events before an exception in the same chunk reach the client before its error', () => {
+    // Bedrock writes the last events and the exception together; they used to be dropped with it.
+    const frames = converseStreamFrames('m', REQUEST);
+    const failing = concat([...frames.slice(0, 3), exceptionFrame('throttlingException', 'Too many requests')]);
+    for (const to of ['messages', 'completions'] as const) {
+      const { out, state } = run([failing], to);
+      assert.equal(state, 'failed');
+      const text = out.indexOf('Hello from ');
+      const error = out.indexOf('Too many requests');
+      assert.ok(text >= 0 && text < error, `${to}: the text, then the error:\n${out}`);
+    }
+    // The same when the exception comes in a chunk of its own.
+    const { out } = run([concat(frames.slice(0, 3)), exceptionFrame('throttlingException', 'Too many requests')]);
+    assert.ok(out.indexOf('Hello from ') < out.indexOf('Too many requests'));
+  });
+
+  it("a reasoning signature reaches a Messages client as its thinking block's signature_delta", () => {
+    // Claude on Bedrock checks the signature when the thinking comes back with a tool result.
+    const frames = concat([
+      eventFrame('messageStart', { role: 'assistant' }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Hmm.' } } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'sig-1' } } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+      eventFrame('messageStop', { stopReason: 'end_turn' }),
+    ]);
+    const { out, state } = run([frames]);
+    assert.equal(state, 'complete');
+    const deltas = out
+      .split('\n')
+      .filter((line) => line.startsWith('data: {"type":"content_block_delta"'))
+      .map((line) => JSON.parse(line.slice('data: '.length)).delta);
+    assert.deepEqual(deltas, [
+      { type: 'thinking_delta', thinking: 'Hmm.' },
+      { type: 'signature_delta', signature: 'sig-1' },
+    ]);
+    // Formats without a place for it leave it out.
+    assert.doesNotMatch(run([frames], 'completions').out, /sig-1/);
   });
 
   it('fuzzed frames never throw and end open streams only by end()', () => {

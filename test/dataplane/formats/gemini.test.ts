@@ -103,8 +103,28 @@ test('a Messages request becomes a generateContent body; what Gemini lacks is re
   });
   assert.deepEqual(
     warnings?.map((warning) => warning.path),
-    ['system[0].cache_control', 'messages[2].content[0]', 'user'],
+    ['system[0].cache_control', 'messages[2].content[0]', 'metadata.user_id'],
   );
+});
+
+test('thinking with an empty signature, as gw streams a thought that had none, goes back to Gemini without one', () => {
+  const { body } = translateRequest('messages', 'gemini', {
+    model: 'gemini-2.5-flash',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Greeting.', signature: '' },
+          { type: 'text', text: 'Hello' },
+        ],
+      },
+      { role: 'user', content: 'more' },
+    ],
+  });
+  const model = (body.contents as { role: string; parts: unknown[] }[])[1]!;
+  assert.deepEqual(model.parts, [{ text: 'Greeting.', thought: true }, { text: 'Hello' }]);
 });
 
 test('a generateContent response is read: parts, finishReason and usageMetadata', () => {
@@ -206,6 +226,28 @@ test('a streamGenerateContent stream is translated the same however it is split'
   assert.equal(events.at(-1)!.data, '[DONE]');
   assert.equal(translator.usage?.totalTokens, 11);
   assert.equal(translator.model, 'gemini-2.5-flash');
+});
+
+test('function calls Gemini sends without ids get call_<n> ids in a Chat Completions stream, as in a whole response', () => {
+  const parts = [
+    { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+    { functionCall: { name: 'get_weather', args: { city: 'Zürich' } } },
+  ];
+  const usage = { promptTokenCount: 7, candidatesTokenCount: 4, totalTokenCount: 11 };
+  const stream = encoder.encode(chunk(parts, { finishReason: 'STOP', usage }));
+  const streamed = parseSse(feed(createStreamTranslator('gemini', 'completions'), [stream]))
+    .filter((event) => event.data !== '[DONE]')
+    .flatMap((event) => JSON.parse(event.data).choices[0]?.delta?.tool_calls ?? [])
+    .map((call: { id: string }) => call.id);
+  assert.deepEqual(streamed, ['call_0', 'call_1']);
+  const whole = translateResponse('gemini', 'completions', {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+    usageMetadata: usage,
+  }) as unknown as OpenAI.ChatCompletion;
+  assert.deepEqual(
+    whole.choices[0]!.message.tool_calls!.map((call) => call.id),
+    streamed,
+  );
 });
 
 /** The client's stream ends with [DONE] or message_stop, or with exactly one error event last. */

@@ -241,6 +241,26 @@ for (const [name, from] of [
   });
 }
 
+test("a failed translated Responses stream ends with the API's error event, numbered, which the openai SDK throws", async () => {
+  const events = parseSse(feed(createStreamTranslator('messages', 'responses'), [fixture('messages-error.sse')]));
+  const last = events.at(-1)!;
+  assert.equal(last.event, 'error');
+  assert.deepEqual(JSON.parse(last.data), {
+    type: 'error',
+    error: { message: 'Overloaded', type: 'server_error', param: null, code: null },
+    sequence_number: events.length - 1,
+  });
+  await serveStream('messages-error.sse', 'messages', async (client) => {
+    const stream = await client.responses.create({ model: 'm', input: 'Hi', stream: true });
+    await assert.rejects(
+      (async () => {
+        for await (const _event of stream);
+      })(),
+      (error: Error) => error instanceof OpenAI.APIError && /Overloaded/.test(error.message),
+    );
+  });
+});
+
 test('a translated Responses stream numbers its events and ends with response.completed', () => {
   const translator = createStreamTranslator('messages', 'responses');
   const events = parseSse(feed(translator, [fixture('messages-tools.sse')]));

@@ -2,13 +2,26 @@
 // independent SSE parse (eventsource-parser) of what a client would receive.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ChatFormat, StreamProcessor } from '../../../src/dataplane/ai/formats/index.ts';
+import type { ClientChatFormat, ProviderChatFormat, StreamProcessor } from '../../../src/dataplane/ai/formats/index.ts';
+import { eventFrame, exceptionFrame } from '../../helpers/bedrock-stand-in.ts';
 
 const FIXTURES = new URL('../../fixtures/formats/', import.meta.url);
 
+/**
+ * A recorded provider stream's bytes. ConverseStream recordings are kept readable as JSON
+ * (`*.events.json`: one `{event, payload}` or `{exception, message}` per frame) and framed here
+ * in AWS event-stream frames as Bedrock sends them; every other fixture is the bytes as sent.
+ */
 export function fixture(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(new URL(name, FIXTURES)));
+  const bytes = new Uint8Array(readFileSync(new URL(name, FIXTURES)));
+  if (!name.endsWith('.events.json')) return bytes;
+  const frames = (JSON.parse(new TextDecoder().decode(bytes)) as ConverseFrame[]).map((frame) =>
+    'exception' in frame ? exceptionFrame(frame.exception, frame.message) : eventFrame(frame.event, frame.payload),
+  );
+  return new Uint8Array(Buffer.concat(frames));
 }
+
+type ConverseFrame = { event: string; payload: unknown } | { exception: string; message: string };
 
 /** The expected output file; with UPDATE_GOLDEN=1 the actual output is written instead. */
 export function golden(name: string, actual: string): string {
@@ -45,9 +58,14 @@ export function randomSplits(bytes: Uint8Array, random: () => number, maxPieces:
   return splitAt(bytes, offsets);
 }
 
-/** Chunk timestamps are the time of translation; goldens hold 0. */
+/**
+ * What gw makes up per translation: chunk and response timestamps (the time of translation) and
+ * the ids of translated Converse streams (Converse has none); goldens hold 0 and bedrock-ID.
+ */
 export function normalizeCreated(text: string): string {
-  return text.replace(/"created":\d+/g, '"created":0');
+  return text
+    .replace(/"(created|created_at)":\d+/g, '"$1":0')
+    .replace(/bedrock-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'bedrock-ID');
 }
 
 export function parseSse(text: string): EventSourceMessage[] {
@@ -60,9 +78,11 @@ export function parseSse(text: string): EventSourceMessage[] {
 /** Each recorded provider stream, the direction it is translated in, and its expected client stream. */
 export interface GoldenCase {
   input: string;
-  from: ChatFormat;
-  to: ChatFormat;
+  from: ProviderChatFormat;
+  to: ClientChatFormat;
   includeUsage?: boolean;
+  /** The model the client asked for (gw passes it; a Converse stream names none). */
+  model?: string;
   expected: string;
 }
 
@@ -103,4 +123,47 @@ export const GOLDEN_CASES: GoldenCase[] = [
     to: 'messages',
     expected: 'completions-error.to-messages.sse',
   },
+  ...translatedToEveryClient(
+    'completions',
+    ['completions-text.sse', 'completions-tools.sse', 'completions-error.sse'],
+    ['responses', 'gemini'],
+  ),
+  ...translatedToEveryClient(
+    'messages',
+    ['messages-text.sse', 'messages-tools.sse', 'messages-error.sse'],
+    ['responses', 'gemini'],
+  ),
+  ...translatedToEveryClient(
+    'converse',
+    ['converse-text.events.json', 'converse-tools.events.json', 'converse-error.events.json'],
+    ['completions', 'messages', 'responses', 'gemini'],
+  ),
+  ...translatedToEveryClient(
+    'responses',
+    ['responses-provider-text.sse', 'responses-provider-tools.sse', 'responses-incomplete.sse', 'responses-failed.sse'],
+    ['completions', 'messages', 'gemini'],
+  ),
+  ...translatedToEveryClient(
+    'gemini',
+    ['gemini-text.sse', 'gemini-tools.sse', 'gemini-error.sse'],
+    ['completions', 'messages', 'responses'],
+  ),
 ];
+
+/** Each input translated to each of `clients`, Chat Completions with the usage chunk asked for. */
+function translatedToEveryClient(
+  from: ProviderChatFormat,
+  inputs: string[],
+  clients: ClientChatFormat[],
+): GoldenCase[] {
+  return inputs.flatMap((input) =>
+    clients.map((to) => ({
+      input,
+      from,
+      to,
+      ...(to === 'completions' ? { includeUsage: true } : {}),
+      ...(from === 'converse' ? { model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' } : {}),
+      expected: `${input.replace(/\.(sse|events\.json)$/, '')}.to-${to}.sse`,
+    })),
+  );
+}

@@ -1,5 +1,8 @@
 // Recorded provider streams (test/fixtures/formats/*.sse) translated to the other format, compared
-// with the expected client streams (test/fixtures/formats/expected/). UPDATE_GOLDEN=1 rewrites them.
+// with the expected client streams (test/fixtures/formats/expected/): every provider format (Chat
+// Completions, Messages, ConverseStream, Gemini) into every client format it is translated to
+// (Chat Completions, Messages, Responses); the same format on both sides is passed through, not
+// translated. UPDATE_GOLDEN=1 rewrites them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createStreamTranslator } from '../../../src/dataplane/ai/formats/index.ts';
@@ -7,7 +10,7 @@ import { feed, fixture, GOLDEN_CASES, golden, normalizeCreated, parseSse } from 
 
 for (const c of GOLDEN_CASES) {
   test(`${c.input} → ${c.to}${c.includeUsage ? ' with usage' : ''}`, () => {
-    const translator = createStreamTranslator(c.from, c.to, { includeUsage: c.includeUsage });
+    const translator = createStreamTranslator(c.from, c.to, { includeUsage: c.includeUsage, model: c.model });
     const actual = normalizeCreated(feed(translator, [fixture(c.input)]));
     assert.equal(actual, golden(c.expected, actual));
   });

@@ -15,7 +15,8 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
+import { collectChatStream } from '../../helpers/openai-stream.ts';
+import { lastAzureRequest, startAzureOpenAiMock } from '../../support/providers/azure-openai-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 
 const ROUTES =
@@ -30,10 +31,7 @@ describe('betaalpha (Azure OpenAI) provider', () => {
   let port: number;
   const openai = (backend: string) =>
     new OpenAI({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/${backend}/v1`, maxRetries: 0 });
-  const lastSent = () => {
-    const sent = azure.requests.at(-1)!;
-    return { ...sent, query: new URL(sent.url, 'http://stand-in').searchParams };
-  };
+  const lastSent = () => lastAzureRequest(azure);
 
   before(async () => {
     azure = await startAzureOpenAiMock({ apiKey: KEY, deployments: [DEPLOYMENT] });
@@ -122,12 +120,7 @@ describe('betaalpha (Azure OpenAI) provider', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await collectChatStream(stream);
     assert.equal(text, 'echo: stream these words');
     assert.ok((usage?.completion_tokens ?? 0) > 0);
     assert.equal(lastSent().path, `/openai/deployments/${DEPLOYMENT}/chat/completions`);

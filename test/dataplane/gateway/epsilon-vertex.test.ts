@@ -2,13 +2,11 @@
 // under /v1/projects/{project}/locations/{location}/publishers/google/models/…, a bearer access
 // token required) is first proven by @google/genai's own client in Vertex mode; then the openai
 // SDK (Chat Completions, streamed and not) and @anthropic-ai/sdk (Messages) reach it through gw,
-// whose token goes in Authorization: Bearer and whose model and project go in the URL. Anthropic
-// models on Vertex are not served yet: their requests are answered 400, saying so.
+// whose token goes in Authorization: Bearer and whose model and project go in the URL. Anthropic's
+// models on Vertex (rawPredict) are tested in epsilon-vertex-anthropic.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
-import { OAuth2Client } from 'google-auth-library';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -19,36 +17,13 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
+import { vertexClient } from '../../support/providers/vertex-sdk.ts';
 
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
 const PROJECT = 'my-project';
 const LOCATION = 'us-central1';
 const TOKEN = 'ya29.test-access-token';
 const MODEL_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
-
-type VertexAuthClient = NonNullable<GoogleGenAIOptions['googleAuthOptions']>['authClient'];
-
-/**
- * An auth client holding a fixed, unexpired access token: what @google/genai sends in Vertex
- * mode. The SDK bundles its own copy of google-auth-library, whose classes TypeScript tells apart
- * from the top-level copy's by their protected members, hence the cast; at run time the SDK only
- * asks the client for its request headers.
- */
-function fixedToken(token: string): VertexAuthClient {
-  const client = new OAuth2Client();
-  client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
-  return client as unknown as VertexAuthClient;
-}
-
-function vertexClient(url: string, token: string): GoogleGenAI {
-  return new GoogleGenAI({
-    vertexai: true,
-    project: PROJECT,
-    location: LOCATION,
-    googleAuthOptions: { authClient: fixedToken(token) },
-    httpOptions: { baseUrl: url, apiVersion: 'v1' },
-  });
-}
 
 describe('epsilon (Google Vertex AI) provider', () => {
   let vertex: GeminiMock;
@@ -73,7 +48,7 @@ describe('epsilon (Google Vertex AI) provider', () => {
   });
 
   it('the stand-in speaks Vertex AI as @google/genai expects it', async () => {
-    const ai = vertexClient(vertex.url, TOKEN);
+    const ai = vertexClient(vertex.url, PROJECT, LOCATION, TOKEN);
     const response = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hello vertex' });
     assert.equal(response.text, 'echo: hello vertex');
     let sent = vertex.requests.at(-1)!;
@@ -92,7 +67,10 @@ describe('epsilon (Google Vertex AI) provider', () => {
     assert.equal(sent.path, `${MODEL_PATH}:streamGenerateContent`);
     assert.equal(sent.query.get('alt'), 'sse');
     await assert.rejects(
-      vertexClient(vertex.url, 'wrong').models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }),
+      vertexClient(vertex.url, PROJECT, LOCATION, 'wrong').models.generateContent({
+        model: 'gemini-2.5-flash',
+        contents: 'x',
+      }),
       /invalid authentication credentials/,
     );
   });
@@ -157,21 +135,6 @@ describe('epsilon (Google Vertex AI) provider', () => {
     const final = await stream.finalMessage();
     assert.deepEqual(final.content, [{ type: 'text', text: 'echo: a streamed answer' }]);
     assert.equal(vertex.requests.at(-1)!.path, `${MODEL_PATH}:streamGenerateContent`);
-  });
-
-  it('answers a request for an Anthropic model on Vertex 400, saying it is not served yet', async () => {
-    const before = vertex.requests.length;
-    const client = new Anthropic({ apiKey: 'client-token', baseURL: `http://127.0.0.1:${port}/vertex`, maxRetries: 0 });
-    await assert.rejects(
-      client.messages.create({
-        model: 'claude-sonnet-4-5@20250929',
-        max_tokens: 64,
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-      (error: unknown) =>
-        error instanceof Anthropic.BadRequestError && /Anthropic models on Vertex AI .* not served/.test(error.message),
-    );
-    assert.equal(vertex.requests.length, before, 'nothing was sent to Vertex');
   });
 
   it("answers Vertex's own errors in the client's format", async () => {

@@ -1,7 +1,7 @@
 // gw's own answers on LLM routes, read by the official SDKs (gw issue 18, items 4, 12 and 13): an
 // `ai` GwBackend with no `ai.routes` serves each API at its well-known path (the Anthropic SDK
 // gets Messages answers from a gamma backend; /v1/models, embeddings and responses reach the
-// provider's own paths), a body in the wrong format or a route type gw does not serve is refused
+// provider's own paths), a body in the wrong format or a route type its provider does not serve is refused
 // naming the route type and ai.routes, and every refusal gw makes itself — API key, JWT and basic
 // authentication, authorization, rate limits, the body limit, gw's own 5xx — is an error object
 // the openai and @anthropic-ai/sdk clients turn into their own error classes with OpenAI's and
@@ -100,16 +100,16 @@ stringData: {app: ${CLIENT_KEY}}
     gatewayYaml(port) +
     aiBackendYaml('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY, NO_ROUTES) +
     aiBackendYaml('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
-    // A backend whose policy gw refuses (a route type it does not carry, set by a GwPolicy): its
-    // answers still follow its routes.
+    // A backend whose policy gw refuses (prompt caching, set by a GwPolicy): its answers still
+    // follow its routes.
     aiBackendYaml('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
-metadata: {name: count-tokens}
+metadata: {name: prompt-caching}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: refused}]
   backend:
-    ai: {routes: {/v1/messages: Messages, ':countTokens': DeltaCountTokens}}
+    ai: {routes: {/v1/messages: Messages}, promptCaching: {cacheSystem: true}}
 ---
 ` +
     `apiVersion: gateway.networking.k8s.io/v1
@@ -274,17 +274,17 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
       assert.equal(openaiUpstream.requests.length, before, 'nothing went upstream');
     });
 
-    it('a route type gw does not serve is refused, never forwarded as Chat Completions', async () => {
-      const before = openaiUpstream.requests.length;
-      const countTokens = await fetch(`${base}/openai/v1beta/models/m:countTokens`, {
+    it('a route type the provider does not serve is refused in its own format, never forwarded as Chat Completions', async () => {
+      const before = anthropicUpstream.requests.length;
+      const rerank = await fetch(`${base}/claude/v1/rerank`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ contents: [{ parts: [{ text: 'q' }] }] }),
+        body: JSON.stringify({ model: 'm', query: 'q', documents: ['a'] }),
       });
-      assert.equal(countTokens.status, 400);
-      const body = (await countTokens.json()) as { error: { message: string } };
-      assert.match(body.error.message, /DeltaCountTokens route type/);
-      assert.equal(openaiUpstream.requests.length, before);
+      assert.equal(rerank.status, 400);
+      const body = (await rerank.json()) as { message: string };
+      assert.match(body.message, /The rerank API is not supported by provider claude/);
+      assert.equal(anthropicUpstream.requests.length, before);
     });
 
     it('a GET on a POST API is refused in its format, not answered "must be a JSON object"', async () => {
@@ -448,7 +448,7 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
         500,
         'api_error',
       );
-      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /DeltaCountTokens/);
+      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /promptCaching/);
     });
   });
 });

@@ -218,7 +218,7 @@ describe('the Detect route type', () => {
         messages: [{ role: 'user', content: 'one two three four five' }],
       });
       assert.equal(message.stop_reason, 'max_tokens');
-      assert.deepEqual(message.content, [{ type: 'text', text: 'echo: one two', citations: null }]);
+      assert.deepEqual(message.content, [{ type: 'text', text: 'echo: one two' }]);
       const seen = lastSeen(anthropicUpstream);
       assert.equal(seen.path, '/v1/messages');
       assert.equal(seen.headers['x-api-key'], 'sk-anthropic');
@@ -242,7 +242,7 @@ describe('the Detect route type', () => {
         messages: [{ role: 'user', content: 'alpha beta gamma delta' }],
       });
       const final = await stream.finalMessage();
-      assert.deepEqual(final.content, [{ type: 'text', text: 'echo: alpha beta', citations: null }]);
+      assert.deepEqual(final.content, [{ type: 'text', text: 'echo: alpha beta' }]);
       assert.equal((lastSeen(anthropicUpstream).body as Body).max_tokens, 3);
       const line = await logLine('/claude/v1/messages');
       assert.equal(line['gw.ai.streaming'], true);

@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  gwModelYaml,
+  MODEL_ROUTE_YAML,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
@@ -20,25 +27,8 @@ describe('GwModels through gw', () => {
     backupUpstream = await startOpenAiMock({ apiKey: 'sk-openai' });
     anthropicUpstream = await startAnthropicMock({ apiKey: 'sk-anthropic' });
     const port = await freePort();
-    const model = (name: string, body: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwModel
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: models}]
-${body}
----
-`;
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: models}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /v1}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
----
-${model('gpt-4o-mini', `  provider: Alpha\n  baseURL: http://127.0.0.1:${openaiUpstream.port}/v1\n  policies: {auth: {key: sk-openai}}`)}${model('claude', `  match: {model: 'claude-*'}\n  provider: Gamma\n  baseURL: http://127.0.0.1:${anthropicUpstream.port}/v1\n  policies: {auth: {key: sk-anthropic}}`)}${model('primary', `  visibility: Internal\n  provider: Alpha\n  baseURL: http://127.0.0.1:${openaiUpstream.port}/v1\n  policies: {auth: {key: sk-openai}, health: {eviction: {duration: 60s}}}`)}${model('backup', `  visibility: Internal\n  provider: Alpha\n  baseURL: http://127.0.0.1:${backupUpstream.port}/v1\n  policies: {auth: {key: sk-openai}}`)}${model('smart', `  virtualModel:\n    failover:\n      targets:\n        - {modelRef: {name: primary}, model: gpt-4o, priority: 0}\n        - {modelRef: {name: backup}, model: gpt-4o-mini, priority: 1}`)}`,
+      'gateway.yaml': `${gatewayYaml(port)}${MODEL_ROUTE_YAML}${gwModelYaml('gpt-4o-mini', `  provider: Alpha\n  baseURL: http://127.0.0.1:${openaiUpstream.port}/v1\n  policies: {auth: {key: sk-openai}}`)}${gwModelYaml('claude', `  match: {model: 'claude-*'}\n  provider: Gamma\n  baseURL: http://127.0.0.1:${anthropicUpstream.port}/v1\n  policies: {auth: {key: sk-anthropic}}`)}${gwModelYaml('primary', `  visibility: Internal\n  provider: Alpha\n  baseURL: http://127.0.0.1:${openaiUpstream.port}/v1\n  policies: {auth: {key: sk-openai}, health: {eviction: {duration: 60s}}}`)}${gwModelYaml('backup', `  visibility: Internal\n  provider: Alpha\n  baseURL: http://127.0.0.1:${backupUpstream.port}/v1\n  policies: {auth: {key: sk-openai}}`)}${gwModelYaml('smart', `  virtualModel:\n    failover:\n      targets:\n        - {modelRef: {name: primary}, model: gpt-4o, priority: 0}\n        - {modelRef: {name: backup}, model: gpt-4o-mini, priority: 1}`)}`,
     });
     client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
   });

@@ -159,7 +159,7 @@ ${spec}
           - name: primary
             ${upstream.replace(', ', '\n            ')}
             alpha: {}`,
-      )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend('foundry', '  ai: {provider: {beta: {resourceName: my-resource, resourceType: Alpha}}}')}apiVersion: gw.dev/v1alpha1
+      )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
 spec: {a2a: {host: 127.0.0.1, port: ${provider.port}}}
@@ -184,7 +184,7 @@ metadata: {name: llm}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('foundry', 'foundry')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
+${route('plain', 'plain')}${route('guarded', 'guarded')}${route('cached', 'cached')}${route('moderated', 'moderated')}${route('grouped', 'grouped')}${route('sectioned', 'sectioned')}${route('agents', 'agents')}    - matches: [{path: {type: PathPrefix, value: /echo}}]
       filters:
         - {type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}
         - {type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-served-by, value: gw}]}}
@@ -244,8 +244,7 @@ ${modelYaml(
     await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
   });
 
-  it('an unserved provider family and backend kind: 500 naming them', async () => {
-    await refused('/foundry', 500, /Azure AI Foundry/);
+  it('an unserved backend kind: 500 naming it', async () => {
     await refused('/agents', 500, /A2A agents/);
   });
 
@@ -283,10 +282,6 @@ ${modelYaml(
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/guarded'),
       /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard/,
-    );
-    assert.match(
-      await statusOf(gw.dir, 'GwBackend default/foundry'),
-      /Accepted=False \(Unsupported\): spec\.ai\.provider\.beta/,
     );
     assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
     assert.match(

@@ -19,7 +19,7 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import { httpsGet, tlsFixture } from '../../helpers/https-get.ts';
-import { admitted, GATEWAY_CLASS_YAML } from '../../helpers/objects.ts';
+import { admitted, GATEWAY_CLASS_YAML, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { eventually } from '../../helpers/until.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -68,15 +68,7 @@ spec:
     provider = await startOpenAiMock({ apiKey: 'sk-team-b' });
     const port = await freePort();
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: models}
-spec:
-  parentRefs: [{name: ai}]
-  rules:
-    - matches: [{path: {type: PathPrefix, value: /v1}}]
-      backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]
-`,
+      'gateway.yaml': `${gatewayYaml(port)}${MODEL_ROUTE_YAML}`,
       'team-b.yaml': `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: gpt, namespace: team-b}

@@ -3,22 +3,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
-import {
-  type CompiledProvider,
-  compileProvider,
-  ProviderConfigError,
-} from '../../../src/dataplane/ai/providers/index.ts';
+import type { CompiledProvider } from '../../../src/dataplane/ai/providers/index.ts';
 import { applied, compiledAuth } from '../backend-auth/helpers.ts';
-import { BODY_OF, CHAT_BODY, compiled, input, MESSAGES_BODY, planned } from './helpers.ts';
-
-function configError(provider: LLMProvider): ProviderConfigError {
-  const result = compileProvider(provider);
-  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
-  return result;
-}
-
-const route = (plan: { path: string; query: readonly (readonly [string, string])[] }) =>
-  `${plan.path}${plan.query.length === 0 ? '' : `?${new URLSearchParams(plan.query.map(([k, v]): [string, string] => [k, v]))}`}`;
+import {
+  BODY_OF,
+  CHAT_BODY,
+  compiled,
+  configError,
+  input,
+  MESSAGES_BODY,
+  planned,
+  pathAndQuery as route,
+} from './helpers.ts';
 
 /** The path and query of each OpenAI format the provider serves as it is. */
 function servedRoutes(provider: CompiledProvider): string[] {

@@ -10,22 +10,6 @@ function configError(provider: LLMProvider, options?: { name?: string }): Provid
   return result;
 }
 
-const LATER_FAMILIES: [LLMProvider, string][] = [
-  [{ beta: { resourceName: 'r', resourceType: 'Alpha' } }, 'Azure AI Foundry'],
-];
-
-test('the families of later issues are refused, naming the field and its vendor', () => {
-  for (const [provider, vendor] of LATER_FAMILIES) {
-    const family = Object.keys(provider)[0]!;
-    const error = configError(provider);
-    assert.equal(error.field, family);
-    assert.equal(
-      error.message,
-      `${family}: provider family ${family} (${vendor}) is not supported by this data plane yet`,
-    );
-  }
-});
-
 test("a named provider's error carries its name", () => {
   const error = configError({ delta: { model: 'gemini-2.5-flash' }, path: 'v1beta' }, { name: 'google' });
   assert.equal(error.provider, 'google');

@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LLMProvider } from '../../../src/api/types/llm-provider.ts';
-import { compileProvider, ProviderConfigError } from '../../../src/dataplane/ai/providers/index.ts';
+import {
+  type CompileProviderOptions,
+  compileProvider,
+  ProviderConfigError,
+} from '../../../src/dataplane/ai/providers/index.ts';
 import {
   CHAT_BODY,
   COUNT_TOKENS_BODY,
@@ -111,24 +115,34 @@ test('the custom model override applies', () => {
   assert.equal(planned(provider, input('completions', CHAT_BODY)).body?.model, 'llama-3');
 });
 
-test('a backendRef to a Service: the plan names the Service and its in-cluster address', () => {
+/** Services of namespace ml as the configuration holds them (vllm at 10.0.0.7:8000 or over TLS at 443). */
+const ML_SERVICES = (name: string, port: number) =>
+  name === 'vllm' && port === 8000
+    ? { protocol: 'http:' as const, host: '10.0.0.7', port, inferredVersion: 'HTTP1' as const }
+    : name === 'tls' && port === 443
+      ? { protocol: 'https:' as const, host: 'tls.example', port }
+      : 'does not exist';
+
+test('a backendRef to a Service: the plan goes to the address the Service resolves to', () => {
   const provider = compiled(
     { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 8000 } } },
-    { namespace: 'ml' },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
-  const expectedService = { kind: 'Service', namespace: 'ml', name: 'vllm', port: 8000 };
-  assert.deepEqual(provider.service, expectedService);
+  const destination = { protocol: 'http:', host: '10.0.0.7', port: 8000, inferredVersion: 'HTTP1' };
+  assert.deepEqual(provider.service, { kind: 'Service', namespace: 'ml', name: 'vllm', port: 8000, destination });
   const plan = planned(provider, input('completions', CHAT_BODY));
-  assert.deepEqual(plan.service, expectedService);
-  assert.deepEqual(plan.origin, { protocol: 'http:', host: 'vllm.ml.svc.cluster.local', port: 8000 });
+  assert.equal(plan.service?.name, 'vllm');
+  assert.deepEqual(plan.origin, { protocol: 'http:', host: '10.0.0.7', port: 8000 });
+  assert.equal(plan.path, '/v1/chat/completions');
+  // A backendRef wins over host and port; TLS is the resolver's (the backend policy's) word.
   const tls = compiled(
-    { custom: { formats: [{ type: 'Completions' }], backendRef: { kind: 'Service', name: 's', port: 443 } } },
-    { namespace: 'ml' },
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { kind: 'Service', name: 'tls', port: 443 } }, ...at },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
-  assert.equal(tls.origin.protocol, 'https:');
+  assert.deepEqual(tls.origin, { protocol: 'https:', host: 'tls.example', port: 443 });
 });
 
-function configError(provider: LLMProvider, options?: { name?: string; namespace?: string }): ProviderConfigError {
+function configError(provider: LLMProvider, options?: CompileProviderOptions): ProviderConfigError {
   const result = compileProvider(provider, options);
   assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
   return result;
@@ -142,16 +156,25 @@ test('custom configurations this data plane cannot serve are errors naming the f
         backendRef: { group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'p' },
       },
     },
-    { namespace: 'ml' },
+    { namespace: 'ml', resolveService: ML_SERVICES },
   );
   assert.equal(pool.field, 'custom.backendRef.kind');
-  assert.match(pool.message, /InferencePool is not supported by this data plane yet/);
+  assert.match(pool.message, /an InferencePool is not served yet .*refer to a Service/);
 
+  const missing = configError(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'gone', port: 8000 } } },
+    { namespace: 'ml', resolveService: ML_SERVICES },
+  );
+  assert.equal(missing.field, 'custom.backendRef');
+  assert.match(missing.message, /Service ml\/gone: does not exist/);
   assert.equal(
-    configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm' } } }, { namespace: 'ml' })
-      .field,
+    configError(
+      { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm' } } },
+      { namespace: 'ml', resolveService: ML_SERVICES },
+    ).field,
     'custom.backendRef.port',
   );
+  // Without a namespace and Services to look in, a backendRef cannot be resolved.
   assert.equal(
     configError({ custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'vllm', port: 80 } } }).field,
     'custom.backendRef',
@@ -187,4 +210,32 @@ test('a custom provider listing Realtime and Rerank serves them at their paths (
   assert.equal(rerank.method, 'POST');
   assert.deepEqual(rerank.body, { ...RERANK_BODY, model: 'pinned' });
   assert.equal(refused(provider, input('completions', CHAT_BODY)).status, 400);
+});
+
+test('a server that speaks only the Responses API serves Chat Completions and Messages clients by translation', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Responses' }] }, ...at });
+  const chat = planned(provider, { ...input('completions', { ...CHAT_BODY, stream: true }), stream: true });
+  assert.equal(chat.providerFormat, 'responses');
+  assert.equal(chat.path, '/v1/responses');
+  assert.deepEqual(chat.response, { kind: 'translate', from: 'responses', to: 'completions', includeUsage: false });
+  assert.equal(chat.body?.stream, true);
+  assert.ok(Array.isArray(chat.body?.input));
+  const messages = planned(provider, input('messages', MESSAGES_BODY));
+  assert.equal(messages.providerFormat, 'responses');
+  assert.deepEqual(messages.response, { kind: 'translate', from: 'responses', to: 'messages', includeUsage: false });
+  // The client's own format still goes as it is.
+  assert.equal(planned(provider, input('responses', RESPONSES_BODY)).response.kind, 'same');
+  // With another chat format listed, that one serves: the Responses API only when it is the only one.
+  const both = compiled({ custom: { formats: [{ type: 'Responses' }, { type: 'Completions' }] }, ...at });
+  assert.equal(planned(both, input('messages', MESSAGES_BODY)).providerFormat, 'completions');
+});
+
+test('a Gemini client of a Responses-only server is translated to the Responses API too', () => {
+  const provider = compiled({ custom: { formats: [{ type: 'Responses' }] }, ...at });
+  const gemini = { model: 'm', contents: [{ role: 'user', parts: [{ text: 'hello there' }] }] };
+  const plan = planned(provider, input('gemini', gemini));
+  assert.equal(plan.providerFormat, 'responses');
+  assert.equal(plan.path, '/v1/responses');
+  assert.deepEqual(plan.body?.input, [{ role: 'user', content: 'hello there' }]);
+  assert.deepEqual(plan.response, { kind: 'translate', from: 'responses', to: 'gemini', includeUsage: false });
 });

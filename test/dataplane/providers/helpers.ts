@@ -27,6 +27,8 @@ export const ROUTE_OF: Record<ClientFormat, RouteType> = {
   responses: 'Responses',
   embeddings: 'Embeddings',
   count_tokens: 'GammaTokenCount',
+  gemini: 'GenerateContent',
+  gemini_count_tokens: 'DeltaCountTokens',
   models: 'Models',
   rerank: 'Rerank',
   realtime: 'Realtime',
@@ -81,13 +83,33 @@ export const RERANK_BODY: JsonObject = {
   top_n: 1,
 };
 
+export const GEMINI_BODY: JsonObject = {
+  model: 'gemini-test',
+  contents: [{ role: 'user', parts: [{ text: 'hello there' }] }],
+};
+
 export const BODY_OF: Record<ClientFormat, JsonObject | undefined> = {
   completions: CHAT_BODY,
   messages: MESSAGES_BODY,
   responses: RESPONSES_BODY,
   embeddings: EMBEDDINGS_BODY,
   count_tokens: COUNT_TOKENS_BODY,
+  gemini: GEMINI_BODY,
+  gemini_count_tokens: GEMINI_BODY,
   models: undefined,
   rerank: RERANK_BODY,
   realtime: undefined,
 };
+
+/** The ProviderConfigError a provider compiles to (failing when it compiles). */
+export function configError(provider: LLMProvider, options?: CompileProviderOptions): ProviderConfigError {
+  const result = compileProvider(provider, options);
+  assert.ok(result instanceof ProviderConfigError, 'expected a ProviderConfigError');
+  return result;
+}
+
+/** A planned path with its query, as a request line shows it: `/openai/models?api-version=2024-10-21`. */
+export function pathAndQuery(plan: { path: string; query: readonly (readonly [string, string])[] }): string {
+  if (plan.query.length === 0) return plan.path;
+  return `${plan.path}?${new URLSearchParams(plan.query.map(([name, value]): [string, string] => [name, value]))}`;
+}

@@ -9,11 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import OpenAI from 'openai';
 import { NO_AWS } from '../../helpers/aws-stand-ins.ts';
-import { type BedrockStandIn, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
+import { type BedrockStandIn, standInClient, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { authBackendYaml, prefixRuleYaml } from '../../helpers/objects.ts';
 
@@ -83,14 +82,7 @@ ${prefixRuleYaml('ambient', 'ambient')}${prefixRuleYaml('v1', 'bedrock')}`,
   });
 
   it('the stand-in speaks Converse and ConverseStream as the AWS SDK expects them', async () => {
-    const client = new BedrockRuntimeClient({
-      endpoint: bedrock.url,
-      region: 'us-west-2',
-      credentials: KEYS,
-      maxAttempts: 1,
-      // The stand-in speaks HTTP/1.1; the SDK would stream over HTTP/2.
-      requestHandler: new NodeHttpHandler(),
-    });
+    const client = standInClient(bedrock, 'us-west-2', KEYS);
     const messages = [{ role: 'user' as const, content: [{ text: 'Hi' }] }];
     const whole = await client.send(new ConverseCommand({ modelId: MODEL, messages }));
     assert.deepEqual(whole.output?.message?.content, [{ text: `Hello from ${MODEL}` }]);

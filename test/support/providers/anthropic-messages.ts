@@ -3,6 +3,7 @@ import type {
   ContentBlock,
   Message,
   MessageTokensCount,
+  RawContentBlockStartEvent,
   RawMessageStreamEvent,
   TextBlock,
   ToolUseBlock,
@@ -24,6 +25,20 @@ import type { AnswerContext, Reply, SseEvent } from './mock-server.ts';
 /** The stream's keep-alive event; the SDK types leave it out because they skip it. */
 type PingEvent = { type: 'ping' };
 
+/**
+ * A text block as the real API sends it: without `citations` unless there are some. The SDK's
+ * TextBlock declares `citations: … | null` and the SDK accepts a null, but other clients (the AI
+ * SDK's Anthropic provider, for one) hold a stand-in to the real wire, so the field is left out.
+ */
+type WireTextBlock = Omit<TextBlock, 'citations'>;
+type WireContentBlock = Exclude<ContentBlock, TextBlock> | WireTextBlock;
+export type WireMessage = Omit<Message, 'content'> & { content: WireContentBlock[] };
+type WireStreamEvent =
+  | Exclude<RawMessageStreamEvent, RawContentBlockStartEvent>
+  | (Omit<RawContentBlockStartEvent, 'content_block'> & {
+      content_block: Exclude<RawContentBlockStartEvent['content_block'], TextBlock> | WireTextBlock;
+    });
+
 export function messagesReply(body: Record<string, unknown>, context: AnswerContext): Reply {
   const invalid = requireFields(body, ['model', 'max_tokens', 'messages'], context);
   if (invalid) return invalid;
@@ -43,12 +58,12 @@ export function messagesReply(body: Record<string, unknown>, context: AnswerCont
       caller: { type: 'direct' },
     }),
   );
-  const content: ContentBlock[] = toolUses.length > 0 ? toolUses : [textBlock(limit.text)];
+  const content: WireContentBlock[] = toolUses.length > 0 ? toolUses : [textBlock(limit.text)];
   const outputTokens =
     toolUses.length > 0
       ? toolUses.reduce((sum, use) => sum + countWords(`${use.name} ${JSON.stringify(use.input)}`), 0)
       : countWords(limit.text);
-  const message: Message = {
+  const message: WireMessage = {
     id: context.id('msg_'),
     type: 'message',
     role: 'assistant',
@@ -79,8 +94,8 @@ export function countTokensReply(body: Record<string, unknown>, context: AnswerC
  * deltas and content_block_stop (a ping after the first start), then message_delta with the stop
  * reason and the output tokens, then message_stop.
  */
-function streamEvents(message: Message): SseEvent[] {
-  const events: Array<RawMessageStreamEvent | PingEvent> = [];
+function streamEvents(message: WireMessage): SseEvent[] {
+  const events: Array<WireStreamEvent | PingEvent> = [];
   events.push({
     type: 'message_start',
     message: {
@@ -123,8 +138,8 @@ function streamEvents(message: Message): SseEvent[] {
   return events.map((event) => ({ event: event.type, data: JSON.stringify(event) }));
 }
 
-function textBlock(text: string): TextBlock {
-  return { type: 'text', text, citations: null };
+function textBlock(text: string): WireTextBlock {
+  return { type: 'text', text };
 }
 
 export function usage(inputTokens: number, outputTokens: number): Usage {

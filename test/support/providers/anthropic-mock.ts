@@ -2,8 +2,7 @@
 // streamed), token counting and the model listing, with Anthropic's error format, key and version
 // headers.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Message } from '@anthropic-ai/sdk/resources/messages';
-import { countTokensReply, messagesReply, usage } from './anthropic-messages.ts';
+import { countTokensReply, messagesReply, usage, type WireMessage } from './anthropic-messages.ts';
 import { countWords, isObject, sequentialIds } from './deterministic.ts';
 import {
   type AnswerContext,
@@ -47,12 +46,12 @@ export function startAnthropicMock(options: AnthropicMockOptions = {}): Promise<
 /** The body every message request gets in fixed mode: FIXED_MESSAGE_BYTES of `message` JSON. */
 function fixedMessage(): Uint8Array {
   return jsonOfSize(
-    (filler): Message => ({
+    (filler): WireMessage => ({
       id: 'msg_fixed',
       type: 'message',
       role: 'assistant',
       model: FIXED_ANTHROPIC_MODEL,
-      content: [{ type: 'text', text: filler, citations: null }],
+      content: [{ type: 'text', text: filler }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       stop_details: null,
@@ -65,7 +64,7 @@ function fixedMessage(): Uint8Array {
   );
 }
 
-function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
+export function anthropicDialect(options: AnthropicMockOptions): ProviderDialect {
   const ids = sequentialIds();
   const requestIds = sequentialIds();
   const served = options.models;

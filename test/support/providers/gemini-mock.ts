@@ -1,7 +1,8 @@
 // A stand-in for the Gemini API (the "delta" provider family) on loopback, in its exact wire
 // format: POST /v1beta/models/{model}:generateContent (JSON) and
 // :streamGenerateContent?alt=sse (each SSE event a whole GenerateContentResponse chunk, no event
-// names, usage in the last one), the key required in x-goog-api-key, Google's error body. The
+// names, usage in the last one), the key required in x-goog-api-key, Google's error body (also for
+// a body with a field the API does not define, such as model). The
 // shapes are typed with @google/genai's, and test/dataplane/gateway/delta-gemini.test.ts proves
 // the stand-in with that SDK's own client before sending gw's traffic to it.
 //
@@ -13,9 +14,13 @@
 // With `vertex` it stands in for Vertex AI's Gemini models (the "epsilon" family) instead: the
 // same bodies at /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:…,
 // an OAuth access token required as Authorization: Bearer (test/dataplane/gateway/epsilon-vertex.test.ts).
+//
+// countTokens and embeddings (batchEmbedContents; Vertex's predict and embedContent):
+// google-model-methods.ts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Content, GenerateContentResponse, Part } from '@google/genai';
+import { type GoogleMethod, googleModelMethod } from './google-model-methods.ts';
 
 export interface GeminiRequest {
   method: string;
@@ -32,7 +37,8 @@ export interface GeminiMock {
   close(): Promise<void>;
 }
 
-const GEMINI_API_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const METHODS = 'generateContent|streamGenerateContent|batchEmbedContents|predict|embedContent|countTokens';
+const GEMINI_API_ROUTE = new RegExp(`^/v1beta/models/([^/:]+):(${METHODS})$`);
 
 /** Vertex AI's project, location and the access token it accepts (or a test of each token). */
 export interface VertexStandIn {
@@ -50,7 +56,7 @@ function acceptsBearer(vertex: VertexStandIn, authorization: string | undefined)
 function vertexRoute(vertex: VertexStandIn): RegExp {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(
-    `^/v1/projects/${literal(vertex.project)}/locations/${literal(vertex.location)}/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent)$`,
+    `^/v1/projects/${literal(vertex.project)}/locations/${literal(vertex.location)}/publishers/google/models/([^/:]+):(${METHODS})$`,
   );
 }
 const MAX_BODY = 1024 * 1024;
@@ -140,6 +146,27 @@ export async function startGeminiMock(options: { apiKey: string } | { vertex: Ve
       const route = ROUTE.exec(url.pathname);
       if (req.method !== 'POST' || route === null) {
         googleError(res, 404, 'NOT_FOUND', `Not found: ${url.pathname}`);
+        return;
+      }
+      // Gemini refuses fields its request does not define (a model or stream in the body).
+      for (const field of ['model', 'stream']) {
+        if (field in body) {
+          googleError(
+            res,
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid JSON payload received. Unknown name "${field}": Cannot find field.`,
+          );
+          return;
+        }
+      }
+      if (route[2] !== 'generateContent' && route[2] !== 'streamGenerateContent') {
+        const method = googleModelMethod(route[2] as GoogleMethod, decodeURIComponent(route[1]!), body, !!vertex);
+        if (method.error !== undefined) googleError(res, method.status, method.error, String(method.body));
+        else {
+          res.writeHead(method.status, { 'content-type': 'application/json; charset=UTF-8' });
+          res.end(JSON.stringify(method.body));
+        }
         return;
       }
       if (!Array.isArray(body.contents) || body.contents.length === 0) {

@@ -3,8 +3,10 @@
 // its adapters here; no pair of formats has code of its own.
 //
 // A client's side of a format reads requests and writes responses and streams; a provider's side
-// writes requests and reads responses and streams. The Responses API is a client format only: a
-// provider that speaks it is sent the client's own Responses requests.
+// writes requests and reads responses and streams. Bedrock Converse is a provider format only;
+// Chat Completions, Messages, Gemini generateContent and the Responses API are both (the
+// Responses API's provider side — request-writer.ts, response-reader.ts, stream-reader.ts —
+// serves a server that speaks only the Responses API).
 import { readCompletionsRequest, writeCompletionsRequest } from './completions/request.ts';
 import { readCompletionsResponse, writeCompletionsResponse } from './completions/response.ts';
 import { CompletionsStreamReader, CompletionsStreamWriter } from './completions/stream.ts';
@@ -12,15 +14,18 @@ import { writeConverseRequest } from './converse/request.ts';
 import { readConverseResponse } from './converse/response.ts';
 import { ConverseStreamReader } from './converse/stream.ts';
 import type { ChatRequest, ChatResponse, StreamWriter } from './form/types.ts';
-import { writeGeminiRequest } from './gemini/request.ts';
-import { readGeminiResponse } from './gemini/response.ts';
-import { GeminiStreamReader } from './gemini/stream.ts';
+import { readGeminiRequest, writeGeminiRequest } from './gemini/request.ts';
+import { readGeminiResponse, writeGeminiResponse } from './gemini/response.ts';
+import { GeminiStreamReader, GeminiStreamWriter } from './gemini/stream.ts';
 import { readMessagesRequest, writeMessagesRequest } from './messages/request.ts';
 import { readMessagesResponse, writeMessagesResponse } from './messages/response.ts';
 import { MessagesStreamReader, MessagesStreamWriter } from './messages/stream.ts';
 import { readResponsesRequest } from './responses/request.ts';
+import { writeResponsesRequest } from './responses/request-writer.ts';
 import { writeResponsesResponse } from './responses/response.ts';
+import { readResponsesResponse } from './responses/response-reader.ts';
 import { ResponsesStreamWriter } from './responses/stream.ts';
+import { ResponsesStreamReader } from './responses/stream-reader.ts';
 import type { EventTranslator } from './stream.ts';
 import type { ClientChatFormat, JsonObject, ProviderChatFormat, RequestTranslation } from './types.ts';
 
@@ -66,6 +71,11 @@ const CLIENT_ADAPTERS: Record<ClientChatFormat, ClientAdapters> = {
     writeResponse: writeResponsesResponse,
     streamWriter: (options) => new ResponsesStreamWriter(options),
   },
+  gemini: {
+    readRequest: readGeminiRequest,
+    writeResponse: writeGeminiResponse,
+    streamWriter: (options) => new GeminiStreamWriter(options),
+  },
 };
 
 const PROVIDER_ADAPTERS: Record<ProviderChatFormat, ProviderAdapters> = {
@@ -78,6 +88,11 @@ const PROVIDER_ADAPTERS: Record<ProviderChatFormat, ProviderAdapters> = {
     writeRequest: writeMessagesRequest,
     readResponse: readMessagesResponse,
     streamReader: (writer) => new MessagesStreamReader(writer),
+  },
+  responses: {
+    writeRequest: writeResponsesRequest,
+    readResponse: readResponsesResponse,
+    streamReader: (writer) => new ResponsesStreamReader(writer),
   },
   converse: {
     writeRequest: writeConverseRequest,
@@ -117,11 +132,12 @@ export function translateResponse(
   return CLIENT_ADAPTERS[to].writeResponse(PROVIDER_ADAPTERS[from].readResponse(body), options);
 }
 
-/** The reader of the provider's stream (`from`), writing the client's (`to`). */
-export function streamReader(
-  from: ProviderChatFormat,
-  to: ClientChatFormat,
-  options: ResponseOptions,
-): EventTranslator {
-  return PROVIDER_ADAPTERS[from].streamReader(CLIENT_ADAPTERS[to].streamWriter(options));
+/** The writer of the client's stream (`to`). */
+export function clientStreamWriter(to: ClientChatFormat, options: ResponseOptions): StreamWriter {
+  return CLIENT_ADAPTERS[to].streamWriter(options);
+}
+
+/** The reader of the provider's stream (`from`), writing to `writer`. */
+export function providerStreamReader(from: ProviderChatFormat, writer: StreamWriter): EventTranslator {
+  return PROVIDER_ADAPTERS[from].streamReader(writer);
 }

@@ -2,16 +2,15 @@
 //
 // OpenAI formats (completions, responses, embeddings): {"error":{"message","type","param","code"}}.
 // Anthropic formats (messages, count_tokens): {"type":"error","error":{"type","message"}}.
+// Gemini formats (gemini, gemini_count_tokens): Google's {"error":{"code","message","status"}}.
 import { STATUS_CODES } from 'node:http';
 import { isPlainObject, stringOr } from './json.ts';
 import type { ApiFormat, ProviderChatFormat } from './types.ts';
 
-// Gemini's errors ({"error":{"code","message","status"}}) are a family of their own: gw answers no
-// Gemini clients yet, so a Gemini error body is always rewritten for the client.
 type Family = 'openai' | 'anthropic' | 'gemini';
 
 function formatFamily(format: ApiFormat | ProviderChatFormat): Family {
-  if (format === 'gemini') return 'gemini';
+  if (format === 'gemini' || format === 'gemini_count_tokens') return 'gemini';
   return format === 'messages' || format === 'count_tokens' ? 'anthropic' : 'openai';
 }
 
@@ -55,6 +54,30 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
+// google.rpc.Code names by HTTP status, as Google's APIs answer them (the error's `status`).
+const GOOGLE_STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  408: 'DEADLINE_EXCEEDED',
+  409: 'ABORTED',
+  413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+  // Anthropic's "overloaded": Google says the service is unavailable.
+  529: 'UNAVAILABLE',
+};
+
+function googleStatus(status: number, kind: ErrorKind | undefined): string {
+  if (kind === 'overloaded') return 'UNAVAILABLE';
+  return GOOGLE_STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+}
+
 function openaiError(status: number, kind: ErrorKind | undefined): OpenAiError {
   if (kind === 'model_not_found') return { type: 'invalid_request_error', code: 'model_not_found' };
   const known = OPENAI_ERRORS[status];
@@ -69,7 +92,9 @@ function anthropicType(status: number, kind: ErrorKind | undefined): string {
 
 /** The error `type` a client of `format` expects for an HTTP status (and what the answer means). */
 export function errorTypeForStatus(format: ApiFormat, status: number, kind?: ErrorKind): string {
-  return formatFamily(format) === 'anthropic' ? anthropicType(status, kind) : openaiError(status, kind).type;
+  const family = formatFamily(format);
+  if (family === 'gemini') return googleStatus(status, kind);
+  return family === 'anthropic' ? anthropicType(status, kind) : openaiError(status, kind).type;
 }
 
 // The status an error type stands for, for errors that arrive inside a stream (no HTTP status).
@@ -116,6 +141,21 @@ function anthropicErrorObject(status: number, message: string, kind?: ErrorKind)
   return { type: 'error', error: { type: anthropicType(status, kind), message: boundedMessage(message) } };
 }
 
+function googleErrorObject(status: number, message: string, kind?: ErrorKind): Record<string, unknown> {
+  return { error: { code: status, message: boundedMessage(message), status: googleStatus(status, kind) } };
+}
+
+function errorObject(format: ApiFormat, status: number, message: string, kind?: ErrorKind): Record<string, unknown> {
+  switch (formatFamily(format)) {
+    case 'anthropic':
+      return anthropicErrorObject(status, message, kind);
+    case 'gemini':
+      return googleErrorObject(status, message, kind);
+    case 'openai':
+      return { error: openaiErrorObject(status, message, kind) };
+  }
+}
+
 /** An error response body in the client's format (`kind`: what the status alone does not say). */
 export function errorBody(
   format: ApiFormat,
@@ -123,19 +163,28 @@ export function errorBody(
   message: string,
   kind?: ErrorKind,
 ): { contentType: string; body: string } {
-  const payload =
-    formatFamily(format) === 'anthropic'
-      ? anthropicErrorObject(status, message, kind)
-      : { error: openaiErrorObject(status, message, kind) };
-  return { contentType: 'application/json', body: JSON.stringify(payload) };
+  return { contentType: 'application/json', body: JSON.stringify(errorObject(format, status, message, kind)) };
 }
 
-/** An error event for a streaming client, in its format's SSE framing. */
+/**
+ * The Responses API's error event, numbered in its stream: the shape OpenAI sends when a stream
+ * fails after its 200 (the error object nested, as in an error body), which the openai SDK throws
+ * as an APIError and the AI SDK reads as the provider's error.
+ */
+export function responsesStreamErrorEvent(status: number, message: string, sequenceNumber: number): string {
+  const payload = { type: 'error', error: openaiErrorObject(status, message), sequence_number: sequenceNumber };
+  return `event: error\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
+ * An error event for a streaming client, in its format's SSE framing (Gemini's is a chunk that
+ * is the error object, as Google's streams end on an error).
+ */
 export function streamErrorEvent(format: ApiFormat, status: number, message: string): string {
   if (formatFamily(format) === 'anthropic') {
     return `event: error\ndata: ${JSON.stringify(anthropicErrorObject(status, message))}\n\n`;
   }
-  return `data: ${JSON.stringify({ error: openaiErrorObject(status, message) })}\n\n`;
+  return `data: ${JSON.stringify(errorObject(format, status, message))}\n\n`;
 }
 
 interface ParsedError {
@@ -157,7 +206,12 @@ function parseErrorBody(text: string): ParsedError | undefined {
   if (isPlainObject(error)) {
     const message = stringOr(error.message);
     if (message === undefined) return undefined;
-    const family = body.type === 'error' && typeof error.type === 'string' ? 'anthropic' : 'openai';
+    const family =
+      body.type === 'error' && typeof error.type === 'string'
+        ? 'anthropic'
+        : typeof error.code === 'number' && typeof error.status === 'string'
+          ? 'gemini'
+          : 'openai';
     return { message, family };
   }
   const message = stringOr(error) ?? stringOr(body.message) ?? stringOr(body.detail);

@@ -13,6 +13,12 @@ export {
   streamErrorEvent,
   translateErrorBody,
 } from './errors.ts';
+export type {
+  AnswerHeader,
+  ExchangeTranslation,
+  TranslatedAnswer,
+} from './exchange-translation.ts';
+export { type CountTokensApi, type EmbeddingsApi, translateCountTokens, translateEmbeddings } from './exchanges.ts';
 export { DEFAULT_MAX_TOKENS } from './messages/request.ts';
 export { isStreaming, requestModel, streamIncludesUsage, withStreamUsage } from './request-fields.ts';
 export type { StreamProcessor } from './stream.ts';

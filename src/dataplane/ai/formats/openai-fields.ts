@@ -1,16 +1,18 @@
 // Request fields Chat Completions and the Responses API spell alike (OpenAI's), read into the chat
-// form once for both readers.
+// form once for both readers, and written once for both writers.
 import type { ChatRequest } from './form/types.ts';
 import { isPlainObject, isSet, stringOr } from './json.ts';
 import type { JsonObject } from './types.ts';
+import type { Warnings } from './warnings.ts';
 
 /**
  * The end user: safety_identifier, else user. When both are set and differ, `user` is noted as
  * dropped.
  */
 export function readOpenAiUser(body: JsonObject, request: ChatRequest): void {
-  const user = stringOr(body.safety_identifier) ?? stringOr(body.user);
-  if (user !== undefined) request.user = user;
+  const identifier = stringOr(body.safety_identifier);
+  const user = identifier ?? stringOr(body.user);
+  if (user !== undefined) request.user = { value: user, path: identifier !== undefined ? 'safety_identifier' : 'user' };
   if (typeof body.safety_identifier === 'string' && typeof body.user === 'string' && body.user !== user) {
     request.dropped.push({ kind: 'dropped', path: 'user', why: 'safety_identifier is sent as the user instead' });
   }
@@ -21,6 +23,15 @@ export function readOpenAiServiceTier(body: JsonObject, request: ChatRequest): v
   if (!isSet(body.service_tier)) return;
   const tier = body.service_tier === 'auto' ? 'auto' : body.service_tier === 'default' ? 'standard' : 'other';
   request.serviceTier = { tier, value: body.service_tier, path: 'service_tier' };
+}
+
+/** The service tier as service_tier: auto, default (the standard tier); another tier is dropped. */
+export function writeOpenAiServiceTier(request: ChatRequest, out: JsonObject, warnings: Warnings): void {
+  const tier = request.serviceTier;
+  if (tier === undefined) return;
+  if (tier.tier === 'auto') out.service_tier = 'auto';
+  else if (tier.tier === 'standard') out.service_tier = 'default';
+  else warnings.dropped(tier.path);
 }
 
 /**

@@ -7,9 +7,13 @@ export function requestModel(body: unknown): string | undefined {
   return isPlainObject(body) && typeof body.model === 'string' ? body.model : undefined;
 }
 
-/** Whether the client asked for a streamed (SSE) response. */
+/**
+ * Whether the client asked for a streamed (SSE) response in its body. A Gemini client asks in its
+ * URL (:streamGenerateContent, gemini/path.ts), never in its body.
+ */
 export function isStreaming(format: ApiFormat, body: unknown): boolean {
-  if (format === 'embeddings' || format === 'count_tokens') return false;
+  if (format === 'embeddings' || format === 'count_tokens' || format === 'gemini' || format === 'gemini_count_tokens')
+    return false;
   return isPlainObject(body) && body.stream === true;
 }
 

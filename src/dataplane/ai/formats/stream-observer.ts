@@ -10,9 +10,16 @@ import { isPlainObject, stringOr } from './json.ts';
 import { type SseBlock, SseReader } from './sse-reader.ts';
 import type { StreamProcessor, StreamState } from './stream.ts';
 import type { JsonObject } from './types.ts';
-import { type Usage, usageFromCompletions, usageFromMessages, usageFromResponsesResponse } from './usage.ts';
+import {
+  type Usage,
+  usageFromCompletions,
+  usageFromGemini,
+  usageFromMessages,
+  usageFromResponsesResponse,
+} from './usage.ts';
 
-export type ObservedFormat = 'completions' | 'messages' | 'responses';
+/** The stream formats an observer reads; a Gemini stream is observed only when the client speaks it too. */
+export type ObservedFormat = 'completions' | 'messages' | 'responses' | 'gemini';
 
 export interface StreamObserverOptions {
   /** Leave out the Chat Completions chunk that carries only usage (`choices: []`). */
@@ -117,6 +124,9 @@ class StreamObserver implements ObservingProcessor {
       case 'responses':
         this.#responsesEvent(payload);
         return true;
+      case 'gemini':
+        this.#geminiChunk(payload);
+        return true;
       case undefined:
         return true;
     }
@@ -143,6 +153,16 @@ class StreamObserver implements ObservingProcessor {
     } else if (event.type === 'content_block_start' && isPlainObject(event.content_block)) {
       if (event.content_block.type === 'tool_use') this.#firstToken = true;
     }
+  }
+
+  // Each chunk is a GenerateContentResponse; its usageMetadata is cumulative (the last one counts).
+  #geminiChunk(chunk: JsonObject): void {
+    this.#model ??= stringOr(chunk.modelVersion);
+    const usage = usageFromGemini(chunk.usageMetadata);
+    if (usage) this.#usage = usage;
+    if (this.#firstToken || !Array.isArray(chunk.candidates)) return;
+    const content = isPlainObject(chunk.candidates[0]) ? chunk.candidates[0].content : undefined;
+    if (isPlainObject(content) && Array.isArray(content.parts) && content.parts.length > 0) this.#firstToken = true;
   }
 
   #responsesEvent(event: JsonObject): void {

@@ -1,7 +1,8 @@
 // The stream translator for a pair of chat formats: the provider format's stream reader feeding
 // the client format's stream writer, through the chat form's stream calls.
-import { type ResponseOptions, streamReader } from './adapters.ts';
+import { clientStreamWriter, providerStreamReader, type ResponseOptions } from './adapters.ts';
 import { EventStreamFrames } from './converse/event-stream.ts';
+import { SseReader } from './sse-reader.ts';
 import { type StreamProcessor, TranslatingStream } from './stream.ts';
 import { createStreamObserver } from './stream-observer.ts';
 import type { ClientChatFormat, ProviderChatFormat } from './types.ts';
@@ -17,12 +18,11 @@ export function createStreamTranslator(
   to: ClientChatFormat,
   options: StreamTranslatorOptions = {},
 ): StreamProcessor {
-  // ConverseStream is framed in AWS event-stream frames, every other provider format in SSE.
-  if (from === 'converse') {
-    return new TranslatingStream(streamReader(from, to, options), to, options.model, new EventStreamFrames());
-  }
   if (from === to) {
     return createStreamObserver(from, { dropUsageOnlyChunk: from === 'completions' && options.includeUsage !== true });
   }
-  return new TranslatingStream(streamReader(from, to, options), to, options.model);
+  const writer = clientStreamWriter(to, options);
+  // ConverseStream is framed in AWS event-stream frames, every other provider format in SSE.
+  const framing = from === 'converse' ? new EventStreamFrames() : new SseReader();
+  return new TranslatingStream(providerStreamReader(from, writer), to, options.model, framing, writer);
 }

@@ -2,8 +2,9 @@
 // upstream bytes into client SSE text without ever throwing: anything wrong with the upstream
 // stream ends it with an error event in the client's format.
 import { statusForErrorType, streamErrorEvent } from './errors.ts';
+import type { StreamWriter } from './form/types.ts';
 import { isPlainObject, stringOr } from './json.ts';
-import { MAX_SSE_BLOCK_LENGTH, type SseBlock, SseReader } from './sse-reader.ts';
+import { MAX_SSE_BLOCK_LENGTH, type SseBlock } from './sse-reader.ts';
 import type { ClientChatFormat, JsonObject } from './types.ts';
 import type { Usage } from './usage.ts';
 
@@ -71,6 +72,8 @@ export interface EventFraming {
   push(chunk: Uint8Array): SseBlock[];
   finish(): SseBlock[];
   readonly overflowed: boolean;
+  /** A failure met after the blocks push returned: reported once they are translated. */
+  readonly failure?: StreamFailure | undefined;
 }
 
 export class TranslatingStream implements StreamProcessor {
@@ -78,16 +81,22 @@ export class TranslatingStream implements StreamProcessor {
   readonly #translator: EventTranslator;
   readonly #clientFormat: ClientChatFormat;
   readonly #clientModel: string | undefined;
+  readonly #writer: Pick<StreamWriter, 'failed'>;
   #stopped = false;
   #failure: string | undefined;
 
-  /** `clientModel` is the model the client asked for: the model until the provider names its own. */
+  /**
+   * `clientModel` is the model the client asked for: the model until the provider names its own;
+   * `writer` the client's stream writer the translator writes to (its error event ends a failure).
+   */
   constructor(
     translator: EventTranslator,
     clientFormat: ClientChatFormat,
-    clientModel?: string,
-    framing: EventFraming = new SseReader(),
+    clientModel: string | undefined,
+    framing: EventFraming,
+    writer: Pick<StreamWriter, 'failed'>,
   ) {
+    this.#writer = writer;
     this.#reader = framing;
     this.#translator = translator;
     this.#clientFormat = clientFormat;
@@ -136,6 +145,7 @@ export class TranslatingStream implements StreamProcessor {
           return out;
         }
       }
+      if (this.#reader.failure !== undefined) throw this.#reader.failure;
       if (this.#reader.overflowed) {
         throw new StreamFailure(502, `The provider sent an event longer than ${MAX_SSE_BLOCK_LENGTH} characters.`);
       }
@@ -149,7 +159,9 @@ export class TranslatingStream implements StreamProcessor {
         error instanceof StreamFailure ? error : new StreamFailure(502, 'gw could not translate the provider stream.');
       // The provider's own text goes to the client, not to gw's log.
       this.#failure = failure.fromProvider ? 'The provider reported an error in the stream.' : failure.message;
-      out += streamErrorEvent(this.#clientFormat, failure.status, failure.message);
+      out +=
+        this.#writer.failed?.(failure.status, failure.message) ??
+        streamErrorEvent(this.#clientFormat, failure.status, failure.message);
     }
     return out;
   }

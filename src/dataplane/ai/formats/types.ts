@@ -1,20 +1,35 @@
 // Shared vocabulary of the format translators. Bodies are decoded JSON: the translators read only
 // the fields they know and treat everything else as opaque values to carry over.
 
-/** The API a request or response body speaks (the `route type` of an AI backend). */
-export type ApiFormat = 'completions' | 'messages' | 'responses' | 'embeddings' | 'count_tokens';
+/**
+ * The API a request or response body speaks (the `route type` of an AI backend). `count_tokens`
+ * is Anthropic's token count; `gemini` Gemini generateContent (and streamGenerateContent);
+ * `gemini_count_tokens` Gemini countTokens.
+ */
+export type ApiFormat =
+  | 'completions'
+  | 'messages'
+  | 'responses'
+  | 'embeddings'
+  | 'count_tokens'
+  | 'gemini'
+  | 'gemini_count_tokens';
 
 /** The chat formats gw translates between, as client and as provider: OpenAI Chat Completions and Anthropic Messages. */
 export type ChatFormat = 'completions' | 'messages';
 
-/** The chat formats a client may speak to a translating provider: the above and the OpenAI Responses API. */
-export type ClientChatFormat = ChatFormat | 'responses';
+/**
+ * The chat formats a client may speak to a translating provider: the above, the OpenAI Responses
+ * API and Gemini generateContent.
+ */
+export type ClientChatFormat = ChatFormat | 'responses' | 'gemini';
 
 /**
- * The chat formats gw writes requests in and reads answers of: the above, Gemini generateContent
- * (the delta family) and Bedrock Converse (zeta), which gw does not accept from clients.
+ * The chat formats gw writes requests in and reads answers of: the above two, the Responses API (a
+ * server that speaks only it), Gemini generateContent (the delta family) and Bedrock Converse
+ * (zeta), which gw does not accept from clients.
  */
-export type ProviderChatFormat = ChatFormat | 'gemini' | 'converse';
+export type ProviderChatFormat = ChatFormat | 'responses' | 'gemini' | 'converse';
 
 /** A decoded JSON object (a request or response body, or a part of one). */
 export type JsonObject = Record<string, unknown>;

@@ -150,6 +150,10 @@ export function usageFromResponse(format: ApiFormat | ProviderChatFormat, body: 
       const input = numberOr(body.input_tokens);
       return input === undefined ? undefined : { inputTokens: input, outputTokens: 0, totalTokens: input };
     }
+    case 'gemini_count_tokens': {
+      const input = numberOr(body.totalTokens);
+      return input === undefined ? undefined : { inputTokens: input, outputTokens: 0, totalTokens: input };
+    }
   }
 }
 
@@ -192,4 +196,20 @@ export function responsesUsage(usage: Usage): JsonObject {
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.totalTokens,
   };
+}
+
+/**
+ * gw's usage as Gemini usageMetadata. promptTokenCount counts every input token (the cached
+ * content included, as gw's does); candidatesTokenCount leaves out the thoughts, counted apart.
+ */
+export function geminiUsage(usage: Usage): JsonObject {
+  const thoughts = usage.reasoningTokens;
+  const out: JsonObject = {
+    promptTokenCount: usage.inputTokens,
+    candidatesTokenCount: Math.max(0, usage.outputTokens - (thoughts ?? 0)),
+    totalTokenCount: usage.totalTokens,
+  };
+  if (usage.cachedInputTokens !== undefined) out.cachedContentTokenCount = usage.cachedInputTokens;
+  if (thoughts !== undefined) out.thoughtsTokenCount = thoughts;
+  return out;
 }

@@ -1,9 +1,10 @@
 // compileProvider: an LLMProvider of the API, checked and turned once into a CompiledProvider
-// whose plan() the proxy calls per request. Families other than alpha, betaalpha, gamma, delta, epsilon, zeta and custom are
-// refused with a ProviderConfigError (the proxy answers their traffic with 500), never a throw.
+// whose plan() the proxy calls per request. A configuration that cannot be served is a
+// ProviderConfigError (the proxy answers its traffic with 500), never a throw.
 import type { LLMProvider } from '../../../api/types/llm-provider.ts';
 import { familyLabel } from '../../../api/vendors.ts';
 import { compileAlpha } from './alpha.ts';
+import { compileBeta } from './beta.ts';
 import { compileBetaAlpha } from './betaalpha.ts';
 import { compileCustom } from './custom.ts';
 import { compileDelta } from './delta.ts';
@@ -11,7 +12,7 @@ import { compileEpsilon } from './epsilon.ts';
 import { ProviderConfigError } from './errors.ts';
 import { familyAddress } from './family-address.ts';
 import { compileGamma } from './gamma.ts';
-import type { CompiledProvider } from './types.ts';
+import type { CompiledProvider, ServiceResolver } from './types.ts';
 import { compileZeta } from './zeta.ts';
 
 const FAMILIES = ['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'] as const;
@@ -21,6 +22,8 @@ export interface CompileProviderOptions {
   name?: string;
   /** The GwBackend's namespace: where a custom provider's backendRef Service lives. */
   namespace?: string;
+  /** Resolves a custom provider's backendRef Service; without it such a provider is an error. */
+  resolveService?: ServiceResolver;
 }
 
 export function compileProvider(
@@ -45,20 +48,14 @@ function compileUnnamed(
       `exactly one provider family must be set (${FAMILIES.map(familyLabel).join(', ')})`,
     );
   }
-  const family = set[0]!;
-  if (family === 'beta') {
-    return new ProviderConfigError(
-      family,
-      `provider family ${familyLabel(family)} is not supported by this data plane yet`,
-    );
-  }
   const address = familyAddress(provider);
   if (address instanceof ProviderConfigError) return address;
   if (provider.alpha) return compileAlpha(provider.alpha, address, options.name);
   if (provider.betaalpha) return compileBetaAlpha(provider.betaalpha, address, options.name);
+  if (provider.beta) return compileBeta(provider.beta, address, options.name);
   if (provider.gamma) return compileGamma(provider.gamma, address, options.name);
   if (provider.zeta) return compileZeta(provider.zeta, address, options.name);
   if (provider.delta) return compileDelta(provider.delta, address, options.name);
   if (provider.epsilon) return compileEpsilon(provider.epsilon, address, options.name);
-  return compileCustom(provider.custom!, address, options.name, options.namespace);
+  return compileCustom(provider.custom!, address, options);
 }

@@ -3,13 +3,14 @@
 // Rerank requests are forwarded as they are; a Realtime format makes the provider a WebSocket
 // endpoint for Realtime sessions (realtime/session.ts).
 import type { CustomProvider, ProviderFormat } from '../../../api/types/llm-provider.ts';
+import { INFERENCE_POOL_NOT_YET, isInferencePoolRef } from '../../../contract/inference-pool.ts';
 import type { ClientFormat } from './errors.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { providerOrigin } from './origin.ts';
 import { type ConfiguredPath, configuredPath, plainPath, prefixedClientPath } from './paths.ts';
 import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from './planner.ts';
-import type { Origin, ProviderService } from './types.ts';
+import type { Origin, ProviderService, ServiceResolver } from './types.ts';
 
 /**
  * The usual path of each ProviderFormat (its client format is the route type's of the same name).
@@ -30,28 +31,42 @@ const USUAL_PATHS: Record<ProviderFormat, string> = {
 const OPENAI_STYLE: readonly ClientFormat[] = ['completions', 'responses', 'embeddings'];
 const MODELS_PATH = '/v1/models';
 
+/** What compileProvider passes on: the provider's name, its namespace and how its Services resolve. */
+interface CustomOptions {
+  name?: string | undefined;
+  namespace?: string | undefined;
+  resolveService?: ServiceResolver | undefined;
+}
+
 function customTarget(
   config: CustomProvider,
   address: FamilyAddress,
-  namespace: string | undefined,
+  options: CustomOptions,
 ): { origin: Origin; service: ProviderService | undefined } | ProviderConfigError {
   const ref = config.backendRef;
   // A backendRef wins over host and port, as in agentgateway.
   if (ref !== undefined) {
     const kind = ref.kind ?? 'Service';
+    if (isInferencePoolRef(ref)) return new ProviderConfigError('custom.backendRef.kind', INFERENCE_POOL_NOT_YET);
     if ((ref.group ?? '') !== '' || kind !== 'Service') {
-      return new ProviderConfigError(
-        'custom.backendRef.kind',
-        `a backendRef to ${kind} is not supported by this data plane yet; refer to a Service`,
-      );
+      return new ProviderConfigError('custom.backendRef.kind', `${kind} is not a kind gw serves; refer to a Service`);
     }
     if (ref.port === undefined) return new ProviderConfigError('custom.backendRef.port', 'is required for a Service');
-    if (namespace === undefined) {
-      return new ProviderConfigError('custom.backendRef', "the provider's namespace is needed to resolve a Service");
+    const { namespace, resolveService } = options;
+    if (namespace === undefined || resolveService === undefined) {
+      return new ProviderConfigError(
+        'custom.backendRef',
+        "the provider's namespace and Services are needed to resolve it",
+      );
     }
-    const service: ProviderService = { kind: 'Service', namespace, name: ref.name, port: ref.port };
-    // The Service's name in a cluster; outside one the proxy resolves `service` itself.
-    return { origin: providerOrigin(`${ref.name}.${namespace}.svc.cluster.local`, ref.port), service };
+    // The Service's address in every mode (files, the embedded API server, a cluster): its spec.
+    const destination = resolveService(ref.name, ref.port);
+    if (typeof destination === 'string') {
+      return new ProviderConfigError('custom.backendRef', `Service ${namespace}/${ref.name}: ${destination}`);
+    }
+    const service: ProviderService = { kind: 'Service', namespace, name: ref.name, port: ref.port, destination };
+    const { protocol, host, port } = destination;
+    return { origin: { protocol, host, port }, service };
   }
   if (address.host === undefined) return new ProviderConfigError('host', 'is required when custom has no backendRef');
   if (address.port === undefined) return new ProviderConfigError('port', 'is required when custom has no backendRef');
@@ -66,10 +81,10 @@ function withPrefix(usualPath: string, prefix: string | undefined): string {
 export function compileCustom(
   config: CustomProvider,
   address: FamilyAddress,
-  name: string | undefined,
-  namespace: string | undefined,
+  options: CustomOptions,
 ): ProviderPlanner | ProviderConfigError {
-  const target = customTarget(config, address, namespace);
+  const { name } = options;
+  const target = customTarget(config, address, options);
   if (target instanceof ProviderConfigError) return target;
 
   const routes = new Map<ClientFormat, ConfiguredPath>();

@@ -1,16 +1,24 @@
 // Family epsilon: Google Vertex AI. Its Gemini models speak the generateContent format the delta
 // family speaks, under the project's and region's path
 // (/v1/projects/{projectId}/locations/{region}/publishers/google/models/{model}:generateContent,
-// :streamGenerateContent?alt=sse). The region picks the host: aiplatform.googleapis.com for
-// global, aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
+// :streamGenerateContent?alt=sse); Anthropic's Claude models are served through rawPredict
+// (epsilon-anthropic.ts). The model of the request (the provider's `model`, else the client's)
+// picks one or the other. The region picks the host: aiplatform.googleapis.com for global,
+// aiplatform.{us,eu}.rep.googleapis.com for the multi-regions, {region}-aiplatform.googleapis.com
 // otherwise. The token is a bearer token: a Google access token from the cloudtwo backend auth,
-// which the endpoint compiles by default (docs/decisions/0021-vertex.md). Anthropic models on
-// Vertex (claude-*, served by rawPredict) are not served yet: their requests are answered 400.
+// which the endpoint compiles by default (docs/decisions/0021-vertex.md). Embeddings requests go to
+// the Google text embedding models' :predict (the Gemini embedding models': :embedContent),
+// count_tokens requests for a Gemini model to its :countTokens.
 import type { EpsilonConfig } from '../../../api/types/llm-provider.ts';
-import { geminiRoute } from './delta.ts';
-import { ProviderConfigError } from './errors.ts';
+import { translateCountTokens, translateEmbeddings } from '../formats/index.ts';
+import { ModelSwitchedProvider } from './by-model.ts';
+import { geminiRoute, googleModelExchange } from './delta.ts';
+import { compileVertexAnthropic, isVertexAnthropicModel, type VertexHost } from './epsilon-anthropic.ts';
+import { type ClientFormat, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import { compileHosted, type HostedFamily, type ProviderPlanner } from './planner.ts';
+import type { ConfiguredPath } from './paths.ts';
+import { compileHosted, type ExchangePlanner, type HostedFamily } from './planner.ts';
+import type { CompiledProvider, UpstreamFormat } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const EPSILON_DEFAULT_REGION = 'global';
@@ -30,20 +38,49 @@ export function epsilonHost(region: string): string {
   return `${region}-aiplatform.googleapis.com`;
 }
 
-/** A model Vertex serves from Anthropic (rawPredict), not from Google (generateContent). */
-function anthropicModel(model: string | undefined): boolean {
-  return model !== undefined && (model.startsWith('anthropic/') || model.includes('claude-'));
+/**
+ * A model Vertex embeds through embedContent (one text per request) rather than predict: the
+ * Gemini models other than gemini-embedding-001, and the partner (MaaS) ones, as @google/genai
+ * tells them apart.
+ */
+function embedContentModel(model: string): boolean {
+  return (model.includes('gemini') && model !== 'gemini-embedding-001') || model.includes('maas');
 }
 
-const ANTHROPIC_NOT_YET =
-  'Anthropic models on Vertex AI (rawPredict) are not served by gw yet; this provider serves Google models ' +
-  '(generateContent). Meanwhile use a gamma provider (Anthropic) for Claude.';
+/** Embeddings (predict or embedContent) and count_tokens (countTokens) on Vertex AI's Google models. */
+function epsilonExchanges(configuredPath: boolean): ReadonlyMap<ClientFormat, ExchangePlanner> {
+  const models = (routes: ReadonlyMap<UpstreamFormat, ConfiguredPath>) => routes.get('gemini')!;
+  return new Map<ClientFormat, ExchangePlanner>([
+    [
+      'embeddings',
+      (body, model, routes) => {
+        const embedContent = model !== undefined && embedContentModel(model);
+        const method = embedContent ? 'embedContent' : 'predict';
+        return googleModelExchange(
+          models(routes),
+          model,
+          method,
+          configuredPath,
+          embedContent ? 'gemini' : 'vertex-predict',
+          (id) => translateEmbeddings(embedContent ? 'vertex-embed-content' : 'vertex-predict', body, id),
+        );
+      },
+    ],
+    [
+      'count_tokens',
+      (body, model, routes) =>
+        googleModelExchange(models(routes), model, 'countTokens', configuredPath, 'gemini', (id) =>
+          translateCountTokens('vertex', body, id),
+        ),
+    ],
+  ]);
+}
 
 export function compileEpsilon(
   config: EpsilonConfig,
   address: FamilyAddress,
   name: string | undefined,
-): ProviderPlanner | ProviderConfigError {
+): CompiledProvider | ProviderConfigError {
   if (address.pathPrefix !== undefined) {
     return new ProviderConfigError('pathPrefix', 'applies to the alpha and gamma families only; remove it');
   }
@@ -61,16 +98,25 @@ export function compileEpsilon(
     );
   }
   const configuredPath = address.path !== undefined;
-  const epsilon: HostedFamily = {
-    family: 'epsilon',
+  const host: VertexHost = {
     defaultHost: epsilonHost(region),
     // An access token (cloudtwo) or a key is sent as Authorization: Bearer.
     keyStyle: 'bearer',
     basePath: `/v1/projects/${config.projectId}/locations/${region}`,
+  };
+  const gemini: HostedFamily = {
+    ...host,
+    family: 'epsilon',
     paths: [['gemini', '/publishers/google/models']],
     forwardedAnthropicVersion: false,
-    modelRoute: (route, model, stream) =>
-      anthropicModel(model) ? ANTHROPIC_NOT_YET : geminiRoute(route, model, stream, configuredPath),
+    modelRoute: (route, model, method) => geminiRoute(route, model, method, configuredPath),
+    exchanges: epsilonExchanges(configuredPath),
   };
-  return compileHosted(epsilon, address, name, config.model);
+  // A request for a Claude model goes to the Anthropic planner, every other (Gemini models, no
+  // model at all, Passthrough and Detect) to the Gemini one.
+  return new ModelSwitchedProvider(
+    compileHosted(gemini, address, name, config.model),
+    compileVertexAnthropic(host, address, name, config.model),
+    isVertexAnthropicModel,
+  );
 }

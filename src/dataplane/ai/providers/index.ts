@@ -14,6 +14,7 @@ export type {
   ProviderKeyStyle,
   ProviderService,
   ResponseHandling,
+  ServiceResolver,
   UpstreamFormat,
   UpstreamPlan,
 } from './types.ts';

@@ -5,8 +5,11 @@
 
 import type { RouteType } from '../../../api/types/ai.ts';
 import { familyLabel, vendorName } from '../../../api/vendors.ts';
+import { translateGeminiCountTokens } from '../formats/gemini/count-tokens.ts';
+import type { GeminiMethod } from '../formats/gemini/path.ts';
 import {
   type ClientChatFormat,
+  type ExchangeTranslation,
   type JsonObject,
   type ProviderChatFormat,
   type RequestTranslation,
@@ -42,19 +45,19 @@ export const ROUTE_CLIENT_FORMAT: Partial<Record<RouteType, ClientFormat>> = {
   Responses: 'responses',
   Embeddings: 'embeddings',
   GammaTokenCount: 'count_tokens',
+  GenerateContent: 'gemini',
+  DeltaCountTokens: 'gemini_count_tokens',
   Models: 'models',
   Rerank: 'rerank',
   Realtime: 'realtime',
 };
 
 /** Route types whose requests are forwarded as they are (no format, no model override). */
-const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
+export const FORWARDED_AS_IS: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect']);
 
 const FORWARDED_RESPONSE: ResponseHandling = Object.freeze({ kind: 'same', dropUsageOnlyChunk: false });
 const DETECT_RESPONSE: ResponseHandling = Object.freeze({ kind: 'detect' });
-
-/** Route types of APIs this data plane does not carry yet (Gemini's own). */
-const NOT_YET_SERVED: ReadonlySet<RouteType> = new Set(['GenerateContent', 'DeltaCountTokens']);
+const PASSTHROUGH_RESPONSE: ResponseHandling = Object.freeze({ kind: 'passthrough' });
 
 const ANTHROPIC_FORMATS: ReadonlySet<UpstreamFormat> = new Set(['messages', 'count_tokens']);
 
@@ -72,15 +75,38 @@ export interface ProviderDefinition {
    * of one request, from the format's route, the model, and the client's wish to stream; a
    * string says why the model cannot be sent (the client is answered 400).
    */
-  modelRoute?: (route: ConfiguredPath, model: string | undefined, stream: boolean) => ConfiguredPath | string;
+  modelRoute?: (route: ConfiguredPath, model: string | undefined, method: GeminiMethod) => ConfiguredPath | string;
   /** The path of a Passthrough or Detect request, from the client's. */
   forwardedPath: (clientPath: string) => ConfiguredPath;
   /** Whether forwarded (Passthrough, Detect) requests carry `anthropic-version` (the gamma family). */
   forwardedAnthropicVersion: boolean;
   /** The provider's region (zeta): its host's, and the signing region of its backend auth. */
   region?: string;
+  /** The host whose credentials the provider takes, when not the origin's (CompiledProvider.credentialHost). */
+  credentialHost?: string;
   /** The provider speaks Bedrock Converse (zeta): every chat format is translated to it. */
   converse?: ConverseTarget;
+  /** Client formats served by one whole exchange with an API of the family's own (embeddings, count_tokens). */
+  exchanges?: ReadonlyMap<ClientFormat, ExchangePlanner>;
+}
+
+/**
+ * The request a family sends for one client request it serves by an exchange of its own, from
+ * the client's body, the model (the override, else the client's) and the family's routes; a
+ * string says why it cannot be sent (the client is answered 400). May throw TranslationError (400).
+ */
+export type ExchangePlanner = (
+  body: JsonObject,
+  model: string | undefined,
+  routes: ReadonlyMap<UpstreamFormat, ConfiguredPath>,
+) => PlannedExchange | string;
+
+export interface PlannedExchange {
+  route: ConfiguredPath;
+  providerFormat: UpstreamFormat;
+  /** The model sent (in the path): the one shown to the client and recorded. */
+  model: string;
+  translation: ExchangeTranslation;
 }
 
 /** Where a Converse provider takes a request, and the fields its configuration adds to each body. */
@@ -92,7 +118,7 @@ export interface ConverseTarget {
 }
 
 /** The client formats a Converse provider serves, by translation. */
-const CONVERSE_CLIENTS: ReadonlySet<ClientFormat> = new Set(['completions', 'messages', 'responses']);
+const CONVERSE_CLIENTS: ReadonlySet<ClientFormat> = new Set(['completions', 'messages', 'responses', 'gemini']);
 
 const JSON_HEADERS = {
   'content-type': 'application/json',
@@ -102,13 +128,24 @@ const JSON_HEADERS = {
 
 /**
  * The provider formats a client format is translated to when the provider does not speak it, in
- * order of preference (the Responses API is closest to Chat Completions).
+ * order of preference (the Responses API is closest to Chat Completions). A provider's Responses
+ * API comes last: it serves Chat Completions, Messages and Gemini clients only when the provider has no
+ * other chat format (a server that speaks only the Responses API), since its conversation state
+ * and built-in tools mean nothing to a translated request (docs/llm-formats.md).
  */
 const TRANSLATION_TARGETS: Partial<Record<ClientFormat, readonly ProviderChatFormat[]>> = {
-  completions: ['messages', 'gemini'],
-  messages: ['completions', 'gemini'],
+  completions: ['messages', 'gemini', 'responses'],
+  messages: ['completions', 'gemini', 'responses'],
   responses: ['completions', 'messages', 'gemini'],
+  gemini: ['completions', 'messages', 'responses'],
 };
+
+/** A Gemini body without the `model` and `stream` gw read into it from the client's path (the URL says them). */
+function withoutPathFields(body: JsonObject): JsonObject {
+  if (!('model' in body) && !('stream' in body)) return body;
+  const { model: _model, stream: _stream, ...rest } = body;
+  return rest;
+}
 
 /** The client's `anthropic-version` when it sent one, else the version gw's translations target. */
 function anthropicVersion(input: PlanInput, clientSpeaksAnthropic: boolean): string {
@@ -126,6 +163,7 @@ export class ProviderPlanner implements CompiledProvider {
   readonly keyStyle: ProviderKeyStyle;
   readonly model: string | undefined;
   readonly region: string | undefined;
+  readonly credentialHost: string | undefined;
   readonly #definition: ProviderDefinition;
   readonly #label: string;
 
@@ -139,6 +177,7 @@ export class ProviderPlanner implements CompiledProvider {
     this.keyStyle = definition.keyStyle;
     this.model = definition.model;
     this.region = definition.region;
+    this.credentialHost = definition.credentialHost;
     // The vendor goes with the family: "provider gamma (Anthropic)", "provider claude (gamma, Anthropic)".
     const vendor = vendorName(definition.family);
     this.#label =
@@ -149,12 +188,14 @@ export class ProviderPlanner implements CompiledProvider {
 
   plan(input: PlanInput): UpstreamPlan | PlanError {
     if (FORWARDED_AS_IS.has(input.routeType)) return this.#forwarded(input);
-    if (NOT_YET_SERVED.has(input.routeType)) {
-      return new PlanError(501, input.clientFormat, `The ${input.routeType} route type is not supported by gw yet.`);
-    }
+    if (input.clientFormat === 'gemini_count_tokens') return this.#geminiCountTokens(input);
     const route = this.#definition.routes.get(input.clientFormat);
-    if (input.clientFormat === 'realtime' && route !== undefined) return this.#realtime(input, route);
-    if (route !== undefined) return this.#sameFormat(input, route);
+    if (route !== undefined) {
+      if (input.clientFormat === 'realtime') return this.#realtime(input, route);
+      return input.clientFormat === 'gemini' ? this.#sameGemini(input, route) : this.#sameFormat(input, route);
+    }
+    const exchange = this.#definition.exchanges?.get(input.clientFormat);
+    if (exchange !== undefined) return this.#exchange(input, exchange);
     const converse = this.#definition.converse;
     if (converse !== undefined && CONVERSE_CLIENTS.has(input.clientFormat)) return this.#converse(input, converse);
     for (const target of TRANSLATION_TARGETS[input.clientFormat] ?? []) {
@@ -169,8 +210,9 @@ export class ProviderPlanner implements CompiledProvider {
   }
 
   #servedList(): string {
-    if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS].join(', ');
-    const served: string[] = this.formats.filter((format) => format !== 'gemini');
+    const exchanges = [...(this.#definition.exchanges?.keys() ?? [])];
+    if (this.#definition.converse !== undefined) return [...CONVERSE_CLIENTS, ...exchanges].join(', ');
+    const served: string[] = [...this.formats, ...exchanges];
     for (const [client, targets] of Object.entries(TRANSLATION_TARGETS) as [
       ClientFormat,
       readonly ProviderChatFormat[],
@@ -247,6 +289,88 @@ export class ProviderPlanner implements CompiledProvider {
     return this.#plan(input, route, format, body, { kind: 'same', dropUsageOnlyChunk: added }, undefined);
   }
 
+  /**
+   * A Gemini client's request to a Gemini provider (delta, epsilon): sent as it is, but for the
+   * model and the method, which go in the URL (the override, else the client's model, which gw
+   * read from its path into the body's `model`: Gemini refuses a body with one).
+   */
+  #sameGemini(input: PlanInput, route: ConfiguredPath): UpstreamPlan | PlanError {
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    const routed = this.#geminiRoute(
+      input,
+      route,
+      clientBody,
+      input.stream ? 'streamGenerateContent' : 'generateContent',
+    );
+    if (routed instanceof PlanError) return routed;
+    const plan = this.#plan(input, routed, 'gemini', withoutPathFields(clientBody), FORWARDED_RESPONSE, undefined);
+    plan.upstreamModel = this.model ?? plan.requestModel;
+    return plan;
+  }
+
+  /** The Gemini method's path for the request's model (a Gemini provider only). */
+  #geminiRoute(
+    input: PlanInput,
+    route: ConfiguredPath,
+    body: JsonObject,
+    method: GeminiMethod,
+  ): ConfiguredPath | PlanError {
+    const modelRoute = this.#definition.modelRoute;
+    if (modelRoute === undefined) return route;
+    const routed = modelRoute(route, this.model ?? requestModel(body), method);
+    return typeof routed === 'string' ? new PlanError(400, input.clientFormat, routed) : routed;
+  }
+
+  /**
+   * Gemini countTokens: as it is to a Gemini provider; to an Anthropic one (gamma) as a
+   * count_tokens request of the same conversation, answered back as Gemini's {totalTokens}.
+   * Nothing else counts tokens without generating.
+   */
+  #geminiCountTokens(input: PlanInput): UpstreamPlan | PlanError {
+    const body = this.#requireBody(input);
+    if (body instanceof PlanError) return body;
+    const gemini = this.#definition.routes.get('gemini');
+    if (gemini !== undefined) {
+      const routed = this.#geminiRoute(input, gemini, body, 'countTokens');
+      if (routed instanceof PlanError) return routed;
+      const plan = this.#plan(
+        input,
+        routed,
+        'gemini_count_tokens',
+        withoutPathFields(body),
+        FORWARDED_RESPONSE,
+        undefined,
+      );
+      plan.upstreamModel = this.model ?? plan.requestModel;
+      return plan;
+    }
+    const anthropic = this.#definition.routes.get('count_tokens');
+    if (anthropic === undefined) {
+      return new PlanError(
+        400,
+        'gemini_count_tokens',
+        `Gemini countTokens is not supported by ${this.#label}: gw counts tokens with a Gemini provider (delta, epsilon) as it is, and with an Anthropic one (gamma) by translation.`,
+      );
+    }
+    let translation: RequestTranslation;
+    try {
+      translation = translateGeminiCountTokens(body);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, input.clientFormat, error.message);
+      throw error;
+    }
+    const response: ResponseHandling = { kind: 'token-count' };
+    return this.#plan(
+      input,
+      anthropic,
+      'count_tokens',
+      this.#withModel(translation.body, true),
+      response,
+      translation.warnings,
+    );
+  }
+
   #translated(input: PlanInput, providerFormat: ProviderChatFormat, route: ConfiguredPath): UpstreamPlan | PlanError {
     const clientFormat = input.clientFormat as ClientChatFormat;
     const clientBody = this.#requireBody(input);
@@ -254,7 +378,8 @@ export class ProviderPlanner implements CompiledProvider {
     const modelRoute = this.#definition.modelRoute;
     let upstreamRoute = route;
     if (modelRoute !== undefined) {
-      const routed = modelRoute(route, this.model ?? requestModel(clientBody), input.stream);
+      const method = input.stream ? 'streamGenerateContent' : 'generateContent';
+      const routed = modelRoute(route, this.model ?? requestModel(clientBody), method);
       if (typeof routed === 'string') return new PlanError(400, clientFormat, routed);
       upstreamRoute = routed;
     }
@@ -337,6 +462,36 @@ export class ProviderPlanner implements CompiledProvider {
     return plan;
   }
 
+  /** A request served by an exchange of the family's own: its planner says where and what; the answer is converted. */
+  #exchange(input: PlanInput, exchange: ExchangePlanner): UpstreamPlan | PlanError {
+    const clientBody = this.#requireBody(input);
+    if (clientBody instanceof PlanError) return clientBody;
+    let planned: PlannedExchange | string;
+    try {
+      planned = exchange(clientBody, this.model ?? requestModel(clientBody), this.#definition.routes);
+    } catch (error) {
+      if (error instanceof TranslationError) return new PlanError(400, input.clientFormat, error.message);
+      throw error;
+    }
+    if (typeof planned === 'string') return new PlanError(400, input.clientFormat, planned);
+    const { translation } = planned;
+    const response: ResponseHandling = {
+      kind: 'convert',
+      errorsFrom: translation.errorsFrom,
+      readAnswer: translation.readAnswer,
+    };
+    const plan = this.#plan(
+      input,
+      planned.route,
+      planned.providerFormat,
+      translation.body,
+      response,
+      translation.warnings,
+    );
+    plan.upstreamModel = planned.model;
+    return plan;
+  }
+
   #forwarded(input: PlanInput): UpstreamPlan | PlanError {
     if (input.path === undefined) {
       return new PlanError(500, input.clientFormat, 'gw cannot forward this request: its path is unknown.');
@@ -362,7 +517,7 @@ export class ProviderPlanner implements CompiledProvider {
       headers,
       body: input.body,
       providerFormat: input.clientFormat,
-      response: detect ? DETECT_RESPONSE : FORWARDED_RESPONSE,
+      response: detect ? DETECT_RESPONSE : PASSTHROUGH_RESPONSE,
       requestModel: model,
       upstreamModel: model,
     };
@@ -382,6 +537,7 @@ export interface HostedFamily {
   paths: readonly (readonly [UpstreamFormat, string])[];
   forwardedAnthropicVersion: boolean;
   modelRoute?: ProviderDefinition['modelRoute'];
+  exchanges?: ProviderDefinition['exchanges'];
 }
 
 const HOSTED_BASE_PATH = '/v1';
@@ -411,5 +567,6 @@ export function compileHosted(
     forwardedAnthropicVersion: hosted.forwardedAnthropicVersion,
   };
   if (hosted.modelRoute !== undefined) definition.modelRoute = hosted.modelRoute;
+  if (hosted.exchanges !== undefined) definition.exchanges = hosted.exchanges;
   return new ProviderPlanner(definition);
 }

@@ -4,21 +4,32 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteType } from '../../../api/types/ai.ts';
 import type { KeyStyle } from '../../auth/backend/index.ts';
-import type { ClientChatFormat, JsonObject, ProviderChatFormat, TranslationWarning } from '../formats/index.ts';
+import type { Destination } from '../../upstream/connection-settings.ts';
+import type {
+  ClientChatFormat,
+  ExchangeTranslation,
+  JsonObject,
+  ProviderChatFormat,
+  TranslationWarning,
+} from '../formats/index.ts';
 import type { ClientFormat, PlanError } from './errors.ts';
 
 /** What a client speaks: one of the LLM API formats, or the model listing (`GET …/models`). */
 
 /** The provider families this data plane serves. */
-export type ProviderFamily = 'alpha' | 'betaalpha' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
+export type ProviderFamily = 'alpha' | 'betaalpha' | 'beta' | 'gamma' | 'delta' | 'epsilon' | 'zeta' | 'custom';
 
-/** What a provider is sent: a client format, Gemini generateContent or Bedrock Converse (which no client speaks to gw). */
-export type UpstreamFormat = ClientFormat | 'gemini' | 'converse';
+/**
+ * What a provider is sent: a client format, or a vendor API no client speaks to gw: Gemini
+ * generateContent (and its countTokens, batchEmbedContents), Bedrock Converse (and its
+ * CountTokens), Vertex AI's predict, Bedrock InvokeModel (their embedding models).
+ */
+export type UpstreamFormat = ClientFormat | 'gemini' | 'converse' | 'vertex-predict' | 'bedrock-invoke';
 
 /**
  * Where a provider expects its key when the backend auth names no location: `bearer` is
  * `Authorization: Bearer <key>`; `x-api-key` is the gamma (Anthropic) header;
- * `x-goog-api-key` the delta (Gemini API) one; `api-key` the betaalpha (Azure OpenAI) one. Hand it to
+ * `x-goog-api-key` the delta (Gemini API) one; `api-key` the betaalpha and beta (Azure) one. Hand it to
  * `compileBackendAuth` (src/dataplane/auth/backend/).
  */
 export type ProviderKeyStyle = KeyStyle;
@@ -30,13 +41,23 @@ export interface Origin {
   port: number;
 }
 
-/** A custom provider's `backendRef`: the proxy resolves the Service to an address itself. */
+/**
+ * A custom provider's `backendRef`, resolved: the Service and where gw reaches it (its address as
+ * upstream/destinations.ts reads it from the Service's spec, TLS as the backend policy says).
+ */
 export interface ProviderService {
   kind: 'Service';
   namespace: string;
   name: string;
   port: number;
+  destination: Destination;
 }
+
+/**
+ * Where a Service of the provider's namespace is reached at `port`, or why it cannot be (it does
+ * not exist, lacks the port, has no address): the caller resolves it from the configuration.
+ */
+export type ServiceResolver = (name: string, port: number) => Destination | string;
 
 export interface PlanInput {
   clientFormat: ClientFormat;
@@ -57,21 +78,33 @@ export interface PlanInput {
 /**
  * What to do with the provider's answer. `same`: pass it on (an observer reads usage; with
  * `dropUsageOnlyChunk` it leaves out the Chat Completions usage chunk gw asked for on the client's
- * behalf). `translate`: the response, stream and errors go through the formats/ translators
+ * behalf; with `rewriteErrors` its error bodies are rewritten to the client's format, for a provider
+ * that answers some errors in another shape than its format's: Vertex AI's, Google's, before
+ * Anthropic's models). `translate`: the response, stream and errors go through the formats/ translators
  * from the provider's format to the client's; `includeUsage` is the client's own
  * `stream_options.include_usage` (for `createStreamTranslator`). The response's model is the one
  * the provider reports: pass no `model` option to the translators. `detect` (the Detect route
  * type): pass it on as it is, whatever it is; read usage and model from it when its shape is
  * one of the formats gw knows (`detectedResponseFormat`, a `detect` stream observer).
+ * `token-count`: Anthropic's count_tokens answer ({input_tokens}) to a Gemini countTokens client,
+ * answered as {totalTokens}, its errors in Google's shape.
+ * `convert` (embeddings and count_tokens answered by another vendor's API): never a stream; a 2xx
+ * JSON answer is rewritten by `readAnswer`, an error body from the `errorsFrom` vendor's shape to
+ * the client's.
+ * `passthrough` (the Passthrough route type): the answer goes back byte for byte as it comes,
+ * whatever its content type (a Bedrock event stream, audio, JSON), read for nothing: not metered.
  */
 export type ResponseHandling =
-  | { kind: 'same'; dropUsageOnlyChunk: boolean }
+  | { kind: 'same'; dropUsageOnlyChunk: boolean; rewriteErrors?: true }
   | { kind: 'translate'; from: ProviderChatFormat; to: ClientChatFormat; includeUsage: boolean }
-  | { kind: 'detect' };
+  | { kind: 'detect' }
+  | { kind: 'passthrough' }
+  | { kind: 'token-count' }
+  | { kind: 'convert'; errorsFrom: ProviderChatFormat; readAnswer: ExchangeTranslation['readAnswer'] };
 
 export interface UpstreamPlan {
   origin: Origin;
-  /** Set for a custom provider with a backendRef: resolve this Service; `origin` is its in-cluster name. */
+  /** Set for a custom provider with a backendRef: the Service; `origin` is its resolved address. */
   service?: ProviderService;
   /** The request path, without a query. */
   path: string;
@@ -112,6 +145,12 @@ export interface CompiledProvider {
   readonly model: string | undefined;
   /** The provider's region (zeta): the signing region of its backend auth. */
   readonly region: string | undefined;
+  /**
+   * The host whose credentials the provider takes when it is not the origin's (the Azure families:
+   * their resource's host, whose suffix picks the Entra ID token scope, also when `host` sends the
+   * requests elsewhere).
+   */
+  readonly credentialHost?: string | undefined;
   /** The upstream request for one client request, or the error to answer with (never throws). */
   plan(input: PlanInput): UpstreamPlan | PlanError;
 }

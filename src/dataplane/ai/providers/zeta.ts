@@ -4,13 +4,21 @@
 // own client escapes it (`:` of a versioned id as %3A). The region picks the host
 // (bedrock-runtime.{region}.amazonaws.com) and is the signing region of the backend auth
 // (cloudone, which the endpoint compiles by default: docs/decisions/0019-bedrock.md). A
-// configured guardrail is sent as Converse's guardrailConfig.
+// configured guardrail is sent as Converse's guardrailConfig. Embeddings requests go to InvokeModel
+// (/model/{modelId}/invoke) for the embedding models gw knows (Amazon Titan, Cohere Embed), and
+// count_tokens requests to CountTokens (/model/{modelId}/count-tokens).
 import type { ZetaConfig } from '../../../api/types/llm-provider.ts';
-import type { JsonObject } from '../formats/index.ts';
-import { ProviderConfigError } from './errors.ts';
+import {
+  type ExchangeTranslation,
+  type JsonObject,
+  translateCountTokens,
+  translateEmbeddings,
+} from '../formats/index.ts';
+import { type ClientFormat, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
-import { plainPath } from './paths.ts';
-import { ProviderPlanner } from './planner.ts';
+import { type ConfiguredPath, plainPath } from './paths.ts';
+import { type ExchangePlanner, type PlannedExchange, ProviderPlanner } from './planner.ts';
+import type { UpstreamFormat } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const ZETA_DEFAULT_REGION = 'us-east-1';
@@ -26,6 +34,47 @@ export function zetaHost(region: string): string {
  */
 export function modelIdSegment(modelId: string): string {
   return encodeURIComponent(modelId).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * An exchange with one Bedrock operation of a model (`/model/{modelId}/{operation}`): the model
+ * (the override, else the client's) is required. Not under a configured path, which is the
+ * Converse endpoint.
+ */
+function bedrockExchange(
+  model: string | undefined,
+  operation: 'invoke' | 'count-tokens',
+  configuredPath: ConfiguredPath | undefined,
+  providerFormat: UpstreamFormat,
+  translate: (model: string) => ExchangeTranslation | string,
+): PlannedExchange | string {
+  if (configuredPath !== undefined) {
+    return `The provider's configured path is its Converse endpoint; ${operation === 'invoke' ? 'embeddings are' : 'token counting is'} served only under Bedrock's own paths (remove path).`;
+  }
+  if (model === undefined || model === '') return 'The request must name a model: the provider has no model override.';
+  const translation = translate(model);
+  if (typeof translation === 'string') return translation;
+  return { route: plainPath(`/model/${modelIdSegment(model)}/${operation}`), providerFormat, model, translation };
+}
+
+/** Embeddings (InvokeModel of an embedding model) and count_tokens (CountTokens) on Bedrock. */
+function zetaExchanges(configuredPath: ConfiguredPath | undefined): ReadonlyMap<ClientFormat, ExchangePlanner> {
+  return new Map<ClientFormat, ExchangePlanner>([
+    [
+      'embeddings',
+      (body, model) =>
+        bedrockExchange(model, 'invoke', configuredPath, 'bedrock-invoke', (id) =>
+          translateEmbeddings('bedrock-invoke', body, id),
+        ),
+    ],
+    [
+      'count_tokens',
+      (body, model) =>
+        bedrockExchange(model, 'count-tokens', configuredPath, 'converse', (id) =>
+          translateCountTokens('converse', body, id),
+        ),
+    ],
+  ]);
 }
 
 export function compileZeta(
@@ -57,6 +106,7 @@ export function compileZeta(
         configuredPath ?? plainPath(`/model/${modelIdSegment(model)}/${stream ? 'converse-stream' : 'converse'}`),
       ...(guardrail === undefined ? {} : { fields: { guardrailConfig: guardrail } }),
     },
+    exchanges: zetaExchanges(configuredPath),
     // Passthrough and Detect requests go to the client's own path (Bedrock's paths have no base).
     forwardedPath: (clientPath) => configuredPath ?? plainPath(clientPath),
     forwardedAnthropicVersion: false,

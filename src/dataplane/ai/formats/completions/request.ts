@@ -21,7 +21,7 @@ import type {
 } from '../form/types.ts';
 import { extraFields, isPlainObject, isSet, numberOr, stringOr, unknownFields } from '../json.ts';
 import { base64DataUrl, mediaSourceOfUrl, parseBase64DataUrl } from '../media.ts';
-import { readOpenAiFormat, readOpenAiServiceTier, readOpenAiUser } from '../openai-fields.ts';
+import { readOpenAiFormat, readOpenAiServiceTier, readOpenAiUser, writeOpenAiServiceTier } from '../openai-fields.ts';
 import { type JsonObject, type RequestTranslation, TranslationError } from '../types.ts';
 import { Warnings, withCarriedOver, withExtra } from '../warnings.ts';
 
@@ -87,6 +87,7 @@ export function readCompletionsRequest(body: JsonObject): ChatRequest {
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   if (typeof body.stop === 'string') request.stopSequences = [body.stop];
   else if (Array.isArray(body.stop)) request.stopSequences = body.stop.filter((s) => typeof s === 'string');
+  if (request.stopSequences !== undefined) request.stopSequencesPath = 'stop';
   if (isSet(body.temperature)) request.temperature = body.temperature;
   if (isSet(body.top_p)) request.topP = body.top_p;
   if (isSet(body.frequency_penalty))
@@ -415,7 +416,7 @@ export function writeCompletionsRequest(request: ChatRequest): RequestTranslatio
     out.tool_choice = writeToolChoice(choice);
     if (request.parallelToolCalls === false && tools !== undefined) out.parallel_tool_calls = false;
   }
-  if (request.user !== undefined) out.user = request.user;
+  if (request.user !== undefined) out.user = request.user.value;
   const format = request.responseFormat;
   if (format?.type === 'json_schema') {
     out.response_format = {
@@ -428,12 +429,7 @@ export function writeCompletionsRequest(request: ChatRequest): RequestTranslatio
   const reasoning = request.reasoning;
   if (reasoning?.effort !== undefined) out.reasoning_effort = reasoning.effort.value;
   if (reasoning?.thinking !== undefined) warnings.dropped(reasoning.thinking.path);
-  const tier = request.serviceTier;
-  if (tier !== undefined) {
-    if (tier.tier === 'auto') out.service_tier = 'auto';
-    else if (tier.tier === 'standard') out.service_tier = 'default';
-    else warnings.dropped(tier.path);
-  }
+  writeOpenAiServiceTier(request, out, warnings);
   if (request.topK !== undefined) warnings.dropped(request.topK.path);
   warnings.report(request.dropped);
   return warnings.result(withCarriedOver(out, request.extra, warnings));

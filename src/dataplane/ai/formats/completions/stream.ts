@@ -195,7 +195,9 @@ export class CompletionsStreamWriter implements StreamWriter {
   toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
     this.#argumentsSent[index] = initialArguments !== '';
     const fn = { name, arguments: initialArguments };
-    return this.#chunk({ tool_calls: [{ index, id: id ?? '', type: 'function', function: fn }] }, null);
+    // A call the provider gave no id (Gemini's) gets the one a whole response would give it: the
+    // client answers it by that id, so an empty one would leave its results indistinguishable.
+    return this.#chunk({ tool_calls: [{ index, id: id ?? `call_${index}`, type: 'function', function: fn }] }, null);
   }
 
   toolArguments(index: number, fragment: string): string {

@@ -39,29 +39,49 @@ export class EventStreamFrames {
   /** Always false: an oversized frame throws instead (the interface TranslatingStream reads). */
   readonly overflowed = false;
 
-  /** The event frames completed by this chunk. Throws StreamFailure for a bad or exception frame. */
+  /**
+   * A bad or exception frame, found after the frames `push` returned with it: those are the
+   * provider's last events before it, and go to the client first (TranslatingStream throws this
+   * once it has translated them).
+   */
+  #failure: StreamFailure | undefined;
+
+  get failure(): StreamFailure | undefined {
+    return this.#failure;
+  }
+
+  /** The event frames completed by this chunk; a bad or exception frame ends them (see failure). */
   push(chunk: Uint8Array): SseBlock[] {
+    if (this.#failure !== undefined) return [];
     if (chunk.byteLength > 0) {
       this.#chunks.push(chunk);
       this.#buffered += chunk.byteLength;
     }
     const blocks: SseBlock[] = [];
-    for (;;) {
-      if (this.#buffered < 4) return blocks;
-      const head = this.#take(4, false);
-      const length = new DataView(head.buffer, head.byteOffset, 4).getUint32(0);
-      if (length < MIN_FRAME_LENGTH) throw new StreamFailure(502, 'The provider sent a malformed event-stream frame.');
-      if (length > MAX_FRAME_LENGTH) {
-        throw new StreamFailure(502, `The provider sent an event longer than ${MAX_FRAME_LENGTH} bytes.`);
+    try {
+      for (;;) {
+        if (this.#buffered < 4) return blocks;
+        const head = this.#take(4, false);
+        const length = new DataView(head.buffer, head.byteOffset, 4).getUint32(0);
+        if (length < MIN_FRAME_LENGTH)
+          throw new StreamFailure(502, 'The provider sent a malformed event-stream frame.');
+        if (length > MAX_FRAME_LENGTH) {
+          throw new StreamFailure(502, `The provider sent an event longer than ${MAX_FRAME_LENGTH} bytes.`);
+        }
+        if (this.#buffered < length) return blocks;
+        const block = frameBlock(this.#take(length, true));
+        if (block !== undefined) blocks.push(block);
       }
-      if (this.#buffered < length) return blocks;
-      const block = frameBlock(this.#take(length, true));
-      if (block !== undefined) blocks.push(block);
+    } catch (error) {
+      if (!(error instanceof StreamFailure)) throw error;
+      this.#failure = error;
+      return blocks;
     }
   }
 
   /** The stream ended: a partial frame left over is a truncated stream. */
   finish(): SseBlock[] {
+    if (this.#failure !== undefined) return [];
     if (this.#buffered > 0) throw new StreamFailure(502, TRUNCATED_MESSAGE);
     return [];
   }

@@ -83,7 +83,7 @@ export function writeConverseRequest(request: ChatRequest): RequestTranslation {
     if (field !== undefined) warnings.dropped(field.path);
   }
   if (request.choices !== undefined) warnings.dropped(request.choices.path, 'the Converse API generates one choice');
-  if (request.user !== undefined) warnings.droppedWithout('user', 'an end-user id');
+  if (request.user !== undefined) warnings.droppedWithout(request.user.path, 'an end-user id');
   warnings.report(request.dropped);
   // Converse rejects fields it does not know: the client's unknown fields cannot be carried.
   for (const key in request.extra) warnings.dropped(key, 'not a field of the Bedrock Converse API');

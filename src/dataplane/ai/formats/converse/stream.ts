@@ -118,7 +118,10 @@ export class ConverseStreamReader implements EventTranslator {
       this.#firstToken = true;
       return this.#writer.reasoning(reasoning.text);
     }
-    // A reasoning signature or redacted reasoning has no stream call in the form; citations neither.
+    if (isPlainObject(reasoning) && typeof reasoning.signature === 'string' && reasoning.signature !== '') {
+      return this.#writer.reasoningSignature?.(reasoning.signature) ?? '';
+    }
+    // Redacted reasoning has no stream call in the form; citations neither.
     return '';
   }
 

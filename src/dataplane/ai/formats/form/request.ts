@@ -9,6 +9,7 @@ export function newChatRequest(messages: Message[]): ChatRequest {
     messages,
     maxTokens: undefined,
     stopSequences: undefined,
+    stopSequencesPath: undefined,
     temperature: undefined,
     topP: undefined,
     topK: undefined,

@@ -181,6 +181,8 @@ export interface ChatRequest {
   /** The output token limit, as given. */
   maxTokens?: unknown;
   stopSequences?: unknown[];
+  /** Where the stop sequences were in the source body (`stop`, `stop_sequences`), for a target without them. */
+  stopSequencesPath?: string;
   temperature?: unknown;
   topP?: unknown;
   topK?: { value: unknown; path: string };
@@ -194,8 +196,8 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** false: at most one tool call per turn. */
   parallelToolCalls?: false;
-  /** The end user's id (OpenAI safety_identifier/user, Anthropic metadata.user_id). */
-  user?: string;
+  /** The end user's id (OpenAI safety_identifier/user, Anthropic metadata.user_id) and where it was. */
+  user?: { value: string; path: string };
   responseFormat?: ResponseFormat;
   reasoning?: Reasoning;
   /** The service tier: `auto`, `standard`, or another tier (`value` as the source format names it). */
@@ -242,6 +244,11 @@ export interface StreamWriter {
   start(id: string, model: string | undefined): string;
   text(text: string): string;
   reasoning(text: string): string;
+  /**
+   * The signature of the reasoning just streamed (the provider's proof of its thinking, which it
+   * checks when the thinking is sent back). Only a format that can carry it implements this.
+   */
+  reasoningSignature?(signature: string): string;
   toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string;
   toolArguments(index: number, fragment: string): string;
   /** The provider said a tool call's block is complete. */
@@ -250,4 +257,10 @@ export interface StreamWriter {
   stop(reason: StopReason | undefined): string;
   /** The response is complete: the last call, with the usage counted. */
   done(usage: Usage | undefined): string;
+  /**
+   * The stream failed (instead of done): the client's error event. Only for a format whose error
+   * event depends on the stream so far (the Responses API numbers it); otherwise the format's
+   * error event (errors.ts streamErrorEvent) is sent.
+   */
+  failed?(status: number, message: string): string;
 }

@@ -1,13 +1,27 @@
 // Gemini generateContent requests (the Gemini API of the delta family; GenerateContentParameters
-// of @google/genai) written from the chat form. The provider side only: gw does not accept Gemini
-// requests from clients yet. Every mapping is listed in docs/llm-formats.md.
+// of @google/genai) read into the chat form (a Gemini client of gw) and written from it (a Gemini
+// provider). Every mapping is listed in docs/llm-formats.md.
 //
 // The model and streaming are not in a Gemini body: they are in the URL
-// (models/{model}:generateContent, :streamGenerateContent?alt=sse), which the planner builds.
+// (models/{model}:generateContent, :streamGenerateContent?alt=sse). On the client side gw puts the
+// path's model and stream into the body it reads as `model` and `stream` (path.ts); on the
+// provider side the planner builds the URL.
+import { newChatRequest } from '../form/request.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
-import type { ChatRequest, MediaSource, Message, Part, Tool, ToolChoice, ToolResultPart } from '../form/types.ts';
-import { isPlainObject, numberOr } from '../json.ts';
-import type { JsonObject, RequestTranslation } from '../types.ts';
+import type {
+  ChatRequest,
+  Dropped,
+  FunctionTool,
+  MediaSource,
+  Message,
+  Part,
+  Reasoning,
+  Tool,
+  ToolChoice,
+  ToolResultPart,
+} from '../form/types.ts';
+import { extraFields, isPlainObject, isSet, numberOr, stringOr, unknownFields } from '../json.ts';
+import { type JsonObject, type RequestTranslation, TranslationError } from '../types.ts';
 import { Warnings, withCarriedOver, withExtra } from '../warnings.ts';
 
 const GEMINI_API = { full: 'the Gemini API', short: 'Gemini' };
@@ -65,7 +79,7 @@ export function writeGeminiRequest(request: ChatRequest): RequestTranslation {
   if (thinking !== undefined) config.thinkingConfig = thinking;
   if (Object.keys(config).length > 0) out.generationConfig = config;
 
-  if (request.user !== undefined) warnings.dropped('user', 'the Gemini API has no end-user id');
+  if (request.user !== undefined) warnings.dropped(request.user.path, 'the Gemini API has no end-user id');
   if (request.serviceTier !== undefined) warnings.dropped(request.serviceTier.path);
   warnings.report(request.dropped);
   return warnings.result(withCarriedOver(out, request.extra, warnings));
@@ -304,4 +318,372 @@ function allowedNames(allowed: unknown): string[] {
     }
   }
   return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: a Gemini generateContent (or countTokens) request body into the form. Throws
+// TranslationError for a body Gemini itself rejects. Fields are read in the camelCase the SDKs
+// send (the REST API's JSON names).
+
+// GenerateContentRequest fields the form holds (`model` and `stream` are gw's, from the path).
+const MAPPED_FIELDS = ['model', 'stream', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'];
+
+// GenerateContentRequest fields only Gemini has: noted as dropped when set.
+const OWN_FIELDS = ['safetySettings', 'cachedContent', 'labels', 'serviceTier', 'store'];
+
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([...MAPPED_FIELDS, ...OWN_FIELDS]);
+
+// GenerationConfig fields the form holds; every other one is Gemini's own (noted as dropped).
+const MAPPED_CONFIG = new Set([
+  'maxOutputTokens',
+  'stopSequences',
+  'temperature',
+  'topP',
+  'topK',
+  'frequencyPenalty',
+  'presencePenalty',
+  'seed',
+  'candidateCount',
+  'responseMimeType',
+  'responseJsonSchema',
+  'responseSchema',
+  'thinkingConfig',
+]);
+
+// Part fields besides the data field (text, inlineData...) that the form holds.
+const PART_DATA = ['text', 'thought', 'thoughtSignature', 'inlineData', 'fileData', 'functionCall', 'functionResponse'];
+
+// Part kinds only Gemini has (code execution, video offsets...).
+const OWN_PARTS = ['executableCode', 'codeExecutionResult', 'toolCall', 'toolResponse'];
+
+/** A call id gw makes up for a functionCall without one: the other formats match results by id. */
+function madeUpCallId(turn: number, part: number): string {
+  return `call_gemini_${turn}_${part}`;
+}
+
+export function readGeminiRequest(body: JsonObject): ChatRequest {
+  if (!isPlainObject(body)) throw new TranslationError('the request body must be a JSON object');
+  const messages: Message[] = [];
+  if (isSet(body.systemInstruction)) messages.push(readSystemInstruction(body.systemInstruction));
+  if (!Array.isArray(body.contents)) throw new TranslationError('contents: must be an array');
+  const calls = new CallIds();
+  body.contents.forEach((content, i) => {
+    messages.push(readContent(content, i, calls));
+  });
+  const request = newChatRequest(messages);
+  const dropped: Dropped[] = [];
+  request.dropped = dropped;
+  if (body.model !== undefined) request.model = body.model;
+  if (body.stream === true) request.stream = true;
+  const tools = readTools(body.tools);
+  if (tools !== undefined) request.tools = tools;
+  if (isPlainObject(body.toolConfig)) {
+    const choice = readToolConfig(body.toolConfig, dropped);
+    if (choice !== undefined) request.toolChoice = choice;
+  }
+  if (isPlainObject(body.generationConfig)) readGenerationConfig(body.generationConfig, request);
+  for (const field of OWN_FIELDS) if (isSet(body[field])) dropped.push({ kind: 'dropped', path: field });
+  request.extra = unknownFields(body, KNOWN_FIELDS);
+  return request;
+}
+
+function readSystemInstruction(value: unknown): Message {
+  // The REST API also takes a bare string here (the SDKs turn one into a Content).
+  if (typeof value === 'string') return { role: 'system', content: value, path: 'systemInstruction' };
+  if (!isPlainObject(value) || !Array.isArray(value.parts)) {
+    throw new TranslationError('systemInstruction: must be a Content with a parts array');
+  }
+  const parts = value.parts.map((part, j) => readPart(part, `systemInstruction.parts[${j}]`, undefined));
+  return { role: 'system', content: plainText(parts) ?? parts, path: 'systemInstruction' };
+}
+
+/** The text of a content that is one plain text part: formats with a string form send it as one. */
+function plainText(parts: Part[]): string | undefined {
+  const only = parts.length === 1 ? parts[0] : undefined;
+  return only !== undefined && 'type' in only && only.type === 'text' && only.extra === undefined
+    ? only.text
+    : undefined;
+}
+
+/**
+ * The ids of the conversation's function calls, for the responses that answer them: Gemini
+ * matches a functionResponse to its call by name (and by id when the call had one), the other
+ * formats by id only. A response without an id answers the oldest unanswered call of its name.
+ */
+class CallIds {
+  readonly #unanswered = new Map<string, string[]>();
+
+  called(name: string, id: string): void {
+    const ids = this.#unanswered.get(name);
+    if (ids === undefined) this.#unanswered.set(name, [id]);
+    else ids.push(id);
+  }
+
+  answered(name: string, id: string | undefined): string | undefined {
+    const ids = this.#unanswered.get(name);
+    if (id !== undefined) {
+      const at = ids?.indexOf(id) ?? -1;
+      if (at !== -1) ids!.splice(at, 1);
+      return id;
+    }
+    return ids?.shift();
+  }
+}
+
+function readContent(content: unknown, i: number, calls: CallIds): Message {
+  const path = `contents[${i}]`;
+  if (!isPlainObject(content)) throw new TranslationError(`${path}: must be an object`);
+  if (!Array.isArray(content.parts)) throw new TranslationError(`${path}.parts: must be an array`);
+  // A Content without a role is the user's (as Gemini reads a single-turn request).
+  const role = content.role ?? 'user';
+  if (role !== 'user' && role !== 'model' && role !== 'function') {
+    throw new TranslationError(`${path}.role: must be "user" or "model", not ${JSON.stringify(role)}`);
+  }
+  const parts = content.parts.map((part, j) => readPart(part, `${path}.parts[${j}]`, { calls, turn: i, index: j }));
+  return { role: role === 'model' ? 'assistant' : 'user', content: plainText(parts) ?? parts, path };
+}
+
+interface CallContext {
+  calls: CallIds;
+  turn: number;
+  index: number;
+}
+
+function readPart(part: unknown, path: string, context: CallContext | undefined): Part {
+  if (!isPlainObject(part)) throw new TranslationError(`${path}: must be an object`);
+  const extra = extraFields(part, [...PART_DATA, ...OWN_PARTS]);
+  const withExtraOf = <T extends Part>(node: T): T => {
+    if (extra !== undefined) (node as { extra?: JsonObject }).extra = extra;
+    return node;
+  };
+  if (typeof part.text === 'string') {
+    if (part.thought === true) {
+      const reasoning: Part = { type: 'reasoning', text: part.text, path };
+      if (typeof part.thoughtSignature === 'string') reasoning.signature = part.thoughtSignature;
+      return reasoning;
+    }
+    return withExtraOf({ type: 'text', text: part.text, path });
+  }
+  if (isPlainObject(part.inlineData)) {
+    const data = part.inlineData;
+    if (typeof data.mimeType !== 'string' || typeof data.data !== 'string') {
+      throw new TranslationError(`${path}.inlineData: needs mimeType and data`);
+    }
+    const source: MediaSource = { kind: 'base64', mediaType: data.mimeType, data: data.data };
+    return withExtraOf(
+      data.mimeType.startsWith('image/') ? { type: 'image', source, path } : { type: 'document', source, path },
+    );
+  }
+  if (isPlainObject(part.fileData)) {
+    const file = part.fileData;
+    if (typeof file.fileUri !== 'string') throw new TranslationError(`${path}.fileData.fileUri: required`);
+    const source: MediaSource = /^https?:\/\//.test(file.fileUri)
+      ? { kind: 'url', url: file.fileUri }
+      : { kind: 'file', fileId: file.fileUri };
+    const image = typeof file.mimeType === 'string' && file.mimeType.startsWith('image/');
+    return withExtraOf(image ? { type: 'image', source, path } : { type: 'document', source, path });
+  }
+  if (isPlainObject(part.functionCall)) return withExtraOf(functionCall(part.functionCall, path, context));
+  if (isPlainObject(part.functionResponse)) return functionResponse(part.functionResponse, path, context);
+  for (const own of OWN_PARTS) if (isSet(part[own])) return { kind: 'dropped', path, what: `a Gemini ${own} part` };
+  return { type: 'raw', value: part, path };
+}
+
+function functionCall(call: JsonObject, path: string, context: CallContext | undefined): Part {
+  if (typeof call.name !== 'string') throw new TranslationError(`${path}.functionCall.name: required`);
+  if (context === undefined) return { kind: 'dropped', path, why: 'a function call in the system instruction' };
+  const id = stringOr(call.id) ?? madeUpCallId(context.turn, context.index);
+  context.calls.called(call.name, id);
+  return {
+    type: 'tool_call',
+    id,
+    name: call.name,
+    arguments: call.args ?? {},
+    argumentsPath: `${path}.functionCall.args`,
+    path,
+  };
+}
+
+function functionResponse(response: JsonObject, path: string, context: CallContext | undefined): Part {
+  if (typeof response.name !== 'string') throw new TranslationError(`${path}.functionResponse.name: required`);
+  const id = context?.calls.answered(response.name, stringOr(response.id));
+  if (id === undefined) {
+    return {
+      kind: 'dropped',
+      path,
+      why: `a functionResponse for ${response.name}, which no functionCall before it made`,
+    };
+  }
+  const result = isPlainObject(response.response) ? response.response : {};
+  // Gemini's convention: `output` holds the result, `error` the failure; any other object is the result itself.
+  const failed = result.error !== undefined && result.output === undefined;
+  const value = failed ? result.error : result.output !== undefined ? result.output : result;
+  const part: ToolResultPart = {
+    type: 'tool_result',
+    toolCallId: id,
+    content: typeof value === 'string' ? value : JSON.stringify(value),
+    path,
+  };
+  if (failed) part.isError = { path: `${path}.functionResponse.response.error` };
+  if (isSet(response.parts)) part.dropped = [{ kind: 'dropped', path: `${path}.functionResponse.parts` }];
+  return part;
+}
+
+function readTools(tools: unknown): Tool[] | undefined {
+  if (tools === undefined || tools === null) return undefined;
+  if (!Array.isArray(tools)) throw new TranslationError('tools: must be an array');
+  const out: Tool[] = [];
+  tools.forEach((tool, i) => {
+    const path = `tools[${i}]`;
+    if (!isPlainObject(tool)) throw new TranslationError(`${path}: must be an object`);
+    for (const key in tool) {
+      const value = tool[key];
+      if (key !== 'functionDeclarations') {
+        // Gemini's built-in tools (googleSearch, codeExecution, urlContext...) exist nowhere else.
+        if (isSet(value)) out.push({ kind: 'dropped', path: `${path}.${key}`, what: `the Gemini ${key} tool` });
+        continue;
+      }
+      if (!Array.isArray(value)) throw new TranslationError(`${path}.functionDeclarations: must be an array`);
+      value.forEach((declaration, j) => {
+        out.push(functionDeclaration(declaration, `${path}.functionDeclarations[${j}]`));
+      });
+    }
+  });
+  return out;
+}
+
+function functionDeclaration(declaration: unknown, path: string): Tool {
+  if (!isPlainObject(declaration) || typeof declaration.name !== 'string') {
+    throw new TranslationError(`${path}.name: required`);
+  }
+  const tool: FunctionTool = { type: 'function', name: declaration.name, path };
+  if (typeof declaration.description === 'string') tool.description = declaration.description;
+  // parametersJsonSchema is JSON Schema; parameters is Gemini's OpenAPI subset, which reads as
+  // JSON Schema once its upper-case type names are lower-cased.
+  if (isPlainObject(declaration.parametersJsonSchema)) tool.parameters = declaration.parametersJsonSchema;
+  else if (isPlainObject(declaration.parameters)) tool.parameters = jsonSchemaOf(declaration.parameters);
+  const dropped: Dropped[] = [];
+  for (const field of ['behavior', 'response', 'responseJsonSchema']) {
+    if (isSet(declaration[field])) dropped.push({ kind: 'dropped', path: `${path}.${field}` });
+  }
+  if (dropped.length > 0) tool.dropped = dropped;
+  const extra = extraFields(declaration, [
+    'name',
+    'description',
+    'parameters',
+    'parametersJsonSchema',
+    'behavior',
+    'response',
+    'responseJsonSchema',
+  ]);
+  if (extra !== undefined) tool.extra = extra;
+  return tool;
+}
+
+/** Gemini's Schema (OpenAPI 3.0 subset, types in upper case: OBJECT, STRING) as JSON Schema. */
+function jsonSchemaOf(schema: unknown): JsonObject {
+  if (!isPlainObject(schema)) return {};
+  const out: JsonObject = {};
+  for (const key in schema) {
+    const value = schema[key];
+    if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase();
+    else if (key === 'properties' && isPlainObject(value)) {
+      const properties: JsonObject = {};
+      for (const name in value) properties[name] = jsonSchemaOf(value[name]);
+      out.properties = properties;
+    } else if (key === 'items') out.items = jsonSchemaOf(value);
+    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = value.map(jsonSchemaOf);
+    else if (key === 'nullable') {
+      if (value === true) out.nullable = true;
+    } else if (key !== 'propertyOrdering') out[key] = value;
+  }
+  return out;
+}
+
+// FunctionCallingConfig.mode of @google/genai, as the form's tool choice modes.
+const TOOL_MODES: Record<string, ToolChoice['mode']> = {
+  AUTO: 'auto',
+  NONE: 'none',
+  ANY: 'required',
+  VALIDATED: 'auto',
+};
+
+function readToolConfig(config: JsonObject, dropped: Dropped[]): ToolChoice | undefined {
+  if (isSet(config.retrievalConfig)) dropped.push({ kind: 'dropped', path: 'toolConfig.retrievalConfig' });
+  const calling = config.functionCallingConfig;
+  if (!isPlainObject(calling)) return undefined;
+  const path = 'toolConfig.functionCallingConfig';
+  const mode = typeof calling.mode === 'string' ? TOOL_MODES[calling.mode] : undefined;
+  if (calling.mode !== undefined && mode === undefined && calling.mode !== 'MODE_UNSPECIFIED') {
+    throw new TranslationError(`${path}.mode: unknown mode ${JSON.stringify(calling.mode)}`);
+  }
+  const names = Array.isArray(calling.allowedFunctionNames) ? calling.allowedFunctionNames : undefined;
+  if (mode === 'required' && names?.length === 1 && typeof names[0] === 'string') {
+    return { mode: 'tool', name: names[0], path };
+  }
+  const choice: ToolChoice = { mode: mode ?? 'auto', path };
+  if (names !== undefined && names.length > 0) choice.allowed = names;
+  if (mode === undefined && choice.allowed === undefined) return undefined;
+  return choice;
+}
+
+function readGenerationConfig(config: JsonObject, request: ChatRequest): void {
+  const at = (field: string) => `generationConfig.${field}`;
+  if (isSet(config.maxOutputTokens)) request.maxTokens = config.maxOutputTokens;
+  if (Array.isArray(config.stopSequences)) request.stopSequences = config.stopSequences;
+  if (isSet(config.temperature)) request.temperature = config.temperature;
+  if (isSet(config.topP)) request.topP = config.topP;
+  if (isSet(config.topK)) request.topK = { value: config.topK, path: at('topK') };
+  if (isSet(config.frequencyPenalty)) {
+    request.frequencyPenalty = { value: config.frequencyPenalty, path: at('frequencyPenalty') };
+  }
+  if (isSet(config.presencePenalty)) {
+    request.presencePenalty = { value: config.presencePenalty, path: at('presencePenalty') };
+  }
+  if (isSet(config.seed)) request.seed = { value: config.seed, path: at('seed') };
+  const candidates = numberOr(config.candidateCount);
+  if (candidates !== undefined && candidates !== 1) {
+    request.choices = { value: candidates, path: at('candidateCount') };
+  }
+  if (config.responseMimeType === 'application/json') {
+    const schema = isPlainObject(config.responseJsonSchema)
+      ? config.responseJsonSchema
+      : isPlainObject(config.responseSchema)
+        ? jsonSchemaOf(config.responseSchema)
+        : undefined;
+    request.responseFormat =
+      schema === undefined
+        ? { type: 'json_object', path: at('responseMimeType') }
+        : { type: 'json_schema', schema, path: at('responseMimeType') };
+  } else if (isSet(config.responseMimeType) && config.responseMimeType !== 'text/plain') {
+    request.dropped.push({ kind: 'dropped', path: at('responseMimeType') });
+  }
+  if (isPlainObject(config.thinkingConfig)) {
+    const reasoning = readThinkingConfig(config.thinkingConfig, request.dropped);
+    if (reasoning !== undefined) request.reasoning = reasoning;
+  }
+  for (const key in config) {
+    if (!MAPPED_CONFIG.has(key) && isSet(config[key])) request.dropped.push({ kind: 'dropped', path: at(key) });
+  }
+}
+
+function readThinkingConfig(config: JsonObject, dropped: Dropped[]): Reasoning | undefined {
+  const path = 'generationConfig.thinkingConfig';
+  const reasoning: Reasoning = {};
+  const budget = numberOr(config.thinkingBudget);
+  // Budget 0 switches thinking off, which is every other format's default.
+  if (config.includeThoughts === true || (budget !== undefined && budget !== 0)) {
+    reasoning.thinking = { path };
+    // -1 is Gemini's "dynamic": the model chooses, as when no budget is given.
+    if (budget !== undefined && budget > 0) reasoning.thinking.budgetTokens = budget;
+  }
+  if (typeof config.thinkingLevel === 'string') {
+    reasoning.effort = { value: config.thinkingLevel.toLowerCase(), path: `${path}.thinkingLevel` };
+  }
+  for (const key in config) {
+    if (!['includeThoughts', 'thinkingBudget', 'thinkingLevel'].includes(key)) {
+      dropped.push({ kind: 'dropped', path: `${path}.${key}` });
+    }
+  }
+  return reasoning.thinking === undefined && reasoning.effort === undefined ? undefined : reasoning;
 }

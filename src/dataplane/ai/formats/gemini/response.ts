@@ -1,10 +1,12 @@
 // Gemini generateContent responses (GenerateContentResponse of @google/genai) read into the chat
-// form: the first candidate's parts, its finishReason and the usageMetadata. The provider side
-// only; the stream reader (stream.ts) reads each chunk with the same part reader.
+// form (the first candidate's parts, its finishReason and the usageMetadata) and written from it
+// for a Gemini client. The stream reader and writer (stream.ts) read and write each chunk with the
+// same part reader and writer.
+import { argumentsObject } from '../form/tool-arguments.ts';
 import type { ChatResponse, Part, StopReason } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
-import { usageFromGemini } from '../usage.ts';
+import { geminiUsage, usageFromGemini } from '../usage.ts';
 
 // FinishReason of @google/genai. Everything a safety or policy check ended is content_filter.
 const FINISH_REASONS: Record<string, StopReason> = {
@@ -88,4 +90,75 @@ export function readGeminiResponse(body: JsonObject): ChatResponse {
     stopReason: blocked ? 'content_filter' : stopReasonOfGemini(candidate?.finishReason, calledTools),
     usage: usageFromGemini(body.usageMetadata),
   };
+}
+
+// The form's stop reasons as a finishReason. Gemini ends a turn that called functions with STOP.
+const GEMINI_FINISH: Record<StopReason, string> = {
+  end: 'STOP',
+  stop_sequence: 'STOP',
+  tool_calls: 'STOP',
+  pause: 'STOP',
+  max_tokens: 'MAX_TOKENS',
+  context_window: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+  other: 'OTHER',
+};
+
+export function geminiFinishReason(reason: StopReason | undefined): string {
+  return reason === undefined ? 'STOP' : GEMINI_FINISH[reason];
+}
+
+/** A content part of the form as a Gemini response part; undefined for one Gemini cannot show. */
+export function geminiPart(part: Part): JsonObject | undefined {
+  if (!('type' in part)) return undefined;
+  switch (part.type) {
+    case 'text':
+      return { text: part.text };
+    case 'reasoning':
+      // Encrypted reasoning of another provider means nothing to a Gemini client.
+      if (part.redacted !== undefined) return undefined;
+      return part.signature === undefined
+        ? { text: part.text, thought: true }
+        : { text: part.text, thought: true, thoughtSignature: part.signature };
+    case 'tool_call': {
+      const call: JsonObject = { name: part.name, args: argumentsObject(part.arguments) };
+      if (part.id !== undefined) call.id = part.id;
+      return { functionCall: call };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** One GenerateContentResponse (a whole response, or a stream chunk) around a candidate. */
+export function geminiResponseObject(
+  candidate: JsonObject,
+  id: string | undefined,
+  model: string | undefined,
+  usage: JsonObject | undefined,
+): JsonObject {
+  const out: JsonObject = { candidates: [candidate] };
+  if (usage !== undefined) out.usageMetadata = usage;
+  if (model !== undefined) out.modelVersion = model;
+  if (id !== undefined) out.responseId = id;
+  return out;
+}
+
+/**
+ * The form's response as a GenerateContentResponse with one candidate: text, thoughts and
+ * function calls as parts. `model`, when given, replaces the provider's model name.
+ */
+export function writeGeminiResponse(response: ChatResponse, options: { model?: string } = {}): JsonObject {
+  const parts: JsonObject[] = [];
+  for (const part of response.content) {
+    const written = geminiPart(part);
+    if (written !== undefined) parts.push(written);
+  }
+  const candidate = {
+    content: { role: 'model', parts },
+    finishReason: geminiFinishReason(response.stopReason),
+    index: 0,
+  };
+  const usage = response.usage === undefined ? undefined : geminiUsage(response.usage);
+  return geminiResponseObject(candidate, response.id, options.model ?? response.model, usage);
 }

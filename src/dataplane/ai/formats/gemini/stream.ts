@@ -1,20 +1,31 @@
-// Gemini streamGenerateContent?alt=sse streams read into the chat form's stream calls. The
-// provider side only.
+// Gemini streamGenerateContent?alt=sse streams read into the chat form's stream calls, and
+// written from them for a Gemini client.
 //
+// Reading:
 // Each SSE event's data is a whole GenerateContentResponse chunk, with no event name. Text parts
 // are text deltas, thought parts reasoning; a function call arrives whole in one part, so it is a
 // tool start with all its arguments and its end at once. The chunk with the finishReason stops
 // the response, and usageMetadata is cumulative (the last chunk's counts are the totals). Gemini
 // sends no end event: the response is whole when the stream ends after a finishReason, and cut
 // short when it ends before one. An `error` object in a chunk ends the stream with that error.
+//
+// Writing: each text or reasoning delta is a chunk of its own; a tool call is one functionCall
+// part, sent whole when its arguments are (at its end, or at the stop); the last chunk has the
+// finishReason and the usageMetadata. Every chunk carries the responseId and modelVersion.
 
-import { argumentsJson } from '../form/tool-arguments.ts';
-import type { StreamWriter } from '../form/types.ts';
+import { argumentsJson, argumentsObject } from '../form/tool-arguments.ts';
+import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, numberOr, stringOr } from '../json.ts';
 import { type EventTranslator, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
 import type { JsonObject } from '../types.ts';
-import { type Usage, usageFromGemini } from '../usage.ts';
-import { firstCandidate, readCandidateParts, stopReasonOfGemini } from './response.ts';
+import { geminiUsage, type Usage, usageFromGemini } from '../usage.ts';
+import {
+  firstCandidate,
+  geminiFinishReason,
+  geminiResponseObject,
+  readCandidateParts,
+  stopReasonOfGemini,
+} from './response.ts';
 
 export class GeminiStreamReader implements EventTranslator {
   readonly #writer: StreamWriter;
@@ -97,4 +108,89 @@ function geminiStreamFailure(error: unknown): StreamFailure {
   const code = numberOr(object.code);
   const status = code !== undefined && code >= 400 && code <= 599 ? code : 500;
   return new StreamFailure(status, stringOr(object.message) ?? 'The provider reported an error in the stream.', true);
+}
+
+interface PendingCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+export class GeminiStreamWriter implements StreamWriter {
+  readonly #clientModel: string | undefined;
+  #id: string | undefined;
+  #model: string | undefined;
+  // Tool calls whose arguments are still arriving, by the form's index.
+  readonly #calls = new Map<number, PendingCall>();
+  #stopReason: StopReason | undefined;
+
+  constructor(options: { model?: string }) {
+    this.#clientModel = options.model;
+  }
+
+  start(id: string, model: string | undefined): string {
+    this.#id = id === '' ? undefined : id;
+    this.#model = this.#clientModel ?? model;
+    return '';
+  }
+
+  text(text: string): string {
+    return this.#chunk([{ text }]);
+  }
+
+  reasoning(text: string): string {
+    return this.#chunk([{ text, thought: true }]);
+  }
+
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
+    this.#calls.set(index, { id, name, arguments: initialArguments });
+    return '';
+  }
+
+  toolArguments(index: number, fragment: string): string {
+    const call = this.#calls.get(index);
+    if (call !== undefined) call.arguments += fragment;
+    return '';
+  }
+
+  toolEnd(index: number): string {
+    const call = this.#calls.get(index);
+    if (call === undefined) return '';
+    this.#calls.delete(index);
+    const functionCall: JsonObject = { name: call.name, args: argumentsObject(call.arguments) };
+    if (call.id !== undefined) functionCall.id = call.id;
+    return this.#chunk([{ functionCall }]);
+  }
+
+  stop(reason: StopReason | undefined): string {
+    this.#stopReason = reason;
+    return this.#flushCalls();
+  }
+
+  done(usage: Usage | undefined): string {
+    const out = this.#flushCalls();
+    const candidate = {
+      content: { role: 'model', parts: [] },
+      finishReason: geminiFinishReason(this.#stopReason),
+      index: 0,
+    };
+    const metadata = geminiUsage(usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    return out + sse(geminiResponseObject(candidate, this.#id, this.#model, metadata));
+  }
+
+  /** Calls a reader never ended (formats that end tool calls only at the stop). */
+  #flushCalls(): string {
+    let out = '';
+    for (const index of [...this.#calls.keys()]) out += this.toolEnd(index);
+    return out;
+  }
+
+  #chunk(parts: JsonObject[]): string {
+    const candidate = { content: { role: 'model', parts }, index: 0 };
+    return sse(geminiResponseObject(candidate, this.#id, this.#model, undefined));
+  }
+}
+
+function sse(payload: JsonObject): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
 }

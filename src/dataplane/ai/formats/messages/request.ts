@@ -102,7 +102,10 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   request.dropped = dropped;
   if (body.model !== undefined) request.model = body.model;
   if (isSet(body.max_tokens)) request.maxTokens = body.max_tokens;
-  if (Array.isArray(body.stop_sequences)) request.stopSequences = body.stop_sequences;
+  if (Array.isArray(body.stop_sequences)) {
+    request.stopSequences = body.stop_sequences;
+    request.stopSequencesPath = 'stop_sequences';
+  }
   if (isSet(body.temperature)) request.temperature = body.temperature;
   if (isSet(body.top_p)) request.topP = body.top_p;
   if (isSet(body.top_k)) request.topK = { value: body.top_k, path: 'top_k' };
@@ -119,7 +122,7 @@ export function readMessagesRequest(body: JsonObject): ChatRequest {
   if (isPlainObject(body.metadata)) {
     for (const key in body.metadata) {
       const value = body.metadata[key];
-      if (key === 'user_id' && typeof value === 'string') request.user = value;
+      if (key === 'user_id' && typeof value === 'string') request.user = { value, path: 'metadata.user_id' };
       else if (isSet(value)) dropped.push({ kind: 'dropped', path: `metadata.${key}` });
     }
   }
@@ -262,7 +265,9 @@ function reasoningPart(block: JsonObject, path: string): ReasoningPart {
   if (block.type === 'redacted_thinking')
     return { type: 'reasoning', text: '', redacted: stringOr(block.data) ?? '', path };
   const part: ReasoningPart = { type: 'reasoning', text: stringOr(block.thinking) ?? '', path };
-  if (typeof block.signature === 'string') part.signature = block.signature;
+  // An empty signature is none: gw's own streams open a thinking block with one, and a thought
+  // that had no signature (Gemini's) comes back with it.
+  if (typeof block.signature === 'string' && block.signature !== '') part.signature = block.signature;
   return part;
 }
 
@@ -399,7 +404,7 @@ export function writeMessagesRequest(request: ChatRequest, options: MessagesWrit
       out.tool_choice = withParallelism;
     }
   }
-  if (request.user !== undefined) out.metadata = { user_id: request.user };
+  if (request.user !== undefined) out.metadata = { user_id: request.user.value };
   const outputConfig = writeOutputConfig(request, warnings);
   if (outputConfig !== undefined) out.output_config = outputConfig;
   const thinking = request.reasoning?.thinking;

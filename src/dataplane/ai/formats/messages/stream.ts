@@ -8,7 +8,7 @@
 // policy asks of clients.
 //
 // Writing: the start is message_start; text and reasoning open a text or thinking block when none
-// is open; each tool call a tool_use block; blocks are numbered in order and each is stopped
+// is open (a reasoning signature is the thinking block's signature_delta); each tool call a tool_use block; blocks are numbered in order and each is stopped
 // before the next starts; the end is message_delta with the stop reason and usage, then
 // message_stop.
 import type { StopReason, StreamWriter } from '../form/types.ts';
@@ -224,6 +224,12 @@ export class MessagesStreamWriter implements StreamWriter {
     const out = this.#openBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
     const index = this.#open!.index;
     return out + sse({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: text } });
+  }
+
+  reasoningSignature(signature: string): string {
+    const out = this.#openBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+    const index = this.#open!.index;
+    return out + sse({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } });
   }
 
   #openBlock(kind: 'text' | 'thinking', block: JsonObject): string {

@@ -8,6 +8,7 @@
 // deltas; a tool call → a function_call item and function_call_arguments.delta; the next item, the
 // stop or the end closes the open item (…done events); the end → response.completed, or
 // response.incomplete when the token limit or a filter cut it short.
+import { responsesStreamErrorEvent } from '../errors.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import type { JsonObject } from '../types.ts';
 import type { Usage } from '../usage.ts';
@@ -40,6 +41,10 @@ export class ResponsesStreamWriter implements StreamWriter {
 
   constructor(options: { model?: string }) {
     this.#clientModel = options.model;
+  }
+
+  failed(status: number, message: string): string {
+    return responsesStreamErrorEvent(status, message, this.#sequence++);
   }
 
   #event(type: string, fields: JsonObject): string {
