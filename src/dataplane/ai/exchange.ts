@@ -213,8 +213,12 @@ function respondWhole(
     const format = input.plan.providerFormat;
     // Vertex AI predict and Bedrock InvokeModel answers are only ever converted (above).
     if (format !== 'vertex-predict' && format !== 'bedrock-invoke') result.usage = usageFromResponse(format, parsed);
-    // Gemini names the model that answered modelVersion.
-    result.responseModel = stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
+    // Gemini names the model that answered modelVersion; Converse names none, so the model is
+    // the one gw put in the path (as its streams report it).
+    result.responseModel =
+      format === 'converse'
+        ? input.plan.upstreamModel
+        : stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
     if (handling.kind === 'token-count') {
       const count = geminiTokenCount(parsed);
       if (count === undefined) {
