@@ -5,7 +5,7 @@
 // requests of each client format (Chat Completions, Messages, Responses, Gemini
 // generateContent), whole or streamed, read back without an SDK so that every field of the
 // answers can be checked. Shared by family-matrix-usage.test.ts and family-matrix-errors.test.ts.
-import { authBackendYaml, GW_MODELS_RULE } from './gateway.ts';
+import { authBackendYaml } from './gateway.ts';
 import { answeringModel, type WireFormat } from './scripted-provider.ts';
 
 export type ClientFormat = 'completions' | 'messages' | 'responses' | 'gemini';
@@ -23,10 +23,11 @@ export interface Target {
   upstreamModel: string;
   /** The format the provider speaks for a client format. */
   wire: (client: ClientFormat) => WireFormat;
-  /** Its configuration (documents ending with ---), given the stand-in's port. */
-  yaml: (port: number) => string;
-  /** An HTTPRoute rule for it (GwBackends), or undefined (GwModels are served by the models rule). */
-  backend?: string;
+  /**
+   * Its configuration (documents ending with ---), given the stand-in's port; a GwModel is
+   * attached to HTTPRoute llm's rule models and to the rules named `sections`.
+   */
+  yaml: (port: number, sections?: readonly string[]) => string;
 }
 
 export const KEY = 'sk-matrix-upstream';
@@ -51,11 +52,11 @@ spec:
 
 /** GwModel `name` of `provider` at the stand-in, on HTTPRoute llm's models rule. */
 function gwModel(name: string, provider: string, base: string) {
-  return (port: number) => `apiVersion: gw.dev/v1alpha1
+  return (port: number, sections: readonly string[] = []) => `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: ${name}}
 spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llm, sectionName: models}]
+  parentRefs: [${['models', ...sections].map((section) => `{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${section}, sectionName: ${section}}`).join(', ')}]
   provider: ${provider}
   baseURL: http://127.0.0.1:${port}${base}
   policies: {auth: {key: ${KEY}}}
@@ -121,8 +122,20 @@ export const TARGETS: readonly Target[] = [
     wire: same('messages'),
     yaml: backend('beta-claude', 'beta: {resourceName: contoso, resourceType: Omega, projectName: chat-app}'),
   },
-  { name: 'gamma', vendor: 'anthropic', model: 'claude-sonnet-4-5', wire: same('messages'), yaml: backend('gamma', 'gamma: {}') },
-  { name: 'delta', vendor: 'gcp.gemini', model: 'gemini-2.5-flash', wire: same('gemini'), yaml: backend('delta', 'delta: {}') },
+  {
+    name: 'gamma',
+    vendor: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    wire: same('messages'),
+    yaml: backend('gamma', 'gamma: {}'),
+  },
+  {
+    name: 'delta',
+    vendor: 'gcp.gemini',
+    model: 'gemini-2.5-flash',
+    wire: same('gemini'),
+    yaml: backend('delta', 'delta: {}'),
+  },
   {
     name: 'epsilon',
     vendor: 'gcp.vertex_ai',
@@ -195,33 +208,50 @@ spec:
       yaml: gwModel(name, provider, base),
     }),
   ),
-].map((target) => ({
-  prefix: `/${target.name}`,
-  backend: target.name,
-  upstreamModel: target.model,
-  ...target,
-}));
+].map((target) => ({ prefix: `/${target.name}`, upstreamModel: target.model, ...target }));
 
-/** HTTPRoute llm: a rule per GwBackend target (its prefix stripped), and the models rule. */
-export function matrixRouteYaml(targets: readonly Target[], policy?: (target: Target) => string): string {
-  const rules = targets
-    .filter((target) => target.backend !== undefined && target.prefix !== '/models')
-    .map(
-      (target) => `    - name: ${target.name}
-      matches: [{path: {type: PathPrefix, value: ${target.prefix}}}]
-      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${target.backend}}]
-`,
-    )
-    .join('');
-  return `apiVersion: gateway.networking.k8s.io/v1
+/**
+ * An HTTPRoute of its own (an HTTPRoute has at most 16 rules) with one rule, both named `name`,
+ * serving `target` at `prefix`; a GwModel's serves every GwModel attached to it.
+ */
+export interface MatrixRule {
+  name: string;
+  prefix: string;
+  target: Target;
+}
+
+/** The rule serving each target at its prefix; every GwModel is served by rule models at /models. */
+export const TARGET_RULES: readonly MatrixRule[] = [
+  ...TARGETS.filter((target) => target.prefix !== '/models').map((target) => ({
+    name: target.name,
+    prefix: target.prefix,
+    target,
+  })),
+  { name: 'models', prefix: '/models', target: TARGETS.find((target) => target.prefix === '/models')! },
+];
+
+/** The HTTPRoutes of `rules`: a GwBackend's prefix is stripped, a GwModel's request is read whole. */
+export function matrixRoutesYaml(rules: readonly MatrixRule[]): string {
+  return rules
+    .map(({ name, prefix, target }) => {
+      const serves =
+        target.prefix === '/models'
+          ? "backendRefs: [{group: gw.dev, kind: GwModel, name: '*'}]"
+          : `filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${target.name}}]`;
+      return `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: llm}
+metadata: {name: ${name}}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${rules}${GW_MODELS_RULE}---
-${policy === undefined ? '' : targets.map(policy).join('')}`;
+    - name: ${name}
+      matches: [{path: {type: PathPrefix, value: ${prefix}}}]
+      ${serves}
+---
+`;
+    })
+    .join('');
 }
 
 /** The request a client of `format` sends (path under gw's prefix, and body). */
@@ -261,12 +291,22 @@ export function loggedPath(target: Target, format: ClientFormat, stream: boolean
   return `${target.prefix}${clientRequest(format, target.model, stream).path.split('?')[0]}`;
 }
 
-/** Sends the request of `format` for `target` to gw. */
-export function send(base: string, target: Target, format: ClientFormat, stream: boolean): Promise<Response> {
+/** Sends the request of `format` for `target` to gw, under `prefix` (default: the target's). */
+export function send(
+  base: string,
+  target: Target,
+  format: ClientFormat,
+  stream: boolean,
+  prefix = target.prefix,
+): Promise<Response> {
   const { path, body } = clientRequest(format, target.model, stream);
-  return fetch(`${base}${target.prefix}${path}`, {
+  return fetch(`${base}${prefix}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer client-token', 'anthropic-version': '2023-06-01' },
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer client-token',
+      'anthropic-version': '2023-06-01',
+    },
     body: JSON.stringify(body),
   });
 }

@@ -273,7 +273,10 @@ const STREAMS: Record<WireFormat, (model: string) => (string | Uint8Array)[]> = 
       'message_start',
     ),
     sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
-    sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: SCRIPTED_TEXT } }, 'content_block_delta'),
+    sse(
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: SCRIPTED_TEXT } },
+      'content_block_delta',
+    ),
     sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
     sse(
       {
@@ -286,7 +289,10 @@ const STREAMS: Record<WireFormat, (model: string) => (string | Uint8Array)[]> = 
     sse({ type: 'message_stop' }, 'message_stop'),
   ],
   gemini: (model) => [
-    sse({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, index: 0 }], modelVersion: answeringModel(model) }),
+    sse({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, index: 0 }],
+      modelVersion: answeringModel(model),
+    }),
     sse({
       candidates: [{ content: { role: 'model', parts: [{ text: ' there' }] }, index: 0 }],
       modelVersion: answeringModel(model),

@@ -13,19 +13,22 @@ import {
   answeringModel,
   CLIENT_FORMATS,
   type ClientFormat,
-  clientRequest,
   loggedPath,
-  matrixRouteYaml,
+  type MatrixRule,
+  matrixRoutesYaml,
   send,
   sseEvents,
+  TARGET_RULES,
   TARGETS,
-  type Target,
 } from '../../helpers/family-matrix.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { SCRIPTED_USAGE, type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
 import { until } from '../../helpers/until.ts';
 
 const U = SCRIPTED_USAGE;
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, each checked
+type Json = Record<string, any>;
 
 /** The access log line of the next request to `path` finished after `from` lines. */
 async function logLineAfter(gw: TestGateway, from: number, path: string): Promise<Record<string, unknown>> {
@@ -53,27 +56,34 @@ function tokenSum(gw: TestGateway, vendor: string, type: 'input' | 'output'): nu
 function clientUsage(format: ClientFormat, stream: boolean, text: string): { input: number; output: number } {
   if (!stream) return usageOfBody(format, JSON.parse(text));
   const events = sseEvents(text).filter((event) => event.data !== '[DONE]');
-  const payloads = events.map((event) => JSON.parse(event.data) as Record<string, any>);
+  const payloads = events.map((event) => JSON.parse(event.data) as Json);
   switch (format) {
     case 'completions':
-      return usageOfBody(format, payloads.findLast((chunk) => chunk.usage));
+      return usageOfBody(
+        format,
+        payloads.findLast((chunk) => chunk.usage),
+      );
     case 'responses':
       return usageOfBody(format, payloads.find((event) => event.type === 'response.completed')?.response);
     case 'gemini':
-      return usageOfBody(format, payloads.findLast((chunk) => chunk.usageMetadata));
+      return usageOfBody(
+        format,
+        payloads.findLast((chunk) => chunk.usageMetadata),
+      );
     case 'messages': {
       const start = payloads.find((event) => event.type === 'message_start')?.message.usage;
       const delta = payloads.findLast((event) => event.type === 'message_delta')?.usage;
       return {
         input:
-          (delta?.input_tokens ?? start.input_tokens) + (delta?.cache_read_input_tokens ?? start.cache_read_input_tokens ?? 0),
+          (delta?.input_tokens ?? start.input_tokens) +
+          (delta?.cache_read_input_tokens ?? start.cache_read_input_tokens ?? 0),
         output: delta.output_tokens,
       };
     }
   }
 }
 
-function usageOfBody(format: ClientFormat, body: Record<string, any> | undefined): { input: number; output: number } {
+function usageOfBody(format: ClientFormat, body: Json | undefined): { input: number; output: number } {
   assert.ok(body, 'the answer carries usage');
   switch (format) {
     case 'completions':
@@ -81,7 +91,10 @@ function usageOfBody(format: ClientFormat, body: Record<string, any> | undefined
     case 'responses':
       return { input: body.usage.input_tokens, output: body.usage.output_tokens };
     case 'messages':
-      return { input: body.usage.input_tokens + (body.usage.cache_read_input_tokens ?? 0), output: body.usage.output_tokens };
+      return {
+        input: body.usage.input_tokens + (body.usage.cache_read_input_tokens ?? 0),
+        output: body.usage.output_tokens,
+      };
     case 'gemini':
       return {
         input: body.usageMetadata.promptTokenCount,
@@ -90,25 +103,31 @@ function usageOfBody(format: ClientFormat, body: Record<string, any> | undefined
   }
 }
 
-async function startMatrix(policy?: (target: Target) => string): Promise<{
+interface Matrix {
   gw: TestGateway;
   provider: ScriptedProvider;
   base: string;
-}> {
+}
+
+/** gw in front of the stand-in, with every target, `rules` more rules, and `more` resources. */
+async function startMatrix(rules: readonly MatrixRule[] = [], more = ''): Promise<Matrix> {
   const provider = await startScriptedProvider();
   const port = await freePort();
+  // GwModels are attached to the extra rules that serve GwModels too.
+  const modelSections = rules.filter((rule) => rule.target.prefix === '/models').map((rule) => rule.name);
   const gw = await startTestGateway({
     'gateway.yaml': [
       gatewayYaml(port),
-      ...TARGETS.map((target) => target.yaml(provider.port)),
-      matrixRouteYaml(TARGETS, policy),
+      ...TARGETS.map((target) => target.yaml(provider.port, modelSections)),
+      matrixRoutesYaml([...TARGET_RULES, ...rules]),
+      more,
     ].join(''),
   });
   return { gw, provider, base: `http://127.0.0.1:${port}` };
 }
 
 describe('usage and gen_ai telemetry of every family, in every client format', () => {
-  let matrix: Awaited<ReturnType<typeof startMatrix>>;
+  let matrix: Matrix;
   before(async () => {
     matrix = await startMatrix();
   });
@@ -130,7 +149,11 @@ describe('usage and gen_ai telemetry of every family, in every client format', (
           assert.equal(response.status, 200, `${text}\n${gw.logs.join('\n')}`);
           const upstream = provider.requests[sent];
           assert.ok(upstream, 'the provider was asked');
-          assert.equal(upstream.format, target.wire(format), `${target.name} speaks ${upstream.format} at ${upstream.path}`);
+          assert.equal(
+            upstream.format,
+            target.wire(format),
+            `${target.name} speaks ${upstream.format} at ${upstream.path}`,
+          );
           assert.equal(upstream.stream, stream);
           assert.deepEqual(clientUsage(format, stream, text), { input: U.input, output: U.output });
 
@@ -158,3 +181,79 @@ describe('usage and gen_ai telemetry of every family, in every client format', (
   }
 });
 
+// The rate-limited cells: every GwBackend row, and one GwModel row (the GwModel rows answer on
+// one path of gw's, so one stands for them).
+const LIMITED = TARGETS.filter((target) => target.prefix !== '/models' || target.name === 'model-cohere');
+const TOKENS_PER_MINUTE = U.total;
+
+/** A rule per limited target and client format, each with its own tokens limit (its own bucket). */
+const LIMITED_RULES: MatrixRule[] = LIMITED.flatMap((target) =>
+  CLIENT_FORMATS.map((format) => {
+    const name = `rl-${target.prefix === '/models' ? 'models' : target.name}-${format}`;
+    return { name, prefix: `/${name}`, target };
+  }),
+);
+
+function limitPolicyYaml(rule: MatrixRule): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: ${rule.name}}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${rule.name}}]
+  traffic:
+    rateLimit: {local: [{tokens: ${TOKENS_PER_MINUTE}, unit: Minutes}]}
+---
+`;
+}
+
+/** A 429 in the client's own error format. */
+function assertRateLimited(format: ClientFormat, body: Json): void {
+  switch (format) {
+    case 'completions':
+    case 'responses':
+      assert.equal(typeof body.error?.message, 'string', JSON.stringify(body));
+      assert.equal(body.error.type, 'requests');
+      assert.equal(body.error.code, 'rate_limit_exceeded');
+      return;
+    case 'messages':
+      assert.equal(body.type, 'error', JSON.stringify(body));
+      assert.equal(body.error.type, 'rate_limit_error');
+      assert.equal(typeof body.error.message, 'string');
+      return;
+    case 'gemini':
+      assert.equal(body.error?.code, 429, JSON.stringify(body));
+      assert.equal(body.error.status, 'RESOURCE_EXHAUSTED');
+      assert.equal(typeof body.error.message, 'string');
+      return;
+  }
+}
+
+describe('a local tokens limit charges the usage of every family, and refuses in every client format', () => {
+  let matrix: Matrix;
+  before(async () => {
+    matrix = await startMatrix(LIMITED_RULES, LIMITED_RULES.map(limitPolicyYaml).join(''));
+  });
+  after(async () => {
+    await matrix?.gw.stop();
+    await matrix?.provider.close();
+  });
+
+  for (const rule of LIMITED_RULES) {
+    const format = CLIENT_FORMATS.find((name) => rule.name.endsWith(`-${name}`))!;
+    it(`${rule.target.name} ← ${format}: a streamed answer's ${U.total} tokens are charged, the next request is refused`, async () => {
+      const { gw, provider } = matrix;
+      const first = await send(matrix.base, rule.target, format, true, rule.prefix);
+      await first.text();
+      assert.equal(first.status, 200, gw.logs.join('\n'));
+      assert.equal(first.headers.get('x-ratelimit-limit'), String(TOKENS_PER_MINUTE));
+      const sent = provider.requests.length;
+      const refused = await send(matrix.base, rule.target, format, false, rule.prefix);
+      const text = await refused.text();
+      assert.equal(refused.status, 429, text);
+      assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assertRateLimited(format, JSON.parse(text));
+      assert.equal(provider.requests.length, sent, 'the refused request never reached the provider');
+    });
+  }
+});
