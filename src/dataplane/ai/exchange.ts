@@ -17,6 +17,7 @@ import {
   createStreamObserver,
   createStreamTranslator,
   detectedResponseFormat,
+  googleRetryDelaySeconds,
   type JsonObject,
   type ObservingProcessor,
   type StreamProcessor,
@@ -179,6 +180,11 @@ function respondWhole(
       const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
+    }
+    // Google says when to retry in the body; every client reads Retry-After.
+    if (headers['retry-after'] === undefined) {
+      const seconds = googleRetryDelaySeconds(bytes.toString('utf8'));
+      if (seconds !== undefined) headers['retry-after'] = String(seconds);
     }
     result.error = `upstream status ${status}`;
   } else if (handling.kind === 'detect') {
