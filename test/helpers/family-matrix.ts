@@ -5,8 +5,10 @@
 // requests of each client format (Chat Completions, Messages, Responses, Gemini
 // generateContent), whole or streamed, read back without an SDK so that every field of the
 // answers can be checked. Shared by family-matrix-usage.test.ts and family-matrix-errors.test.ts.
-import { authBackendYaml } from './gateway.ts';
+import assert from 'node:assert/strict';
+import { authBackendYaml, type TestGateway } from './gateway.ts';
 import { answeringModel, type WireFormat } from './scripted-provider.ts';
+import { until } from './until.ts';
 
 export type ClientFormat = 'completions' | 'messages' | 'responses' | 'gemini';
 export const CLIENT_FORMATS: readonly ClientFormat[] = ['completions', 'messages', 'responses', 'gemini'];
@@ -50,18 +52,26 @@ spec:
 `;
 }
 
-/** GwModel `name` of `provider` at the stand-in, on HTTPRoute llm's models rule. */
-function gwModel(name: string, provider: string, base: string) {
+/**
+ * GwModel `name` of `provider`, on HTTPRoute models' rule (and the rules named `sections`): at
+ * the stand-in under `base` (undefined: no baseURL), with `settings` (spec lines) and gw's key
+ * or `auth`.
+ */
+function gwModel(name: string, provider: string, base: string | undefined, settings = '', auth = `{key: ${KEY}}`) {
   return (port: number, sections: readonly string[] = []) => `apiVersion: gw.dev/v1alpha1
 kind: GwModel
 metadata: {name: ${name}}
 spec:
   parentRefs: [${['models', ...sections].map((section) => `{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ${section}, sectionName: ${section}}`).join(', ')}]
   provider: ${provider}
-  baseURL: http://127.0.0.1:${port}${base}
-  policies: {auth: {key: ${KEY}}}
+${base === undefined ? '' : `  baseURL: http://127.0.0.1:${port}${base}\n`}${settings}  policies: {auth: ${auth}}
 ---
 `;
+}
+
+/** A GwModel row: served at /models, the model its name. */
+function modelRow(name: string, vendor: string, wire: Target['wire'], yaml: Target['yaml']): Target {
+  return { name: `model-${name}`, prefix: '/models', vendor, model: name, upstreamModel: name, wire, yaml };
 }
 
 const SERVICES = [
@@ -197,16 +207,42 @@ spec:
 ---
 `,
   },
-  ...SERVICES.map(
-    ([provider, name, vendor, base]): Target => ({
-      name: `model-${name}`,
-      prefix: '/models',
-      vendor,
-      model: name,
-      upstreamModel: name,
-      wire: same('completions'),
-      yaml: gwModel(name, provider, base),
-    }),
+  modelRow('gpt-model', 'openai', openAiWire, gwModel('gpt-model', 'Alpha', '/v1')),
+  modelRow('claude-model', 'anthropic', same('messages'), gwModel('claude-model', 'Gamma', '')),
+  modelRow('gemini-model', 'gcp.gemini', same('gemini'), gwModel('gemini-model', 'Delta', '')),
+  modelRow(
+    'vertex-model',
+    'gcp.vertex_ai',
+    same('gemini'),
+    gwModel('vertex-model', 'Epsilon', '', '  epsilon: {projectId: my-project, region: us-central1}\n'),
+  ),
+  modelRow(
+    'bedrock-model',
+    'aws.bedrock',
+    same('converse'),
+    gwModel('bedrock-model', 'Zeta', '', '  zeta: {region: us-east-1}\n', '{cloudone: {secretRef: {name: aws}}}'),
+  ),
+  modelRow(
+    'foundry-model',
+    'azure.ai.inference',
+    openAiWire,
+    gwModel(
+      'foundry-model',
+      'Beta',
+      '',
+      '  beta: {resourceName: contoso, resourceType: Omega, projectName: chat-app}\n',
+    ),
+  ),
+  modelRow('custom-model', 'custom', same('completions'), (port, sections) =>
+    gwModel(
+      'custom-model',
+      'Custom',
+      undefined,
+      `  custom: {backendRef: {name: llm, port: ${port}}, formats: [{type: Completions}]}\n`,
+    )(port, sections),
+  ),
+  ...SERVICES.map(([provider, name, vendor, base]) =>
+    modelRow(name, vendor, same('completions'), gwModel(name, provider, base)),
   ),
 ].map((target) => ({ prefix: `/${target.name}`, upstreamModel: target.model, ...target }));
 
@@ -309,6 +345,17 @@ export function send(
     },
     body: JSON.stringify(body),
   });
+}
+
+/** The access log line of the next request to `path` finished after `from` lines. */
+export async function logLineAfter(gw: TestGateway, from: number, path: string): Promise<Record<string, unknown>> {
+  const find = () =>
+    gw.accessLog
+      .slice(from)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((entry) => entry['url.path'] === path);
+  assert.ok(await until(() => find() !== undefined, 2000), `no access log line for ${path}`);
+  return find()!;
 }
 
 export interface SseEvent {

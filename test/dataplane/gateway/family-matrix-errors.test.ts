@@ -14,6 +14,8 @@ import { after, before, describe, it } from 'node:test';
 import {
   CLIENT_FORMATS,
   type ClientFormat,
+  loggedPath,
+  logLineAfter,
   matrixRoutesYaml,
   send,
   sseEvents,
@@ -148,7 +150,7 @@ const BEDROCK_ERRORS: ProviderError[] = [
   bedrock(503, 'ServiceUnavailableException', 'The service is unavailable. Please try again later.'),
 ];
 
-const AZURE_TARGETS = new Set(['betaalpha', 'beta-alpha', 'beta-omega']);
+const AZURE_TARGETS = new Set(['betaalpha', 'beta-alpha', 'beta-omega', 'model-foundry-model']);
 
 /** The errors a target's provider answers with, for the wire format it is sent. */
 function errorsOf(target: Target, wire: WireFormat): ProviderError[] {
@@ -250,6 +252,7 @@ describe('provider errors of every family, in every client format', () => {
       it(`${target.name} ← ${format}: the ${wire} provider's errors`, async () => {
         for (const error of errorsOf(target, wire)) {
           matrix.provider.next({ kind: 'error', status: error.status, headers: error.headers, body: error.body });
+          const from = matrix.gw.accessLog.length;
           const response = await send(matrix.base, target, format, false);
           const text = await response.text();
           const what = `${error.status} ${error.shape}: ${text}`;
@@ -266,6 +269,10 @@ describe('provider errors of every family, in every client format', () => {
           } else {
             assertClientError(format, error.status, error.message, body);
           }
+          const log = await logLineAfter(matrix.gw, from, loggedPath(target, format, false));
+          assert.equal(log['http.response.status_code'], error.status, what);
+          assert.equal(log['gen_ai.provider.name'], target.vendor, what);
+          assert.equal(log.error, `upstream status ${error.status}`, what);
         }
       });
     }

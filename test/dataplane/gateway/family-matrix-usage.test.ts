@@ -14,6 +14,7 @@ import {
   CLIENT_FORMATS,
   type ClientFormat,
   loggedPath,
+  logLineAfter,
   type MatrixRule,
   matrixRoutesYaml,
   send,
@@ -23,23 +24,11 @@ import {
 } from '../../helpers/family-matrix.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { SCRIPTED_USAGE, type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
-import { until } from '../../helpers/until.ts';
 
 const U = SCRIPTED_USAGE;
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, each checked
 type Json = Record<string, any>;
-
-/** The access log line of the next request to `path` finished after `from` lines. */
-async function logLineAfter(gw: TestGateway, from: number, path: string): Promise<Record<string, unknown>> {
-  const find = () =>
-    gw.accessLog
-      .slice(from)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((entry) => entry['url.path'] === path);
-  assert.ok(await until(() => find() !== undefined, 2000), `no access log line for ${path}`);
-  return find()!;
-}
 
 /** The sum of gen_ai_client_token_usage for a vendor and token type. */
 function tokenSum(gw: TestGateway, vendor: string, type: 'input' | 'output'): number {
