@@ -227,24 +227,30 @@ interface Matrix {
   base: string;
 }
 
-describe('provider errors of every family, in every client format', () => {
-  let matrix: Matrix;
+/** For a suite: gw in front of the stand-in with every target, started before its tests and stopped after. */
+function matrixForSuite(): Matrix {
+  const matrix = {} as Matrix;
   before(async () => {
-    const provider = await startScriptedProvider();
+    matrix.provider = await startScriptedProvider();
     const port = await freePort();
-    const gw = await startTestGateway({
+    matrix.gw = await startTestGateway({
       'gateway.yaml': [
         gatewayYaml(port),
-        ...TARGETS.map((target) => target.yaml(provider.port)),
+        ...TARGETS.map((target) => target.yaml(matrix.provider.port)),
         matrixRoutesYaml(TARGET_RULES),
       ].join(''),
     });
-    matrix = { gw, provider, base: `http://127.0.0.1:${port}` };
+    matrix.base = `http://127.0.0.1:${port}`;
   });
   after(async () => {
-    await matrix?.gw.stop();
-    await matrix?.provider.close();
+    await matrix.gw?.stop();
+    await matrix.provider?.close();
   });
+  return matrix;
+}
+
+describe('provider errors of every family, in every client format', () => {
+  const matrix = matrixForSuite();
 
   for (const target of TARGETS) {
     for (const format of CLIENT_FORMATS) {
@@ -329,23 +335,7 @@ function assertStreamError(format: ClientFormat, text: string, message: string, 
 }
 
 describe('provider stream errors of every family, in every client format', () => {
-  let matrix: Matrix;
-  before(async () => {
-    const provider = await startScriptedProvider();
-    const port = await freePort();
-    const gw = await startTestGateway({
-      'gateway.yaml': [
-        gatewayYaml(port),
-        ...TARGETS.map((target) => target.yaml(provider.port)),
-        matrixRoutesYaml(TARGET_RULES),
-      ].join(''),
-    });
-    matrix = { gw, provider, base: `http://127.0.0.1:${port}` };
-  });
-  after(async () => {
-    await matrix?.gw.stop();
-    await matrix?.provider.close();
-  });
+  const matrix = matrixForSuite();
 
   for (const target of TARGETS) {
     for (const format of CLIENT_FORMATS) {
