@@ -21,6 +21,7 @@ import {
   sseEvents,
   TARGET_RULES,
   TARGETS,
+  type Target,
 } from '../../helpers/family-matrix.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { SCRIPTED_USAGE, type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
@@ -102,12 +103,12 @@ interface Matrix {
 async function startMatrix(rules: readonly MatrixRule[] = [], more = ''): Promise<Matrix> {
   const provider = await startScriptedProvider();
   const port = await freePort();
-  // GwModels are attached to the extra rules that serve GwModels too.
-  const modelSections = rules.filter((rule) => rule.target.prefix === '/models').map((rule) => rule.name);
+  // A GwModel is attached to the extra rules that serve it.
+  const sections = (target: Target) => rules.filter((rule) => rule.target === target).map((rule) => rule.name);
   const gw = await startTestGateway({
     'gateway.yaml': [
       gatewayYaml(port),
-      ...TARGETS.map((target) => target.yaml(provider.port, modelSections)),
+      ...TARGETS.map((target) => target.yaml(provider.port, sections(target))),
       matrixRoutesYaml([...TARGET_RULES, ...rules]),
       more,
     ].join(''),
@@ -170,15 +171,15 @@ describe('usage and gen_ai telemetry of every family, in every client format', (
   }
 });
 
-// The rate-limited cells: every GwBackend row, and one GwModel row (the GwModel rows answer on
-// one path of gw's, so one stands for them).
-const LIMITED = TARGETS.filter((target) => target.prefix !== '/models' || target.name === 'model-cohere');
 const TOKENS_PER_MINUTE = U.total;
 
-/** A rule per limited target and client format, each with its own tokens limit (its own bucket). */
-const LIMITED_RULES: MatrixRule[] = LIMITED.flatMap((target) =>
+/**
+ * A rule per target and client format, each with its own tokens limit (its own bucket); a
+ * GwModel's serves only it (it alone is attached to the rule).
+ */
+const LIMITED_RULES: MatrixRule[] = TARGETS.flatMap((target) =>
   CLIENT_FORMATS.map((format) => {
-    const name = `rl-${target.prefix === '/models' ? 'models' : target.name}-${format}`;
+    const name = `rl-${target.name}-${format}`;
     return { name, prefix: `/${name}`, target };
   }),
 );
