@@ -108,6 +108,13 @@ test('provider errors convert to the client format and keep the message', () => 
   // Shapes OpenAI-compatible servers use.
   const detail = translateErrorBody('completions', 'messages', 422, '{"detail":"bad field"}').body;
   assert.equal(JSON.parse(detail).error.message, 'bad field');
+  // Bedrock's {"message"}, and {"Message"} from AWS's authorization layer.
+  for (const key of ['message', 'Message']) {
+    const bedrock = translateErrorBody('converse', 'gemini', 403, JSON.stringify({ [key]: 'not authorized' })).body;
+    assert.deepEqual(JSON.parse(bedrock), {
+      error: { code: 403, message: 'not authorized', status: 'PERMISSION_DENIED' },
+    });
+  }
 });
 
 test('an Anthropic or Google error reaches a client of its family as it is, whichever API sent it', () => {

@@ -89,12 +89,13 @@ const google = (status: number, code: string, message: string, retryDelay?: stri
     },
     retryAfter: retryDelay === undefined ? undefined : String(Math.ceil(Number.parseFloat(retryDelay))),
   }) as const;
-const bedrock = (status: number, exception: string, message: string) =>
+/** Bedrock's error: the exception in a header, the message in the body ({"Message"} from AWS's authorization layer). */
+const bedrock = (status: number, exception: string, message: string, key = 'message') =>
   ({
     status,
     message,
     shape: 'bedrock',
-    body: { message },
+    body: { [key]: message },
     headers: { 'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
   }) as const;
 
@@ -144,6 +145,7 @@ const GOOGLE_ERRORS: ProviderError[] = [
 const BEDROCK_ERRORS: ProviderError[] = [
   bedrock(400, 'ValidationException', 'The provided model identifier is invalid.'),
   bedrock(403, 'AccessDeniedException', 'You do not have access to the model with the specified model ID.'),
+  bedrock(403, 'AccessDeniedException', 'User is not authorized to perform: bedrock:InvokeModel', 'Message'),
   bedrock(404, 'ResourceNotFoundException', 'Model not found.'),
   bedrock(429, 'ThrottlingException', 'Too many requests, please wait before trying again.'),
   bedrock(500, 'InternalServerException', 'The request processing has failed because of an unknown error.'),

@@ -214,7 +214,8 @@ function parseErrorBody(text: string): ParsedError | undefined {
           : 'openai';
     return { message, family };
   }
-  const message = stringOr(error) ?? stringOr(body.message) ?? stringOr(body.detail);
+  // AWS services answer {"message"} or, from the authorization layer, {"Message"}.
+  const message = stringOr(error) ?? stringOr(body.message) ?? stringOr(body.Message) ?? stringOr(body.detail);
   return message === undefined ? undefined : { message, family: undefined };
 }
 
