@@ -178,7 +178,7 @@ export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<Bedroc
 
 /** The AWS SDK's client pointed at the stand-in, signing for `region` with `credentials`. */
 export function standInClient(
-  standIn: BedrockStandIn,
+  standIn: Pick<BedrockStandIn, 'url'>,
   region: string,
   credentials: { accessKeyId: string; secretAccessKey: string },
 ): BedrockRuntimeClient {

@@ -17,7 +17,9 @@ import {
   createStreamObserver,
   createStreamTranslator,
   detectedResponseFormat,
+  googleRetryDelaySeconds,
   type JsonObject,
+  type ObservingProcessor,
   type StreamProcessor,
   streamErrorEvent,
   type TranslatedAnswer,
@@ -181,6 +183,11 @@ function respondWhole(
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }
+    // Google says when to retry in the body; every client reads Retry-After.
+    if (headers['retry-after'] === undefined) {
+      const seconds = googleRetryDelaySeconds(bytes.toString('utf8'));
+      if (seconds !== undefined) headers['retry-after'] = String(seconds);
+    }
     result.error = `upstream status ${status}`;
   } else if (handling.kind === 'detect') {
     // Passed on as it is; metered when it is JSON in a format gw knows.
@@ -217,8 +224,12 @@ function respondWhole(
     if (format === 'rerank') result.usage = rerankUsage(parsed);
     else if (format !== 'vertex-predict' && format !== 'bedrock-invoke')
       result.usage = usageFromResponse(format, parsed);
-    // Gemini names the model that answered modelVersion.
-    result.responseModel = stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
+    // Gemini names the model that answered modelVersion; Converse names none, so the model is
+    // the one gw put in the path (as its streams report it).
+    result.responseModel =
+      format === 'converse'
+        ? input.plan.upstreamModel
+        : stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
     if (handling.kind === 'token-count') {
       const count = geminiTokenCount(parsed);
       if (count === undefined) {
@@ -267,25 +278,28 @@ async function streamResponse(
   const handling = input.plan.response;
   const providerFormat = input.plan.providerFormat;
   const translates = handling.kind === 'translate' && handling.from !== handling.to;
-  // A Detect stream's format is known once its events tell it (for the error event below).
-  const detecting = handling.kind === 'detect' ? createStreamObserver('detect') : undefined;
-  const processor: StreamProcessor =
-    handling.kind === 'translate'
-      ? createStreamTranslator(handling.from, handling.to, {
-          includeUsage: handling.includeUsage,
-          ...(handling.from === 'converse' && input.plan.upstreamModel !== undefined
-            ? { model: input.plan.upstreamModel }
-            : {}),
-        })
-      : (detecting ??
-        createStreamObserver(
-          providerFormat === 'messages' || providerFormat === 'responses' || providerFormat === 'gemini'
-            ? providerFormat
-            : 'completions',
-          {
-            dropUsageOnlyChunk: handling.kind === 'same' && handling.dropUsageOnlyChunk,
-          },
-        ));
+  // A stream passed on (not translated) is observed; its observer writes the error event that
+  // ends it early, in the stream's own format (a Detect stream's is known once its events tell it).
+  let observer: ObservingProcessor | undefined;
+  let processor: StreamProcessor;
+  if (handling.kind === 'translate') {
+    processor = createStreamTranslator(handling.from, handling.to, {
+      includeUsage: handling.includeUsage,
+      ...(handling.from === 'converse' && input.plan.upstreamModel !== undefined
+        ? { model: input.plan.upstreamModel }
+        : {}),
+    });
+  } else {
+    observer = createStreamObserver(
+      handling.kind === 'detect'
+        ? 'detect'
+        : providerFormat === 'messages' || providerFormat === 'responses' || providerFormat === 'gemini'
+          ? providerFormat
+          : 'completions',
+      { dropUsageOnlyChunk: handling.kind === 'same' && handling.dropUsageOnlyChunk },
+    );
+    processor = observer;
+  }
   const res = input.res;
   const headers = forwardedResponseHeaders(response.headers, REBUILT_RESPONSE_HEADERS);
   headers['content-type'] = 'text/event-stream';
@@ -321,12 +335,15 @@ async function streamResponse(
       result.error = 'client went away';
     } else {
       // The upstream broke mid-stream: end the client's stream with an error event in its format.
-      // A translator writes its own; an observer has none, and its unfinished last event is
-      // dropped so that the error event starts on an event boundary.
+      // A translator writes its own; an observer's unfinished last event is dropped so that the
+      // error event starts on an event boundary.
       result.error = `upstream stream ${failureOf(error)}`;
+      const clientFormat = errorFormat(input.clientFormat);
       const last = translates
         ? processor.end()
-        : streamErrorEvent(errorFormat(detecting?.format ?? input.clientFormat), 502, TRUNCATED_MESSAGE);
+        : observer
+          ? observer.errorEvent(clientFormat, 502, TRUNCATED_MESSAGE)
+          : streamErrorEvent(clientFormat, 502, TRUNCATED_MESSAGE);
       if (last.length > 0 && !res.destroyed) res.write(last);
       res.end();
     }

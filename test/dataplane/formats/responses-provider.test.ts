@@ -316,6 +316,20 @@ test('a failed, cut-short or malformed Responses stream ends with an error event
   ]);
   assert.equal(errorEvent.state, 'failed');
   assert.match(out, /overloaded/);
+
+  // The error nested as in an error body (as gw writes it and the openai SDK reads it): its
+  // message and the status its type stands for reach the client.
+  const nested = createStreamTranslator('responses', 'messages');
+  const nestedOut = feed(nested, [
+    new TextEncoder().encode(
+      'event: error\ndata: {"type":"error","error":{"type":"requests","message":"slow down","param":null,"code":null},"sequence_number":0}\n\n',
+    ),
+  ]);
+  assert.equal(nested.state, 'failed');
+  assert.match(
+    nestedOut,
+    /event: error\ndata: \{"type":"error","error":\{"type":"rate_limit_error","message":"slow down"\}\}/,
+  );
 });
 
 test('a Responses stream and Response read back for a Gemini client', () => {

@@ -97,6 +97,37 @@ test('a Responses stream: model from response.created, usage from response.compl
   });
 });
 
+test("a passed-on stream cut short ends with its own format's error event (a Responses one numbered on)", () => {
+  const responses = createStreamObserver('responses');
+  responses.write(
+    encode(
+      [0, 1, 2]
+        .map(
+          (n) =>
+            `event: response.in_progress\ndata: ${JSON.stringify({ type: 'response.in_progress', sequence_number: n, response: { id: 'r', model: 'gpt-5' } })}\n\n`,
+        )
+        .join(''),
+    ),
+  );
+  const event = responses.errorEvent('completions', 502, 'cut');
+  assert.match(event, /^event: error\ndata: /);
+  const payload = JSON.parse(event.slice(event.indexOf('data: ') + 6));
+  assert.deepEqual(payload, {
+    type: 'error',
+    error: { message: 'cut', type: 'server_error', param: null, code: null },
+    sequence_number: 3,
+  });
+  // Before any event a Detect observer falls back to the client's format; a Messages stream's is Anthropic's.
+  assert.equal(
+    createStreamObserver('detect').errorEvent('completions', 502, 'cut'),
+    `data: ${JSON.stringify({ error: { message: 'cut', type: 'server_error', param: null, code: null } })}\n\n`,
+  );
+  assert.match(
+    createStreamObserver('messages').errorEvent('completions', 502, 'cut'),
+    /^event: error\ndata: \{"type":"error"/,
+  );
+});
+
 test('an observer passes events it cannot read, unread', () => {
   const observer = createStreamObserver('completions', { dropUsageOnlyChunk: true });
   const input = 'data: {not json\n\n: keep-alive\n\ndata: [DONE]\n\n';

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   type ErrorKind,
   errorBody,
+  googleRetryDelaySeconds,
   isStreaming,
   requestModel,
   streamIncludesUsage,
@@ -107,6 +108,49 @@ test('provider errors convert to the client format and keep the message', () => 
   // Shapes OpenAI-compatible servers use.
   const detail = translateErrorBody('completions', 'messages', 422, '{"detail":"bad field"}').body;
   assert.equal(JSON.parse(detail).error.message, 'bad field');
+  // Bedrock's {"message"}, and {"Message"} from AWS's authorization layer.
+  for (const key of ['message', 'Message']) {
+    const bedrock = translateErrorBody('converse', 'gemini', 403, JSON.stringify({ [key]: 'not authorized' })).body;
+    assert.deepEqual(JSON.parse(bedrock), {
+      error: { code: 403, message: 'not authorized', status: 'PERMISSION_DENIED' },
+    });
+  }
+});
+
+test('an Anthropic or Google error reaches a client of its family as it is, whichever API sent it', () => {
+  // Vertex answers Google's errors in front of Anthropic's models (rawPredict): details kept.
+  const google = JSON.stringify({
+    error: {
+      code: 429,
+      message: 'Quota exceeded',
+      status: 'RESOURCE_EXHAUSTED',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '6.5s' }],
+    },
+  });
+  assert.equal(translateErrorBody('messages', 'gemini', 429, google).body, google);
+  assert.deepEqual(JSON.parse(translateErrorBody('messages', 'messages', 429, google).body), {
+    type: 'error',
+    error: { type: 'rate_limit_error', message: 'Quota exceeded' },
+  });
+  const anthropic = JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  assert.equal(translateErrorBody('gemini', 'messages', 529, anthropic).body, anthropic);
+  // OpenAI's shape is told by elimination: from another API it is rewritten to OpenAI's in full.
+  const loose = JSON.stringify({ error: { message: 'no' } });
+  assert.deepEqual(JSON.parse(translateErrorBody('messages', 'completions', 400, loose).body), {
+    error: { message: 'no', type: 'invalid_request_error', param: null, code: null },
+  });
+});
+
+test("Google's RetryInfo in seconds, rounded up (its Retry-After for every client)", () => {
+  const body = (retryDelay: unknown) =>
+    JSON.stringify({
+      error: { code: 429, details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }] },
+    });
+  assert.equal(googleRetryDelaySeconds(body('6.5s')), 7);
+  assert.equal(googleRetryDelaySeconds(body('30s')), 30);
+  for (const bad of [body('soon'), body(7), body('-1s'), '{"error":{"code":429}}', 'RetryInfo <html>']) {
+    assert.equal(googleRetryDelaySeconds(bad), undefined, bad);
+  }
 });
 
 test('garbage error bodies become the generic message for the status', () => {

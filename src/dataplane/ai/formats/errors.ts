@@ -214,7 +214,8 @@ function parseErrorBody(text: string): ParsedError | undefined {
           : 'openai';
     return { message, family };
   }
-  const message = stringOr(error) ?? stringOr(body.message) ?? stringOr(body.detail);
+  // AWS services answer {"message"} or, from the authorization layer, {"Message"}.
+  const message = stringOr(error) ?? stringOr(body.message) ?? stringOr(body.Message) ?? stringOr(body.detail);
   return message === undefined ? undefined : { message, family: undefined };
 }
 
@@ -231,8 +232,36 @@ export function translateErrorBody(
 ): { contentType: string; body: string } {
   const parsed = parseErrorBody(body);
   if (!parsed) return errorBody(to, status, genericErrorMessage(status));
-  if (parsed.family !== undefined && parsed.family === formatFamily(from) && parsed.family === formatFamily(to)) {
+  // Anthropic's and Google's shapes are told apart exactly, so one reaches a client of its family
+  // as it is from whichever API sent it (Google's from Vertex in front of Anthropic's models keeps
+  // its details); OpenAI's is what is left over, so only an OpenAI-format provider's passes.
+  const exact = parsed.family === 'anthropic' || parsed.family === 'gemini';
+  if (parsed.family === formatFamily(to) && (exact || parsed.family === formatFamily(from))) {
     return { contentType: 'application/json', body };
   }
   return errorBody(to, status, parsed.message);
+}
+
+/**
+ * The seconds a Google error body asks the client to wait (its google.rpc.RetryInfo detail's
+ * retryDelay, "7s" or "0.5s"), rounded up: what Gemini and Vertex send instead of a Retry-After
+ * header, which gw gives clients of every format. Undefined when the body has none.
+ */
+export function googleRetryDelaySeconds(body: string): number | undefined {
+  if (!body.includes('RetryInfo')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const details = isPlainObject(parsed) && isPlainObject(parsed.error) ? parsed.error.details : undefined;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (!isPlainObject(detail) || detail['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo') continue;
+    const delay = stringOr(detail.retryDelay);
+    const match = delay === undefined ? null : /^(\d{1,9}(?:\.\d{1,9})?)s$/.exec(delay);
+    if (match) return Math.ceil(Number(match[1]));
+  }
+  return undefined;
 }

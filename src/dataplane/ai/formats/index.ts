@@ -10,6 +10,7 @@ export {
   errorBody,
   errorTypeForStatus,
   genericErrorMessage,
+  googleRetryDelaySeconds,
   streamErrorEvent,
   translateErrorBody,
 } from './errors.ts';

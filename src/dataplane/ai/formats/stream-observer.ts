@@ -6,10 +6,11 @@
 // event longer than the bound it stops reading and passes the rest through as it comes. Made for
 // `detect`, it does not know the format in advance: the first event that tells decides it.
 import { detectedEventFormat } from './detect.ts';
+import { responsesStreamErrorEvent, streamErrorEvent } from './errors.ts';
 import { isPlainObject, stringOr } from './json.ts';
 import { type SseBlock, SseReader } from './sse-reader.ts';
 import type { StreamProcessor, StreamState } from './stream.ts';
-import type { JsonObject } from './types.ts';
+import type { ApiFormat, JsonObject } from './types.ts';
 import {
   type Usage,
   usageFromCompletions,
@@ -48,6 +49,12 @@ export function createStreamObserver(
 export interface ObservingProcessor extends StreamProcessor {
   /** The stream's format; undefined while no event has told it (`detect`). */
   readonly format: ObservedFormat | undefined;
+  /**
+   * The event that ends this stream on an error, in the stream's own format (`otherwise` while no
+   * event has told it): a Responses stream's is its `error` event numbered after the last event
+   * passed on, as the API numbers every event of a stream.
+   */
+  errorEvent(otherwise: ApiFormat, status: number, message: string): string;
 }
 
 class StreamObserver implements ObservingProcessor {
@@ -58,6 +65,8 @@ class StreamObserver implements ObservingProcessor {
   #messagesCounters: JsonObject | undefined;
   #model: string | undefined;
   #firstToken = false;
+  /** The sequence_number of the last Responses event seen (-1: none yet). */
+  #lastSequence = -1;
 
   constructor(format: ObservedFormat | undefined, dropUsageOnlyChunk: boolean) {
     this.#format = format;
@@ -87,6 +96,12 @@ class StreamObserver implements ObservingProcessor {
 
   get failure(): undefined {
     return undefined;
+  }
+
+  errorEvent(otherwise: ApiFormat, status: number, message: string): string {
+    const format = this.#format ?? otherwise;
+    if (format === 'responses') return responsesStreamErrorEvent(status, message, this.#lastSequence + 1);
+    return streamErrorEvent(format, status, message);
   }
 
   write(chunk: Uint8Array): string {
@@ -166,6 +181,8 @@ class StreamObserver implements ObservingProcessor {
   }
 
   #responsesEvent(event: JsonObject): void {
+    if (typeof event.sequence_number === 'number' && event.sequence_number > this.#lastSequence)
+      this.#lastSequence = event.sequence_number;
     const type = stringOr(event.type);
     if (type === undefined) return;
     if (RESPONSE_EVENTS.has(type) && isPlainObject(event.response)) {

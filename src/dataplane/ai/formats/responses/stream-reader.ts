@@ -198,9 +198,12 @@ export class ResponsesStreamReader implements EventTranslator {
 
 /**
  * The provider's error (an error event's fields, or a failed response's `error`): its message,
- * and the status its code (or type) stands for.
+ * and the status its code (or type) stands for. An error event carries the fields itself (as the
+ * API reference shows it) or nested in `error`, as in an error body (as gw writes it, and as the
+ * openai SDK reads it).
  */
-function responsesFailure(error: JsonObject): StreamFailure {
+function responsesFailure(event: JsonObject): StreamFailure {
+  const error = isPlainObject(event.error) ? event.error : event;
   const message = stringOr(error.message) ?? 'The provider reported an error in the stream.';
   const code = stringOr(error.code);
   const status = (code !== undefined ? STATUS_OF_CODE[code] : undefined) ?? statusForErrorType(error.type);
