@@ -40,6 +40,9 @@ describe('the upstream request of an LLM route', () => {
       { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
       {
         'x-api-key': 'client-second-key',
+        'x-goog-api-key': 'client-google-key',
+        'api-key': 'client-azure-key',
+        'proxy-authorization': 'Basic Y2xpZW50OnByb3h5',
         'x-request-tag': 'tag-7',
         'accept-encoding': 'gzip',
         'user-agent': 'tests/1',
@@ -60,6 +63,9 @@ describe('the upstream request of an LLM route', () => {
     assert.equal(Number(seen.headers['content-length']), Buffer.byteLength(JSON.stringify(seen.body)));
     assert.equal(JSON.stringify(seen.headers).includes('client-key'), false);
     assert.equal(JSON.stringify(seen.headers).includes('client-second-key'), false);
+    // Credentials in the other vendors' headers are the client's too: never sent on.
+    for (const name of ['x-goog-api-key', 'api-key', 'proxy-authorization'])
+      assert.equal(seen.headers[name], undefined, name);
   });
 
   it("passes the client's query parameters on", async () => {

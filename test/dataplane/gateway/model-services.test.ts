@@ -45,10 +45,20 @@ type Service = (typeof SERVICES)[number];
 /** The key gw holds for a service (Ollama has none). */
 const keyOf = (service: Service) => (service.provider === 'Provider08' ? undefined : `key-${service.name}`);
 
+/** What a stand-in recorded of a request: its line, its Authorization and any other credential header. */
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  otherCredentials: string[];
+}
+
+const OTHER_CREDENTIAL_HEADERS = ['x-api-key', 'x-goog-api-key', 'api-key', 'proxy-authorization'];
+
 interface ServiceStandIn {
   port: number;
-  seen: { method: string; url: string; authorization: string | undefined }[];
-  last(): { method: string; url: string; authorization: string | undefined };
+  seen: Seen[];
+  last(): Seen;
   close(): Promise<void>;
 }
 
@@ -60,7 +70,12 @@ async function startServiceStandIn(base: string, mock: MockServer): Promise<Serv
   const seen: ServiceStandIn['seen'] = [];
   const server = createServer((req, res) => {
     const url = req.url ?? '';
-    seen.push({ method: req.method ?? '', url, authorization: req.headers.authorization });
+    seen.push({
+      method: req.method ?? '',
+      url,
+      authorization: req.headers.authorization,
+      otherCredentials: OTHER_CREDENTIAL_HEADERS.filter((name) => req.headers[name] !== undefined),
+    });
     if (!url.startsWith(`${base}/`)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no route ${url}`);
       return;
@@ -133,6 +148,24 @@ ${key === undefined ? '' : `  policies: {auth: {key: ${key}}}`}`,
       assert.equal(seen.authorization, key === undefined ? undefined : `Bearer ${key}`, "gw's key, never the client's");
     });
   }
+
+  it("sends a provider none of the client's credentials, whichever header they came in (Ollama: no key of gw's)", async () => {
+    const completion = await openai.chat.completions.create(
+      { model: 'ollama', messages: [{ role: 'user', content: 'hello ollama' }] },
+      {
+        headers: {
+          'x-api-key': 'client-x',
+          'x-goog-api-key': 'client-goog',
+          'api-key': 'client-azure',
+          'proxy-authorization': 'Basic Y2xpZW50OnByb3h5',
+        },
+      },
+    );
+    assert.equal(completion.choices[0]!.message.content, 'echo: hello ollama');
+    const seen = standIns.get('ollama')!.last();
+    assert.equal(seen.authorization, undefined);
+    assert.deepEqual(seen.otherCredentials, []);
+  });
 
   it('sends Embeddings to the services that have them, and answers 400 for the others', async () => {
     for (const service of SERVICES) {
