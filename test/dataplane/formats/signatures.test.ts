@@ -430,3 +430,78 @@ test('a Chat Completions provider’s extra_content → a Gemini client: thought
   const parts = (out.candidates as { content: { parts: JsonObject[] } }[])[0]!.content.parts;
   assert.deepEqual(parts[0], { functionCall: CALL, thoughtSignature: SIG });
 });
+
+const RESPONSES_PROVIDER_RESPONSE = {
+  id: 'resp_1',
+  object: 'response',
+  status: 'completed',
+  model: 'o4-mini',
+  output: [
+    { id: 'rs_9', type: 'reasoning', summary: [], encrypted_content: 'gAAAAenc' },
+    { id: 'fc_1', type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+  ],
+  usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+};
+
+test('a Responses provider’s reasoning item → Messages: a thinking block signed with its id and encrypted_content', () => {
+  const out = translateResponse('responses', 'messages', RESPONSES_PROVIDER_RESPONSE);
+  assert.deepEqual((out.content as JsonObject[])[0], {
+    type: 'thinking',
+    thinking: '',
+    signature: 'openai.reasoning.v1:rs_9:gAAAAenc',
+  });
+});
+
+test('a Responses provider stream: the reasoning item’s output_item.done signs the reasoning for a Messages client', () => {
+  const item = RESPONSES_PROVIDER_RESPONSE.output[0];
+  const events: JsonObject[] = [
+    { type: 'response.created', response: { id: 'resp_1', model: 'o4-mini' } },
+    { type: 'response.output_item.added', output_index: 0, item: { ...item, encrypted_content: null } },
+    { type: 'response.reasoning_summary_text.delta', output_index: 0, delta: 'Hmm.' },
+    { type: 'response.output_item.done', output_index: 0, item },
+    { type: 'response.completed', response: { ...RESPONSES_PROVIDER_RESPONSE, output: [item] } },
+  ];
+  const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  const out = parseSse(feed(createStreamTranslator('responses', 'messages'), [new TextEncoder().encode(text)]));
+  const deltas = out.map((event) => JSON.parse(event.data).delta).filter((delta) => delta?.type !== undefined);
+  assert.deepEqual(deltas.slice(0, 2), [
+    { type: 'thinking_delta', thinking: 'Hmm.' },
+    { type: 'signature_delta', signature: 'openai.reasoning.v1:rs_9:gAAAAenc' },
+  ]);
+});
+
+test('Messages → a Responses provider: its own reasoning goes back as the item; another provider’s is dropped; include asked', () => {
+  const { body, warnings } = translateRequest('messages', 'responses', {
+    model: 'o4-mini',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'weather?' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Hmm.', signature: 'openai.reasoning.v1:rs_9:gAAAAenc' },
+          { type: 'thinking', thinking: 'Claude’s.', signature: 'EqQB' },
+          { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'sunny' }] },
+    ],
+  });
+  assert.deepEqual((body.input as JsonObject[]).slice(1, 3), [
+    { type: 'reasoning', id: 'rs_9', summary: [{ type: 'summary_text', text: 'Hmm.' }], encrypted_content: 'gAAAAenc' },
+    { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+  ]);
+  assert.deepEqual(body.include, ['reasoning.encrypted_content']);
+  assert.deepEqual(
+    warnings?.map((warning) => warning.path),
+    ['messages[1].content[1]'],
+  );
+});
+
+test('a Responses provider is not asked for encrypted reasoning when none was asked for or sent back', () => {
+  const { body } = translateRequest('completions', 'responses', {
+    model: 'gpt-4.1',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  assert.equal(body.include, undefined, 'OpenAI refuses it for a model that does not reason');
+});

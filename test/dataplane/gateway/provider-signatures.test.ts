@@ -4,7 +4,9 @@
 // refuses a turn whose functionCall parts lack it, as Gemini 3 does; the Anthropic stand-in with
 // thinking enabled signs its thinking and refuses a tool result whose assistant turn does not
 // start with the signed thinking, as Anthropic does. The clients send back what they were given
-// (the message, the content blocks, the output items) as their SDKs hand it to them.
+// (the message, the content blocks, the output items) as their SDKs hand it to them. The other
+// way round, a provider that speaks only the Responses API gets its own reasoning item (id and
+// encrypted_content) back from a Messages client.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -17,6 +19,12 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import {
+  type ResponsesStandIn,
+  STAND_IN_ENCRYPTED_REASONING,
+  STAND_IN_REASONING,
+  startResponsesStandIn,
+} from '../../helpers/responses-stand-in.ts';
 import { thinkingSignatureOf } from '../../support/providers/anthropic-messages.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { type GeminiMock, startGeminiMock, thoughtSignatureOf } from '../../support/providers/gemini-mock.ts';
@@ -51,28 +59,44 @@ describe('provider signatures through gw', () => {
   let openaiGemini: OpenAI;
   let openaiClaude: OpenAI;
   let anthropicGemini: Anthropic;
+  let responsesOnly: ResponsesStandIn;
+  let anthropicResponses: Anthropic;
 
   before(async () => {
     gemini = await startGeminiMock({ apiKey: GEMINI_KEY });
     anthropic = await startAnthropicMock({ apiKey: 'sk-gamma' });
+    responsesOnly = await startResponsesStandIn('sk-responses');
     port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
         gatewayYaml(port),
         aiBackendYaml('gemini', gemini.port, 'delta: {}', GEMINI_KEY, GEMINI_ROUTES),
         aiBackendYaml('claude', anthropic.port, 'gamma: {}', 'sk-gamma', undefined),
-        llmRouteYaml(['gemini', 'claude']),
+        aiBackendYaml(
+          'responses',
+          responsesOnly.port,
+          'custom: {formats: [{type: Responses}]}',
+          'sk-responses',
+          '{/v1/messages: Messages}',
+        ),
+        llmRouteYaml(['gemini', 'claude', 'responses']),
       ].join(''),
     });
     openaiGemini = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/gemini/v1`, maxRetries: 0 });
     openaiClaude = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/claude/v1`, maxRetries: 0 });
     anthropicGemini = new Anthropic({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/gemini`, maxRetries: 0 });
+    anthropicResponses = new Anthropic({
+      apiKey: 'client',
+      baseURL: `http://127.0.0.1:${port}/responses`,
+      maxRetries: 0,
+    });
   });
 
   after(async () => {
     await gw?.stop();
     await gemini?.close();
     await anthropic?.close();
+    await responsesOnly?.close();
   });
 
   /** The functionCall part of the model turn gw sent Gemini last. */
@@ -263,6 +287,49 @@ describe('provider signatures through gw', () => {
         (error: unknown) =>
           error instanceof OpenAI.BadRequestError && /must start with a thinking block/.test(String(error.message)),
       );
+    });
+  });
+
+  describe('a Responses-only provider: its reasoning item back from a Messages client', () => {
+    it('the item id and encrypted_content ride in the thinking signature and go back as the item (whole and streamed)', async () => {
+      for (const stream of [false, true]) {
+        const params = {
+          model: 'o4-mini',
+          max_tokens: 256,
+          output_config: { effort: 'low' as const },
+          messages: [{ role: 'user' as const, content: 'call get_weather please' }],
+          tools: [MESSAGES_TOOL],
+        };
+        const first = stream
+          ? await anthropicResponses.messages.stream(params).finalMessage()
+          : await anthropicResponses.messages.create(params);
+        assert.deepEqual(
+          first.content.map((block) => block.type),
+          ['thinking', 'tool_use'],
+          `stream ${stream}`,
+        );
+        const asked = responsesOnly.requests.at(-1)!.body;
+        assert.deepEqual(asked.include, ['reasoning.encrypted_content'], 'gw asks for the encrypted reasoning');
+        const thinking = first.content[0] as Anthropic.ThinkingBlock;
+        assert.equal(thinking.thinking, STAND_IN_REASONING);
+        const use = first.content[1] as Anthropic.ToolUseBlock;
+        await anthropicResponses.messages.create({
+          ...params,
+          messages: [
+            ...params.messages,
+            { role: 'assistant', content: first.content },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] },
+          ],
+        });
+        const input = responsesOnly.requests.at(-1)!.body.input as Record<string, unknown>[];
+        assert.deepEqual(input[1], {
+          type: 'reasoning',
+          id: 'rs_0',
+          summary: [{ type: 'summary_text', text: STAND_IN_REASONING }],
+          encrypted_content: STAND_IN_ENCRYPTED_REASONING,
+        });
+        assert.equal(input[2]!.type, 'function_call');
+      }
     });
   });
 });

@@ -10,6 +10,8 @@
 // - A Responses reasoning item's encrypted_content is opaque to the client: gw writes the
 //   signature (or the redacted reasoning) there in an envelope of its own (encryptedContent), so
 //   that reading it back tells gw's own from an OpenAI value that means nothing elsewhere.
+// - A Responses provider's own reasoning item (its id and encrypted_content) is the signature of
+//   the reasoning part read from it (responsesItemSignature), written back as that item.
 import type { Part, ReasoningPart, ToolCallPart } from './types.ts';
 
 /**
@@ -85,6 +87,24 @@ export function readEncryptedContent(value: unknown): { signature: string } | { 
     return { redacted: value.slice(REDACTED_PREFIX.length) };
   }
   return undefined;
+}
+
+// A Responses provider's reasoning item as the signature of a reasoning part: the item's id and
+// its encrypted_content, both of which the provider wants back in the next turn's input.
+const RESPONSES_ITEM_PREFIX = 'openai.reasoning.v1:';
+
+/** A Responses provider's reasoning item (its id and encrypted_content) as a reasoning part's signature. */
+export function responsesItemSignature(id: string, encrypted: string): string {
+  return `${RESPONSES_ITEM_PREFIX}${id}:${encrypted}`;
+}
+
+/** The reasoning item a signature written by responsesItemSignature stands for; undefined for any other signature. */
+export function readResponsesItemSignature(signature: string): { id: string; encrypted: string } | undefined {
+  if (!signature.startsWith(RESPONSES_ITEM_PREFIX)) return undefined;
+  const rest = signature.slice(RESPONSES_ITEM_PREFIX.length);
+  const colon = rest.indexOf(':');
+  if (colon <= 0 || colon === rest.length - 1) return undefined;
+  return { id: rest.slice(0, colon), encrypted: rest.slice(colon + 1) };
 }
 
 /**
