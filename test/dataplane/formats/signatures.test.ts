@@ -505,3 +505,35 @@ test('a Responses provider is not asked for encrypted reasoning when none was as
   });
   assert.equal(body.include, undefined, 'OpenAI refuses it for a model that does not reason');
 });
+
+test('a tool call signature reaching Messages, Converse or a Responses provider is reported as dropped, not sent', () => {
+  const body = {
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'weather?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            extra_content: { google: { thought_signature: SIG } },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+    ],
+  };
+  for (const to of ['messages', 'converse', 'responses'] as const) {
+    const { body: written, warnings } = translateRequest('completions', to, body);
+    assert.deepEqual(
+      warnings?.map((warning) => warning.path),
+      ['messages[1].tool_calls[0]'],
+      to,
+    );
+    assert.match(warnings![0]!.message, /another provider's signature of a tool call has no \w+ equivalent; dropped/);
+    assert.ok(!JSON.stringify(written).includes(SIG), `${to}: the signature is not sent`);
+  }
+});

@@ -12,6 +12,7 @@
 //   that reading it back tells gw's own from an OpenAI value that means nothing elsewhere.
 // - A Responses provider's own reasoning item (its id and encrypted_content) is the signature of
 //   the reasoning part read from it (responsesItemSignature), written back as that item.
+import type { Warnings } from '../warnings.ts';
 import type { Part, ReasoningPart, ToolCallPart } from './types.ts';
 
 /**
@@ -29,6 +30,15 @@ export function callSignaturesAsReasoning(parts: Part[]): Part[] {
     out.push(part);
   }
   return out;
+}
+
+/**
+ * For a provider format with no signature on a tool call (Messages, Converse, Responses): the
+ * call's signature (another provider's, Gemini's) is reported as dropped. Sent, it would be
+ * refused as a foreign signature; left out, the call is an ordinary one of the conversation.
+ */
+export function reportCallSignature(part: ToolCallPart, warnings: Warnings): void {
+  if (part.signature !== undefined) warnings.droppedWithout(part.path, "another provider's signature of a tool call");
 }
 
 /** A reasoning part with a signature, no text and nothing redacted: a carried call signature, or an empty signed thought. */

@@ -8,7 +8,7 @@
 // function tools say `strict` (the Responses API makes them strict unless told otherwise, where
 // Chat Completions and Messages do not).
 
-import { readResponsesItemSignature } from '../form/signatures.ts';
+import { readResponsesItemSignature, reportCallSignature } from '../form/signatures.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -119,6 +119,7 @@ function writeAssistant(content: Part[], input: JsonObject[], warnings: Warnings
       texts.push(withExtra(written, part.extra));
     } else if (part.type === 'tool_call') {
       warnings.report(part.dropped);
+      reportCallSignature(part, warnings);
       const callId = part.id ?? `call_${calls.length}`;
       calls.push({ type: 'function_call', call_id: callId, name: part.name, arguments: argumentsJson(part.arguments) });
     } else if (part.type === 'reasoning') {
