@@ -55,28 +55,31 @@ test('Gemini → Chat Completions: the signature is extra_content.google.thought
   assert.equal(calls[1]!.extra_content, undefined, 'an unsigned call has none');
 });
 
+/** A Chat Completions conversation with SIGNED_MODEL_TURN's calls as a Gemini-compatible client keeps them. */
+const SIGNED_CHAT_CONVERSATION = {
+  model: 'gemini-3-pro-preview',
+  messages: [
+    { role: 'user', content: 'weather?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'c1',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          extra_content: { google: { thought_signature: SIG } },
+        },
+        { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+    { role: 'tool', tool_call_id: 'c2', content: 'rain' },
+  ],
+};
+
 test('Chat Completions → Gemini: extra_content.google.thought_signature goes back on the functionCall part', () => {
-  const { body, warnings } = translateRequest('completions', 'gemini', {
-    model: 'gemini-3-pro-preview',
-    messages: [
-      { role: 'user', content: 'weather?' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'c1',
-            type: 'function',
-            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-            extra_content: { google: { thought_signature: SIG } },
-          },
-          { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
-      { role: 'tool', tool_call_id: 'c2', content: 'rain' },
-    ],
-  });
+  const { body, warnings } = translateRequest('completions', 'gemini', SIGNED_CHAT_CONVERSATION);
   assert.equal(warnings, undefined);
   assert.deepEqual(geminiModelTurn(body), SIGNED_MODEL_TURN);
 });
@@ -248,18 +251,21 @@ const CLAUDE_RESPONSE = {
   usage: { input_tokens: 10, output_tokens: 5 },
 };
 
+/** CLAUDE_RESPONSE's thinking and redacted thinking as Responses reasoning items. */
+const CLAUDE_REASONING_ITEMS = [
+  {
+    id: 'rs_0',
+    type: 'reasoning',
+    summary: [],
+    content: [{ type: 'reasoning_text', text: 'Paris first.' }],
+    encrypted_content: 'gw.signature.v1:T',
+  },
+  { id: 'rs_1', type: 'reasoning', summary: [], content: [], encrypted_content: 'gw.redacted.v1:R' },
+];
+
 test('Messages → Responses: signed thinking and redacted thinking are reasoning items with encrypted_content', () => {
   const output = translateResponse('messages', 'responses', CLAUDE_RESPONSE).output as JsonObject[];
-  assert.deepEqual(output.slice(0, 2), [
-    {
-      id: 'rs_0',
-      type: 'reasoning',
-      summary: [],
-      content: [{ type: 'reasoning_text', text: 'Paris first.' }],
-      encrypted_content: 'gw.signature.v1:T',
-    },
-    { id: 'rs_1', type: 'reasoning', summary: [], content: [], encrypted_content: 'gw.redacted.v1:R' },
-  ]);
+  assert.deepEqual(output.slice(0, 2), CLAUDE_REASONING_ITEMS);
 });
 
 test('Converse → Messages: redacted reasoning is a redacted_thinking block of a whole response', () => {
@@ -308,16 +314,7 @@ test('a Messages stream → Responses: the signature in output_item.done, redact
   const done = events
     .filter((event) => event.event === 'response.output_item.done')
     .map((event) => JSON.parse(event.data).item as JsonObject);
-  assert.deepEqual(done.slice(0, 2), [
-    {
-      id: 'rs_0',
-      type: 'reasoning',
-      summary: [],
-      content: [{ type: 'reasoning_text', text: 'Paris first.' }],
-      encrypted_content: 'gw.signature.v1:T',
-    },
-    { id: 'rs_1', type: 'reasoning', summary: [], content: [], encrypted_content: 'gw.redacted.v1:R' },
-  ]);
+  assert.deepEqual(done.slice(0, 2), CLAUDE_REASONING_ITEMS);
   const completed = JSON.parse(events.at(-1)!.data).response as { output: JsonObject[] };
   assert.deepEqual(completed.output.slice(0, 2), done.slice(0, 2));
 });
@@ -412,23 +409,13 @@ test('a Chat Completions provider’s extra_content → a Gemini client: thought
       {
         index: 0,
         finish_reason: 'tool_calls',
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              id: 'c1',
-              type: 'function',
-              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-              extra_content: { google: { thought_signature: SIG } },
-            },
-          ],
-        },
+        // The assistant message a Chat Completions provider answered, signed as Google's API signs.
+        message: SIGNED_CHAT_CONVERSATION.messages[1],
       },
     ],
   });
   const parts = (out.candidates as { content: { parts: JsonObject[] } }[])[0]!.content.parts;
-  assert.deepEqual(parts[0], { functionCall: CALL, thoughtSignature: SIG });
+  assert.deepEqual({ role: 'model', parts }, SIGNED_MODEL_TURN);
 });
 
 const RESPONSES_PROVIDER_RESPONSE = {
@@ -507,27 +494,8 @@ test('a Responses provider is not asked for encrypted reasoning when none was as
 });
 
 test('a tool call signature reaching Messages, Converse or a Responses provider is reported as dropped, not sent', () => {
-  const body = {
-    model: 'm',
-    messages: [
-      { role: 'user', content: 'weather?' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'c1',
-            type: 'function',
-            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-            extra_content: { google: { thought_signature: SIG } },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
-    ],
-  };
   for (const to of ['messages', 'converse', 'responses'] as const) {
-    const { body: written, warnings } = translateRequest('completions', to, body);
+    const { body: written, warnings } = translateRequest('completions', to, SIGNED_CHAT_CONVERSATION);
     assert.deepEqual(
       warnings?.map((warning) => warning.path),
       ['messages[1].tool_calls[0]'],
