@@ -4,12 +4,16 @@
 // refuses a turn whose functionCall parts lack it, as Gemini 3 does; the Anthropic stand-in with
 // thinking enabled signs its thinking and refuses a tool result whose assistant turn does not
 // start with the signed thinking, as Anthropic does. The clients send back what they were given
-// (the message, the content blocks, the output items) as their SDKs hand it to them. The other
+// (the message, the content blocks, the output items) as their SDKs hand it to them; the AI SDK
+// is a second client library for Gemini. The other
 // way round, a provider that speaks only the Responses API gets its own reasoning item (id and
 // encrypted_content) back from a Messages client.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { APICallError, generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import {
   aiBackendYaml,
@@ -223,6 +227,53 @@ describe('provider signatures through gw', () => {
           ],
         });
       }
+    });
+  });
+
+  describe('Gemini through a second client library: the AI SDK', () => {
+    /** A two-step tool round (the call, then the answer to its result), whole and streamed. */
+    async function toolRound(model: LanguageModel): Promise<string[]> {
+      const round = {
+        model,
+        prompt: 'what is the weather?',
+        maxRetries: 0,
+        stopWhen: stepCountIs(2),
+        // The AI SDK's Responses model sends reasoning items back only unstored, with their encrypted_content.
+        providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
+        tools: {
+          get_weather: tool({
+            inputSchema: jsonSchema<{ city: string }>(WEATHER_PARAMETERS),
+            execute: async () => 'sunny',
+          }),
+        },
+      };
+      const whole = await generateText(round);
+      const streamed = streamText({ ...round, onError: () => {} });
+      for await (const part of streamed.fullStream) if (part.type === 'error') throw part.error;
+      return [whole.text, await streamed.text];
+    }
+
+    it('@ai-sdk/anthropic and the Responses model of @ai-sdk/openai complete the round: the signature comes back', async () => {
+      const baseURL = `http://127.0.0.1:${port}/gemini/v1`;
+      for (const model of [
+        createAnthropic({ baseURL, apiKey: 'client' })(GEMINI_MODEL),
+        createOpenAI({ baseURL, apiKey: 'client' }).responses(GEMINI_MODEL),
+      ]) {
+        assert.deepEqual(await toolRound(model), ['result: "sunny"', 'result: "sunny"']);
+        assert.equal(lastFunctionCallPart().thoughtSignature, SIGNATURE);
+      }
+    });
+
+    it("the chat model of @ai-sdk/openai keeps no extra_content: Gemini 3's refusal reaches it as a 400", async () => {
+      // As against Google's own OpenAI-compatible endpoint (decision 0025): the client drops the field.
+      const model = createOpenAI({ baseURL: `http://127.0.0.1:${port}/gemini/v1`, apiKey: 'client' }).chat(
+        GEMINI_MODEL,
+      );
+      await assert.rejects(
+        toolRound(model),
+        (error: unknown) =>
+          APICallError.isInstance(error) && error.statusCode === 400 && /thought_signature/.test(error.message),
+      );
     });
   });
 
