@@ -505,3 +505,25 @@ test('a tool call signature reaching Messages, Converse or a Responses provider 
     assert.ok(!JSON.stringify(written).includes(SIG), `${to}: the signature is not sent`);
   }
 });
+
+test('a Gemini client’s streamed thought, its signature in a part after it, goes to Claude as one signed thinking block', () => {
+  const { body } = translateRequest('gemini', 'messages', {
+    model: 'claude',
+    contents: [
+      { role: 'user', parts: [{ text: 'weather?' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Paris first.', thought: true },
+          { text: '', thought: true, thoughtSignature: 'T' },
+          { functionCall: CALL },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'get_weather', response: { output: 'x' } } }] },
+    ],
+  });
+  assert.deepEqual((body.messages as { content: unknown[] }[])[1]!.content.slice(0, 2), [
+    { type: 'thinking', thinking: 'Paris first.', signature: 'T' },
+    { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } },
+  ]);
+});

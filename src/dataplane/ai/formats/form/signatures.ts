@@ -76,6 +76,33 @@ export function signaturesOntoCalls(parts: Part[]): Part[] {
   return out;
 }
 
+/**
+ * The parts with each bare signature that directly follows unsigned reasoning with text moved onto
+ * that reasoning: a stream signs a thought after its text, in a part of its own (Gemini's
+ * thoughtSignature part; gw's Gemini stream writer's reasoningSignature), and the providers that
+ * check thinking (Claude, Bedrock) want text and signature in one block.
+ */
+export function signaturesOntoReasoning(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  for (const part of parts) {
+    const last = out.at(-1);
+    if (
+      isBareSignature(part) &&
+      last !== undefined &&
+      'type' in last &&
+      last.type === 'reasoning' &&
+      last.text !== '' &&
+      last.signature === undefined &&
+      last.redacted === undefined
+    ) {
+      out[out.length - 1] = { ...last, signature: part.signature };
+      continue;
+    }
+    out.push(part);
+  }
+  return out;
+}
+
 // gw's envelopes in a Responses reasoning item's encrypted_content: the version names the shape.
 const SIGNATURE_PREFIX = 'gw.signature.v1:';
 const REDACTED_PREFIX = 'gw.redacted.v1:';

@@ -7,7 +7,7 @@
 // path's model and stream into the body it reads as `model` and `stream` (path.ts); on the
 // provider side the planner builds the URL.
 import { newChatRequest } from '../form/request.ts';
-import { signaturesOntoCalls } from '../form/signatures.ts';
+import { signaturesOntoCalls, signaturesOntoReasoning } from '../form/signatures.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -447,7 +447,9 @@ function readContent(content: unknown, i: number, calls: CallIds): Message {
   if (role !== 'user' && role !== 'model' && role !== 'function') {
     throw new TranslationError(`${path}.role: must be "user" or "model", not ${JSON.stringify(role)}`);
   }
-  const parts = content.parts.map((part, j) => readPart(part, `${path}.parts[${j}]`, { calls, turn: i, index: j }));
+  const read = content.parts.map((part, j) => readPart(part, `${path}.parts[${j}]`, { calls, turn: i, index: j }));
+  // A streamed thought's signature comes in a part of its own after it (Gemini's streams, and gw's).
+  const parts = signaturesOntoReasoning(read);
   return { role: role === 'model' ? 'assistant' : 'user', content: plainText(parts) ?? parts, path };
 }
 
