@@ -7,9 +7,10 @@
 // content_part.added) then output_text.delta; reasoning → a reasoning item with reasoning_text
 // deltas, its signature in encrypted_content of its output_item.done (a signature with no open
 // reasoning, redacted reasoning or a tool call's signature → a reasoning item with only
-// encrypted_content, added and done at once); a tool call → a function_call item and function_call_arguments.delta; the next item, the
-// stop or the end closes the open item (…done events); the end → response.completed, or
-// response.incomplete when the token limit or a filter cut it short.
+// encrypted_content, added and done at once); a tool call → a function_call item and
+// function_call_arguments.delta; the next item, the stop or the end closes the open item (…done
+// events); the end → response.completed, or response.incomplete when the token limit or a filter
+// cut it short.
 import { responsesStreamErrorEvent } from '../errors.ts';
 import { encryptedContent } from '../form/signatures.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
