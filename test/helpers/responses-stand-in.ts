@@ -1,7 +1,9 @@
 // A server that speaks only the OpenAI Responses API (POST /v1/responses; every other path is
 // 404), for the provider side of gw's Responses adapters. It answers the last user text with
 // "echo: <text>", calls the offered tool a text names ("call get_weather"), shows a reasoning
-// summary when the request sets reasoning.effort, and reports usage with cached and reasoning
+// summary when the request sets reasoning.effort (with STAND_IN_ENCRYPTED_REASONING as its
+// encrypted_content when the request includes reasoning.encrypted_content, in the whole item and
+// the stream's output_item.done, as OpenAI sends it), and reports usage with cached and reasoning
 // tokens — whole or as the typed event stream, in the wire format the openai SDK reads.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -25,6 +27,8 @@ export const STAND_IN_USAGE = {
 };
 
 export const STAND_IN_REASONING = 'Considering the question.';
+/** The encrypted_content of the reasoning item, when the request includes it. */
+export const STAND_IN_ENCRYPTED_REASONING = 'gAAAAABstandInEncryptedReasoning==';
 
 type Item = Record<string, unknown>;
 
@@ -92,7 +96,10 @@ function outputOf(body: Record<string, unknown>): Item[] {
   const text = lastUserText(body.input);
   const output: Item[] = [];
   if (typeof body.reasoning === 'object' && body.reasoning !== null) {
-    output.push({ id: 'rs_0', type: 'reasoning', summary: [{ type: 'summary_text', text: STAND_IN_REASONING }] });
+    const item: Item = { id: 'rs_0', type: 'reasoning', summary: [{ type: 'summary_text', text: STAND_IN_REASONING }] };
+    const include = Array.isArray(body.include) ? body.include : [];
+    if (include.includes('reasoning.encrypted_content')) item.encrypted_content = STAND_IN_ENCRYPTED_REASONING;
+    output.push(item);
   }
   const tools = Array.isArray(body.tools) ? (body.tools as Item[]) : [];
   const called = tools.find((tool) => tool.type === 'function' && text.includes(`call ${String(tool.name)}`));
@@ -124,7 +131,11 @@ function itemEvents(item: Item, index: number): Item[] {
     const summary = STAND_IN_REASONING;
     const part = { type: 'summary_text', text: summary };
     return [
-      { type: 'response.output_item.added', output_index: index, item: { ...item, summary: [] } },
+      {
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { ...item, summary: [], encrypted_content: null },
+      },
       { type: 'response.reasoning_summary_part.added', ...at, summary_index: 0, part: { ...part, text: '' } },
       ...summary
         .split(/(?<= )/)

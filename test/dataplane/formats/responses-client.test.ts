@@ -160,7 +160,14 @@ test('a Messages response as a Response: a message item, a function_call item, u
   assert.equal(response.id, 'msg_1');
   assert.equal(response.status, 'completed');
   assert.deepEqual(response.output, [
-    { id: 'rs_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Paris first.' }] },
+    {
+      id: 'rs_0',
+      type: 'reasoning',
+      summary: [],
+      content: [{ type: 'reasoning_text', text: 'Paris first.' }],
+      // The thinking signature, which the client sends back with the item (form/signatures.ts).
+      encrypted_content: 'gw.signature.v1:sig',
+    },
     {
       id: 'msg_1',
       type: 'message',

@@ -74,6 +74,8 @@ test('a Chat Completions request becomes a Responses request', () => {
     reasoning: { effort: 'low' },
     service_tier: 'default',
     store: false,
+    // Reasoning was asked for: its items come encrypted, for the next turn (form/signatures.ts).
+    include: ['reasoning.encrypted_content'],
   });
   assert.deepEqual(warnings, [
     { path: 'stop', message: 'no equivalent in the Responses API; dropped' },

@@ -1,4 +1,11 @@
 // POST /v1/messages (a `message`, or its event stream) and POST /v1/messages/count_tokens.
+//
+// Extended thinking, as Anthropic has it: with `thinking` enabled the answer starts with a
+// thinking block signed by thinkingSignatureOf (streamed as thinking deltas and a signature
+// delta), and a request that continues a tool use (its last user turn has tool results) is
+// refused with 400 invalid_request_error unless the assistant turn it answers starts with a
+// thinking (or redacted_thinking) block; a thinking block anywhere whose signature is not the
+// one given for its text is refused too.
 import type {
   ContentBlock,
   Message,
@@ -46,6 +53,8 @@ export function messagesReply(body: Record<string, unknown>, context: AnswerCont
   const unknown = context.unknownModel(model);
   if (unknown) return unknown;
 
+  const thinkingError = checkThinking(body);
+  if (thinkingError !== undefined) return context.error({ status: 400, message: thinkingError });
   const conversation = readConversation(body);
   const tools = conversation.mayCallTools ? requestedTools(conversation.text, offeredTools(body.tools)) : [];
   const limit = limitWords(echoAnswer(conversation.text), body.max_tokens as number);
@@ -59,10 +68,15 @@ export function messagesReply(body: Record<string, unknown>, context: AnswerCont
     }),
   );
   const content: WireContentBlock[] = toolUses.length > 0 ? toolUses : [textBlock(limit.text)];
-  const outputTokens =
+  let outputTokens =
     toolUses.length > 0
       ? toolUses.reduce((sum, use) => sum + countWords(`${use.name} ${JSON.stringify(use.input)}`), 0)
       : countWords(limit.text);
+  if (thinkingEnabled(body)) {
+    const thinking = `thinking about: ${conversation.text}`;
+    content.unshift({ type: 'thinking', thinking, signature: thinkingSignatureOf(thinking) });
+    outputTokens += countWords(thinking);
+  }
   const message: WireMessage = {
     id: context.id('msg_'),
     type: 'message',
@@ -112,6 +126,21 @@ function streamEvents(message: WireMessage): SseEvent[] {
       for (const text of wordPieces(block.text)) {
         events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
       }
+    } else if (block.type === 'thinking') {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      if (index === 0) events.push({ type: 'ping' });
+      for (const thinking of wordPieces(block.thinking)) {
+        events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
+      }
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
+      });
     } else if (block.type === 'tool_use') {
       events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
       if (index === 0) events.push({ type: 'ping' });
@@ -155,6 +184,41 @@ export function usage(inputTokens: number, outputTokens: number): Usage {
     output_tokens_details: null,
     speed: null,
   };
+}
+
+/** The signature the stand-in gives a thinking block (opaque to clients, checked when it comes back). */
+export function thinkingSignatureOf(thinking: string): string {
+  return Buffer.from(`claude-thinking:${thinking}`).toString('base64');
+}
+
+function thinkingEnabled(body: Record<string, unknown>): boolean {
+  return isObject(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
+}
+
+/** Why Anthropic would refuse the request's thinking blocks (see the header); undefined when it would not. */
+function checkThinking(body: Record<string, unknown>): string | undefined {
+  if (!Array.isArray(body.messages)) return undefined;
+  const messages = body.messages as unknown[];
+  for (const [i, message] of messages.entries()) {
+    if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [j, block] of message.content.entries()) {
+      if (!isObject(block) || block.type !== 'thinking') continue;
+      if (typeof block.thinking !== 'string' || block.signature !== thinkingSignatureOf(block.thinking)) {
+        return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      }
+    }
+  }
+  if (!thinkingEnabled(body)) return undefined;
+  const lastUser = messages.findLastIndex((message) => isObject(message) && message.role === 'user');
+  const user = messages[lastUser];
+  const continuesToolUse =
+    isObject(user) && Array.isArray(user.content) && user.content.some((b) => isObject(b) && b.type === 'tool_result');
+  const answered = messages[lastUser - 1];
+  if (!continuesToolUse || !isObject(answered) || answered.role !== 'assistant') return undefined;
+  const first = Array.isArray(answered.content) ? answered.content[0] : undefined;
+  if (isObject(first) && (first.type === 'thinking' || first.type === 'redacted_thinking')) return undefined;
+  const found = isObject(first) ? String(first.type) : 'text';
+  return `messages.${lastUser - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
 }
 
 /** Anthropic's validation message for a missing field: "<field>: Field required". */

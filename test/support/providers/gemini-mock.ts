@@ -11,6 +11,12 @@
 // declared function ({"city":"Paris"}); anything else gets "echo: <last text>", streamed word by
 // word.
 //
+// Thought signatures, as Gemini has them: each functionCall part it answers carries a
+// thoughtSignature (thoughtSignatureOf); for a Gemini 3 model (gemini-3…) a request whose current
+// turn (the model's steps after the last user text) has a functionCall part without that exact
+// signature is refused with 400 INVALID_ARGUMENT, as Gemini 3 refuses it (Gemini 2.5 models do
+// not check).
+//
 // With `vertex` it stands in for Vertex AI's Gemini models (the "epsilon" family) instead: the
 // same bodies at /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:…,
 // an OAuth access token required as Authorization: Bearer (test/dataplane/gateway/epsilon-vertex.test.ts).
@@ -66,6 +72,35 @@ function googleError(res: ServerResponse, code: number, status: string, message:
   res.end(JSON.stringify({ error: { code, message, status } }));
 }
 
+/** The thoughtSignature the stand-in gives a function call (opaque to clients, checked when it comes back). */
+export function thoughtSignatureOf(call: { name?: string; args?: unknown }): string {
+  return Buffer.from(`gemini-thought:${call.name}:${JSON.stringify(call.args ?? {})}`).toString('base64');
+}
+
+/**
+ * The first functionCall part of the current turn (the contents after the last user turn with
+ * text) whose thoughtSignature is not the one the stand-in gave it, with its position; undefined
+ * when every one is signed.
+ */
+function unsignedCall(body: Record<string, unknown>): { name: string; position: number } | undefined {
+  const contents = (body.contents as Content[] | undefined) ?? [];
+  let start = 0;
+  contents.forEach((content, i) => {
+    if (content.role === 'user' && content.parts?.some((part) => typeof part.text === 'string')) start = i + 1;
+  });
+  let position = 0;
+  for (const content of contents.slice(start)) {
+    for (const part of content.parts ?? []) {
+      position++;
+      const call = part.functionCall;
+      if (call !== undefined && part.thoughtSignature !== thoughtSignatureOf(call)) {
+        return { name: call.name ?? '', position };
+      }
+    }
+  }
+  return undefined;
+}
+
 function lastTurnParts(body: Record<string, unknown>): Part[] {
   const contents = body.contents as Content[] | undefined;
   return contents?.at(-1)?.parts ?? [];
@@ -81,7 +116,8 @@ function answerParts(body: Record<string, unknown>): Part[] {
   const tools = body.tools as { functionDeclarations?: { name: string }[] }[] | undefined;
   const declared = tools?.flatMap((tool) => tool.functionDeclarations ?? [])[0];
   if (declared !== undefined && /weather/i.test(text)) {
-    return [{ functionCall: { id: 'call-weather-1', name: declared.name, args: { city: 'Paris' } } }];
+    const functionCall = { id: 'call-weather-1', name: declared.name, args: { city: 'Paris' } };
+    return [{ functionCall, thoughtSignature: thoughtSignatureOf(functionCall) }];
   }
   return [{ text: `echo: ${text}` }];
 }
@@ -174,6 +210,16 @@ export async function startGeminiMock(options: { apiKey: string } | { vertex: Ve
         return;
       }
       const model = decodeURIComponent(route[1]!);
+      const unsigned = model.startsWith('gemini-3') ? unsignedCall(body) : undefined;
+      if (unsigned !== undefined) {
+        googleError(
+          res,
+          400,
+          'INVALID_ARGUMENT',
+          `Function call is missing a thought_signature in functionCall parts. Function call \`${unsigned.name}\`, position ${unsigned.position}.`,
+        );
+        return;
+      }
       const parts = answerParts(body);
       const counted = usage(body, parts);
       if (route[2] === 'generateContent') {

@@ -3,6 +3,7 @@
 // listed in docs/llm-formats.md; fields outside the Chat Completions schema are carried over.
 
 import { newChatRequest } from '../form/request.ts';
+import { completionsCallExtra, completionsCallSignature } from '../form/signatures.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -304,7 +305,7 @@ function toolCall(call: unknown, path: string): ToolCallPart | Dropped {
   const fn = call.function;
   if (!isPlainObject(fn) || typeof fn.name !== 'string') throw new TranslationError(`${path}.function.name: required`);
   if (typeof call.id !== 'string') throw new TranslationError(`${path}.id: required`);
-  return {
+  const part: ToolCallPart = {
     type: 'tool_call',
     id: call.id,
     name: fn.name,
@@ -312,6 +313,10 @@ function toolCall(call: unknown, path: string): ToolCallPart | Dropped {
     argumentsPath: `${path}.function.arguments`,
     path,
   };
+  // Google's convention for the signature Gemini gave the call (form/signatures.ts).
+  const signature = completionsCallSignature(call);
+  if (signature !== undefined) part.signature = signature;
+  return part;
 }
 
 function toolResult(message: JsonObject, path: string): ToolResultPart {
@@ -592,7 +597,10 @@ function writeAssistantMessage(content: string | Part[], warnings: Warnings): Js
     if ('type' in part && part.type === 'tool_call') {
       warnings.report(part.dropped);
       const fn = { name: part.name, arguments: argumentsJson(part.arguments) };
-      calls.push({ id: part.id ?? `call_${calls.length}`, type: 'function', function: fn });
+      const call: JsonObject = { id: part.id ?? `call_${calls.length}`, type: 'function', function: fn };
+      // For Gemini's OpenAI-compatible API, which wants the signature back where it gave it.
+      if (part.signature !== undefined) call.extra_content = completionsCallExtra(part.signature);
+      calls.push(call);
       continue;
     }
     const written = writePart(part, warnings);

@@ -1,7 +1,8 @@
 // Chat Completions responses (OpenAI, non-streaming) read into the chat form and written from it.
 
+import { completionsCallExtra, completionsCallSignature } from '../form/signatures.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
-import type { ChatResponse, Part, StopReason } from '../form/types.ts';
+import type { ChatResponse, Part, StopReason, ToolCallPart } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
 import { completionsUsage, usageFromCompletions } from '../usage.ts';
@@ -62,7 +63,17 @@ export function readCompletionsResponse(body: JsonObject): ChatResponse {
       if (!isPlainObject(call) || !isPlainObject(call.function) || typeof call.function.name !== 'string') continue;
       const args = call.function.arguments;
       const id = stringOr(call.id);
-      content.push({ type: 'tool_call', id, name: call.function.name, arguments: args, argumentsPath: path, path });
+      const part: ToolCallPart = {
+        type: 'tool_call',
+        id,
+        name: call.function.name,
+        arguments: args,
+        argumentsPath: path,
+        path,
+      };
+      const signature = completionsCallSignature(call);
+      if (signature !== undefined) part.signature = signature;
+      content.push(part);
     }
   }
   const fn = message.function_call;
@@ -103,11 +114,13 @@ export function writeCompletionsResponse(response: ChatResponse, options: { mode
       text += part.text;
       hasText = true;
     } else if (part.type === 'tool_call') {
-      toolCalls.push({
+      const call: JsonObject = {
         id: part.id ?? `call_${toolCalls.length}`,
         type: 'function',
         function: { name: part.name, arguments: argumentsJson(part.arguments) },
-      });
+      };
+      if (part.signature !== undefined) call.extra_content = completionsCallExtra(part.signature);
+      toolCalls.push(call);
     }
   }
   const message: JsonObject = {

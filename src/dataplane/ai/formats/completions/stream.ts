@@ -9,6 +9,7 @@
 // Writing: the start is the role chunk, text content chunks, a tool call a tool_calls chunk with
 // its id and name then argument chunks, the stop the finish chunk; at the end the usage chunk
 // (only when the client asked for it with stream_options.include_usage) and `data: [DONE]`.
+import { completionsCallExtra, completionsCallSignature } from '../form/signatures.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import {
@@ -128,7 +129,13 @@ export class CompletionsStreamReader implements EventTranslator {
       index = this.#tools.size;
       this.#tools.set(call.index, index);
       this.#firstToken = true;
-      out += this.#writer.toolStart(index, stringOr(call.id), stringOr(fn.name) ?? '', '');
+      out += this.#writer.toolStart(
+        index,
+        stringOr(call.id),
+        stringOr(fn.name) ?? '',
+        '',
+        completionsCallSignature(call),
+      );
     }
     // Fragments of an earlier call after a later one began (providers do not interleave, but the
     // format allows it) still go to that call.
@@ -192,12 +199,14 @@ export class CompletionsStreamWriter implements StreamWriter {
     return '';
   }
 
-  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string {
     this.#argumentsSent[index] = initialArguments !== '';
     const fn = { name, arguments: initialArguments };
     // A call the provider gave no id (Gemini's) gets the one a whole response would give it: the
     // client answers it by that id, so an empty one would leave its results indistinguishable.
-    return this.#chunk({ tool_calls: [{ index, id: id ?? `call_${index}`, type: 'function', function: fn }] }, null);
+    const call: JsonObject = { index, id: id ?? `call_${index}`, type: 'function', function: fn };
+    if (signature !== undefined) call.extra_content = completionsCallExtra(signature);
+    return this.#chunk({ tool_calls: [call] }, null);
   }
 
   toolArguments(index: number, fragment: string): string {

@@ -6,6 +6,7 @@
 // body outside its own format's schema are reported and left out. A form field Converse has no
 // field for is sent in additionalModelRequestFields only where the models that take it agree on
 // its name (top_k; Anthropic's thinking), and reported otherwise.
+import { reportCallSignature } from '../form/signatures.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type { ChatRequest, MediaSource, Message, Part, Tool, ToolChoice, ToolResultPart } from '../form/types.ts';
 import { numberOr } from '../json.ts';
@@ -222,6 +223,7 @@ function writeBlock(part: Part, warnings: Warnings): JsonObject[] {
       block = documentBlock(part.source, part.name);
       break;
     case 'tool_call':
+      reportCallSignature(part, warnings);
       block = {
         toolUse: {
           toolUseId: part.id ?? '',

@@ -121,7 +121,10 @@ export class ConverseStreamReader implements EventTranslator {
     if (isPlainObject(reasoning) && typeof reasoning.signature === 'string' && reasoning.signature !== '') {
       return this.#writer.reasoningSignature?.(reasoning.signature) ?? '';
     }
-    // Redacted reasoning has no stream call in the form; citations neither.
+    if (isPlainObject(reasoning) && typeof reasoning.redactedContent === 'string' && reasoning.redactedContent !== '') {
+      return this.#writer.redactedReasoning?.(reasoning.redactedContent) ?? '';
+    }
+    // Citations have no stream call in the form.
     return '';
   }
 

@@ -86,6 +86,12 @@ export interface ToolCallPart extends PartNode {
   arguments: unknown;
   /** Where the arguments were in the source body, for a warning about them. */
   argumentsPath: string;
+  /**
+   * The provider's signature of the thinking behind this call (Gemini's thoughtSignature on a
+   * functionCall part), which it requires back on the call in the next turn
+   * (docs/decisions/0025-provider-signatures.md).
+   */
+  signature?: string;
 }
 
 /** The result of a tool call, sent back by the client. */
@@ -249,7 +255,10 @@ export interface StreamWriter {
    * checks when the thinking is sent back). Only a format that can carry it implements this.
    */
   reasoningSignature?(signature: string): string;
-  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string;
+  /** Reasoning the provider sent encrypted (ReasoningPart.redacted). Only a format that can carry it implements this. */
+  redactedReasoning?(data: string): string;
+  /** A tool call starts; `signature` is the provider's signature of the call (ToolCallPart.signature). */
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string;
   toolArguments(index: number, fragment: string): string;
   /** The provider said a tool call's block is complete. */
   toolEnd(index: number): string;

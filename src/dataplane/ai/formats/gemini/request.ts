@@ -7,6 +7,7 @@
 // path's model and stream into the body it reads as `model` and `stream` (path.ts); on the
 // provider side the planner builds the URL.
 import { newChatRequest } from '../form/request.ts';
+import { signaturesOntoCalls, signaturesOntoReasoning } from '../form/signatures.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -17,6 +18,7 @@ import type {
   Part,
   Reasoning,
   Tool,
+  ToolCallPart,
   ToolChoice,
   ToolResultPart,
 } from '../form/types.ts';
@@ -151,7 +153,8 @@ class Conversation {
   #parts(content: string | Part[]): JsonObject[] {
     if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
     const parts: JsonObject[] = [];
-    for (const part of content) {
+    // A signature a client format carried as reasoning before a call goes back on the call.
+    for (const part of signaturesOntoCalls(content)) {
       const written = this.#part(part);
       if (written !== undefined) parts.push(written);
     }
@@ -190,7 +193,12 @@ class Conversation {
           args: argumentsObject(part.arguments, part.argumentsPath, warnings),
         };
         if (part.id !== undefined) call.id = part.id;
-        return withExtra({ functionCall: call }, part.extra);
+        // Gemini 3 refuses a turn whose function calls lack the signature it gave them.
+        const written: JsonObject =
+          part.signature === undefined
+            ? { functionCall: call }
+            : { functionCall: call, thoughtSignature: part.signature };
+        return withExtra(written, part.extra);
       }
       case 'tool_result':
         return this.#functionResponse(part);
@@ -439,7 +447,9 @@ function readContent(content: unknown, i: number, calls: CallIds): Message {
   if (role !== 'user' && role !== 'model' && role !== 'function') {
     throw new TranslationError(`${path}.role: must be "user" or "model", not ${JSON.stringify(role)}`);
   }
-  const parts = content.parts.map((part, j) => readPart(part, `${path}.parts[${j}]`, { calls, turn: i, index: j }));
+  const read = content.parts.map((part, j) => readPart(part, `${path}.parts[${j}]`, { calls, turn: i, index: j }));
+  // A streamed thought's signature comes in a part of its own after it (Gemini's streams, and gw's).
+  const parts = signaturesOntoReasoning(read);
   return { role: role === 'model' ? 'assistant' : 'user', content: plainText(parts) ?? parts, path };
 }
 
@@ -483,18 +493,19 @@ function readPart(part: unknown, path: string, context: CallContext | undefined)
     const image = typeof file.mimeType === 'string' && file.mimeType.startsWith('image/');
     return withExtraOf(image ? { type: 'image', source, path } : { type: 'document', source, path });
   }
-  if (isPlainObject(part.functionCall)) return withExtraOf(functionCall(part.functionCall, path, context));
+  if (isPlainObject(part.functionCall))
+    return withExtraOf(functionCall(part.functionCall, part.thoughtSignature, path, context));
   if (isPlainObject(part.functionResponse)) return functionResponse(part.functionResponse, path, context);
   for (const own of OWN_PARTS) if (isSet(part[own])) return { kind: 'dropped', path, what: `a Gemini ${own} part` };
   return { type: 'raw', value: part, path };
 }
 
-function functionCall(call: JsonObject, path: string, context: CallContext | undefined): Part {
+function functionCall(call: JsonObject, signature: unknown, path: string, context: CallContext | undefined): Part {
   if (typeof call.name !== 'string') throw new TranslationError(`${path}.functionCall.name: required`);
   if (context === undefined) return { kind: 'dropped', path, why: 'a function call in the system instruction' };
   const id = stringOr(call.id) ?? madeUpCallId(context.turn, context.index);
   context.calls.called(call.name, id);
-  return {
+  const part: ToolCallPart = {
     type: 'tool_call',
     id,
     name: call.name,
@@ -502,6 +513,8 @@ function functionCall(call: JsonObject, path: string, context: CallContext | und
     argumentsPath: `${path}.functionCall.args`,
     path,
   };
+  if (typeof signature === 'string' && signature !== '') part.signature = signature;
+  return part;
 }
 
 function functionResponse(response: JsonObject, path: string, context: CallContext | undefined): Part {

@@ -3,7 +3,7 @@
 // for a Gemini client. The stream reader and writer (stream.ts) read and write each chunk with the
 // same part reader and writer.
 import { argumentsObject } from '../form/tool-arguments.ts';
-import type { ChatResponse, Part, StopReason } from '../form/types.ts';
+import type { ChatResponse, Part, StopReason, ToolCallPart } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
 import { geminiUsage, usageFromGemini } from '../usage.ts';
@@ -61,14 +61,17 @@ export function readCandidateParts(candidate: JsonObject | undefined): Part[] {
       }
     } else if (isPlainObject(part.functionCall) && typeof part.functionCall.name === 'string') {
       const call = part.functionCall;
-      parts.push({
+      const toolCall: ToolCallPart = {
         type: 'tool_call',
         id: stringOr(call.id),
         name: call.name as string,
         arguments: call.args ?? {},
         argumentsPath: path,
         path,
-      });
+      };
+      // Gemini signs the thinking behind a call on the functionCall part and wants it back there.
+      if (signature !== undefined) toolCall.signature = signature;
+      parts.push(toolCall);
     }
   }
   return parts;
@@ -123,7 +126,9 @@ export function geminiPart(part: Part): JsonObject | undefined {
     case 'tool_call': {
       const call: JsonObject = { name: part.name, args: argumentsObject(part.arguments) };
       if (part.id !== undefined) call.id = part.id;
-      return { functionCall: call };
+      return part.signature === undefined
+        ? { functionCall: call }
+        : { functionCall: call, thoughtSignature: part.signature };
     }
     default:
       return undefined;

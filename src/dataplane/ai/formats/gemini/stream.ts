@@ -75,13 +75,16 @@ export class GeminiStreamReader implements EventTranslator {
       if (part.type === 'text' && part.text !== '') {
         this.#firstToken = true;
         out += this.#writer.text(part.text);
-      } else if (part.type === 'reasoning' && part.text !== '') {
-        this.#firstToken = true;
-        out += this.#writer.reasoning(part.text);
+      } else if (part.type === 'reasoning') {
+        if (part.text !== '') {
+          this.#firstToken = true;
+          out += this.#writer.reasoning(part.text);
+        }
+        if (part.signature !== undefined) out += this.#writer.reasoningSignature?.(part.signature) ?? '';
       } else if (part.type === 'tool_call') {
         this.#firstToken = true;
         const index = this.#nextToolIndex++;
-        out += this.#writer.toolStart(index, part.id, part.name, argumentsJson(part.arguments));
+        out += this.#writer.toolStart(index, part.id, part.name, argumentsJson(part.arguments), part.signature);
         out += this.#writer.toolEnd(index);
       }
     }
@@ -114,6 +117,7 @@ interface PendingCall {
   id: string | undefined;
   name: string;
   arguments: string;
+  signature: string | undefined;
 }
 
 export class GeminiStreamWriter implements StreamWriter {
@@ -142,8 +146,13 @@ export class GeminiStreamWriter implements StreamWriter {
     return this.#chunk([{ text, thought: true }]);
   }
 
-  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
-    this.#calls.set(index, { id, name, arguments: initialArguments });
+  reasoningSignature(signature: string): string {
+    // The signature of the thought just streamed, on a thought part of its own (as Gemini sends one).
+    return this.#chunk([{ text: '', thought: true, thoughtSignature: signature }]);
+  }
+
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string {
+    this.#calls.set(index, { id, name, arguments: initialArguments, signature });
     return '';
   }
 
@@ -159,7 +168,9 @@ export class GeminiStreamWriter implements StreamWriter {
     this.#calls.delete(index);
     const functionCall: JsonObject = { name: call.name, args: argumentsObject(call.arguments) };
     if (call.id !== undefined) functionCall.id = call.id;
-    return this.#chunk([{ functionCall }]);
+    return this.#chunk([
+      call.signature === undefined ? { functionCall } : { functionCall, thoughtSignature: call.signature },
+    ]);
   }
 
   stop(reason: StopReason | undefined): string {

@@ -3,6 +3,7 @@
 // outside the Messages schema are carried over.
 
 import { newChatRequest } from '../form/request.ts';
+import { reportCallSignature } from '../form/signatures.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -594,6 +595,7 @@ function writeBlock(part: Part, warnings: Warnings): unknown {
     }
     case 'tool_call':
       warnings.report(part.dropped);
+      reportCallSignature(part, warnings);
       return {
         type: 'tool_use',
         id: part.id ?? '',

@@ -1,5 +1,6 @@
 // Messages responses (Anthropic, non-streaming) read into the chat form and written from it.
 
+import { callSignaturesAsReasoning } from '../form/signatures.ts';
 import { argumentsObject } from '../form/tool-arguments.ts';
 import type { ChatResponse, Part, StopReason } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
@@ -67,6 +68,9 @@ export function readMessagesResponse(body: JsonObject): ChatResponse {
           ? { type: 'reasoning', text: block.thinking, path }
           : { type: 'reasoning', text: block.thinking, signature, path },
       );
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      // Claude's encrypted thinking: it goes back to Claude as it came.
+      content.push({ type: 'reasoning', text: '', redacted: block.data, path });
     }
   }
   return {
@@ -86,7 +90,8 @@ export function readMessagesResponse(body: JsonObject): ChatResponse {
 export function writeMessagesResponse(response: ChatResponse, options: { model?: string } = {}): JsonObject {
   const content: JsonObject[] = [];
   let toolCalls = 0;
-  for (const part of response.content) {
+  // A call's signature (Gemini's) goes to the client as a thinking block before the call.
+  for (const part of callSignaturesAsReasoning(response.content)) {
     if (!('type' in part)) continue;
     if (part.type === 'text') {
       content.push({ type: 'text', text: part.text });
@@ -94,6 +99,8 @@ export function writeMessagesResponse(response: ChatResponse, options: { model?:
       const id = part.id ?? `toolu_${toolCalls}`;
       toolCalls++;
       content.push({ type: 'tool_use', id, name: part.name, input: argumentsObject(part.arguments) });
+    } else if (part.type === 'reasoning' && part.redacted !== undefined) {
+      content.push({ type: 'redacted_thinking', data: part.redacted });
     } else if (part.type === 'reasoning' && part.signature !== undefined) {
       // Thinking goes back to Anthropic only with its signature.
       content.push({ type: 'thinking', thinking: part.text, signature: part.signature });

@@ -2,13 +2,16 @@
 // them.
 //
 // Reading: message_start starts the response (with its input usage); text deltas are text,
-// thinking deltas reasoning; each tool_use block a tool call (numbered in order of appearance)
+// thinking deltas reasoning (signature deltas its signature, a redacted_thinking block redacted
+// reasoning); each tool_use block a tool call (numbered in order of appearance)
 // with its input_json_delta fragments; message_delta's stop_reason stops it; message_stop
 // completes it. ping and event types gw does not know are ignored, as Anthropic's versioning
 // policy asks of clients.
 //
 // Writing: the start is message_start; text and reasoning open a text or thinking block when none
-// is open (a reasoning signature is the thinking block's signature_delta); each tool call a tool_use block; blocks are numbered in order and each is stopped
+// is open (a reasoning signature is the thinking block's signature_delta, redacted reasoning a
+// redacted_thinking block); each tool call a tool_use block (after a thinking block with only a
+// signature when the call has one); blocks are numbered in order and each is stopped
 // before the next starts; the end is message_delta with the stop reason and usage, then
 // message_stop.
 import type { StopReason, StreamWriter } from '../form/types.ts';
@@ -125,6 +128,10 @@ export class MessagesStreamReader implements EventTranslator {
       this.#blocks.set(index, { kind: 'text' });
       return this.#text(block.text);
     }
+    if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      this.#blocks.set(index, { kind: 'other' });
+      return this.#writer.redactedReasoning?.(block.data) ?? '';
+    }
     if (block.type !== 'tool_use') {
       // Thinking arrives in its deltas; server-tool blocks have no place in the form.
       this.#blocks.set(index, { kind: 'other' });
@@ -146,6 +153,11 @@ export class MessagesStreamReader implements EventTranslator {
     if (delta.type === 'thinking_delta') {
       this.#firstToken = true;
       return typeof delta.thinking === 'string' && delta.thinking !== '' ? this.#writer.reasoning(delta.thinking) : '';
+    }
+    if (delta.type === 'signature_delta') {
+      // The thinking block's signature, which Claude checks when the thinking comes back.
+      const signature = stringOr(delta.signature) ?? '';
+      return signature === '' ? '' : (this.#writer.reasoningSignature?.(signature) ?? '');
     }
     if (state.kind === 'text' && delta.type === 'text_delta') return this.#text(delta.text);
     if (state.kind === 'tool' && delta.type === 'input_json_delta') {
@@ -232,6 +244,15 @@ export class MessagesStreamWriter implements StreamWriter {
     return out + sse({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } });
   }
 
+  redactedReasoning(data: string): string {
+    const out = this.#closeOpenBlock();
+    const index = this.#nextBlock++;
+    const content_block = { type: 'redacted_thinking', data };
+    return (
+      out + sse({ type: 'content_block_start', index, content_block }) + sse({ type: 'content_block_stop', index })
+    );
+  }
+
   #openBlock(kind: 'text' | 'thinking', block: JsonObject): string {
     if (this.#open?.kind === kind) return '';
     const out = this.#closeOpenBlock();
@@ -240,8 +261,11 @@ export class MessagesStreamWriter implements StreamWriter {
     return out + sse({ type: 'content_block_start', index, content_block: block });
   }
 
-  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string {
     let out = this.#closeOpenBlock();
+    // A call's signature (Gemini's) goes to the client as a thinking block of its own before the
+    // call, as in a whole response (form/signatures.ts).
+    if (signature !== undefined) out += this.reasoningSignature(signature) + this.#closeOpenBlock();
     const block = this.#nextBlock++;
     this.#toolBlocks[index] = block;
     this.#open = { index: block, kind: 'tool' };

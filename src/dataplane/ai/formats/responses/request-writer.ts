@@ -8,6 +8,7 @@
 // function tools say `strict` (the Responses API makes them strict unless told otherwise, where
 // Chat Completions and Messages do not).
 
+import { readResponsesItemSignature, reportCallSignature } from '../form/signatures.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
 import type {
   ChatRequest,
@@ -16,6 +17,7 @@ import type {
   MediaSource,
   Message,
   Part,
+  ReasoningPart,
   Tool,
   ToolChoice,
   ToolResultPart,
@@ -67,6 +69,8 @@ export function writeResponsesRequest(request: ChatRequest): RequestTranslation 
   if (reasoning?.thinking !== undefined) warnings.dropped(reasoning.thinking.path);
   writeOpenAiServiceTier(request, out, warnings);
   out.store = false;
+  // Unstored, reasoning continues in the next turn only from the items' encrypted_content.
+  if (wantsReasoningItems(request)) out.include = ['reasoning.encrypted_content'];
   warnings.report(request.dropped);
   return warnings.result(withCarriedOver(out, request.extra, warnings));
 }
@@ -100,6 +104,7 @@ function writeMessage(message: Message, input: JsonObject[], warnings: Warnings)
 }
 
 function writeAssistant(content: Part[], input: JsonObject[], warnings: Warnings): void {
+  const reasoning: JsonObject[] = [];
   const texts: JsonObject[] = [];
   const calls: JsonObject[] = [];
   for (const part of content) {
@@ -114,19 +119,53 @@ function writeAssistant(content: Part[], input: JsonObject[], warnings: Warnings
       texts.push(withExtra(written, part.extra));
     } else if (part.type === 'tool_call') {
       warnings.report(part.dropped);
+      reportCallSignature(part, warnings);
       const callId = part.id ?? `call_${calls.length}`;
       calls.push({ type: 'function_call', call_id: callId, name: part.name, arguments: argumentsJson(part.arguments) });
     } else if (part.type === 'reasoning') {
-      // Reasoning goes back to OpenAI only as its own encrypted items, which no other format has.
-      warnings.droppedWithout(part.path, 'reasoning');
+      const item = reasoningItem(part);
+      // Reasoning goes back to OpenAI only as its own encrypted items, which other providers' is not.
+      if (item === undefined) warnings.droppedWithout(part.path, 'reasoning');
+      else reasoning.push(item);
     } else if (part.type === 'raw') {
       texts.push(part.value as JsonObject);
     } else {
       warnings.dropped(part.path, `an assistant turn carries no ${part.type.replace('_', ' ')} in the Responses API`);
     }
   }
+  input.push(...reasoning);
   if (texts.length > 0) input.push({ type: 'message', role: 'assistant', content: texts });
   input.push(...calls);
+}
+
+/**
+ * A reasoning part read from this provider's own reasoning item (its signature holds the item's
+ * id and encrypted_content, form/signatures.ts) as that item; undefined for any other reasoning.
+ */
+function reasoningItem(part: ReasoningPart): JsonObject | undefined {
+  const item = part.signature === undefined ? undefined : readResponsesItemSignature(part.signature);
+  if (item === undefined || part.redacted !== undefined) return undefined;
+  const summary = part.text === '' ? [] : [{ type: 'summary_text', text: part.text }];
+  return { type: 'reasoning', id: item.id, summary, encrypted_content: item.encrypted };
+}
+
+/**
+ * Reasoning was asked for (an effort) or is sent back: its items must come encrypted. Not
+ * otherwise: OpenAI refuses include reasoning.encrypted_content for a model that does not reason.
+ */
+function wantsReasoningItems(request: ChatRequest): boolean {
+  if (request.reasoning?.effort !== undefined) return true;
+  return request.messages.some(
+    (message) =>
+      Array.isArray(message.content) &&
+      message.content.some(
+        (part) =>
+          'type' in part &&
+          part.type === 'reasoning' &&
+          part.signature !== undefined &&
+          readResponsesItemSignature(part.signature) !== undefined,
+      ),
+  );
 }
 
 /** A user, system or developer content part as an input content part; undefined when it has no equivalent (reported). */

@@ -7,6 +7,7 @@
 // refused rather than ignored.
 
 import { newChatRequest } from '../form/request.ts';
+import { readEncryptedContent } from '../form/signatures.ts';
 import type {
   ChatRequest,
   DocumentPart,
@@ -15,6 +16,7 @@ import type {
   ImagePart,
   Message,
   Part,
+  ReasoningPart,
   Role,
   TextPart,
   Tool,
@@ -25,6 +27,7 @@ import { extraFields, isPlainObject, isSet, numberOr, unknownFields } from '../j
 import { mediaSourceOfUrl } from '../media.ts';
 import { readOpenAiFormat, readOpenAiServiceTier, readOpenAiUser } from '../openai-fields.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
+import { reasoningText } from './response-reader.ts';
 
 // ResponseCreateParams fields that the form holds.
 const MAPPED_FIELDS = [
@@ -113,9 +116,18 @@ export function readResponsesRequest(body: JsonObject): ChatRequest {
   readOpenAiServiceTier(body, request);
   // The API stores responses by default; the translated response is not stored anywhere.
   if (body.store === true) dropped.push({ kind: 'dropped', path: 'store', why: 'the response is not stored' });
-  for (const field of OWN_FIELDS) if (isSet(body[field])) dropped.push({ kind: 'dropped', path: field });
+  for (const field of OWN_FIELDS) {
+    // gw always gives a reasoning item the encrypted_content that carries its signature.
+    if (field === 'include' && onlyEncryptedReasoning(body.include)) continue;
+    if (isSet(body[field])) dropped.push({ kind: 'dropped', path: field });
+  }
   request.extra = unknownFields(body, KNOWN_FIELDS);
   return request;
+}
+
+/** `include` asks only for reasoning.encrypted_content, which gw writes whenever there is a signature. */
+function onlyEncryptedReasoning(include: unknown): boolean {
+  return Array.isArray(include) && include.every((value) => value === 'reasoning.encrypted_content');
 }
 
 /**
@@ -149,12 +161,33 @@ function readInput(input: unknown, messages: Message[], dropped: Dropped[]): voi
       appendTo(messages, 'assistant', call, path, () => true);
     } else if (type === 'function_call_output') {
       appendTo(messages, 'user', functionOutput(item, path), path, isToolResultsOnly);
+    } else if (type === 'reasoning' && readEncryptedContent(item.encrypted_content) !== undefined) {
+      appendTo(messages, 'assistant', reasoningInput(item, path), path, () => true);
+    } else if (type === 'reasoning') {
+      // Without gw's encrypted_content the reasoning has no signature, which the providers that
+      // take reasoning back (Claude, Bedrock, Gemini) require; OpenAI's own means nothing to them.
+      dropped.push({
+        kind: 'dropped',
+        path,
+        why: 'a reasoning item without the encrypted_content gw gave it (ask for include: ["reasoning.encrypted_content"]) has no signature the provider accepts',
+      });
     } else {
-      // Reasoning items (encrypted for OpenAI), built-in tool calls and item references mean
-      // something only at OpenAI.
+      // Built-in tool calls and item references mean something only at OpenAI.
       dropped.push({ kind: 'dropped', path, what: `a ${String(type)} item` });
     }
   });
+}
+
+/**
+ * A reasoning item gw wrote, read back: its text (reasoning_text, else its summary) with the
+ * signature or redacted reasoning its encrypted_content holds (form/signatures.ts).
+ */
+function reasoningInput(item: JsonObject, path: string): ReasoningPart {
+  const sealed = readEncryptedContent(item.encrypted_content)!;
+  const part: ReasoningPart = { type: 'reasoning', text: reasoningText(item), path };
+  if ('redacted' in sealed) part.redacted = sealed.redacted;
+  else part.signature = sealed.signature;
+  return part;
 }
 
 function isToolResultsOnly(parts: Part[]): boolean {

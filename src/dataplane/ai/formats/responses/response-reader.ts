@@ -2,7 +2,8 @@
 // for a server that speaks only the Responses API answering a Chat Completions or Messages
 // client. The stream reader (stream-reader.ts) reads the same items event by event.
 
-import type { ChatResponse, Part, StopReason } from '../form/types.ts';
+import { responsesItemSignature } from '../form/signatures.ts';
+import type { ChatResponse, Part, ReasoningPart, StopReason } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
 import { usageFromResponsesResponse } from '../usage.ts';
@@ -34,6 +35,20 @@ export function reasoningText(item: JsonObject): string {
   return (content.length > 0 ? content : texts(item.summary, 'summary_text')).join('\n\n');
 }
 
+/**
+ * A reasoning output item as a reasoning part: its text, and the item itself (id and
+ * encrypted_content, when the request asked for it) as the signature, which the provider wants
+ * back; undefined for an item with neither.
+ */
+export function reasoningOfItem(item: JsonObject): ReasoningPart | undefined {
+  const text = reasoningText(item);
+  const part: ReasoningPart = { type: 'reasoning', text, path: '' };
+  if (typeof item.id === 'string' && typeof item.encrypted_content === 'string' && item.encrypted_content !== '') {
+    part.signature = responsesItemSignature(item.id, item.encrypted_content);
+  }
+  return text === '' && part.signature === undefined ? undefined : part;
+}
+
 /** The output items in the form: message text and refusals, function calls, reasoning; others are OpenAI's own. */
 export function outputParts(output: unknown): Part[] {
   const content: Part[] = [];
@@ -54,8 +69,8 @@ export function outputParts(output: unknown): Part[] {
       const id = stringOr(item.call_id);
       content.push({ type: 'tool_call', id, name: item.name, arguments: item.arguments, argumentsPath: path, path });
     } else if (item.type === 'reasoning') {
-      const text = reasoningText(item);
-      if (text !== '') content.push({ type: 'reasoning', text, path });
+      const part = reasoningOfItem(item);
+      if (part !== undefined) content.push(part);
     }
     // Built-in tool calls (web search, file search, code interpreter...) ran at the provider.
   }

@@ -2,6 +2,7 @@
 // that spoke the Responses API to a provider that does not. The stream writer (stream.ts) builds
 // the same items event by event.
 
+import { callSignaturesAsReasoning, encryptedContent } from '../form/signatures.ts';
 import { argumentsJson } from '../form/tool-arguments.ts';
 import type { ChatResponse, StopReason } from '../form/types.ts';
 import type { JsonObject } from '../types.ts';
@@ -31,8 +32,16 @@ export function functionCallItem(
   return { id, type: 'function_call', status, call_id: callId, name, arguments: args };
 }
 
-export function reasoningItem(id: string, text: string | undefined): JsonObject {
-  return { id, type: 'reasoning', summary: [], content: text === undefined ? [] : [{ type: 'reasoning_text', text }] };
+/**
+ * A reasoning item: its text as reasoning_text (none when empty), and the provider's signature or
+ * redacted reasoning in encrypted_content (form/signatures.ts), which the client sends back with
+ * the item in the next turn.
+ */
+export function reasoningItem(id: string, text: string | undefined, encrypted?: string): JsonObject {
+  const content = text === undefined || text === '' ? [] : [{ type: 'reasoning_text', text }];
+  const item: JsonObject = { id, type: 'reasoning', summary: [], content };
+  if (encrypted !== undefined) item.encrypted_content = encrypted;
+  return item;
 }
 
 /** A finished response's status: cut short by the token limit or a filter is `incomplete`, with the reason. */
@@ -74,13 +83,15 @@ export function finalEventType(reason: StopReason | undefined): string {
 /**
  * The form's response as a Response: text (and refusals) join into one message item until a
  * tool call or reasoning comes between; each tool call is a function_call item (its arguments
- * as JSON text; a missing id becomes `call_<n>`), reasoning a reasoning item with its text.
+ * as JSON text; a missing id becomes `call_<n>`, a signature a reasoning item before it),
+ * reasoning a reasoning item with its text and its signature or redacted data.
  * `model`, when given, replaces the provider's model name.
  */
 export function writeResponsesResponse(response: ChatResponse, options: { model?: string } = {}): JsonObject {
   const output: JsonObject[] = [];
   let message: JsonObject[] | undefined;
-  for (const part of response.content) {
+  // A call's signature (Gemini's) goes to the client as a reasoning item before the call.
+  for (const part of callSignaturesAsReasoning(response.content)) {
     if (!('type' in part)) continue;
     if (part.type === 'text') {
       if (message === undefined) {
@@ -96,9 +107,9 @@ export function writeResponsesResponse(response: ChatResponse, options: { model?
       const callId = part.id ?? `call_${output.length}`;
       const args = argumentsJson(part.arguments);
       output.push(functionCallItem(itemId('fc', output.length), callId, part.name, args, 'completed'));
-    } else if (part.type === 'reasoning' && part.redacted === undefined) {
+    } else if (part.type === 'reasoning') {
       message = undefined;
-      output.push(reasoningItem(itemId('rs', output.length), part.text));
+      output.push(reasoningItem(itemId('rs', output.length), part.text, encryptedContent(part)));
     }
   }
   const createdAt = Math.floor(Date.now() / 1000);

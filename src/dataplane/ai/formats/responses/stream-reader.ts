@@ -3,7 +3,8 @@
 //
 // Each event's data carries its `type` (the SSE event name repeats it). response.created starts
 // the response; response.output_text.delta (and refusal deltas) are text; reasoning summary and
-// reasoning text deltas are reasoning; a function_call output item is a tool call (numbered in
+// reasoning text deltas are reasoning (a finished reasoning item's id and encrypted_content its
+// signature); a function_call output item is a tool call (numbered in
 // order of appearance, found again by its output_index) whose
 // response.function_call_arguments.delta events are its argument fragments, ended by its
 // response.output_item.done. response.completed, or response.incomplete (the token limit, a
@@ -17,7 +18,7 @@ import { isPlainObject, numberOr, stringOr } from '../json.ts';
 import { type EventTranslator, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
 import type { JsonObject } from '../types.ts';
 import { type Usage, usageFromResponsesResponse } from '../usage.ts';
-import { stopReasonOfResponse } from './response-reader.ts';
+import { reasoningOfItem, stopReasonOfResponse } from './response-reader.ts';
 
 /** A function call being streamed: the form's tool index, and whether arguments were sent for it. */
 interface StreamedCall {
@@ -166,6 +167,7 @@ export class ResponsesStreamReader implements EventTranslator {
    */
   #itemDone(payload: JsonObject): string {
     const item = payload.item;
+    if (isPlainObject(item) && item.type === 'reasoning') return this.#reasoningDone(item);
     if (!isPlainObject(item) || item.type !== 'function_call') return '';
     const outputIndex = this.#outputIndex(payload);
     let out = this.#calls.has(outputIndex) ? '' : this.#startCall(outputIndex, item);
@@ -178,6 +180,12 @@ export class ResponsesStreamReader implements EventTranslator {
     }
     call.ended = true;
     return out + this.#writer.toolEnd(call.toolIndex);
+  }
+
+  /** A finished reasoning item's id and encrypted_content are the signature of the reasoning streamed. */
+  #reasoningDone(item: JsonObject): string {
+    const signature = reasoningOfItem(item)?.signature;
+    return signature === undefined ? '' : (this.#writer.reasoningSignature?.(signature) ?? '');
   }
 
   #finish(payload: JsonObject): string {

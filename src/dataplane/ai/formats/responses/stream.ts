@@ -5,10 +5,14 @@
 //
 // start → response.created, response.in_progress; text → a message item (output_item.added,
 // content_part.added) then output_text.delta; reasoning → a reasoning item with reasoning_text
-// deltas; a tool call → a function_call item and function_call_arguments.delta; the next item, the
-// stop or the end closes the open item (…done events); the end → response.completed, or
-// response.incomplete when the token limit or a filter cut it short.
+// deltas, its signature in encrypted_content of its output_item.done (a signature with no open
+// reasoning, redacted reasoning or a tool call's signature → a reasoning item with only
+// encrypted_content, added and done at once); a tool call → a function_call item and
+// function_call_arguments.delta; the next item, the stop or the end closes the open item (…done
+// events); the end → response.completed, or response.incomplete when the token limit or a filter
+// cut it short.
 import { responsesStreamErrorEvent } from '../errors.ts';
+import { encryptedContent } from '../form/signatures.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import type { JsonObject } from '../types.ts';
 import type { Usage } from '../usage.ts';
@@ -24,7 +28,7 @@ import {
 
 type OpenItem =
   | { kind: 'message'; outputIndex: number; id: string; text: string }
-  | { kind: 'reasoning'; outputIndex: number; id: string; text: string }
+  | { kind: 'reasoning'; outputIndex: number; id: string; text: string; encrypted?: string }
   | { kind: 'function_call'; outputIndex: number; id: string; callId: string; name: string; args: string };
 
 export class ResponsesStreamWriter implements StreamWriter {
@@ -124,8 +128,39 @@ export class ResponsesStreamWriter implements StreamWriter {
     );
   }
 
-  toolStart(index: number, id: string | undefined, name: string, initialArguments: string): string {
+  reasoningSignature(signature: string): string {
+    const encrypted = encryptedContent({ type: 'reasoning', text: '', signature, path: '' });
+    // The signature of the reasoning item streaming now, in its output_item.done.
+    if (this.#open?.kind === 'reasoning' && this.#open.encrypted === undefined) {
+      this.#open.encrypted = encrypted;
+      return '';
+    }
+    return this.#close() + this.#sealedReasoning(encrypted);
+  }
+
+  redactedReasoning(data: string): string {
+    const encrypted = encryptedContent({ type: 'reasoning', text: '', redacted: data, path: '' });
+    return this.#close() + this.#sealedReasoning(encrypted);
+  }
+
+  /** A reasoning item with no text, only encrypted_content: added and done at once. */
+  #sealedReasoning(encrypted: string | undefined): string {
+    const outputIndex = this.#output.length;
+    const item = reasoningItem(itemId('rs', outputIndex), undefined, encrypted);
+    this.#output.push(item);
+    return (
+      this.#event('response.output_item.added', { output_index: outputIndex, item }) +
+      this.#event('response.output_item.done', { output_index: outputIndex, item })
+    );
+  }
+
+  toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string {
     let out = this.#close();
+    // A call's signature (Gemini's) goes to the client as a reasoning item before the call, as in
+    // a whole response (form/signatures.ts).
+    if (signature !== undefined) {
+      out += this.#sealedReasoning(encryptedContent({ type: 'reasoning', text: '', signature, path: '' }));
+    }
     const outputIndex = this.#output.length;
     const item: OpenItem & { kind: 'function_call' } = {
       kind: 'function_call',
@@ -193,7 +228,7 @@ export class ResponsesStreamWriter implements StreamWriter {
       out += this.#event('response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] });
       out += this.#event('response.content_part.done', { ...at, content_index: 0, part });
     } else if (open.kind === 'reasoning') {
-      item = reasoningItem(open.id, open.text);
+      item = reasoningItem(open.id, open.text, open.encrypted);
       out += this.#event('response.reasoning_text.done', { ...at, content_index: 0, text: open.text });
       out += this.#event('response.content_part.done', {
         ...at,
