@@ -26,6 +26,7 @@ import { serviceDestination } from '../upstream/destinations.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
 import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
+import type { Origin } from './providers/types.ts';
 
 /** One provider, ready to call. */
 export interface ProviderEndpoint {
@@ -34,6 +35,8 @@ export interface ProviderEndpoint {
   /** The vendor as telemetry's `gen_ai.provider.name` says it (src/api/vendors.ts). */
   genAiProviderName: string;
   client: UpstreamClient;
+  /** Pools of the provider's other origins (CompiledProvider.routeOrigins), by `host:port`: see `upstreamClient`. */
+  routeClients?: ReadonlyMap<string, UpstreamClient>;
   /** How a connection to the provider is opened (TLS, connect deadline): for a Realtime session's own. */
   connection: SocketSettings;
   requestTimeoutMs: number | undefined;
@@ -79,12 +82,27 @@ export function compileEndpoint(
   const provider = compileProvider(providerFields, { name, namespace, resolveService });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
   let settings: ConnectionSettings;
+  const routeSettings = new Map<string, ConnectionSettings>();
   try {
     // A tls policy originates TLS even to a host and port that would be plain by default; a
     // Service's destination already says (and carries its port's HTTP version).
-    const destination =
-      provider.service?.destination ?? (tls ? { ...provider.origin, protocol: 'https:' as const } : provider.origin);
-    settings = connectionSettings(destination, policy, data, fieldNamespace(input.namespaces, 'tls', namespace));
+    const destination = (origin: Origin) => (tls ? { ...origin, protocol: 'https:' as const } : origin);
+    const tlsNamespace = fieldNamespace(input.namespaces, 'tls', namespace);
+    settings = connectionSettings(
+      provider.service?.destination ?? destination(provider.origin),
+      policy,
+      data,
+      tlsNamespace,
+    );
+    // Another host of the provider's (a rerank API's) is reached with the same policy: TLS
+    // to it names its own host (SNI, certificate check), as its requests' Host does.
+    const main = originKey(provider.origin);
+    for (const origin of provider.routeOrigins ?? []) {
+      const key = originKey(origin);
+      if (key !== main && !routeSettings.has(key)) {
+        routeSettings.set(key, connectionSettings(destination(origin), policy, data, tlsNamespace));
+      }
+    }
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };
     throw error;
@@ -109,6 +127,7 @@ export function compileEndpoint(
   if (unhealthy instanceof ExpressionError)
     return { field: 'policies.health.unhealthyCondition', message: unhealthy.message };
   const client = context.client(settings);
+  const routeClients = new Map([...routeSettings].map(([key, each]) => [key, context.client(each)] as const));
   const headers = modelPolicies?.headers;
   const headerFilters = headers
     ? compileFilters(
@@ -125,12 +144,23 @@ export function compileEndpoint(
     provider,
     genAiProviderName: genAiProviderName(provider.family),
     client,
+    ...(routeClients.size > 0 ? { routeClients } : {}),
     connection: settings.socket,
     requestTimeoutMs: settings.requestTimeoutMs,
     auth,
     policy: requestPolicy,
     unhealthy,
   };
+}
+
+/** An origin's `host:port`: what tells a provider's origins apart (the scheme follows the port). */
+function originKey(origin: Origin): string {
+  return `${origin.host}:${origin.port}`;
+}
+
+/** The pool of the endpoint's connections to `origin`, a plan's: the provider's own, or another of its hosts. */
+export function upstreamClient(endpoint: ProviderEndpoint, origin: Origin): UpstreamClient {
+  return endpoint.routeClients?.get(originKey(origin)) ?? endpoint.client;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   googleRetryDelaySeconds,
   type JsonObject,
   type ObservingProcessor,
+  providerErrorMessage,
   type StreamProcessor,
   streamErrorEvent,
   type TranslatedAnswer,
@@ -30,7 +31,7 @@ import {
   usageFromResponse,
 } from './formats/index.ts';
 import { isPlainObject, stringOr } from './formats/json.ts';
-import { rerankUsage } from './formats/rerank.ts';
+import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
@@ -179,7 +180,11 @@ function respondWhole(
             : handling.kind === 'convert'
               ? handling.errorsFrom
               : client;
-      const translated = translateErrorBody(from, client, status, bytes.toString('utf8'));
+      // A rerank client reads Cohere's {"message"}: the provider's message goes in it.
+      const translated =
+        input.clientFormat === 'rerank'
+          ? rerankErrorBody(providerErrorMessage(status, bytes.toString('utf8')))
+          : translateErrorBody(from, client, status, bytes.toString('utf8'));
       out = translated.body;
       headers['content-type'] = translated.contentType;
     }

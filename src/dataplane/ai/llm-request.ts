@@ -20,7 +20,7 @@ import { parseJsonBody } from '../proxy/json-body.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
 import { LlmRecord } from '../telemetry/request-record.ts';
-import type { ProviderEndpoint } from './endpoint.ts';
+import { type ProviderEndpoint, upstreamClient } from './endpoint.ts';
 import { attempt } from './exchange.ts';
 import { geminiCall } from './formats/gemini/path.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
@@ -359,7 +359,7 @@ export async function runAttempts(
       const result = await attempt({
         res,
         record,
-        client: endpoint.client,
+        client: upstreamClient(endpoint, plan.origin),
         plan,
         clientFormat: format,
         body: payload,

@@ -23,6 +23,13 @@ function words(text: string): string[] {
   return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 }
 
+/** How relevant `text` is to `query`, as every rerank stand-in scores it: the share of the query's words it contains. */
+export function relevanceOf(query: string, text: string): number {
+  const wanted = new Set(words(query));
+  const found = words(text).filter((word) => wanted.has(word)).length;
+  return found / Math.max(wanted.size, 1);
+}
+
 function documentText(document: unknown): string {
   if (typeof document === 'string') return document;
   if (document !== null && typeof document === 'object' && typeof (document as { text?: unknown }).text === 'string')
@@ -56,11 +63,12 @@ export async function startRerankMock(apiKey: string, paths: readonly string[]):
       if (typeof body.model !== 'string') return reply(400, { message: 'invalid request: model is required' });
       if (typeof query !== 'string' || !Array.isArray(documents) || documents.length === 0)
         return reply(400, { message: 'invalid request: query and documents are required' });
-      const wanted = new Set(words(query));
       const results = documents
         .map((document, index) => {
-          const found = words(documentText(document)).filter((word) => wanted.has(word)).length;
-          const result: Record<string, unknown> = { index, relevance_score: found / Math.max(wanted.size, 1) };
+          const result: Record<string, unknown> = {
+            index,
+            relevance_score: relevanceOf(query, documentText(document)),
+          };
           if (returnDocuments === true) result.document = { text: documentText(document) };
           return result;
         })

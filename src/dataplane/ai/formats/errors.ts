@@ -243,6 +243,15 @@ export function translateErrorBody(
 }
 
 /**
+ * The message of a provider's error body, whatever vendor's shape it is in; the generic message
+ * for the status when it has none (for a client whose error shape is no vendor's chat format:
+ * Cohere's, of the rerank API).
+ */
+export function providerErrorMessage(status: number, body: string): string {
+  return parseErrorBody(body)?.message ?? genericErrorMessage(status);
+}
+
+/**
  * The seconds a Google error body asks the client to wait (its google.rpc.RetryInfo detail's
  * retryDelay, "7s" or "0.5s"), rounded up: what Gemini and Vertex send instead of a Retry-After
  * header, which gw gives clients of every format. Undefined when the body has none.

@@ -11,6 +11,7 @@ export {
   errorTypeForStatus,
   genericErrorMessage,
   googleRetryDelaySeconds,
+  providerErrorMessage,
   streamErrorEvent,
   translateErrorBody,
 } from './errors.ts';

@@ -21,6 +21,7 @@ export class ModelSwitchedProvider implements CompiledProvider {
   readonly model: string | undefined;
   readonly region: string | undefined;
   readonly credentialHost: string | undefined;
+  readonly routeOrigins: CompiledProvider['routeOrigins'];
   readonly #main: ProviderPlanner;
   readonly #switched: SwitchedPlanner;
   readonly #chooses: (model: string) => boolean;
@@ -43,6 +44,7 @@ export class ModelSwitchedProvider implements CompiledProvider {
     this.model = main.model;
     this.region = main.region;
     this.credentialHost = main.credentialHost;
+    this.routeOrigins = main.routeOrigins;
   }
 
   plan(input: PlanInput): UpstreamPlan | PlanError {

@@ -88,6 +88,8 @@ export interface ProviderDefinition {
   converse?: ConverseTarget;
   /** Client formats served by one whole exchange with an API of the family's own (embeddings, count_tokens). */
   exchanges?: ReadonlyMap<ClientFormat, ExchangePlanner>;
+  /** Origins other than `origin` that exchanges send to (CompiledProvider.routeOrigins). */
+  routeOrigins?: readonly Origin[];
 }
 
 /**
@@ -107,6 +109,8 @@ export interface PlannedExchange {
   /** The model sent (in the path): the one shown to the client and recorded. */
   model: string;
   translation: ExchangeTranslation;
+  /** Where the exchange goes when not the provider's origin (a rerank API on a host of its own); one of `routeOrigins`. */
+  origin?: Origin;
 }
 
 /** Where a Converse provider takes a request, and the fields its configuration adds to each body. */
@@ -164,6 +168,7 @@ export class ProviderPlanner implements CompiledProvider {
   readonly model: string | undefined;
   readonly region: string | undefined;
   readonly credentialHost: string | undefined;
+  readonly routeOrigins: readonly Origin[];
   readonly #definition: ProviderDefinition;
   readonly #label: string;
 
@@ -178,6 +183,7 @@ export class ProviderPlanner implements CompiledProvider {
     this.model = definition.model;
     this.region = definition.region;
     this.credentialHost = definition.credentialHost;
+    this.routeOrigins = Object.freeze((definition.routeOrigins ?? []).map((origin) => Object.freeze({ ...origin })));
     // The vendor goes with the family: "provider gamma (Anthropic)", "provider claude (gamma, Anthropic)".
     const vendor = vendorName(definition.family);
     this.#label =
@@ -489,6 +495,7 @@ export class ProviderPlanner implements CompiledProvider {
       translation.warnings,
     );
     plan.upstreamModel = planned.model;
+    if (planned.origin !== undefined) plan.origin = planned.origin;
     return plan;
   }
 
@@ -538,6 +545,7 @@ export interface HostedFamily {
   forwardedAnthropicVersion: boolean;
   modelRoute?: ProviderDefinition['modelRoute'];
   exchanges?: ProviderDefinition['exchanges'];
+  routeOrigins?: ProviderDefinition['routeOrigins'];
 }
 
 const HOSTED_BASE_PATH = '/v1';
@@ -568,5 +576,6 @@ export function compileHosted(
   };
   if (hosted.modelRoute !== undefined) definition.modelRoute = hosted.modelRoute;
   if (hosted.exchanges !== undefined) definition.exchanges = hosted.exchanges;
+  if (hosted.routeOrigins !== undefined) definition.routeOrigins = hosted.routeOrigins;
   return new ProviderPlanner(definition);
 }

@@ -151,6 +151,11 @@ export interface CompiledProvider {
    * requests elsewhere).
    */
   readonly credentialHost?: string | undefined;
+  /**
+   * Origins other than `origin` that some plans name (Bedrock's and Vertex AI's rerank APIs, on
+   * hosts of their own): the endpoint opens a connection pool for each, with the same policy.
+   */
+  readonly routeOrigins?: readonly Origin[];
   /** The upstream request for one client request, or the error to answer with (never throws). */
   plan(input: PlanInput): UpstreamPlan | PlanError;
 }

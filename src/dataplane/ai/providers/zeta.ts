@@ -6,7 +6,9 @@
 // (cloudone, which the endpoint compiles by default: docs/decisions/0019-bedrock.md). A
 // configured guardrail is sent as Converse's guardrailConfig. Embeddings requests go to InvokeModel
 // (/model/{modelId}/invoke) for the embedding models gw knows (Amazon Titan, Cohere Embed), and
-// count_tokens requests to CountTokens (/model/{modelId}/count-tokens).
+// count_tokens requests to CountTokens (/model/{modelId}/count-tokens). Rerank requests go to
+// Bedrock Agent Runtime's Rerank (POST /rerank), on a host of its own
+// (bedrock-agent-runtime.{region}.amazonaws.com, unless the provider names a host), signed as bedrock too.
 import type { ZetaConfig } from '../../../api/types/llm-provider.ts';
 import {
   type ExchangeTranslation,
@@ -14,11 +16,12 @@ import {
   translateCountTokens,
   translateEmbeddings,
 } from '../formats/index.ts';
+import { translateBedrockRerank } from '../formats/rerank/bedrock.ts';
 import { type ClientFormat, ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { type ConfiguredPath, plainPath } from './paths.ts';
 import { type ExchangePlanner, type PlannedExchange, ProviderPlanner } from './planner.ts';
-import type { UpstreamFormat } from './types.ts';
+import type { Origin, UpstreamFormat } from './types.ts';
 
 /** The region when the provider names none (the API's default). */
 export const ZETA_DEFAULT_REGION = 'us-east-1';
@@ -26,6 +29,11 @@ export const ZETA_DEFAULT_REGION = 'us-east-1';
 /** Bedrock's runtime host of a region. */
 export function zetaHost(region: string): string {
   return `bedrock-runtime.${region}.amazonaws.com`;
+}
+
+/** Bedrock Agent Runtime's host of a region: the Rerank API's. */
+export function zetaAgentRuntimeHost(region: string): string {
+  return `bedrock-agent-runtime.${region}.amazonaws.com`;
 }
 
 /**
@@ -57,8 +65,31 @@ function bedrockExchange(
   return { route: plainPath(`/model/${modelIdSegment(model)}/${operation}`), providerFormat, model, translation };
 }
 
-/** Embeddings (InvokeModel of an embedding model) and count_tokens (CountTokens) on Bedrock. */
-function zetaExchanges(configuredPath: ConfiguredPath | undefined): ReadonlyMap<ClientFormat, ExchangePlanner> {
+/**
+ * A rerank request as Bedrock Agent Runtime's Rerank, sent to `origin`; the model (an id or an
+ * ARN) goes in the body as an ARN of the provider's region.
+ */
+function bedrockRerank(
+  body: JsonObject,
+  model: string | undefined,
+  region: string,
+  origin: Origin,
+  configuredPath: ConfiguredPath | undefined,
+): PlannedExchange | string {
+  if (configuredPath !== undefined) {
+    return "The provider's configured path is its Converse endpoint; reranking is served only at Bedrock Agent Runtime's /rerank (remove path).";
+  }
+  if (model === undefined || model === '') return 'The request must name a model: the provider has no model override.';
+  const translation = translateBedrockRerank(body, model, region);
+  return { route: plainPath('/rerank'), providerFormat: 'rerank', model, translation, origin };
+}
+
+/** Embeddings (InvokeModel of an embedding model), count_tokens (CountTokens) and rerank (Agent Runtime's Rerank) on Bedrock. */
+function zetaExchanges(
+  configuredPath: ConfiguredPath | undefined,
+  region: string,
+  rerankOrigin: Origin,
+): ReadonlyMap<ClientFormat, ExchangePlanner> {
   return new Map<ClientFormat, ExchangePlanner>([
     [
       'embeddings',
@@ -74,6 +105,7 @@ function zetaExchanges(configuredPath: ConfiguredPath | undefined): ReadonlyMap<
           translateCountTokens('converse', body, id),
         ),
     ],
+    ['rerank', (body, model) => bedrockRerank(body, model, region, rerankOrigin, configuredPath)],
   ]);
 }
 
@@ -91,6 +123,8 @@ export function compileZeta(
     guardrailVersion: config.guardrail.version,
   };
   const configuredPath = address.path;
+  // A host the provider names takes every request; else reranking has its own.
+  const rerankOrigin = address.origin(zetaAgentRuntimeHost(region));
   return new ProviderPlanner({
     name,
     family: 'zeta',
@@ -106,7 +140,8 @@ export function compileZeta(
         configuredPath ?? plainPath(`/model/${modelIdSegment(model)}/${stream ? 'converse-stream' : 'converse'}`),
       ...(guardrail === undefined ? {} : { fields: { guardrailConfig: guardrail } }),
     },
-    exchanges: zetaExchanges(configuredPath),
+    exchanges: zetaExchanges(configuredPath, region, rerankOrigin),
+    routeOrigins: [rerankOrigin],
     // Passthrough and Detect requests go to the client's own path (Bedrock's paths have no base).
     forwardedPath: (clientPath) => configuredPath ?? plainPath(clientPath),
     forwardedAnthropicVersion: false,
