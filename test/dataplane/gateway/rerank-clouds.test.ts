@@ -45,10 +45,39 @@ const DOCUMENTS = [
 
 type RankClientOptions = NonNullable<ConstructorParameters<typeof RankServiceClient>[0]>;
 
+/** A Bedrock Rerank body for QUERY over DOCUMENTS, 2 results of BEDROCK_MODEL, `more` in its model configuration. */
+function bedrockRerankBody(more: Record<string, unknown>) {
+  return {
+    queries: [{ type: 'TEXT' as const, textQuery: { text: QUERY } }],
+    sources: DOCUMENTS.map((text) => ({
+      type: 'INLINE' as const,
+      inlineDocumentSource: { type: 'TEXT' as const, textDocument: { text } },
+    })),
+    rerankingConfiguration: {
+      type: 'BEDROCK_RERANKING_MODEL' as const,
+      bedrockRerankingConfiguration: {
+        numberOfResults: 2,
+        modelConfiguration: { modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${BEDROCK_MODEL}`, ...more },
+      },
+    },
+  };
+}
+
 interface CohereAnswer {
   id?: string;
   results: { index: number; relevance_score: number; document?: { text: string } }[];
   meta?: unknown;
+}
+
+/** A 200 Cohere answer ranking DOCUMENTS in `order`, each result with its document echoed. */
+async function rankedDocuments(response: Response, order: number[]): Promise<CohereAnswer> {
+  assert.equal(response.status, 200);
+  const answer = (await response.json()) as CohereAnswer;
+  assert.deepEqual(
+    answer.results.map((result) => [result.index, result.document?.text]),
+    order.map((index) => [index, DOCUMENTS[index]]),
+  );
+  return answer;
 }
 
 describe('Rerank on zeta (Bedrock) and epsilon (Vertex AI) through gw', () => {
@@ -104,22 +133,7 @@ stringData: {accessKey: ${KEYS.accessKeyId}, secretKey: "${KEYS.secretAccessKey}
       maxAttempts: 1,
       requestHandler: new NodeHttpHandler(),
     });
-    const answer = await client.send(
-      new RerankCommand({
-        queries: [{ type: 'TEXT', textQuery: { text: QUERY } }],
-        sources: DOCUMENTS.map((text) => ({
-          type: 'INLINE',
-          inlineDocumentSource: { type: 'TEXT', textDocument: { text } },
-        })),
-        rerankingConfiguration: {
-          type: 'BEDROCK_RERANKING_MODEL',
-          bedrockRerankingConfiguration: {
-            numberOfResults: 2,
-            modelConfiguration: { modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${BEDROCK_MODEL}` },
-          },
-        },
-      }),
-    );
+    const answer = await client.send(new RerankCommand(bedrockRerankBody({})));
     assert.deepEqual(
       answer.results?.map((result) => result.index),
       [1, 0],
@@ -128,21 +142,8 @@ stringData: {accessKey: ${KEYS.accessKeyId}, secretKey: "${KEYS.secretAccessKey}
     const call = bedrock.calls.at(-1)!;
     assert.equal(call.verified.service, 'bedrock');
     assert.equal(call.verified.region, REGION);
-    // The body the AWS SDK writes: the shape gw's is checked against below.
-    assert.deepEqual(call.body, {
-      queries: [{ type: 'TEXT', textQuery: { text: QUERY } }],
-      sources: DOCUMENTS.map((text) => ({
-        type: 'INLINE',
-        inlineDocumentSource: { type: 'TEXT', textDocument: { text } },
-      })),
-      rerankingConfiguration: {
-        type: 'BEDROCK_RERANKING_MODEL',
-        bedrockRerankingConfiguration: {
-          numberOfResults: 2,
-          modelConfiguration: { modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${BEDROCK_MODEL}` },
-        },
-      },
-    });
+    // The body the AWS SDK writes: gw's is checked against the same below.
+    assert.deepEqual(call.body, bedrockRerankBody({}));
     await assert.rejects(
       client.send(
         new RerankCommand({
@@ -171,35 +172,11 @@ stringData: {accessKey: ${KEYS.accessKeyId}, secretKey: "${KEYS.secretAccessKey}
       return_documents: true,
       max_tokens_per_doc: 512,
     });
-    assert.equal(response.status, 200);
-    const answer = (await response.json()) as CohereAnswer;
-    assert.deepEqual(
-      answer.results.map((result) => [result.index, result.document?.text]),
-      [
-        [1, DOCUMENTS[1]],
-        [0, DOCUMENTS[0]],
-      ],
-    );
+    const answer = await rankedDocuments(response, [1, 0]);
     assert.ok(answer.results[0]!.relevance_score > answer.results[1]!.relevance_score);
     assert.equal(bedrock.calls.length, before + 1);
     const call = bedrock.calls.at(-1)!;
-    assert.deepEqual(call.body, {
-      queries: [{ type: 'TEXT', textQuery: { text: QUERY } }],
-      sources: DOCUMENTS.map((text) => ({
-        type: 'INLINE',
-        inlineDocumentSource: { type: 'TEXT', textDocument: { text } },
-      })),
-      rerankingConfiguration: {
-        type: 'BEDROCK_RERANKING_MODEL',
-        bedrockRerankingConfiguration: {
-          numberOfResults: 2,
-          modelConfiguration: {
-            modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${BEDROCK_MODEL}`,
-            additionalModelRequestFields: { max_tokens_per_doc: 512 },
-          },
-        },
-      },
-    });
+    assert.deepEqual(call.body, bedrockRerankBody({ additionalModelRequestFields: { max_tokens_per_doc: 512 } }));
     // Signed with gw's key for bedrock in the provider's region; the explicit host took the request.
     assert.equal(call.verified.accessKeyId, KEYS.accessKeyId);
     assert.equal(call.verified.service, 'bedrock');
@@ -295,17 +272,7 @@ stringData: {accessKey: ${KEYS.accessKeyId}, secretKey: "${KEYS.secretAccessKey}
       top_n: 4,
       return_documents: true,
     });
-    assert.equal(response.status, 200);
-    const answer = (await response.json()) as CohereAnswer;
-    assert.deepEqual(
-      answer.results.map((result) => [result.index, result.document?.text]),
-      [
-        [1, DOCUMENTS[1]],
-        [0, DOCUMENTS[0]],
-        [3, DOCUMENTS[3]],
-        [2, DOCUMENTS[2]],
-      ],
-    );
+    const answer = await rankedDocuments(response, [1, 0, 3, 2]);
     // The stand-in leaves out a score of 0, as proto3 JSON does: it reads as 0.
     assert.equal(answer.results[3]!.relevance_score, 0);
     const call = vertex.calls.at(-1)!;
