@@ -82,6 +82,7 @@ const BY = {
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
+  promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
   routeTypes: `${DP}/ai/policies/route-types.ts`,
   alpha: `${DP}/ai/providers/alpha.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
@@ -116,8 +117,6 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const PROMPT_GUARDS =
   'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
-const PROMPT_CACHING =
-  'Prompt caching (promptCaching, which the zeta (Amazon Bedrock) family honours) is not available in gw yet; remove the field.';
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
 const BACKEND_EXT_AUTH =
@@ -673,10 +672,23 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     transformations: enforced(BY.aiRequestPolicy),
     finalTransformations: enforced(BY.aiRequestPolicy),
     modelAliases: enforced(BY.modelAliases),
-    promptCaching: refused(PROMPT_CACHING),
+    promptCaching: enforced(BY.promptCaching, {
+      note: 'Cache markers go on Anthropic Messages bodies (gamma, Claude on Vertex and on Foundry, a custom Messages server: cache_control) and Bedrock Converse bodies of Claude and Nova models (zeta: cachePoint); OpenAI and Gemini cache prompts automatically, so no markers are needed and none are sent. Chat requests only; at most 4 markers, the client’s counted first and never moved.',
+    }),
     routes: enforced(BY.routeTypes),
   },
   AIPromptEnrichment: { prepend: enforced(), append: enforced() },
+  PromptCachingConfig: {
+    cacheSystem: enforced(BY.promptCaching, { note: 'A marker after the system prompt.' }),
+    cacheMessages: enforced(BY.promptCaching, { note: 'A marker after the message chosen by cacheMessageOffset.' }),
+    cacheTools: enforced(BY.promptCaching, { note: 'A marker after the last tool definition.' }),
+    minTokens: enforced(BY.promptCaching, {
+      note: 'Compared with gw’s estimate of the prompt (system, messages and tools): their characters / 4, inline media left out; a smaller prompt gets no marker.',
+    }),
+    cacheMessageOffset: enforced(BY.promptCaching, {
+      note: 'Counted back from the second-to-last message, stopping at the first; a request of one message gets no message marker.',
+    }),
+  },
   Message: { role: enforced(), content: enforced() },
   FieldDefault: { field: enforced(), value: enforced() },
   FieldTransformation: { field: enforced(), expression: enforced() },

@@ -318,6 +318,9 @@ export async function runAttempts(
       });
       if (plan instanceof PlanError) return sendGatewayError(res, record, format, plan.status, plan.message);
       let sendBody = plan.body;
+      // promptCaching marks chat requests only (planned in a format, not forwarded as they are).
+      if (sendBody !== undefined && (plan.response.kind === 'same' || plan.response.kind === 'translate'))
+        sendBody = endpoint.policy.markPromptCache(sendBody, plan.providerFormat, plan.upstreamModel);
       if (sendBody !== undefined && request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
       // An unchanged body goes upstream as the client's own bytes: no second serialisation.

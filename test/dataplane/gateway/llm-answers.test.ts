@@ -100,16 +100,17 @@ stringData: {app: ${CLIENT_KEY}}
     gatewayYaml(port) +
     aiBackendYaml('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY, NO_ROUTES) +
     aiBackendYaml('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
-    // A backend whose policy gw refuses (prompt caching, set by a GwPolicy): its answers still
-    // follow its routes.
+    // A backend whose policy gw refuses (a backend-level transformation, set by a GwPolicy): its
+    // answers still follow its routes.
     aiBackendYaml('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
-metadata: {name: prompt-caching}
+metadata: {name: refused-transformation}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: refused}]
   backend:
-    ai: {routes: {/v1/messages: Messages}, promptCaching: {cacheSystem: true}}
+    ai: {routes: {/v1/messages: Messages}}
+    transformation: {request: {set: [{name: x-team, value: '"a"'}]}}
 ---
 ` +
     `apiVersion: gateway.networking.k8s.io/v1
@@ -448,7 +449,10 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
         500,
         'api_error',
       );
-      assert.match(await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''), /promptCaching/);
+      assert.match(
+        await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''),
+        /backend\.transformation/,
+      );
     });
   });
 });

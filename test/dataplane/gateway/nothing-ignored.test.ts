@@ -1,6 +1,6 @@
 // Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
-// enforced; fields the data plane does not implement (prompt guards, prompt caching, tunnels,
+// enforced; fields the data plane does not implement (prompt guards, tunnels,
 // backend-level transformation and extAuth, in a provider's own policies too, unserved provider
 // families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
 // the field on the object that carries it; a rule's backend with passive health is skipped while
@@ -233,9 +233,16 @@ ${modelYaml(
     assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('078-05-1120')));
   });
 
-  it('prompt caching and inline OpenAI moderation: 500', async () => {
-    await refused('/cached', 500, /ai\.promptCaching: Prompt caching/);
+  it('inline OpenAI moderation: 500', async () => {
     await refused('/moderated', 500, /alpha\.moderation: Prompt guards/);
+  });
+
+  it('prompt caching on an OpenAI provider: served, with the body as the client sent it (OpenAI caches by itself)', async () => {
+    const before = provider.requests.length;
+    const answer = await client.post('/cached/v1/chat/completions', { body: CHAT });
+    assert.ok(answer);
+    assert.equal(provider.requests.length, before + 1);
+    assert.deepEqual(provider.requests.at(-1)?.body, CHAT);
   });
 
   it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a backend-level transformation: 500", async () => {

@@ -6,12 +6,14 @@
 //   4. overrides        set a field, replacing the client's value
 //   5. transformations  CEL over the body as steps 1-4 left it; a result replaces the field,
 //                       so for the same field a transformation beats an override
-// applyFinal runs finalTransformations on the body after its conversion to the provider's
-// format. docs/ai-policies.md gives the reasons for this order.
+// markPromptCache adds promptCaching's cache markers to the body in the provider's format (before
+// finalTransformations, which see them); applyFinal runs finalTransformations on that body.
+// docs/ai-policies.md gives the reasons for this order.
 import type { BackendAI, FieldDefault, FieldTransformation, RouteType } from '../../../api/types/ai.ts';
 import type { ApiFormat, JsonObject } from '../formats/types.ts';
 import { hasValue, setField } from './body-fields.ts';
 import { compileModelAliases, type ModelAliasResolver } from './model-aliases.ts';
+import { compilePromptCaching, type PromptCacher } from './prompt-caching.ts';
 import { compilePromptEnrichment, type PromptEnricher } from './prompt-enrichment.ts';
 import { compileRouteTypes, policyStepsFor, type RouteTypeOf } from './route-types.ts';
 import { type CompiledTransformations, compileTransformations, transformationEntries } from './transformations.ts';
@@ -36,6 +38,11 @@ export interface CompiledAiRequestPolicy {
     routeType: RouteType,
     variables: Record<string, unknown>,
   ): AiRequestResult;
+  /**
+   * promptCaching's markers on a chat body in the provider's format (`messages`, `converse`; the
+   * model is the one sent). Returns the body itself when nothing is added; never modifies it.
+   */
+  markPromptCache(providerBody: JsonObject, providerFormat: string, model: string | undefined): JsonObject;
   /**
    * finalTransformations on the body in the provider's format. Call it only for route types
    * whose body policies run (`policyStepsFor(routeType).body`). The input is not modified.
@@ -71,6 +78,7 @@ export function compileAiRequestPolicy(
     ai?.overrides ?? [],
     transformations,
     finalTransformations,
+    compilePromptCaching(ai?.promptCaching),
   );
 }
 
@@ -82,6 +90,7 @@ class AiRequestPolicy implements CompiledAiRequestPolicy {
   readonly #overrides: FieldDefault[];
   readonly #transformations: CompiledTransformations | undefined;
   readonly #finalTransformations: CompiledTransformations | undefined;
+  readonly #promptCaching: PromptCacher | undefined;
 
   constructor(
     routeTypeOf: RouteTypeOf,
@@ -91,6 +100,7 @@ class AiRequestPolicy implements CompiledAiRequestPolicy {
     overrides: FieldDefault[],
     transformations: CompiledTransformations | undefined,
     finalTransformations: CompiledTransformations | undefined,
+    promptCaching: PromptCacher | undefined,
   ) {
     this.routeTypeOf = routeTypeOf;
     this.#aliases = aliases;
@@ -99,6 +109,7 @@ class AiRequestPolicy implements CompiledAiRequestPolicy {
     this.#overrides = overrides;
     this.#transformations = transformations;
     this.#finalTransformations = finalTransformations;
+    this.#promptCaching = promptCaching;
   }
 
   applyToRequest(
@@ -136,6 +147,10 @@ class AiRequestPolicy implements CompiledAiRequestPolicy {
     const warnings: AiPolicyWarning[] = [];
     this.#transformations?.apply(out, variables, warnings);
     return warnings.length > 0 ? { body: out, warnings } : { body: out };
+  }
+
+  markPromptCache(providerBody: JsonObject, providerFormat: string, model: string | undefined): JsonObject {
+    return this.#promptCaching === undefined ? providerBody : this.#promptCaching(providerBody, providerFormat, model);
   }
 
   applyFinal(providerBody: JsonObject, variables: Record<string, unknown>): AiFinalResult {
