@@ -44,8 +44,8 @@ export function compilePromptCaching(config: PromptCachingConfig | undefined): P
   };
   if (!options.system && !options.messages && !options.tools) return undefined;
   return (body, format, model) => {
-    if (format === 'messages') return markMessages(body, options);
-    if (format === 'converse' && converseModelCaches(model)) return markConverse(body, options);
+    if (format === 'messages') return placeMarkers(body, options, MESSAGES);
+    if (format === 'converse' && converseModelCaches(model)) return placeMarkers(body, options, CONVERSE);
     return body;
   };
 }
@@ -87,6 +87,48 @@ function targetMessage(count: number, offset: number): number | undefined {
 
 function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** How one wire format holds its prompt and takes markers. Each mark* returns new values, or undefined when it adds none. */
+interface MarkerDialect {
+  /** The parts of the body the prompt estimate reads. */
+  promptParts(body: JsonObject): unknown[];
+  /** The markers the body already has (the client's). */
+  countMarkers(body: JsonObject): number;
+  markSystem(system: unknown): unknown[] | undefined;
+  markContent(content: unknown): unknown[] | undefined;
+  /** The top-level fields that replace the body's, with a marker after the tools. */
+  markTools(body: JsonObject): JsonObject | undefined;
+}
+
+/** The markers `options` asks for, in order system, message, tools, while the limit leaves room. */
+function placeMarkers(body: JsonObject, options: CachingOptions, dialect: MarkerDialect): JsonObject {
+  if (estimatePromptTokens(...dialect.promptParts(body)) < options.minTokens) return body;
+  let used = dialect.countMarkers(body);
+  const changes: JsonObject = {};
+  if (options.system && used < MAX_CACHE_BREAKPOINTS) {
+    const system = dialect.markSystem(body.system);
+    if (system !== undefined) {
+      changes.system = system;
+      used++;
+    }
+  }
+  if (options.messages && used < MAX_CACHE_BREAKPOINTS && Array.isArray(body.messages)) {
+    const index = targetMessage(body.messages.length, options.messageOffset);
+    const message = index === undefined ? undefined : body.messages[index];
+    const content = isObject(message) ? dialect.markContent(message.content) : undefined;
+    if (index !== undefined && content !== undefined) {
+      const messages = [...body.messages];
+      messages[index] = { ...(message as JsonObject), content };
+      changes.messages = messages;
+      used++;
+    }
+  }
+  if (options.tools && used < MAX_CACHE_BREAKPOINTS) {
+    const fields = dialect.markTools(body);
+    if (fields !== undefined) Object.assign(changes, fields);
+  }
+  return Object.keys(changes).length === 0 ? body : { ...body, ...changes };
 }
 
 // ---- Anthropic Messages ----
@@ -142,41 +184,17 @@ function markLastBlock(content: unknown): unknown[] | undefined {
   return undefined;
 }
 
-function markMessages(body: JsonObject, options: CachingOptions): JsonObject {
-  if (estimatePromptTokens(body.system, body.messages, body.tools) < options.minTokens) return body;
-  let used = countMessagesMarkers(body);
-  let out: JsonObject | undefined;
-  const copy = (): JsonObject => {
-    out ??= { ...body };
-    return out;
-  };
-  if (options.system && used < MAX_CACHE_BREAKPOINTS && body.system !== undefined && body.system !== '') {
-    const system = markLastBlock(body.system);
-    if (system !== undefined) {
-      copy().system = system;
-      used++;
-    }
-  }
-  if (options.messages && used < MAX_CACHE_BREAKPOINTS && Array.isArray(body.messages)) {
-    const index = targetMessage(body.messages.length, options.messageOffset);
-    const message = index === undefined ? undefined : body.messages[index];
-    const content = isObject(message) ? markLastBlock(message.content) : undefined;
-    if (index !== undefined && isObject(message) && content !== undefined) {
-      const messages = [...body.messages];
-      messages[index] = { ...message, content };
-      copy().messages = messages;
-      used++;
-    }
-  }
-  if (options.tools && used < MAX_CACHE_BREAKPOINTS && Array.isArray(body.tools) && body.tools.length > 0) {
-    const last = body.tools.at(-1);
-    if (isObject(last) && !hasCacheControl(last)) {
-      copy().tools = [...body.tools.slice(0, -1), { ...last, cache_control: { type: 'ephemeral' } }];
-      used++;
-    }
-  }
-  return out ?? body;
-}
+const MESSAGES: MarkerDialect = {
+  promptParts: (body) => [body.system, body.messages, body.tools],
+  countMarkers: countMessagesMarkers,
+  markSystem: (system) => (system === '' ? undefined : markLastBlock(system)),
+  markContent: markLastBlock,
+  markTools(body) {
+    const last = Array.isArray(body.tools) ? body.tools.at(-1) : undefined;
+    if (!Array.isArray(body.tools) || !isObject(last) || hasCacheControl(last)) return undefined;
+    return { tools: [...body.tools.slice(0, -1), { ...last, cache_control: { type: 'ephemeral' } }] };
+  },
+};
 
 // ---- Bedrock Converse ----
 
@@ -206,39 +224,14 @@ function withCachePoint(blocks: unknown): unknown[] | undefined {
   return [...blocks, { cachePoint: { ...CACHE_POINT.cachePoint } }];
 }
 
-function markConverse(body: JsonObject, options: CachingOptions): JsonObject {
-  const toolConfig = isObject(body.toolConfig) ? body.toolConfig : undefined;
-  if (estimatePromptTokens(body.system, body.messages, toolConfig?.tools) < options.minTokens) return body;
-  let used = countConverseMarkers(body);
-  let out: JsonObject | undefined;
-  const copy = (): JsonObject => {
-    out ??= { ...body };
-    return out;
-  };
-  if (options.system && used < MAX_CACHE_BREAKPOINTS) {
-    const system = withCachePoint(body.system);
-    if (system !== undefined) {
-      copy().system = system;
-      used++;
-    }
-  }
-  if (options.messages && used < MAX_CACHE_BREAKPOINTS && Array.isArray(body.messages)) {
-    const index = targetMessage(body.messages.length, options.messageOffset);
-    const message = index === undefined ? undefined : body.messages[index];
-    const content = isObject(message) ? withCachePoint(message.content) : undefined;
-    if (index !== undefined && isObject(message) && content !== undefined) {
-      const messages = [...body.messages];
-      messages[index] = { ...message, content };
-      copy().messages = messages;
-      used++;
-    }
-  }
-  if (options.tools && used < MAX_CACHE_BREAKPOINTS && toolConfig !== undefined) {
-    const tools = withCachePoint(toolConfig.tools);
-    if (tools !== undefined) {
-      copy().toolConfig = { ...toolConfig, tools };
-      used++;
-    }
-  }
-  return out ?? body;
-}
+const CONVERSE: MarkerDialect = {
+  promptParts: (body) => [body.system, body.messages, isObject(body.toolConfig) ? body.toolConfig.tools : undefined],
+  countMarkers: countConverseMarkers,
+  markSystem: withCachePoint,
+  markContent: withCachePoint,
+  markTools(body) {
+    const toolConfig = body.toolConfig;
+    const tools = isObject(toolConfig) ? withCachePoint(toolConfig.tools) : undefined;
+    return tools === undefined ? undefined : { toolConfig: { ...(toolConfig as JsonObject), tools } };
+  },
+};
