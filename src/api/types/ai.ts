@@ -351,10 +351,11 @@ export type FieldTransformation = Infer<typeof FieldTransformation>;
 export const PromptCachingConfig = named(
   {
     name: 'PromptCachingConfig',
-    description: 'Prompt caching hints sent to providers that support them (Amazon Bedrock, for some models).',
+    description:
+      'Prompt-cache markers added to requests for providers that take them (Anthropic Messages; Amazon Bedrock Converse for Claude and Nova models).',
     source: '2',
     notes:
-      'Honoured only by providers that support prompt caching (currently zeta, Amazon Bedrock, for certain models).',
+      'Markers go to Anthropic Messages bodies (gamma, Claude on Vertex and on Foundry) and to Bedrock Converse bodies (zeta) of Claude and Nova models. OpenAI and Gemini cache prompts automatically; no markers are needed, and gw sends none.',
   },
   object({
     cacheSystem: boolean({ default: true, description: 'Mark the system prompt as cacheable.' }),
