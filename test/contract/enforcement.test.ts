@@ -181,9 +181,12 @@ describe('refusalsIn', () => {
     assert.equal(tunnel?.path, 'tunnel');
     assert.match(tunnel!.reason, /CONNECT proxy/);
     assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), []);
-    assert.deepEqual(paths('backend:ai', { ai: { promptGuard: { request: [] }, prompt: { prepend: [] } } }), [
-      'ai.promptGuard',
-    ]);
+    assert.deepEqual(
+      paths('backend:ai', {
+        ai: { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: {} }] }, prompt: { prepend: [] } },
+      }),
+      ['ai.promptGuard.request[1].webhook'],
+    );
   });
 
   it('gives list indices in the path', () => {

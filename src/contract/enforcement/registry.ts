@@ -80,6 +80,8 @@ const BY = {
   models: `${DP}/ai/models.ts`,
   modelProvider: `${DP}/ai/model-provider.ts`,
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
+  promptGuards: `${DP}/ai/guards/prompt-guard.ts`,
+  regexGuard: `${DP}/ai/guards/regex-guard.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
@@ -117,6 +119,12 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const PROMPT_GUARDS =
   'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
+const GUARD_STREAMING =
+  'Inspecting streamed responses (promptGuard.streaming) is not available in gw yet; without it streamed answers pass uninspected, as the spec says for the default. Remove streaming.';
+const guardKindNotYet = (kind: string) =>
+  refused(
+    `${kind} prompt guards are not served yet (only regex guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex guard, or remove this guard.`,
+  );
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
 const BACKEND_EXT_AUTH =
@@ -666,7 +674,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   // ---- AI settings (spec document 2, "AI settings") ----
   BackendAI: {
     prompt: enforced(BY.promptEnrichment),
-    promptGuard: refused(PROMPT_GUARDS),
+    promptGuard: enforced(BY.promptGuards),
     defaults: enforced(BY.aiRequestPolicy),
     overrides: enforced(BY.aiRequestPolicy),
     transformations: enforced(BY.aiRequestPolicy),
@@ -689,6 +697,33 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'Counted back from the second-to-last message, stopping at the first; a request of one message gets no message marker.',
     }),
   },
+  AIPromptGuard: {
+    streaming: refused(GUARD_STREAMING),
+    request: enforced(BY.promptGuards, {
+      note: 'Before the request is planned: a mask reaches what the provider receives, translated or not.',
+    }),
+    response: enforced(BY.promptGuards, {
+      note: 'On whole (non-streamed) answers in the client format; streamed answers are not inspected.',
+    }),
+  },
+  PromptguardRequest: {
+    regex: enforced(BY.regexGuard),
+    webhook: guardKindNotYet('webhook'),
+    alphaModeration: guardKindNotYet('alphaModeration'),
+    zetaGuardrails: guardKindNotYet('zetaGuardrails'),
+    cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
+    response: enforced(BY.promptGuards),
+  },
+  PromptguardResponse: {
+    regex: enforced(BY.regexGuard),
+    webhook: guardKindNotYet('webhook'),
+    zetaGuardrails: guardKindNotYet('zetaGuardrails'),
+    cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
+    response: enforced(BY.promptGuards),
+  },
+  Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
+  RegexMatch: { pattern: enforced(), name: enforced() },
+  CustomResponse: { message: enforced(), statusCode: enforced() },
   Message: { role: enforced(), content: enforced() },
   FieldDefault: { field: enforced(), value: enforced() },
   FieldTransformation: { field: enforced(), expression: enforced() },

@@ -23,6 +23,7 @@ import {
   type SocketSettings,
 } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
+import { type CompiledPromptGuards, compilePromptGuards } from './guards/prompt-guard.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
 import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
@@ -42,6 +43,8 @@ export interface ProviderEndpoint {
   requestTimeoutMs: number | undefined;
   auth: CompiledBackendAuth | undefined;
   policy: CompiledAiRequestPolicy;
+  /** The provider's prompt guards (ai.promptGuard); undefined when it has none. */
+  guards?: CompiledPromptGuards | undefined;
   unhealthy: (response: ObservedResponse) => boolean;
   /** Header changes of a GwModel's policies, applied to the upstream request and the response. */
   headers: CompiledFilters | undefined;
@@ -123,6 +126,8 @@ export function compileEndpoint(
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
   if (Array.isArray(requestPolicy))
     return { field: `policies.${requestPolicy[0]!.path}`, message: requestPolicy[0]!.message };
+  const guards = compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard');
+  if (guards !== undefined && 'path' in guards) return { field: `policies.${guards.path}`, message: guards.message };
   const unhealthy = compileUnhealthyCondition(policy.health);
   if (unhealthy instanceof ExpressionError)
     return { field: 'policies.health.unhealthyCondition', message: unhealthy.message };
@@ -149,6 +154,7 @@ export function compileEndpoint(
     requestTimeoutMs: settings.requestTimeoutMs,
     auth,
     policy: requestPolicy,
+    ...(guards === undefined ? {} : { guards }),
     unhealthy,
   };
 }

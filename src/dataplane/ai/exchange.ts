@@ -9,7 +9,7 @@ import type { ClientResponse } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
 import type { HeaderBag } from '../routing/filters.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { LlmRecord, RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { InvalidUpstreamRequestError } from '../upstream/http1/request-head.ts';
 import { geminiTokenCount } from './formats/gemini/count-tokens.ts';
@@ -33,6 +33,8 @@ import {
 import { isPlainObject, stringOr } from './formats/json.ts';
 import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
+import { guardAnswer } from './guards/apply.ts';
+import type { CompiledPromptGuards } from './guards/prompt-guard.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
@@ -68,6 +70,8 @@ export interface AttemptInput {
   timeoutMs: number | undefined;
   /** Judges a response (or a connection failure) unhealthy; true makes the attempt fail over when it can. */
   unhealthy: (response: ObservedResponse) => boolean;
+  /** The provider's response guards: applied to a whole answer before the client gets it (not to streams). */
+  guards?: CompiledPromptGuards;
   /** Whether another provider may still be tried after this one. */
   canRetry: boolean;
   /** Aborted when the client goes away. */
@@ -266,11 +270,37 @@ function respondWhole(
       }
     }
   }
+  if (input.guards && status < 300 && input.record.llm) {
+    const guarded = guardWholeAnswer(input, input.guards, out, input.record.llm);
+    if (guarded === undefined) return { ...result, error: 'response rejected by a prompt guard' };
+    if (guarded !== out) {
+      out = guarded;
+      headers['content-type'] = 'application/json';
+    }
+  }
   headers['content-length'] = Buffer.byteLength(out);
   input.onResponseHeaders?.(headers as HeaderBag);
   input.res.writeHead(status, headers as Record<string, string>);
   input.res.end(out);
   return result;
+}
+
+/**
+ * The response guards over the answer about to be written (`out`, in the client's format).
+ * Returns what to write (the same bytes when nothing was masked), or undefined when a guard
+ * rejected it and the client has been answered.
+ */
+function guardWholeAnswer(
+  input: AttemptInput,
+  guards: CompiledPromptGuards,
+  out: Buffer | string,
+  llm: LlmRecord,
+): Buffer | string | undefined {
+  const answer = parseJson(typeof out === 'string' ? Buffer.from(out) : out);
+  if (!isPlainObject(answer)) return out;
+  const guarded = guardAnswer(guards, input.clientFormat, answer, input.res, llm);
+  if (guarded === undefined) return undefined;
+  return guarded === answer ? out : JSON.stringify(guarded);
 }
 
 async function streamResponse(

@@ -26,6 +26,7 @@ import { geminiCall } from './formats/gemini/path.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { isPlainObject } from './formats/json.ts';
 import { rerankRequestProblem } from './formats/rerank.ts';
+import { guardRequest } from './guards/apply.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import {
   type ClientFormat,
@@ -307,6 +308,11 @@ export async function runAttempts(
           return sendGatewayError(res, record, format, applied.rejected.status, applied.rejected.message);
         body = applied.body;
       }
+      if (endpoint.guards) {
+        const guarded = guardRequest(endpoint.guards, routeType, format, body, res, llm);
+        if (guarded === false) return;
+        body = guarded;
+      }
       const plan = endpoint.provider.plan({
         clientFormat: format,
         routeType,
@@ -370,6 +376,7 @@ export async function runAttempts(
         path,
         timeoutMs: attemptDeadline(routed, endpoint),
         unhealthy: endpoint.unhealthy,
+        ...(endpoint.guards?.hasResponseGuards ? { guards: endpoint.guards } : {}),
         canRetry,
         onResponseHeaders: endpoint.headers?.response
           ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)

@@ -23,6 +23,7 @@ import {
   textString,
 } from '../../util/log-line.ts';
 import { cutText } from '../../util/values.ts';
+import { guardOutcomesText } from '../ai/guards/outcome.ts';
 import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
 import type { LogSink } from './log-sink.ts';
@@ -90,6 +91,7 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gen_ai.usage.output_tokens', value: (r) => r.llm?.usage?.outputTokens },
   { name: 'gen_ai.usage.reasoning_tokens', value: (r) => r.llm?.usage?.reasoningTokens },
   { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
+  { name: 'gw.ai.guards', value: (r) => (r.llm?.guards ? text(guardOutcomesText(r.llm.guards)) : undefined) },
   { name: 'error', value: (r) => text(r.error) },
   { name: 'request.id', value: (r) => text(r.requestId) },
   // Milliseconds with microseconds as the fraction: a number a query can compare and sum.

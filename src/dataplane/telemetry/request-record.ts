@@ -5,6 +5,7 @@
 // create for every request at tens of thousands per second.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Usage } from '../ai/formats/usage.ts';
+import type { GuardOutcome } from '../ai/guards/outcome.ts';
 
 /** Headers as the proxy holds them: Node's incoming headers, or a plain object it built. */
 export type HeaderMap = IncomingHttpHeaders | Record<string, string | string[] | number | undefined>;
@@ -38,6 +39,8 @@ export class LlmRecord {
   usage: Usage | undefined = undefined;
   /** process.hrtime.bigint() when the first token (first content chunk) reached gw; 0n until then. */
   firstTokenTime = 0n;
+  /** What each prompt guard did (ai.promptGuard), in the order they ran; undefined when none ran. */
+  guards: GuardOutcome[] | undefined = undefined;
 }
 
 /**

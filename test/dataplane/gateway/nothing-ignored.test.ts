@@ -138,7 +138,7 @@ ${spec}
       'gateway.yaml': `${gatewayYaml(port)}${aiBackend('plain', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend(
         'guarded',
         `  ai: {provider: {${upstream}, alpha: {}}}`,
-        ', promptGuard: {request: [{regex: {action: Reject, builtins: [Ssn]}}]}',
+        ', promptGuard: {request: [{webhook: {backendRef: {name: guard, port: 80}}}]}',
       )}${aiBackend('cached', `  ai: {provider: {${upstream}, alpha: {}}}`, ', promptCaching: {}')}${aiBackend(
         'moderated',
         `  ai: {provider: {${upstream}, alpha: {moderation: {policy: {input: {mode: Block}}}}}}`,
@@ -227,9 +227,14 @@ ${modelYaml(
     assert.equal(provider.requests.length, before, `nothing of ${path} reached the provider`);
   }
 
-  it('a Reject prompt guard with builtin Ssn: 500, and the SSN never reaches the provider', async () => {
+  it('a webhook prompt guard (not served yet): 500, and the prompt never reaches the provider', async () => {
     const ssn = { ...CHAT, messages: [{ role: 'user' as const, content: 'my SSN is 078-05-1120' }] };
-    await refused('/guarded', 500, /ai\.promptGuard: Prompt guards/, ssn);
+    await refused(
+      '/guarded',
+      500,
+      /ai\.promptGuard\.request\[0\]\.webhook: webhook prompt guards are not served yet/,
+      ssn,
+    );
     assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('078-05-1120')));
   });
 

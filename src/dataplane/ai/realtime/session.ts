@@ -23,6 +23,7 @@ import { celContext } from '../../telemetry/cel-context.ts';
 import { LlmRecord } from '../../telemetry/request-record.ts';
 import { applyKeepalive } from '../../transport/tcp-keepalive.ts';
 import type { SocketSettings } from '../../upstream/connection-settings.ts';
+import { unguardableRequest } from '../guards/apply.ts';
 import { sendClientError, sendGatewayError } from '../llm-answers.ts';
 import {
   attemptDeadline,
@@ -220,6 +221,8 @@ export async function serveRealtime(
     const { endpoint } = candidate;
     if (candidate.rejection)
       return sendGatewayError(res, record, 'realtime', candidate.rejection.status, candidate.rejection.message);
+    // A session's events are not read by gw: guarded traffic is refused rather than let through unchecked.
+    if (endpoint.guards !== undefined) return sendClientError(res, 'realtime', 400, unguardableRequest('Realtime'));
     const canRetry = attemptNumber < total;
     const plan = endpoint.provider.plan({
       clientFormat: 'realtime',

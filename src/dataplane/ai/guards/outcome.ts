@@ -1,0 +1,30 @@
+// What one prompt guard did to one request or response: kept for the access log
+// (`gw.ai.guards`) on the request's LLM record.
+
+/** Which side of the exchange a guard inspects. */
+export type GuardSide = 'request' | 'response';
+
+export type GuardAction = 'pass' | 'mask' | 'reject';
+
+export interface GuardOutcome {
+  side: GuardSide;
+  /** The guard's place in its list: promptGuard.request[i] / response[i]. */
+  index: number;
+  /** The guard kind (`regex`). */
+  kind: string;
+  action: GuardAction;
+  /** The matches that fired: builtin entity names (`CREDIT_CARD`) and configured match names. */
+  matched?: string[];
+  /** Time the guard took, in milliseconds. */
+  ms: number;
+}
+
+/** The outcomes as the access log writes them: `request[0].regex=mask(SSN) 0.012ms; response[0].regex=pass 0.004ms`. */
+export function guardOutcomesText(outcomes: readonly GuardOutcome[]): string {
+  return outcomes
+    .map((outcome) => {
+      const matched = outcome.matched && outcome.matched.length > 0 ? `(${outcome.matched.join(',')})` : '';
+      return `${outcome.side}[${outcome.index}].${outcome.kind}=${outcome.action}${matched} ${outcome.ms.toFixed(3)}ms`;
+    })
+    .join('; ');
+}

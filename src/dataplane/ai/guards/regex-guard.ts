@@ -1,0 +1,99 @@
+// A compiled regex prompt guard (Regex: action, matches, builtins): finds its detectors' matches
+// in one text and masks them or reports the first. Every pattern, builtin or configured, runs in
+// re2js, a linear-time RE2 engine: no pattern (`(a+)+$`) and no prompt can make gw backtrack.
+// Detectors run in order, builtins first then `matches`, each on the text the previous ones
+// left (a placeholder is never matched again by a later detector: none of them matches `<...>`
+// unless a configured pattern is written to).
+import { RE2JS, RE2JSException } from 're2js';
+import type { Regex } from '../../../api/types/ai.ts';
+import { builtinDetector, type Detector } from './builtins.ts';
+
+/** The placeholder of an unnamed configured pattern's match (agentgateway writes the same). */
+export const UNNAMED_PLACEHOLDER = '<masked>';
+
+/** What one guard does to one text. */
+export type TextVerdict =
+  | { kind: 'pass' }
+  | { kind: 'mask'; text: string; names: string[] }
+  | { kind: 'reject'; name: string };
+
+export interface CompiledRegexGuard {
+  readonly action: 'Mask' | 'Reject';
+  scan(text: string): TextVerdict;
+}
+
+/** A configured pattern re2js cannot compile: the field and why. */
+export class RegexGuardConfigError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Compiles `regex` (at `field`, such as `ai.promptGuard.request[0].regex`). */
+export function compileRegexGuard(regex: Regex, field: string): CompiledRegexGuard | RegexGuardConfigError {
+  const detectors: Detector[] = (regex.builtins ?? []).map(builtinDetector);
+  const matches = regex.matches ?? [];
+  for (let i = 0; i < matches.length; i++) {
+    const { pattern, name } = matches[i]!;
+    let compiled: RE2JS;
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch (error) {
+      const reason = error instanceof RE2JSException ? error.message : String(error);
+      return new RegexGuardConfigError(
+        `${field}.matches[${i}].pattern`,
+        `${reason}. Patterns use RE2 syntax (no backreferences or lookaround); fix the pattern.`,
+      );
+    }
+    detectors.push({ name: name !== undefined && name !== '' ? name : '', pattern: compiled });
+  }
+  return new RegexGuard(regex.action ?? 'Mask', detectors);
+}
+
+class RegexGuard implements CompiledRegexGuard {
+  readonly action: 'Mask' | 'Reject';
+  readonly #detectors: Detector[];
+
+  constructor(action: 'Mask' | 'Reject', detectors: Detector[]) {
+    this.action = action;
+    this.#detectors = detectors;
+  }
+
+  scan(text: string): TextVerdict {
+    let working = text;
+    const names: string[] = [];
+    for (const detector of this.#detectors) {
+      const found = findAll(detector, working);
+      if (found.length === 0) continue;
+      const label = detector.name === '' ? 'masked' : detector.name;
+      if (this.action === 'Reject') return { kind: 'reject', name: label };
+      names.push(label);
+      const placeholder = detector.name === '' ? UNNAMED_PLACEHOLDER : `<${detector.name}>`;
+      let out = '';
+      let from = 0;
+      for (const [start, end] of found) {
+        out += working.slice(from, start) + placeholder;
+        from = end;
+      }
+      working = out + working.slice(from);
+    }
+    return names.length === 0 ? { kind: 'pass' } : { kind: 'mask', text: working, names };
+  }
+}
+
+/** The [start, end) ranges of the detector's accepted, non-empty matches, left to right. */
+function findAll(detector: Detector, text: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  const matcher = detector.pattern.matcher(text);
+  while (matcher.find()) {
+    const start = matcher.start();
+    const end = matcher.end();
+    // An empty match (`a*`) masks nothing: a placeholder there would only insert text.
+    if (end === start) continue;
+    if (detector.accept && !detector.accept(text.slice(start, end))) continue;
+    found.push([start, end]);
+  }
+  return found;
+}
