@@ -55,10 +55,13 @@ function cardValid(candidate: string): boolean {
   return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
 }
 
-/** A Canadian SIN: nine digits that pass the Luhn check; none starts with 0 or 8 (unassigned). */
+/**
+ * A Canadian SIN: nine digits that pass the Luhn check. None starts with 8 (business numbers);
+ * 0 is kept, for the sample SINs people write (046 454 286 is the government's own example).
+ */
 function sinValid(candidate: string): boolean {
   const digits = digitsOf(candidate);
-  return digits.length === 9 && digits[0] !== '0' && digits[0] !== '8' && luhnValid(digits);
+  return digits.length === 9 && digits[0] !== '8' && luhnValid(digits);
 }
 
 /** An international number (+ country code) has 8 to 15 digits (ITU-T E.164). */
