@@ -239,9 +239,13 @@ describe('refusalsIn', () => {
       'tunnel',
       'extAuth',
     ]);
-    assert.deepEqual(paths('model-policies', { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }] } }), [
-      'promptGuard',
-    ]);
+    assert.deepEqual(paths('model-policies', { tunnel: { url: 'http://proxy:3128' } }), ['tunnel']);
+    assert.deepEqual(
+      paths('model-policies', {
+        promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: { headers: {} } }] },
+      }),
+      ['promptGuard.request[1].webhook'],
+    );
   });
 
   it('applies place declarations over the base place and the types', () => {

@@ -117,8 +117,8 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 
 const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
-const PROMPT_GUARDS =
-  'Prompt guards (promptGuard, and the inline moderation of alpha (OpenAI) providers) are not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Remove the field until prompt guards ship.';
+const INLINE_MODERATION =
+  'The inline moderation of alpha (OpenAI) providers (alpha.moderation) is not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic it covers. Remove the field, or guard with a regex prompt guard (ai.promptGuard).';
 const GUARD_STREAMING =
   'Inspecting streamed responses (promptGuard.streaming) is not available in gw yet; without it streamed answers pass uninspected, as the spec says for the default. Remove streaming.';
 const guardKindNotYet = (kind: string) =>
@@ -766,7 +766,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tls: enforced(BY.connection),
     tunnel: refused(TUNNEL),
     headers: enforced(BY.llmRequest),
-    promptGuard: refused(PROMPT_GUARDS),
+    promptGuard: enforced(BY.promptGuards, {
+      note: "Replaces a promptGuard the GwPolicies' backend.ai gives (the model's own policies win field by field).",
+    }),
   },
 
   // ---- GwBackend spec (spec document 1, "GwBackend") ----
@@ -783,7 +785,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   PriorityGroup: { providers: enforced() },
   LLMProvider: llmProviderFields,
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
-  AlphaConfig: { model: enforced(), moderation: refused(PROMPT_GUARDS) },
+  AlphaConfig: { model: enforced(), moderation: refused(INLINE_MODERATION) },
   GammaConfig: { model: enforced() },
   ZetaConfig: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL, model: enforced() },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },

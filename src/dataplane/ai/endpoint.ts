@@ -3,6 +3,7 @@
 // changes — compiled once from a provider and its effective backend policy. An `ai` GwBackend's
 // providers and a GwModel's concrete models are both endpoints (ai-backend.ts, models.ts).
 
+import type { AIPromptGuard } from '../../api/types/ai.ts';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
@@ -53,9 +54,10 @@ export interface ProviderEndpoint {
 /** Why an endpoint cannot be compiled: the field path under the provider and what is wrong. */
 export type EndpointProblem = { field: string; message: string };
 
-/** A GwModel's policies that act on its requests: body transformations and header changes. */
+/** A GwModel's policies that act on its requests: body transformations, header changes and prompt guards. */
 interface ModelEndpointPolicies extends ModelRequestPolicies {
   headers?: HeaderModifiers;
+  promptGuard?: AIPromptGuard;
 }
 
 /** Where an endpoint is compiled: the namespace its references resolve in, and the configuration. */
@@ -126,7 +128,11 @@ export function compileEndpoint(
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
   if (Array.isArray(requestPolicy))
     return { field: `policies.${requestPolicy[0]!.path}`, message: requestPolicy[0]!.message };
-  const guards = compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard');
+  // A GwModel's own promptGuard wins over one its GwPolicies give (its fields win field by field).
+  const guards =
+    modelPolicies?.promptGuard !== undefined
+      ? compilePromptGuards(modelPolicies.promptGuard, 'promptGuard')
+      : compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard');
   if (guards !== undefined && 'path' in guards) return { field: `policies.${guards.path}`, message: guards.message };
   const unhealthy = compileUnhealthyCondition(policy.health);
   if (unhealthy instanceof ExpressionError)

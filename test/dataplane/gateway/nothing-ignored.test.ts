@@ -208,7 +208,7 @@ ${modelYaml(
   'prompt-guarded',
   '{kind: HTTPRoute, name: llm, sectionName: models}',
   provider.port,
-  '    promptGuard: {request: [{regex: {action: Reject, builtins: [Ssn]}}]}\n',
+  '    promptGuard: {request: [{alphaModeration: {model: omni-moderation-latest}}]}\n',
 )}`,
     });
     client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
@@ -239,7 +239,7 @@ ${modelYaml(
   });
 
   it('inline OpenAI moderation: 500', async () => {
-    await refused('/moderated', 500, /alpha\.moderation: Prompt guards/);
+    await refused('/moderated', 500, /alpha\.moderation: The inline moderation/);
   });
 
   it('prompt caching on an OpenAI provider: served, with the body as the client sent it (OpenAI caches by itself)', async () => {
@@ -282,7 +282,7 @@ ${modelYaml(
   it("a GwModel's tunnel and prompt guard: 500 naming the field", async () => {
     for (const [model, field] of [
       ['tunnelled', 'spec.policies.tunnel'],
-      ['prompt-guarded', 'spec.policies.promptGuard'],
+      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration'],
     ] as const) {
       const before = provider.requests.length;
       await expectOwnFailure(gw, modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));

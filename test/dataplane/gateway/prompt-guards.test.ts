@@ -16,6 +16,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
@@ -52,6 +53,17 @@ describe('regex prompt guards through gw', () => {
         aiBackendYaml('rejectresp', anthropic.port, 'gamma: {}', 'sk-anthropic', ROUTES, REJECT_RESPONSES),
         aiBackendYaml('badpattern', openai.port, 'alpha: {}', 'sk-openai', ROUTES, BAD_PATTERN),
         llmRouteYaml(['maskreq', 'rejectreq', 'maskresp', 'rejectresp', 'badpattern']),
+        '---\n',
+        MODEL_ROUTE_YAML,
+        gwModelYaml(
+          'guarded-model',
+          `  provider: Alpha
+  baseURL: http://127.0.0.1:${openai.port}/v1
+  policies:
+    auth: {key: sk-openai}
+    promptGuard: {request: [{regex: {action: Mask, builtins: [Ssn]}}]}
+`,
+        ),
       ].join(''),
     });
   });
@@ -208,6 +220,16 @@ describe('regex prompt guards through gw', () => {
     });
     const message = await stream.finalMessage();
     assert.deepEqual(message.content, [{ type: 'text', text: `echo: ssn ${SSN}` }]);
+  });
+
+  it("a GwModel's promptGuard (ModelPolicies.promptGuard) masks what its provider receives", async () => {
+    const client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: 'guarded-model',
+      messages: [{ role: 'user', content: `ssn ${SSN}` }],
+    });
+    assert.match(lastOpenAiBody(), /ssn <SSN>/);
+    assert.equal(completion.choices[0]!.message.content, 'echo: ssn <SSN>');
   });
 
   it('a pattern RE2 cannot compile refuses the provider, naming the field', async () => {
