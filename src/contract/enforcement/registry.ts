@@ -119,8 +119,6 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const INLINE_MODERATION =
   'The inline moderation of alpha (OpenAI) providers (alpha.moderation) is not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic it covers. Remove the field, or guard with a regex prompt guard (ai.promptGuard).';
-const GUARD_STREAMING =
-  'Inspecting streamed responses (promptGuard.streaming) is not available in gw yet; without it streamed answers pass uninspected, as the spec says for the default. Remove streaming.';
 const guardKindNotYet = (kind: string) =>
   refused(
     `${kind} prompt guards are not served yet (only regex guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex guard, or remove this guard.`,
@@ -698,12 +696,14 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
   },
   AIPromptGuard: {
-    streaming: refused(GUARD_STREAMING),
+    streaming: enforced(`${DP}/ai/guards/stream-guard.ts`, {
+      note: 'Reject response guards read streamed answers as they pass and end them with an error event; Mask does not change streamed content.',
+    }),
     request: enforced(BY.promptGuards, {
       note: 'Before the request is planned: a mask reaches what the provider receives, translated or not.',
     }),
     response: enforced(BY.promptGuards, {
-      note: 'On whole (non-streamed) answers in the client format; streamed answers are not inspected.',
+      note: 'On whole answers in the client format; streamed answers only with streaming: Enabled.',
     }),
   },
   PromptguardRequest: {

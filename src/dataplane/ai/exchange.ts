@@ -33,7 +33,7 @@ import {
 import { isPlainObject, stringOr } from './formats/json.ts';
 import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
-import { guardAnswer } from './guards/apply.ts';
+import { guardAnswer, recordGuardOutcomes } from './guards/apply.ts';
 import type { CompiledPromptGuards } from './guards/prompt-guard.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
@@ -70,7 +70,7 @@ export interface AttemptInput {
   timeoutMs: number | undefined;
   /** Judges a response (or a connection failure) unhealthy; true makes the attempt fail over when it can. */
   unhealthy: (response: ObservedResponse) => boolean;
-  /** The provider's response guards: applied to a whole answer before the client gets it (not to streams). */
+  /** The provider's response guards: on a whole answer before the client gets it; on a stream as it passes when streaming is Enabled. */
   guards?: CompiledPromptGuards;
   /** Whether another provider may still be tried after this one. */
   canRetry: boolean;
@@ -345,6 +345,16 @@ async function streamResponse(
   const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
   const chunks = response.body[Symbol.asyncIterator]();
   let upstreamEnded = false;
+  // With promptGuard.streaming Enabled, Reject response guards read what the client is about to get.
+  const guard = input.guards?.streamGuard(input.clientFormat);
+  /** Whether a guard rejected `text` (then withheld; the client's stream ends on the guard's error event). */
+  const rejects = (text: string): boolean => {
+    const rejection = guard?.inspect(text);
+    if (rejection === undefined) return false;
+    if (!res.destroyed) res.write(guard!.errorEvent(rejection.status, rejection.message));
+    result.error = 'response rejected by a prompt guard';
+    return true;
+  };
   try {
     for (;;) {
       const step = await chunks.next();
@@ -355,6 +365,7 @@ async function streamResponse(
       const text = processor.write(step.value);
       if (result.firstTokenMs === undefined && processor.firstTokenSeen)
         result.firstTokenMs = performance.now() - started;
+      if (rejects(text)) break;
       const over = processor.state !== 'open';
       if (text.length > 0 && !res.write(text) && !over) await waitForDrain(res, input.clientGone);
       // The client's stream is over (complete, or ended by an error event): nothing more to read for it.
@@ -362,7 +373,7 @@ async function streamResponse(
     }
     if (upstreamEnded) {
       const last = processor.end();
-      if (last.length > 0) res.write(last);
+      if (last.length > 0 && !rejects(last)) res.write(last);
     }
     res.end();
   } catch (error) {
@@ -391,6 +402,7 @@ async function streamResponse(
     if (processor.state === 'complete') void awaitUpstreamEnd(chunks, response.body);
     else response.body.discard();
   }
+  if (guard && input.record.llm) recordGuardOutcomes(input.record.llm, guard.outcomes());
   result.usage = processor.usage;
   result.responseModel = processor.model;
   return result;

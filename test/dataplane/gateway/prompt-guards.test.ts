@@ -28,6 +28,7 @@ const MASK_REQUESTS = `promptGuard: {request: [{regex: {action: Mask, builtins: 
 const REJECT_REQUESTS = `promptGuard: {request: [{regex: {action: Reject, builtins: [Ssn]}, response: {statusCode: 422, message: 'SSNs stay at home'}}]}`;
 const MASK_RESPONSES = 'promptGuard: {response: [{regex: {action: Mask, builtins: [CreditCard]}}]}';
 const REJECT_RESPONSES = 'promptGuard: {response: [{regex: {action: Reject, builtins: [Ssn]}}]}';
+const REJECT_STREAMS = `promptGuard: {streaming: Enabled, response: [{regex: {action: Reject, builtins: [Ssn]}, response: {message: 'no SSNs in answers'}}]}`;
 const BAD_PATTERN = `promptGuard: {request: [{regex: {action: Reject, matches: [{name: back, pattern: '(a)\\1'}]}}]}`;
 
 describe('regex prompt guards through gw', () => {
@@ -51,8 +52,9 @@ describe('regex prompt guards through gw', () => {
         aiBackendYaml('rejectreq', anthropic.port, 'gamma: {}', 'sk-anthropic', ROUTES, REJECT_REQUESTS),
         aiBackendYaml('maskresp', openai.port, 'alpha: {}', 'sk-openai', ROUTES, MASK_RESPONSES),
         aiBackendYaml('rejectresp', anthropic.port, 'gamma: {}', 'sk-anthropic', ROUTES, REJECT_RESPONSES),
+        aiBackendYaml('rejectstream', anthropic.port, 'gamma: {}', 'sk-anthropic', ROUTES, REJECT_STREAMS),
         aiBackendYaml('badpattern', openai.port, 'alpha: {}', 'sk-openai', ROUTES, BAD_PATTERN),
-        llmRouteYaml(['maskreq', 'rejectreq', 'maskresp', 'rejectresp', 'badpattern']),
+        llmRouteYaml(['maskreq', 'rejectreq', 'maskresp', 'rejectresp', 'rejectstream', 'badpattern']),
         '---\n',
         MODEL_ROUTE_YAML,
         gwModelYaml(
@@ -220,6 +222,50 @@ describe('regex prompt guards through gw', () => {
     });
     const message = await stream.finalMessage();
     assert.deepEqual(message.content, [{ type: 'text', text: `echo: ssn ${SSN}` }]);
+  });
+
+  it('streaming: Enabled: a Reject guard ends a Messages stream with its error event once the match arrives', async () => {
+    const stream = anthropicAt('rejectstream').messages.stream({
+      model: 'claude-guarded',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: `the number ${SSN} is mine` }],
+    });
+    const seen: string[] = [];
+    stream.on('text', (delta) => seen.push(delta));
+    const error = await stream.finalMessage().then(
+      () => assert.fail('not rejected'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof Anthropic.APIError, String(error));
+    assert.match(error.message, /no SSNs in answers/);
+    assert.ok(!seen.join('').includes(SSN), seen.join(''));
+    assert.equal(seen.join(''), 'echo: the number');
+    const line = await lastAccessLogLine(gw, '/rejectstream/v1/messages');
+    assert.match(String(line['gw.ai.guards']), /^response\[0\]\.regex=reject\(SSN\)/);
+  });
+
+  it('streaming: Enabled: a translated Chat Completions stream ends with an OpenAI error event; a clean one completes', async () => {
+    const stream = await openaiAt('rejectstream').chat.completions.create({
+      model: 'claude-guarded',
+      stream: true,
+      messages: [{ role: 'user', content: `ssn ${SSN}` }],
+    });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().then(
+      () => assert.fail('not rejected'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.match(error.message, /no SSNs in answers/);
+    assert.ok(!text.includes(SSN));
+    const clean = anthropicAt('rejectstream').messages.stream({
+      model: 'claude-guarded',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'all clear' }],
+    });
+    assert.deepEqual((await clean.finalMessage()).content, [{ type: 'text', text: 'echo: all clear' }]);
   });
 
   it("a GwModel's promptGuard (ModelPolicies.promptGuard) masks what its provider receives", async () => {

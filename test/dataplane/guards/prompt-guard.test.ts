@@ -1,7 +1,7 @@
 // AIPromptGuard compiled and applied to whole bodies: what the guards read in each client
 // format (system, user, assistant, tool results, tool-call arguments; the provider's answer),
 // masking on a copy, list order, rejections with their CustomResponse and the defaults, and the
-// configuration gw refuses (streaming, guard kinds not served, bad patterns).
+// configuration gw refuses (guard kinds not served, bad patterns).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AIPromptGuard } from '../../../src/api/types/ai.ts';
@@ -217,9 +217,8 @@ describe('order, rejections and configuration', () => {
     );
   });
 
-  it('refused: streaming, guard kinds not served, a pattern RE2 cannot compile (each names its field)', () => {
+  it('refused: guard kinds not served, a pattern RE2 cannot compile (each names its field)', () => {
     const cases: Array<[AIPromptGuard, string]> = [
-      [{ streaming: 'Enabled', response: [{ regex: { builtins: ['Ssn'] } }] }, 'ai.promptGuard.streaming'],
       [
         { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: { backendRef: { name: 'w', port: 80 } } }] },
         'ai.promptGuard.request[1].webhook',

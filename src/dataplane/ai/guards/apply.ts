@@ -61,14 +61,15 @@ export function guardAnswer(
 }
 
 function settle(result: GuardResult, format: ClientFormat, res: ClientResponse, llm: LlmRecord): JsonObject | false {
-  record(llm, result.outcomes);
+  recordGuardOutcomes(llm, result.outcomes);
   if (result.rejected === undefined) return result.body;
   // The guard's own status and message (a CustomResponse may choose a 5xx: it is still its message).
   sendClientError(res, format, result.rejected.status, result.rejected.message);
   return false;
 }
 
-function record(llm: LlmRecord, outcomes: GuardOutcome[]): void {
+/** Adds guard outcomes to the request's LLM record (the access log's gw.ai.guards). */
+export function recordGuardOutcomes(llm: LlmRecord, outcomes: GuardOutcome[]): void {
   if (outcomes.length === 0) return;
   if (llm.guards === undefined) llm.guards = outcomes;
   else llm.guards.push(...outcomes);

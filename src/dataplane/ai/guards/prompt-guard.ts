@@ -1,15 +1,17 @@
 // AIPromptGuard compiled once per endpoint and applied per exchange: its request guards to the
 // client's request before it is planned (so a mask reaches whatever the provider receives,
 // translated or not), its response guards to a whole (non-streamed) answer in the client's
-// format before it is written. Guards run in their list order, each on what the previous left;
+// format before it is written, and with streaming: Enabled its Reject response guards to a
+// streamed answer as it passes (stream-guard.ts). Guards run in their list order, each on what the previous left;
 // the first rejection stops the rest. Only regex guards are served (the other kinds are refused
 // by the enforcement registry before a configuration reaches the data plane; a configuration
 // that has one anyway is refused here too, naming it).
 import type { AIPromptGuard, CustomResponse, Regex } from '../../../api/types/ai.ts';
-import type { JsonObject } from '../formats/types.ts';
+import type { ApiFormat, JsonObject } from '../formats/types.ts';
 import type { ClientFormat } from '../providers/index.ts';
 import type { GuardOutcome } from './outcome.ts';
 import { type CompiledRegexGuard, compileRegexGuard, RegexGuardConfigError } from './regex-guard.ts';
+import { StreamGuard } from './stream-guard.ts';
 import { type GuardSide, guardsRead, visitTexts } from './texts.ts';
 
 export const DEFAULT_REQUEST_REJECTION = 'The request was rejected due to inappropriate content';
@@ -33,6 +35,11 @@ export interface CompiledPromptGuards {
   guardRequest(body: JsonObject, format: ClientFormat): GuardResult;
   /** Response guards over an answer in the client's `format`. The input body is not modified. */
   guardResponse(body: JsonObject, format: ClientFormat): GuardResult;
+  /**
+   * The guard of one streamed answer in the client's `format`: undefined unless streaming is
+   * Enabled and a response guard rejects (Mask does not change streamed content).
+   */
+  streamGuard(format: ClientFormat): StreamGuard | undefined;
 }
 
 /** A guard that cannot be compiled: the field under the provider's policies and why. */
@@ -47,17 +54,12 @@ export function compilePromptGuards(
   path: string,
 ): CompiledPromptGuards | PromptGuardConfigError | undefined {
   if (promptGuard === undefined) return undefined;
-  if (promptGuard.streaming !== undefined)
-    return {
-      path: `${path}.streaming`,
-      message: 'gw does not inspect streamed responses yet; remove streaming (streamed answers then pass uninspected).',
-    };
   const request = compileSide(promptGuard.request ?? [], `${path}.request`, DEFAULT_REQUEST_REJECTION);
   if (!Array.isArray(request)) return request;
   const response = compileSide(promptGuard.response ?? [], `${path}.response`, DEFAULT_RESPONSE_REJECTION);
   if (!Array.isArray(response)) return response;
   if (request.length === 0 && response.length === 0) return undefined;
-  return new PromptGuards(request, response);
+  return new PromptGuards(request, response, promptGuard.streaming === 'Enabled');
 }
 
 function compileSide(
@@ -93,9 +95,12 @@ class PromptGuards implements CompiledPromptGuards {
   readonly hasRequestGuards: boolean;
   readonly hasResponseGuards: boolean;
 
-  constructor(request: CompiledGuard[], response: CompiledGuard[]) {
+  readonly #streamRejects: CompiledGuard[];
+
+  constructor(request: CompiledGuard[], response: CompiledGuard[], streaming: boolean) {
     this.#request = request;
     this.#response = response;
+    this.#streamRejects = streaming ? response.filter((guard) => guard.regex.action === 'Reject') : [];
     this.hasRequestGuards = request.length > 0;
     this.hasResponseGuards = response.length > 0;
   }
@@ -106,6 +111,11 @@ class PromptGuards implements CompiledPromptGuards {
 
   guardResponse(body: JsonObject, format: ClientFormat): GuardResult {
     return runGuards(this.#response, body, format, 'response');
+  }
+
+  streamGuard(format: ClientFormat): StreamGuard | undefined {
+    if (this.#streamRejects.length === 0 || !guardsRead(format, 'response')) return undefined;
+    return new StreamGuard(this.#streamRejects, format as ApiFormat);
   }
 }
 

@@ -1,0 +1,126 @@
+// Response guards over streamed answers (streaming: Enabled): a match is caught in each client
+// format's deltas wherever the stream splits it (every character boundary, and every byte
+// boundary of the SSE text), the error event is the client format's, Mask guards do not act on
+// streams, and a stream without a match passes with a pass outcome.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AIPromptGuard } from '../../../src/api/types/ai.ts';
+import { type CompiledPromptGuards, compilePromptGuards } from '../../../src/dataplane/ai/guards/prompt-guard.ts';
+import { OVERLAP } from '../../../src/dataplane/ai/guards/stream-guard.ts';
+import type { ClientFormat } from '../../../src/dataplane/ai/providers/index.ts';
+
+const SSN = '078-05-1120';
+
+function guards(config: AIPromptGuard): CompiledPromptGuards {
+  const compiled = compilePromptGuards(config, 'ai.promptGuard');
+  assert.ok(compiled !== undefined && !('path' in compiled));
+  return compiled;
+}
+
+const rejectSsn = guards({
+  streaming: 'Enabled',
+  response: [{ regex: { action: 'Reject', builtins: ['Ssn'] }, response: { message: 'no SSNs', statusCode: 451 } }],
+});
+
+/** One SSE event carrying `piece` as generated text in `format`. */
+function event(format: ClientFormat, piece: string, sequence: number): string {
+  switch (format) {
+    case 'completions':
+      return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`;
+    case 'messages':
+      return `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })}\n\n`;
+    case 'responses':
+      return `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: piece, sequence_number: sequence })}\n\n`;
+    default:
+      return `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: piece }] } }] })}\n\n`;
+  }
+}
+
+const FORMATS: ClientFormat[] = ['completions', 'messages', 'responses', 'gemini'];
+
+describe('stream guard', () => {
+  it('a match split at every character boundary across two events is caught in each format', () => {
+    const text = `my number is ${SSN} ok`;
+    for (const format of FORMATS) {
+      for (let cut = 1; cut < text.length; cut++) {
+        const guard = rejectSsn.streamGuard(format)!;
+        const first = guard.inspect(event(format, text.slice(0, cut), 1));
+        const second = guard.inspect(event(format, text.slice(cut), 2));
+        const matchEnds = text.indexOf(SSN) + SSN.length;
+        // The event that completes the match is the one rejected, before it reaches the client.
+        if (cut >= matchEnds) assert.deepEqual(first, { status: 451, message: 'no SSNs' }, `${format} ${cut}`);
+        else {
+          assert.equal(first, undefined, `${format} ${cut}`);
+          assert.deepEqual(second, { status: 451, message: 'no SSNs' }, `${format} ${cut}`);
+        }
+      }
+    }
+  });
+
+  it('the SSE text split at every byte boundary: the match is caught once its event is whole', () => {
+    const sse =
+      event('completions', 'my ssn ', 1) + event('completions', `${SSN} `, 2) + event('completions', 'bye', 3);
+    const bytes = Buffer.from(sse);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const guard = rejectSsn.streamGuard('completions')!;
+      const results = [bytes.subarray(0, cut), bytes.subarray(cut)].map((part) =>
+        guard.inspect(part.toString('latin1')),
+      );
+      assert.ok(
+        results.some((result) => result?.message === 'no SSNs'),
+        `cut at ${cut}`,
+      );
+      assert.equal(guard.outcomes()[0]!.action, 'reject');
+    }
+  });
+
+  it('tool-call argument pieces are read; each choice and block is its own channel', () => {
+    const guard = rejectSsn.streamGuard('completions')!;
+    const call = (args: string) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args } }] } }] })}\n\n`;
+    assert.equal(guard.inspect(call('{"ssn":"078-05')), undefined);
+    assert.equal(guard.inspect(event('completions', 'unrelated text', 2)), undefined);
+    assert.equal(guard.inspect(call('-1120"}'))?.message, 'no SSNs');
+  });
+
+  it('error events are the client format’s; a Responses one follows the last event sent', () => {
+    const responses = rejectSsn.streamGuard('responses')!;
+    assert.equal(responses.inspect(event('responses', 'hello ', 7)), undefined);
+    assert.ok(responses.inspect(event('responses', `${SSN}.`, 8)));
+    const error = responses.errorEvent(451, 'no SSNs');
+    assert.match(error, /^event: error\ndata: /);
+    assert.equal(JSON.parse(error.split('data: ')[1]!).sequence_number, 8);
+    assert.match(
+      rejectSsn.streamGuard('messages')!.errorEvent(451, 'no SSNs'),
+      /^event: error\ndata: \{"type":"error"/,
+    );
+    assert.match(
+      rejectSsn.streamGuard('completions')!.errorEvent(451, 'no SSNs'),
+      /^data: \{"error":\{"message":"no SSNs"/,
+    );
+  });
+
+  it('no stream guard without streaming: Enabled, or with Mask guards only; a clean stream passes', () => {
+    assert.equal(
+      guards({ response: [{ regex: { action: 'Reject', builtins: ['Ssn'] } }] }).streamGuard('completions'),
+      undefined,
+    );
+    assert.equal(
+      guards({ streaming: 'Enabled', response: [{ regex: { action: 'Mask', builtins: ['Ssn'] } }] }).streamGuard(
+        'completions',
+      ),
+      undefined,
+    );
+    const guard = rejectSsn.streamGuard('messages')!;
+    assert.equal(guard.inspect(event('messages', 'all clear', 1)), undefined);
+    assert.deepEqual(
+      guard.outcomes().map((o) => [o.side, o.action]),
+      [['response', 'pass']],
+    );
+  });
+
+  it(`keeps at most ${OVERLAP} characters per channel: memory stays bounded over a long stream`, () => {
+    const guard = rejectSsn.streamGuard('completions')!;
+    for (let i = 0; i < 2000; i++) assert.equal(guard.inspect(event('completions', 'word '.repeat(50), i)), undefined);
+  });
+});
