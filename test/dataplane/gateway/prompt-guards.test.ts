@@ -29,6 +29,14 @@ const REJECT_REQUESTS = `promptGuard: {request: [{regex: {action: Reject, builti
 const MASK_RESPONSES = 'promptGuard: {response: [{regex: {action: Mask, builtins: [CreditCard]}}]}';
 const REJECT_RESPONSES = 'promptGuard: {response: [{regex: {action: Reject, builtins: [Ssn]}}]}';
 const REJECT_STREAMS = `promptGuard: {streaming: Enabled, response: [{regex: {action: Reject, builtins: [Ssn]}, response: {message: 'no SSNs in answers'}}]}`;
+/** The error `promise` fails with; fails the test when it succeeds. */
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return await promise.then(
+    () => assert.fail('not refused'),
+    (error: unknown) => error,
+  );
+}
+
 const BAD_PATTERN = `promptGuard: {request: [{regex: {action: Reject, matches: [{name: back, pattern: '(a)\\1'}]}}]}`;
 
 describe('regex prompt guards through gw', () => {
@@ -138,16 +146,13 @@ describe('regex prompt guards through gw', () => {
 
   it('Reject on requests: the CustomResponse in the Messages format; nothing reaches the provider', async () => {
     const before = anthropic.requests.length;
-    const error = await anthropicAt('rejectreq')
-      .messages.create({
+    const error = await failureOf(
+      anthropicAt('rejectreq').messages.create({
         model: 'claude-guarded',
         max_tokens: 10,
         messages: [{ role: 'user', content: `my SSN is ${SSN}` }],
-      })
-      .then(
-        () => assert.fail('not rejected'),
-        (e: unknown) => e,
-      );
+      }),
+    );
     assert.ok(error instanceof Anthropic.APIError);
     assert.equal(error.status, 422);
     assert.equal((error.error as { error: { message: string } }).error.message, 'SSNs stay at home');
@@ -166,10 +171,7 @@ describe('regex prompt guards through gw', () => {
         }),
       () => openaiAt('rejectreq').responses.create({ model: 'claude-guarded', input: `ssn ${SSN}` }),
     ]) {
-      const error = await call().then(
-        () => assert.fail('not rejected'),
-        (e: unknown) => e,
-      );
+      const error = await failureOf(call());
       assert.ok(error instanceof OpenAI.APIError);
       assert.equal(error.status, 422);
       assert.equal(error.message.endsWith('SSNs stay at home'), true, error.message);
@@ -190,16 +192,13 @@ describe('regex prompt guards through gw', () => {
   });
 
   it('Reject on responses: the default 403 and message, in the client format', async () => {
-    const error = await anthropicAt('rejectresp')
-      .messages.create({
+    const error = await failureOf(
+      anthropicAt('rejectresp').messages.create({
         model: 'claude-guarded',
         max_tokens: 10,
         messages: [{ role: 'user', content: `ssn ${SSN}` }],
-      })
-      .then(
-        () => assert.fail('not rejected'),
-        (e: unknown) => e,
-      );
+      }),
+    );
     assert.ok(error instanceof Anthropic.APIError);
     assert.equal(error.status, 403);
     assert.equal(
@@ -232,10 +231,7 @@ describe('regex prompt guards through gw', () => {
     });
     const seen: string[] = [];
     stream.on('text', (delta) => seen.push(delta));
-    const error = await stream.finalMessage().then(
-      () => assert.fail('not rejected'),
-      (e: unknown) => e,
-    );
+    const error = await failureOf(stream.finalMessage());
     assert.ok(error instanceof Anthropic.APIError, String(error));
     assert.match(error.message, /no SSNs in answers/);
     assert.ok(!seen.join('').includes(SSN), seen.join(''));
@@ -251,11 +247,10 @@ describe('regex prompt guards through gw', () => {
       messages: [{ role: 'user', content: `ssn ${SSN}` }],
     });
     let text = '';
-    const error = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().then(
-      () => assert.fail('not rejected'),
-      (e: unknown) => e,
+    const error = await failureOf(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
     );
     assert.ok(error instanceof OpenAI.APIError, String(error));
     assert.match(error.message, /no SSNs in answers/);
@@ -279,12 +274,12 @@ describe('regex prompt guards through gw', () => {
   });
 
   it('a pattern RE2 cannot compile refuses the provider, naming the field', async () => {
-    const error = await openaiAt('badpattern')
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
-      .then(
-        () => assert.fail('not refused'),
-        (e: unknown) => e,
-      );
+    const error = await failureOf(
+      openaiAt('badpattern').chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     assert.ok(error instanceof OpenAI.APIError);
     assert.equal(error.status, 500);
     assert.ok(
