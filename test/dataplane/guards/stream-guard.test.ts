@@ -119,6 +119,16 @@ describe('stream guard', () => {
     );
   });
 
+  it('an event too large to read (over 1 MiB) rejects the stream rather than pass it unchecked', () => {
+    const guard = rejectSsn.streamGuard('completions')!;
+    assert.equal(guard.inspect(event('completions', 'fine ', 1)), undefined);
+    assert.equal(
+      guard.inspect(`data: {"choices":[{"delta":{"content":"${'x'.repeat(1024 * 1024 + 10)}`)?.message,
+      'no SSNs',
+    );
+    assert.deepEqual(guard.outcomes()[0]!.matched, ['UNREADABLE_EVENT']);
+  });
+
   it(`keeps at most ${OVERLAP} characters per channel: memory stays bounded over a long stream`, () => {
     const guard = rejectSsn.streamGuard('completions')!;
     for (let i = 0; i < 2000; i++) assert.equal(guard.inspect(event('completions', 'word '.repeat(50), i)), undefined);

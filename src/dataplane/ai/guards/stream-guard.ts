@@ -63,6 +63,8 @@ export class StreamGuard {
         if (rejected) return rejected;
       }
     }
+    // An event past the reader's bound (1 MiB) cannot be read: the stream is refused, not passed unchecked.
+    if (this.#reader.overflowed) return this.#reject(0, 'UNREADABLE_EVENT');
     this.#lastSequence = sequence;
     return undefined;
   }
@@ -94,14 +96,18 @@ export class StreamGuard {
       const started = performance.now();
       const verdict = guard.regex.scan(window);
       this.#ms[i]! += performance.now() - started;
-      if (verdict.kind !== 'reject') continue;
-      this.#rejected = guard.rejection;
-      const outcomes = this.outcomes().slice(0, i + 1);
-      outcomes[i] = { ...outcomes[i]!, action: 'reject', matched: [verdict.name] };
-      this.#outcomes = outcomes;
-      return guard.rejection;
+      if (verdict.kind === 'reject') return this.#reject(i, verdict.name);
     }
     return undefined;
+  }
+
+  #reject(i: number, matched: string): { status: number; message: string } {
+    const guard = this.#guards[i]!;
+    this.#rejected = guard.rejection;
+    const outcomes = this.outcomes().slice(0, i + 1);
+    outcomes[i] = { ...outcomes[i]!, action: 'reject', matched: [matched] };
+    this.#outcomes = outcomes;
+    return guard.rejection;
   }
 }
 
