@@ -88,6 +88,8 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     gwTarget('zeta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('delta', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('custom', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, prompt4k: { guarded: false } }),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, prompt4k: { guarded: true } }),
     ...(options.baseline === undefined
       ? []
       : [

@@ -48,6 +48,32 @@ export const MESSAGES_BODY = JSON.stringify({
 
 export const MESSAGES_STREAM_BODY = JSON.stringify({ ...JSON.parse(MESSAGES_BODY), stream: true });
 
+/**
+ * A 4 KiB prompt of plain prose with digits, addresses and names but nothing a builtin guard
+ * matches (issue 21's guard rows scan it whole and let it through).
+ */
+const LONG_PROMPT = (() => {
+  const sentence =
+    'Order 4471 left the Leeds warehouse at 09:30 on 12 March; the courier, Ana Ruiz, called 3 times before noon. ';
+  let text = '';
+  while (text.length < 4096) text += sentence;
+  return text.slice(0, 4096);
+})();
+
+export const CHAT_4K_BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [messages[0], { role: 'user', content: LONG_PROMPT }],
+  temperature: 0.2,
+  max_tokens: 256,
+  user: 'bench-user-0042',
+});
+
+export const CHAT_4K_STREAM_BODY = JSON.stringify({
+  ...JSON.parse(CHAT_4K_BODY),
+  stream: true,
+  stream_options: { include_usage: true },
+});
+
 /** The same conversation as an OpenAI Responses API request (the system prompt as instructions). */
 export const RESPONSES_BODY = JSON.stringify({
   model: 'gpt-4o-mini',

@@ -53,7 +53,15 @@ export interface GwBenchConfigInput {
   auth?: BenchBackendAuth;
   /** Port of the OAuth token endpoint (auth `token-exchange`). */
   tokenEndpointPort?: number;
+  /**
+   * Regex prompt guards with every builtin (issue 21): on the requests of the load backend (Reject),
+   * and on the streamed answers of the stream backend (Reject, `streaming: Enabled`).
+   */
+  guarded?: boolean;
 }
+
+/** Every builtin of the regex guard. */
+const ALL_BUILTINS = ['Ssn', 'CreditCard', 'PhoneNumber', 'Email', 'CaSin'];
 
 /** The backend auth policy of one auth mode. */
 function backendAuth(input: GwBenchConfigInput): Record<string, unknown> {
@@ -116,7 +124,7 @@ export const noAccessLog = {
 
 /** The resources, in apply order. */
 function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] {
-  const backend = (name: string, port: number, auth: Record<string, unknown>) => ({
+  const backend = (name: string, port: number, auth: Record<string, unknown>, ai?: Record<string, unknown>) => ({
     apiVersion: 'gw.dev/v1alpha1',
     kind: 'GwBackend',
     metadata: { name },
@@ -124,9 +132,12 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
       ai: {
         provider: { [input.family]: familyConfig(input.family), host: '127.0.0.1', port },
       },
-      policies: { auth },
+      policies: ai === undefined ? { auth } : { auth, ai },
     },
   });
+  const regex = { action: 'Reject', builtins: ALL_BUILTINS };
+  const loadGuard = input.guarded ? { promptGuard: { request: [{ regex }] } } : undefined;
+  const streamGuard = input.guarded ? { promptGuard: { streaming: 'Enabled', response: [{ regex }] } } : undefined;
   // The streaming mock checks for an OpenAI key: a SigV4 signature would be refused there, and the
   // first-byte figure is about streaming, not signing. The load backend carries the auth measured.
   const streamAuth =
@@ -151,8 +162,8 @@ function gwBenchResources(input: GwBenchConfigInput): Record<string, unknown>[] 
       { name: 'load', port: input.loadPort },
       { name: 'stream', port: input.streamPort },
     ]),
-    backend('upstream', input.loadUpstreamPort, backendAuth(input)),
-    backend('upstream-stream', input.streamUpstreamPort, streamAuth),
+    backend('upstream', input.loadUpstreamPort, backendAuth(input), loadGuard),
+    backend('upstream-stream', input.streamUpstreamPort, streamAuth, streamGuard),
     route('load', 'load', 'upstream'),
     route('stream', 'stream', 'upstream-stream'),
     ...(input.accessLog ? [] : [noAccessLog]),

@@ -19,6 +19,8 @@ const TARGET_IDS: TargetId[] = [
   'gw-bedrock',
   'gw-gemini',
   'gw-responses',
+  'gw-4k',
+  'gw-guarded',
   'portkey',
 ];
 

@@ -21,6 +21,10 @@ const GOALS = {
   credentialVsKey: 0.85,
   /** Requests/s of Chat Completions translated to Bedrock or Gemini, and of Responses translated to Chat Completions, at least this fraction of passthrough's (issue 20). */
   otherFamilyVsPassthrough: 0.8,
+  /** CPU a request regex guard of every builtin adds on a 4 KiB prompt, at most (µs; issue 21). */
+  guardCpuUs: 20,
+  /** Time to the first streamed byte a response guard adds, at most (ms; issue 21). */
+  guardFirstByteMs: 1,
 } as const;
 
 /** A rate run below this share of the asked rate fell behind: its latency is not at that rate. */
@@ -270,6 +274,39 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
       ),
     );
   }
+  // Issue 21: regex guards beside the same route unguarded, on the same 4 KiB prompt.
+  const unguarded = measured(outcomes, 'gw-4k');
+  const guarded = measured(outcomes, 'gw-guarded');
+  const pairMissing = [
+    unguarded ? '' : whyMissing(outcomes, 'gw-4k', 'gw-4k'),
+    guarded ? '' : whyMissing(outcomes, 'gw-guarded', 'gw-guarded'),
+  ]
+    .filter((text) => text !== '')
+    .join('; ');
+  const addedCpu =
+    guarded?.cpuUsPerRequest !== undefined && unguarded?.cpuUsPerRequest !== undefined
+      ? guarded.cpuUsPerRequest - unguarded.cpuUsPerRequest
+      : undefined;
+  const addedFirstByte =
+    guarded?.firstByte && unguarded?.firstByte ? guarded.firstByte.p50Ms - unguarded.firstByte.p50Ms : undefined;
+  lines.push(
+    ceilingGoal(
+      'gw request regex guard (5 builtins, 4 KiB prompt) added CPU per request',
+      guarded,
+      pairMissing || 'CPU was not measured',
+      () => addedCpu,
+      GOALS.guardCpuUs,
+      (value) => `${value.toFixed(0)} µs`,
+    ),
+    ceilingGoal(
+      'gw streamed response guard added time to first streamed byte',
+      guarded,
+      pairMissing || 'streaming was not measured',
+      () => addedFirstByte,
+      GOALS.guardFirstByteMs,
+      plainMs,
+    ),
+  );
   // Issue 19: backend credentials that are signed or fetched cost little beside a fixed key.
   lines.push(
     ratioGoal(outcomes, 'gw SigV4-signed requests/s vs fixed key', 'gw-sigv4', 'gw', GOALS.credentialVsKey),

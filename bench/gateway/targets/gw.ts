@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type AnswerFormat,
+  CHAT_4K_BODY,
+  CHAT_4K_STREAM_BODY,
   CHAT_BODY,
   CHAT_HEADERS,
   CHAT_PATH,
@@ -98,6 +100,15 @@ const FAMILY_TARGETS: Record<
   },
 };
 
+/** The 4 KiB-prompt pair of issue 21: unguarded, and with regex guards of every builtin. */
+const GUARD_TARGETS: Record<string, { id: 'gw-4k' | 'gw-guarded'; label: string }> = {
+  false: { id: 'gw-4k', label: 'gw, alpha passthrough, 4 KiB prompt' },
+  true: {
+    id: 'gw-guarded',
+    label: 'gw, alpha passthrough, 4 KiB prompt, regex guards (5 builtins; streamed answers inspected)',
+  },
+};
+
 /** What a client of each format sends: path, non-streaming body, streaming body. */
 const CLIENT_REQUESTS: Partial<Record<AnswerFormat, { path: string; body: string; streamBody: string }>> = {
   chat: { path: CHAT_PATH, body: CHAT_BODY, streamBody: CHAT_STREAM_BODY },
@@ -107,24 +118,37 @@ const CLIENT_REQUESTS: Partial<Record<AnswerFormat, { path: string; body: string
 /**
  * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
  * with `baseline`, the gw of that other checkout (the "before" of an A/B); with `auth`, the
- * passthrough target with that backend auth instead of a fixed key.
+ * passthrough target with that backend auth instead of a fixed key; with `prompt4k`, the
+ * passthrough target on a 4 KiB prompt, regex-guarded (every builtin) when `guarded` (issue 21).
  */
 export function gwTarget(
   family: ProviderFamily,
-  options: { accessLog: boolean; extraArgs: string[]; baseline?: string; auth?: Exclude<BenchBackendAuth, 'key'> },
+  options: {
+    accessLog: boolean;
+    extraArgs: string[];
+    baseline?: string;
+    auth?: Exclude<BenchBackendAuth, 'key'>;
+    prompt4k?: { guarded: boolean };
+  },
 ): TargetDefinition {
   const translated = family === 'gamma';
   const baseline = options.baseline;
   const auth = options.auth === undefined ? undefined : AUTH_TARGETS[options.auth];
   const other = family === 'zeta' || family === 'delta' || family === 'custom' ? FAMILY_TARGETS[family] : undefined;
   const client = other?.client ?? 'chat';
-  const request = CLIENT_REQUESTS[client];
+  const request = options.prompt4k
+    ? { path: CHAT_PATH, body: CHAT_4K_BODY, streamBody: CHAT_4K_STREAM_BODY }
+    : CLIENT_REQUESTS[client];
   if (request === undefined) throw new Error(`no ${client} client request`);
+  const guard = options.prompt4k === undefined ? undefined : GUARD_TARGETS[String(options.prompt4k.guarded)];
   const base = translated ? 'gw-translated' : 'gw';
   const label =
-    other?.label ?? auth?.label ?? (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
+    guard?.label ??
+    other?.label ??
+    auth?.label ??
+    (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
   return {
-    id: other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
+    id: guard?.id ?? other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
     label: baseline === undefined ? label : `${label}, baseline`,
     upstreamFamily: other?.upstream ?? (translated ? 'anthropic' : 'openai'),
     start: async (ports) => {
@@ -139,6 +163,7 @@ export function gwTarget(
         streamPort,
         accessLog: options.accessLog,
         ...(options.auth === undefined ? {} : { auth: options.auth, tokenEndpointPort: ports.tokenEndpoint }),
+        ...(options.prompt4k?.guarded ? { guarded: true } : {}),
       });
       let gw: StartedGw;
       try {

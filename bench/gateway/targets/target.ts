@@ -18,6 +18,8 @@ export type TargetId =
   | 'gw-bedrock'
   | 'gw-gemini'
   | 'gw-responses'
+  | 'gw-4k'
+  | 'gw-guarded'
   | 'portkey';
 
 export interface RunningTarget {
