@@ -48,7 +48,7 @@ export class StreamFailure extends Error {
 export const TRUNCATED_MESSAGE = 'The provider stream ended before the response was complete.';
 
 /**
- * What a stream reader implements (completions/stream.ts, messages/stream.ts): upstream SSE events
+ * What a stream reader implements (ProviderStreamReader below): upstream SSE events
  * in, the SSE text its writer returns for the client out.
  */
 export interface EventTranslator {
@@ -62,6 +62,43 @@ export interface EventTranslator {
   /** The model the provider reports, once it has. */
   readonly model: string | undefined;
   readonly firstTokenSeen: boolean;
+}
+
+/**
+ * The state every provider stream reader reports through EventTranslator: its writer, whether the
+ * response is complete, the usage and model the provider reported, and whether a token came.
+ * A reader whose format says these otherwise (Messages' cumulative usage, Converse's missing
+ * model) overrides the getter.
+ */
+export abstract class ProviderStreamReader implements EventTranslator {
+  protected readonly writer: StreamWriter;
+  protected finished = false;
+  protected reportedUsage: Usage | undefined;
+  protected reportedModel: string | undefined;
+  protected firstToken = false;
+
+  constructor(writer: StreamWriter) {
+    this.writer = writer;
+  }
+
+  abstract event(name: string | undefined, data: string): string;
+  abstract end(): string;
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  get usage(): Usage | undefined {
+    return this.reportedUsage;
+  }
+
+  get model(): string | undefined {
+    return this.reportedModel;
+  }
+
+  get firstTokenSeen(): boolean {
+    return this.firstToken;
+  }
 }
 
 /**

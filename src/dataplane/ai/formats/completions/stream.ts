@@ -13,7 +13,7 @@ import { completionsCallExtra, completionsCallSignature } from '../form/signatur
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import {
-  type EventTranslator,
+  ProviderStreamReader,
   parseEventObject,
   StreamFailure,
   TRUNCATED_MESSAGE,
@@ -26,39 +26,14 @@ import { finishReasonOf, stopReasonOfFinishReason } from './response.ts';
 // The legacy function_call delta has no index: it is one tool call of its own.
 const LEGACY_FUNCTION_CALL = -1;
 
-export class CompletionsStreamReader implements EventTranslator {
-  readonly #writer: StreamWriter;
-  #model: string | undefined;
+export class CompletionsStreamReader extends ProviderStreamReader {
   #started = false;
-  #done = false;
   // Chat Completions tool call index -> the form's (order of appearance).
   readonly #tools = new Map<number, number>();
   #finishReason: string | undefined;
-  #usage: Usage | undefined;
-  #firstToken = false;
-
-  constructor(writer: StreamWriter) {
-    this.#writer = writer;
-  }
-
-  get done(): boolean {
-    return this.#done;
-  }
-
-  get usage(): Usage | undefined {
-    return this.#usage;
-  }
-
-  get model(): string | undefined {
-    return this.#model;
-  }
-
-  get firstTokenSeen(): boolean {
-    return this.#firstToken;
-  }
 
   event(_name: string | undefined, data: string): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     if (data.trim() === '[DONE]') return this.#complete();
     const chunk = parseEventObject(data);
     if (chunk.error !== undefined && chunk.error !== null) throw upstreamFailure(chunk.error);
@@ -66,7 +41,7 @@ export class CompletionsStreamReader implements EventTranslator {
     // Some compatible servers send the usage chunk without a choices field.
     const choices = chunk.choices ?? (usage ? [] : undefined);
     if (!Array.isArray(choices)) throw new StreamFailure(502, 'The provider sent a chunk without choices.');
-    if (usage) this.#usage = usage;
+    if (usage) this.reportedUsage = usage;
     let out = this.#started ? '' : this.#start(chunk);
     for (const choice of choices) {
       if (!isPlainObject(choice)) throw new StreamFailure(502, 'The provider sent a choice that is not an object.');
@@ -78,24 +53,24 @@ export class CompletionsStreamReader implements EventTranslator {
         throw new StreamFailure(502, 'The provider sent a malformed delta.');
       if (typeof choice.finish_reason === 'string') {
         this.#finishReason = choice.finish_reason;
-        out += this.#writer.stop(stopReasonOfFinishReason(choice.finish_reason));
+        out += this.writer.stop(stopReasonOfFinishReason(choice.finish_reason));
       }
     }
     // The usage chunk follows the finish chunk: with both, the response is complete.
-    if (this.#finishReason !== undefined && this.#usage !== undefined) out += this.#complete();
+    if (this.#finishReason !== undefined && this.reportedUsage !== undefined) out += this.#complete();
     return out;
   }
 
   end(): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     if (this.#finishReason !== undefined) return this.#complete();
     throw new StreamFailure(502, TRUNCATED_MESSAGE);
   }
 
   #start(chunk: JsonObject): string {
     this.#started = true;
-    this.#model = stringOr(chunk.model);
-    return this.#writer.start(stringOr(chunk.id) ?? '', this.#model);
+    this.reportedModel = stringOr(chunk.model);
+    return this.writer.start(stringOr(chunk.id) ?? '', this.reportedModel);
   }
 
   #delta(delta: JsonObject): string {
@@ -114,8 +89,8 @@ export class CompletionsStreamReader implements EventTranslator {
   }
 
   #text(text: string): string {
-    this.#firstToken = true;
-    return this.#writer.text(text);
+    this.firstToken = true;
+    return this.writer.text(text);
   }
 
   #toolCall(call: unknown): string {
@@ -128,8 +103,8 @@ export class CompletionsStreamReader implements EventTranslator {
     if (index === undefined) {
       index = this.#tools.size;
       this.#tools.set(call.index, index);
-      this.#firstToken = true;
-      out += this.#writer.toolStart(
+      this.firstToken = true;
+      out += this.writer.toolStart(
         index,
         stringOr(call.id),
         stringOr(fn.name) ?? '',
@@ -139,14 +114,14 @@ export class CompletionsStreamReader implements EventTranslator {
     }
     // Fragments of an earlier call after a later one began (providers do not interleave, but the
     // format allows it) still go to that call.
-    if (typeof fn.arguments === 'string' && fn.arguments !== '') out += this.#writer.toolArguments(index, fn.arguments);
+    if (typeof fn.arguments === 'string' && fn.arguments !== '') out += this.writer.toolArguments(index, fn.arguments);
     return out;
   }
 
   #complete(): string {
-    this.#done = true;
+    this.finished = true;
     const out = this.#started ? '' : this.#start({});
-    return out + this.#writer.done(this.#usage);
+    return out + this.writer.done(this.reportedUsage);
   }
 }
 

@@ -5,52 +5,31 @@
 // in order of appearance), whose contentBlockDelta toolUse.input fragments are its arguments;
 // text deltas are text, reasoningContent text deltas reasoning; messageStop stops it, and the
 // metadata event after it (usage) completes it. Event types gw does not know are ignored.
-import type { StreamWriter } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
-import { type EventTranslator, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
+import { ProviderStreamReader, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
 import type { JsonObject } from '../types.ts';
-import { type Usage, usageFromConverse } from '../usage.ts';
+import { usageFromConverse } from '../usage.ts';
 import { converseResponseId, stopReasonOfConverse } from './response.ts';
 
-export class ConverseStreamReader implements EventTranslator {
-  readonly #writer: StreamWriter;
+export class ConverseStreamReader extends ProviderStreamReader {
   #started = false;
   #stopped = false;
-  #done = false;
-  #usage: Usage | undefined;
-  #firstToken = false;
   /** The tool call of each open toolUse content block, by contentBlockIndex. */
   readonly #tools = new Map<number, number>();
   #nextToolIndex = 0;
 
-  constructor(writer: StreamWriter) {
-    this.#writer = writer;
-  }
-
-  get done(): boolean {
-    return this.#done;
-  }
-
-  get usage(): Usage | undefined {
-    return this.#usage;
-  }
-
   /** ConverseStream never names the model. */
-  get model(): string | undefined {
+  override get model(): string | undefined {
     return undefined;
   }
 
-  get firstTokenSeen(): boolean {
-    return this.#firstToken;
-  }
-
   event(name: string | undefined, data: string): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     const payload = parseEventObject(data);
     if (name === 'messageStart') {
       if (this.#started) throw new StreamFailure(502, 'The provider sent an unexpected messageStart.');
       this.#started = true;
-      return this.#writer.start(converseResponseId(), undefined);
+      return this.writer.start(converseResponseId(), undefined);
     }
     const known = name === 'contentBlockStart' || name === 'contentBlockDelta' || name === 'contentBlockStop';
     if (!known && name !== 'messageStop' && name !== 'metadata') return '';
@@ -64,16 +43,16 @@ export class ConverseStreamReader implements EventTranslator {
         return this.#blockStop(payload);
       case 'messageStop':
         this.#stopped = true;
-        return this.#writer.stop(stopReasonOfConverse(payload.stopReason));
+        return this.writer.stop(stopReasonOfConverse(payload.stopReason));
       default:
-        this.#usage = usageFromConverse(payload.usage);
+        this.reportedUsage = usageFromConverse(payload.usage);
         // Usage comes after messageStop; metadata before it is only an interim report.
         return this.#stopped ? this.#finish() : '';
     }
   }
 
   end(): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     // The stop reason arrived and only the metadata is missing: the response is whole.
     if (this.#stopped) return this.#finish();
     throw new StreamFailure(502, TRUNCATED_MESSAGE);
@@ -92,9 +71,9 @@ export class ConverseStreamReader implements EventTranslator {
     if (!isPlainObject(start) || !isPlainObject(start.toolUse)) return '';
     const toolIndex = this.#nextToolIndex++;
     this.#tools.set(index, toolIndex);
-    this.#firstToken = true;
+    this.firstToken = true;
     const toolUse = start.toolUse;
-    return this.#writer.toolStart(toolIndex, stringOr(toolUse.toolUseId), stringOr(toolUse.name) ?? '', '');
+    return this.writer.toolStart(toolIndex, stringOr(toolUse.toolUseId), stringOr(toolUse.name) ?? '', '');
   }
 
   #blockDelta(payload: JsonObject): string {
@@ -103,26 +82,26 @@ export class ConverseStreamReader implements EventTranslator {
     if (!isPlainObject(delta)) throw new StreamFailure(502, 'The provider sent a contentBlockDelta without a delta.');
     if (typeof delta.text === 'string') {
       if (delta.text === '') return '';
-      this.#firstToken = true;
-      return this.#writer.text(delta.text);
+      this.firstToken = true;
+      return this.writer.text(delta.text);
     }
     if (isPlainObject(delta.toolUse)) {
       const toolIndex = this.#tools.get(index);
       if (toolIndex === undefined)
         throw new StreamFailure(502, 'The provider sent tool input for a block that is not a tool call.');
       const fragment = stringOr(delta.toolUse.input) ?? '';
-      return fragment === '' ? '' : this.#writer.toolArguments(toolIndex, fragment);
+      return fragment === '' ? '' : this.writer.toolArguments(toolIndex, fragment);
     }
     const reasoning = delta.reasoningContent;
     if (isPlainObject(reasoning) && typeof reasoning.text === 'string' && reasoning.text !== '') {
-      this.#firstToken = true;
-      return this.#writer.reasoning(reasoning.text);
+      this.firstToken = true;
+      return this.writer.reasoning(reasoning.text);
     }
     if (isPlainObject(reasoning) && typeof reasoning.signature === 'string' && reasoning.signature !== '') {
-      return this.#writer.reasoningSignature?.(reasoning.signature) ?? '';
+      return this.writer.reasoningSignature?.(reasoning.signature) ?? '';
     }
     if (isPlainObject(reasoning) && typeof reasoning.redactedContent === 'string' && reasoning.redactedContent !== '') {
-      return this.#writer.redactedReasoning?.(reasoning.redactedContent) ?? '';
+      return this.writer.redactedReasoning?.(reasoning.redactedContent) ?? '';
     }
     // Citations have no stream call in the form.
     return '';
@@ -130,11 +109,11 @@ export class ConverseStreamReader implements EventTranslator {
 
   #blockStop(payload: JsonObject): string {
     const toolIndex = this.#tools.get(this.#index(payload));
-    return toolIndex === undefined ? '' : this.#writer.toolEnd(toolIndex);
+    return toolIndex === undefined ? '' : this.writer.toolEnd(toolIndex);
   }
 
   #finish(): string {
-    this.#done = true;
-    return this.#writer.done(this.#usage);
+    this.finished = true;
+    return this.writer.done(this.reportedUsage);
   }
 }

@@ -16,7 +16,7 @@
 import { argumentsJson, argumentsObject } from '../form/tool-arguments.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, numberOr, stringOr } from '../json.ts';
-import { type EventTranslator, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
+import { ProviderStreamReader, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
 import type { JsonObject } from '../types.ts';
 import { geminiUsage, type Usage, usageFromGemini } from '../usage.ts';
 import {
@@ -27,81 +27,56 @@ import {
   stopReasonOfGemini,
 } from './response.ts';
 
-export class GeminiStreamReader implements EventTranslator {
-  readonly #writer: StreamWriter;
-  #model: string | undefined;
+export class GeminiStreamReader extends ProviderStreamReader {
   #started = false;
-  #done = false;
   #stopped = false;
   #nextToolIndex = 0;
-  #usage: Usage | undefined;
-  #firstToken = false;
-
-  constructor(writer: StreamWriter) {
-    this.#writer = writer;
-  }
-
-  get done(): boolean {
-    return this.#done;
-  }
-
-  get usage(): Usage | undefined {
-    return this.#usage;
-  }
-
-  get model(): string | undefined {
-    return this.#model;
-  }
-
-  get firstTokenSeen(): boolean {
-    return this.#firstToken;
-  }
 
   event(_name: string | undefined, data: string): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     const chunk = parseEventObject(data);
     if (chunk.error !== undefined) throw geminiStreamFailure(chunk.error);
     let out = '';
     if (!this.#started) {
       this.#started = true;
-      this.#model = stringOr(chunk.modelVersion);
-      out += this.#writer.start(stringOr(chunk.responseId) ?? '', this.#model);
+      this.reportedModel = stringOr(chunk.modelVersion);
+      out += this.writer.start(stringOr(chunk.responseId) ?? '', this.reportedModel);
     }
     const usage = usageFromGemini(chunk.usageMetadata);
-    if (usage !== undefined) this.#usage = usage;
+    if (usage !== undefined) this.reportedUsage = usage;
     const candidate = firstCandidate(chunk);
     for (const part of readCandidateParts(candidate)) {
       if (!('type' in part)) continue;
       if (part.type === 'text' && part.text !== '') {
-        this.#firstToken = true;
-        out += this.#writer.text(part.text);
+        this.firstToken = true;
+        out += this.writer.text(part.text);
       } else if (part.type === 'reasoning') {
         if (part.text !== '') {
-          this.#firstToken = true;
-          out += this.#writer.reasoning(part.text);
+          this.firstToken = true;
+          out += this.writer.reasoning(part.text);
         }
-        if (part.signature !== undefined) out += this.#writer.reasoningSignature?.(part.signature) ?? '';
+        if (part.signature !== undefined) out += this.writer.reasoningSignature?.(part.signature) ?? '';
       } else if (part.type === 'tool_call') {
-        this.#firstToken = true;
+        this.firstToken = true;
         const index = this.#nextToolIndex++;
-        out += this.#writer.toolStart(index, part.id, part.name, argumentsJson(part.arguments), part.signature);
-        out += this.#writer.toolEnd(index);
+        out += this.writer.toolStart(index, part.id, part.name, argumentsJson(part.arguments), part.signature);
+        out += this.writer.toolEnd(index);
       }
     }
     const blocked = candidate === undefined && isPlainObject(chunk.promptFeedback) && chunk.promptFeedback.blockReason;
     const reason = blocked ? 'content_filter' : stopReasonOfGemini(candidate?.finishReason, this.#nextToolIndex > 0);
     if (reason !== undefined && !this.#stopped) {
       this.#stopped = true;
-      out += this.#writer.stop(reason);
+      out += this.writer.stop(reason);
     }
     return out;
   }
 
   end(): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     if (!this.#stopped) throw new StreamFailure(502, TRUNCATED_MESSAGE);
-    this.#done = true;
-    return this.#writer.done(this.#usage);
+    this.finished = true;
+    return this.writer.done(this.reportedUsage);
   }
 }
 

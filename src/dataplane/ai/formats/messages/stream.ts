@@ -17,7 +17,7 @@
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
 import {
-  type EventTranslator,
+  ProviderStreamReader,
   parseEventObject,
   StreamFailure,
   TRUNCATED_MESSAGE,
@@ -40,40 +40,20 @@ const KNOWN_EVENTS = new Set([
   'error',
 ]);
 
-export class MessagesStreamReader implements EventTranslator {
-  readonly #writer: StreamWriter;
-  #model: string | undefined;
+export class MessagesStreamReader extends ProviderStreamReader {
   #started = false;
-  #done = false;
   #stopped = false;
   readonly #blocks = new Map<number, BlockState>();
   #nextToolIndex = 0;
   // Anthropic's usage counters as reported: message_start's, then message_delta's cumulative ones.
   #counters: JsonObject = {};
-  #firstToken = false;
 
-  constructor(writer: StreamWriter) {
-    this.#writer = writer;
-  }
-
-  get done(): boolean {
-    return this.#done;
-  }
-
-  get usage(): Usage | undefined {
+  override get usage(): Usage | undefined {
     return usageFromMessages(this.#counters);
   }
 
-  get model(): string | undefined {
-    return this.#model;
-  }
-
-  get firstTokenSeen(): boolean {
-    return this.#firstToken;
-  }
-
   event(_name: string | undefined, data: string): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     const payload = parseEventObject(data);
     const type = payload.type;
     if (typeof type !== 'string') throw new StreamFailure(502, 'The provider sent an event without a type.');
@@ -97,7 +77,7 @@ export class MessagesStreamReader implements EventTranslator {
   }
 
   end(): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     // The stop reason arrived and only message_stop is missing: the response is whole.
     if (this.#stopped) return this.#finish();
     throw new StreamFailure(502, TRUNCATED_MESSAGE);
@@ -108,9 +88,9 @@ export class MessagesStreamReader implements EventTranslator {
     if (this.#started || !isPlainObject(message))
       throw new StreamFailure(502, 'The provider sent an unexpected message_start.');
     this.#started = true;
-    this.#model = stringOr(message.model);
+    this.reportedModel = stringOr(message.model);
     if (isPlainObject(message.usage)) this.#counters = { ...message.usage };
-    return this.#writer.start(stringOr(message.id) ?? '', this.#model);
+    return this.writer.start(stringOr(message.id) ?? '', this.reportedModel);
   }
 
   #index(payload: JsonObject): number {
@@ -130,7 +110,7 @@ export class MessagesStreamReader implements EventTranslator {
     }
     if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
       this.#blocks.set(index, { kind: 'other' });
-      return this.#writer.redactedReasoning?.(block.data) ?? '';
+      return this.writer.redactedReasoning?.(block.data) ?? '';
     }
     if (block.type !== 'tool_use') {
       // Thinking arrives in its deltas; server-tool blocks have no place in the form.
@@ -140,8 +120,8 @@ export class MessagesStreamReader implements EventTranslator {
     const toolIndex = this.#nextToolIndex++;
     const input = isPlainObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : '';
     this.#blocks.set(index, { kind: 'tool', toolIndex });
-    this.#firstToken = true;
-    return this.#writer.toolStart(toolIndex, stringOr(block.id), stringOr(block.name) ?? '', input);
+    this.firstToken = true;
+    return this.writer.toolStart(toolIndex, stringOr(block.id), stringOr(block.name) ?? '', input);
   }
 
   #blockDelta(payload: JsonObject): string {
@@ -151,31 +131,31 @@ export class MessagesStreamReader implements EventTranslator {
       throw new StreamFailure(502, 'The provider sent a content_block_delta for a block it did not start.');
     }
     if (delta.type === 'thinking_delta') {
-      this.#firstToken = true;
-      return typeof delta.thinking === 'string' && delta.thinking !== '' ? this.#writer.reasoning(delta.thinking) : '';
+      this.firstToken = true;
+      return typeof delta.thinking === 'string' && delta.thinking !== '' ? this.writer.reasoning(delta.thinking) : '';
     }
     if (delta.type === 'signature_delta') {
       // The thinking block's signature, which Claude checks when the thinking comes back.
       const signature = stringOr(delta.signature) ?? '';
-      return signature === '' ? '' : (this.#writer.reasoningSignature?.(signature) ?? '');
+      return signature === '' ? '' : (this.writer.reasoningSignature?.(signature) ?? '');
     }
     if (state.kind === 'text' && delta.type === 'text_delta') return this.#text(delta.text);
     if (state.kind === 'tool' && delta.type === 'input_json_delta') {
       const fragment = stringOr(delta.partial_json) ?? '';
-      return fragment === '' ? '' : this.#writer.toolArguments(state.toolIndex, fragment);
+      return fragment === '' ? '' : this.writer.toolArguments(state.toolIndex, fragment);
     }
     return '';
   }
 
   #text(text: unknown): string {
     if (typeof text !== 'string' || text === '') return '';
-    this.#firstToken = true;
-    return this.#writer.text(text);
+    this.firstToken = true;
+    return this.writer.text(text);
   }
 
   #blockStop(payload: JsonObject): string {
     const state = this.#blocks.get(this.#index(payload));
-    return state?.kind === 'tool' ? this.#writer.toolEnd(state.toolIndex) : '';
+    return state?.kind === 'tool' ? this.writer.toolEnd(state.toolIndex) : '';
   }
 
   #messageDelta(payload: JsonObject): string {
@@ -186,12 +166,12 @@ export class MessagesStreamReader implements EventTranslator {
     const delta = isPlainObject(payload.delta) ? payload.delta : {};
     if (typeof delta.stop_reason !== 'string' || this.#stopped) return '';
     this.#stopped = true;
-    return this.#writer.stop(stopReasonOfMessages(delta.stop_reason));
+    return this.writer.stop(stopReasonOfMessages(delta.stop_reason));
   }
 
   #finish(): string {
-    this.#done = true;
-    return this.#writer.done(this.usage);
+    this.finished = true;
+    return this.writer.done(this.usage);
   }
 }
 

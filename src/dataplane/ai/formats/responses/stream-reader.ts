@@ -13,11 +13,10 @@
 // does not know (built-in tool progress, annotations...) are ignored, as OpenAI adds them.
 
 import { statusForErrorType } from '../errors.ts';
-import type { StreamWriter } from '../form/types.ts';
 import { isPlainObject, numberOr, stringOr } from '../json.ts';
-import { type EventTranslator, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
+import { ProviderStreamReader, parseEventObject, StreamFailure, TRUNCATED_MESSAGE } from '../stream.ts';
 import type { JsonObject } from '../types.ts';
-import { type Usage, usageFromResponsesResponse } from '../usage.ts';
+import { usageFromResponsesResponse } from '../usage.ts';
 import { reasoningOfItem, stopReasonOfResponse } from './response-reader.ts';
 
 /** A function call being streamed: the form's tool index, and whether arguments were sent for it. */
@@ -34,38 +33,13 @@ const STATUS_OF_CODE: Record<string, number> = {
   invalid_prompt: 400,
 };
 
-export class ResponsesStreamReader implements EventTranslator {
-  readonly #writer: StreamWriter;
-  #model: string | undefined;
+export class ResponsesStreamReader extends ProviderStreamReader {
   #started = false;
-  #done = false;
   readonly #calls = new Map<number, StreamedCall>();
   #nextToolIndex = 0;
-  #usage: Usage | undefined;
-  #firstToken = false;
-
-  constructor(writer: StreamWriter) {
-    this.#writer = writer;
-  }
-
-  get done(): boolean {
-    return this.#done;
-  }
-
-  get usage(): Usage | undefined {
-    return this.#usage;
-  }
-
-  get model(): string | undefined {
-    return this.#model;
-  }
-
-  get firstTokenSeen(): boolean {
-    return this.#firstToken;
-  }
 
   event(_name: string | undefined, data: string): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     const payload = parseEventObject(data);
     const type = payload.type;
     if (typeof type !== 'string') throw new StreamFailure(502, 'The provider sent an event without a type.');
@@ -102,7 +76,7 @@ export class ResponsesStreamReader implements EventTranslator {
   }
 
   end(): string {
-    if (this.#done) return '';
+    if (this.finished) return '';
     throw new StreamFailure(502, TRUNCATED_MESSAGE);
   }
 
@@ -111,20 +85,20 @@ export class ResponsesStreamReader implements EventTranslator {
     if (this.#started || !isPlainObject(response))
       throw new StreamFailure(502, 'The provider sent an unexpected response.created.');
     this.#started = true;
-    this.#model = stringOr(response.model);
-    return this.#writer.start(stringOr(response.id) ?? '', this.#model);
+    this.reportedModel = stringOr(response.model);
+    return this.writer.start(stringOr(response.id) ?? '', this.reportedModel);
   }
 
   #text(delta: unknown): string {
     if (typeof delta !== 'string' || delta === '') return '';
-    this.#firstToken = true;
-    return this.#writer.text(delta);
+    this.firstToken = true;
+    return this.writer.text(delta);
   }
 
   #reasoning(delta: unknown): string {
     if (typeof delta !== 'string' || delta === '') return '';
-    this.#firstToken = true;
-    return this.#writer.reasoning(delta);
+    this.firstToken = true;
+    return this.writer.reasoning(delta);
   }
 
   #outputIndex(payload: JsonObject): number {
@@ -147,8 +121,8 @@ export class ResponsesStreamReader implements EventTranslator {
     const initial = stringOr(item.arguments) ?? '';
     const call: StreamedCall = { toolIndex: this.#nextToolIndex++, argumentsSent: initial !== '', ended: false };
     this.#calls.set(outputIndex, call);
-    this.#firstToken = true;
-    return this.#writer.toolStart(call.toolIndex, stringOr(item.call_id), stringOr(item.name) ?? '', initial);
+    this.firstToken = true;
+    return this.writer.toolStart(call.toolIndex, stringOr(item.call_id), stringOr(item.name) ?? '', initial);
   }
 
   #arguments(payload: JsonObject): string {
@@ -158,7 +132,7 @@ export class ResponsesStreamReader implements EventTranslator {
     const fragment = stringOr(payload.delta) ?? '';
     if (fragment === '') return '';
     call.argumentsSent = true;
-    return this.#writer.toolArguments(call.toolIndex, fragment);
+    return this.writer.toolArguments(call.toolIndex, fragment);
   }
 
   /**
@@ -176,31 +150,31 @@ export class ResponsesStreamReader implements EventTranslator {
     const args = stringOr(item.arguments) ?? '';
     if (!call.argumentsSent && args !== '') {
       call.argumentsSent = true;
-      out += this.#writer.toolArguments(call.toolIndex, args);
+      out += this.writer.toolArguments(call.toolIndex, args);
     }
     call.ended = true;
-    return out + this.#writer.toolEnd(call.toolIndex);
+    return out + this.writer.toolEnd(call.toolIndex);
   }
 
   /** A finished reasoning item's id and encrypted_content are the signature of the reasoning streamed. */
   #reasoningDone(item: JsonObject): string {
     const signature = reasoningOfItem(item)?.signature;
-    return signature === undefined ? '' : (this.#writer.reasoningSignature?.(signature) ?? '');
+    return signature === undefined ? '' : (this.writer.reasoningSignature?.(signature) ?? '');
   }
 
   #finish(payload: JsonObject): string {
     const response = isPlainObject(payload.response) ? payload.response : {};
-    this.#usage = usageFromResponsesResponse(response);
+    this.reportedUsage = usageFromResponsesResponse(response);
     let out = '';
     for (const call of this.#calls.values()) {
       if (!call.ended) {
         call.ended = true;
-        out += this.#writer.toolEnd(call.toolIndex);
+        out += this.writer.toolEnd(call.toolIndex);
       }
     }
-    this.#done = true;
-    out += this.#writer.stop(stopReasonOfResponse(response, this.#calls.size > 0));
-    return out + this.#writer.done(this.#usage);
+    this.finished = true;
+    out += this.writer.stop(stopReasonOfResponse(response, this.#calls.size > 0));
+    return out + this.writer.done(this.reportedUsage);
   }
 }
 
