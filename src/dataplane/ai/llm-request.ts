@@ -337,7 +337,8 @@ export async function runAttempts(
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
       const headers = canRetry ? { ...clientHeaders } : clientHeaders;
-      const prepared = await prepareUpstreamRequest(routed, endpoint, plan, headers, payload, variables);
+      let prepared = prepareUpstreamRequest(routed, endpoint, plan, headers, payload, variables);
+      if (prepared instanceof Promise) prepared = await prepared;
       const failure = typeof prepared === 'string' ? undefined : prepared;
       const path = typeof prepared === 'string' ? prepared : '';
       if (failure !== undefined) {
@@ -411,7 +412,7 @@ export async function runAttempts(
  * `clientQuery` is the client's query as it goes on (the routed request's unless given).
  * Returns the path and query to send, or why the provider's credential could not be had.
  */
-export async function prepareUpstreamRequest(
+export function prepareUpstreamRequest(
   routed: RoutedRequest,
   endpoint: ProviderEndpoint,
   plan: UpstreamPlan,
@@ -419,7 +420,7 @@ export async function prepareUpstreamRequest(
   payload: Buffer | undefined,
   variables: CelVariables,
   clientQuery: string = routed.forward.query,
-): Promise<string | BackendCredentialError> {
+): PreparedRequest | Promise<PreparedRequest> {
   // A translated request carries no other vendor's headers (anthropic-version to OpenAI...).
   if (plan.response.kind === 'translate' || plan.response.kind === 'convert')
     dropForeignVendorHeaders(headers, plan.providerFormat, endpoint.provider.family);
@@ -430,28 +431,33 @@ export async function prepareUpstreamRequest(
   if (endpoint.headers)
     for (const step of endpoint.headers.request)
       if (step.kind === 'headers') applyHeaderModifier(step.modifier, headers as HeaderBag);
-  let search = clientQuery;
   const auth = endpoint.auth;
   const incoming: AuthIncoming = { headers: routed.req.headers, variables: () => variables };
-  let pending: void | Promise<void>;
-  if (search !== '' || plan.query.length > 0 || auth?.writesQuery) {
-    const query = new URLSearchParams(search);
+  // The path with its query, and the signing of the final request when the auth has a signer.
+  const finish = (pending: void | Promise<void>, search: string): PreparedRequest | Promise<PreparedRequest> => {
+    const path = search ? `${plan.path}?${search}` : plan.path;
+    const finishing = finishBackendAuth(
+      pending,
+      auth,
+      () => ({ method: plan.method, origin: originText(plan.origin), path, headers, body: payload }),
+      incoming,
+    );
+    return finishing === undefined ? path : finishing.then((failure) => failure ?? path);
+  };
+  if (clientQuery !== '' || plan.query.length > 0 || auth?.writesQuery) {
+    const query = new URLSearchParams(clientQuery);
     for (const [name, value] of plan.query) query.set(name, value);
-    pending = auth?.apply({ headers, query }, incoming);
+    const pending = auth?.apply({ headers, query }, incoming);
     // A credential being fetched writes the query when it comes.
-    if (pending !== undefined) await settled(pending);
-    search = query.toString();
-  } else pending = auth?.apply({ headers, query: NO_QUERY }, incoming);
-  const path = search ? `${plan.path}?${search}` : plan.path;
-  const finishing = finishBackendAuth(
-    pending,
-    auth,
-    () => ({ method: plan.method, origin: originText(plan.origin), path, headers, body: payload }),
-    incoming,
-  );
-  const failure = finishing && (await finishing);
-  return failure ?? path;
+    if (pending !== undefined) return settled(pending).then(() => finish(pending, query.toString()));
+    return finish(pending, query.toString());
+  }
+  // Most requests: no query, and a credential at hand — no promise at all.
+  return finish(auth?.apply({ headers, query: NO_QUERY }, incoming), clientQuery);
 }
+
+/** The path and query to send, or why the provider's credential could not be had. */
+type PreparedRequest = string | BackendCredentialError;
 
 /**
  * The deadline of one attempt: what is left of the request's own deadline (HTTPRoute
