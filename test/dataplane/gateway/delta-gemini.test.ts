@@ -15,19 +15,11 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { WEATHER_TOOL } from '../../helpers/weather-tool.ts';
 import { type GeminiMock, startGeminiMock } from '../../support/providers/gemini-mock.ts';
 
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
 const KEY = 'AIza-test-key';
-
-const WEATHER_TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
 
 describe('delta (Gemini API) provider', () => {
   let gemini: GeminiMock;

@@ -22,18 +22,10 @@ import {
   STAND_IN_USAGE,
   startResponsesStandIn,
 } from '../../helpers/responses-stand-in.ts';
+import { WEATHER_TOOL } from '../../helpers/weather-tool.ts';
 
 const KEY = 'sk-responses-only';
 const ROUTES = '{/v1/chat/completions: Completions, /v1/messages: Messages}';
-
-const WEATHER_TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
 
 describe('a custom provider that speaks only the Responses API', () => {
   let standIn: ResponsesStandIn;

@@ -15,18 +15,11 @@ import { NO_AWS } from '../../helpers/aws-stand-ins.ts';
 import { type BedrockStandIn, standInClient, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { authBackendYaml, prefixRuleYaml } from '../../helpers/objects.ts';
+import { WEATHER_TOOL } from '../../helpers/weather-tool.ts';
 
 const KEYS = { accessKeyId: 'AKIDBEDROCK', secretAccessKey: 'bedrock/secret+key' };
 const AMBIENT = { accessKeyId: 'AKIDAMBIENT', secretAccessKey: 'ambient/secret+key' };
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
-const WEATHER_TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
 
 describe('zeta (Amazon Bedrock) through gw', () => {
   let bedrock: BedrockStandIn;
