@@ -131,8 +131,8 @@ export function compileEndpoint(
   // A GwModel's own promptGuard wins over one its GwPolicies give (its fields win field by field).
   const guards =
     modelPolicies?.promptGuard !== undefined
-      ? compilePromptGuards(modelPolicies.promptGuard, 'promptGuard')
-      : compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard');
+      ? compilePromptGuards(modelPolicies.promptGuard, 'promptGuard', input)
+      : compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard', input);
   if (guards !== undefined && 'path' in guards) return { field: `policies.${guards.path}`, message: guards.message };
   const unhealthy = compileUnhealthyCondition(policy.health);
   if (unhealthy instanceof ExpressionError)

@@ -34,7 +34,7 @@ import { isPlainObject, stringOr } from './formats/json.ts';
 import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { guardAnswer, recordGuardOutcomes } from './guards/apply.ts';
-import type { CompiledPromptGuards } from './guards/prompt-guard.ts';
+import type { CompiledPromptGuards, GuardRequestContext } from './guards/prompt-guard.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
@@ -71,7 +71,7 @@ export interface AttemptInput {
   /** Judges a response (or a connection failure) unhealthy; true makes the attempt fail over when it can. */
   unhealthy: (response: ObservedResponse) => boolean;
   /** The provider's response guards: on a whole answer before the client gets it; on a stream as it passes when streaming is Enabled. */
-  guards?: CompiledPromptGuards;
+  guards?: { compiled: CompiledPromptGuards; request: GuardRequestContext };
   /** Whether another provider may still be tried after this one. */
   canRetry: boolean;
   /** Aborted when the client goes away. */
@@ -160,7 +160,7 @@ function respondWhole(
   bytes: Buffer,
   observed: ObservedResponse,
   unhealthy: boolean,
-): AttemptResult {
+): AttemptResult | Promise<AttemptResult> {
   const handling = input.plan.response;
   const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
   const headers = forwardedResponseHeaders(upstreamHeaders, REBUILT_RESPONSE_HEADERS);
@@ -272,12 +272,34 @@ function respondWhole(
   }
   if (input.guards && status < 300 && input.record.llm) {
     const guarded = guardWholeAnswer(input, input.guards, out, input.record.llm);
-    if (guarded === undefined) return { ...result, error: 'response rejected by a prompt guard' };
-    if (guarded !== out) {
-      out = guarded;
-      headers['content-type'] = 'application/json';
-    }
+    if (guarded instanceof Promise)
+      return guarded.then((settled) => writeGuarded(input, status, headers, out, settled, result));
+    return writeGuarded(input, status, headers, out, guarded, result);
   }
+  return writeWhole(input, status, headers, out, result);
+}
+
+/** Writes what the response guards left of `out` (undefined: they rejected it, and answered). */
+function writeGuarded(
+  input: AttemptInput,
+  status: number,
+  headers: Record<string, unknown>,
+  out: Buffer | string,
+  guarded: Buffer | string | undefined,
+  result: AttemptResult,
+): AttemptResult {
+  if (guarded === undefined) return { ...result, error: 'response rejected by a prompt guard' };
+  if (guarded !== out) headers['content-type'] = 'application/json';
+  return writeWhole(input, status, headers, guarded, result);
+}
+
+function writeWhole(
+  input: AttemptInput,
+  status: number,
+  headers: Record<string, unknown>,
+  out: Buffer | string,
+  result: AttemptResult,
+): AttemptResult {
   headers['content-length'] = Buffer.byteLength(out);
   input.onResponseHeaders?.(headers as HeaderBag);
   input.res.writeHead(status, headers as Record<string, string>);
@@ -292,15 +314,16 @@ function respondWhole(
  */
 function guardWholeAnswer(
   input: AttemptInput,
-  guards: CompiledPromptGuards,
+  guards: NonNullable<AttemptInput['guards']>,
   out: Buffer | string,
   llm: LlmRecord,
-): Buffer | string | undefined {
+): Buffer | string | undefined | Promise<Buffer | string | undefined> {
   const answer = parseJson(typeof out === 'string' ? Buffer.from(out) : out);
   if (!isPlainObject(answer)) return out;
-  const guarded = guardAnswer(guards, input.clientFormat, answer, input.res, llm);
-  if (guarded === undefined) return undefined;
-  return guarded === answer ? out : JSON.stringify(guarded);
+  const written = (guarded: JsonObject | undefined) =>
+    guarded === undefined ? undefined : guarded === answer ? out : JSON.stringify(guarded);
+  const guarded = guardAnswer(guards.compiled, input.clientFormat, answer, guards.request, input.res, llm);
+  return guarded instanceof Promise ? guarded.then(written) : written(guarded);
 }
 
 async function streamResponse(
@@ -346,7 +369,7 @@ async function streamResponse(
   const chunks = response.body[Symbol.asyncIterator]();
   let upstreamEnded = false;
   // With promptGuard.streaming Enabled, Reject response guards read what the client is about to get.
-  const guard = input.guards?.streamGuard(input.clientFormat);
+  const guard = input.guards?.compiled.streamGuard(input.clientFormat);
   /** Whether a guard rejected `text` (then withheld; the client's stream ends on the guard's error event). */
   const rejects = (text: string): boolean => {
     const rejection = guard?.inspect(text);

@@ -308,9 +308,12 @@ export async function runAttempts(
           return sendGatewayError(res, record, format, applied.rejected.status, applied.rejected.message);
         body = applied.body;
       }
+      // What guard services are told of the request (its headers, its CEL variables), and when to stop.
+      const guardContext = endpoint.guards && { headers: req.headers, variables, signal: gone.signal };
       if (endpoint.guards) {
-        const guarded = guardRequest(endpoint.guards, routeType, format, body, res, llm);
-        if (guarded === false) return;
+        let guarded = guardRequest(endpoint.guards, routeType, format, body, guardContext!, res, llm);
+        if (guarded instanceof Promise) guarded = await guarded;
+        if (guarded === false || gone.signal.aborted) return;
         body = guarded;
       }
       const plan = endpoint.provider.plan({
@@ -377,7 +380,9 @@ export async function runAttempts(
         path,
         timeoutMs: attemptDeadline(routed, endpoint),
         unhealthy: endpoint.unhealthy,
-        ...(endpoint.guards?.hasResponseGuards ? { guards: endpoint.guards } : {}),
+        ...(endpoint.guards?.hasResponseGuards
+          ? { guards: { compiled: endpoint.guards, request: guardContext! } }
+          : {}),
         canRetry,
         onResponseHeaders: endpoint.headers?.response
           ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)

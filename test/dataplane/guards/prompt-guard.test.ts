@@ -7,19 +7,18 @@ import { describe, it } from 'node:test';
 import type { AIPromptGuard } from '../../../src/api/types/ai.ts';
 import type { JsonObject } from '../../../src/dataplane/ai/formats/types.ts';
 import {
-  type CompiledPromptGuards,
   compilePromptGuards,
   DEFAULT_REQUEST_REJECTION,
   DEFAULT_RESPONSE_REJECTION,
+  type GuardResult,
 } from '../../../src/dataplane/ai/guards/prompt-guard.ts';
+import { collectTexts } from '../../../src/dataplane/ai/guards/texts.ts';
+import type { ClientFormat } from '../../../src/dataplane/ai/providers/index.ts';
+import { EMPTY_GUARD_INPUT, syncGuards } from '../../helpers/guards.ts';
 
 const CARD = '4111 1111 1111 1111';
 
-function guards(config: AIPromptGuard): CompiledPromptGuards {
-  const compiled = compilePromptGuards(config, 'ai.promptGuard');
-  assert.ok(compiled !== undefined && !('path' in compiled), JSON.stringify(compiled));
-  return compiled;
-}
+const guards = syncGuards;
 
 const maskCards = guards({
   request: [{ regex: { action: 'Mask', builtins: ['CreditCard'] } }],
@@ -27,7 +26,7 @@ const maskCards = guards({
 });
 
 /** Masks `body` and checks that every text holding the card has the placeholder instead, and the input is unchanged. */
-function assertMasked(body: JsonObject, run: (body: JsonObject) => ReturnType<CompiledPromptGuards['guardRequest']>) {
+function assertMasked(body: JsonObject, run: (body: JsonObject) => GuardResult) {
   const before = JSON.stringify(body);
   const result = run(body);
   assert.equal(result.rejected, undefined);
@@ -130,7 +129,7 @@ describe('request texts per client format', () => {
 
 describe('response texts per client format', () => {
   it('the answer of each chat format is read: content, tool calls, output items, candidates', () => {
-    const answers: Array<[Parameters<CompiledPromptGuards['guardResponse']>[1], JsonObject]> = [
+    const answers: Array<[ClientFormat, JsonObject]> = [
       [
         'completions',
         {
@@ -220,8 +219,9 @@ describe('order, rejections and configuration', () => {
   it('refused: guard kinds not served, a pattern RE2 cannot compile (each names its field)', () => {
     const cases: Array<[AIPromptGuard, string]> = [
       [
-        { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: { backendRef: { name: 'w', port: 80 } } }] },
-        'ai.promptGuard.request[1].webhook',
+        // A kind no compiler serves (the registry refuses unserved kinds before a configuration gets here).
+        { request: [{ regex: { builtins: ['Ssn'] } }, { unknownKind: {} } as never] },
+        'ai.promptGuard.request[1].unknownKind',
       ],
       [
         { response: [{ regex: { matches: [{ pattern: '(?=x)' }] } }] },
@@ -229,10 +229,76 @@ describe('order, rejections and configuration', () => {
       ],
     ];
     for (const [config, path] of cases) {
-      const compiled = compilePromptGuards(config, 'ai.promptGuard');
+      const compiled = compilePromptGuards(config, 'ai.promptGuard', EMPTY_GUARD_INPUT);
       assert.ok(compiled !== undefined && 'path' in compiled);
       assert.equal(compiled.path, path);
     }
-    assert.equal(compilePromptGuards(undefined, 'ai.promptGuard'), undefined);
+    assert.equal(compilePromptGuards(undefined, 'ai.promptGuard', EMPTY_GUARD_INPUT), undefined);
+  });
+});
+
+describe('the roles guard services are told', () => {
+  it('each text carries the role of its message; tool results are tool, Gemini model turns assistant', () => {
+    const roles = (body: JsonObject, format: ClientFormat) =>
+      collectTexts(body, format, 'request').map(({ role, text }) => `${role}:${text}`);
+    assert.deepEqual(
+      roles(
+        {
+          messages: [
+            { role: 'system', content: 's' },
+            { role: 'user', content: [{ type: 'text', text: 'u' }] },
+            { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] },
+            { role: 'tool', content: 't' },
+          ],
+        },
+        'completions',
+      ),
+      ['system:s', 'user:u', 'assistant:{"a":1}', 'tool:t'],
+    );
+    assert.deepEqual(
+      roles(
+        {
+          system: 's',
+          messages: [
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'f', input: { q: 'a' } }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] },
+          ],
+        },
+        'messages',
+      ),
+      ['system:s', 'assistant:a', 'tool:r'],
+    );
+    assert.deepEqual(
+      roles(
+        {
+          systemInstruction: { parts: [{ text: 's' }] },
+          contents: [
+            { role: 'user', parts: [{ text: 'u' }] },
+            { role: 'model', parts: [{ functionCall: { name: 'f', args: { q: 'm' } } }] },
+            { role: 'user', parts: [{ functionResponse: { name: 'f', response: { r: 'r' } } }] },
+          ],
+        },
+        'gemini',
+      ),
+      ['system:s', 'user:u', 'assistant:m', 'tool:r'],
+    );
+    assert.deepEqual(
+      roles(
+        {
+          instructions: 'i',
+          input: [
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'u' }] },
+            { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
+            { type: 'function_call_output', call_id: 'c', output: 'o' },
+          ],
+        },
+        'responses',
+      ),
+      ['system:i', 'user:u', 'assistant:{}', 'tool:o'],
+    );
+    assert.deepEqual(
+      collectTexts({ content: [{ type: 'text', text: 'a' }] }, 'messages', 'response').map((t) => t.role),
+      ['assistant'],
+    );
   });
 });

@@ -4,18 +4,13 @@
 // streams, and a stream without a match passes with a pass outcome.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AIPromptGuard } from '../../../src/api/types/ai.ts';
-import { type CompiledPromptGuards, compilePromptGuards } from '../../../src/dataplane/ai/guards/prompt-guard.ts';
 import { OVERLAP } from '../../../src/dataplane/ai/guards/stream-guard.ts';
 import type { ClientFormat } from '../../../src/dataplane/ai/providers/index.ts';
+import { syncGuards } from '../../helpers/guards.ts';
 
 const SSN = '078-05-1120';
 
-function guards(config: AIPromptGuard): CompiledPromptGuards {
-  const compiled = compilePromptGuards(config, 'ai.promptGuard');
-  assert.ok(compiled !== undefined && !('path' in compiled));
-  return compiled;
-}
+const guards = syncGuards;
 
 const rejectSsn = guards({
   streaming: 'Enabled',

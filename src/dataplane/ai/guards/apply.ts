@@ -10,7 +10,7 @@ import type { JsonObject } from '../formats/types.ts';
 import { sendClientError } from '../llm-answers.ts';
 import type { ClientFormat } from '../providers/index.ts';
 import type { GuardOutcome } from './outcome.ts';
-import type { CompiledPromptGuards, GuardResult } from './prompt-guard.ts';
+import type { CompiledPromptGuards, GuardRequestContext, GuardResult } from './prompt-guard.ts';
 
 /** Why a request of a route type whose body gw does not read is refused when guards are set. */
 export function unguardableRequest(routeType: RouteType): string {
@@ -27,36 +27,47 @@ const UNGUARDABLE: ReadonlySet<RouteType> = new Set(['Passthrough', 'Detect', 'R
 /**
  * Runs the request guards on the body about to be planned. Returns the body to plan (masked, or
  * the same: undefined for a request without one), or false after answering the client (a
- * rejection, or a request the guards cannot read).
+ * rejection, or a request the guards cannot read); a promise of it when a guard calls a service.
  */
 export function guardRequest(
   guards: CompiledPromptGuards,
   routeType: RouteType,
   format: ClientFormat,
   body: JsonObject | undefined,
+  request: GuardRequestContext,
   res: ClientResponse,
   llm: LlmRecord,
-): JsonObject | undefined | false {
+): JsonObject | undefined | false | Promise<JsonObject | false> {
   if (UNGUARDABLE.has(routeType)) {
     sendClientError(res, format, 400, unguardableRequest(routeType));
     return false;
   }
   if (body === undefined || !guards.hasRequestGuards) return body;
-  return settle(guards.guardRequest(body, format), format, res, llm);
+  const result = guards.guardRequest(body, format, request);
+  if (result instanceof Promise) return result.then((settled) => settle(settled, format, res, llm));
+  return settle(result, format, res, llm);
 }
 
 /**
  * Runs the response guards on a whole answer in the client's format. Returns the answer to
- * write (masked or the same), or undefined after answering the rejection.
+ * write (masked or the same), or undefined after answering the rejection; a promise of it when
+ * a guard calls a service.
  */
 export function guardAnswer(
   guards: CompiledPromptGuards,
   format: ClientFormat,
   answer: JsonObject,
+  request: GuardRequestContext,
   res: ClientResponse,
   llm: LlmRecord,
-): JsonObject | undefined {
-  const settled = settle(guards.guardResponse(answer, format), format, res, llm);
+): JsonObject | undefined | Promise<JsonObject | undefined> {
+  const result = guards.guardResponse(answer, format, request);
+  if (result instanceof Promise)
+    return result.then((settled) => {
+      const body = settle(settled, format, res, llm);
+      return body === false ? undefined : body;
+    });
+  const settled = settle(result, format, res, llm);
   return settled === false ? undefined : settled;
 }
 

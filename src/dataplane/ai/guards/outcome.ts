@@ -10,11 +10,15 @@ export interface GuardOutcome {
   side: GuardSide;
   /** The guard's place in its list: promptGuard.request[i] / response[i]. */
   index: number;
-  /** The guard kind (`regex`). */
+  /** The guard kind, as the API names it (`regex`, `webhook`, `alphaModeration`...). */
   kind: string;
   action: GuardAction;
   /** The matches that fired: builtin entity names (`CREDIT_CARD`) and configured match names. */
   matched?: string[];
+  /** Why, as the guard service said it (a webhook's reason). */
+  reason?: string;
+  /** Why the guard could not check (a service that failed); the action is then its failure mode's. */
+  error?: string;
   /** Time the guard took, in milliseconds. */
   ms: number;
 }
@@ -24,7 +28,8 @@ export function guardOutcomesText(outcomes: readonly GuardOutcome[]): string {
   return outcomes
     .map((outcome) => {
       const matched = outcome.matched && outcome.matched.length > 0 ? `(${outcome.matched.join(',')})` : '';
-      return `${outcome.side}[${outcome.index}].${outcome.kind}=${outcome.action}${matched} ${outcome.ms.toFixed(3)}ms`;
+      const failed = outcome.error === undefined ? '' : ` failed: ${outcome.error}`;
+      return `${outcome.side}[${outcome.index}].${outcome.kind}=${outcome.action}${matched}${failed} ${outcome.ms.toFixed(3)}ms`;
     })
     .join('; ');
 }

@@ -1,25 +1,47 @@
 // AIPromptGuard compiled once per endpoint and applied per exchange: its request guards to the
 // client's request before it is planned (so a mask reaches whatever the provider receives,
 // translated or not), its response guards to a whole (non-streamed) answer in the client's
-// format before it is written, and with streaming: Enabled its Reject response guards to a
-// streamed answer as it passes (stream-guard.ts). Guards run in their list order, each on what the previous left;
-// the first rejection stops the rest. Only regex guards are served (the other kinds are refused
-// by the enforcement registry before a configuration reaches the data plane; a configuration
-// that has one anyway is refused here too, naming it).
-import type { AIPromptGuard, CustomResponse, Regex } from '../../../api/types/ai.ts';
+// format before it is written, and with streaming: Enabled its response guards to a streamed
+// answer as it passes (stream-guard.ts). Guards run in their list order, each on what the
+// previous left; the first rejection stops the rest. Each kind compiles into a Guard (guard.ts)
+// through GUARD_KINDS; a kind gw does not serve is refused by the enforcement registry before a
+// configuration reaches the data plane, and here too, naming it. A guard service's failure
+// follows the guard's failure mode: FailClosed (the default) refuses with 503, FailOpen passes.
+import type { AIPromptGuard, CustomResponse } from '../../../api/types/ai.ts';
 import type { ApiFormat, JsonObject } from '../formats/types.ts';
 import type { ClientFormat } from '../providers/index.ts';
+import {
+  type Guard,
+  type GuardCall,
+  type GuardCompileInput,
+  type GuardCompiler,
+  type GuardConfigProblem,
+  GuardFailure,
+  type GuardKind,
+  type GuardVerdict,
+  isGuardConfigProblem,
+} from './guard.ts';
 import type { GuardOutcome } from './outcome.ts';
-import { type CompiledRegexGuard, compileRegexGuard, RegexGuardConfigError } from './regex-guard.ts';
+import { regexGuard } from './regex-guard.ts';
 import { StreamGuard } from './stream-guard.ts';
-import { type GuardSide, guardsRead, visitTexts } from './texts.ts';
+import { collectTexts, type GuardSide, guardsRead, visitTexts } from './texts.ts';
 
 export const DEFAULT_REQUEST_REJECTION = 'The request was rejected due to inappropriate content';
 export const DEFAULT_RESPONSE_REJECTION = 'The response was rejected due to inappropriate content';
 
-interface CompiledGuard {
+/** The answer of a FailClosed guard that could not check (the reason goes to the log, not the client). */
+export const GUARD_FAILURE_STATUS = 503;
+export const guardFailureMessage = (side: GuardSide): string =>
+  `The ${side} could not be checked by a prompt guard service, so it was refused; try again later.`;
+
+/** The compiler of each guard kind gw serves; a kind missing here is refused where it is configured. */
+const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
+  regex: regexGuard,
+};
+
+export interface CompiledGuard {
   index: number;
-  regex: CompiledRegexGuard;
+  guard: Guard;
   rejection: { status: number; message: string };
 }
 
@@ -28,61 +50,82 @@ export type GuardResult =
   | { rejected?: undefined; body: JsonObject; outcomes: GuardOutcome[] }
   | { rejected: { status: number; message: string }; outcomes: GuardOutcome[] };
 
+/** The request a side's guards check for: what guard services are told, and when to stop. */
+export type GuardRequestContext = Omit<GuardCall, 'side' | 'texts'>;
+
 export interface CompiledPromptGuards {
   readonly hasRequestGuards: boolean;
   readonly hasResponseGuards: boolean;
   /** Request guards over a client request of `format`. The input body is not modified. */
-  guardRequest(body: JsonObject, format: ClientFormat): GuardResult;
+  guardRequest(
+    body: JsonObject,
+    format: ClientFormat,
+    request: GuardRequestContext,
+  ): GuardResult | Promise<GuardResult>;
   /** Response guards over an answer in the client's `format`. The input body is not modified. */
-  guardResponse(body: JsonObject, format: ClientFormat): GuardResult;
+  guardResponse(
+    body: JsonObject,
+    format: ClientFormat,
+    request: GuardRequestContext,
+  ): GuardResult | Promise<GuardResult>;
   /**
    * The guard of one streamed answer in the client's `format`: undefined unless streaming is
-   * Enabled and a response guard rejects (Mask does not change streamed content).
+   * Enabled and a response guard reads streams (Mask does not change streamed content).
    */
   streamGuard(format: ClientFormat): StreamGuard | undefined;
 }
 
 /** A guard that cannot be compiled: the field under the provider's policies and why. */
-export interface PromptGuardConfigError {
-  path: string;
-  message: string;
-}
+export type PromptGuardConfigError = GuardConfigProblem;
 
 /** Compiles `ai.promptGuard` (found at `path`), or the first field it cannot serve. */
 export function compilePromptGuards(
   promptGuard: AIPromptGuard | undefined,
   path: string,
+  input: GuardCompileInput,
 ): CompiledPromptGuards | PromptGuardConfigError | undefined {
   if (promptGuard === undefined) return undefined;
-  const request = compileSide(promptGuard.request ?? [], `${path}.request`, DEFAULT_REQUEST_REJECTION);
+  const request = compileSide(promptGuard.request ?? [], `${path}.request`, DEFAULT_REQUEST_REJECTION, input);
   if (!Array.isArray(request)) return request;
-  const response = compileSide(promptGuard.response ?? [], `${path}.response`, DEFAULT_RESPONSE_REJECTION);
+  const response = compileSide(promptGuard.response ?? [], `${path}.response`, DEFAULT_RESPONSE_REJECTION, input);
   if (!Array.isArray(response)) return response;
   if (request.length === 0 && response.length === 0) return undefined;
-  return new PromptGuards(request, response, promptGuard.streaming === 'Enabled');
+  const streaming = promptGuard.streaming === 'Enabled';
+  if (streaming) {
+    const unstreamable = response.find((each) => each.guard.scanStream === undefined && each.guard.kind !== 'regex');
+    if (unstreamable !== undefined)
+      return {
+        path: `${path}.response[${unstreamable.index}].${unstreamable.guard.kind}`,
+        message:
+          `${unstreamable.guard.kind} guards do not read streamed answers yet; with streaming: Enabled the stream ` +
+          'would pass unchecked, so gw refuses it. Remove streaming: Enabled (streamed answers are then not ' +
+          'inspected), or guard streams with a regex guard.',
+      };
+  }
+  return new PromptGuards(request, response, streaming);
 }
 
 function compileSide(
-  guards: ReadonlyArray<{ regex?: Regex; response?: CustomResponse } & Record<string, unknown>>,
+  guards: ReadonlyArray<{ response?: CustomResponse } & Record<string, unknown>>,
   path: string,
   defaultMessage: string,
+  input: GuardCompileInput,
 ): CompiledGuard[] | PromptGuardConfigError {
   const compiled: CompiledGuard[] = [];
   for (let index = 0; index < guards.length; index++) {
-    const guard = guards[index]!;
+    const entry = guards[index]!;
     const at = `${path}[${index}]`;
-    if (guard.regex === undefined) {
-      const kind = Object.keys(guard).find((key) => key !== 'response') ?? 'guard';
-      return { path: `${at}.${kind}`, message: `${kind} guards are not served yet; only regex guards are.` };
-    }
-    const regex = compileRegexGuard(guard.regex, `${at}.regex`);
-    if (regex instanceof RegexGuardConfigError) return { path: regex.field, message: regex.message };
+    const kind = Object.keys(entry).find((key) => key !== 'response' && entry[key] !== undefined) ?? 'guard';
+    const compiler = GUARD_KINDS[kind as GuardKind] as GuardCompiler<unknown> | undefined;
+    if (compiler === undefined) return { path: `${at}.${kind}`, message: `${kind} guards are not served yet.` };
+    const guard = compiler(entry[kind], `${at}.${kind}`, input);
+    if (isGuardConfigProblem(guard)) return guard;
     compiled.push({
       index,
-      regex,
+      guard,
       rejection: {
-        status: guard.response?.statusCode ?? 403,
-        message: guard.response?.message ?? defaultMessage,
+        status: entry.response?.statusCode ?? 403,
+        message: entry.response?.message ?? defaultMessage,
       },
     });
   }
@@ -92,74 +135,125 @@ function compileSide(
 class PromptGuards implements CompiledPromptGuards {
   readonly #request: CompiledGuard[];
   readonly #response: CompiledGuard[];
+  readonly #streamGuards: CompiledGuard[];
   readonly hasRequestGuards: boolean;
   readonly hasResponseGuards: boolean;
-
-  readonly #streamRejects: CompiledGuard[];
 
   constructor(request: CompiledGuard[], response: CompiledGuard[], streaming: boolean) {
     this.#request = request;
     this.#response = response;
-    this.#streamRejects = streaming ? response.filter((guard) => guard.regex.action === 'Reject') : [];
+    // A regex Mask guard has no scanStream: it does not read streams (Mask does not change them).
+    this.#streamGuards = streaming ? response.filter((each) => each.guard.scanStream !== undefined) : [];
     this.hasRequestGuards = request.length > 0;
     this.hasResponseGuards = response.length > 0;
   }
 
-  guardRequest(body: JsonObject, format: ClientFormat): GuardResult {
-    return runGuards(this.#request, body, format, 'request');
+  guardRequest(body: JsonObject, format: ClientFormat, request: GuardRequestContext) {
+    return runGuards(this.#request, body, format, 'request', request);
   }
 
-  guardResponse(body: JsonObject, format: ClientFormat): GuardResult {
-    return runGuards(this.#response, body, format, 'response');
+  guardResponse(body: JsonObject, format: ClientFormat, request: GuardRequestContext) {
+    return runGuards(this.#response, body, format, 'response', request);
   }
 
   streamGuard(format: ClientFormat): StreamGuard | undefined {
-    if (this.#streamRejects.length === 0 || !guardsRead(format, 'response')) return undefined;
-    return new StreamGuard(this.#streamRejects, format as ApiFormat);
+    if (this.#streamGuards.length === 0 || !guardsRead(format, 'response')) return undefined;
+    return new StreamGuard(this.#streamGuards, format as ApiFormat);
   }
 }
 
-function runGuards(guards: CompiledGuard[], body: JsonObject, format: ClientFormat, side: GuardSide): GuardResult {
+/**
+ * Runs `guards` in order over the texts of `body`. Synchronous while every guard answers at once
+ * (regex); from the first guard that answers with a promise on, the rest follow it.
+ */
+function runGuards(
+  guards: readonly CompiledGuard[],
+  body: JsonObject,
+  format: ClientFormat,
+  side: GuardSide,
+  request: GuardRequestContext,
+): GuardResult | Promise<GuardResult> {
   const outcomes: GuardOutcome[] = [];
   if (guards.length === 0 || !guardsRead(format, side)) return { body, outcomes };
-  let current = body;
-  for (const guard of guards) {
-    const started = performance.now();
-    // First a reading walk: most texts hold nothing, and the body is copied only when one does.
-    const replacements: Array<string | undefined> = [];
-    const matched = new Set<string>();
-    let rejectedBy: string | undefined;
-    visitTexts(current, format, side, (text) => {
-      if (rejectedBy !== undefined) return undefined;
-      const verdict = guard.regex.scan(text);
-      if (verdict.kind === 'reject') rejectedBy = verdict.name;
-      else if (verdict.kind === 'mask') {
-        for (const name of verdict.names) matched.add(name);
-        replacements.push(verdict.text);
-        return undefined;
+  const from = (start: number, current: JsonObject): GuardResult | Promise<GuardResult> => {
+    for (let i = start; i < guards.length; i++) {
+      const each = guards[i]!;
+      const texts = collectTexts(current, format, side);
+      const started = performance.now();
+      let verdict: GuardVerdict | Promise<GuardVerdict>;
+      try {
+        verdict = each.guard.check({ ...request, side, texts });
+      } catch (error) {
+        verdict = Promise.reject(error);
       }
-      replacements.push(undefined);
-      return undefined;
-    });
-    const outcome: GuardOutcome = { side, index: guard.index, kind: 'regex', action: 'pass', ms: 0 };
-    if (rejectedBy !== undefined) {
-      outcome.action = 'reject';
-      outcome.matched = [rejectedBy];
-      outcome.ms = performance.now() - started;
-      outcomes.push(outcome);
-      return { rejected: guard.rejection, outcomes };
+      if (verdict instanceof Promise) {
+        return verdict.then(
+          (answer) => {
+            const next = settleVerdict(each, answer, current, format, side, started, outcomes);
+            return next.rejected !== undefined ? next.result : from(i + 1, next.body);
+          },
+          (error: unknown) => {
+            const failed = settleFailure(each, error, side, started, outcomes);
+            return failed !== undefined ? { rejected: failed, outcomes } : from(i + 1, current);
+          },
+        );
+      }
+      const next = settleVerdict(each, verdict, current, format, side, started, outcomes);
+      if (next.rejected !== undefined) return next.result;
+      current = next.body;
     }
-    if (matched.size > 0) {
-      // The masking walk visits the same texts in the same order, on a copy.
-      const masked = structuredClone(current);
-      let slot = 0;
-      visitTexts(masked, format, side, () => replacements[slot++]);
-      current = masked;
-      outcome.action = 'mask';
-      outcome.matched = [...matched];
-    }
-    outcome.ms = performance.now() - started;
-    outcomes.push(outcome);
+    return { body: current, outcomes };
+  };
+  return from(0, body);
+}
+
+type Settled = { rejected: true; result: GuardResult } | { rejected?: undefined; body: JsonObject };
+
+function settleVerdict(
+  each: CompiledGuard,
+  verdict: GuardVerdict,
+  current: JsonObject,
+  format: ClientFormat,
+  side: GuardSide,
+  started: number,
+  outcomes: GuardOutcome[],
+): Settled {
+  const outcome: GuardOutcome = { side, index: each.index, kind: each.guard.kind, action: verdict.action, ms: 0 };
+  if (verdict.reason !== undefined) outcome.reason = verdict.reason;
+  if (verdict.action !== 'pass' && verdict.matched !== undefined && verdict.matched.length > 0)
+    outcome.matched = verdict.matched;
+  let body = current;
+  if (verdict.action === 'mask') {
+    // The masking walk visits the same texts in the same order as collectTexts, on a copy.
+    const { replacements } = verdict;
+    body = structuredClone(current);
+    let slot = 0;
+    visitTexts(body, format, side, () => replacements[slot++]);
   }
-  return { body: current, outcomes };
+  outcome.ms = performance.now() - started;
+  outcomes.push(outcome);
+  if (verdict.action === 'reject')
+    return { rejected: true, result: { rejected: verdict.answer ?? each.rejection, outcomes } };
+  return { body };
+}
+
+/** A guard that could not check: its outcome, and the rejection when it fails closed. */
+function settleFailure(
+  each: CompiledGuard,
+  error: unknown,
+  side: GuardSide,
+  started: number,
+  outcomes: GuardOutcome[],
+): { status: number; message: string } | undefined {
+  const reason = error instanceof GuardFailure ? error.message : 'the guard failed unexpectedly';
+  const closed = each.guard.failureMode === 'FailClosed';
+  outcomes.push({
+    side,
+    index: each.index,
+    kind: each.guard.kind,
+    action: closed ? 'reject' : 'pass',
+    error: reason,
+    ms: performance.now() - started,
+  });
+  return closed ? { status: GUARD_FAILURE_STATUS, message: guardFailureMessage(side) } : undefined;
 }

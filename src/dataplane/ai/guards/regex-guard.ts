@@ -7,6 +7,7 @@
 import { RE2JS, RE2JSException } from 're2js';
 import type { Regex } from '../../../api/types/ai.ts';
 import { builtinDetector, type Detector } from './builtins.ts';
+import type { Guard, GuardCall, GuardConfigProblem, GuardVerdict } from './guard.ts';
 
 /** The placeholder of an unnamed configured pattern's match (agentgateway writes the same). */
 export const UNNAMED_PLACEHOLDER = '<masked>';
@@ -96,4 +97,31 @@ function findAll(detector: Detector, text: string): Array<[number, number]> {
     found.push([start, end]);
   }
   return found;
+}
+
+/** A regex configuration as a prompt guard (the kind `regex` of guard.ts). */
+export function regexGuard(regex: Regex, path: string): Guard | GuardConfigProblem {
+  const compiled = compileRegexGuard(regex, path);
+  if (compiled instanceof RegexGuardConfigError) return { path: compiled.field, message: compiled.message };
+  const check = (call: GuardCall): GuardVerdict => {
+    const replacements: Array<string | undefined> = [];
+    const matched = new Set<string>();
+    for (const { text } of call.texts) {
+      const verdict = compiled.scan(text);
+      if (verdict.kind === 'reject') return { action: 'reject', matched: [verdict.name] };
+      if (verdict.kind === 'mask') {
+        for (const name of verdict.names) matched.add(name);
+        replacements.push(verdict.text);
+      } else replacements.push(undefined);
+    }
+    return matched.size === 0 ? { action: 'pass' } : { action: 'mask', replacements, matched: [...matched] };
+  };
+  const guard: Guard = { kind: 'regex', failureMode: 'FailClosed', check };
+  // Streams are read by Reject guards only: Mask does not change streamed content.
+  if (compiled.action === 'Reject')
+    guard.scanStream = (window) => {
+      const verdict = compiled.scan(window);
+      return verdict.kind === 'reject' ? verdict.name : undefined;
+    };
+  return guard;
 }

@@ -10,15 +10,16 @@ import { responsesStreamErrorEvent, streamErrorEvent } from '../formats/errors.t
 import { isPlainObject } from '../formats/json.ts';
 import { SseReader } from '../formats/sse-reader.ts';
 import type { ApiFormat, JsonObject } from '../formats/types.ts';
+import type { Guard } from './guard.ts';
 import type { GuardOutcome } from './outcome.ts';
-import type { CompiledRegexGuard } from './regex-guard.ts';
 
 /** Characters of a channel's earlier text scanned again with its next piece (the longest match caught across events). */
 export const OVERLAP = 1024;
 
+/** A response guard that reads streams (its Guard has scanStream), with its place and rejection. */
 export interface StreamRejectGuard {
   index: number;
-  regex: CompiledRegexGuard;
+  guard: Guard;
   rejection: { status: number; message: string };
 }
 
@@ -81,7 +82,7 @@ export class StreamGuard {
     return this.#guards.map((guard, i) => ({
       side: 'response' as const,
       index: guard.index,
-      kind: 'regex',
+      kind: guard.guard.kind,
       action: 'pass' as const,
       ms: this.#ms[i]!,
     }));
@@ -94,9 +95,9 @@ export class StreamGuard {
     for (let i = 0; i < this.#guards.length; i++) {
       const guard = this.#guards[i]!;
       const started = performance.now();
-      const verdict = guard.regex.scan(window);
+      const matched = guard.guard.scanStream!(window);
       this.#ms[i]! += performance.now() - started;
-      if (verdict.kind === 'reject') return this.#reject(i, verdict.name);
+      if (matched !== undefined) return this.#reject(i, matched);
     }
     return undefined;
   }

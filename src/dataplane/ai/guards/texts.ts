@@ -7,10 +7,15 @@
 import { isPlainObject } from '../formats/json.ts';
 import type { JsonObject } from '../formats/types.ts';
 import type { ClientFormat } from '../providers/index.ts';
+import type { GuardText } from './guard.ts';
 import type { GuardSide } from './outcome.ts';
 
-/** Returns the replacement of a text, or undefined to leave it. */
-export type TextVisitor = (text: string) => string | undefined;
+/**
+ * Returns the replacement of a text, or undefined to leave it. `role` is the role of the message
+ * the text belongs to, as the client format names it (`system`, `user`, `assistant`, `tool`;
+ * Gemini's `model` is `assistant`); a tool's result is `tool` wherever a format nests it.
+ */
+export type TextVisitor = (text: string, role: string) => string | undefined;
 
 export type { GuardSide };
 
@@ -30,16 +35,16 @@ export function visitTexts(body: JsonObject, format: ClientFormat, side: GuardSi
   }
   switch (format) {
     case 'completions':
-      eachObject(body.messages, (message) => completionsMessage(message, visit));
+      eachObject(body.messages, (message) => completionsMessage(message, visit, roleOf(message, 'user')));
       return;
     case 'messages':
     case 'count_tokens':
-      field(body, 'system', visit, contentBlocks);
-      eachObject(body.messages, (message) => field(message, 'content', visit, contentBlocks));
+      field(body, 'system', visit, 'system', contentBlocks);
+      eachObject(body.messages, (message) => field(message, 'content', visit, roleOf(message, 'user'), contentBlocks));
       return;
     case 'responses':
-      field(body, 'instructions', visit);
-      field(body, 'input', visit, (items) => eachObject(items, (item) => responsesItem(item, visit)));
+      field(body, 'instructions', visit, 'system');
+      field(body, 'input', visit, 'user', (items) => eachObject(items, (item) => responsesItem(item, visit)));
       return;
     case 'gemini':
       geminiRequest(body, visit);
@@ -49,13 +54,13 @@ export function visitTexts(body: JsonObject, format: ClientFormat, side: GuardSi
       if (isPlainObject(body.generateContentRequest)) geminiRequest(body.generateContentRequest, visit);
       return;
     case 'embeddings':
-      field(body, 'input', visit, (input) => strings(input, visit));
+      field(body, 'input', visit, 'user', (input) => strings(input, visit, 'user'));
       return;
     case 'rerank':
-      field(body, 'query', visit);
-      field(body, 'documents', visit, (documents) => {
-        strings(documents, visit);
-        eachObject(documents, (document) => field(document, 'text', visit));
+      field(body, 'query', visit, 'user');
+      field(body, 'documents', visit, 'user', (documents) => {
+        strings(documents, visit, 'user');
+        eachObject(documents, (document) => field(document, 'text', visit, 'user'));
       });
       return;
     default:
@@ -67,18 +72,18 @@ function visitAnswer(body: JsonObject, format: ClientFormat, visit: TextVisitor)
   switch (format) {
     case 'completions':
       eachObject(body.choices, (choice) => {
-        if (isPlainObject(choice.message)) completionsMessage(choice.message, visit);
+        if (isPlainObject(choice.message)) completionsMessage(choice.message, visit, 'assistant');
       });
       return;
     case 'messages':
-      field(body, 'content', visit, contentBlocks);
+      field(body, 'content', visit, 'assistant', contentBlocks);
       return;
     case 'responses':
       eachObject(body.output, (item) => responsesItem(item, visit));
       return;
     case 'gemini':
       eachObject(body.candidates, (candidate) => {
-        if (isPlainObject(candidate.content)) geminiParts(candidate.content, visit);
+        if (isPlainObject(candidate.content)) geminiParts(candidate.content, visit, 'assistant');
       });
       return;
     default:
@@ -86,43 +91,52 @@ function visitAnswer(body: JsonObject, format: ClientFormat, visit: TextVisitor)
   }
 }
 
+/** A message's own role, or `fallback` when it names none. */
+function roleOf(message: JsonObject, fallback: string): string {
+  return typeof message.role === 'string' ? message.role : fallback;
+}
+
 /** A Chat Completions message: its content (a string or parts), refusal and tool calls' arguments. */
-function completionsMessage(message: JsonObject, visit: TextVisitor): void {
-  field(message, 'content', visit, (parts) => eachObject(parts, (part) => field(part, 'text', visit)));
-  field(message, 'refusal', visit);
+function completionsMessage(message: JsonObject, visit: TextVisitor, role: string): void {
+  field(message, 'content', visit, role, (parts) => eachObject(parts, (part) => field(part, 'text', visit, role)));
+  field(message, 'refusal', visit, role);
   eachObject(message.tool_calls, (call) => {
-    if (isPlainObject(call.function)) field(call.function, 'arguments', visit);
+    if (isPlainObject(call.function)) field(call.function, 'arguments', visit, role);
   });
-  if (isPlainObject(message.function_call)) field(message.function_call, 'arguments', visit);
+  if (isPlainObject(message.function_call)) field(message.function_call, 'arguments', visit, role);
 }
 
 /** Messages content blocks: text, tool_use input, tool_result content (a string or blocks). */
-function contentBlocks(blocks: unknown, visit: TextVisitor): void {
+function contentBlocks(blocks: unknown, visit: TextVisitor, role: string): void {
   eachObject(blocks, (block) => {
-    field(block, 'text', visit);
-    if (block.type === 'tool_use' || block.type === 'server_tool_use') objectStrings(block.input, visit);
-    if (block.type === 'tool_result') field(block, 'content', visit, contentBlocks);
+    field(block, 'text', visit, role);
+    if (block.type === 'tool_use' || block.type === 'server_tool_use') objectStrings(block.input, visit, role);
+    if (block.type === 'tool_result') field(block, 'content', visit, 'tool', contentBlocks);
   });
 }
 
 /** A Responses input or output item: a message's content, a function call's arguments, a tool's output. */
 function responsesItem(item: JsonObject, visit: TextVisitor): void {
-  field(item, 'content', visit, (parts) => eachObject(parts, (part) => field(part, 'text', visit)));
-  field(item, 'arguments', visit);
-  field(item, 'output', visit, (parts) => eachObject(parts, (part) => field(part, 'text', visit)));
+  const role = roleOf(
+    item,
+    item.type === 'function_call_output' ? 'tool' : item.type === 'function_call' ? 'assistant' : 'user',
+  );
+  field(item, 'content', visit, role, (parts) => eachObject(parts, (part) => field(part, 'text', visit, role)));
+  field(item, 'arguments', visit, role);
+  field(item, 'output', visit, 'tool', (parts) => eachObject(parts, (part) => field(part, 'text', visit, 'tool')));
 }
 
 function geminiRequest(body: JsonObject, visit: TextVisitor): void {
-  if (isPlainObject(body.systemInstruction)) geminiParts(body.systemInstruction, visit);
-  eachObject(body.contents, (content) => geminiParts(content, visit));
+  if (isPlainObject(body.systemInstruction)) geminiParts(body.systemInstruction, visit, 'system');
+  eachObject(body.contents, (content) => geminiParts(content, visit, content.role === 'model' ? 'assistant' : 'user'));
 }
 
 /** A Gemini content's parts: text, a function call's args, a function response. */
-function geminiParts(content: JsonObject, visit: TextVisitor): void {
+function geminiParts(content: JsonObject, visit: TextVisitor, role: string): void {
   eachObject(content.parts, (part) => {
-    field(part, 'text', visit);
-    if (isPlainObject(part.functionCall)) objectStrings(part.functionCall.args, visit);
-    if (isPlainObject(part.functionResponse)) objectStrings(part.functionResponse.response, visit);
+    field(part, 'text', visit, role);
+    if (isPlainObject(part.functionCall)) objectStrings(part.functionCall.args, visit, role);
+    if (isPlainObject(part.functionResponse)) objectStrings(part.functionResponse.response, visit, 'tool');
   });
 }
 
@@ -134,13 +148,14 @@ function field(
   owner: JsonObject,
   name: string,
   visit: TextVisitor,
-  other?: (value: unknown, visit: TextVisitor) => void,
+  role: string,
+  other?: (value: unknown, visit: TextVisitor, role: string) => void,
 ): void {
   const value = owner[name];
   if (typeof value === 'string') {
-    const replaced = visit(value);
+    const replaced = visit(value, role);
     if (replaced !== undefined) owner[name] = replaced;
-  } else if (value !== undefined && value !== null && other) other(value, visit);
+  } else if (value !== undefined && value !== null && other) other(value, visit, role);
 }
 
 function eachObject(list: unknown, each: (item: JsonObject) => void): void {
@@ -149,28 +164,38 @@ function eachObject(list: unknown, each: (item: JsonObject) => void): void {
 }
 
 /** The strings of an array (an embeddings input, rerank documents). */
-function strings(list: unknown, visit: TextVisitor): void {
+function strings(list: unknown, visit: TextVisitor, role: string): void {
   if (!Array.isArray(list)) return;
   for (let i = 0; i < list.length; i++) {
     if (typeof list[i] !== 'string') continue;
-    const replaced = visit(list[i]);
+    const replaced = visit(list[i], role);
     if (replaced !== undefined) list[i] = replaced;
   }
 }
 
 /** Every string value inside a JSON value (tool arguments given as an object), depth first. */
-function objectStrings(value: unknown, visit: TextVisitor): void {
+function objectStrings(value: unknown, visit: TextVisitor, role: string): void {
   if (Array.isArray(value)) {
-    strings(value, visit);
-    for (const item of value) if (item !== null && typeof item === 'object') objectStrings(item, visit);
+    strings(value, visit, role);
+    for (const item of value) if (item !== null && typeof item === 'object') objectStrings(item, visit, role);
     return;
   }
   if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
     const item = value[key];
     if (typeof item === 'string') {
-      const replaced = visit(item);
+      const replaced = visit(item, role);
       if (replaced !== undefined) value[key] = replaced;
-    } else if (item !== null && typeof item === 'object') objectStrings(item, visit);
+    } else if (item !== null && typeof item === 'object') objectStrings(item, visit, role);
   }
+}
+
+/** The texts of `body` in the order `visitTexts` visits them, with their roles. */
+export function collectTexts(body: JsonObject, format: ClientFormat, side: GuardSide): GuardText[] {
+  const texts: GuardText[] = [];
+  visitTexts(body, format, side, (text, role) => {
+    texts.push({ role, text });
+    return undefined;
+  });
+  return texts;
 }

@@ -1,0 +1,56 @@
+// Prompt guards compiled outside a gateway, for tests of the guard pipeline: a compile input
+// whose configuration has no secrets or backends (regex guards need none), the request a guard
+// checks for, and compiled guards whose results are asserted synchronous (regex guards never
+// wait, and the exchange relies on it).
+import assert from 'node:assert/strict';
+import type { AIPromptGuard } from '../../src/api/types/ai.ts';
+import type { JsonObject } from '../../src/dataplane/ai/formats/types.ts';
+import type { GuardCompileInput } from '../../src/dataplane/ai/guards/guard.ts';
+import {
+  type CompiledPromptGuards,
+  compilePromptGuards,
+  type GuardRequestContext,
+  type GuardResult,
+} from '../../src/dataplane/ai/guards/prompt-guard.ts';
+import type { ClientFormat } from '../../src/dataplane/ai/providers/index.ts';
+import type { BackendCompileContext } from '../../src/dataplane/backends/backend.ts';
+
+/** A configuration with nothing in it: enough for guards that call no service. */
+export const EMPTY_GUARD_INPUT: GuardCompileInput = {
+  namespace: 'default',
+  context: {
+    gateway: 'default/gw',
+    data: () => undefined,
+    backends: {},
+    models: {},
+    report: () => {},
+  } as unknown as BackendCompileContext,
+};
+
+/** The request guards check for: no headers, no variables, never aborted. */
+export const GUARD_REQUEST: GuardRequestContext = {
+  headers: {},
+  variables: {} as GuardRequestContext['variables'],
+  signal: new AbortController().signal,
+};
+
+/** Compiled guards whose results are synchronous (asserted). */
+export interface SyncGuards {
+  guardRequest(body: JsonObject, format: ClientFormat): GuardResult;
+  guardResponse(body: JsonObject, format: ClientFormat): GuardResult;
+  streamGuard: CompiledPromptGuards['streamGuard'];
+}
+
+export function syncGuards(config: AIPromptGuard): SyncGuards {
+  const compiled = compilePromptGuards(config, 'ai.promptGuard', EMPTY_GUARD_INPUT);
+  assert.ok(compiled !== undefined && !('path' in compiled), JSON.stringify(compiled));
+  const now = (result: GuardResult | Promise<GuardResult>): GuardResult => {
+    assert.ok(!(result instanceof Promise), 'these guards answer synchronously');
+    return result;
+  };
+  return {
+    guardRequest: (body, format) => now(compiled.guardRequest(body, format, GUARD_REQUEST)),
+    guardResponse: (body, format) => now(compiled.guardResponse(body, format, GUARD_REQUEST)),
+    streamGuard: (format) => compiled.streamGuard(format),
+  };
+}
