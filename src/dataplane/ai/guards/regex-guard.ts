@@ -1,12 +1,13 @@
 // A compiled regex prompt guard (Regex: action, matches, builtins): finds its detectors' matches
-// in one text and masks them or reports the first. Every pattern, builtin or configured, runs in
-// re2js, a linear-time RE2 engine: no pattern (`(a+)+$`) and no prompt can make gw backtrack.
+// in one text and masks them or reports the first. Every configured pattern runs in re2js, a
+// linear-time RE2 engine: no pattern (`(a+)+$`) and no prompt can make gw backtrack; the
+// builtins are linear by construction (builtins.ts says how).
 // Detectors run in order, builtins first then `matches`, each on the text the previous ones
 // left (a placeholder is never matched again by a later detector: none of them matches `<...>`
 // unless a configured pattern is written to).
 import { RE2JS, RE2JSException } from 're2js';
 import type { Regex } from '../../../api/types/ai.ts';
-import { builtinDetector, type Detector } from './builtins.ts';
+import { builtinDetector, type Detector, re2Detector } from './builtins.ts';
 import type { Guard, GuardCall, GuardConfigProblem, GuardVerdict } from './guard.ts';
 
 /** The placeholder of an unnamed configured pattern's match (agentgateway writes the same). */
@@ -48,7 +49,7 @@ export function compileRegexGuard(regex: Regex, field: string): CompiledRegexGua
         `${reason}. Patterns use RE2 syntax (no backreferences or lookaround); fix the pattern.`,
       );
     }
-    detectors.push({ name: name !== undefined && name !== '' ? name : '', pattern: compiled });
+    detectors.push(re2Detector(name !== undefined && name !== '' ? name : '', compiled));
   }
   return new RegexGuard(regex.action ?? 'Mask', detectors);
 }
@@ -66,7 +67,7 @@ class RegexGuard implements CompiledRegexGuard {
     let working = text;
     const names: string[] = [];
     for (const detector of this.#detectors) {
-      const found = findAll(detector, working);
+      const found = detector.findAll(working);
       if (found.length === 0) continue;
       const label = detector.name === '' ? 'masked' : detector.name;
       if (this.action === 'Reject') return { kind: 'reject', name: label };
@@ -82,21 +83,6 @@ class RegexGuard implements CompiledRegexGuard {
     }
     return names.length === 0 ? { kind: 'pass' } : { kind: 'mask', text: working, names };
   }
-}
-
-/** The [start, end) ranges of the detector's accepted, non-empty matches, left to right. */
-function findAll(detector: Detector, text: string): Array<[number, number]> {
-  const found: Array<[number, number]> = [];
-  const matcher = detector.pattern.matcher(text);
-  while (matcher.find()) {
-    const start = matcher.start();
-    const end = matcher.end();
-    // An empty match (`a*`) masks nothing: a placeholder there would only insert text.
-    if (end === start) continue;
-    if (detector.accept && !detector.accept(text.slice(start, end))) continue;
-    found.push([start, end]);
-  }
-  return found;
 }
 
 /** A regex configuration as a prompt guard (the kind `regex` of guard.ts). */
