@@ -4,7 +4,8 @@
 // deltas then a reasoning_signature delta (streamed); those fields on a client's assistant
 // message as the thinking block that starts the turn for Messages and Converse; unsigned
 // reasoning left out there (as agentgateway does: those providers refuse it) but sent to a Chat
-// Completions provider; what one message cannot carry (several signed blocks, redacted thinking).
+// Completions provider; what one message cannot carry (several signed blocks, redacted thinking);
+// a Responses-only provider's reasoning item carried in reasoning_signature and back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -270,4 +271,41 @@ test("a reasoning field that is not a string is refused, naming it; null and '' 
     (assistantTurn(body).content as JsonObject[]).map((block) => block.type),
     ['tool_use'],
   );
+});
+
+test("a Responses-only provider's reasoning item rides in reasoning_signature and goes back as that item", () => {
+  const answer = translateResponse('responses', 'completions', {
+    id: 'resp_1',
+    object: 'response',
+    status: 'completed',
+    model: 'o4-mini',
+    output: [
+      {
+        id: 'rs_0',
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'considered it' }],
+        encrypted_content: 'gAAAAopenai',
+      },
+      { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{}' },
+    ],
+    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+  }) as { choices: { message: JsonObject }[] };
+  const message = answer.choices[0]!.message;
+  assert.equal(message.reasoning_content, 'considered it');
+  assert.equal(message.reasoning_signature, 'openai.reasoning.v1:rs_0:gAAAAopenai');
+  const { body, warnings } = translateRequest('completions', 'responses', {
+    model: 'o4-mini',
+    messages: [
+      { role: 'user', content: 'go' },
+      message,
+      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+    ],
+  });
+  assert.deepEqual((body.input as JsonObject[])[1], {
+    type: 'reasoning',
+    id: 'rs_0',
+    summary: [{ type: 'summary_text', text: 'considered it' }],
+    encrypted_content: 'gAAAAopenai',
+  });
+  assert.equal(warnings, undefined);
 });
