@@ -4,9 +4,8 @@
 // writes). Every request must carry a SigV4 signature (service bedrock) that the stand-in
 // recomputes with test/helpers/sigv4.ts; it records what it received. The answer: a toolUse when
 // the request declares tools and its last message holds no toolResult, else text naming the model;
-// with thinking on (asked for, or a stand-in started to always think) it starts with signed
-// reasoning, and a tool turn without it is refused as Claude on Bedrock refuses it
-// (bedrock-thinking.ts).
+// with thinking asked for it starts with signed reasoning, and a tool turn without it is refused
+// as Claude on Bedrock refuses it (bedrock-thinking.ts).
 // Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it. InvokeModel of
 // embedding models and CountTokens: bedrock-model-operations.ts.
 import { createServer } from 'node:http';
@@ -154,15 +153,7 @@ export function converseStreamFrames(
 
 const PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|count-tokens)$/;
 
-export interface BedrockStandInOptions {
-  /** The model thinks on every request, as if each asked for it (else only when one does). */
-  alwaysThinks?: boolean;
-}
-
-export async function startBedrockStandIn(
-  secrets: Sigv4Secrets,
-  options: BedrockStandInOptions = {},
-): Promise<BedrockStandIn> {
+export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<BedrockStandIn> {
   const calls: BedrockCall[] = [];
   const refused: string[] = [];
   const server = createServer((req, res) => {
@@ -205,7 +196,7 @@ export async function startBedrockStandIn(
         return;
       }
       if (!Array.isArray(body.messages)) return answer(400, { message: 'messages is required' });
-      const thinking = options.alwaysThinks === true || converseThinkingRequested(body);
+      const thinking = converseThinkingRequested(body);
       const refusal = converseThinkingRefusal(body, thinking);
       if (refusal !== undefined) {
         res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'ValidationException' });

@@ -295,11 +295,7 @@ test("a Responses-only provider's reasoning item rides in reasoning_signature an
   assert.equal(message.reasoning_signature, 'openai.reasoning.v1:rs_0:gAAAAopenai');
   const { body, warnings } = translateRequest('completions', 'responses', {
     model: 'o4-mini',
-    messages: [
-      { role: 'user', content: 'go' },
-      message,
-      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
-    ],
+    messages: [{ role: 'user', content: 'go' }, message, { role: 'tool', tool_call_id: 'call_1', content: 'done' }],
   });
   assert.deepEqual((body.input as JsonObject[])[1], {
     type: 'reasoning',
@@ -308,4 +304,30 @@ test("a Responses-only provider's reasoning item rides in reasoning_signature an
     encrypted_content: 'gAAAAopenai',
   });
   assert.equal(warnings, undefined);
+});
+
+test("Anthropic's thinking switch on a Chat Completions request: extended thinking for every target that has it", () => {
+  const body = {
+    model: 'm',
+    messages: [{ role: 'user', content: 'hi' }],
+    thinking: { type: 'enabled', budget_tokens: 2048 },
+  };
+  const messages = translateRequest('completions', 'messages', structuredClone(body));
+  assert.deepEqual(messages.body.thinking, { type: 'enabled', budget_tokens: 2048 });
+  const converse = translateRequest('completions', 'converse', structuredClone(body));
+  assert.deepEqual(converse.body.additionalModelRequestFields, { thinking: { type: 'enabled', budget_tokens: 2048 } });
+  assert.equal(converse.warnings, undefined);
+  const gemini = translateRequest('completions', 'gemini', structuredClone(body));
+  assert.deepEqual((gemini.body.generationConfig as JsonObject).thinkingConfig, {
+    includeThoughts: true,
+    thinkingBudget: 2048,
+  });
+  // Another shape is an unknown field as before: carried to Messages, reported for Converse.
+  const adaptive = { ...body, thinking: { type: 'adaptive' } };
+  assert.deepEqual(translateRequest('completions', 'messages', structuredClone(adaptive)).body.thinking, {
+    type: 'adaptive',
+  });
+  assert.deepEqual(translateRequest('completions', 'converse', structuredClone(adaptive)).warnings, [
+    { path: 'thinking', message: 'not a field of the Bedrock Converse API; dropped' },
+  ]);
 });

@@ -110,11 +110,8 @@ describe('Chat Completions clients of models that sign their thinking', () => {
 
   before(async () => {
     anthropic = await startAnthropicMock({ apiKey: 'sk-gamma' });
-    bedrock = await startBedrockStandIn(
-      (id) => (id === AWS.accessKeyId ? { secretAccessKey: AWS.secretAccessKey } : undefined),
-      // A Chat Completions client has no field that asks Bedrock for thinking (reasoning_effort
-      // has no Converse equivalent): the stand-in's model thinks unasked.
-      { alwaysThinks: true },
+    bedrock = await startBedrockStandIn((id) =>
+      id === AWS.accessKeyId ? { secretAccessKey: AWS.secretAccessKey } : undefined,
     );
     openaiProvider = await startOpenAiMock({ apiKey: 'sk-alpha' });
     const port = await freePort();
@@ -152,7 +149,7 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
 
   describe('Claude with extended thinking (Messages)', () => {
     const THINKING = `thinking about: ${PROMPT}`;
-    // Carried to the Messages body unchanged (a field outside Chat Completions).
+    // Anthropic's switch, outside Chat Completions: gw reads it as extended thinking.
     const params = {
       model: CLAUDE_MODEL,
       tools: [WEATHER_TOOL],
@@ -241,7 +238,13 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
     });
 
     const THINKING = `thinking about: ${PROMPT}`;
-    const params = { model: BEDROCK_MODEL, tools: [WEATHER_TOOL] };
+    // Sent to Bedrock as additionalModelRequestFields.thinking.
+    const params = {
+      model: BEDROCK_MODEL,
+      tools: [WEATHER_TOOL],
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+    const streamed = { ...params, stream: true } as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 
     /** The assistant turn of the last Converse request the stand-in received. */
     function sentAssistantTurn(): Record<string, unknown>[] {
@@ -257,7 +260,7 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
       for (const stream of [false, true]) {
         const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: PROMPT }];
         const message = stream
-          ? (await assembled(await onBedrock.chat.completions.create({ ...params, messages, stream: true }))).message
+          ? (await assembled(await onBedrock.chat.completions.create({ ...streamed, messages }))).message
           : ((await onBedrock.chat.completions.create({ ...params, messages })).choices[0]!
               .message as ReasoningMessage);
         assert.equal(message.reasoning_content, THINKING, `stream ${stream}`);
@@ -267,6 +270,9 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
         const turn = sentAssistantTurn();
         assert.deepEqual(turn[0], SIGNED_BLOCK);
         assert.ok('toolUse' in turn[1]!);
+        assert.deepEqual(bedrock.calls.at(-1)!.body.additionalModelRequestFields, {
+          thinking: { type: 'enabled', budget_tokens: 1024 },
+        });
       }
     });
 
@@ -288,9 +294,11 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
     });
 
     it('a Messages client of the same model is unaffected: its thinking block goes back as it was', async () => {
+      const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
       const first = await messagesOnBedrock.messages.create({
         model: BEDROCK_MODEL,
         max_tokens: 2048,
+        thinking,
         messages: [{ role: 'user', content: PROMPT }],
         tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
       });
@@ -303,6 +311,7 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
       const second = await messagesOnBedrock.messages.create({
         model: BEDROCK_MODEL,
         max_tokens: 2048,
+        thinking,
         messages: [
           { role: 'user', content: PROMPT },
           { role: 'assistant', content: first.content },

@@ -125,7 +125,24 @@ export function readCompletionsRequest(body: JsonObject): ChatRequest {
     dropped.push({ kind: 'dropped', path: field });
   }
   request.extra = unknownFields(body, KNOWN_FIELDS);
+  readThinking(body, request);
   return request;
+}
+
+/**
+ * Anthropic's `thinking` switch on a Chat Completions request (outside OpenAI's schema; LiteLLM's
+ * convention for Claude): enabled with a budget, it is the form's extended thinking, which every
+ * target that has it writes (Converse's additionalModelRequestFields, Gemini's thinkingConfig) —
+ * the way a Chat Completions client asks for the signed thinking it gets back as
+ * reasoning_content. Other values stay carried over unchanged, as any unknown field.
+ */
+function readThinking(body: JsonObject, request: ChatRequest): void {
+  const thinking = body.thinking;
+  if (!isPlainObject(thinking) || thinking.type !== 'enabled' || Object.keys(thinking).length !== 2) return;
+  const budgetTokens = numberOr(thinking.budget_tokens);
+  if (budgetTokens === undefined) return;
+  request.reasoning = { ...request.reasoning, thinking: { budgetTokens, path: 'thinking' } };
+  delete request.extra.thinking;
 }
 
 function readMessages(messages: unknown): Message[] {
