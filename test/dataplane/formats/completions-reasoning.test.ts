@@ -252,7 +252,7 @@ test('to a Chat Completions provider: several signed blocks keep one text and lo
   assert.deepEqual(assistantTurn(body), { role: 'assistant', content: 'yo', reasoning_content: 'ab' });
   assert.deepEqual(
     warnings?.map((warning) => warning.path),
-    ['messages[1].content[1]', 'messages[1].content[0]', 'messages[1].content[2]'],
+    ['messages[1].content[0]', 'messages[1].content[1]', 'messages[1].content[2]'],
   );
 });
 

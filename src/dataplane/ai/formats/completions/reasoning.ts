@@ -46,19 +46,18 @@ function optionalString(value: unknown, path: string, strict: boolean): string |
 export function messageReasoningFields(parts: readonly Part[], warnings?: Warnings): JsonObject {
   const reasoning = parts.filter((part): part is ReasoningPart => 'type' in part && part.type === 'reasoning');
   const readable = reasoning.filter((part) => part.redacted === undefined);
+  const signed = readable.filter((part) => part.signature !== undefined);
+  const oneSignedBlock = readable.length === 1 && signed.length === 1;
+  // Reported in the order of the source body.
   for (const part of reasoning) {
     if (part.redacted !== undefined) warnings?.droppedWithout(part.path, 'redacted reasoning');
+    else if (part.signature !== undefined && !oneSignedBlock) {
+      warnings?.dropped(part.path, 'a message carries one signed reasoning block in Chat Completions');
+    }
   }
   const out: JsonObject = {};
   const text = readable.map((part) => part.text).join('');
   if (text !== '') out.reasoning_content = text;
-  const signed = readable.filter((part) => part.signature !== undefined);
-  if (readable.length === 1 && signed.length === 1) {
-    out.reasoning_signature = signed[0]!.signature;
-  } else {
-    for (const part of signed) {
-      warnings?.dropped(part.path, 'a message carries one signed reasoning block in Chat Completions');
-    }
-  }
+  if (oneSignedBlock) out.reasoning_signature = signed[0]!.signature;
   return out;
 }

@@ -612,6 +612,9 @@ function toolMessage(part: ToolResultPart, warnings: Warnings, movedImages: unkn
 
 function writeAssistantMessage(content: string | Part[], warnings: Warnings): JsonObject {
   if (typeof content === 'string') return { role: 'assistant', content };
+  // The reasoning the turn was answered with, for a provider that wants it back (DeepSeek's
+  // thinking mode); first, as its warnings come before those of the parts it preceded.
+  const reasoning = messageReasoningFields(content, warnings);
   const texts: unknown[] = [];
   const calls: JsonObject[] = [];
   for (const part of content) {
@@ -634,8 +637,7 @@ function writeAssistantMessage(content: string | Part[], warnings: Warnings): Js
   else if (texts.length > 0) out.content = texts;
   else out.content = calls.length > 0 ? null : '';
   if (calls.length > 0) out.tool_calls = calls;
-  // The reasoning the turn was answered with, for a provider that wants it back (DeepSeek's thinking mode).
-  return Object.assign(out, messageReasoningFields(content, warnings));
+  return Object.assign(out, reasoning);
 }
 
 function writeTools(tools: Tool[] | undefined, warnings: Warnings): unknown[] | undefined {
