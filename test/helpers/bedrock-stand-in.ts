@@ -3,7 +3,9 @@
 // event-stream frames (written with @smithy/eventstream-codec, each frame split over several
 // writes). Every request must carry a SigV4 signature (service bedrock) that the stand-in
 // recomputes with test/helpers/sigv4.ts; it records what it received. The answer: a toolUse when
-// the request declares tools and its last message holds no toolResult, else text naming the model.
+// the request declares tools and its last message holds no toolResult, else text naming the model;
+// with thinking asked for it starts with signed reasoning, and a tool turn without it is refused
+// as Claude on Bedrock refuses it (bedrock-thinking.ts).
 // Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it. InvokeModel of
 // embedding models and CountTokens: bedrock-model-operations.ts.
 import { createServer } from 'node:http';
@@ -11,6 +13,12 @@ import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { bedrockModelOperation } from './bedrock-model-operations.ts';
+import {
+  converseReasoningSignatureOf,
+  converseReasoningText,
+  converseThinkingRefusal,
+  converseThinkingRequested,
+} from './bedrock-thinking.ts';
 import { closeServer, listen } from './http-server.ts';
 import { type Sigv4Secrets, type Verified, verifySigv4 } from './sigv4.ts';
 
@@ -72,12 +80,20 @@ function wantsTool(body: Record<string, unknown>): { name: string } | undefined 
   return { name: tools[0]!.toolSpec.name };
 }
 
-/** The Converse answer to a request. */
-export function converseAnswer(modelId: string, body: Record<string, unknown>): Record<string, unknown> {
+/** The Converse answer to a request; `thinking`: it starts with signed reasoning. */
+export function converseAnswer(
+  modelId: string,
+  body: Record<string, unknown>,
+  thinking = converseThinkingRequested(body),
+): Record<string, unknown> {
   const tool = wantsTool(body);
-  const content = tool
+  const content: Record<string, unknown>[] = tool
     ? [{ toolUse: { toolUseId: 'tooluse_1', name: tool.name, input: { city: 'Paris' } } }]
     : [{ text: `Hello from ${modelId}` }];
+  if (thinking) {
+    const text = converseReasoningText(body);
+    content.unshift({ reasoningContent: { reasoningText: { text, signature: converseReasoningSignatureOf(text) } } });
+  }
   return {
     output: { message: { role: 'assistant', content } },
     stopReason: tool ? 'tool_use' : 'end_turn',
@@ -87,24 +103,45 @@ export function converseAnswer(modelId: string, body: Record<string, unknown>): 
 }
 
 /** The same answer as ConverseStream event frames. */
-export function converseStreamFrames(modelId: string, body: Record<string, unknown>): Uint8Array[] {
+export function converseStreamFrames(
+  modelId: string,
+  body: Record<string, unknown>,
+  thinking = converseThinkingRequested(body),
+): Uint8Array[] {
   const tool = wantsTool(body);
   const frames = [eventFrame('messageStart', { role: 'assistant' })];
+  let index = 0;
+  if (thinking) {
+    // Reasoning text in two deltas, then its signature, in a block of its own.
+    const text = converseReasoningText(body);
+    const half = Math.floor(text.length / 2);
+    for (const piece of [text.slice(0, half), text.slice(half)]) {
+      frames.push(
+        eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: piece } } }),
+      );
+    }
+    const signature = converseReasoningSignatureOf(text);
+    frames.push(
+      eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature } } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: index }),
+    );
+    index++;
+  }
   if (tool) {
     frames.push(
       eventFrame('contentBlockStart', {
-        contentBlockIndex: 0,
+        contentBlockIndex: index,
         start: { toolUse: { toolUseId: 'tooluse_1', name: tool.name } },
       }),
-      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":' } } }),
-      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '"Paris"}' } } }),
-      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: '{"city":' } } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: '"Paris"}' } } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: index }),
     );
   } else {
     frames.push(
-      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hello from ' } }),
-      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: modelId } }),
-      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { text: 'Hello from ' } }),
+      eventFrame('contentBlockDelta', { contentBlockIndex: index, delta: { text: modelId } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: index }),
     );
   }
   frames.push(
@@ -159,9 +196,16 @@ export async function startBedrockStandIn(secrets: Sigv4Secrets): Promise<Bedroc
         return;
       }
       if (!Array.isArray(body.messages)) return answer(400, { message: 'messages is required' });
-      if (!stream) return answer(200, converseAnswer(modelId, body));
+      const thinking = converseThinkingRequested(body);
+      const refusal = converseThinkingRefusal(body, thinking);
+      if (refusal !== undefined) {
+        res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'ValidationException' });
+        res.end(JSON.stringify({ message: refusal }));
+        return;
+      }
+      if (!stream) return answer(200, converseAnswer(modelId, body, thinking));
       res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-1' });
-      for (const frame of converseStreamFrames(modelId, body)) {
+      for (const frame of converseStreamFrames(modelId, body, thinking)) {
         // Split each frame in three writes, so that readers must put frames together.
         const third = Math.max(1, Math.floor(frame.byteLength / 3));
         for (const piece of [frame.subarray(0, third), frame.subarray(third, 2 * third), frame.subarray(2 * third)]) {

@@ -111,7 +111,7 @@ describe('ConverseStream reader', () => {
     assert.ok(out.indexOf('Hello from ') < out.indexOf('Too many requests'));
   });
 
-  it("a reasoning signature reaches a Messages client as its thinking block's signature_delta", () => {
+  it("a reasoning signature reaches a Messages client as its thinking block's signature_delta, a Chat Completions client as reasoning_signature", () => {
     // Claude on Bedrock checks the signature when the thinking comes back with a tool result.
     const frames = concat([
       eventFrame('messageStart', { role: 'assistant' }),
@@ -130,8 +130,12 @@ describe('ConverseStream reader', () => {
       { type: 'thinking_delta', thinking: 'Hmm.' },
       { type: 'signature_delta', signature: 'sig-1' },
     ]);
-    // Formats without a place for it leave it out.
-    assert.doesNotMatch(run([frames], 'completions').out, /sig-1/);
+    // A Chat Completions client gets it as reasoning_signature, in a delta after the reasoning.
+    const completions = run([frames], 'completions')
+      .out.split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice('data: '.length)).choices[0]?.delta);
+    assert.deepEqual(completions.slice(1, 3), [{ reasoning_content: 'Hmm.' }, { reasoning_signature: 'sig-1' }]);
   });
 
   it('fuzzed frames never throw and end open streams only by end()', () => {

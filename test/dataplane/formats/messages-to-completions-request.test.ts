@@ -137,7 +137,7 @@ test('unknown fields are carried over; known fields without an equivalent are dr
   assert.equal(disabled.warnings, undefined);
 });
 
-test('reasoning and server-tool blocks are dropped with warnings; is_error is reported', () => {
+test('signed thinking becomes reasoning_content and reasoning_signature; server-tool blocks are dropped with warnings; is_error is reported', () => {
   const { body, warnings } = translateRequest('messages', 'completions', {
     model: 'm',
     max_tokens: 1,
@@ -161,13 +161,15 @@ test('reasoning and server-tool blocks are dropped with warnings; is_error is re
       role: 'assistant',
       content: null,
       tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      reasoning_content: 'hmm',
+      reasoning_signature: 'sig',
     },
     { role: 'tool', tool_call_id: 't1', content: 'boom' },
   ]);
   assert.equal((body.tools as unknown[]).length, 1);
   assert.deepEqual(
     warnings?.map((w) => w.path),
-    ['messages[0].content[0]', 'messages[1].content[0].is_error', 'tools[1]'],
+    ['messages[1].content[0].is_error', 'tools[1]'],
   );
 });
 

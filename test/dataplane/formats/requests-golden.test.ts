@@ -1,5 +1,7 @@
 // Recorded client requests (test/fixtures/formats/<client>-request.json: a system prompt, an
-// image, a tool round with two calls and their results, tools and sampling settings, streaming)
+// image, a tool round with two calls and their results — the Chat Completions one with the signed
+// reasoning gw gives its clients (reasoning_content, reasoning_signature) — tools and sampling
+// settings, streaming)
 // translated into every other provider format (Chat Completions, Messages, Converse, Gemini),
 // compared with the expected provider bodies and warnings (expected/<client>-request.to-<provider>.json).
 // The same format on both sides is sent as the client wrote it, not translated. UPDATE_GOLDEN=1

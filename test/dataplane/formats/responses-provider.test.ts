@@ -187,6 +187,8 @@ test('a Response read back as a Chat Completion: text, tool calls, usage with ca
     content: 'It is sunny.',
     refusal: null,
     tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'log', arguments: '{"n":1}' } }],
+    // The reasoning summary; without encrypted_content there is no signature.
+    reasoning_content: 'considered it',
   });
   assert.equal(chat.choices[0]!.finish_reason, 'tool_calls');
   assert.deepEqual(chat.usage, {

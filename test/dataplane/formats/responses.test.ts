@@ -26,7 +26,7 @@ function completionBody(message: Record<string, unknown>, finish_reason: string,
   };
 }
 
-test('Messages → Completions: text, tool calls, usage with cache reads and writes', () => {
+test('Messages → Completions: text, tool calls, signed thinking, usage with cache reads and writes', () => {
   const out = translateResponse(
     'messages',
     'completions',
@@ -57,6 +57,8 @@ test('Messages → Completions: text, tool calls, usage with cache reads and wri
           tool_calls: [
             { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
           ],
+          reasoning_content: 'hidden',
+          reasoning_signature: 's',
         },
         logprobs: null,
         finish_reason: 'tool_calls',

@@ -25,6 +25,7 @@ import { base64DataUrl, mediaSourceOfUrl, parseBase64DataUrl } from '../media.ts
 import { readOpenAiFormat, readOpenAiServiceTier, readOpenAiUser, writeOpenAiServiceTier } from '../openai-fields.ts';
 import { type JsonObject, type RequestTranslation, TranslationError } from '../types.ts';
 import { Warnings, withCarriedOver, withExtra } from '../warnings.ts';
+import { messageReasoningFields, readMessageReasoning } from './reasoning.ts';
 
 // ChatCompletionCreateParams fields that the form holds.
 const MAPPED_FIELDS = [
@@ -124,7 +125,24 @@ export function readCompletionsRequest(body: JsonObject): ChatRequest {
     dropped.push({ kind: 'dropped', path: field });
   }
   request.extra = unknownFields(body, KNOWN_FIELDS);
+  readThinking(body, request);
   return request;
+}
+
+/**
+ * Anthropic's `thinking` switch on a Chat Completions request (outside OpenAI's schema; LiteLLM's
+ * convention for Claude): enabled with a budget, it is the form's extended thinking, which every
+ * target that has it writes (Converse's additionalModelRequestFields, Gemini's thinkingConfig) —
+ * the way a Chat Completions client asks for the signed thinking it gets back as
+ * reasoning_content. Other values stay carried over unchanged, as any unknown field.
+ */
+function readThinking(body: JsonObject, request: ChatRequest): void {
+  const thinking = body.thinking;
+  if (!isPlainObject(thinking) || thinking.type !== 'enabled' || Object.keys(thinking).length !== 2) return;
+  const budgetTokens = numberOr(thinking.budget_tokens);
+  if (budgetTokens === undefined) return;
+  request.reasoning = { ...request.reasoning, thinking: { budgetTokens, path: 'thinking' } };
+  delete request.extra.thinking;
 }
 
 function readMessages(messages: unknown): Message[] {
@@ -261,10 +279,12 @@ function assistantMessage(
   const refusal = stringOr(message.refusal);
   const content = message.content;
   const notes = dropped.length > 0 ? dropped : undefined;
-  if (typeof content === 'string' && !hasCalls && !refusal) {
+  // The thinking the message was answered with comes first, where the provider that signed it wants it.
+  const reasoning = readMessageReasoning(message, path);
+  if (typeof content === 'string' && !hasCalls && !refusal && reasoning === undefined) {
     return withDropped({ role: 'assistant', content, path }, notes);
   }
-  const parts: Part[] = [];
+  const parts: Part[] = reasoning === undefined ? [] : [reasoning];
   if (typeof content === 'string') {
     parts.push({ type: 'text', text: content, path: `${path}.content` });
   } else if (Array.isArray(content)) {
@@ -517,6 +537,7 @@ function writePart(part: Part, warnings: Warnings): unknown {
     case 'document':
       return documentPartOut(part, warnings);
     case 'reasoning':
+      // An assistant message's reasoning is written by writeAssistantMessage; elsewhere it has no place.
       warnings.droppedWithout(part.path, 'reasoning');
       return undefined;
     case 'tool_call':
@@ -591,9 +612,13 @@ function toolMessage(part: ToolResultPart, warnings: Warnings, movedImages: unkn
 
 function writeAssistantMessage(content: string | Part[], warnings: Warnings): JsonObject {
   if (typeof content === 'string') return { role: 'assistant', content };
+  // The reasoning the turn was answered with, for a provider that wants it back (DeepSeek's
+  // thinking mode); first, as its warnings come before those of the parts it preceded.
+  const reasoning = messageReasoningFields(content, warnings);
   const texts: unknown[] = [];
   const calls: JsonObject[] = [];
   for (const part of content) {
+    if ('type' in part && part.type === 'reasoning') continue;
     if ('type' in part && part.type === 'tool_call') {
       warnings.report(part.dropped);
       const fn = { name: part.name, arguments: argumentsJson(part.arguments) };
@@ -612,7 +637,7 @@ function writeAssistantMessage(content: string | Part[], warnings: Warnings): Js
   else if (texts.length > 0) out.content = texts;
   else out.content = calls.length > 0 ? null : '';
   if (calls.length > 0) out.tool_calls = calls;
-  return out;
+  return Object.assign(out, reasoning);
 }
 
 function writeTools(tools: Tool[] | undefined, warnings: Warnings): unknown[] | undefined {

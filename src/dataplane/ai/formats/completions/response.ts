@@ -6,6 +6,7 @@ import type { ChatResponse, Part, StopReason, ToolCallPart } from '../form/types
 import { isPlainObject, stringOr } from '../json.ts';
 import { type JsonObject, TranslationError } from '../types.ts';
 import { completionsUsage, usageFromCompletions } from '../usage.ts';
+import { messageReasoningFields, readMessageReasoning } from './reasoning.ts';
 
 const STOP_REASONS: Record<string, StopReason> = {
   stop: 'end',
@@ -53,6 +54,9 @@ export function readCompletionsResponse(body: JsonObject): ChatResponse {
   const content: Part[] = [];
   // A response's parts are never reported on: they carry no source path.
   const path = '';
+  // A compatible server's reasoning (DeepSeek's reasoning_content), first as it was produced first.
+  const reasoning = readMessageReasoning(message, 'choices[0].message', false);
+  if (reasoning !== undefined) content.push({ ...reasoning, path });
   const text = messageText(message.content);
   if (text) content.push({ type: 'text', text, path });
   if (typeof message.refusal === 'string' && message.refusal) {
@@ -98,7 +102,8 @@ export function readCompletionsResponse(body: JsonObject): ChatResponse {
 
 /**
  * The form's response as a Chat Completion with one choice: text joins into the message content,
- * tool calls become tool_calls; reasoning has no Chat Completions field and is left out.
+ * tool calls become tool_calls, reasoning reasoning_content with its reasoning_signature
+ * (completions/reasoning.ts).
  * `model`, when given, replaces the provider's model name (the name the client asked for).
  */
 export function writeCompletionsResponse(response: ChatResponse, options: { model?: string } = {}): JsonObject {
@@ -129,6 +134,7 @@ export function writeCompletionsResponse(response: ChatResponse, options: { mode
     refusal,
   };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  Object.assign(message, messageReasoningFields(response.content));
   const out: JsonObject = {
     id: response.id ?? '',
     object: 'chat.completion',

@@ -1,14 +1,17 @@
 // Chat Completions chunk streams (OpenAI) read into the chat form's stream calls, and written
 // from them.
 //
-// Reading: the first chunk starts the response; content and refusal deltas are text; each tool
-// call (by its index) starts a tool call, its argument fragments follow; the finish_reason stops
-// it; the usage chunk (gw asks for it) and the finish reason together, or `data: [DONE]`,
-// complete it.
+// Reading: the first chunk starts the response; content and refusal deltas are text,
+// reasoning_content deltas reasoning and a reasoning_signature delta its signature
+// (completions/reasoning.ts); each tool call (by its index) starts a tool call, its argument
+// fragments follow; the finish_reason stops it; the usage chunk (gw asks for it) and the finish
+// reason together, or `data: [DONE]`, complete it.
 //
-// Writing: the start is the role chunk, text content chunks, a tool call a tool_calls chunk with
-// its id and name then argument chunks, the stop the finish chunk; at the end the usage chunk
-// (only when the client asked for it with stream_options.include_usage) and `data: [DONE]`.
+// Writing: the start is the role chunk, text content chunks, reasoning reasoning_content chunks
+// and its signature a reasoning_signature chunk, a tool call a tool_calls chunk with its id and
+// name then argument chunks, the stop the finish chunk; at the end the usage chunk (only when the
+// client asked for it with stream_options.include_usage) and `data: [DONE]`. Redacted reasoning
+// has no field and is left out.
 import { completionsCallExtra, completionsCallSignature } from '../form/signatures.ts';
 import type { StopReason, StreamWriter } from '../form/types.ts';
 import { isPlainObject, stringOr } from '../json.ts';
@@ -75,6 +78,14 @@ export class CompletionsStreamReader extends ProviderStreamReader {
 
   #delta(delta: JsonObject): string {
     let out = '';
+    // A compatible server's reasoning comes before the answer it leads to.
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
+      this.firstToken = true;
+      out += this.writer.reasoning(delta.reasoning_content);
+    }
+    if (typeof delta.reasoning_signature === 'string' && delta.reasoning_signature !== '') {
+      out += this.writer.reasoningSignature?.(delta.reasoning_signature) ?? '';
+    }
     if (typeof delta.content === 'string' && delta.content !== '') out += this.#text(delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal !== '') out += this.#text(delta.refusal);
     if (Array.isArray(delta.tool_calls)) {
@@ -169,9 +180,12 @@ export class CompletionsStreamWriter implements StreamWriter {
     return this.#chunk({ content: text }, null);
   }
 
-  reasoning(): string {
-    // Chat Completions has no reasoning field.
-    return '';
+  reasoning(text: string): string {
+    return this.#chunk({ reasoning_content: text }, null);
+  }
+
+  reasoningSignature(signature: string): string {
+    return this.#chunk({ reasoning_signature: signature }, null);
   }
 
   toolStart(index: number, id: string | undefined, name: string, initialArguments: string, signature?: string): string {

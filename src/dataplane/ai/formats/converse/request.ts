@@ -236,15 +236,14 @@ function writeBlock(part: Part, warnings: Warnings): JsonObject[] {
       block = toolResultBlock(part, warnings);
       break;
     case 'reasoning':
+      // Bedrock refuses reasoning it did not sign (another provider's, a compatible server's
+      // reasoning_content): without it the turn is an ordinary one.
       block =
         part.redacted !== undefined
           ? { reasoningContent: { redactedContent: part.redacted } }
-          : {
-              reasoningContent: {
-                reasoningText:
-                  part.signature === undefined ? { text: part.text } : { text: part.text, signature: part.signature },
-              },
-            };
+          : part.signature === undefined
+            ? 'reasoning without a signature, which Bedrock refuses'
+            : { reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } };
       break;
     case 'raw':
       warnings.dropped(part.path, 'a content block of another format has no Converse equivalent');

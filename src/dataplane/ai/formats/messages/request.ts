@@ -606,7 +606,13 @@ function writeBlock(part: Part, warnings: Warnings): unknown {
       return toolResultBlock(part, warnings);
     case 'reasoning':
       if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
-      return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
+      // Anthropic refuses a thinking block it did not sign (another provider's reasoning, a
+      // compatible server's reasoning_content): without it the turn is an ordinary one.
+      if (part.signature === undefined) {
+        warnings.dropped(part.path, 'reasoning without a signature, which Anthropic refuses');
+        return undefined;
+      }
+      return { type: 'thinking', thinking: part.text, signature: part.signature };
     case 'raw':
       return part.value;
   }
