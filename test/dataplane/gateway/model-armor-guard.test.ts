@@ -18,6 +18,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ModelArmorClient } from '@google-cloud/modelarmor';
 import OpenAI from 'openai';
 import { MODEL_ARMOR_ENDPOINT_ENV } from '../../../src/dataplane/ai/guards/model-armor-guard.ts';
+import { statusOf } from '../../helpers/cli.ts';
+import { failureOf } from '../../helpers/failure-of.ts';
 import {
   aiBackendYaml,
   freePort,
@@ -28,9 +30,9 @@ import {
   type TestGateway,
 } from '../../helpers/gateway.ts';
 import {
-  fixedAccessToken,
   GOOGLE_LIBRARY_ENVIRONMENT,
   MetadataServerStandIn,
+  restClientOptions,
   serviceAccount,
   TokenEndpointStandIn,
 } from '../../helpers/google-stand-ins.ts';
@@ -51,14 +53,6 @@ const guard = (template: string, more = 'policies: {auth: {cloudtwo: {secretRef:
   `{cloudtwoModelArmor: {projectId: ${PROJECT}, templateId: ${template}, ${more}}}`;
 const requestGuard = (template: string, more?: string, response = '') =>
   `promptGuard: {request: [${guard(template, more).replace(/}$/, response === '' ? '}' : `, response: ${response}}`)}]}`;
-
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 describe('cloudtwoModelArmor prompt guards through gw', () => {
   const account = serviceAccount();
@@ -91,7 +85,7 @@ describe('cloudtwoModelArmor prompt guards through gw', () => {
         [template('regional', 'europe-west4')]: { sdp: 'inspect' },
         [template('partial')]: { invocation: 'PARTIAL' },
         [template('partial-ignored')]: { invocation: 'PARTIAL', ignorePartialInvocationFailures: true },
-        [template('unavailable')]: { failWith: 503 },
+        [template('unavailable')]: { unavailable: true },
       },
       (token) =>
         token === SDK_TOKEN ||
@@ -149,6 +143,7 @@ stringData:
         alpha('missing', requestGuard('no-such-template')),
         alpha('idtoken', requestGuard('basic', 'policies: {auth: {cloudtwo: {type: IdToken}}}')),
         alpha('badlocation', requestGuard('basic', 'location: US_CENTRAL1')),
+        alpha('tunnelled', requestGuard('basic', 'policies: {tunnel: {url: "http://proxy.example.com:3128"}}')),
         llmRouteYaml([
           'basic',
           'anthropic',
@@ -163,6 +158,7 @@ stringData:
           'missing',
           'idtoken',
           'badlocation',
+          'tunnelled',
         ]),
         '---\n',
         MODEL_ROUTE_YAML,
@@ -189,14 +185,7 @@ stringData:
   });
 
   it("the stand-in answers as @google-cloud/modelarmor's ModelArmorClient (REST transport) expects", async () => {
-    const client = new ModelArmorClient({
-      fallback: true,
-      apiEndpoint: '127.0.0.1',
-      port: armor.port,
-      protocol: 'http',
-      // google-gax types its own copy of google-auth-library; the client only asks it for headers.
-      authClient: fixedAccessToken(SDK_TOKEN) as unknown as ClientOptions['authClient'],
-    });
+    const client = new ModelArmorClient(restClientOptions(armor.port, SDK_TOKEN) as unknown as ClientOptions);
     try {
       const name = client.templatePath(PROJECT, 'us-central1', 'basic');
       const [prompt] = await client.sanitizeUserPrompt({
@@ -226,13 +215,7 @@ stringData:
       assert.equal(String(deidentify.transformedBytes), '16');
 
       // A token it did not issue is refused as Google refuses it.
-      const stranger = new ModelArmorClient({
-        fallback: true,
-        apiEndpoint: '127.0.0.1',
-        port: armor.port,
-        protocol: 'http',
-        authClient: fixedAccessToken('ya29.stranger') as unknown as ClientOptions['authClient'],
-      });
+      const stranger = new ModelArmorClient(restClientOptions(armor.port, 'ya29.stranger') as unknown as ClientOptions);
       await assert.rejects(
         stranger.sanitizeUserPrompt({ name, userPromptData: { text: 'hi' } }),
         /UNAUTHENTICATED|401/,
@@ -319,12 +302,10 @@ stringData:
 
   it('without policies.auth gw sends an access token of the ambient Google credentials', async () => {
     const before = armor.calls.length;
-    await openaiAt('ambient')
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
-      .catch(async (error: unknown) => {
-        const line = await lastAccessLogLine(gw, '/ambient/v1/chat/completions');
-        assert.fail(`${String(error)}: ${String(line['gw.ai.guards'])}`);
-      });
+    await openaiAt('ambient').chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const call = armor.calls.slice(before)[0]!;
     const token = /^Bearer (\S+)$/.exec(call.headers.authorization ?? '')?.[1];
     assert.equal(metadata.issued.at(-1)?.token, token);
@@ -478,4 +459,21 @@ stringData:
       );
     });
   }
+
+  it('a tunnel to Model Armor is refused: 500, gw status names the field, and the prompt reaches no one', async () => {
+    const before = { provider: openai.requests.length, armor: armor.calls.length };
+    const error = await failureOf(
+      openaiAt('tunnelled').chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    assert.ok(error instanceof OpenAI.APIError);
+    assert.equal(error.status, 500);
+    assert.deepEqual({ provider: openai.requests.length, armor: armor.calls.length }, before);
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/tunnelled'),
+      /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard\.request\[0\]\.cloudtwoModelArmor\.policies\.tunnel/,
+    );
+  });
 });

@@ -14,7 +14,8 @@
 //   sdp            e-mail addresses and US social security numbers: found (inspect), or replaced
 //                  by [EMAIL_ADDRESS] / [US_SOCIAL_SECURITY_NUMBER] (deidentify), per template.
 // A template can skip filters (invocationResult PARTIAL: pi_and_jailbreak skipped; FAILURE: all
-// skipped) and pass ignorePartialInvocationFailures through its sanitization metadata, as Google does.
+// skipped) and pass ignorePartialInvocationFailures through its sanitization metadata, as Google
+// does, or answer every call 503 UNAVAILABLE.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { closeServer, listen, readBody, sendJson } from '../../helpers/http-server.ts';
 
@@ -25,8 +26,8 @@ export interface ModelArmorTemplate {
   invocation?: 'PARTIAL' | 'FAILURE';
   /** The template metadata's ignore_partial_invocation_failures, passed through. */
   ignorePartialInvocationFailures?: boolean;
-  /** Every call answers this HTTP status with Google's error (a service in trouble). */
-  failWith?: number;
+  /** Every call answers 503 UNAVAILABLE (a service in trouble). */
+  unavailable?: boolean;
 }
 
 export interface SanitizeCall {
@@ -58,16 +59,6 @@ const BODY_FIELDS = {
     allowed: ['modelResponseData', 'userPrompt', 'multiLanguageDetectionMetadata'],
   },
 } as const;
-
-const STATUS_NAMES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
 
 // The enums of the answer by field name, with their proto numbers (for enum-encoding=int).
 const ENUMS: Record<string, Record<string, number>> = {
@@ -247,15 +238,17 @@ export async function startModelArmorStandIn(
   const calls: SanitizeCall[] = [];
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
-    const fail = (code: number, message: string) =>
-      sendJson(res, code, { error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
+    const fail = (code: number, status: string, message: string) =>
+      sendJson(res, code, { error: { code, message, status } });
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const match = PATH.exec(url.pathname);
-    if (req.method !== 'POST' || match === null) return fail(404, `The requested URL ${url.pathname} was not found.`);
+    if (req.method !== 'POST' || match === null)
+      return fail(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found.`);
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (token === undefined || !accepts(token))
       return fail(
         401,
+        'UNAUTHENTICATED',
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       );
     const [, project, location, templateId, method] = match as unknown as [
@@ -267,21 +260,29 @@ export async function startModelArmorStandIn(
     ];
     const template = templates[`${project}/${location}/${templateId}`];
     if (template === undefined)
-      return fail(404, `Template projects/${project}/locations/${location}/templates/${templateId} not found.`);
+      return fail(
+        404,
+        'NOT_FOUND',
+        `Template projects/${project}/locations/${location}/templates/${templateId} not found.`,
+      );
     let request: Json;
     try {
       request = JSON.parse(body) as Json;
     } catch {
-      return fail(400, 'Invalid JSON payload received.');
+      return fail(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
     }
     const { data, allowed } = BODY_FIELDS[method];
     const unknown = Object.keys(request).find((key) => !(allowed as readonly string[]).includes(key));
     if (unknown !== undefined)
-      return fail(400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+      return fail(
+        400,
+        'INVALID_ARGUMENT',
+        `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`,
+      );
     const text = (request[data] as Json | undefined)?.text;
-    if (typeof text !== 'string') return fail(400, `${data} is required and must hold text.`);
+    if (typeof text !== 'string') return fail(400, 'INVALID_ARGUMENT', `${data} is required and must hold text.`);
     calls.push({ method, url: req.url ?? '', project, location, template: templateId, text, headers: req.headers });
-    if (template.failWith !== undefined) return fail(template.failWith, 'The service is currently unavailable.');
+    if (template.unavailable) return fail(503, 'UNAVAILABLE', 'The service is currently unavailable.');
     const answer = { sanitizationResult: sanitize(text, template) };
     const asNumbers = (url.searchParams.get('$alt') ?? '').includes('enum-encoding=int');
     sendJson(res, 200, asNumbers ? enumsAsNumbers(answer) : answer);
