@@ -328,16 +328,11 @@ stringData:
     assert.match(sent, /nothing to hide/);
     assert.match(sent, /my SSN is \[US_SOCIAL_SECURITY_NUMBER\]/);
     assert.equal(completion.choices[0]!.message.content, 'echo: my SSN is [US_SOCIAL_SECURITY_NUMBER]');
-    // The joined texts first, then each text alone so each replacement maps onto its own text.
-    assert.deepEqual(
-      armor.calls.slice(before).map((call) => call.text),
-      [
-        `reply to jane@example.com\nnothing to hide\nmy SSN is ${SSN}`,
-        'reply to jane@example.com',
-        'nothing to hide',
-        `my SSN is ${SSN}`,
-      ],
-    );
+    // The joined texts first, then each text alone (concurrently, in any order) so each
+    // replacement maps onto its own text.
+    const [joined, ...alone] = armor.calls.slice(before).map((call) => call.text);
+    assert.equal(joined, `reply to jane@example.com\nnothing to hide\nmy SSN is ${SSN}`);
+    assert.deepEqual(alone.sort(), ['my SSN is 078-05-1120', 'nothing to hide', 'reply to jane@example.com']);
     const line = await lastAccessLogLine(gw, '/deidentify/v1/chat/completions');
     assert.match(
       String(line['gw.ai.guards']),
