@@ -5,7 +5,8 @@
 // - the GCE metadata server: the default service account's token and identity documents, only to
 //   requests carrying Metadata-Flavor: Google, answering with that header.
 // ID tokens are JWTs signed with the stand-ins' own key (ID_TOKEN_PUBLIC_KEY verifies them).
-// fixedAccessToken is the auth client Google's SDKs take, holding one token, for Vertex stand-ins.
+// fixedAccessToken is the auth client Google's SDKs take, holding one token, for Vertex stand-ins;
+// restClientOptions point a Google Cloud client library (google-gax) at a stand-in over REST.
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { OAuth2Client } from 'google-auth-library';
@@ -359,4 +360,14 @@ export function fixedAccessToken(token: string): OAuth2Client {
   const client = new OAuth2Client();
   client.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
   return client;
+}
+
+/**
+ * The options that make a Google Cloud client library (a google-gax client: RankServiceClient,
+ * ModelArmorClient) speak REST (`fallback`) over plain HTTP to a stand-in on 127.0.0.1:`port`,
+ * sending the access token `token`. Each library types its own copy of google-auth-library (the
+ * client only asks it for headers): the caller casts to its client's options type.
+ */
+export function restClientOptions(port: number, token: string) {
+  return { fallback: true, apiEndpoint: '127.0.0.1', port, protocol: 'http', authClient: fixedAccessToken(token) };
 }

@@ -82,6 +82,8 @@ const BY = {
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
   promptGuards: `${DP}/ai/guards/prompt-guard.ts`,
   regexGuard: `${DP}/ai/guards/regex-guard.ts`,
+  guardService: `${DP}/ai/guards/service-call.ts`,
+  modelArmorGuard: `${DP}/ai/guards/model-armor-guard.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
@@ -117,6 +119,8 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 
 const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
+const GUARD_SERVICE_TUNNEL =
+  'Tunnelling the connection to a guard service through an HTTP CONNECT proxy (tunnel) is not available in gw yet; rather than reach the service another way than configured, gw refuses the traffic the guard covers. Remove tunnel.';
 const INLINE_MODERATION =
   'The inline moderation of alpha (OpenAI) providers (alpha.moderation) is not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic it covers. Remove the field, or guard with a regex prompt guard (ai.promptGuard).';
 const guardKindNotYet = (kind: string) =>
@@ -711,15 +715,35 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     webhook: guardKindNotYet('webhook'),
     alphaModeration: guardKindNotYet('alphaModeration'),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
-    cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
+    cloudtwoModelArmor: enforced(BY.modelArmorGuard),
     response: enforced(BY.promptGuards),
   },
   PromptguardResponse: {
     regex: enforced(BY.regexGuard),
     webhook: guardKindNotYet('webhook'),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
-    cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
+    cloudtwoModelArmor: enforced(BY.modelArmorGuard),
     response: enforced(BY.promptGuards),
+  },
+  CloudtwoModelArmor: {
+    templateId: enforced(),
+    projectId: enforced(),
+    location: enforced(undefined, {
+      note: `The regional endpoint modelarmor.<location>.rep.googleapis.com and the template's path; CLOUDSDK_API_ENDPOINT_OVERRIDES_MODELARMOR in gw's environment (gcloud's) replaces the endpoint.`,
+    }),
+    policies: enforced(BY.guardService),
+  },
+  CloudtwoModelArmorPolicies: {
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
+    http: enforced(BY.connection, { note: 'requestTimeout is the deadline of each call (default 10s).' }),
+    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    auth: enforced(BY.backendAuth, { note: 'Unset: an access token of the ambient Google credentials.' }),
+  },
+  CloudtwoModelArmorAuth: {
+    cloudtwo: enforced(BY.cloudtwo, {
+      note: 'An access token (type IdToken is refused: Model Armor accepts access tokens only).',
+    }),
   },
   Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
   RegexMatch: { pattern: enforced(), name: enforced() },

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { failureOf } from '../../helpers/failure-of.ts';
 import {
   aiBackendYaml,
   freePort,
@@ -29,13 +30,6 @@ const REJECT_REQUESTS = `promptGuard: {request: [{regex: {action: Reject, builti
 const MASK_RESPONSES = 'promptGuard: {response: [{regex: {action: Mask, builtins: [CreditCard]}}]}';
 const REJECT_RESPONSES = 'promptGuard: {response: [{regex: {action: Reject, builtins: [Ssn]}}]}';
 const REJECT_STREAMS = `promptGuard: {streaming: Enabled, response: [{regex: {action: Reject, builtins: [Ssn]}, response: {message: 'no SSNs in answers'}}]}`;
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 const BAD_PATTERN = `promptGuard: {request: [{regex: {action: Reject, matches: [{name: back, pattern: '(a)\\1'}]}}]}`;
 

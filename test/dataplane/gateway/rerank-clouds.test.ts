@@ -20,7 +20,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { fixedAccessToken } from '../../helpers/google-stand-ins.ts';
+import { restClientOptions } from '../../helpers/google-stand-ins.ts';
 import { authBackendYaml } from '../../helpers/objects.ts';
 import {
   type BedrockRankingStandIn,
@@ -219,14 +219,7 @@ stringData: {accessKey: ${KEYS.accessKeyId}, secretKey: "${KEYS.secretAccessKey}
   });
 
   it('the Vertex stand-in ranks as the Discovery Engine client (REST transport) expects', async () => {
-    const client = new RankServiceClient({
-      fallback: true,
-      apiEndpoint: '127.0.0.1',
-      port: vertex.port,
-      protocol: 'http',
-      // google-gax types its own copy of google-auth-library; the client only asks it for headers.
-      authClient: fixedAccessToken(TOKEN) as unknown as RankClientOptions['authClient'],
-    });
+    const client = new RankServiceClient(restClientOptions(vertex.port, TOKEN) as unknown as RankClientOptions);
     try {
       const [answer] = await client.rank({
         rankingConfig: client.rankingConfigPath(PROJECT, 'global', 'default_ranking_config'),

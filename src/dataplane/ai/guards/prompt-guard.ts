@@ -21,6 +21,7 @@ import {
   type GuardVerdict,
   isGuardConfigProblem,
 } from './guard.ts';
+import { modelArmorGuard } from './model-armor-guard.ts';
 import type { GuardOutcome } from './outcome.ts';
 import { regexGuard } from './regex-guard.ts';
 import { StreamGuard } from './stream-guard.ts';
@@ -37,6 +38,7 @@ export const guardFailureMessage = (side: GuardSide): string =>
 /** The compiler of each guard kind gw serves; a kind missing here is refused where it is configured. */
 const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   regex: regexGuard,
+  cloudtwoModelArmor: modelArmorGuard,
 };
 
 export interface CompiledGuard {
