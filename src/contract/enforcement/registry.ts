@@ -82,6 +82,8 @@ const BY = {
   aiRequestPolicy: `${DP}/ai/policies/request-policy.ts`,
   promptGuards: `${DP}/ai/guards/prompt-guard.ts`,
   regexGuard: `${DP}/ai/guards/regex-guard.ts`,
+  alphaModerationGuard: `${DP}/ai/guards/alpha-moderation-guard.ts`,
+  guardService: `${DP}/ai/guards/service-call.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
@@ -709,7 +711,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   PromptguardRequest: {
     regex: enforced(BY.regexGuard),
     webhook: guardKindNotYet('webhook'),
-    alphaModeration: guardKindNotYet('alphaModeration'),
+    alphaModeration: enforced(BY.alphaModerationGuard, {
+      note: 'Every text of the request (system, user, assistant, tool results) in one call to OpenAI’s moderations API (OPENAI_BASE_URL overrides https://api.openai.com/v1); a flagged one is rejected; a failed call refuses the request with 503.',
+    }),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
     response: enforced(BY.promptGuards),
@@ -720,6 +724,22 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: guardKindNotYet('cloudtwoModelArmor'),
     response: enforced(BY.promptGuards),
+  },
+  AlphaModeration: {
+    model: enforced(BY.alphaModerationGuard, { note: 'Unset: omni-moderation-latest.' }),
+    policies: enforced(BY.guardService),
+  },
+  AlphaModerationPolicies: {
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
+    http: enforced(BY.guardService, { note: 'requestTimeout is the deadline of each call (unset: 10 s).' }),
+    tunnel: refused(TUNNEL),
+    auth: enforced(BY.backendAuth),
+  },
+  AlphaModerationAuth: {
+    key: enforced(BY.backendAuth),
+    secretRef: enforced(BY.backendAuth),
+    location: enforced(BY.backendAuth, { note: 'Unset: the Authorization header with prefix "Bearer ".' }),
   },
   Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
   RegexMatch: { pattern: enforced(), name: enforced() },

@@ -208,7 +208,7 @@ ${modelYaml(
   'prompt-guarded',
   '{kind: HTTPRoute, name: llm, sectionName: models}',
   provider.port,
-  '    promptGuard: {request: [{alphaModeration: {model: omni-moderation-latest}}]}\n',
+  '    promptGuard: {request: [{alphaModeration: {policies: {tunnel: {url: "http://proxy.example.com:3128"}}}}]}\n',
 )}`,
     });
     client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
@@ -282,7 +282,7 @@ ${modelYaml(
   it("a GwModel's tunnel and prompt guard: 500 naming the field", async () => {
     for (const [model, field] of [
       ['tunnelled', 'spec.policies.tunnel'],
-      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration'],
+      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration.policies.tunnel'],
     ] as const) {
       const before = provider.requests.length;
       await expectOwnFailure(gw, modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));

@@ -10,6 +10,7 @@
 import type { AIPromptGuard, CustomResponse } from '../../../api/types/ai.ts';
 import type { ApiFormat, JsonObject } from '../formats/types.ts';
 import type { ClientFormat } from '../providers/index.ts';
+import { alphaModerationGuard } from './alpha-moderation-guard.ts';
 import {
   type Guard,
   type GuardCall,
@@ -37,6 +38,7 @@ export const guardFailureMessage = (side: GuardSide): string =>
 /** The compiler of each guard kind gw serves; a kind missing here is refused where it is configured. */
 const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   regex: regexGuard,
+  alphaModeration: alphaModerationGuard,
 };
 
 export interface CompiledGuard {
