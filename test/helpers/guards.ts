@@ -54,3 +54,11 @@ export function syncGuards(config: AIPromptGuard): SyncGuards {
     streamGuard: (format) => compiled.streamGuard(format),
   };
 }
+
+/** The error `promise` fails with; fails the test when it succeeds. */
+export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return await promise.then(
+    () => assert.fail('not refused'),
+    (error: unknown) => error,
+  );
+}

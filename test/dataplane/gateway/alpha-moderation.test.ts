@@ -20,6 +20,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { failureOf } from '../../helpers/guards.ts';
 import { type ModerationStandIn, startModerationStandIn } from '../../helpers/moderation-stand-in.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -36,14 +37,6 @@ metadata: {name: moderation-key}
 stringData: {Authorization: 'Bearer ${MODERATION_KEY}'}
 ---
 `;
-
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 describe('the alphaModeration prompt guard through gw', () => {
   let moderation: ModerationStandIn;

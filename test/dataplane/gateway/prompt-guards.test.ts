@@ -16,6 +16,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { failureOf } from '../../helpers/guards.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -29,13 +30,6 @@ const REJECT_REQUESTS = `promptGuard: {request: [{regex: {action: Reject, builti
 const MASK_RESPONSES = 'promptGuard: {response: [{regex: {action: Mask, builtins: [CreditCard]}}]}';
 const REJECT_RESPONSES = 'promptGuard: {response: [{regex: {action: Reject, builtins: [Ssn]}}]}';
 const REJECT_STREAMS = `promptGuard: {streaming: Enabled, response: [{regex: {action: Reject, builtins: [Ssn]}, response: {message: 'no SSNs in answers'}}]}`;
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 const BAD_PATTERN = `promptGuard: {request: [{regex: {action: Reject, matches: [{name: back, pattern: '(a)\\1'}]}}]}`;
 
