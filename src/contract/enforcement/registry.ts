@@ -89,6 +89,7 @@ const BY = {
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
   routeTypes: `${DP}/ai/policies/route-types.ts`,
   alpha: `${DP}/ai/providers/alpha.ts`,
+  inlineModeration: `${DP}/ai/inline-moderation.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
   zeta: `${DP}/ai/providers/zeta.ts`,
   delta: `${DP}/ai/providers/delta.ts`,
@@ -119,8 +120,6 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 
 const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
-const INLINE_MODERATION =
-  'The inline moderation of alpha (OpenAI) providers (alpha.moderation) is not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic it covers. Remove the field, or guard with a regex prompt guard (ai.promptGuard).';
 const guardKindNotYet = (kind: string) =>
   refused(
     `${kind} prompt guards are not served yet (only regex guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex guard, or remove this guard.`,
@@ -805,7 +804,24 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   PriorityGroup: { providers: enforced() },
   LLMProvider: llmProviderFields,
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
-  AlphaConfig: { model: enforced(), moderation: refused(INLINE_MODERATION) },
+  AlphaConfig: {
+    model: enforced(),
+    moderation: enforced(BY.inlineModeration, {
+      note: 'The `moderation` parameter of every Chat Completions and Responses request gw sends the provider (the client’s replaced); gw reads the results of the answer (access log gw.ai.moderation, CEL llm.moderation). Other requests (embeddings, model listing) are not chat and carry none; Passthrough, Detect and Realtime requests are refused (400).',
+    }),
+  },
+  AlphaInlineModeration: {
+    model: enforced(BY.inlineModeration, { note: 'Unset: omni-moderation-latest.' }),
+    policy: enforced(BY.inlineModeration),
+    'policy.input': enforced(),
+    'policy.input.mode': enforced(undefined, {
+      note: 'Block: gw refuses a flagged request (403) and one without input results (503), and refuses streamed requests (400).',
+    }),
+    'policy.output': enforced(),
+    'policy.output.mode': enforced(undefined, {
+      note: 'Block: gw refuses a flagged answer (403) and one without output results (503), and refuses streamed requests (400); Score: recorded, streams included.',
+    }),
+  },
   GammaConfig: { model: enforced() },
   ZetaConfig: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL, model: enforced() },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },
