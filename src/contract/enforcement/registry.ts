@@ -122,7 +122,7 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const guardKindNotYet = (kind: string) =>
   refused(
-    `${kind} prompt guards are not served yet (only regex guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex guard, or remove this guard.`,
+    `${kind} prompt guards are not served yet (regex and alphaModeration guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex or alphaModeration guard, or remove this guard.`,
   );
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
