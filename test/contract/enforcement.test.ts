@@ -190,20 +190,14 @@ describe('refusalsIn', () => {
   });
 
   it('gives list indices in the path', () => {
-    const spec = {
+    const policy = {
       ai: {
-        groups: [
-          { providers: [{ name: 'a', alpha: {} }] },
-          {
-            providers: [
-              { name: 'b', gamma: {} },
-              { name: 'c', alpha: { moderation: {} } },
-            ],
-          },
-        ],
+        promptGuard: {
+          request: [{ regex: {} }, { alphaModeration: { policies: { tunnel: { url: 'http://proxy:3128' } } } }],
+        },
       },
     };
-    assert.deepEqual(paths('backend-spec', spec), ['ai.groups[1].providers[1].alpha.moderation']);
+    assert.deepEqual(paths('backend:ai', policy), ['ai.promptGuard.request[1].alphaModeration.policies.tunnel']);
     assert.deepEqual(
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },

@@ -1,7 +1,7 @@
 // Prompt guards compiled outside a gateway, for tests of the guard pipeline: a compile input
 // whose configuration has no secrets or backends (regex guards need none), the request a guard
 // checks for, and compiled guards whose results are asserted synchronous (regex guards never
-// wait, and the exchange relies on it).
+// wait, and the exchange relies on it); and the error an SDK call that gw refuses fails with.
 import assert from 'node:assert/strict';
 import type { AIPromptGuard } from '../../src/api/types/ai.ts';
 import type { JsonObject } from '../../src/dataplane/ai/formats/types.ts';
@@ -54,3 +54,6 @@ export function syncGuards(config: AIPromptGuard): SyncGuards {
     streamGuard: (format) => compiled.streamGuard(format),
   };
 }
+
+/** The error a call that should fail fails with (one helper for every test: failure-of.ts). */
+export { failureOf } from './failure-of.ts';

@@ -84,11 +84,13 @@ const BY = {
   regexGuard: `${DP}/ai/guards/regex-guard.ts`,
   guardService: `${DP}/ai/guards/service-call.ts`,
   modelArmorGuard: `${DP}/ai/guards/model-armor-guard.ts`,
+  alphaModerationGuard: `${DP}/ai/guards/alpha-moderation-guard.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
   routeTypes: `${DP}/ai/policies/route-types.ts`,
   alpha: `${DP}/ai/providers/alpha.ts`,
+  inlineModeration: `${DP}/ai/inline-moderation.ts`,
   gamma: `${DP}/ai/providers/gamma.ts`,
   zeta: `${DP}/ai/providers/zeta.ts`,
   delta: `${DP}/ai/providers/delta.ts`,
@@ -121,11 +123,9 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const GUARD_SERVICE_TUNNEL =
   'Tunnelling the connection to a guard service through an HTTP CONNECT proxy (tunnel) is not available in gw yet; rather than reach the service another way than configured, gw refuses the traffic the guard covers. Remove tunnel.';
-const INLINE_MODERATION =
-  'The inline moderation of alpha (OpenAI) providers (alpha.moderation) is not available in gw yet; rather than let prompts and responses through unchecked, gw refuses the traffic it covers. Remove the field, or guard with a regex prompt guard (ai.promptGuard).';
 const guardKindNotYet = (kind: string) =>
   refused(
-    `${kind} prompt guards are not served yet (only regex guards are); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a regex guard, or remove this guard.`,
+    `${kind} prompt guards are not served yet (docs/ai-policies.md lists the kinds gw serves); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a kind gw serves, or remove this guard.`,
   );
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
@@ -713,7 +713,9 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   PromptguardRequest: {
     regex: enforced(BY.regexGuard),
     webhook: guardKindNotYet('webhook'),
-    alphaModeration: guardKindNotYet('alphaModeration'),
+    alphaModeration: enforced(BY.alphaModerationGuard, {
+      note: 'Every text of the request (system, user, assistant, tool results) in one call to OpenAI’s moderations API (OPENAI_BASE_URL overrides https://api.openai.com/v1); a flagged one is rejected; a failed call refuses the request with 503.',
+    }),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
     response: enforced(BY.promptGuards),
@@ -744,6 +746,22 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     cloudtwo: enforced(BY.cloudtwo, {
       note: 'An access token (type IdToken is refused: Model Armor accepts access tokens only).',
     }),
+  },
+  AlphaModeration: {
+    model: enforced(BY.alphaModerationGuard, { note: 'Unset: omni-moderation-latest.' }),
+    policies: enforced(BY.guardService),
+  },
+  AlphaModerationPolicies: {
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
+    http: enforced(BY.guardService, { note: 'requestTimeout is the deadline of each call (unset: 10 s).' }),
+    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    auth: enforced(BY.backendAuth),
+  },
+  AlphaModerationAuth: {
+    key: enforced(BY.backendAuth),
+    secretRef: enforced(BY.backendAuth),
+    location: enforced(BY.backendAuth, { note: 'Unset: the Authorization header with prefix "Bearer ".' }),
   },
   Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
   RegexMatch: { pattern: enforced(), name: enforced() },
@@ -809,7 +827,24 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   PriorityGroup: { providers: enforced() },
   LLMProvider: llmProviderFields,
   NamedLLMProvider: { name: enforced(BY.aiBackend), ...llmProviderFields },
-  AlphaConfig: { model: enforced(), moderation: refused(INLINE_MODERATION) },
+  AlphaConfig: {
+    model: enforced(),
+    moderation: enforced(BY.inlineModeration, {
+      note: 'The `moderation` parameter of every Chat Completions and Responses request gw sends the provider (the client’s replaced); gw reads the results of the answer (access log gw.ai.moderation, CEL llm.moderation). Other requests (embeddings, model listing) are not chat and carry none; Passthrough, Detect and Realtime requests are refused (400).',
+    }),
+  },
+  AlphaInlineModeration: {
+    model: enforced(BY.inlineModeration, { note: 'Unset: omni-moderation-latest.' }),
+    policy: enforced(BY.inlineModeration),
+    'policy.input': enforced(),
+    'policy.input.mode': enforced(undefined, {
+      note: 'Block: gw refuses a flagged request (403) and one without input results (503), and refuses streamed requests (400).',
+    }),
+    'policy.output': enforced(),
+    'policy.output.mode': enforced(undefined, {
+      note: 'Block: gw refuses a flagged answer (403) and one without output results (503), and refuses streamed requests (400); Score: recorded, streams included.',
+    }),
+  },
   GammaConfig: { model: enforced() },
   ZetaConfig: { region: ZETA_REGION, guardrail: ZETA_GUARDRAIL, model: enforced() },
   CloudoneGuardrailConfig: { identifier: enforced(BY.zeta), version: enforced(BY.zeta) },

@@ -25,6 +25,7 @@ import {
 } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
 import { type CompiledPromptGuards, compilePromptGuards } from './guards/prompt-guard.ts';
+import { InlineModeration } from './inline-moderation.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
 import { type CompiledProvider, compileProvider, ProviderConfigError } from './providers/index.ts';
@@ -46,6 +47,8 @@ export interface ProviderEndpoint {
   policy: CompiledAiRequestPolicy;
   /** The provider's prompt guards (ai.promptGuard); undefined when it has none. */
   guards?: CompiledPromptGuards | undefined;
+  /** An alpha provider's inline moderation (alpha.moderation); undefined without it. */
+  moderation?: InlineModeration | undefined;
   unhealthy: (response: ObservedResponse) => boolean;
   /** Header changes of a GwModel's policies, applied to the upstream request and the response. */
   headers: CompiledFilters | undefined;
@@ -161,6 +164,9 @@ export function compileEndpoint(
     auth,
     policy: requestPolicy,
     ...(guards === undefined ? {} : { guards }),
+    ...(providerFields.alpha?.moderation === undefined
+      ? {}
+      : { moderation: new InlineModeration(providerFields.alpha.moderation) }),
     unhealthy,
   };
 }

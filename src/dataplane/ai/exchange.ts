@@ -35,6 +35,7 @@ import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { guardAnswer, recordGuardOutcomes } from './guards/apply.ts';
 import type { CompiledPromptGuards, GuardRequestContext } from './guards/prompt-guard.ts';
+import type { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
 
@@ -72,6 +73,8 @@ export interface AttemptInput {
   unhealthy: (response: ObservedResponse) => boolean;
   /** The provider's response guards: on a whole answer before the client gets it; on a stream as it passes when streaming is Enabled. */
   guards?: { compiled: CompiledPromptGuards; request: GuardRequestContext };
+  /** The provider's inline moderation, when the request carries its parameter: its results are read from the answer. */
+  moderation?: InlineModeration | undefined;
   /** Whether another provider may still be tried after this one. */
   canRetry: boolean;
   /** Aborted when the client goes away. */
@@ -239,6 +242,14 @@ function respondWhole(
       format === 'converse'
         ? input.plan.upstreamModel
         : stringOr(format === 'gemini' ? parsed.modelVersion : parsed.model);
+    if (input.moderation !== undefined) {
+      const judged = input.moderation.judge(parsed);
+      if (input.record.llm) input.record.llm.moderation = judged.record;
+      if (judged.rejection !== undefined) {
+        sendClientError(input.res, input.clientFormat, judged.rejection.status, judged.rejection.message);
+        return { ...result, error: `rejected by inline moderation: ${judged.rejection.reason}` };
+      }
+    }
     if (handling.kind === 'token-count') {
       const count = geminiTokenCount(parsed);
       if (count === undefined) {
@@ -368,6 +379,8 @@ async function streamResponse(
   const result: AttemptResult = { answered: true, observed, unhealthy, latencyMs: observed.latencyMs! };
   const chunks = response.body[Symbol.asyncIterator]();
   let upstreamEnded = false;
+  // Inline moderation with Score only (Block refuses streams): its results are read as they pass.
+  const moderation = input.moderation?.streamReader();
   // With promptGuard.streaming Enabled, Reject response guards read what the client is about to get.
   const guard = input.guards?.compiled.streamGuard(input.clientFormat);
   /** Whether a guard rejected `text` (then withheld; the client's stream ends on the guard's error event). */
@@ -385,6 +398,7 @@ async function streamResponse(
         upstreamEnded = true;
         break;
       }
+      moderation?.write(step.value);
       const text = processor.write(step.value);
       if (result.firstTokenMs === undefined && processor.firstTokenSeen)
         result.firstTokenMs = performance.now() - started;
@@ -426,6 +440,7 @@ async function streamResponse(
     else response.body.discard();
   }
   if (guard && input.record.llm) recordGuardOutcomes(input.record.llm, guard.outcomes());
+  if (moderation && input.record.llm) input.record.llm.moderation = moderation.finish();
   result.usage = processor.usage;
   result.responseModel = processor.model;
   return result;

@@ -27,6 +27,7 @@ import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts
 import { isPlainObject } from './formats/json.ts';
 import { rerankRequestProblem } from './formats/rerank.ts';
 import { guardRequest } from './guards/apply.ts';
+import { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import {
   type ClientFormat,
@@ -308,6 +309,9 @@ export async function runAttempts(
           return sendGatewayError(res, record, format, applied.rejected.status, applied.rejected.message);
         body = applied.body;
       }
+      const moderation = endpoint.moderation;
+      const unmoderatable = moderation?.refusal(routeType, request.stream);
+      if (unmoderatable !== undefined) return sendClientError(res, format, 400, unmoderatable);
       // What guard services are told of the request (its headers, its CEL variables), and when to stop.
       const guardContext = endpoint.guards && { headers: req.headers, variables, signal: gone.signal };
       if (endpoint.guards) {
@@ -332,6 +336,12 @@ export async function runAttempts(
         sendBody = endpoint.policy.markPromptCache(sendBody, plan.providerFormat, plan.upstreamModel);
       if (sendBody !== undefined && request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
+      // An alpha provider's inline moderation: its parameter on every chat request, last (decision 0029).
+      const moderated =
+        moderation !== undefined &&
+        sendBody !== undefined &&
+        InlineModeration.moderates(plan.providerFormat, plan.response.kind);
+      if (moderated) sendBody = moderation.mark(sendBody!);
       // An unchanged body goes upstream as the client's own bytes: no second serialisation.
       const payload =
         sendBody === undefined || (sendBody === request.body && request.bytes !== undefined)
@@ -383,6 +393,7 @@ export async function runAttempts(
         ...(endpoint.guards?.hasResponseGuards
           ? { guards: { compiled: endpoint.guards, request: guardContext! } }
           : {}),
+        ...(moderated ? { moderation } : {}),
         canRetry,
         onResponseHeaders: endpoint.headers?.response
           ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)

@@ -24,6 +24,7 @@ import {
 } from '../../util/log-line.ts';
 import { cutText } from '../../util/values.ts';
 import { guardOutcomesText } from '../ai/guards/outcome.ts';
+import { inlineModerationText } from '../ai/inline-moderation-record.ts';
 import { compileExpression, type Expression, ExpressionError, fromCelValue } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
 import type { LogSink } from './log-sink.ts';
@@ -92,6 +93,10 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gen_ai.usage.reasoning_tokens', value: (r) => r.llm?.usage?.reasoningTokens },
   { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
   { name: 'gw.ai.guards', value: (r) => (r.llm?.guards ? text(guardOutcomesText(r.llm.guards)) : undefined) },
+  {
+    name: 'gw.ai.moderation',
+    value: (r) => (r.llm?.moderation ? text(inlineModerationText(r.llm.moderation)) : undefined),
+  },
   { name: 'error', value: (r) => text(r.error) },
   { name: 'request.id', value: (r) => text(r.requestId) },
   // Milliseconds with microseconds as the fraction: a number a query can compare and sum.

@@ -10,6 +10,7 @@
 // Duration, timestamps Dates; header maps are keyed by lower-case name, repeated headers joined
 // with ", ".
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { inlineModerationVariable } from '../ai/inline-moderation-record.ts';
 import { toCelValue } from '../cel/expression.ts';
 import type { HeaderMap, RequestRecord } from './request-record.ts';
 
@@ -145,6 +146,7 @@ function llmVariable(record: RequestRecord): Record<string, unknown> {
     if (usage.reasoningTokens !== undefined) variable.reasoningTokens = BigInt(usage.reasoningTokens);
   }
   if (llm.firstTokenTime !== 0n) variable.timeToFirstToken = celDuration(record.startTime, llm.firstTokenTime);
+  if (llm.moderation !== undefined) variable.moderation = inlineModerationVariable(llm.moderation);
   return variable;
 }
 

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Usage } from '../ai/formats/usage.ts';
 import type { GuardOutcome } from '../ai/guards/outcome.ts';
+import type { InlineModerationRecord } from '../ai/inline-moderation-record.ts';
 
 /** Headers as the proxy holds them: Node's incoming headers, or a plain object it built. */
 export type HeaderMap = IncomingHttpHeaders | Record<string, string | string[] | number | undefined>;
@@ -41,6 +42,8 @@ export class LlmRecord {
   firstTokenTime = 0n;
   /** What each prompt guard did (ai.promptGuard), in the order they ran; undefined when none ran. */
   guards: GuardOutcome[] | undefined = undefined;
+  /** What an alpha provider's inline moderation reported (alpha.moderation); undefined without it. */
+  moderation: InlineModerationRecord | undefined = undefined;
 }
 
 /**

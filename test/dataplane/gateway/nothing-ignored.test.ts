@@ -1,6 +1,6 @@
 // Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
-// enforced; fields the data plane does not implement (prompt guards, tunnels,
+// enforced; fields the data plane does not implement (webhook prompt guards, tunnels,
 // backend-level transformation and extAuth, in a provider's own policies too, unserved provider
 // families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
 // the field on the object that carries it; a rule's backend with passive health is skipped while
@@ -208,7 +208,7 @@ ${modelYaml(
   'prompt-guarded',
   '{kind: HTTPRoute, name: llm, sectionName: models}',
   provider.port,
-  '    promptGuard: {request: [{alphaModeration: {model: omni-moderation-latest}}]}\n',
+  '    promptGuard: {request: [{alphaModeration: {policies: {tunnel: {url: "http://proxy.example.com:3128"}}}}]}\n',
 )}`,
     });
     client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
@@ -238,8 +238,17 @@ ${modelYaml(
     assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('078-05-1120')));
   });
 
-  it('inline OpenAI moderation: 500', async () => {
-    await refused('/moderated', 500, /alpha\.moderation: The inline moderation/);
+  it('inline OpenAI moderation (input: Block): the provider is asked to moderate, and an answer without results fails closed (503)', async () => {
+    const error = await client.post('/moderated/v1/chat/completions', { body: CHAT }).then(
+      () => assert.fail('not refused'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.equal(error.status, 503);
+    assert.deepEqual(provider.requests.at(-1)?.body, {
+      ...CHAT,
+      moderation: { model: 'omni-moderation-latest', policy: { input: { mode: 'block' } } },
+    });
   });
 
   it('prompt caching on an OpenAI provider: served, with the body as the client sent it (OpenAI caches by itself)', async () => {
@@ -282,7 +291,7 @@ ${modelYaml(
   it("a GwModel's tunnel and prompt guard: 500 naming the field", async () => {
     for (const [model, field] of [
       ['tunnelled', 'spec.policies.tunnel'],
-      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration'],
+      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration.policies.tunnel'],
     ] as const) {
       const before = provider.requests.length;
       await expectOwnFailure(gw, modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));

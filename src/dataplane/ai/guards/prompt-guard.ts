@@ -10,6 +10,7 @@
 import type { AIPromptGuard, CustomResponse } from '../../../api/types/ai.ts';
 import type { ApiFormat, JsonObject } from '../formats/types.ts';
 import type { ClientFormat } from '../providers/index.ts';
+import { alphaModerationGuard } from './alpha-moderation-guard.ts';
 import {
   type Guard,
   type GuardCall,
@@ -39,6 +40,7 @@ export const guardFailureMessage = (side: GuardSide): string =>
 const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   regex: regexGuard,
   cloudtwoModelArmor: modelArmorGuard,
+  alphaModeration: alphaModerationGuard,
 };
 
 export interface CompiledGuard {

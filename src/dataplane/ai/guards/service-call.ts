@@ -167,18 +167,22 @@ class HttpGuardService implements GuardService {
       'content-type': 'application/json',
       'content-length': String(payload.length),
     };
-    const path = this.#basePath + request.path;
+    let path = this.#basePath + request.path;
     const incoming = { headers: request.incoming.headers, variables: () => request.incoming.variables };
     const auth = this.#auth;
     if (auth !== undefined) {
+      // A key whose location is a query parameter is written in the query of the call.
+      const query = auth.writesQuery ? new URLSearchParams() : NO_QUERY;
+      const withQuery = () => (query !== NO_QUERY && query.size > 0 ? `${path}?${query}` : path);
       const failure = await finishBackendAuth(
-        auth.apply({ headers, query: NO_QUERY }, incoming),
+        auth.apply({ headers, query }, incoming),
         auth,
-        () => ({ method: 'POST', origin: this.#origin, path, headers, body: payload }),
+        () => ({ method: 'POST', origin: this.#origin, path: withQuery(), headers, body: payload }),
         incoming,
       );
       if (failure instanceof BackendCredentialError)
         throw new GuardFailure(`${this.name}: no credential (${failure.detail})`);
+      path = withQuery();
     }
     const timeout = AbortSignal.timeout(this.#deadlineMs);
     const signal = AbortSignal.any([request.signal, timeout]);

@@ -223,6 +223,8 @@ export async function serveRealtime(
       return sendGatewayError(res, record, 'realtime', candidate.rejection.status, candidate.rejection.message);
     // A session's events are not read by gw: guarded traffic is refused rather than let through unchecked.
     if (endpoint.guards !== undefined) return sendClientError(res, 'realtime', 400, unguardableRequest('Realtime'));
+    const unmoderatable = endpoint.moderation?.refusal('Realtime', true);
+    if (unmoderatable !== undefined) return sendClientError(res, 'realtime', 400, unmoderatable);
     const canRetry = attemptNumber < total;
     const plan = endpoint.provider.plan({
       clientFormat: 'realtime',
