@@ -41,6 +41,20 @@ describe('builtins', () => {
     }
   });
 
+  it('CreditCard: digits after another kind of separator are not the card (an SSN right after one is found)', () => {
+    // 4111111111111111078 passes Luhn: read as one 19-digit number it would swallow the SSN's area.
+    const both = guard({ action: 'Mask', builtins: ['CreditCard', 'Ssn'] });
+    assert.deepEqual(both.scan('pay 4111-1111-1111-1111 078-05-1120 now'), {
+      kind: 'mask',
+      text: 'pay <CREDIT_CARD> <SSN> now',
+      names: ['CREDIT_CARD', 'SSN'],
+    });
+    assert.equal(
+      masked({ builtins: ['CreditCard'] }, 'ids 1234-5678 4111 1111 1111 1111'),
+      'ids 1234-5678 <CREDIT_CARD>',
+    );
+  });
+
   it('CreditCard: a digit run that fails the checksum, or is too short or long, is left alone', () => {
     for (const digits of ['4111 1111 1111 1112', '1234567890123456', '411111111111', '41111111111111111111111']) {
       assert.equal(masked({ builtins: ['CreditCard'] }, `order ${digits}`), `order ${digits}`, digits);

@@ -44,7 +44,12 @@ export function re2Detector(name: string, pattern: RE2JS, accept?: (candidate: s
 }
 
 /** A detector of a builtin number pattern V8 runs (see the header: each is bounded per position). */
-function nativeDetector(name: string, source: string, accept?: (candidate: string) => boolean): Detector {
+function nativeDetector(
+  name: string,
+  source: string,
+  accept?: (candidate: string) => boolean,
+  trim?: (candidate: string) => number,
+): Detector {
   const pattern = new RegExp(source, 'g');
   return {
     name,
@@ -52,8 +57,14 @@ function nativeDetector(name: string, source: string, accept?: (candidate: strin
       const found: Array<[number, number]> = [];
       pattern.lastIndex = 0;
       for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-        const candidate = match[0];
-        if (accept === undefined || accept(candidate)) found.push([match.index, match.index + candidate.length]);
+        let candidate = match[0];
+        const length = trim === undefined ? candidate.length : trim(candidate);
+        if (length < candidate.length) {
+          // The rest is something else: it is looked at again, from where the candidate was cut.
+          candidate = candidate.slice(0, length);
+          pattern.lastIndex = match.index + length;
+        }
+        if (accept === undefined || accept(candidate)) found.push([match.index, match.index + length]);
       }
       return found;
     },
@@ -94,6 +105,22 @@ function ssnValid(candidate: string): boolean {
   );
 }
 
+/**
+ * A card number is written with one kind of separator (`4111 1111 1111 1111`, `4111-1111-...`):
+ * where another kind follows (`4111-1111-1111-1111 078-05-1120`), the digits after it are not the
+ * card's. The length of the candidate's part up to there.
+ */
+function oneSeparatorKind(candidate: string): number {
+  let separator = '';
+  for (let i = 0; i < candidate.length; i++) {
+    const c = candidate[i]!;
+    if (c !== ' ' && c !== '-') continue;
+    if (separator === '') separator = c;
+    else if (c !== separator) return i;
+  }
+  return candidate.length;
+}
+
 /** A card number: 13 to 19 digits that pass the Luhn check. */
 function cardValid(candidate: string): boolean {
   const digits = digitsOf(candidate);
@@ -113,8 +140,8 @@ const DETECTORS: Record<BuiltIn, Detector> = {
   // The same separator on both sides of the group; eleven characters at most.
   Ssn: nativeDetector('SSN', String.raw`\b[0-9]{3}(?:-[0-9]{2}-|\.[0-9]{2}\.| [0-9]{2} )[0-9]{4}\b`, ssnValid),
   // Digits with at most one space or dash between them (each step a separator or a digit, at
-  // most 18 steps); the length and the checksum decide.
-  CreditCard: nativeDetector('CREDIT_CARD', String.raw`\b[0-9](?:[ -]?[0-9]){12,18}\b`, cardValid),
+  // most 18 steps), one kind of separator; the length and the checksum decide.
+  CreditCard: nativeDetector('CREDIT_CARD', String.raw`\b[0-9](?:[ -]?[0-9]){12,18}\b`, cardValid, oneSeparatorKind),
   // North American numbers, with or without +1 and parentheses round the area code (eighteen
   // characters at most), and international ones written with their + country code: 8 to 15
   // digits with at most one space, dot or dash between two of them.
