@@ -1,7 +1,9 @@
 // Prompt guards in gw's metrics and traces, end to end: requests through gw (the OpenAI SDK) to
 // a provider with a Mask and a Reject guard; the /metrics exposition counts each guard's checks
 // by what it did and the names it matched, and each traced request's span has a child span per
-// guard, exported over OTLP/HTTP to a collector the test runs, with no text of the prompt.
+// guard, exported over OTLP/HTTP to a collector the test runs, with no text of the prompt. A
+// guard service (alphaModeration, against the moderation stand-in) that rejects, is too slow or
+// fails: its span covers the call, a failure has its error_type and an ERROR status.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +16,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { type ModerationStandIn, startModerationStandIn } from '../../helpers/moderation-stand-in.ts';
 import { until } from '../../helpers/until.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 import { find, parseExposition, value } from '../telemetry/prometheus-text.ts';
@@ -69,6 +72,19 @@ function attributes(span: OtlpSpan): Record<string, unknown> {
   );
 }
 
+/** A GwPolicy tracing every request of Gateway ai to the collector on `port` (OTLP/HTTP). */
+const tracingPolicy = (port: number) => `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: tracing}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  frontend: {tracing: {url: "http://127.0.0.1:${port}", protocol: HTTP, randomSampling: 'true'}}
+`;
+
+/** Nanoseconds as milliseconds. */
+const spanMs = (span: OtlpSpan) => Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6;
+
 describe('prompt guards in metrics and traces', () => {
   let openai: Awaited<ReturnType<typeof startOpenAiMock>>;
   let collector: Awaited<ReturnType<typeof traceCollector>>;
@@ -85,14 +101,7 @@ describe('prompt guards in metrics and traces', () => {
         gatewayYaml(port),
         aiBackendYaml('guarded', openai.port, 'alpha: {}', 'sk-openai', '{/v1/chat/completions: Completions}', GUARDS),
         llmRouteYaml(['guarded']),
-        `---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: tracing}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  frontend: {tracing: {url: "http://127.0.0.1:${collector.port}", protocol: HTTP, randomSampling: 'true'}}
-`,
+        tracingPolicy(collector.port),
       ].join(''),
     });
   });
@@ -214,5 +223,98 @@ spec:
     }
     const everything = collector.bodies.join('');
     assert.ok(!everything.includes(CARD) && !everything.includes(SSN), 'no prompt text in the spans');
+  });
+});
+
+describe('a guard service in metrics and traces', () => {
+  const MODERATION_KEY = 'sk-moderation';
+  let moderation: ModerationStandIn;
+  let openai: Awaited<ReturnType<typeof startOpenAiMock>>;
+  let collector: Awaited<ReturnType<typeof traceCollector>>;
+  let gw: TestGateway;
+  let port: number;
+  const savedBaseUrl = process.env.OPENAI_BASE_URL;
+  const ask = (content: string) =>
+    new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/moderated/v1`, maxRetries: 0 }).chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+      .then(
+        () => 200,
+        (error: unknown) => (error instanceof OpenAI.APIError ? error.status : -1),
+      );
+
+  before(async () => {
+    moderation = await startModerationStandIn({ apiKey: MODERATION_KEY });
+    openai = await startOpenAiMock({ apiKey: 'sk-openai' });
+    collector = await traceCollector();
+    port = await freePort();
+    process.env.OPENAI_BASE_URL = moderation.baseUrl; // read when the configuration compiles
+    const guard = `promptGuard: {request: [{alphaModeration: {policies: {http: {requestTimeout: 300ms}, auth: {key: ${MODERATION_KEY}}}}}]}`;
+    gw = await startTestGateway({
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('moderated', openai.port, 'alpha: {}', 'sk-openai', '{/v1/chat/completions: Completions}', guard),
+        llmRouteYaml(['moderated']),
+        tracingPolicy(collector.port),
+      ].join(''),
+    });
+  });
+
+  after(async () => {
+    if (savedBaseUrl === undefined) delete process.env.OPENAI_BASE_URL;
+    else process.env.OPENAI_BASE_URL = savedBaseUrl;
+    await gw?.stop();
+    await Promise.all([moderation?.close(), openai?.close()]);
+    collector?.server.close();
+  });
+
+  it('a rejection, a slow service and a failing one: each span lasts the call, a failure is an error with its type', async () => {
+    assert.equal(await ask('hateful words'), 403);
+    moderation.delayMs = 100;
+    assert.equal(await ask('hello'), 200, 'a slow answer within the deadline');
+    moderation.delayMs = 1000;
+    assert.equal(await ask('hello'), 503, 'past the deadline: FailClosed');
+    moderation.delayMs = 0;
+    moderation.failWith = 500;
+    assert.equal(await ask('hello'), 503);
+    moderation.failWith = undefined;
+    assert.ok(await until(() => gw.accessLog.length === 4, 2000), 'every request finished');
+
+    const text = parseExposition(gw.telemetry.metrics.render());
+    const guard = { gw_ai_guard_kind: 'alphaModeration', gw_ai_guard_side: 'request', gw_ai_guard_index: '0' };
+    const checked = find(text, 'gw_ai_guard_duration_seconds_count', guard).filter(
+      (sample) => sample.labels.error_type === undefined,
+    );
+    assert.deepEqual(checked.map((sample) => [sample.labels.gw_ai_guard_action, sample.value]).sort(), [
+      ['pass', 1],
+      ['reject', 1],
+    ]);
+    assert.equal(value(text, 'gw_ai_guard_matches_total', { ...guard, gw_ai_guard_match: 'hate' }), 1);
+    const failed = { ...guard, gw_ai_guard_action: 'reject' };
+    assert.equal(value(text, 'gw_ai_guard_duration_seconds_count', { ...failed, error_type: 'timeout' }), 1);
+    assert.equal(value(text, 'gw_ai_guard_duration_seconds_count', { ...failed, error_type: '500' }), 1);
+    assert.equal(
+      value(text, 'gw_ai_guard_duration_seconds_bucket', { ...failed, error_type: 'timeout', le: '0.25' }),
+      0,
+      'the timed-out call took its 300 ms',
+    );
+
+    await gw.telemetry.otlp.flush();
+    const spans = collector.spans.filter((span) => span.name === 'guard request[0].alphaModeration');
+    assert.equal(spans.length, 4);
+    const [rejected, slow, timedOut, error500] = spans.sort((a, b) =>
+      BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1,
+    ) as [OtlpSpan, OtlpSpan, OtlpSpan, OtlpSpan];
+    assert.deepEqual(attributes(rejected)['gw.ai.guard.matched'], ['hate']);
+    assert.equal(attributes(rejected)['gw.ai.guard.action'], 'reject');
+    assert.ok(rejected.status?.code === undefined || rejected.status.code === 0, 'a rejection is no error');
+    assert.ok(spanMs(slow) >= 100, `the span covers the service's 100 ms: ${spanMs(slow)}`);
+    assert.equal(attributes(timedOut)['error.type'], 'timeout');
+    assert.ok(spanMs(timedOut) >= 290, `the span covers the 300 ms deadline: ${spanMs(timedOut)}`);
+    assert.equal(timedOut.status?.code, 2, 'ERROR');
+    assert.match(String(timedOut.status?.message), /OpenAI moderation did not answer within 300 ms/);
+    assert.equal(attributes(error500)['error.type'], '500');
+    assert.match(String(error500.status?.message), /answered HTTP 500/);
+    const everything = collector.bodies.join('');
+    assert.ok(!everything.includes('hateful') && !everything.includes(MODERATION_KEY), 'no prompt, no key');
   });
 });
