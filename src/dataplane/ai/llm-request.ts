@@ -315,6 +315,10 @@ export async function runAttempts(
       // What guard services are told of the request (its headers, its CEL variables), and when to stop.
       const guardContext = endpoint.guards && { headers: req.headers, variables, signal: gone.signal };
       if (endpoint.guards) {
+        // The provider whose guards these are: the telemetry of a request they refuse names it.
+        llm.providerFamily = endpoint.provider.family;
+        llm.genAiProvider = endpoint.genAiProviderName;
+        llm.providerName = endpoint.name;
         let guarded = guardRequest(endpoint.guards, routeType, format, body, guardContext!, res, llm);
         if (guarded instanceof Promise) guarded = await guarded;
         if (guarded === false || gone.signal.aborted) return;

@@ -1,6 +1,7 @@
 // Prometheus metrics of the data plane (docs/telemetry.md): HTTP requests, their duration and
-// the upstream call's, and the OpenTelemetry GenAI metrics (token usage, request duration, time
-// to first token) with the conventions' bucket boundaries, all with Frontend.metrics custom labels.
+// the upstream call's, the OpenTelemetry GenAI metrics (token usage, request duration, time to
+// first token) with the conventions' bucket boundaries, and what each prompt guard did (its
+// duration by outcome, the names it matched; decision 0031), all with Frontend.metrics custom labels.
 //
 // Hand-written rather than prom-client because recording sits on the request path: one request
 // here is one series look-up per label group (a trie of Maps over the label values, no label
@@ -14,9 +15,10 @@
 // sums them with mergeMetricsSnapshots() and renders the sum. Recording is not involved.
 import type { MetricLabels } from '../../api/types/observability.ts';
 import { cutText } from '../../util/values.ts';
+import type { GuardOutcome } from '../ai/guards/outcome.ts';
 import { compileExpression, type Expression, ExpressionError, evaluateOr } from '../cel/expression.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
-import type { RequestRecord } from './request-record.ts';
+import type { LlmRecord, RequestRecord } from './request-record.ts';
 
 /** HTTP request and upstream call durations, seconds (agentgateway's general-purpose buckets). */
 export const HTTP_DURATION_BUCKETS: readonly number[] = [
@@ -33,6 +35,13 @@ export const GEN_AI_DURATION_BUCKETS: readonly number[] = [
 /** gen_ai.server.time_to_first_token explicit bucket boundaries, seconds. */
 export const GEN_AI_TTFT_BUCKETS: readonly number[] = [
   0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+/**
+ * gw.ai.guard.duration bucket boundaries, seconds: a regex guard takes microseconds, a guard
+ * service tens of milliseconds to its 10 s deadline.
+ */
+export const GUARD_DURATION_BUCKETS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -54,7 +63,31 @@ const GEN_AI_LABELS = [
   'gen_ai_request_model',
   'gen_ai_response_model',
 ] as const;
-const RESERVED_LABELS = new Set<string>([...HTTP_LABELS, ...GEN_AI_LABELS, 'gen_ai_token_type', 'le']);
+// Which guard (where it is configured: the route's backend, its side and place in the list, its
+// kind) and what it did. error_type is last and left out of a guard that did not fail.
+const GUARD_WHICH = [
+  'gateway',
+  'listener',
+  'route',
+  'backend',
+  'gen_ai_provider_name',
+  'gw_ai_guard_side',
+  'gw_ai_guard_index',
+  'gw_ai_guard_kind',
+  'gw_ai_guard_action',
+] as const;
+const GUARD_LABELS = [...GUARD_WHICH, 'error_type'] as const;
+const GUARD_MATCH_LABELS = [...GUARD_WHICH, 'gw_ai_guard_match'] as const;
+/** The error_type label of a guard that did not fail, taken out of its series' label text. */
+const NO_ERROR_TYPE = ',error_type=""';
+const RESERVED_LABELS = new Set<string>([
+  ...HTTP_LABELS,
+  ...GEN_AI_LABELS,
+  ...GUARD_LABELS,
+  ...GUARD_MATCH_LABELS,
+  'gen_ai_token_type',
+  'le',
+]);
 
 type LabelValue = string | number;
 
@@ -82,6 +115,18 @@ export interface GenAiSeriesSnapshot {
   timeToFirstToken?: HistogramSnapshot | undefined;
 }
 
+/** One prompt guard series as data: its durations (their count is the number of checks). */
+export interface GuardSeriesSnapshot {
+  labels: string;
+  duration: HistogramSnapshot;
+}
+
+/** How often one guard matched one name, as data. */
+export interface GuardMatchSeriesSnapshot {
+  labels: string;
+  matches: number;
+}
+
 /** A counter read at snapshot time (e.g. access log lines dropped). */
 export interface CounterSnapshot {
   name: string;
@@ -95,6 +140,8 @@ export interface CounterSnapshot {
 export interface MetricsSnapshot {
   http: HttpSeriesSnapshot[];
   genAi: GenAiSeriesSnapshot[];
+  guards: GuardSeriesSnapshot[];
+  guardMatches: GuardMatchSeriesSnapshot[];
   counters: CounterSnapshot[];
 }
 
@@ -116,6 +163,10 @@ interface GenAiSeriesView {
   readonly outputTokens: HistogramView;
   readonly duration: HistogramView;
   readonly timeToFirstToken?: HistogramView | undefined;
+}
+interface GuardSeriesView {
+  readonly labels: string;
+  readonly duration: HistogramView;
 }
 
 class HistogramData {
@@ -152,6 +203,22 @@ class GenAiSeries {
   readonly outputTokens = new HistogramData(GEN_AI_TOKEN_BUCKETS.length);
   readonly duration = new HistogramData(GEN_AI_DURATION_BUCKETS.length);
   timeToFirstToken: HistogramData | undefined = undefined;
+  constructor(labels: string) {
+    this.labels = labels;
+  }
+}
+
+class GuardSeries {
+  readonly labels: string;
+  readonly duration = new HistogramData(GUARD_DURATION_BUCKETS.length);
+  constructor(labels: string) {
+    this.labels = labels;
+  }
+}
+
+class GuardMatchSeries {
+  readonly labels: string;
+  matches = 0;
   constructor(labels: string) {
     this.labels = labels;
   }
@@ -277,6 +344,8 @@ export interface LabelledCount {
 export class DataPlaneMetrics {
   readonly #http: SeriesTable<HttpSeries>;
   readonly #genAi: SeriesTable<GenAiSeries>;
+  readonly #guards: SeriesTable<GuardSeries>;
+  readonly #guardMatches: SeriesTable<GuardMatchSeries>;
   // Custom label name lists by id: series of different Frontends may carry different labels.
   readonly #labelSetIds = new Map<string, number>();
   readonly #labelNames = new Map<number, readonly string[]>();
@@ -284,6 +353,7 @@ export class DataPlaneMetrics {
   // Reused per record() call: the label values of the request being recorded.
   readonly #httpKey: LabelValue[] = [];
   readonly #genAiKey: LabelValue[] = [];
+  readonly #guardKey: LabelValue[] = [];
 
   constructor(options: MetricsOptions = {}) {
     const max = options.maxSeries ?? DEFAULT_MAX_SERIES;
@@ -296,6 +366,21 @@ export class DataPlaneMetrics {
       max,
       (values) => new GenAiSeries(renderLabels(GEN_AI_LABELS, values, this.#customNames(values[0] as number))),
       () => new GenAiSeries(overflowLabels(GEN_AI_LABELS)),
+    );
+    // A guard that did not fail has no error_type label (OpenTelemetry sets error.type on failures only).
+    this.#guards = new SeriesTable(
+      max,
+      (values) =>
+        new GuardSeries(
+          renderLabels(GUARD_LABELS, values, this.#customNames(values[0] as number)).replace(NO_ERROR_TYPE, ''),
+        ),
+      () => new GuardSeries(overflowLabels(GUARD_LABELS)),
+    );
+    this.#guardMatches = new SeriesTable(
+      max,
+      (values) =>
+        new GuardMatchSeries(renderLabels(GUARD_MATCH_LABELS, values, this.#customNames(values[0] as number))),
+      () => new GuardMatchSeries(overflowLabels(GUARD_MATCH_LABELS)),
     );
     this.#labelSetIds.set('', 0);
     this.#labelNames.set(0, []);
@@ -398,11 +483,60 @@ export class DataPlaneMetrics {
       genAi.timeToFirstToken ??= new HistogramData(GEN_AI_TTFT_BUCKETS.length);
       genAi.timeToFirstToken.observe(GEN_AI_TTFT_BUCKETS, ttft);
     }
+    if (llm.guards !== undefined) this.#recordGuards(record, llm, llm.guards, labels.id, custom);
+  }
+
+  /**
+   * Each guard's duration by what it did, and the names it matched. Only bounded values become
+   * labels: kind, side, place and action come from the configuration, error_type is a failure's
+   * type (never its message), and matched names are entity, pattern or category names (never the
+   * text they matched); a guard's reason is not a label.
+   */
+  #recordGuards(
+    record: RequestRecord,
+    llm: LlmRecord,
+    outcomes: readonly GuardOutcome[],
+    labelsId: number,
+    custom: readonly string[] | undefined,
+  ): void {
+    const key = this.#guardKey;
+    for (const outcome of outcomes) {
+      key.length = 0;
+      key.push(
+        labelsId,
+        clip(record.gateway),
+        clip(record.listener),
+        clip(record.route),
+        clip(record.backend),
+        clip(llm.genAiProvider),
+        outcome.side,
+        String(outcome.index),
+        clip(outcome.kind),
+        outcome.action,
+      );
+      const which = key.length;
+      key.push(outcome.error === undefined ? '' : clip(outcome.errorType ?? '_OTHER'));
+      if (custom) for (const value of custom) key.push(clip(value));
+      this.#guards.get(key).duration.observe(GUARD_DURATION_BUCKETS, outcome.ms / 1000);
+      if (outcome.matched === undefined) continue;
+      for (const name of outcome.matched) {
+        key.length = which;
+        key.push(clip(name));
+        if (custom) for (const value of custom) key.push(clip(value));
+        this.#guardMatches.get(key).matches++;
+      }
+    }
   }
 
   /** The Prometheus text exposition (format 0.0.4) of every metric. */
   render(): string {
-    return renderExposition(this.#http.series, this.#genAi.series, this.#readCounters());
+    return renderExposition(
+      this.#http.series,
+      this.#genAi.series,
+      this.#guards.series,
+      this.#guardMatches.series,
+      this.#readCounters(),
+    );
   }
 
   /** Every series and counter as plain data, copied (later requests do not change it). */
@@ -421,6 +555,11 @@ export class DataPlaneMetrics {
         duration: histogramSnapshot(series.duration),
         timeToFirstToken: series.timeToFirstToken && histogramSnapshot(series.timeToFirstToken),
       })),
+      guards: this.#guards.series.map((series) => ({
+        labels: series.labels,
+        duration: histogramSnapshot(series.duration),
+      })),
+      guardMatches: this.#guardMatches.series.map((series) => ({ labels: series.labels, matches: series.matches })),
       counters: this.#readCounters(),
     };
   }
@@ -450,7 +589,7 @@ function histogramSnapshot(data: HistogramData): HistogramSnapshot {
 
 /** The Prometheus text exposition of a snapshot (e.g. the sum of several workers' snapshots). */
 export function renderMetricsSnapshot(snapshot: MetricsSnapshot): string {
-  return renderExposition(snapshot.http, snapshot.genAi, snapshot.counters);
+  return renderExposition(snapshot.http, snapshot.genAi, snapshot.guards, snapshot.guardMatches, snapshot.counters);
 }
 
 /**
@@ -464,9 +603,13 @@ export function mergeMetricsSnapshots(
 ): MetricsSnapshot {
   const http = new Map<string, HttpSeriesSnapshot>();
   const genAi = new Map<string, GenAiSeriesSnapshot>();
+  const guards = new Map<string, GuardSeriesSnapshot>();
+  const guardMatches = new Map<string, GuardMatchSeriesSnapshot>();
   const counters = new Map<string, CounterSnapshot>();
   const httpOverflow = overflowLabels(HTTP_LABELS);
   const genAiOverflow = overflowLabels(GEN_AI_LABELS);
+  const guardOverflow = overflowLabels(GUARD_LABELS);
+  const guardMatchOverflow = overflowLabels(GUARD_MATCH_LABELS);
   for (const snapshot of snapshots) {
     for (const series of snapshot.http) {
       const target = mergeTarget(
@@ -508,6 +651,20 @@ export function mergeMetricsSnapshots(
         addHistogram(target.timeToFirstToken, series.timeToFirstToken);
       }
     }
+    for (const series of snapshot.guards) {
+      const target = mergeTarget(guards, series.labels, maxSeries, guardOverflow, (labels) => ({
+        labels,
+        duration: emptyHistogram(),
+      }));
+      addHistogram(target.duration, series.duration);
+    }
+    for (const series of snapshot.guardMatches) {
+      const target = mergeTarget(guardMatches, series.labels, maxSeries, guardMatchOverflow, (labels) => ({
+        labels,
+        matches: 0,
+      }));
+      target.matches += series.matches;
+    }
     for (const counter of snapshot.counters) {
       const key = counter.labels === undefined ? counter.name : `${counter.name}{${counter.labels}}`;
       const target = counters.get(key);
@@ -515,7 +672,13 @@ export function mergeMetricsSnapshots(
       else counters.set(key, { ...counter });
     }
   }
-  return { http: [...http.values()], genAi: [...genAi.values()], counters: [...counters.values()] };
+  return {
+    http: [...http.values()],
+    genAi: [...genAi.values()],
+    guards: [...guards.values()],
+    guardMatches: [...guardMatches.values()],
+    counters: [...counters.values()],
+  };
 }
 
 /** The merged series for `labels`: existing, new while under the bound, else the overflow series. */
@@ -551,6 +714,8 @@ function addHistogram(target: HistogramSnapshot, source: HistogramSnapshot): voi
 function renderExposition(
   http: readonly HttpSeriesView[],
   genAi: readonly GenAiSeriesView[],
+  guards: readonly GuardSeriesView[],
+  guardMatches: readonly GuardMatchSeriesSnapshot[],
   counters: readonly CounterSnapshot[],
 ): string {
   const out: string[] = [];
@@ -615,6 +780,23 @@ function renderExposition(
       );
     }
   }
+
+  header(
+    out,
+    'gw_ai_guard_duration_seconds',
+    'histogram',
+    'Time each prompt guard took to check a request or a response, by what it did (seconds).',
+  );
+  for (const series of guards) {
+    histogramLines(out, 'gw_ai_guard_duration_seconds', series.labels, GUARD_DURATION_BUCKETS, series.duration);
+  }
+  header(
+    out,
+    'gw_ai_guard_matches_total',
+    'counter',
+    'Names prompt guards matched (entities, patterns, categories), by guard and name.',
+  );
+  for (const series of guardMatches) out.push(`gw_ai_guard_matches_total{${series.labels}} ${series.matches}`);
 
   let previous: string | undefined;
   for (const counter of [...counters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {

@@ -1,7 +1,8 @@
 // Request tracing (Frontend.tracing): one SERVER span per request, exported over OTLP. The span
 // starts when the listener is known, continues an incoming W3C trace context, and its context
 // goes upstream in `traceparent`; at the end it gets the request's attributes (the access log's
-// fields, changed by `attributes`) and is exported unless `filter` says no.
+// fields, changed by `attributes`) and a child span per prompt guard that ran (guard-spans.ts),
+// and is exported unless `filter` says no.
 //
 // Sampling follows agentgateway: a request that carries a trace context is traced when that
 // context is sampled and `clientSampling` (default true) allows it; one without starts a trace
@@ -20,6 +21,7 @@ import { compileExpression, type Expression, ExpressionError } from '../cel/expr
 import type { ResolvedEndpoint } from '../policies/endpoint.ts';
 import { AccessLogger } from './access-log.ts';
 import { type CelVariables, celContext } from './cel-context.ts';
+import { traceGuards } from './guard-spans.ts';
 import type { LogSink } from './log-sink.ts';
 import type { OtlpExporters } from './otlp/exporters.ts';
 import { SpanFilter } from './otlp/span-filter.ts';
@@ -124,6 +126,7 @@ export class RequestTracing {
     const span = record.span as Span | undefined;
     if (!span) return;
     const attributes = this.attributes.attributes(record, variables);
+    const endedAt = record.startedAt + record.durationSeconds() * 1000;
     if (attributes === undefined) this.filter.drop(span);
     else {
       for (const [name, value] of Object.entries(attributes)) {
@@ -134,8 +137,10 @@ export class RequestTracing {
       if (record.route !== '') span.updateName(`${record.method} ${record.route}`);
       if (record.status >= 500 || record.error !== '')
         span.setStatus({ code: SpanStatusCode.ERROR, message: record.error || `HTTP ${record.status}` });
+      const guards = record.llm?.guards;
+      if (guards !== undefined) traceGuards(this.tracer, span, record, guards, endedAt);
     }
-    span.end(record.startedAt + record.durationSeconds() * 1000);
+    span.end(endedAt);
     record.span = undefined;
   }
 }

@@ -72,9 +72,16 @@ export type GuardKind = 'regex' | 'webhook' | 'alphaModeration' | 'zetaGuardrail
 
 /**
  * A check that could not be made: why, for the log and the access log (never sent to the client,
- * which gets the failure mode's answer).
+ * which gets the failure mode's answer), and `type`, what kind of failure in a few values for
+ * metrics and traces (OpenTelemetry's error.type: `timeout`, `unreachable`, an HTTP status...).
  */
-export class GuardFailure extends Error {}
+export class GuardFailure extends Error {
+  readonly type: string;
+  constructor(message: string, type = 'guard_failure') {
+    super(message);
+    this.type = type;
+  }
+}
 
 /** Where a guard is compiled: the provider's namespace and the configuration (secrets, backends, pools). */
 export interface GuardCompileInput {

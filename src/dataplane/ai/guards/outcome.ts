@@ -1,5 +1,5 @@
-// What one prompt guard did to one request or response: kept for the access log
-// (`gw.ai.guards`) on the request's LLM record.
+// What one prompt guard did to one request or response: kept on the request's LLM record for
+// the access log (`gw.ai.guards`), the guard metrics and the guard spans (telemetry/).
 
 /** Which side of the exchange a guard inspects. */
 export type GuardSide = 'request' | 'response';
@@ -19,8 +19,15 @@ export interface GuardOutcome {
   reason?: string;
   /** Why the guard could not check (a service that failed); the action is then its failure mode's. */
   error?: string;
+  /** What kind of failure `error` is, in a few values (GuardFailure.type; `_OTHER` for an unexpected one). */
+  errorType?: string;
   /** Time the guard took, in milliseconds. */
   ms: number;
+  /**
+   * performance.now() when the check began (where its trace span starts); absent for a streamed
+   * answer's guard, whose checks are spread over the stream.
+   */
+  startedAt?: number;
 }
 
 /** The outcomes as the access log writes them: `request[0].regex=mask(SSN) 0.012ms; response[0].regex=pass 0.004ms`. */

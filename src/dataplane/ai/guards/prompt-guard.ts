@@ -222,7 +222,14 @@ function settleVerdict(
   started: number,
   outcomes: GuardOutcome[],
 ): Settled {
-  const outcome: GuardOutcome = { side, index: each.index, kind: each.guard.kind, action: verdict.action, ms: 0 };
+  const outcome: GuardOutcome = {
+    side,
+    index: each.index,
+    kind: each.guard.kind,
+    action: verdict.action,
+    ms: 0,
+    startedAt: started,
+  };
   if (verdict.reason !== undefined) outcome.reason = verdict.reason;
   if (verdict.action !== 'pass' && verdict.matched !== undefined && verdict.matched.length > 0)
     outcome.matched = verdict.matched;
@@ -257,7 +264,9 @@ function settleFailure(
     kind: each.guard.kind,
     action: closed ? 'reject' : 'pass',
     error: reason,
+    errorType: error instanceof GuardFailure ? error.type : '_OTHER',
     ms: performance.now() - started,
+    startedAt: started,
   });
   return closed ? { status: GUARD_FAILURE_STATUS, message: guardFailureMessage(side) } : undefined;
 }

@@ -181,7 +181,7 @@ class HttpGuardService implements GuardService {
         incoming,
       );
       if (failure instanceof BackendCredentialError)
-        throw new GuardFailure(`${this.name}: no credential (${failure.detail})`);
+        throw new GuardFailure(`${this.name}: no credential (${failure.detail})`, 'credential');
       path = withQuery();
     }
     const timeout = AbortSignal.timeout(this.#deadlineMs);
@@ -193,15 +193,17 @@ class HttpGuardService implements GuardService {
       status = response.statusCode;
       bytes = await response.body.readAll(MAX_GUARD_ANSWER_BYTES);
     } catch (error) {
-      if (timeout.aborted) throw new GuardFailure(`${this.name} did not answer within ${this.#deadlineMs} ms`);
-      if (request.signal.aborted) throw new GuardFailure(`the client went away while ${this.name} was asked`);
-      throw new GuardFailure(`${this.name} could not be reached (${(error as Error).message})`);
+      if (timeout.aborted)
+        throw new GuardFailure(`${this.name} did not answer within ${this.#deadlineMs} ms`, 'timeout');
+      if (request.signal.aborted)
+        throw new GuardFailure(`the client went away while ${this.name} was asked`, 'canceled');
+      throw new GuardFailure(`${this.name} could not be reached (${(error as Error).message})`, 'unreachable');
     }
-    if (status < 200 || status >= 300) throw new GuardFailure(`${this.name} answered HTTP ${status}`);
+    if (status < 200 || status >= 300) throw new GuardFailure(`${this.name} answered HTTP ${status}`, String(status));
     try {
       return JSON.parse(bytes.toString('utf8'));
     } catch {
-      throw new GuardFailure(`${this.name} answered with a body that is not JSON`);
+      throw new GuardFailure(`${this.name} answered with a body that is not JSON`, 'invalid_answer');
     }
   }
 }
