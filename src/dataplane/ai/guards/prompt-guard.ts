@@ -27,6 +27,7 @@ import type { GuardOutcome } from './outcome.ts';
 import { regexGuard } from './regex-guard.ts';
 import { StreamGuard } from './stream-guard.ts';
 import { collectTexts, type GuardSide, guardsRead, visitTexts } from './texts.ts';
+import { webhookGuard } from './webhook-guard.ts';
 
 export const DEFAULT_REQUEST_REJECTION = 'The request was rejected due to inappropriate content';
 export const DEFAULT_RESPONSE_REJECTION = 'The response was rejected due to inappropriate content';
@@ -41,6 +42,7 @@ const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   regex: regexGuard,
   cloudtwoModelArmor: modelArmorGuard,
   alphaModeration: alphaModerationGuard,
+  webhook: webhookGuard,
 };
 
 export interface CompiledGuard {

@@ -65,7 +65,8 @@ export interface GuardServiceOptions {
 export interface GuardServiceRequest {
   path: string;
   body: unknown;
-  headers?: Record<string, string>;
+  /** Headers of the call (a repeated one as a list); gw's own content-type and content-length win. */
+  headers?: Record<string, string | string[]>;
   /** The client's request headers (a passthrough credential) and CEL variables. */
   incoming: { headers: IncomingHttpHeaders; variables: CelVariables };
   signal: AbortSignal;
