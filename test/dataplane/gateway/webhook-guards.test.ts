@@ -18,6 +18,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
+import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -64,6 +65,7 @@ describe('webhook prompt guards through gw', () => {
   let anthropic: Awaited<ReturnType<typeof startAnthropicMock>>;
   let webhook: WebhookGuardServer;
   let slow: WebhookGuardServer;
+  let secure: WebhookGuardServer;
   let gw: TestGateway;
   let port: number;
   const openaiAt = (backend: string) =>
@@ -78,6 +80,9 @@ describe('webhook prompt guards through gw', () => {
     webhook = await startWebhookGuardServer();
     slow = await startWebhookGuardServer();
     slow.delayMs = 3000;
+    secure = await startWebhookGuardServer({
+      tls: { key: tlsFixture('backend.key'), cert: tlsFixture('backend.crt') },
+    });
     port = await freePort();
     const nobody = await freePort();
     const w = webhook.port;
@@ -89,6 +94,12 @@ describe('webhook prompt guards through gw', () => {
         webhookService(w),
         staticBackend('webhook-down', nobody, '{tcp: {connectTimeout: 1s}}'),
         staticBackend('webhook-slow', slow.port, '{http: {requestTimeout: 300ms}}'),
+        testCaConfigMapYaml(),
+        staticBackend(
+          'webhook-tls',
+          secure.port,
+          '{tls: {caCertificateRefs: [{name: test-ca}]}, auth: {key: sk-webhook}}',
+        ),
         aiBackendYaml(
           'req',
           openai.port,
@@ -138,7 +149,15 @@ describe('webhook prompt guards through gw', () => {
           ROUTES,
           guard('response', backendWebhook('webhook-slow', ', failureMode: FailOpen')),
         ),
-        llmRouteYaml(['req', 'reqclaude', 'resp', 'down', 'downopen', 'slow', 'slowopen']),
+        aiBackendYaml(
+          'tls',
+          openai.port,
+          'alpha: {}',
+          'sk-openai',
+          ROUTES,
+          guard('request', backendWebhook('webhook-tls')),
+        ),
+        llmRouteYaml(['req', 'reqclaude', 'resp', 'down', 'downopen', 'slow', 'slowopen', 'tls']),
         '---\n',
         MODEL_ROUTE_YAML,
         gwModelYaml(
@@ -156,7 +175,7 @@ describe('webhook prompt guards through gw', () => {
 
   after(async () => {
     await gw?.stop();
-    await Promise.all([openai?.close(), anthropic?.close(), webhook?.close(), slow?.close()]);
+    await Promise.all([openai?.close(), anthropic?.close(), webhook?.close(), slow?.close(), secure?.close()]);
   });
 
   beforeEach(() => {
@@ -386,6 +405,17 @@ describe('webhook prompt guards through gw', () => {
     assert.equal(completion.choices[0]!.message.content, 'echo: slow but open');
     line = await lastAccessLogLine(gw, '/slowopen/v1/chat/completions');
     assert.match(String(line['gw.ai.guards']), /^response\[0\]\.webhook=pass failed: .* did not answer within 300 ms/);
+  });
+
+  it('a GwBackend’s tls and auth policies apply to the call: HTTPS verified with its CA, its key sent', async () => {
+    const completion = await openaiAt('tls').chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'over TLS SECRET-T1' }],
+    });
+    assert.equal(completion.choices[0]!.message.content, 'echo: over TLS <SECRET>');
+    const call = secure.calls.at(-1)!;
+    assert.equal(call.path, '/request');
+    assert.equal(call.headers.authorization, 'Bearer sk-webhook');
   });
 
   it("a GwModel's own webhook guard (ModelPolicies.promptGuard) masks what its provider receives", async () => {

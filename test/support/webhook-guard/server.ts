@@ -3,9 +3,11 @@
 // {"body":{"choices":[{"message":...}]}}, answered {"action":...}. Its rules read the texts:
 // one holding FORBIDDEN_WORD is rejected (REJECT_STATUS, REJECT_MESSAGE), SECRET-<code> is masked
 // as <SECRET>, anything else passes. Every call is recorded (path, headers, body); `delayMs`
-// makes it slow and `override` answers one call differently (a status, a raw body).
-import type { IncomingHttpHeaders } from 'node:http';
+// makes it slow and `override` answers one call differently (a status, a raw body). With `tls`
+// it serves HTTPS with that key and certificate.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export const FORBIDDEN_WORD = 'forbidden';
@@ -52,10 +54,12 @@ export function ruleAction(messages: readonly WebhookMessage[], side: 'request' 
   };
 }
 
-export async function startWebhookGuardServer(): Promise<WebhookGuardServer> {
+export async function startWebhookGuardServer(
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<WebhookGuardServer> {
   const calls: WebhookCall[] = [];
   const state: { delayMs: number; override: WebhookGuardServer['override'] } = { delayMs: 0, override: undefined };
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -82,7 +86,8 @@ export async function startWebhookGuardServer(): Promise<WebhookGuardServer> {
         res.writeHead(status, { 'content-type': 'application/json' }).end(body);
       }, state.delayMs);
     });
-  });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,

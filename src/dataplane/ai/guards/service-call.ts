@@ -22,6 +22,7 @@ import {
   NO_QUERY,
 } from '../../auth/backend/index.ts';
 import { backendAuthOptions } from '../../backends/auth-options.ts';
+import { BodyTooLargeError } from '../../proxy/body.ts';
 import type { CelVariables } from '../../telemetry/cel-context.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { ConnectionSettingsError, connectionSettings, type Destination } from '../../upstream/connection-settings.ts';
@@ -194,6 +195,8 @@ class HttpGuardService implements GuardService {
       status = response.statusCode;
       bytes = await response.body.readAll(MAX_GUARD_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof BodyTooLargeError)
+        throw new GuardFailure(`${this.name} answered more than ${MAX_GUARD_ANSWER_BYTES} bytes`);
       if (timeout.aborted) throw new GuardFailure(`${this.name} did not answer within ${this.#deadlineMs} ms`);
       if (request.signal.aborted) throw new GuardFailure(`the client went away while ${this.name} was asked`);
       throw new GuardFailure(`${this.name} could not be reached (${(error as Error).message})`);
