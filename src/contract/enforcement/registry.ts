@@ -128,6 +128,8 @@ const guardKindNotYet = (kind: string) =>
   refused(
     `${kind} prompt guards are not served yet (docs/ai-policies.md lists the kinds gw serves); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a kind gw serves, or remove this guard.`,
   );
+const WEBHOOK_OWN_ANSWER =
+  'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
 const BACKEND_EXT_AUTH =
@@ -719,14 +721,14 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     }),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
-    response: enforced(BY.promptGuards),
+    response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
   PromptguardResponse: {
     regex: enforced(BY.regexGuard),
     webhook: enforced(BY.webhookGuard),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
-    response: enforced(BY.promptGuards),
+    response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
   CloudtwoModelArmor: {
     templateId: enforced(),

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { Webhook } from '../../../src/api/types/ai.ts';
 import type { BackendObjectConfig } from '../../../src/contract/dataplane-config.ts';
 import { GuardFailure, type GuardText } from '../../../src/dataplane/ai/guards/guard.ts';
+import { compilePromptGuards } from '../../../src/dataplane/ai/guards/prompt-guard.ts';
 import { webhookGuard } from '../../../src/dataplane/ai/guards/webhook-guard.ts';
 import { webhookRequestBody, webhookVerdict } from '../../../src/dataplane/ai/guards/webhook-protocol.ts';
 import type { BackendCompileContext } from '../../../src/dataplane/backends/backend.ts';
@@ -144,6 +145,20 @@ describe('webhook guard configurations', () => {
     const open = compile({ ...gwBackend('guard-backend'), failureMode: 'FailOpen' });
     assert.ok('check' in open);
     assert.equal(open.failureMode, 'FailOpen');
+  });
+
+  it('refuses a CustomResponse on a webhook entry: the webhook chooses its rejection', () => {
+    const problem = compilePromptGuards(
+      {
+        request: [{ regex: { builtins: ['Ssn'] }, response: { statusCode: 422 } }],
+        response: [{ webhook: { backendRef: { name: 'guard', port: 8080 } }, response: { message: 'no' } }],
+      },
+      'ai.promptGuard',
+      input,
+    );
+    assert.ok(problem !== undefined && 'path' in problem, JSON.stringify(problem));
+    assert.equal(problem.path, 'ai.promptGuard.response[0].response');
+    assert.match(problem.message, /a webhook guard rejects with the status and message its service answers/);
   });
 
   it('refuses what it cannot serve, naming the field', () => {

@@ -126,6 +126,11 @@ function compileSide(
     if (compiler === undefined) return { path: `${at}.${kind}`, message: `${kind} guards are not served yet.` };
     const guard = compiler(entry[kind], `${at}.${kind}`, input);
     if (isGuardConfigProblem(guard)) return guard;
+    if (guard.ownRejectionAnswer && entry.response !== undefined)
+      return {
+        path: `${at}.response`,
+        message: `a ${kind} guard rejects with the status and message its service answers, so response would never be used; remove it.`,
+      };
     compiled.push({
       index,
       guard,

@@ -127,6 +127,7 @@ function unsettableHeader(name: string): string | undefined {
 
 class WebhookGuard implements Guard {
   readonly kind = 'webhook';
+  readonly ownRejectionAnswer = true;
   readonly failureMode: 'FailClosed' | 'FailOpen';
   readonly #service: GuardService;
   readonly #computed: readonly (readonly [string, Expression])[];
