@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { failureOf } from '../../helpers/failure-of.ts';
 import {
   aiBackendYaml,
   freePort,
@@ -51,14 +52,6 @@ spec:
 const serviceWebhook = (port: number, more = '') => `{webhook: {backendRef: {name: webhook, port: ${port}}${more}}}`;
 const backendWebhook = (backend: string, more = '') =>
   `{webhook: {backendRef: {group: gw.dev, kind: GwBackend, name: ${backend}}${more}}}`;
-
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 describe('webhook prompt guards through gw', () => {
   let openai: Awaited<ReturnType<typeof startOpenAiMock>>;

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { GuardCompileInput } from '../../../src/dataplane/ai/guards/guard.ts';
 import { GuardFailure } from '../../../src/dataplane/ai/guards/guard.ts';
 import {
   compileGuardService,
@@ -15,9 +14,9 @@ import {
   type GuardServicePolicies,
   MAX_GUARD_ANSWER_BYTES,
 } from '../../../src/dataplane/ai/guards/service-call.ts';
-import type { BackendCompileContext } from '../../../src/dataplane/backends/backend.ts';
 import { UpstreamPools } from '../../../src/dataplane/upstream/pools.ts';
 import { freePort } from '../../helpers/gateway.ts';
+import { guardInput } from '../../helpers/guards.ts';
 
 interface Received {
   path: string;
@@ -30,17 +29,7 @@ describe('guard service calls', () => {
   const received: Received[] = [];
   let server: Server;
   let port: number;
-  const input: GuardCompileInput = {
-    namespace: 'default',
-    context: {
-      gateway: 'default/gw',
-      data: () => undefined,
-      backends: {},
-      models: {},
-      client: (settings) => pools.client(settings),
-      report: () => {},
-    } as Partial<BackendCompileContext> as BackendCompileContext,
-  };
+  const input = guardInput({ client: (settings) => pools.client(settings) });
   /** The answers by path. */
   const routes: Record<string, (res: ServerResponse) => void> = {
     '/guard/ok': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"verdict":"fine"}'),

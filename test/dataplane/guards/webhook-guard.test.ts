@@ -11,8 +11,8 @@ import { GuardFailure, type GuardText } from '../../../src/dataplane/ai/guards/g
 import { compilePromptGuards } from '../../../src/dataplane/ai/guards/prompt-guard.ts';
 import { webhookGuard } from '../../../src/dataplane/ai/guards/webhook-guard.ts';
 import { webhookRequestBody, webhookVerdict } from '../../../src/dataplane/ai/guards/webhook-protocol.ts';
-import type { BackendCompileContext } from '../../../src/dataplane/backends/backend.ts';
 import type { UpstreamClient } from '../../../src/dataplane/upstream/client.ts';
+import { guardInput } from '../../helpers/guards.ts';
 
 const TEXTS: GuardText[] = [
   { role: 'system', text: 'be kind' },
@@ -118,17 +118,7 @@ describe('webhook guard configurations', () => {
       },
     },
   } as unknown as Record<string, BackendObjectConfig>;
-  const input = {
-    namespace: 'default',
-    context: {
-      gateway: 'default/gw',
-      data: () => undefined,
-      backends,
-      models: {},
-      client: () => ({}) as UpstreamClient,
-      report: () => {},
-    } as Partial<BackendCompileContext> as BackendCompileContext,
-  };
+  const input = guardInput({ backends, client: () => ({}) as UpstreamClient });
   const PATH = 'ai.promptGuard.request[0].webhook';
   const compile = (config: Partial<Webhook>) =>
     webhookGuard({ backendRef: { name: 'guard', port: 8080 }, ...config } as Webhook, PATH, input);

@@ -15,6 +15,7 @@ import { endpointBackendPolicy, resolveEndpoint } from '../../policies/endpoint.
 import { evaluateHeaderValue } from '../../policies/http/cel-values.ts';
 import { isProblem } from '../../policies/types.ts';
 import { compileFullMatch } from '../../routing/regex.ts';
+import { FRAMING } from '../../upstream/http1/request-head.ts';
 import type { Guard, GuardCall, GuardCompiler, GuardConfigProblem, GuardVerdict } from './guard.ts';
 import { compileGuardService, type GuardService, type GuardServicePolicies } from './service-call.ts';
 import { WEBHOOK_PATHS, webhookRequestBody, webhookVerdict } from './webhook-protocol.ts';
@@ -26,19 +27,7 @@ const APPLIED_POLICIES = ['tcp', 'tls', 'http', 'auth'] as const;
  * Headers gw writes on the call itself (its body's type and length, the connection's own): a
  * webhook's headers or forwardHeaderMatches naming one are refused rather than dropped.
  */
-const GW_SET_HEADERS: ReadonlySet<string> = new Set([
-  'content-type',
-  'content-length',
-  'transfer-encoding',
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-]);
+const GW_SET_HEADERS: ReadonlySet<string> = new Set(['content-type', 'host', ...FRAMING]);
 
 /** A client header forwarded when one of its values matches. */
 interface ForwardedHeader {
