@@ -12,6 +12,7 @@ import { compilePromptGuards } from '../../../src/dataplane/ai/guards/prompt-gua
 import { webhookGuard } from '../../../src/dataplane/ai/guards/webhook-guard.ts';
 import { webhookRequestBody, webhookVerdict } from '../../../src/dataplane/ai/guards/webhook-protocol.ts';
 import type { UpstreamClient } from '../../../src/dataplane/upstream/client.ts';
+import type { ConnectionSettings } from '../../../src/dataplane/upstream/connection-settings.ts';
 import { guardInput } from '../../helpers/guards.ts';
 
 const TEXTS: GuardText[] = [
@@ -98,6 +99,10 @@ describe('the webhook protocol', () => {
 describe('webhook guard configurations', () => {
   const backends: Record<string, BackendObjectConfig> = {
     'Service default/guard': { kind: 'Service', spec: { clusterIP: '127.0.0.1', ports: [{ port: 8080 }] } },
+    'Service default/h2c-guard': {
+      kind: 'Service',
+      spec: { clusterIP: '127.0.0.1', ports: [{ port: 8080, appProtocol: 'kubernetes.io/h2c' }] },
+    },
     'GwBackend default/guard-backend': {
       kind: 'GwBackend',
       spec: { static: { host: '127.0.0.1', port: 9000 }, policies: { http: { requestTimeout: '1s' } } },
@@ -118,7 +123,14 @@ describe('webhook guard configurations', () => {
       },
     },
   } as unknown as Record<string, BackendObjectConfig>;
-  const input = guardInput({ backends, client: () => ({}) as UpstreamClient });
+  const opened: ConnectionSettings[] = [];
+  const input = guardInput({
+    backends,
+    client: (settings) => {
+      opened.push(settings);
+      return {} as UpstreamClient;
+    },
+  });
   const PATH = 'ai.promptGuard.request[0].webhook';
   const compile = (config: Partial<Webhook>) =>
     webhookGuard({ backendRef: { name: 'guard', port: 8080 }, ...config } as Webhook, PATH, input);
@@ -149,6 +161,14 @@ describe('webhook guard configurations', () => {
     assert.ok(problem !== undefined && 'path' in problem, JSON.stringify(problem));
     assert.equal(problem.path, 'ai.promptGuard.response[0].response');
     assert.match(problem.message, /a webhook guard rejects with the status and message its service answers/);
+  });
+
+  it('connects as the Service port asks: HTTP/2 without TLS for appProtocol h2c, HTTP/1.1 otherwise', () => {
+    assert.ok('check' in compile({ backendRef: { name: 'h2c-guard', port: 8080 } }));
+    assert.equal(opened.at(-1)!.origin, 'http://127.0.0.1:8080');
+    assert.equal(opened.at(-1)!.http1, undefined, 'an HTTP/2 (h2c) client');
+    assert.ok('check' in compile({}));
+    assert.notEqual(opened.at(-1)!.http1, undefined, 'gw’s HTTP/1.1 pool');
   });
 
   it('refuses what it cannot serve, naming the field', () => {

@@ -56,6 +56,7 @@ export const webhookGuard: GuardCompiler<Webhook> = (config, path, input) => {
         host: endpoint.host,
         port: endpoint.port,
         ...(endpoint.socketPath ? { socketPath: endpoint.socketPath } : {}),
+        ...(endpoint.inferredVersion ? { inferredVersion: endpoint.inferredVersion } : {}),
       },
       basePath: endpoint.basePath,
       policies,
