@@ -183,9 +183,12 @@ describe('refusalsIn', () => {
     assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), []);
     assert.deepEqual(
       paths('backend:ai', {
-        ai: { promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: {} }] }, prompt: { prepend: [] } },
+        ai: {
+          promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: {} }] },
+          prompt: { prepend: [] },
+        },
       }),
-      ['ai.promptGuard.request[1].webhook'],
+      ['ai.promptGuard.request[1].zetaGuardrails'],
     );
   });
 
@@ -236,9 +239,9 @@ describe('refusalsIn', () => {
     assert.deepEqual(paths('model-policies', { tunnel: { url: 'http://proxy:3128' } }), ['tunnel']);
     assert.deepEqual(
       paths('model-policies', {
-        promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { webhook: { headers: {} } }] },
+        promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: { identifier: 'g' } }] },
       }),
-      ['promptGuard.request[1].webhook'],
+      ['promptGuard.request[1].zetaGuardrails'],
     );
   });
 

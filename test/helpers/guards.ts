@@ -27,6 +27,11 @@ export const EMPTY_GUARD_INPUT: GuardCompileInput = {
   } as unknown as BackendCompileContext,
 };
 
+/** EMPTY_GUARD_INPUT with some of its configuration given (backends, a client for guard services). */
+export function guardInput(context: Partial<BackendCompileContext>): GuardCompileInput {
+  return { ...EMPTY_GUARD_INPUT, context: { ...EMPTY_GUARD_INPUT.context, ...context } };
+}
+
 /** The request guards check for: no headers, no variables, never aborted. */
 export const GUARD_REQUEST: GuardRequestContext = {
   headers: {},

@@ -85,6 +85,7 @@ const BY = {
   guardService: `${DP}/ai/guards/service-call.ts`,
   modelArmorGuard: `${DP}/ai/guards/model-armor-guard.ts`,
   alphaModerationGuard: `${DP}/ai/guards/alpha-moderation-guard.ts`,
+  webhookGuard: `${DP}/ai/guards/webhook-guard.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
@@ -127,6 +128,8 @@ const guardKindNotYet = (kind: string) =>
   refused(
     `${kind} prompt guards are not served yet (docs/ai-policies.md lists the kinds gw serves); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a kind gw serves, or remove this guard.`,
   );
+const WEBHOOK_OWN_ANSWER =
+  'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_TRANSFORMATION =
   'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
 const BACKEND_EXT_AUTH =
@@ -712,20 +715,20 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   PromptguardRequest: {
     regex: enforced(BY.regexGuard),
-    webhook: guardKindNotYet('webhook'),
+    webhook: enforced(BY.webhookGuard),
     alphaModeration: enforced(BY.alphaModerationGuard, {
       note: 'Every text of the request (system, user, assistant, tool results) in one call to OpenAI’s moderations API (OPENAI_BASE_URL overrides https://api.openai.com/v1); a flagged one is rejected; a failed call refuses the request with 503.',
     }),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
-    response: enforced(BY.promptGuards),
+    response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
   PromptguardResponse: {
     regex: enforced(BY.regexGuard),
-    webhook: guardKindNotYet('webhook'),
+    webhook: enforced(BY.webhookGuard),
     zetaGuardrails: guardKindNotYet('zetaGuardrails'),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
-    response: enforced(BY.promptGuards),
+    response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
   CloudtwoModelArmor: {
     templateId: enforced(),
@@ -765,6 +768,22 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
   RegexMatch: { pattern: enforced(), name: enforced() },
+  Webhook: {
+    backendRef: enforced(BY.webhookGuard, {
+      note: 'A Service, or a static GwBackend whose tcp, tls, http and auth policies apply to the call (others are refused).',
+    }),
+    headers: enforced(BY.webhookGuard, {
+      note: 'Evaluated per call against the client request; a failing expression leaves the header off. Pseudo-headers and the headers gw writes itself (content-type, content-length, host, connection-level ones) are refused.',
+    }),
+    forwardHeaderMatches: enforced(BY.webhookGuard, {
+      note: 'A client header is forwarded, every value, when one of its values matches an entry.',
+    }),
+    failureMode: enforced(BY.webhookGuard, {
+      note: 'A webhook that cannot be reached, times out (http.requestTimeout of its GwBackend, else 10 s), answers non-2xx or an answer gw cannot read: FailClosed answers 503, FailOpen lets the text through.',
+    }),
+  },
+  // A webhook's forwardHeaderMatches (Gateway API's header match: Exact, or a full-match RegularExpression).
+  HTTPHeaderMatch: { type: enforced(), name: enforced(), value: enforced() },
   CustomResponse: { message: enforced(), statusCode: enforced() },
   Message: { role: enforced(), content: enforced() },
   FieldDefault: { field: enforced(), value: enforced() },

@@ -131,10 +131,11 @@ export function compileEndpoint(
   const requestPolicy = compileAiRequestPolicy(policy.ai, modelPolicies);
   if (Array.isArray(requestPolicy))
     return { field: `policies.${requestPolicy[0]!.path}`, message: requestPolicy[0]!.message };
-  // A GwModel's own promptGuard wins over one its GwPolicies give (its fields win field by field).
+  // A GwModel's own promptGuard wins over one its GwPolicies give (its fields win field by field);
+  // its references (a webhook's backendRef) resolve in the model's namespace.
   const guards =
     modelPolicies?.promptGuard !== undefined
-      ? compilePromptGuards(modelPolicies.promptGuard, 'promptGuard', input)
+      ? compilePromptGuards(modelPolicies.promptGuard, 'promptGuard', { ...input, namespaces: undefined })
       : compilePromptGuards(policy.ai?.promptGuard, 'ai.promptGuard', input);
   if (guards !== undefined && 'path' in guards) return { field: `policies.${guards.path}`, message: guards.message };
   const unhealthy = compileUnhealthyCondition(policy.health);

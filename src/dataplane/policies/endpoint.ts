@@ -27,6 +27,8 @@ export interface ResolvedEndpoint {
   basePath: string;
   /** A Unix domain socket instead of host:port (a GwBackend static unixPath). */
   socketPath?: string;
+  /** The HTTP version a Service port's appProtocol asks for (BackendHTTP.version's inference). */
+  inferredVersion?: 'HTTP1' | 'HTTP2';
   /** "Service ns/name:port", "GwBackend ns/name" or the url's origin, for logs and state keys. */
   name: string;
   /** scheme://host:port */
@@ -74,7 +76,9 @@ export function resolveEndpoint(
   if (backend.kind === 'Service') {
     const destination = serviceDestination(backend.spec, ref.port, false);
     if (typeof destination === 'string') return { field: `${field}.backendRef`, message: `${key}: ${destination}` };
-    return endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);
+    const resolved = endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);
+    if (destination.inferredVersion) resolved.inferredVersion = destination.inferredVersion;
+    return resolved;
   }
   if (backend.kind !== 'GwBackend' || !backend.spec.static)
     return {

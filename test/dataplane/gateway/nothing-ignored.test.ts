@@ -227,12 +227,12 @@ ${modelYaml(
     assert.equal(provider.requests.length, before, `nothing of ${path} reached the provider`);
   }
 
-  it('a webhook prompt guard (not served yet): 500, and the prompt never reaches the provider', async () => {
+  it('a webhook prompt guard whose Service does not exist: 500 naming it, and the prompt never reaches the provider', async () => {
     const ssn = { ...CHAT, messages: [{ role: 'user' as const, content: 'my SSN is 078-05-1120' }] };
     await refused(
       '/guarded',
       500,
-      /ai\.promptGuard\.request\[0\]\.webhook: webhook prompt guards are not served yet/,
+      /ai\.promptGuard\.request\[0\]\.webhook\.backendRef: Service default\/guard is not available/,
       ssn,
     );
     assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('078-05-1120')));
@@ -302,7 +302,7 @@ ${modelYaml(
   it('gw status names each refused field on the object that carries it', async () => {
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/guarded'),
-      /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard/,
+      /ResolvedRefs=False \(RefNotFound\): spec\.policies\.ai\.promptGuard\.request\[0\]\.webhook\.backendRef: Service default\/guard does not exist/,
     );
     assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
     assert.match(

@@ -59,6 +59,11 @@ export interface Guard {
    * gw cannot read): FailClosed refuses the request or response, FailOpen lets it through.
    */
   readonly failureMode: 'FailClosed' | 'FailOpen';
+  /**
+   * Whether its rejections always carry the service's own status and message (a webhook's): the
+   * entry's CustomResponse would never answer, so setting one is refused rather than ignored.
+   */
+  readonly ownRejectionAnswer?: boolean;
   /** Checks the texts; a promise for a guard that calls a service. Throws (or rejects) GuardFailure when it cannot. */
   check(call: GuardCall): GuardVerdict | Promise<GuardVerdict>;
   /**

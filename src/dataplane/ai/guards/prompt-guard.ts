@@ -27,6 +27,7 @@ import type { GuardOutcome } from './outcome.ts';
 import { regexGuard } from './regex-guard.ts';
 import { StreamGuard } from './stream-guard.ts';
 import { collectTexts, type GuardSide, guardsRead, visitTexts } from './texts.ts';
+import { webhookGuard } from './webhook-guard.ts';
 
 export const DEFAULT_REQUEST_REJECTION = 'The request was rejected due to inappropriate content';
 export const DEFAULT_RESPONSE_REJECTION = 'The response was rejected due to inappropriate content';
@@ -41,6 +42,7 @@ const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   regex: regexGuard,
   cloudtwoModelArmor: modelArmorGuard,
   alphaModeration: alphaModerationGuard,
+  webhook: webhookGuard,
 };
 
 export interface CompiledGuard {
@@ -124,6 +126,11 @@ function compileSide(
     if (compiler === undefined) return { path: `${at}.${kind}`, message: `${kind} guards are not served yet.` };
     const guard = compiler(entry[kind], `${at}.${kind}`, input);
     if (isGuardConfigProblem(guard)) return guard;
+    if (guard.ownRejectionAnswer && entry.response !== undefined)
+      return {
+        path: `${at}.response`,
+        message: `a ${kind} guard rejects with the status and message its service answers, so response would never be used; remove it.`,
+      };
     compiled.push({
       index,
       guard,

@@ -22,6 +22,7 @@ import {
   NO_QUERY,
 } from '../../auth/backend/index.ts';
 import { backendAuthOptions } from '../../backends/auth-options.ts';
+import { BodyTooLargeError } from '../../proxy/body.ts';
 import type { CelVariables } from '../../telemetry/cel-context.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { ConnectionSettingsError, connectionSettings, type Destination } from '../../upstream/connection-settings.ts';
@@ -65,7 +66,8 @@ export interface GuardServiceOptions {
 export interface GuardServiceRequest {
   path: string;
   body: unknown;
-  headers?: Record<string, string>;
+  /** Headers of the call (a repeated one as a list); gw's own content-type and content-length win. */
+  headers?: Record<string, string | string[]>;
   /** The client's request headers (a passthrough credential) and CEL variables. */
   incoming: { headers: IncomingHttpHeaders; variables: CelVariables };
   signal: AbortSignal;
@@ -193,6 +195,8 @@ class HttpGuardService implements GuardService {
       status = response.statusCode;
       bytes = await response.body.readAll(MAX_GUARD_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof BodyTooLargeError)
+        throw new GuardFailure(`${this.name} answered more than ${MAX_GUARD_ANSWER_BYTES} bytes`, 'invalid_answer');
       if (timeout.aborted)
         throw new GuardFailure(`${this.name} did not answer within ${this.#deadlineMs} ms`, 'timeout');
       if (request.signal.aborted)

@@ -12,7 +12,7 @@ export class InvalidUpstreamRequestError extends Error {
 export type RequestHeaders = Record<string, string | string[]>;
 
 /** Fields the client frames itself (length, connection management), never taken from the caller. */
-const FRAMING: ReadonlySet<string> = new Set([
+export const FRAMING: ReadonlySet<string> = new Set([
   'content-length',
   'transfer-encoding',
   'connection',
