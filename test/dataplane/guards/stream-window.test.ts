@@ -213,6 +213,17 @@ describe('stream windows (guards that call a service)', () => {
     );
   });
 
+  it('text arriving after the time bound checks the window at once (a provider that never pauses)', async () => {
+    const service = serviceGuard(() => ({ action: 'pass' }));
+    const guard = streamGuard([entry(service)]);
+    const first = streamEvent('completions', 'first ', 0);
+    assert.deepEqual(guard.pass(first), { send: '' });
+    await new Promise((resolve) => setTimeout(resolve, MAX_HOLD_MS + 10));
+    const second = streamEvent('completions', 'second', 1);
+    assert.deepEqual(await guard.pass(second), { send: first + second });
+    assert.equal(service.calls.length, 1);
+  });
+
   it('a mask verdict is not applied to a stream: the window passes unchanged and the log says what would have been masked', async () => {
     const service = serviceGuard(() => ({ action: 'mask', replacements: ['<redacted>'], matched: ['EMAIL'] }));
     const guard = streamGuard([entry(service)]);

@@ -119,6 +119,7 @@ export class StreamGuard {
   /** Reads the events of `text` through the scanning guards; returns their generated text (for windows). */
   #read(text: string): string {
     if (text.length === 0) return '';
+    const windowed = this.#window !== undefined;
     let generated = '';
     for (const block of this.#reader.push(Buffer.from(text))) {
       if (block.data === undefined || block.data === '[DONE]') continue;
@@ -132,7 +133,7 @@ export class StreamGuard {
       if (typeof event.sequence_number === 'number') this.#lastRead = event.sequence_number;
       for (const [channel, piece] of pieces(event, this.#format)) {
         if (this.#scan(channel, piece)) return '';
-        generated += piece;
+        if (windowed) generated += piece;
       }
     }
     // An event past the reader's bound (1 MiB) cannot be read: the stream is refused, not passed unchecked.

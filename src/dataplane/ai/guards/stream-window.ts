@@ -90,8 +90,9 @@ export class StreamWindow {
       this.#text += generated;
       this.#textBytes += Buffer.byteLength(generated);
     }
-    if (last || this.#textBytes >= WINDOW_BYTES || this.#heldChars >= MAX_HELD_CHARS) return this.check();
-    return { send: '' };
+    // The time bound counts here too: a provider that never pauses long enough for the caller's timer.
+    const due = last || this.#textBytes >= WINDOW_BYTES || this.#heldChars >= MAX_HELD_CHARS || this.dueIn() === 0;
+    return due ? this.check() : { send: '' };
   }
 
   /** Milliseconds until the held text has waited MAX_HOLD_MS (0: overdue); undefined when nothing is held. */
