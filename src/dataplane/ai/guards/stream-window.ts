@@ -1,5 +1,5 @@
 // Windows of a streamed answer checked by response guards that call a service (streaming:
-// Enabled; decisions 0028 and 0029). The SSE text bound for the client is held while the text it
+// Enabled; decisions 0028 and 0030). The SSE text bound for the client is held while the text it
 // generates accumulates; when that text reaches WINDOW_BYTES, when what is held reaches
 // MAX_HELD_CHARS, when the oldest held text has waited MAX_HOLD_MS, or when the stream ends, the
 // guards check the window (the last WINDOW_OVERLAP_BYTES of the previous one and the new text,
