@@ -245,12 +245,13 @@ describe('stream windows (guards that call a service)', () => {
   });
 
   it('a guard that cannot check: FailClosed ends the stream with the failure answer, FailOpen lets the window through', async () => {
-    const down = () => new GuardFailure('webhook guard http://127.0.0.1:1: connection refused');
+    const down = () => new GuardFailure('webhook guard http://127.0.0.1:1: connection refused', 'unreachable');
     const closed = streamGuard([entry(serviceGuard(down))]);
     const event = streamEvent('completions', 'hello', 0);
     assert.deepEqual(await run(closed, [event]), { sent: '', rejected: FAILURE });
     assert.equal(closed.outcomes()[0]!.action, 'reject');
     assert.match(closed.outcomes()[0]!.error!, /connection refused/);
+    assert.equal(closed.outcomes()[0]!.errorType, 'unreachable');
     const open = streamGuard([entry(serviceGuard(down, 'FailOpen'))]);
     assert.deepEqual(await run(open, [event]), { sent: event, rejected: undefined });
     assert.equal(open.outcomes()[0]!.action, 'pass');
@@ -259,6 +260,7 @@ describe('stream windows (guards that call a service)', () => {
     const broken = streamGuard([entry(serviceGuard(() => new TypeError('x is undefined')))]);
     assert.deepEqual((await run(broken, [event])).rejected, FAILURE);
     assert.equal(broken.outcomes()[0]!.error, 'the guard failed unexpectedly');
+    assert.equal(broken.outcomes()[0]!.errorType, '_OTHER');
   });
 
   it('guards check each window in list order; the first rejection stops the rest', async () => {

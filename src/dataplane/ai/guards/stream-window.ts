@@ -1,5 +1,5 @@
 // Windows of a streamed answer checked by response guards that call a service (streaming:
-// Enabled; decisions 0028 and 0030). The SSE text bound for the client is held while the text it
+// Enabled; decisions 0028 and 0033). The SSE text bound for the client is held while the text it
 // generates accumulates; when that text reaches WINDOW_BYTES, when what is held reaches
 // MAX_HELD_CHARS, when the oldest held text has waited MAX_HOLD_MS, or when the stream ends, the
 // guards check the window (the last WINDOW_OVERLAP_BYTES of the previous one and the new text,
@@ -136,6 +136,7 @@ export class StreamWindow {
         outcome.ms += performance.now() - started;
         outcome.checks = (outcome.checks ?? 0) + 1;
         outcome.error = error instanceof GuardFailure ? error.message : 'the guard failed unexpectedly';
+        outcome.errorType = error instanceof GuardFailure ? error.type : '_OTHER';
         if (entry.guard.failureMode === 'FailOpen') continue;
         outcome.action = 'reject';
         return this.#failure;
