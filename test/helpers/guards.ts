@@ -7,11 +7,11 @@ import type { AIPromptGuard } from '../../src/api/types/ai.ts';
 import type { JsonObject } from '../../src/dataplane/ai/formats/types.ts';
 import type { GuardCompileInput } from '../../src/dataplane/ai/guards/guard.ts';
 import {
-  type CompiledPromptGuards,
   compilePromptGuards,
   type GuardRequestContext,
   type GuardResult,
 } from '../../src/dataplane/ai/guards/prompt-guard.ts';
+import type { StreamGuard, StreamRejection } from '../../src/dataplane/ai/guards/stream-guard.ts';
 import type { ClientFormat } from '../../src/dataplane/ai/providers/index.ts';
 import type { BackendCompileContext } from '../../src/dataplane/backends/backend.ts';
 
@@ -43,7 +43,8 @@ export const GUARD_REQUEST: GuardRequestContext = {
 export interface SyncGuards {
   guardRequest(body: JsonObject, format: ClientFormat): GuardResult;
   guardResponse(body: JsonObject, format: ClientFormat): GuardResult;
-  streamGuard: CompiledPromptGuards['streamGuard'];
+  /** The stream guard of one answer in `format`, for GUARD_REQUEST. */
+  streamGuard(format: ClientFormat): StreamGuard | undefined;
 }
 
 export function syncGuards(config: AIPromptGuard): SyncGuards {
@@ -56,9 +57,31 @@ export function syncGuards(config: AIPromptGuard): SyncGuards {
   return {
     guardRequest: (body, format) => now(compiled.guardRequest(body, format, GUARD_REQUEST)),
     guardResponse: (body, format) => now(compiled.guardResponse(body, format, GUARD_REQUEST)),
-    streamGuard: (format) => compiled.streamGuard(format),
+    streamGuard: (format) => compiled.streamGuard(format, GUARD_REQUEST),
   };
 }
 
 /** The error a call that should fail fails with (one helper for every test: failure-of.ts). */
 export { failureOf } from './failure-of.ts';
+
+/** Passes `text` through a stream guard whose guards answer at once (asserted): its rejection, or undefined when it is sent. */
+export function inspectNow(guard: StreamGuard, text: string): StreamRejection | undefined {
+  const step = guard.pass(text);
+  assert.ok(!(step instanceof Promise), 'regex stream guards answer synchronously');
+  if (step.rejected === undefined) assert.equal(step.send, text, 'nothing is held');
+  return step.rejected;
+}
+
+/** One SSE event of a streamed answer in `format` carrying `piece` as generated text (`sequence`: a Responses event's number). */
+export function streamEvent(format: ClientFormat, piece: string, sequence: number): string {
+  switch (format) {
+    case 'completions':
+      return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`;
+    case 'messages':
+      return `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })}\n\n`;
+    case 'responses':
+      return `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: piece, sequence_number: sequence })}\n\n`;
+    default:
+      return `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: piece }] } }] })}\n\n`;
+  }
+}

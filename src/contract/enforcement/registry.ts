@@ -704,7 +704,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   },
   AIPromptGuard: {
     streaming: enforced(`${DP}/ai/guards/stream-guard.ts`, {
-      note: 'Reject response guards read streamed answers as they pass and end them with an error event; Mask does not change streamed content.',
+      note: 'Regex Reject response guards read streamed answers as they pass; guards that call a service check them in windows (stream-window.ts), the events held until their window passes. A rejection ends the stream with an error event; Mask does not change streamed content.',
     }),
     request: enforced(BY.promptGuards, {
       note: 'Before the request is planned: a mask reaches what the provider receives, translated or not.',

@@ -35,6 +35,7 @@ import { rerankErrorBody, rerankUsage } from './formats/rerank.ts';
 import { TRUNCATED_MESSAGE } from './formats/stream.ts';
 import { guardAnswer, recordGuardOutcomes } from './guards/apply.ts';
 import type { CompiledPromptGuards, GuardRequestContext } from './guards/prompt-guard.ts';
+import type { StreamStep } from './guards/stream-guard.ts';
 import type { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { type ClientFormat, errorFormat, type UpstreamPlan } from './providers/index.ts';
@@ -381,36 +382,69 @@ async function streamResponse(
   let upstreamEnded = false;
   // Inline moderation with Score only (Block refuses streams): its results are read as they pass.
   const moderation = input.moderation?.streamReader();
-  // With promptGuard.streaming Enabled, Reject response guards read what the client is about to get.
-  const guard = input.guards?.compiled.streamGuard(input.clientFormat);
-  /** Whether a guard rejected `text` (then withheld; the client's stream ends on the guard's error event). */
-  const rejects = (text: string): boolean => {
-    const rejection = guard?.inspect(text);
-    if (rejection === undefined) return false;
-    if (!res.destroyed) res.write(guard!.errorEvent(rejection.status, rejection.message));
+  // With promptGuard.streaming Enabled, response guards read what the client is about to get:
+  // regex Reject guards as it passes, guards that call a service in windows held until they pass.
+  const guard = input.guards?.compiled.streamGuard(input.clientFormat, input.guards.request);
+  /** What the client gets of a guard's step: text to write, or undefined after ending its stream on the rejection. */
+  const delivered = (step: StreamStep): string | undefined => {
+    if (step.rejected === undefined) return step.send;
+    if (!res.destroyed) res.write(guard!.errorEvent(step.rejected.status, step.rejected.message));
     result.error = 'response rejected by a prompt guard';
-    return true;
+    return undefined;
   };
+  /** A window's check, waited for; the client may have gone away meanwhile, and then gets nothing more. */
+  const checked = async (step: Promise<StreamStep>): Promise<StreamStep> => {
+    const settled = await step;
+    if (input.clientGone.aborted) throw new Error('client went away');
+    return settled;
+  };
+  /**
+   * Writes `text`; a promise to wait for the client to take it (unless its stream is over). The
+   * first token is timed as the client gets it: when nothing generated so far is held back.
+   */
+  const send = (text: string, over: boolean): Promise<void> | undefined => {
+    const flowing = text.length === 0 || res.write(text);
+    if (result.firstTokenMs === undefined && processor.firstTokenSeen && !guard?.holding)
+      result.firstTokenMs = performance.now() - started;
+    return flowing || over ? undefined : waitForDrain(res, input.clientGone);
+  };
+  let next: Promise<IteratorResult<Buffer>> | undefined;
   try {
     for (;;) {
-      const step = await chunks.next();
+      next ??= chunks.next();
+      // Text held for a window is checked once it has waited long enough, without waiting for more of the stream.
+      const due = guard?.dueIn();
+      const step = due === undefined ? await next : await within(next, due);
+      if (step === undefined) {
+        const released = guard!.release();
+        const out = delivered(released instanceof Promise ? await checked(released) : released);
+        if (out === undefined) break;
+        await send(out, false);
+        continue;
+      }
+      next = undefined;
       if (step.done) {
         upstreamEnded = true;
         break;
       }
       moderation?.write(step.value);
       const text = processor.write(step.value);
-      if (result.firstTokenMs === undefined && processor.firstTokenSeen)
-        result.firstTokenMs = performance.now() - started;
-      if (rejects(text)) break;
       const over = processor.state !== 'open';
-      if (text.length > 0 && !res.write(text) && !over) await waitForDrain(res, input.clientGone);
+      // Regex guards answer at once: no promise per event unless a window is checked.
+      const passed = guard?.pass(text, over);
+      const out = passed === undefined ? text : delivered(passed instanceof Promise ? await checked(passed) : passed);
+      if (out === undefined) break;
+      const draining = send(out, over);
+      if (draining) await draining;
       // The client's stream is over (complete, or ended by an error event): nothing more to read for it.
       if (over) break;
     }
     if (upstreamEnded) {
+      // The upstream ended mid-window: the last window is checked before the last events go out.
       const last = processor.end();
-      if (last.length > 0 && !rejects(last)) res.write(last);
+      const passed = guard?.pass(last, true);
+      const out = passed === undefined ? last : delivered(passed instanceof Promise ? await checked(passed) : passed);
+      if (out !== undefined) send(out, true);
     }
     res.end();
   } catch (error) {
@@ -419,7 +453,7 @@ async function streamResponse(
     } else {
       // The upstream broke mid-stream: end the client's stream with an error event in its format.
       // A translator writes its own; an observer's unfinished last event is dropped so that the
-      // error event starts on an event boundary.
+      // error event starts on an event boundary. Text held for a window is checked before it.
       result.error = `upstream stream ${failureOf(error)}`;
       const clientFormat = errorFormat(input.clientFormat);
       const last = translates
@@ -427,7 +461,9 @@ async function streamResponse(
         : observer
           ? observer.errorEvent(clientFormat, 502, TRUNCATED_MESSAGE)
           : streamErrorEvent(clientFormat, 502, TRUNCATED_MESSAGE);
-      if (last.length > 0 && !res.destroyed) res.write(last);
+      const passed = guard?.pass(last, true);
+      const out = passed === undefined ? last : delivered(passed instanceof Promise ? await passed : passed);
+      if (out !== undefined && out.length > 0 && !res.destroyed) res.write(out);
       res.end();
     }
   }
@@ -512,6 +548,15 @@ async function awaitUpstreamEnd(chunks: AsyncIterator<Buffer>, body: UpstreamBod
 }
 
 function ignore(): void {}
+
+/** What `next` settles with, or undefined when `ms` pass first (`next` is then still pending). */
+function within<T>(next: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  return Promise.race([next, late]).finally(() => clearTimeout(timer));
+}
 
 /** A response header's value as text (the first, when repeated). */
 function headerText(value: string | string[] | number | undefined): string | undefined {

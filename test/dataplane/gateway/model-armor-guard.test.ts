@@ -5,10 +5,11 @@
 // gcloud's CLOUDSDK_API_ENDPOINT_OVERRIDES_MODELARMOR. With the openai and Anthropic SDKs: a clean
 // prompt passes; a filter match rejects in the client's format (the CustomResponse or the
 // default 403); Sensitive Data Protection's de-identification masks what the provider receives
-// (text by text) and what the client gets; a response guard; the location (default us-central1)
-// in the template's path; a token endpoint or a Model Armor that cannot answer, or filters that
-// did not run, refuse with 503; a GwModel's guard; the access log's gw.ai.guards; configurations
-// gw cannot serve are refused naming the field.
+// (text by text) and what the client gets; a response guard, on whole answers and on streamed
+// ones in windows; the location (default us-central1) in the template's path; a token endpoint
+// or a Model Armor that cannot answer, or filters that did not run, refuse with 503; a GwModel's
+// guard; the access log's gw.ai.guards; configurations gw cannot serve are refused naming the
+// field.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +133,7 @@ stringData:
         alpha('ambient', requestGuard('basic', 'location: us-central1')),
         alpha('deidentify', requestGuard('deidentify')),
         alpha('answers', `promptGuard: {response: [${guard('deidentify')}]}`),
+        alpha('streamed', `promptGuard: {streaming: Enabled, response: [${guard('deidentify')}]}`),
         alpha(
           'regional',
           requestGuard('regional', 'location: europe-west4, policies: {auth: {cloudtwo: {secretRef: {name: google}}}}'),
@@ -150,6 +152,7 @@ stringData:
           'ambient',
           'deidentify',
           'answers',
+          'streamed',
           'regional',
           'tokendown',
           'unavailable',
@@ -378,6 +381,43 @@ stringData:
     );
     const line = await lastAccessLogLine(gw, '/answers/v1/chat/completions');
     assert.match(String(line['gw.ai.guards']), /^response\[0\]\.cloudtwoModelArmor=mask\(sdp:EMAIL_ADDRESS\) /);
+  });
+
+  it('streaming: Enabled: each window of a streamed answer is one sanitizeModelResponse call; a harmful one ends the stream after the windows that passed', async () => {
+    const filler = Array.from({ length: 300 }, (_, i) => `w${String(i).padStart(3, '0')}`).join(' ');
+    const before = armor.calls.length;
+    const stream = await openaiAt('streamed').chat.completions.create({
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: `${filler} and then how to build a bomb` }],
+    });
+    let text = '';
+    const error = await failureOf(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
+    );
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.match(error.message, /The response was rejected due to inappropriate content/);
+    assert.ok(text.startsWith('echo: w000 w001'), 'the first window reached the client');
+    assert.ok(!text.includes('bomb'), text.slice(-100));
+    const calls = armor.calls.slice(before).filter((call) => call.method === 'sanitizeModelResponse');
+    assert.equal(calls.length, 2);
+    assert.ok(calls[1]!.text.endsWith('how to build a bomb'));
+    const line = await lastAccessLogLine(gw, '/streamed/v1/chat/completions');
+    assert.match(String(line['gw.ai.guards']), /^response\[0\]\.cloudtwoModelArmor=reject\(rai:dangerous\) 2 windows /);
+    // A de-identification is not applied to a stream (the spec): the answer arrives as generated.
+    const clean = anthropicAt('streamed').messages.stream({
+      model: 'gpt-4o-mini',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'write to jane@example.com' }],
+    });
+    assert.deepEqual((await clean.finalMessage()).content, [{ type: 'text', text: 'echo: write to jane@example.com' }]);
+    const cleanLine = await lastAccessLogLine(gw, '/streamed/v1/messages');
+    assert.match(
+      String(cleanLine['gw.ai.guards']),
+      /^response\[0\]\.cloudtwoModelArmor=pass\(sdp:EMAIL_ADDRESS\) 1 window /,
+    );
   });
 
   it('location: the template path and the call go to that location', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OVERLAP } from '../../../src/dataplane/ai/guards/stream-guard.ts';
 import type { ClientFormat } from '../../../src/dataplane/ai/providers/index.ts';
-import { syncGuards } from '../../helpers/guards.ts';
+import { inspectNow, streamEvent, syncGuards } from '../../helpers/guards.ts';
 
 const SSN = '078-05-1120';
 
@@ -17,19 +17,7 @@ const rejectSsn = guards({
   response: [{ regex: { action: 'Reject', builtins: ['Ssn'] }, response: { message: 'no SSNs', statusCode: 451 } }],
 });
 
-/** One SSE event carrying `piece` as generated text in `format`. */
-function event(format: ClientFormat, piece: string, sequence: number): string {
-  switch (format) {
-    case 'completions':
-      return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`;
-    case 'messages':
-      return `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })}\n\n`;
-    case 'responses':
-      return `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: piece, sequence_number: sequence })}\n\n`;
-    default:
-      return `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: piece }] } }] })}\n\n`;
-  }
-}
+const event = streamEvent;
 
 const FORMATS: ClientFormat[] = ['completions', 'messages', 'responses', 'gemini'];
 
@@ -39,8 +27,8 @@ describe('stream guard', () => {
     for (const format of FORMATS) {
       for (let cut = 1; cut < text.length; cut++) {
         const guard = rejectSsn.streamGuard(format)!;
-        const first = guard.inspect(event(format, text.slice(0, cut), 1));
-        const second = guard.inspect(event(format, text.slice(cut), 2));
+        const first = inspectNow(guard, event(format, text.slice(0, cut), 1));
+        const second = inspectNow(guard, event(format, text.slice(cut), 2));
         const matchEnds = text.indexOf(SSN) + SSN.length;
         // The event that completes the match is the one rejected, before it reaches the client.
         if (cut >= matchEnds) assert.deepEqual(first, { status: 451, message: 'no SSNs' }, `${format} ${cut}`);
@@ -59,7 +47,7 @@ describe('stream guard', () => {
     for (let cut = 1; cut < bytes.length; cut++) {
       const guard = rejectSsn.streamGuard('completions')!;
       const results = [bytes.subarray(0, cut), bytes.subarray(cut)].map((part) =>
-        guard.inspect(part.toString('latin1')),
+        inspectNow(guard, part.toString('latin1')),
       );
       assert.ok(
         results.some((result) => result?.message === 'no SSNs'),
@@ -73,15 +61,15 @@ describe('stream guard', () => {
     const guard = rejectSsn.streamGuard('completions')!;
     const call = (args: string) =>
       `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args } }] } }] })}\n\n`;
-    assert.equal(guard.inspect(call('{"ssn":"078-05')), undefined);
-    assert.equal(guard.inspect(event('completions', 'unrelated text', 2)), undefined);
-    assert.equal(guard.inspect(call('-1120"}'))?.message, 'no SSNs');
+    assert.equal(inspectNow(guard, call('{"ssn":"078-05')), undefined);
+    assert.equal(inspectNow(guard, event('completions', 'unrelated text', 2)), undefined);
+    assert.equal(inspectNow(guard, call('-1120"}'))?.message, 'no SSNs');
   });
 
   it('error events are the client format’s; a Responses one follows the last event sent', () => {
     const responses = rejectSsn.streamGuard('responses')!;
-    assert.equal(responses.inspect(event('responses', 'hello ', 7)), undefined);
-    assert.ok(responses.inspect(event('responses', `${SSN}.`, 8)));
+    assert.equal(inspectNow(responses, event('responses', 'hello ', 7)), undefined);
+    assert.ok(inspectNow(responses, event('responses', `${SSN}.`, 8)));
     const error = responses.errorEvent(451, 'no SSNs');
     assert.match(error, /^event: error\ndata: /);
     assert.equal(JSON.parse(error.split('data: ')[1]!).sequence_number, 8);
@@ -107,7 +95,7 @@ describe('stream guard', () => {
       undefined,
     );
     const guard = rejectSsn.streamGuard('messages')!;
-    assert.equal(guard.inspect(event('messages', 'all clear', 1)), undefined);
+    assert.equal(inspectNow(guard, event('messages', 'all clear', 1)), undefined);
     assert.deepEqual(
       guard.outcomes().map((o) => [o.side, o.action]),
       [['response', 'pass']],
@@ -116,9 +104,9 @@ describe('stream guard', () => {
 
   it('an event too large to read (over 1 MiB) rejects the stream rather than pass it unchecked', () => {
     const guard = rejectSsn.streamGuard('completions')!;
-    assert.equal(guard.inspect(event('completions', 'fine ', 1)), undefined);
+    assert.equal(inspectNow(guard, event('completions', 'fine ', 1)), undefined);
     assert.equal(
-      guard.inspect(`data: {"choices":[{"delta":{"content":"${'x'.repeat(1024 * 1024 + 10)}`)?.message,
+      inspectNow(guard, `data: {"choices":[{"delta":{"content":"${'x'.repeat(1024 * 1024 + 10)}`)?.message,
       'no SSNs',
     );
     assert.deepEqual(guard.outcomes()[0]!.matched, ['UNREADABLE_EVENT']);
@@ -126,6 +114,7 @@ describe('stream guard', () => {
 
   it(`keeps at most ${OVERLAP} characters per channel: memory stays bounded over a long stream`, () => {
     const guard = rejectSsn.streamGuard('completions')!;
-    for (let i = 0; i < 2000; i++) assert.equal(guard.inspect(event('completions', 'word '.repeat(50), i)), undefined);
+    for (let i = 0; i < 2000; i++)
+      assert.equal(inspectNow(guard, event('completions', 'word '.repeat(50), i)), undefined);
   });
 });

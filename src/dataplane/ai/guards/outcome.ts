@@ -28,15 +28,22 @@ export interface GuardOutcome {
    * answer's guard, whose checks are spread over the stream.
    */
   startedAt?: number;
+  /** How many windows of a streamed answer the guard checked (guards that call a service). */
+  checks?: number;
 }
 
-/** The outcomes as the access log writes them: `request[0].regex=mask(SSN) 0.012ms; response[0].regex=pass 0.004ms`. */
+/**
+ * The outcomes as the access log writes them: `request[0].regex=mask(SSN) 0.012ms;
+ * response[0].regex=pass 0.004ms`; a guard that checked a stream in windows says how many
+ * (`response[1].webhook=pass 3 windows 41.250ms`).
+ */
 export function guardOutcomesText(outcomes: readonly GuardOutcome[]): string {
   return outcomes
     .map((outcome) => {
       const matched = outcome.matched && outcome.matched.length > 0 ? `(${outcome.matched.join(',')})` : '';
       const failed = outcome.error === undefined ? '' : ` failed: ${outcome.error}`;
-      return `${outcome.side}[${outcome.index}].${outcome.kind}=${outcome.action}${matched}${failed} ${outcome.ms.toFixed(3)}ms`;
+      const windows = outcome.checks === undefined ? '' : ` ${outcome.checks} window${outcome.checks === 1 ? '' : 's'}`;
+      return `${outcome.side}[${outcome.index}].${outcome.kind}=${outcome.action}${matched}${failed}${windows} ${outcome.ms.toFixed(3)}ms`;
     })
     .join('; ');
 }

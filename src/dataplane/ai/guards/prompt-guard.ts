@@ -75,10 +75,11 @@ export interface CompiledPromptGuards {
     request: GuardRequestContext,
   ): GuardResult | Promise<GuardResult>;
   /**
-   * The guard of one streamed answer in the client's `format`: undefined unless streaming is
-   * Enabled and a response guard reads streams (Mask does not change streamed content).
+   * The guard of one streamed answer in the client's `format`, for `request`: undefined unless
+   * streaming is Enabled and a response guard reads streams (regex Reject guards, and guards that
+   * call a service, in windows; regex Mask guards do not change streamed content).
    */
-  streamGuard(format: ClientFormat): StreamGuard | undefined;
+  streamGuard(format: ClientFormat, request: GuardRequestContext): StreamGuard | undefined;
 }
 
 /** A guard that cannot be compiled: the field under the provider's policies and why. */
@@ -97,17 +98,6 @@ export function compilePromptGuards(
   if (!Array.isArray(response)) return response;
   if (request.length === 0 && response.length === 0) return undefined;
   const streaming = promptGuard.streaming === 'Enabled';
-  if (streaming) {
-    const unstreamable = response.find((each) => each.guard.scanStream === undefined && each.guard.kind !== 'regex');
-    if (unstreamable !== undefined)
-      return {
-        path: `${path}.response[${unstreamable.index}].${unstreamable.guard.kind}`,
-        message:
-          `${unstreamable.guard.kind} guards do not read streamed answers yet; with streaming: Enabled the stream ` +
-          'would pass unchecked, so gw refuses it. Remove streaming: Enabled (streamed answers are then not ' +
-          'inspected), or guard streams with a regex guard.',
-      };
-  }
   return new PromptGuards(request, response, streaming);
 }
 
@@ -153,8 +143,11 @@ class PromptGuards implements CompiledPromptGuards {
   constructor(request: CompiledGuard[], response: CompiledGuard[], streaming: boolean) {
     this.#request = request;
     this.#response = response;
-    // A regex Mask guard has no scanStream: it does not read streams (Mask does not change them).
-    this.#streamGuards = streaming ? response.filter((each) => each.guard.scanStream !== undefined) : [];
+    // Regex Reject guards scan each event, guards that call a service check windows; a regex Mask
+    // guard (no scanStream) does not read streams (Mask does not change them).
+    this.#streamGuards = streaming
+      ? response.filter((each) => each.guard.scanStream !== undefined || each.guard.kind !== 'regex')
+      : [];
     this.hasRequestGuards = request.length > 0;
     this.hasResponseGuards = response.length > 0;
   }
@@ -167,9 +160,12 @@ class PromptGuards implements CompiledPromptGuards {
     return runGuards(this.#response, body, format, 'response', request);
   }
 
-  streamGuard(format: ClientFormat): StreamGuard | undefined {
+  streamGuard(format: ClientFormat, request: GuardRequestContext): StreamGuard | undefined {
     if (this.#streamGuards.length === 0 || !guardsRead(format, 'response')) return undefined;
-    return new StreamGuard(this.#streamGuards, format as ApiFormat);
+    return new StreamGuard(this.#streamGuards, format as ApiFormat, request, {
+      status: GUARD_FAILURE_STATUS,
+      message: guardFailureMessage('response'),
+    });
   }
 }
 
