@@ -6,7 +6,7 @@
 // the guard's CustomResponse; response guards read the whole answer (OUTPUT); a masking whose
 // outputs do not map onto the texts refuses; a Bedrock API key; bad credentials and an unreachable
 // endpoint (AWS_ENDPOINT_URL) refuse with 503; a GwModel's guard; the access log's gw.ai.guards;
-// a tunnel refused, naming the field.
+// a tunnel, and streaming: Enabled (until streamed answers are read in windows), refused by field.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -138,7 +138,8 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
           'openai',
           `{request: [{zetaGuardrails: ${guardWith('{tunnel: {url: "http://proxy.example.com:3128"}}')}}]}`,
         ),
-        llmRouteYaml(['requests', 'custom', 'answers', 'oneoutput', 'apikey', 'badcreds', 'tunnelled']),
+        guarded('streamed', 'openai', `{streaming: Enabled, response: [{zetaGuardrails: ${GUARD}}]}`),
+        llmRouteYaml(['requests', 'custom', 'answers', 'oneoutput', 'apikey', 'badcreds', 'tunnelled', 'streamed']),
         '---\n',
         MODEL_ROUTE_YAML,
         gwModelYaml(
@@ -371,16 +372,21 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
     assert.equal(completion.choices[0]!.message.content, 'echo: cc {EMAIL}');
   });
 
-  it('a tunnel in the guard policies refuses the backend, naming the field', async () => {
-    const before = openai.requests.length;
-    const response = await fetch(`http://127.0.0.1:${port}/tunnelled/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    assert.equal(response.status, 500);
-    assert.match(await ownFailureDetail(gw, response), /zetaGuardrails\.policies\.tunnel/);
-    assert.equal(openai.requests.length, before);
+  it('a tunnel in the guard policies, or streaming: Enabled over a zetaGuardrails response guard, refuses the backend, naming the field', async () => {
+    for (const [backend, field] of [
+      ['tunnelled', /zetaGuardrails\.policies\.tunnel/],
+      ['streamed', /response\[0\]\.zetaGuardrails: zetaGuardrails guards do not read streamed answers yet/],
+    ] as const) {
+      const before = openai.requests.length;
+      const response = await fetch(`http://127.0.0.1:${port}/${backend}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(response.status, 500);
+      assert.match(await ownFailureDetail(gw, response), field);
+      assert.equal(openai.requests.length, before);
+    }
   });
 });
 
