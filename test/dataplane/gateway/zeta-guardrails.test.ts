@@ -14,6 +14,7 @@ import { ApplyGuardrailCommand, BedrockRuntimeClient } from '@aws-sdk/client-bed
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import OpenAI from 'openai';
 import { NO_AWS, withEnv } from '../../helpers/aws-stand-ins.ts';
+import { failureOf } from '../../helpers/failure-of.ts';
 import {
   aiBackendYaml,
   freePort,
@@ -24,7 +25,8 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
+import { guardedModelYaml } from '../../helpers/guards.ts';
+import { MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import {
   type BedrockGuardrailsStandIn,
@@ -50,14 +52,6 @@ const GUARDRAILS: StandInGuardrail[] = [
 const GUARD = `{identifier: "${GUARDRAIL_ARN}", version: "1", region: eu-west-1}`;
 const guardWith = (policies: string) =>
   `{identifier: "${GUARDRAIL_ARN}", version: "1", region: eu-west-1, policies: ${policies}}`;
-
-/** The error `promise` fails with; fails the test when it succeeds. */
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(
-    () => assert.fail('not refused'),
-    (error: unknown) => error,
-  );
-}
 
 describe('zetaGuardrails prompt guards through gw', () => {
   let bedrock: BedrockGuardrailsStandIn;
@@ -142,15 +136,7 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
         llmRouteYaml(['requests', 'custom', 'answers', 'oneoutput', 'apikey', 'badcreds', 'tunnelled', 'streamed']),
         '---\n',
         MODEL_ROUTE_YAML,
-        gwModelYaml(
-          'guarded-model',
-          `  provider: Alpha
-  baseURL: http://127.0.0.1:${openai.port}/v1
-  policies:
-    auth: {key: sk-openai}
-    promptGuard: {request: [{zetaGuardrails: ${GUARD}}]}
-`,
-        ),
+        guardedModelYaml('guarded-model', openai.port, 'sk-openai', `{request: [{zetaGuardrails: ${GUARD}}]}`),
       ].join(''),
     });
   });

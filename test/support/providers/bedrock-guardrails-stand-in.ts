@@ -3,7 +3,8 @@
 // the body {source: INPUT | OUTPUT, content: [{text: {text}}]}, the answer {usage, action:
 // NONE | GUARDRAIL_INTERVENED, actionReason, outputs: [{text}], assessments: [...]}. Errors are
 // AWS's {"message"} with x-amzn-errortype. Every request carries a SigV4 signature (service
-// bedrock) recomputed with test/helpers/sigv4.ts, or a Bedrock API key (Authorization: Bearer).
+// bedrock) recomputed with test/helpers/sigv4.ts (through aws-json-service.ts, as the Rerank
+// stand-in does), or a Bedrock API key (Authorization: Bearer).
 //
 // Each guardrail it serves has policies a test sets, evaluated as Bedrock evaluates them: denied
 // topics (a topic fires when a text holds one of its words), blocked custom words, and e-mail
@@ -12,8 +13,9 @@
 // guardrail's blocked message for the source. `oneOutput` answers a masking with one output for
 // all the texts, the way a guardrail answer that does not map onto the texts looks.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { sendAwsError, verifiedOrRefused } from '../../helpers/aws-json-service.ts';
 import { closeServer, listen, readBody, sendJson } from '../../helpers/http-server.ts';
-import { type Sigv4Secrets, type Verified, verifySigv4 } from '../../helpers/sigv4.ts';
+import type { Sigv4Secrets, Verified } from '../../helpers/sigv4.ts';
 
 export interface StandInGuardrail {
   identifier: string;
@@ -126,13 +128,7 @@ export async function startBedrockGuardrailsStandIn(
   const refused: string[] = [];
   const server = createServer(async (req, res) => {
     const text = await readBody(req);
-    const fail = (status: number, type: string, message: string) => {
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-      });
-      res.end(JSON.stringify({ message }));
-    };
+    const fail = (status: number, type: string, message: string) => sendAwsError(res, status, type, message);
     const authorization = req.headers.authorization ?? '';
     let verified: Verified | undefined;
     if (authorization.startsWith('Bearer ')) {
@@ -141,19 +137,8 @@ export async function startBedrockGuardrailsStandIn(
         return fail(403, 'AccessDeniedException', 'Authentication failed: Invalid API key.');
       }
     } else {
-      try {
-        verified = verifySigv4(
-          { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.from(text, 'utf8') },
-          { secrets: options.secrets, service: 'bedrock' },
-        );
-      } catch (error) {
-        refused.push((error as Error).message);
-        return fail(
-          403,
-          'InvalidSignatureException',
-          'The request signature we calculated does not match the signature you provided.',
-        );
-      }
+      verified = verifiedOrRefused(req, text, { secrets: options.secrets, service: 'bedrock' }, res, refused);
+      if (verified === undefined) return;
     }
     const match = APPLY_PATH.exec(req.url ?? '');
     if (req.method !== 'POST' || match === null) return fail(404, 'UnknownOperationException', 'Unknown operation');
