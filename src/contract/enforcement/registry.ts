@@ -773,11 +773,11 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     policies: enforced(BY.guardService),
   },
   ZetaGuardrailsPolicies: {
-    tcp: enforced(BY.guardService),
-    tls: enforced(BY.guardService),
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
     http: enforced(BY.guardService, { note: 'requestTimeout is the guard call’s deadline (10 s unset).' }),
     tunnel: refused(GUARD_SERVICE_TUNNEL),
-    auth: enforced(BY.guardService, {
+    auth: enforced(BY.backendAuth, {
       note: 'Unset: SigV4 with the ambient AWS credentials (cloudone: {}), for bedrock in the guard’s region.',
     }),
   },
