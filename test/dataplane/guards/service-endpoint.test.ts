@@ -42,7 +42,7 @@ describe('guard service endpoints', () => {
     ])
       assert.deepEqual(serviceEndpoint(PUBLIC, VARIABLES, { AWS_ENDPOINT_URL: value }), {
         variable: 'AWS_ENDPOINT_URL',
-        message: 'AWS_ENDPOINT_URL must be an http or https URL without credentials, query or fragment',
+        message: `AWS_ENDPOINT_URL in gw's environment must be an http or https URL without credentials, query or fragment, such as ${PUBLIC}; fix or unset it.`,
       });
   });
 });

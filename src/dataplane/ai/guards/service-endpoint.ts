@@ -36,7 +36,7 @@ export function serviceEndpoint(
     return (
       endpoint ?? {
         variable,
-        message: `${variable} must be an http or https URL without credentials, query or fragment`,
+        message: `${variable} in gw's environment must be an http or https URL without credentials, query or fragment, such as ${publicUrl}; fix or unset it.`,
       }
     );
   }

@@ -38,8 +38,7 @@ export const zetaGuardrailsGuard: GuardCompiler<ZetaGuardrails> = (config, path,
     `https://${zetaHost(config.region)}`,
     ignore ? [] : BEDROCK_RUNTIME_ENDPOINT_VARIABLES,
   );
-  if (isServiceEndpointProblem(endpoint))
-    return { path, message: `the Bedrock Runtime endpoint of gw's environment: ${endpoint.message}.` };
+  if (isServiceEndpointProblem(endpoint)) return { path, message: endpoint.message };
   const name = `the Bedrock guardrail ${config.identifier} (version ${config.version}, ${config.region})`;
   const service = compileGuardService(
     {
