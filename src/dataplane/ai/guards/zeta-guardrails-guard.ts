@@ -6,7 +6,7 @@
 // bedrock-runtime.{region}.amazonaws.com, or where AWS_ENDPOINT_URL_BEDROCK_RUNTIME, then
 // AWS_ENDPOINT_URL, point (as the AWS SDKs read them, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS too).
 //
-// The answer (decision 0029): action NONE passes; GUARDRAIL_INTERVENED with a policy that BLOCKED
+// The answer (decision 0031): action NONE passes; GUARDRAIL_INTERVENED with a policy that BLOCKED
 // rejects, with the guard's CustomResponse; an intervention that only ANONYMIZED masks, with
 // Bedrock's outputs as the texts' replacements when there is exactly one output per text sent;
 // any other intervention rejects (an output Bedrock did not map onto the texts cannot be put back
@@ -30,7 +30,7 @@ export const zetaGuardrailsGuard: GuardCompiler<ZetaGuardrails> = (config, path,
   if (!REGION.test(config.region))
     return {
       path: `${path}.region`,
-      message: `"${config.region}" is not an AWS region (lower-case letters, digits and dashes, as in us-east-1).`,
+      message: `"${config.region}" is not an AWS region (lower-case letters, digits and dashes, as in us-east-1); fix the region.`,
     };
   // AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true makes the AWS SDKs ignore the endpoint variables.
   const ignore = process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.trim().toLowerCase() === 'true';
