@@ -6,7 +6,7 @@
 // the guard's CustomResponse; response guards read the whole answer (OUTPUT); a masking whose
 // outputs do not map onto the texts refuses; a Bedrock API key; bad credentials and an unreachable
 // endpoint (AWS_ENDPOINT_URL) refuse with 503; a GwModel's guard; the access log's gw.ai.guards;
-// a tunnel, and streaming: Enabled (until streamed answers are read in windows), refused by field.
+// streamed answers checked in windows with streaming: Enabled; a tunnel refused, naming the field.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -358,21 +358,37 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
     assert.equal(completion.choices[0]!.message.content, 'echo: cc {EMAIL}');
   });
 
-  it('a tunnel in the guard policies, or streaming: Enabled over a zetaGuardrails response guard, refuses the backend, naming the field', async () => {
-    for (const [backend, field] of [
-      ['tunnelled', /zetaGuardrails\.policies\.tunnel/],
-      ['streamed', /response\[0\]\.zetaGuardrails: zetaGuardrails guards do not read streamed answers yet/],
-    ] as const) {
-      const before = openai.requests.length;
-      const response = await fetch(`http://127.0.0.1:${port}/${backend}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      assert.equal(response.status, 500);
-      assert.match(await ownFailureDetail(gw, response), field);
-      assert.equal(openai.requests.length, before);
-    }
+  it('streaming: Enabled: a streamed answer is checked in windows (OUTPUT); a blocked one ends with the error event, a clean one completes', async () => {
+    const stream = anthropicAt('streamed').messages.stream({
+      model: 'gpt-4o-mini',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'crypto is the future' }],
+    });
+    const seen: string[] = [];
+    stream.on('text', (delta) => seen.push(delta));
+    const error = await failureOf(stream.finalMessage());
+    assert.ok(error instanceof Anthropic.APIError, String(error));
+    assert.match(error.message, /The response was rejected due to inappropriate content/);
+    assert.ok(!seen.join('').includes('crypto'), seen.join(''));
+    const call = bedrock.calls.at(-1)!;
+    assert.equal(call.body.source, 'OUTPUT');
+    assert.match(call.body.content[0]!.text.text, /crypto/);
+    const clean = await anthropicAt('streamed')
+      .messages.stream({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'all clear' }] })
+      .finalMessage();
+    assert.deepEqual(clean.content, [{ type: 'text', text: 'echo: all clear' }]);
+  });
+
+  it('a tunnel in the guard policies refuses the backend, naming the field', async () => {
+    const before = openai.requests.length;
+    const response = await fetch(`http://127.0.0.1:${port}/tunnelled/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(response.status, 500);
+    assert.match(await ownFailureDetail(gw, response), /zetaGuardrails\.policies\.tunnel/);
+    assert.equal(openai.requests.length, before);
   });
 });
 

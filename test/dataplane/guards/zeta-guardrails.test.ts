@@ -1,4 +1,4 @@
-// What gw makes of Bedrock's ApplyGuardrail answers (decision 0033), one answer shape at a time:
+// What gw makes of Bedrock's ApplyGuardrail answers (decision 0034), one answer shape at a time:
 // NONE passes (also with a detect-mode assessment that acted on nothing); BLOCKED anywhere
 // rejects, naming each policy that fired by type or name and never by the matched text;
 // ANONYMIZED alone masks with one output per text sent, put back in the texts' places (empty

@@ -6,7 +6,7 @@
 // bedrock-runtime.{region}.amazonaws.com, or where AWS_ENDPOINT_URL_BEDROCK_RUNTIME, then
 // AWS_ENDPOINT_URL, point (as the AWS SDKs read them, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS too).
 //
-// The answer (decision 0033): action NONE passes; GUARDRAIL_INTERVENED with a policy that BLOCKED
+// The answer (decision 0034): action NONE passes; GUARDRAIL_INTERVENED with a policy that BLOCKED
 // rejects, with the guard's CustomResponse; an intervention that only ANONYMIZED masks, with
 // Bedrock's outputs as the texts' replacements when there is exactly one output per text sent;
 // any other intervention rejects (an output Bedrock did not map onto the texts cannot be put back
