@@ -184,11 +184,13 @@ describe('refusalsIn', () => {
     assert.deepEqual(
       paths('backend:ai', {
         ai: {
-          promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: {} }] },
+          promptGuard: {
+            request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: { policies: { tunnel: {} } } }],
+          },
           prompt: { prepend: [] },
         },
       }),
-      ['ai.promptGuard.request[1].zetaGuardrails'],
+      ['ai.promptGuard.request[1].zetaGuardrails.policies.tunnel'],
     );
   });
 
@@ -239,9 +241,14 @@ describe('refusalsIn', () => {
     assert.deepEqual(paths('model-policies', { tunnel: { url: 'http://proxy:3128' } }), ['tunnel']);
     assert.deepEqual(
       paths('model-policies', {
-        promptGuard: { request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: { identifier: 'g' } }] },
+        promptGuard: {
+          request: [
+            { regex: { builtins: ['Ssn'] } },
+            { zetaGuardrails: { identifier: 'g', policies: { tunnel: { url: 'http://proxy:3128' } } } },
+          ],
+        },
       }),
-      ['promptGuard.request[1].zetaGuardrails'],
+      ['promptGuard.request[1].zetaGuardrails.policies.tunnel'],
     );
   });
 

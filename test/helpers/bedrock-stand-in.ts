@@ -5,7 +5,9 @@
 // recomputes with test/helpers/sigv4.ts; it records what it received. The answer: a toolUse when
 // the request declares tools and its last message holds no toolResult, else text naming the model;
 // with thinking asked for it starts with signed reasoning, and a tool turn without it is refused
-// as Claude on Bedrock refuses it (bedrock-thinking.ts).
+// as Claude on Bedrock refuses it (bedrock-thinking.ts); a request with a guardrailConfig whose last
+// message speaks of GUARDED_TOPIC is answered as Bedrock answers a guardrail's intervention: the
+// blocked message, stopReason guardrail_intervened.
 // Tests prove it with @aws-sdk/client-bedrock-runtime before pointing gw at it. InvokeModel of
 // embedding models and CountTokens: bedrock-model-operations.ts.
 import { createServer } from 'node:http';
@@ -72,6 +74,16 @@ export function exceptionFrame(type: string, message: string): Uint8Array {
 
 const USAGE = { inputTokens: 11, outputTokens: 7, totalTokens: 21, cacheReadInputTokens: 3 };
 
+/** The topic a request's guardrail (guardrailConfig) blocks, and what Bedrock answers instead. */
+export const GUARDED_TOPIC = 'stock tips';
+export const GUARDRAIL_BLOCKED_MESSAGE = 'Sorry, the model cannot answer this question.';
+
+function guardrailIntervenes(body: Record<string, unknown>): boolean {
+  if (body.guardrailConfig === undefined) return false;
+  const last = (body.messages as { content: Record<string, unknown>[] }[]).at(-1);
+  return last?.content.some((block) => typeof block.text === 'string' && block.text.includes(GUARDED_TOPIC)) ?? false;
+}
+
 function wantsTool(body: Record<string, unknown>): { name: string } | undefined {
   const tools = (body.toolConfig as { tools?: { toolSpec: { name: string } }[] } | undefined)?.tools;
   const messages = body.messages as { content: Record<string, unknown>[] }[];
@@ -86,6 +98,13 @@ export function converseAnswer(
   body: Record<string, unknown>,
   thinking = converseThinkingRequested(body),
 ): Record<string, unknown> {
+  if (guardrailIntervenes(body))
+    return {
+      output: { message: { role: 'assistant', content: [{ text: GUARDRAIL_BLOCKED_MESSAGE }] } },
+      stopReason: 'guardrail_intervened',
+      usage: { inputTokens: 11, outputTokens: 0, totalTokens: 11 },
+      metrics: { latencyMs: 5 },
+    };
   const tool = wantsTool(body);
   const content: Record<string, unknown>[] = tool
     ? [{ toolUse: { toolUseId: 'tooluse_1', name: tool.name, input: { city: 'Paris' } } }]
@@ -110,6 +129,18 @@ export function converseStreamFrames(
 ): Uint8Array[] {
   const tool = wantsTool(body);
   const frames = [eventFrame('messageStart', { role: 'assistant' })];
+  if (guardrailIntervenes(body)) {
+    frames.push(
+      eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: GUARDRAIL_BLOCKED_MESSAGE } }),
+      eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+      eventFrame('messageStop', { stopReason: 'guardrail_intervened' }),
+      eventFrame('metadata', {
+        usage: { inputTokens: 11, outputTokens: 0, totalTokens: 11 },
+        metrics: { latencyMs: 5 },
+      }),
+    );
+    return frames;
+  }
   let index = 0;
   if (thinking) {
     // Reasoning text in two deltas, then its signature, in a block of its own.

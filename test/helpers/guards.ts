@@ -1,7 +1,8 @@
 // Prompt guards compiled outside a gateway, for tests of the guard pipeline: a compile input
 // whose configuration has no secrets or backends (regex guards need none), the request a guard
 // checks for, and compiled guards whose results are asserted synchronous (regex guards never
-// wait, and the exchange relies on it); and the error an SDK call that gw refuses fails with.
+// wait, and the exchange relies on it); for tests through gw, a GwModel with a promptGuard and the
+// error an SDK call that gw refuses fails with.
 import assert from 'node:assert/strict';
 import type { AIPromptGuard } from '../../src/api/types/ai.ts';
 import type { JsonObject } from '../../src/dataplane/ai/formats/types.ts';
@@ -14,6 +15,7 @@ import {
 import type { StreamGuard, StreamRejection } from '../../src/dataplane/ai/guards/stream-guard.ts';
 import type { ClientFormat } from '../../src/dataplane/ai/providers/index.ts';
 import type { BackendCompileContext } from '../../src/dataplane/backends/backend.ts';
+import { gwModelYaml } from './objects.ts';
 
 /** A configuration with nothing in it: enough for guards that call no service. */
 export const EMPTY_GUARD_INPUT: GuardCompileInput = {
@@ -59,6 +61,22 @@ export function syncGuards(config: AIPromptGuard): SyncGuards {
     guardResponse: (body, format) => now(compiled.guardResponse(body, format, GUARD_REQUEST)),
     streamGuard: (format) => compiled.streamGuard(format, GUARD_REQUEST),
   };
+}
+
+/**
+ * GwModel `name` (on HTTPRoute models, objects.ts) served by the OpenAI API at 127.0.0.1:`port`
+ * with `key`, guarded by `promptGuard` (an AIPromptGuard in YAML flow style); ends with ---.
+ */
+export function guardedModelYaml(name: string, port: number, key: string, promptGuard: string): string {
+  return gwModelYaml(
+    name,
+    `  provider: Alpha
+  baseURL: http://127.0.0.1:${port}/v1
+  policies:
+    auth: {key: ${key}}
+    promptGuard: ${promptGuard}
+`,
+  );
 }
 
 /** The error a call that should fail fails with (one helper for every test: failure-of.ts). */

@@ -86,6 +86,7 @@ const BY = {
   modelArmorGuard: `${DP}/ai/guards/model-armor-guard.ts`,
   alphaModerationGuard: `${DP}/ai/guards/alpha-moderation-guard.ts`,
   webhookGuard: `${DP}/ai/guards/webhook-guard.ts`,
+  zetaGuardrails: `${DP}/ai/guards/zeta-guardrails-guard.ts`,
   promptEnrichment: `${DP}/ai/policies/prompt-enrichment.ts`,
   modelAliases: `${DP}/ai/policies/model-aliases.ts`,
   promptCaching: `${DP}/ai/policies/prompt-caching.ts`,
@@ -124,10 +125,6 @@ const TUNNEL =
   'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
 const GUARD_SERVICE_TUNNEL =
   'Tunnelling the connection to a guard service through an HTTP CONNECT proxy (tunnel) is not available in gw yet; rather than reach the service another way than configured, gw refuses the traffic the guard covers. Remove tunnel.';
-const guardKindNotYet = (kind: string) =>
-  refused(
-    `${kind} prompt guards are not served yet (docs/ai-policies.md lists the kinds gw serves); rather than let prompts and responses through unchecked, gw refuses the traffic they cover. Use a kind gw serves, or remove this guard.`,
-  );
 const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_TRANSFORMATION =
@@ -719,14 +716,14 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     alphaModeration: enforced(BY.alphaModerationGuard, {
       note: 'Every text of the request (system, user, assistant, tool results) in one call to OpenAI’s moderations API (OPENAI_BASE_URL overrides https://api.openai.com/v1); a flagged one is rejected; a failed call refuses the request with 503.',
     }),
-    zetaGuardrails: guardKindNotYet('zetaGuardrails'),
+    zetaGuardrails: enforced(BY.zetaGuardrails),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
     response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
   PromptguardResponse: {
     regex: enforced(BY.regexGuard),
     webhook: enforced(BY.webhookGuard),
-    zetaGuardrails: guardKindNotYet('zetaGuardrails'),
+    zetaGuardrails: enforced(BY.zetaGuardrails),
     cloudtwoModelArmor: enforced(BY.modelArmorGuard),
     response: enforced(BY.promptGuards, { note: WEBHOOK_OWN_ANSWER }),
   },
@@ -767,6 +764,33 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     location: enforced(BY.backendAuth, { note: 'Unset: the Authorization header with prefix "Bearer ".' }),
   },
   Regex: { action: enforced(), matches: enforced(), builtins: enforced(`${DP}/ai/guards/builtins.ts`) },
+  ZetaGuardrails: {
+    identifier: enforced(BY.zetaGuardrails),
+    version: enforced(BY.zetaGuardrails),
+    region: enforced(BY.zetaGuardrails, {
+      note: 'Bedrock Runtime of the region (bedrock-runtime.<region>.amazonaws.com, unless AWS_ENDPOINT_URL_BEDROCK_RUNTIME or AWS_ENDPOINT_URL says otherwise), and the SigV4 signing region.',
+    }),
+    policies: enforced(BY.guardService),
+  },
+  ZetaGuardrailsPolicies: {
+    tcp: enforced(BY.connection),
+    tls: enforced(BY.connection),
+    http: enforced(BY.guardService, { note: 'requestTimeout is the guard call’s deadline (10 s unset).' }),
+    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    auth: enforced(BY.backendAuth, {
+      note: 'Unset: SigV4 with the ambient AWS credentials (cloudone: {}), for bedrock in the guard’s region.',
+    }),
+  },
+  ZetaGuardrailsAuth: {
+    key: enforced(BY.backendAuth, {
+      note: 'A Bedrock API key, sent as Authorization: Bearer unless location says otherwise.',
+    }),
+    secretRef: enforced(BY.backendAuth),
+    cloudone: enforced(BY.cloudone, {
+      note: 'Signs for bedrock in the guard’s region unless serviceName or region say otherwise.',
+    }),
+    location: enforced(BY.backendAuth),
+  },
   RegexMatch: { pattern: enforced(), name: enforced() },
   Webhook: {
     backendRef: enforced(BY.webhookGuard, {

@@ -17,7 +17,8 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
+import { guardedModelYaml } from '../../helpers/guards.ts';
+import { MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
@@ -59,14 +60,11 @@ describe('regex prompt guards through gw', () => {
         llmRouteYaml(['maskreq', 'rejectreq', 'maskresp', 'rejectresp', 'rejectstream', 'badpattern']),
         '---\n',
         MODEL_ROUTE_YAML,
-        gwModelYaml(
+        guardedModelYaml(
           'guarded-model',
-          `  provider: Alpha
-  baseURL: http://127.0.0.1:${openai.port}/v1
-  policies:
-    auth: {key: sk-openai}
-    promptGuard: {request: [{regex: {action: Mask, builtins: [Ssn]}}]}
-`,
+          openai.port,
+          'sk-openai',
+          '{request: [{regex: {action: Mask, builtins: [Ssn]}}]}',
         ),
       ].join(''),
     });

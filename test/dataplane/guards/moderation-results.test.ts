@@ -2,8 +2,12 @@
 // alphaModeration guard calls (OPENAI_BASE_URL or OpenAI's), with its refusals.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OPENAI_DEFAULT_BASE_URL, openAiBaseUrl } from '../../../src/dataplane/ai/guards/alpha-moderation-guard.ts';
+import {
+  OPENAI_BASE_URL_ENV,
+  OPENAI_DEFAULT_BASE_URL,
+} from '../../../src/dataplane/ai/guards/alpha-moderation-guard.ts';
 import { readModerationResults } from '../../../src/dataplane/ai/guards/moderation-results.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from '../../../src/dataplane/ai/guards/service-endpoint.ts';
 import { moderationResult } from '../../helpers/moderation-stand-in.ts';
 
 describe('moderation results', () => {
@@ -32,20 +36,27 @@ describe('moderation results', () => {
 });
 
 describe('the base URL of OpenAI moderation', () => {
+  const base = (env: NodeJS.ProcessEnv) => serviceEndpoint(OPENAI_DEFAULT_BASE_URL, [OPENAI_BASE_URL_ENV], env);
+
   it("OpenAI's unless OPENAI_BASE_URL says otherwise", () => {
-    assert.equal(String(openAiBaseUrl({})), OPENAI_DEFAULT_BASE_URL);
-    assert.equal(String(openAiBaseUrl({ OPENAI_BASE_URL: '  ' })), OPENAI_DEFAULT_BASE_URL);
-    assert.equal(
-      String(openAiBaseUrl({ OPENAI_BASE_URL: 'http://10.0.0.1:8080/openai/v1/' })),
-      'http://10.0.0.1:8080/openai/v1/',
-    );
+    for (const env of [{}, { OPENAI_BASE_URL: '  ' }])
+      assert.deepEqual(base(env), {
+        destination: { protocol: 'https:', host: 'api.openai.com', port: 443 },
+        basePath: '/v1',
+        variable: undefined,
+      });
+    assert.deepEqual(base({ OPENAI_BASE_URL: 'http://10.0.0.1:8080/openai/v1/' }), {
+      destination: { protocol: 'http:', host: '10.0.0.1', port: 8080 },
+      basePath: '/openai/v1',
+      variable: 'OPENAI_BASE_URL',
+    });
   });
 
   it('a value that is not an http(s) URL without a query is refused, naming the variable', () => {
     for (const value of ['not a url', 'ftp://example.com/v1', 'https://example.com/v1?x=1']) {
-      const refused = openAiBaseUrl({ OPENAI_BASE_URL: value });
-      assert.equal(typeof refused, 'string', value);
-      assert.match(String(refused), /^OPENAI_BASE_URL \(/);
+      const refused = base({ OPENAI_BASE_URL: value });
+      assert.ok(isServiceEndpointProblem(refused), value);
+      assert.match(refused.message, /^OPENAI_BASE_URL in gw's environment must be/);
     }
   });
 });

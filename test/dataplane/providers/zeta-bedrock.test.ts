@@ -5,14 +5,21 @@
 // whole and streamed). One GwBackend signs with keys from a Secret, one has no auth and signs
 // with the ambient (environment) credentials, gw's default for zeta (docs/decisions/0019-bedrock.md).
 // The region comes from the provider (the signing region), the model id goes in the path as the
-// AWS SDK writes it (':' as %3A), and the guardrail is sent as guardrailConfig.
+// AWS SDK writes it (':' as %3A), and the guardrail is sent as guardrailConfig; its intervention
+// (stopReason guardrail_intervened) reaches each client format as that format's content-filter stop.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import OpenAI from 'openai';
 import { NO_AWS } from '../../helpers/aws-stand-ins.ts';
-import { type BedrockStandIn, standInClient, startBedrockStandIn } from '../../helpers/bedrock-stand-in.ts';
+import {
+  type BedrockStandIn,
+  GUARDED_TOPIC,
+  GUARDRAIL_BLOCKED_MESSAGE,
+  standInClient,
+  startBedrockStandIn,
+} from '../../helpers/bedrock-stand-in.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { authBackendYaml, prefixRuleYaml } from '../../helpers/objects.ts';
 import { WEATHER_TOOL } from '../../helpers/weather-tool.ts';
@@ -241,6 +248,59 @@ ${prefixRuleYaml('ambient', 'ambient')}${prefixRuleYaml('v1', 'bedrock')}`,
       [`Hello from ${MODEL}`],
     );
     assert.equal(final.usage.output_tokens, 7);
+  });
+
+  it("the guardrail's intervention (stopReason guardrail_intervened) reaches each client format as its content-filter stop", async () => {
+    const ask = `any ${GUARDED_TOPIC}?`;
+    // The AWS SDK reads the stand-in's intervention as Bedrock's.
+    const sdk = await standInClient(bedrock, 'us-west-2', KEYS).send(
+      new ConverseCommand({
+        modelId: MODEL,
+        messages: [{ role: 'user', content: [{ text: ask }] }],
+        guardrailConfig: { guardrailIdentifier: 'gr-1', guardrailVersion: '2' },
+      }),
+    );
+    assert.equal(sdk.stopReason, 'guardrail_intervened');
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const whole = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: ask }] });
+    assert.equal(whole.choices[0]?.finish_reason, 'content_filter');
+    assert.equal(whole.choices[0]?.message.content, GUARDRAIL_BLOCKED_MESSAGE);
+    const stream = await openai.chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: ask }],
+    });
+    let text = '';
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish ??= chunk.choices[0]?.finish_reason;
+    }
+    assert.equal(text, GUARDRAIL_BLOCKED_MESSAGE);
+    assert.equal(finish, 'content_filter');
+    assert.equal(bedrock.calls.at(-1)?.url, `/model/${MODEL.replace(':', '%3A')}/converse-stream`);
+    assert.deepEqual(bedrock.calls.at(-1)?.body.guardrailConfig, {
+      guardrailIdentifier: 'gr-1',
+      guardrailVersion: '2',
+    });
+
+    const anthropic = new Anthropic({ apiKey: 'unused', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    const message = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: ask }],
+    });
+    assert.equal(message.stop_reason, 'refusal');
+    const streamed = await anthropic.messages
+      .stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: ask }] })
+      .finalMessage();
+    assert.equal(streamed.stop_reason, 'refusal');
+    assert.deepEqual(streamed.content, [{ type: 'text', text: GUARDRAIL_BLOCKED_MESSAGE }]);
+
+    const response = await openai.responses.create({ model: MODEL, input: ask });
+    assert.equal(response.status, 'incomplete');
+    assert.equal(response.incomplete_details?.reason, 'content_filter');
+    assert.equal(response.output_text, GUARDRAIL_BLOCKED_MESSAGE);
   });
 
   it('signs with the ambient credentials when the backend sets no auth, in its own region, with its model', async () => {

@@ -14,8 +14,9 @@
 // Both score a document as rerank-mock.ts does (the share of the query's words it contains) and
 // record each request with the Host it was sent to.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { sendAwsError, verifiedOrRefused } from '../../helpers/aws-json-service.ts';
 import { closeServer, listen, readBody, sendJson } from '../../helpers/http-server.ts';
-import { type Sigv4Secrets, type Verified, verifySigv4 } from '../../helpers/sigv4.ts';
+import type { Sigv4Secrets, Verified } from '../../helpers/sigv4.ts';
 import { relevanceOf } from './rerank-mock.ts';
 
 export interface RankingCall {
@@ -100,27 +101,9 @@ export async function startBedrockRankingStandIn(secrets: Sigv4Secrets): Promise
   const refused: string[] = [];
   const server = createServer(async (req, res) => {
     const text = await readBody(req);
-    const fail = (status: number, type: string, message: string) => {
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-      });
-      res.end(JSON.stringify({ message }));
-    };
-    let verified: Verified;
-    try {
-      verified = verifySigv4(
-        { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.from(text, 'utf8') },
-        { secrets, service: 'bedrock' },
-      );
-    } catch (error) {
-      refused.push((error as Error).message);
-      return fail(
-        403,
-        'InvalidSignatureException',
-        'The request signature we calculated does not match the signature you provided.',
-      );
-    }
+    const fail = (status: number, type: string, message: string) => sendAwsError(res, status, type, message);
+    const verified = verifiedOrRefused(req, text, { secrets, service: 'bedrock' }, res, refused);
+    if (verified === undefined) return;
     if (req.method !== 'POST' || req.url !== '/rerank')
       return fail(404, 'UnknownOperationException', 'Unknown operation');
     const body = JSON.parse(text) as Record<string, unknown>;

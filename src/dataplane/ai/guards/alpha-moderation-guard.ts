@@ -9,6 +9,7 @@ import type { AlphaModeration } from '../../../api/types/ai.ts';
 import { type Guard, type GuardCall, type GuardCompiler, GuardFailure, type GuardVerdict } from './guard.ts';
 import { DEFAULT_MODERATION_MODEL, readModerationResults } from './moderation-results.ts';
 import { compileGuardService, type GuardService } from './service-call.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from './service-endpoint.ts';
 
 /** The environment variable naming another OpenAI base URL (the OpenAI SDKs' convention). */
 export const OPENAI_BASE_URL_ENV = 'OPENAI_BASE_URL';
@@ -16,33 +17,14 @@ export const OPENAI_BASE_URL_ENV = 'OPENAI_BASE_URL';
 /** OpenAI's API, as the SDKs name their default base URL. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-/** The base URL moderation calls go to: OPENAI_BASE_URL when set, else OpenAI's; or why it cannot be used. */
-export function openAiBaseUrl(environment: NodeJS.ProcessEnv = process.env): URL | string {
-  const configured = environment[OPENAI_BASE_URL_ENV]?.trim();
-  const text = configured ? configured : OPENAI_DEFAULT_BASE_URL;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `${OPENAI_BASE_URL_ENV} (${JSON.stringify(text)}) is not a URL; set it to a base URL such as ${OPENAI_DEFAULT_BASE_URL}, or unset it.`;
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '')
-    return `${OPENAI_BASE_URL_ENV} (${JSON.stringify(text)}) must be an http or https URL without a query or fragment, such as ${OPENAI_DEFAULT_BASE_URL}.`;
-  return url;
-}
-
 export const alphaModerationGuard: GuardCompiler<AlphaModeration> = (config, path, input) => {
-  const base = openAiBaseUrl();
-  if (typeof base === 'string') return { path, message: base };
+  const endpoint = serviceEndpoint(OPENAI_DEFAULT_BASE_URL, [OPENAI_BASE_URL_ENV]);
+  if (isServiceEndpointProblem(endpoint)) return { path, message: endpoint.message };
   const service = compileGuardService(
     {
       name: 'OpenAI moderation',
-      destination: {
-        protocol: base.protocol as 'http:' | 'https:',
-        host: base.hostname.replace(/^\[|\]$/g, ''),
-        port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
-      },
-      basePath: base.pathname.replace(/\/+$/, ''),
+      destination: endpoint.destination,
+      basePath: endpoint.basePath,
       policies: config.policies,
       path,
       keyStyle: 'bearer',

@@ -9,10 +9,10 @@
 // cloudtwo credentials or, unset, of the ambient ones. Choices: docs/decisions/0029-model-armor.md.
 import type { CloudtwoModelArmor } from '../../../api/types/ai.ts';
 import type { BackendAuth } from '../../../api/types/backend-auth.ts';
-import type { Destination } from '../../upstream/connection-settings.ts';
-import type { Guard, GuardCall, GuardCompiler, GuardConfigProblem, GuardVerdict } from './guard.ts';
+import type { Guard, GuardCall, GuardCompiler, GuardVerdict } from './guard.ts';
 import { type ModelArmorReading, readSanitizeAnswer } from './model-armor-answer.ts';
 import { compileGuardService, type GuardService } from './service-call.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from './service-endpoint.ts';
 
 export const DEFAULT_MODEL_ARMOR_LOCATION = 'us-central1';
 
@@ -41,8 +41,9 @@ export const modelArmorGuard: GuardCompiler<CloudtwoModelArmor> = (config, path,
       message:
         'Model Armor accepts OAuth access tokens, not ID tokens; remove type (or set AccessToken) so gw sends an access token.',
     };
-  const endpoint = modelArmorEndpoint(location, path);
-  if ('message' in endpoint) return endpoint;
+  // The override is the service's root URL (gcloud's api_endpoint_overrides/modelarmor).
+  const endpoint = serviceEndpoint(`https://modelarmor.${location}.rep.googleapis.com`, [MODEL_ARMOR_ENDPOINT_ENV]);
+  if (isServiceEndpointProblem(endpoint)) return { path, message: endpoint.message };
   const template = `projects/${encodeURIComponent(config.projectId)}/locations/${location}/templates/${encodeURIComponent(config.templateId)}`;
   const service = compileGuardService(
     {
@@ -58,41 +59,6 @@ export const modelArmorGuard: GuardCompiler<CloudtwoModelArmor> = (config, path,
   if ('message' in service) return service;
   return new ModelArmorGuard(service, `/v1/${template}`);
 };
-
-/** Where Model Armor is reached: the override's origin and path, or the location's regional endpoint. */
-function modelArmorEndpoint(
-  location: string,
-  path: string,
-): { destination: Destination; basePath: string } | GuardConfigProblem {
-  const override = process.env[MODEL_ARMOR_ENDPOINT_ENV];
-  if (override === undefined || override === '')
-    return {
-      destination: { protocol: 'https:', host: `modelarmor.${location}.rep.googleapis.com`, port: 443 },
-      basePath: '',
-    };
-  let url: URL | undefined;
-  try {
-    url = new URL(override);
-  } catch {
-    url = undefined;
-  }
-  if (
-    url === undefined ||
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.username !== '' ||
-    url.password !== '' ||
-    url.search !== '' ||
-    url.hash !== ''
-  )
-    return {
-      path,
-      message: `${MODEL_ARMOR_ENDPOINT_ENV} in gw's environment must be the service's root URL, such as https://modelarmor.${location}.rep.googleapis.com/ (no query or credentials); fix or unset it.`,
-    };
-  const protocol = url.protocol;
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const port = url.port === '' ? (protocol === 'https:' ? 443 : 80) : Number(url.port);
-  return { destination: { protocol, host, port }, basePath: url.pathname.replace(/\/+$/, '') };
-}
 
 class ModelArmorGuard implements Guard {
   readonly kind = 'cloudtwoModelArmor';

@@ -28,6 +28,7 @@ import { regexGuard } from './regex-guard.ts';
 import { StreamGuard } from './stream-guard.ts';
 import { collectTexts, type GuardSide, guardsRead, visitTexts } from './texts.ts';
 import { webhookGuard } from './webhook-guard.ts';
+import { zetaGuardrailsGuard } from './zeta-guardrails-guard.ts';
 
 export const DEFAULT_REQUEST_REJECTION = 'The request was rejected due to inappropriate content';
 export const DEFAULT_RESPONSE_REJECTION = 'The response was rejected due to inappropriate content';
@@ -43,6 +44,7 @@ const GUARD_KINDS: { readonly [K in GuardKind]?: GuardCompiler<never> } = {
   cloudtwoModelArmor: modelArmorGuard,
   alphaModeration: alphaModerationGuard,
   webhook: webhookGuard,
+  zetaGuardrails: zetaGuardrailsGuard,
 };
 
 export interface CompiledGuard {
