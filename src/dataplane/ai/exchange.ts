@@ -430,12 +430,26 @@ async function streamResponse(
       moderation?.write(step.value);
       const text = processor.write(step.value);
       const over = processor.state !== 'open';
-      // Regex guards answer at once: no promise per event unless a window is checked.
-      const passed = guard?.pass(text, over);
-      const out = passed === undefined ? text : delivered(passed instanceof Promise ? await checked(passed) : passed);
-      if (out === undefined) break;
-      const draining = send(out, over);
-      if (draining) await draining;
+      if (guard === undefined) {
+        const draining = send(text, over);
+        if (draining) await draining;
+      } else {
+        // A burst of events is guarded and sent a slice at a time: the first ones do not wait
+        // for the guards to read the whole burst. Regex guards answer at once: no promise per
+        // slice unless a window is checked.
+        let stopped = false;
+        for (const [slice, lastSlice] of guardSlices(text)) {
+          const passed = guard.pass(slice, over && lastSlice);
+          const out = delivered(passed instanceof Promise ? await checked(passed) : passed);
+          if (out === undefined) {
+            stopped = true;
+            break;
+          }
+          const draining = send(out, over && lastSlice);
+          if (draining) await draining;
+        }
+        if (stopped) break;
+      }
       // The client's stream is over (complete, or ended by an error event): nothing more to read for it.
       if (over) break;
     }
@@ -550,6 +564,28 @@ async function awaitUpstreamEnd(chunks: AsyncIterator<Buffer>, body: UpstreamBod
 function ignore(): void {}
 
 /** What `next` settles with, or undefined when `ms` pass first (`next` is then still pending). */
+/** The most text of a burst the stream guards read before what they passed is sent (whole events, so a little more). */
+export const GUARD_SLICE_CHARS = 8 * 1024;
+
+/**
+ * `text` in slices of about GUARD_SLICE_CHARS that end on an event boundary (the last takes the
+ * rest, a partial event included), each with whether it is the last.
+ */
+export function* guardSlices(text: string): Generator<[string, boolean]> {
+  let from = 0;
+  const boundary = /\r?\n\r?\n/g;
+  while (text.length - from > GUARD_SLICE_CHARS) {
+    boundary.lastIndex = from + GUARD_SLICE_CHARS;
+    const found = boundary.exec(text);
+    if (found === null) break;
+    const end = found.index + found[0].length;
+    if (end >= text.length) break;
+    yield [text.slice(from, end), false];
+    from = end;
+  }
+  yield [from === 0 ? text : text.slice(from), true];
+}
+
 function within<T>(next: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {

@@ -21,12 +21,23 @@ export interface Detector {
   readonly name: string;
   /** The [start, end) ranges of the accepted, non-empty matches in `text`, left to right. */
   findAll(text: string): Array<[number, number]>;
+  /**
+   * The longest text one match spans (undefined: no bound, a configured pattern): how much of a
+   * stream's earlier text a match completed by new text can reach back into.
+   */
+  readonly reach?: number;
 }
 
 /** A detector of a pattern re2js runs (configured patterns; Email). */
-export function re2Detector(name: string, pattern: RE2JS, accept?: (candidate: string) => boolean): Detector {
+export function re2Detector(
+  name: string,
+  pattern: RE2JS,
+  accept?: (candidate: string) => boolean,
+  reach?: number,
+): Detector {
   return {
     name,
+    ...(reach === undefined ? {} : { reach }),
     findAll(text) {
       const found: Array<[number, number]> = [];
       const matcher = pattern.matcher(text);
@@ -47,12 +58,14 @@ export function re2Detector(name: string, pattern: RE2JS, accept?: (candidate: s
 function nativeDetector(
   name: string,
   source: string,
+  reach: number,
   accept?: (candidate: string) => boolean,
   trim?: (candidate: string) => number,
 ): Detector {
   const pattern = new RegExp(source, 'g');
   return {
     name,
+    reach,
     findAll(text) {
       const found: Array<[number, number]> = [];
       pattern.lastIndex = 0;
@@ -138,10 +151,16 @@ function sinValid(candidate: string): boolean {
 
 const DETECTORS: Record<BuiltIn, Detector> = {
   // The same separator on both sides of the group; eleven characters at most.
-  Ssn: nativeDetector('SSN', String.raw`\b[0-9]{3}(?:-[0-9]{2}-|\.[0-9]{2}\.| [0-9]{2} )[0-9]{4}\b`, ssnValid),
+  Ssn: nativeDetector('SSN', String.raw`\b[0-9]{3}(?:-[0-9]{2}-|\.[0-9]{2}\.| [0-9]{2} )[0-9]{4}\b`, 11, ssnValid),
   // Digits with at most one space or dash between them (each step a separator or a digit, at
   // most 18 steps), one kind of separator; the length and the checksum decide.
-  CreditCard: nativeDetector('CREDIT_CARD', String.raw`\b[0-9](?:[ -]?[0-9]){12,18}\b`, cardValid, oneSeparatorKind),
+  CreditCard: nativeDetector(
+    'CREDIT_CARD',
+    String.raw`\b[0-9](?:[ -]?[0-9]){12,18}\b`,
+    37,
+    cardValid,
+    oneSeparatorKind,
+  ),
   // North American numbers, with or without +1 and parentheses round the area code (eighteen
   // characters at most), and international ones written with their + country code: 8 to 15
   // digits with at most one space, dot or dash between two of them.
@@ -149,15 +168,19 @@ const DETECTORS: Record<BuiltIn, Detector> = {
     'PHONE_NUMBER',
     String.raw`(?:\+1[ .-]?)?(?:\([2-9][0-9]{2}\)[ .-]?|\b[2-9][0-9]{2}[ .-]?)[2-9][0-9]{2}[ .-]?[0-9]{4}\b` +
       String.raw`|\+[2-9](?:[ .-]?[0-9]){7,14}\b`,
+    30,
   ),
   Email: re2Detector(
     'EMAIL_ADDRESS',
     RE2JS.compile(
       String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`,
     ),
+    undefined,
+    // The longest address SMTP carries (RFC 5321): a longer one split across stream events is missed.
+    254,
   ),
   // Nine digits, grouped 3-3-3 by one kind of separator or not at all: eleven characters at most.
-  CaSin: nativeDetector('CA_SIN', String.raw`\b[0-9]{3}(?:-[0-9]{3}-| [0-9]{3} |[0-9]{3})[0-9]{3}\b`, sinValid),
+  CaSin: nativeDetector('CA_SIN', String.raw`\b[0-9]{3}(?:-[0-9]{3}-| [0-9]{3} |[0-9]{3})[0-9]{3}\b`, 11, sinValid),
 };
 
 export function builtinDetector(builtin: BuiltIn): Detector {

@@ -71,6 +71,11 @@ export interface Guard {
    * only): what fired, or undefined. Guards without it are asked through `check` (windowed).
    */
   scanStream?(window: string): string | undefined;
+  /**
+   * The longest text one of scanStream's matches spans, when bounded: how much of a stream's
+   * earlier text it needs to see again with new text (unset: stream-guard.ts's OVERLAP).
+   */
+  streamReach?: number;
 }
 
 export type GuardKind = 'regex' | 'webhook' | 'alphaModeration' | 'zetaGuardrails' | 'cloudtwoModelArmor';

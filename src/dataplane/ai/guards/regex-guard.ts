@@ -21,6 +21,8 @@ export type TextVerdict =
 
 export interface CompiledRegexGuard {
   readonly action: 'Mask' | 'Reject';
+  /** The longest text one of its matches spans; undefined when a configured pattern has no bound. */
+  readonly reach: number | undefined;
   scan(text: string): TextVerdict;
 }
 
@@ -56,11 +58,14 @@ export function compileRegexGuard(regex: Regex, field: string): CompiledRegexGua
 
 class RegexGuard implements CompiledRegexGuard {
   readonly action: 'Mask' | 'Reject';
+  readonly reach: number | undefined;
   readonly #detectors: Detector[];
 
   constructor(action: 'Mask' | 'Reject', detectors: Detector[]) {
     this.action = action;
     this.#detectors = detectors;
+    const reaches = detectors.map((detector) => detector.reach);
+    this.reach = reaches.includes(undefined) ? undefined : Math.max(...(reaches as number[]));
   }
 
   scan(text: string): TextVerdict {
@@ -104,10 +109,12 @@ export function regexGuard(regex: Regex, path: string): Guard | GuardConfigProbl
   };
   const guard: Guard = { kind: 'regex', failureMode: 'FailClosed', check };
   // Streams are read by Reject guards only: Mask does not change streamed content.
-  if (compiled.action === 'Reject')
+  if (compiled.action === 'Reject') {
     guard.scanStream = (window) => {
       const verdict = compiled.scan(window);
       return verdict.kind === 'reject' ? verdict.name : undefined;
     };
+    if (compiled.reach !== undefined) guard.streamReach = compiled.reach;
+  }
   return guard;
 }

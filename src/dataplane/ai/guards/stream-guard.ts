@@ -2,8 +2,9 @@
 // gw is about to send the client (in the client's format, translated or not) and takes the
 // generated text out of each event (content and refusal deltas, tool-call argument pieces).
 // Regex Reject guards read it as it passes: each channel (a choice, a content block, an output
-// item) keeps the last OVERLAP characters it passed, and a guard scans them with the new text, so
-// a match split across events is caught (only one longer than that is missed); the text that
+// item) keeps the last characters it passed — as many as the longest match of its guards spans
+// (Guard.streamReach), at most OVERLAP — and a guard scans them with the new text, so a match
+// split across events is caught (only one longer than that is missed); the text that
 // completes a match is withheld. Guards that call a service check it in windows
 // (stream-window.ts): the text is held until its window passes. Mask guards do not change
 // streamed content (the spec). On a rejection the caller ends the stream with `errorEvent`, the
@@ -36,6 +37,8 @@ export class StreamGuard {
   readonly #format: ApiFormat;
   readonly #reader = new SseReader();
   readonly #tails = new Map<string, string>();
+  /** Characters of a channel's text kept for the next piece: the scanners' longest reach, at most OVERLAP. */
+  readonly #tailLength: number;
   /** The sequence_number of the last Responses event read, and of the last sent (-1: none yet). */
   #lastRead = -1;
   #lastSent = -1;
@@ -70,6 +73,10 @@ export class StreamGuard {
       }
     });
     this.#window = windowed.length > 0 ? new StreamWindow(windowed, windowOutcomes, request, failure) : undefined;
+    this.#tailLength = Math.min(
+      OVERLAP,
+      Math.max(0, ...this.#scanners.map(({ entry }) => entry.guard.streamReach ?? OVERLAP)),
+    );
   }
 
   /**
@@ -145,7 +152,8 @@ export class StreamGuard {
   #scan(channel: string, piece: string): boolean {
     if (piece.length === 0 || this.#scanners.length === 0) return false;
     const window = (this.#tails.get(channel) ?? '') + piece;
-    this.#tails.set(channel, window.length > OVERLAP ? window.slice(window.length - OVERLAP) : window);
+    const keep = this.#tailLength;
+    this.#tails.set(channel, window.length > keep ? window.slice(window.length - keep) : window);
     for (const { entry, outcome } of this.#scanners) {
       const started = performance.now();
       const matched = entry.guard.scanStream!(window);
