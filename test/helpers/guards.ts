@@ -4,6 +4,7 @@
 // wait, and the exchange relies on it); for tests through gw, a GwModel with a promptGuard and the
 // error an SDK call that gw refuses fails with.
 import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
 import type { AIPromptGuard } from '../../src/api/types/ai.ts';
 import type { JsonObject } from '../../src/dataplane/ai/formats/types.ts';
 import type { GuardCompileInput } from '../../src/dataplane/ai/guards/guard.ts';
@@ -102,4 +103,10 @@ export function streamEvent(format: ClientFormat, piece: string, sequence: numbe
     default:
       return `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: piece }] } }] })}\n\n`;
   }
+}
+
+/** The status and message of an Anthropic SDK error (asserted to be one): a refusal in the Messages format. */
+export function anthropicRefusal(error: unknown): { status: number | undefined; message: string } {
+  assert.ok(error instanceof Anthropic.APIError, String(error));
+  return { status: error.status, message: (error.error as { error: { message: string } }).error.message };
 }

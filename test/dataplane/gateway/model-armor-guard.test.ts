@@ -37,6 +37,7 @@ import {
   serviceAccount,
   TokenEndpointStandIn,
 } from '../../helpers/google-stand-ins.ts';
+import { anthropicRefusal } from '../../helpers/guards.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { type ModelArmorStandIn, startModelArmorStandIn } from '../../support/providers/model-armor-stand-in.ts';
@@ -289,9 +290,7 @@ stringData:
         messages: [{ role: 'user', content: 'you idiot, visit http://malware.example/x' }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 422);
-    assert.equal((error.error as { error: { message: string } }).error.message, 'Model Armor said no');
+    assert.deepEqual(anthropicRefusal(error), { status: 422, message: 'Model Armor said no' });
     assert.equal(anthropic.requests.length, before);
     const line = await lastAccessLogLine(gw, '/anthropic/v1/messages');
     assert.match(String(line['gw.ai.guards']), /=reject\(malicious_uris,rai:harassment\)/);
@@ -362,12 +361,10 @@ stringData:
         messages: [{ role: 'user', content: 'a bomb' }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 403);
-    assert.equal(
-      (error.error as { error: { message: string } }).error.message,
-      'The response was rejected due to inappropriate content',
-    );
+    assert.deepEqual(anthropicRefusal(error), {
+      status: 403,
+      message: 'The response was rejected due to inappropriate content',
+    });
     const before = armor.calls.length;
     const completion = await openaiAt('answers').chat.completions.create({
       model: 'gpt-4o-mini',

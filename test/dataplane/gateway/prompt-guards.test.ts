@@ -17,7 +17,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { guardedModelYaml } from '../../helpers/guards.ts';
+import { anthropicRefusal, guardedModelYaml } from '../../helpers/guards.ts';
 import { MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -145,9 +145,7 @@ describe('regex prompt guards through gw', () => {
         messages: [{ role: 'user', content: `my SSN is ${SSN}` }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 422);
-    assert.equal((error.error as { error: { message: string } }).error.message, 'SSNs stay at home');
+    assert.deepEqual(anthropicRefusal(error), { status: 422, message: 'SSNs stay at home' });
     assert.equal(anthropic.requests.length, before);
     const line = await lastAccessLogLine(gw, '/rejectreq/v1/messages');
     assert.match(String(line['gw.ai.guards']), /^request\[0\]\.regex=reject\(SSN\)/);
@@ -191,12 +189,10 @@ describe('regex prompt guards through gw', () => {
         messages: [{ role: 'user', content: `ssn ${SSN}` }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 403);
-    assert.equal(
-      (error.error as { error: { message: string } }).error.message,
-      'The response was rejected due to inappropriate content',
-    );
+    assert.deepEqual(anthropicRefusal(error), {
+      status: 403,
+      message: 'The response was rejected due to inappropriate content',
+    });
     const clean = await anthropicAt('rejectresp').messages.create({
       model: 'claude-guarded',
       max_tokens: 10,

@@ -25,7 +25,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { guardedModelYaml } from '../../helpers/guards.ts';
+import { anthropicRefusal, guardedModelYaml } from '../../helpers/guards.ts';
 import { MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import {
@@ -265,9 +265,7 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
         messages: [{ role: 'user', content: 'is crypto a good bet?' }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 422);
-    assert.equal((error.error as { error: { message: string } }).error.message, 'Not a topic we discuss');
+    assert.deepEqual(anthropicRefusal(error), { status: 422, message: 'Not a topic we discuss' });
     assert.equal(anthropic.requests.length, before);
   });
 
@@ -279,12 +277,10 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
         messages: [{ role: 'user', content: 'stocks' }],
       }),
     );
-    assert.ok(error instanceof Anthropic.APIError);
-    assert.equal(error.status, 403);
-    assert.equal(
-      (error.error as { error: { message: string } }).error.message,
-      'The response was rejected due to inappropriate content',
-    );
+    assert.deepEqual(anthropicRefusal(error), {
+      status: 403,
+      message: 'The response was rejected due to inappropriate content',
+    });
     assert.match(lastOpenAiBody(), /stocks/);
     assert.deepEqual(bedrock.calls.at(-1)!.body, { source: 'OUTPUT', content: [{ text: { text: 'echo: stocks' } }] });
 
