@@ -331,3 +331,52 @@ test("Anthropic's thinking switch on a Chat Completions request: extended thinki
     { path: 'thinking', message: 'not a field of the Bedrock Converse API; dropped' },
   ]);
 });
+
+test("A reasoning effort to Bedrock: Claude's extended thinking with agentgateway's budgets, below max_tokens; other models and sampled requests report it dropped", () => {
+  const ask = (extra: JsonObject, model = 'us.anthropic.claude-sonnet-4-20250514-v1:0') =>
+    translateRequest(
+      'completions',
+      'converse',
+      { model, messages: [{ role: 'user', content: 'hi' }], ...extra },
+      { model },
+    );
+  for (const [effort, budget] of [
+    ['minimal', 1024],
+    ['low', 1024],
+    ['medium', 2048],
+    ['high', 4096],
+  ] as const) {
+    const converse = ask({ reasoning_effort: effort });
+    assert.deepEqual(converse.body.additionalModelRequestFields, {
+      thinking: { type: 'enabled', budget_tokens: budget },
+    });
+    assert.deepEqual(converse.warnings, [
+      {
+        path: 'reasoning_effort',
+        message: `sent as Claude's extended thinking with a budget of ${budget} tokens`,
+      },
+    ]);
+  }
+  // Below max_tokens, and at least 1024: otherwise no thinking.
+  assert.deepEqual(ask({ reasoning_effort: 'high', max_tokens: 3000 }).body.additionalModelRequestFields, {
+    thinking: { type: 'enabled', budget_tokens: 2999 },
+  });
+  const small = ask({ reasoning_effort: 'low', max_tokens: 1000 });
+  assert.equal(small.body.additionalModelRequestFields, undefined);
+  assert.match(String(small.warnings?.[0]?.message), /max_tokens 1000 leaves no room/);
+  // A temperature other than 1 refuses thinking: the effort is dropped, the temperature kept.
+  const sampled = ask({ reasoning_effort: 'high', temperature: 0.2 });
+  assert.equal(sampled.body.additionalModelRequestFields, undefined);
+  assert.equal((sampled.body.inferenceConfig as JsonObject).temperature, 0.2);
+  assert.match(String(sampled.warnings?.[0]?.message), /temperature other than 1/);
+  // Another model family, and none.
+  const nova = ask({ reasoning_effort: 'high' }, 'amazon.nova-pro-v1:0');
+  assert.equal(nova.body.additionalModelRequestFields, undefined);
+  assert.deepEqual(
+    nova.warnings?.map((warning) => warning.path),
+    ['reasoning_effort'],
+  );
+  const none = ask({ reasoning_effort: 'none' });
+  assert.equal(none.body.additionalModelRequestFields, undefined);
+  assert.equal(none.warnings, undefined);
+});

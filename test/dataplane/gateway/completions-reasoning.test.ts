@@ -276,6 +276,21 @@ stringData: {accessKey: ${AWS.accessKeyId}, secretKey: "${AWS.secretAccessKey}"}
       }
     });
 
+    it('reasoning_effort, the OpenAI way to ask, thinks on Claude with the budget of that effort', async () => {
+      const { thinking: _thinking, ...withoutSwitch } = params as unknown as Record<string, unknown>;
+      const answer = await onBedrock.chat.completions.create({
+        ...(withoutSwitch as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
+        reasoning_effort: 'medium',
+        messages: [{ role: 'user', content: PROMPT }],
+      });
+      assert.deepEqual(bedrock.calls.at(-1)!.body.additionalModelRequestFields, {
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      });
+      const message = answer.choices[0]!.message as ReasoningMessage;
+      assert.equal(message.reasoning_content, THINKING);
+      assert.equal(message.reasoning_signature, converseReasoningSignatureOf(THINKING));
+    });
+
     it('without them, or with reasoning_content alone, the tool turn is refused, as Bedrock refuses it', async () => {
       const first = await onBedrock.chat.completions.create({
         ...params,

@@ -32,6 +32,11 @@ import type { ClientChatFormat, JsonObject, ProviderChatFormat, RequestTranslati
 export interface RequestOptions {
   /** Messages only: the max_tokens to send when the client gave no limit (default 4096). */
   defaultMaxTokens?: number;
+  /**
+   * Converse only: the model the request goes to (the override, else the client's), which the
+   * path names: whether it is a Claude model decides what a reasoning effort becomes.
+   */
+  model?: string;
 }
 
 export interface ResponseOptions {

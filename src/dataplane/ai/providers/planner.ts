@@ -424,7 +424,7 @@ export class ProviderPlanner implements CompiledProvider {
     }
     let translation: RequestTranslation;
     try {
-      translation = translateRequest(clientFormat, 'converse', clientBody);
+      translation = translateRequest(clientFormat, 'converse', clientBody, { model });
     } catch (error) {
       if (error instanceof TranslationError) return new PlanError(400, clientFormat, error.message);
       throw error;

@@ -39,8 +39,34 @@ const DOCUMENT_FORMATS: Record<string, string> = {
 
 const CACHE_POINT = { cachePoint: { type: 'default' } } as const;
 
+/**
+ * The extended-thinking budget an OpenAI reasoning effort becomes on Bedrock's Claude models
+ * (agentgateway's table); `none` asks for no thinking.
+ */
+const EFFORT_BUDGETS: Readonly<Record<string, number>> = {
+  minimal: 1024,
+  low: 1024,
+  medium: 2048,
+  high: 4096,
+  xhigh: 8192,
+  max: 16384,
+};
+
+/** The smallest budget Claude's extended thinking takes. */
+const MIN_THINKING_BUDGET = 1024;
+
+/** A Bedrock model id, inference profile or ARN of one of Anthropic's Claude models. */
+function isClaudeModel(model: string | undefined): boolean {
+  return model !== undefined && /anthropic\.claude/i.test(model);
+}
+
+export interface ConverseWriteOptions {
+  /** The model the path names (the override, else the client's): a Claude model thinks for a reasoning effort. */
+  model?: string;
+}
+
 /** The form's request as a Converse body (no modelId: it belongs in the path). */
-export function writeConverseRequest(request: ChatRequest): RequestTranslation {
+export function writeConverseRequest(request: ChatRequest, options: ConverseWriteOptions = {}): RequestTranslation {
   const warnings = new Warnings(CONVERSE_API);
   const conversation = new Conversation(warnings);
   for (const message of request.messages) conversation.add(message);
@@ -63,10 +89,25 @@ export function writeConverseRequest(request: ChatRequest): RequestTranslation {
   const additional: JsonObject = {};
   if (request.topK !== undefined) additional.top_k = request.topK.value;
   const thinking = request.reasoning?.thinking;
+  const effort = request.reasoning?.effort;
   if (thinking?.budgetTokens !== undefined) {
     additional.thinking = { type: 'enabled', budget_tokens: thinking.budgetTokens };
   } else if (thinking !== undefined) {
     warnings.dropped(thinking.path, 'extended thinking without a token budget');
+  } else if (effort !== undefined && effort.value !== 'none') {
+    // Claude thinks only at its own sampling: a temperature other than 1 or a top_k refuses it.
+    const sampled = (request.temperature !== undefined && request.temperature !== 1) || request.topK !== undefined;
+    const budget = !isClaudeModel(options.model)
+      ? undefined
+      : sampled
+        ? "Claude's extended thinking does not take a temperature other than 1 or top_k"
+        : effortBudget(effort.value, maxTokens);
+    if (budget === undefined || typeof budget === 'string') {
+      warnings.dropped(effort.path, budget);
+    } else {
+      additional.thinking = { type: 'enabled', budget_tokens: budget };
+      warnings.changed(effort.path, `sent as Claude's extended thinking with a budget of ${budget} tokens`);
+    }
   }
   if (Object.keys(additional).length > 0) out.additionalModelRequestFields = additional;
 
@@ -78,8 +119,6 @@ export function writeConverseRequest(request: ChatRequest): RequestTranslation {
   } else if (format !== undefined) {
     warnings.dropped(format.path, 'json_object mode has no Converse equivalent (json_schema has)');
   }
-  const effort = request.reasoning?.effort;
-  if (effort !== undefined) warnings.dropped(effort.path);
   for (const field of [request.frequencyPenalty, request.presencePenalty, request.seed, request.serviceTier]) {
     if (field !== undefined) warnings.dropped(field.path);
   }
@@ -339,4 +378,16 @@ function writeToolChoice(choice: ToolChoice, warnings: Warnings): JsonObject | u
       warnings.changed(choice.path, 'tool choice none has no Converse equivalent; the model may call a tool');
       return undefined;
   }
+}
+
+/**
+ * The thinking budget of a reasoning effort, below the request's max_tokens (Claude takes a budget
+ * of at least 1024 tokens and less than max_tokens), or why there is none.
+ */
+function effortBudget(effort: unknown, maxTokens: number | undefined): number | string {
+  const budget = typeof effort === 'string' ? EFFORT_BUDGETS[effort] : undefined;
+  if (budget === undefined) return `no thinking budget matches ${JSON.stringify(effort)}`;
+  if (maxTokens === undefined || maxTokens > budget) return budget;
+  if (maxTokens > MIN_THINKING_BUDGET) return maxTokens - 1;
+  return `max_tokens ${maxTokens} leaves no room for extended thinking (Claude needs a budget of at least ${MIN_THINKING_BUDGET} tokens below it)`;
 }
