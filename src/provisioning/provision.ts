@@ -6,8 +6,9 @@
 // A field that cannot be provisioned yields a problem naming it and no objects: a data plane that
 // silently lacks what the GwParameters asked for is worse than none.
 import type { GwParametersSpec } from '../api/types/provisioning.ts';
-import { SESSION_KEY_ENV } from '../dataplane/mcp/session-seal.ts';
+import { parseSessionKey, SESSION_KEY_ENV } from '../dataplane/mcp/session-seal.ts';
 import { logLevelProblem } from './command.ts';
+import { effectiveEnv } from './env.ts';
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
@@ -40,6 +41,17 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
   const found: ProvisioningProblem[] = [];
   const level = logLevelProblem(fields);
   if (level !== undefined) found.push(level);
+  // A literal SESSION_KEY is checked as the proxy will see it (after the kubelet's expansion), so a
+  // bad key is reported here rather than as a crash-looping pod.
+  const sessionKey = effectiveEnv(fields.env).get(SESSION_KEY_ENV);
+  if (sessionKey !== undefined && 'value' in sessionKey) {
+    const parsed = parseSessionKey(sessionKey.value);
+    if (typeof parsed === 'string' || parsed === undefined)
+      found.push({
+        field: `spec.env[${SESSION_KEY_ENV}]`,
+        message: parsed ?? `${SESSION_KEY_ENV} is empty: remove it to use the per-Gateway key, or set a key`,
+      });
+  }
   if (fields.rawConfig !== undefined)
     found.push({
       field: 'spec.rawConfig',

@@ -185,3 +185,31 @@ test('fields not provisioned yet are problems naming them, and nothing is provis
   ]);
   for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);
 });
+
+test('a literal SESSION_KEY is checked as the container will see it, after $(VAR) expansion', () => {
+  const key = 'ab'.repeat(32);
+  const expanded = provision(undefined, {
+    env: [
+      { name: 'HALF', value: key.slice(0, 32) },
+      { name: 'SESSION_KEY', value: `$(HALF)${key.slice(32)}` },
+    ],
+  });
+  assert.ok(expanded.ok, JSON.stringify(expanded));
+  assert.ok(
+    !expanded.objects.some((object) => object.kind === 'Secret'),
+    'no managed Secret when env sets SESSION_KEY',
+  );
+  for (const value of ['$(UNDEFINED)', '$$(HALF)', 'short', '']) {
+    const result = provision(undefined, {
+      env: [
+        { name: 'HALF', value: key.slice(0, 32) },
+        { name: 'SESSION_KEY', value },
+      ],
+    });
+    assert.deepEqual(
+      result.ok ? [] : result.problems.map((problem) => problem.field),
+      ['spec.env[SESSION_KEY]'],
+      value,
+    );
+  }
+});
