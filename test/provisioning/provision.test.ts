@@ -1,0 +1,215 @@
+// Provisioning of a Gateway's data plane from its GwParameters' typed fields
+// (src/provisioning/provision.ts): each case's objects compared with a golden manifest
+// (test/fixtures/provisioning/<case>.yaml; UPDATE_GOLDEN=1 rewrites them), plus what every object
+// must carry, the session key, and the fields refused with a problem.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { stringify } from 'yaml';
+import type { GwParametersSpec } from '../../src/api/types/provisioning.ts';
+import { parseSessionKey } from '../../src/dataplane/mcp/session-seal.ts';
+import type { ProvisionedGateway } from '../../src/provisioning/gateway.ts';
+import { type ProvisioningInput, provisionGateway } from '../../src/provisioning/provision.ts';
+
+const FIXTURES = new URL('../fixtures/provisioning/', import.meta.url);
+
+function golden(name: string, actual: string): string {
+  const url = new URL(name, FIXTURES);
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(url, actual);
+  return readFileSync(url, 'utf8');
+}
+
+const GATEWAY: ProvisionedGateway = {
+  name: 'ai',
+  namespace: 'team-a',
+  uid: '0f5b6c1e-2a34-4d7e-9f10-1234567890ab',
+  gatewayClassName: 'gw',
+  listeners: [
+    { name: 'http', port: 8080, protocol: 'HTTP' },
+    { name: 'https', port: 8443, protocol: 'HTTPS' },
+    { name: 'http-other-host', port: 8080, protocol: 'HTTP' },
+  ],
+};
+
+/** A fixed "random" source: bytes 0, 1, 2, ... */
+const counting = (size: number) => Uint8Array.from({ length: size }, (_, i) => i);
+
+function provision(gatewayClassParameters?: GwParametersSpec, gatewayParameters?: GwParametersSpec) {
+  const input: ProvisioningInput = { gateway: GATEWAY, version: '0.1.0', randomBytes: counting };
+  if (gatewayClassParameters !== undefined) input.gatewayClassParameters = gatewayClassParameters;
+  if (gatewayParameters !== undefined) input.gatewayParameters = gatewayParameters;
+  return provisionGateway(input);
+}
+
+function objectsOf(result: ReturnType<typeof provision>) {
+  if (!result.ok) assert.fail(`unexpected problems: ${JSON.stringify(result.problems)}`);
+  return result.objects;
+}
+
+const CASES: Record<string, [GwParametersSpec | undefined, GwParametersSpec | undefined]> = {
+  default: [undefined, undefined],
+  'image-tag': [
+    undefined,
+    { image: { registry: 'registry.example', repository: 'ops/gw', tag: '9.9', pullPolicy: 'Always' } },
+  ],
+  'image-digest': [
+    undefined,
+    { image: { tag: 'ignored', digest: `sha256:${'ab'.repeat(32)}`, pullPolicy: 'IfNotPresent' } },
+  ],
+  env: [
+    undefined,
+    {
+      env: [
+        { name: 'UPSTREAM', value: 'https://$(HOST):443' },
+        { name: 'HOST', value: 'llm.internal' },
+        { name: 'LITERAL', value: '$$(HOST)' },
+        { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      ],
+    },
+  ],
+  'env-session-key': [
+    undefined,
+    { env: [{ name: 'SESSION_KEY', valueFrom: { secretKeyRef: { name: 'shared-key', key: 'hex' } } }] },
+  ],
+  'resources-shutdown-logging': [
+    undefined,
+    {
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+      shutdown: { min: 5, max: 45 },
+      logging: { level: 'info', format: 'json' },
+    },
+  ],
+  precedence: [
+    {
+      workload: { kind: 'DaemonSet' },
+      image: { registry: 'class.example', tag: 'class' },
+      env: [
+        { name: 'A', value: 'class-a' },
+        { name: 'B', value: 'class-b' },
+      ],
+      resources: { limits: { cpu: '2', memory: '2Gi' } },
+      logging: { format: 'json' },
+      shutdown: { min: 1, max: 10 },
+      modelCatalog: { sources: [{ configMap: { name: 'class-catalog' } }] },
+    },
+    {
+      workload: { kind: 'Deployment' },
+      image: { tag: 'gateway' },
+      env: [
+        { name: 'C', value: 'gateway-c' },
+        { name: 'A', value: 'gateway-a' },
+      ],
+      resources: { limits: { memory: '1Gi' }, requests: { cpu: '100m' } },
+    },
+  ],
+  daemonset: [{ workload: { kind: 'DaemonSet' }, podDisruptionBudget: {} }, undefined],
+  'pdb-hpa': [
+    { podDisruptionBudget: { spec: { minAvailable: 2 } } },
+    { horizontalPodAutoscaler: { spec: { maxReplicas: 5 } } },
+  ],
+};
+
+for (const [name, [classParameters, gatewayParameters]] of Object.entries(CASES)) {
+  test(`${name}: the provisioned objects match ${name}.yaml`, () => {
+    const objects = objectsOf(provision(classParameters, gatewayParameters));
+    const actual = objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
+    assert.equal(actual, golden(`${name}.yaml`, actual));
+  });
+}
+
+test('every object is owned by its Gateway, carries gw labels and lives in its namespace', () => {
+  for (const [classParameters, gatewayParameters] of Object.values(CASES)) {
+    for (const object of objectsOf(provision(classParameters, gatewayParameters))) {
+      const metadata = object.metadata as unknown as {
+        namespace: string;
+        labels: Record<string, string>;
+        ownerReferences: { kind: string; name: string; uid: string; controller: boolean }[];
+      };
+      assert.equal(metadata.namespace, 'team-a', object.kind);
+      assert.deepEqual(
+        metadata.ownerReferences.map(({ kind, name, uid, controller }) => ({ kind, name, uid, controller })),
+        [{ kind: 'Gateway', name: 'ai', uid: GATEWAY.uid, controller: true }],
+        object.kind,
+      );
+      assert.equal(metadata.labels['app.kubernetes.io/managed-by'], 'gw', object.kind);
+      assert.equal(metadata.labels['gateway.networking.k8s.io/gateway-name'], 'ai', object.kind);
+    }
+  }
+});
+
+test('the session key is 32 bytes of the random source, in the form SESSION_KEY takes', () => {
+  for (const source of [counting, (size: number) => new Uint8Array(randomBytes(size))]) {
+    let given: Uint8Array | undefined;
+    const recording = (size: number) => {
+      given = source(size);
+      return given;
+    };
+    const result = provisionGateway({ gateway: GATEWAY, version: '0.1.0', randomBytes: recording });
+    const secret = objectsOf(result).find((object) => object.kind === 'Secret') as unknown as {
+      data: { key: string };
+    };
+    const key = parseSessionKey(Buffer.from(secret.data.key, 'base64').toString());
+    assert.ok(Buffer.isBuffer(key), `not a usable SESSION_KEY: ${String(key)}`);
+    assert.deepEqual(new Uint8Array(key), given);
+  }
+  const short = () => provisionGateway({ gateway: GATEWAY, version: '0.1.0', randomBytes: () => new Uint8Array(8) });
+  assert.throws(short, /wrong size/);
+});
+
+test('a HorizontalPodAutoscaler on a DaemonSet, or without maxReplicas, is refused naming the field', () => {
+  const onDaemonSet = provision(
+    { workload: { kind: 'DaemonSet' } },
+    { horizontalPodAutoscaler: { spec: { maxReplicas: 3 } } },
+  );
+  assert.deepEqual(onDaemonSet.ok ? [] : onDaemonSet.problems.map((problem) => problem.field), [
+    'spec.horizontalPodAutoscaler',
+  ]);
+  const noMaximum = provision(undefined, { horizontalPodAutoscaler: { metadata: { labels: { a: 'b' } } } });
+  assert.deepEqual(noMaximum.ok ? [] : noMaximum.problems.map((problem) => problem.field), [
+    'spec.horizontalPodAutoscaler.spec.maxReplicas',
+  ]);
+});
+
+test('fields not provisioned yet are problems naming them, and nothing is provisioned', () => {
+  const result = provision(
+    { logging: { level: 'debug' }, mesh: { enabled: true } },
+    { rawConfig: { binds: [] }, modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } },
+  );
+  assert.equal(result.ok, false);
+  assert.deepEqual(result.ok ? [] : result.problems.map((problem) => problem.field), [
+    'spec.logging.level',
+    'spec.rawConfig',
+    'spec.mesh',
+    'spec.modelCatalog',
+  ]);
+  for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);
+});
+
+test('a literal SESSION_KEY is checked as the container will see it, after $(VAR) expansion', () => {
+  const key = 'ab'.repeat(32);
+  const expanded = provision(undefined, {
+    env: [
+      { name: 'HALF', value: key.slice(0, 32) },
+      { name: 'SESSION_KEY', value: `$(HALF)${key.slice(32)}` },
+    ],
+  });
+  assert.ok(expanded.ok, JSON.stringify(expanded));
+  assert.ok(
+    !expanded.objects.some((object) => object.kind === 'Secret'),
+    'no managed Secret when env sets SESSION_KEY',
+  );
+  for (const value of ['$(UNDEFINED)', '$$(HALF)', 'short', '']) {
+    const result = provision(undefined, {
+      env: [
+        { name: 'HALF', value: key.slice(0, 32) },
+        { name: 'SESSION_KEY', value },
+      ],
+    });
+    assert.deepEqual(
+      result.ok ? [] : result.problems.map((problem) => problem.field),
+      ['spec.env[SESSION_KEY]'],
+      value,
+    );
+  }
+});
