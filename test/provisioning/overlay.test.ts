@@ -55,6 +55,7 @@ describe('GwParameters overlays (golden cases)', () => {
         return;
       }
       assert.ok(result.ok, `unexpected problems: ${result.ok ? '' : result.problems.map(describeProblem).join('; ')}`);
+      assert.ok(!JSON.stringify(result.object).includes('$patch'), 'no directive is left in the object');
       if (testCase.expect) assert.deepEqual(result.object, testCase.expect);
       for (const expected of testCase.expectAt ?? []) {
         const actual = at(result.object, expected.path);
