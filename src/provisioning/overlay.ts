@@ -93,11 +93,6 @@ export function applyOverlays<T extends GeneratedObject>(object: T, overlays: So
 /** Applies one overlay to a generated object; the object given is not modified. */
 export function applyOverlay<T extends GeneratedObject>(object: T, source: SourcedOverlay): OverlayResult<T> {
   const { overlay, parameters, field } = source;
-  const problem = (path: string, message: string): OverlayResult<T> => ({
-    ok: false,
-    problems: [{ parameters, field: `${field}.${path}`, message }],
-  });
-
   // A copy, so the caller's object and the result share nothing.
   const patched = structuredClone(object);
   const { labels, annotations } = overlay.metadata ?? {};
@@ -108,7 +103,8 @@ export function applyOverlay<T extends GeneratedObject>(object: T, source: Sourc
   if (spec === undefined || Object.keys(spec).length === 0) return { ok: true, object: patched };
   const shape = SPEC_SHAPES[object.kind];
   if (shape === null) {
-    return problem('spec', `a ${object.kind} has no spec; only metadata (labels, annotations) can be overlaid`);
+    const message = `a ${object.kind} has no spec; only metadata (labels, annotations) can be overlaid`;
+    return { ok: false, problems: [{ parameters, field: `${field}.spec`, message }] };
   }
   const merged = strategicMerge(patched.spec, spec, shape, 'spec');
   if (merged.problems.length > 0) {
