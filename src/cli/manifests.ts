@@ -69,9 +69,20 @@ function resolveParameters(
   return { ok: true, level: { parameters: key, spec: (parameters.spec ?? {}) as GwParametersSpec } };
 }
 
-function problemLine(gateway: string, problem: ManifestProblem): string {
-  const source = problem.parameters === undefined ? '' : `${PARAMETERS_KIND} ${problem.parameters}: `;
-  return `Gateway ${gateway}: ${source}${problem.field}: ${problem.message}`;
+/**
+ * A problem as a line naming the Gateway, the GwParameters and the field. A typed field's problem
+ * is of the merged fields, so it names every level that sets the field.
+ */
+function problemLine(gateway: string, problem: ManifestProblem, levels: (ParametersLevel | undefined)[]): string {
+  const field = /^spec\.(\w+)/.exec(problem.field)?.[1];
+  const sources =
+    problem.parameters !== undefined
+      ? [problem.parameters]
+      : levels.flatMap((level) =>
+          level !== undefined && field !== undefined && field in level.spec ? [level.parameters] : [],
+        );
+  const named = sources.map((source) => `${PARAMETERS_KIND} ${source}: `).join('');
+  return `Gateway ${gateway}: ${named}${problem.field}: ${problem.message}`;
 }
 
 /** The objects of one Gateway, or the lines that say why there are none. */
@@ -114,7 +125,10 @@ function gatewayObjects(
     version: gwVersion(),
     randomBytes,
   });
-  if (!result.ok) return { ok: false, problems: result.problems.map((problem) => problemLine(key, problem)) };
+  if (!result.ok) {
+    const levels = [byClass.ok ? byClass.level : undefined, byGateway.ok ? byGateway.level : undefined];
+    return { ok: false, problems: result.problems.map((problem) => problemLine(key, problem, levels)) };
+  }
   if (uid === undefined)
     for (const object of result.objects) delete (object.metadata as { ownerReferences?: unknown }).ownerReferences;
   return result;
