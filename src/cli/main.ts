@@ -7,6 +7,7 @@ import { CRDS_USAGE, crdsCommand } from './crds.ts';
 import { EXPLAIN_USAGE, explainCommand } from './explain.ts';
 import { IDP_USAGE, idpCommand } from './idp-setup.ts';
 import type { Io } from './io.ts';
+import { MANIFESTS_USAGE, manifestsCommand } from './manifests.ts';
 import { RUN_USAGE, runCommand } from './run.ts';
 import { STATUS_USAGE, statusCommand } from './status.ts';
 import { VALIDATE_USAGE, validateCommand } from './validate.ts';
@@ -33,6 +34,9 @@ Usage:
                        the objects and write their statuses; serves no traffic
   gw validate -f FILE|DIR|- [-f ...] [-R] [--show-defaults] [-o yaml|json]
                        check resources as the API server would; exit 1 when any is invalid
+  gw manifests -f FILE|DIR [-R]
+                       print the objects gw provisions for each Gateway (Deployment, Service,
+                       ...), its GwParameters applied, as multi-document YAML for GitOps
   gw crds [--output-dir DIR]
                        print the CustomResourceDefinitions of the gw.dev kinds
   gw status -f FILE|DIR [-R] | --kubeconfig FILE [--context NAME]
@@ -60,6 +64,7 @@ const COMMANDS: Record<string, Command> = {
   run: { run: runCommand, usage: RUN_USAGE },
   controller: { run: controllerCommand, usage: CONTROLLER_USAGE },
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
+  manifests: { run: manifestsCommand, usage: MANIFESTS_USAGE },
   crds: { run: crdsCommand, usage: CRDS_USAGE },
   status: { run: statusCommand, usage: STATUS_USAGE },
   explain: { run: explainCommand, usage: EXPLAIN_USAGE },

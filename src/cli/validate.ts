@@ -1,7 +1,13 @@
 // gw validate: admission of every resource in the given files, all errors at once.
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { describeProblem, loadResources, locationOf, type SourceDocument } from '../api/load/documents.ts';
+import {
+  describeProblem,
+  type LoadResult,
+  loadResources,
+  locationOf,
+  type SourceDocument,
+} from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { admissionLine } from '../api/validate/errors.ts';
 import { argsErrorText } from './args.ts';
@@ -43,6 +49,30 @@ export function validateCommand(args: string[], io: Io): number {
     return 2;
   }
   const loaded = loadResources(files, { recursive: options.values.recursive, stdin: io.readStdin });
+  const { stored, failures } = admitLoaded(loaded, io);
+  if (options.values['show-defaults']) {
+    if (output === 'json')
+      io.stdout(
+        `${JSON.stringify(stored.length === 1 ? stored[0] : { apiVersion: 'v1', kind: 'List', items: stored }, null, 2)}\n`,
+      );
+    else io.stdout(stored.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'));
+  }
+  const total = loaded.documents.length;
+  if (failures > 0) {
+    io.stderr(`${failures} invalid of ${total + loaded.problems.length}\n`);
+    return 1;
+  }
+  if (!options.values['show-defaults']) io.stdout(`${total} valid\n`);
+  return 0;
+}
+
+/**
+ * Admission of loaded documents as the API server would: every problem and warning on standard
+ * error (file, document, object, field), duplicates refused. Returns the admitted objects, with
+ * their metadata as written (a uid stays), and how many documents failed. gw manifests reads its
+ * input the same way.
+ */
+export function admitLoaded(loaded: LoadResult, io: Io): { stored: KubeObject[]; failures: number } {
   let failures = 0;
   for (const problem of loaded.problems) {
     failures++;
@@ -72,20 +102,7 @@ export function validateCommand(args: string[], io: Io): number {
     seen.set(key, document);
     stored.push(result.object!);
   }
-  if (options.values['show-defaults']) {
-    if (output === 'json')
-      io.stdout(
-        `${JSON.stringify(stored.length === 1 ? stored[0] : { apiVersion: 'v1', kind: 'List', items: stored }, null, 2)}\n`,
-      );
-    else io.stdout(stored.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'));
-  }
-  const total = loaded.documents.length;
-  if (failures > 0) {
-    io.stderr(`${failures} invalid of ${total + loaded.problems.length}\n`);
-    return 1;
-  }
-  if (!options.values['show-defaults']) io.stdout(`${total} valid\n`);
-  return 0;
+  return { stored, failures };
 }
 
 function parse(args: string[]) {
