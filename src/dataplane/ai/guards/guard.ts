@@ -71,6 +71,8 @@ export interface Guard {
    * only): what fired, or undefined. Guards without it are asked through `check` (windowed).
    */
   scanStream?(window: string): string | undefined;
+  /** Set when the guard does not read streamed answers at all (a regex Mask guard: Mask does not change streams). */
+  readonly skipsStreams?: true;
   /**
    * The longest text one of scanStream's matches spans, when bounded: how much of a stream's
    * earlier text it needs to see again with new text (unset: stream-guard.ts's OVERLAP).

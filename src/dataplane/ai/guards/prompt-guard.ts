@@ -84,15 +84,12 @@ export interface CompiledPromptGuards {
   streamGuard(format: ClientFormat, request: GuardRequestContext): StreamGuard | undefined;
 }
 
-/** A guard that cannot be compiled: the field under the provider's policies and why. */
-export type PromptGuardConfigError = GuardConfigProblem;
-
 /** Compiles `ai.promptGuard` (found at `path`), or the first field it cannot serve. */
 export function compilePromptGuards(
   promptGuard: AIPromptGuard | undefined,
   path: string,
   input: GuardCompileInput,
-): CompiledPromptGuards | PromptGuardConfigError | undefined {
+): CompiledPromptGuards | GuardConfigProblem | undefined {
   if (promptGuard === undefined) return undefined;
   const request = compileSide(promptGuard.request ?? [], `${path}.request`, DEFAULT_REQUEST_REJECTION, input);
   if (!Array.isArray(request)) return request;
@@ -108,7 +105,7 @@ function compileSide(
   path: string,
   defaultMessage: string,
   input: GuardCompileInput,
-): CompiledGuard[] | PromptGuardConfigError {
+): CompiledGuard[] | GuardConfigProblem {
   const compiled: CompiledGuard[] = [];
   for (let index = 0; index < guards.length; index++) {
     const entry = guards[index]!;
@@ -146,10 +143,8 @@ class PromptGuards implements CompiledPromptGuards {
     this.#request = request;
     this.#response = response;
     // Regex Reject guards scan each event, guards that call a service check windows; a regex Mask
-    // guard (no scanStream) does not read streams (Mask does not change them).
-    this.#streamGuards = streaming
-      ? response.filter((each) => each.guard.scanStream !== undefined || each.guard.kind !== 'regex')
-      : [];
+    // guard does not read streams (Mask does not change them).
+    this.#streamGuards = streaming ? response.filter((each) => each.guard.skipsStreams !== true) : [];
     this.hasRequestGuards = request.length > 0;
     this.hasResponseGuards = response.length > 0;
   }

@@ -107,7 +107,10 @@ export function regexGuard(regex: Regex, path: string): Guard | GuardConfigProbl
     }
     return matched.size === 0 ? { action: 'pass' } : { action: 'mask', replacements, matched: [...matched] };
   };
-  const guard: Guard = { kind: 'regex', failureMode: 'FailClosed', check };
+  const guard: Guard =
+    compiled.action === 'Reject'
+      ? { kind: 'regex', failureMode: 'FailClosed', check }
+      : { kind: 'regex', failureMode: 'FailClosed', check, skipsStreams: true };
   // Streams are read by Reject guards only: Mask does not change streamed content.
   if (compiled.action === 'Reject') {
     guard.scanStream = (window) => {
