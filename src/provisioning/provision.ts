@@ -38,11 +38,13 @@ export type ProvisioningResult =
   | { ok: false; problems: ProvisioningProblem[] };
 
 /**
- * Why a Gateway cannot join a mesh yet (decision 0035): the pod would carry what joining needs,
- * but the proxy does not reach mesh destinations with the workload certificate.
+ * Why a Gateway cannot join a mesh yet (decision 0035): the pod would carry what joining needs, and
+ * gw has the CA client and HBONE (src/dataplane/mesh/), but `gw run` does not use them: with no
+ * workload discovery it cannot tell a mesh destination from another, and would send plaintext
+ * where the mesh expects mTLS.
  */
 export const MESH_NOT_YET =
-  'not provisioned yet: the pod would get its mesh settings, CA token and mesh root, but gw run does not yet obtain a workload certificate from the mesh CA nor reach mesh destinations over mTLS/HBONE (it has no workload discovery: pods, EndpointSlices); remove mesh or set mesh.enabled: false';
+  'not provisioned yet: gw run does not reach mesh destinations with a mesh identity (mTLS/HBONE) yet: it reads no Pods or EndpointSlices, so it cannot tell which destinations are in the mesh nor which pod to tunnel to; remove mesh or set mesh.enabled: false';
 
 /** Fields gw accepts but cannot turn into a data plane yet, each with why. */
 function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {

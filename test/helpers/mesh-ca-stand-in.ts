@@ -6,11 +6,13 @@
 // (istio.v1.auth.IstioCertificateRequest: csr = 1 string, validity_duration = 3 int64,
 // metadata = 4 Struct; IstioCertificateResponse: cert_chain = 1 repeated string), so a wrong
 // field number in gw's .proto fails the tests instead of agreeing with itself.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { type MeshSettings, meshSettingsFromEnv } from '../../src/dataplane/mesh/settings.ts';
+import { skipWithoutTool } from './missing-tool.ts';
 
 export const CREATE_CERTIFICATE_PATH = '/istio.v1.auth.IstioCertificateService/CreateCertificate';
 
@@ -77,6 +79,18 @@ export function encodeResponse(chain: readonly string[]): Buffer {
   );
 }
 
+/** openssl req's arguments for a new P-256 key, unencrypted. */
+const NEW_P256_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+const opensslVersion = spawnSync('openssl', ['version'], { encoding: 'utf8' });
+/** The skip option of tests that need the stand-in (it signs with the openssl command). */
+export const skipWithoutOpenssl = skipWithoutTool(
+  'openssl',
+  opensslVersion.error || opensslVersion.status !== 0
+    ? 'the stand-in mesh CA signs with the openssl command'
+    : undefined,
+);
+
 function openssl(args: string[], cwd: string): string {
   return execFileSync('openssl', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -89,11 +103,7 @@ export function makeRoot(dir: string, name: string): { cert: string; keyPath: st
     [
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
+      ...NEW_P256_KEY,
       '-keyout',
       keyPath,
       '-out',
@@ -177,24 +187,7 @@ export async function startMeshCa(options: MeshCaOptions): Promise<MeshCaStandIn
   // istiod's own serving certificate, issued by the mesh root.
   const servingKey = join(dir, 'serving.key');
   const servingCsr = join(dir, 'serving.csr');
-  openssl(
-    [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      servingKey,
-      '-out',
-      servingCsr,
-      '-subj',
-      '/O=istiod',
-    ],
-    dir,
-  );
+  openssl(['req', '-new', ...NEW_P256_KEY, '-keyout', servingKey, '-out', servingCsr, '-subj', '/O=istiod'], dir);
   const servingCert = sign(servingCsr, 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n', 30);
 
   const requests: ReceivedRequest[] = [];
@@ -269,4 +262,25 @@ export async function startMeshCa(options: MeshCaOptions): Promise<MeshCaStandIn
         setTimeout(() => server.forceShutdown(), 500).unref();
       }),
   };
+}
+
+/**
+ * The mesh settings of a pod in namespace team-a with ServiceAccount ai, trust domain
+ * corp.example and cluster east, whose CA is `ca`: the token `token` and the CA's root written to
+ * `dir` as the kubelet mounts them.
+ */
+export function podSettings(ca: MeshCaStandIn, dir: string, token: string): MeshSettings {
+  writeFileSync(join(dir, 'istio-token'), `${token}\n`);
+  writeFileSync(join(dir, 'root-cert.pem'), ca.root);
+  const settings = meshSettingsFromEnv({
+    CA_ADDRESS: `https://localhost:${ca.port}`,
+    TRUST_DOMAIN: 'corp.example',
+    CLUSTER_ID: 'east',
+    POD_NAMESPACE: 'team-a',
+    SERVICE_ACCOUNT: 'ai',
+    CA_TOKEN_PATH: join(dir, 'istio-token'),
+    CA_ROOT_CERT_PATH: join(dir, 'root-cert.pem'),
+  });
+  if (settings === undefined || typeof settings === 'string') throw new Error(`mesh settings: ${settings}`);
+  return settings;
 }

@@ -3,8 +3,7 @@
 // domain aliases included), an HTTP/2 CONNECT to the pod's address and port, and real HTTP
 // through the tunnel to a server behind a stand-in of the destination's ztunnel.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { type AddressInfo, connect as tcpConnect } from 'node:net';
@@ -16,20 +15,12 @@ import type { TLSSocket } from 'node:tls';
 import { createCertificate } from '../../../src/dataplane/mesh/ca-client.ts';
 import { signingRequest } from '../../../src/dataplane/mesh/csr.ts';
 import { HboneError, openHbone } from '../../../src/dataplane/mesh/hbone.ts';
-import { type MeshSettings, meshSettingsFromEnv } from '../../../src/dataplane/mesh/settings.ts';
 import {
   acceptCertificate,
   uriNames,
   type WorkloadCertificate,
 } from '../../../src/dataplane/mesh/workload-certificate.ts';
-import { type MeshCaStandIn, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
-import { skipWithoutTool } from '../../helpers/missing-tool.ts';
-
-const opensslCheck = spawnSync('openssl', ['version'], { encoding: 'utf8' });
-const skip = skipWithoutTool(
-  'openssl',
-  opensslCheck.error || opensslCheck.status !== 0 ? 'the stand-in CA signs with the openssl command' : undefined,
-);
+import { type MeshCaStandIn, podSettings, skipWithoutOpenssl, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
 
 const GATEWAY = 'spiffe://corp.example/ns/team-a/sa/ai';
 const MODEL = 'spiffe://corp.example/ns/team-b/sa/model';
@@ -37,16 +28,7 @@ const TOKEN = 'token';
 
 /** A workload certificate for `identity`, signed by `ca`. */
 async function issue(ca: MeshCaStandIn, dir: string, identity: string): Promise<WorkloadCertificate> {
-  writeFileSync(join(dir, 'token'), TOKEN);
-  writeFileSync(join(dir, 'root.pem'), ca.root);
-  const settings = meshSettingsFromEnv({
-    CA_ADDRESS: `https://localhost:${ca.port}`,
-    CLUSTER_ID: 'east',
-    POD_NAMESPACE: 'x',
-    SERVICE_ACCOUNT: 'x',
-    CA_TOKEN_PATH: join(dir, 'token'),
-    CA_ROOT_CERT_PATH: join(dir, 'root.pem'),
-  }) as MeshSettings;
+  const settings = podSettings(ca, dir, TOKEN);
   ca.options.identity = identity;
   const request = signingRequest(identity);
   const accepted = acceptCertificate(
@@ -125,7 +107,7 @@ function getThrough(tunnel: Duplex): Promise<string> {
   });
 }
 
-describe('HBONE', { skip }, () => {
+describe('HBONE', { skip: skipWithoutOpenssl }, () => {
   let ca: MeshCaStandIn;
   let otherMesh: MeshCaStandIn;
   let dir: string;

@@ -21,19 +21,18 @@ import {
   WorkloadCertificateSource,
 } from '../../../src/dataplane/mesh/workload-certificate.ts';
 import { fakeClock } from '../../helpers/fake-clock.ts';
-import { type MeshCaStandIn, makeRoot, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
-import { skipWithoutTool } from '../../helpers/missing-tool.ts';
-
-const opensslCheck = spawnSync('openssl', ['version'], { encoding: 'utf8' });
-const skip = skipWithoutTool(
-  'openssl',
-  opensslCheck.error || opensslCheck.status !== 0 ? 'the stand-in CA signs with the openssl command' : undefined,
-);
+import {
+  type MeshCaStandIn,
+  makeRoot,
+  podSettings,
+  skipWithoutOpenssl,
+  startMeshCa,
+} from '../../helpers/mesh-ca-stand-in.ts';
 
 const IDENTITY = 'spiffe://corp.example/ns/team-a/sa/ai';
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.token-of-team-a-ai.sig';
 
-describe('mesh workload certificate', { skip }, () => {
+describe('mesh workload certificate', { skip: skipWithoutOpenssl }, () => {
   let ca: MeshCaStandIn;
   let dir: string;
   let settings: MeshSettings;
@@ -49,19 +48,7 @@ describe('mesh workload certificate', { skip }, () => {
   beforeEach(() => {
     ca.requests.length = 0;
     Object.assign(ca.options, { token: TOKEN, identity: IDENTITY, unavailable: false, answerRoot: undefined });
-    writeFileSync(join(dir, 'istio-token'), `${TOKEN}\n`);
-    writeFileSync(join(dir, 'root-cert.pem'), ca.root);
-    const read = meshSettingsFromEnv({
-      CA_ADDRESS: `https://localhost:${ca.port}`,
-      TRUST_DOMAIN: 'corp.example',
-      CLUSTER_ID: 'east',
-      POD_NAMESPACE: 'team-a',
-      SERVICE_ACCOUNT: 'ai',
-      CA_TOKEN_PATH: join(dir, 'istio-token'),
-      CA_ROOT_CERT_PATH: join(dir, 'root-cert.pem'),
-    });
-    assert.ok(read !== undefined && typeof read !== 'string', String(read));
-    settings = read;
+    settings = podSettings(ca, dir, TOKEN);
   });
 
   it('asks the CA in Istio wire format with the token and cluster, and keeps a certificate it checked', async () => {
@@ -200,7 +187,7 @@ describe('mesh workload certificate', { skip }, () => {
   });
 });
 
-describe('the CSR and the checks of an answer', { skip }, () => {
+describe('the CSR and the checks of an answer', { skip: skipWithoutOpenssl }, () => {
   it('the CSR verifies in openssl and names only the URI, in a critical SAN, over a P-256 key', () => {
     const { pem } = signingRequest(IDENTITY);
     const text = spawnSync('openssl', ['req', '-verify', '-noout', '-text'], { input: pem, encoding: 'utf8' });
@@ -219,17 +206,7 @@ describe('the CSR and the checks of an answer', { skip }, () => {
     const ca = await startMeshCa({ token: TOKEN, clusterId: 'east', identity: IDENTITY });
     const dir = mkdtempSync(join(tmpdir(), 'gw-mesh-pod-'));
     try {
-      writeFileSync(join(dir, 't'), TOKEN);
-      writeFileSync(join(dir, 'r'), ca.root);
-      const settings = meshSettingsFromEnv({
-        CA_ADDRESS: `https://localhost:${ca.port}`,
-        TRUST_DOMAIN: 'corp.example',
-        CLUSTER_ID: 'east',
-        POD_NAMESPACE: 'team-a',
-        SERVICE_ACCOUNT: 'ai',
-        CA_TOKEN_PATH: join(dir, 't'),
-        CA_ROOT_CERT_PATH: join(dir, 'r'),
-      }) as MeshSettings;
+      const settings = podSettings(ca, dir, TOKEN);
       const { createCertificate } = await import('../../../src/dataplane/mesh/ca-client.ts');
       const request = signingRequest(IDENTITY);
       const chain = await createCertificate(settings, request.pem, 3600);
