@@ -31,6 +31,11 @@ export const ROOT_CERT_DIR = '/var/run/secrets/istio';
 export const ROOT_CERT_FILE = 'root-cert.pem';
 export const ROOT_CERT_CONFIGMAP = 'istio-ca-root-cert';
 
+/** A trust domain (SPIFFE: lowercase letters, digits, dots, dashes, underscores). */
+const TRUST_DOMAIN_PATTERN = /^[a-z0-9._-]{1,255}$/;
+/** A Kubernetes namespace or ServiceAccount name. */
+const NAME_PATTERN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
 export interface MeshSettings {
   /** https URL of the CA (gRPC over TLS). */
   caAddress: URL;
@@ -83,9 +88,19 @@ export function meshSettingsFromEnv(
     return `${MESH_ENV.namespace} is required with ${MESH_ENV.caAddress}: the identity names the namespace`;
   if (serviceAccount === undefined)
     return `${MESH_ENV.serviceAccount} is required with ${MESH_ENV.caAddress}: the identity names the ServiceAccount`;
+  // The SPIFFE ID is made of these: each must be a path segment of a URI (Kubernetes names and
+  // trust domains are, so a value that is not comes from a mistaken override in env).
+  const trustDomain = read(MESH_ENV.trustDomain) ?? DEFAULT_TRUST_DOMAIN;
+  for (const [name, value, pattern] of [
+    [MESH_ENV.trustDomain, trustDomain, TRUST_DOMAIN_PATTERN],
+    [MESH_ENV.namespace, namespace, NAME_PATTERN],
+    [MESH_ENV.serviceAccount, serviceAccount, NAME_PATTERN],
+  ] as const)
+    if (!pattern.test(value))
+      return `${name} ${JSON.stringify(value)} cannot be part of a SPIFFE ID (${pattern.source})`;
   return {
     caAddress,
-    trustDomain: read(MESH_ENV.trustDomain) ?? DEFAULT_TRUST_DOMAIN,
+    trustDomain,
     additionalTrustDomains: (read(MESH_ENV.additionalTrustDomains) ?? '')
       .split(',')
       .map((domain) => domain.trim())

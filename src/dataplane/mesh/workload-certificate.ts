@@ -187,9 +187,9 @@ export class WorkloadCertificateSource {
   }
 
   async #fetch(): Promise<void> {
-    const { pem, privateKey } = signingRequest(this.identity);
     let outcome: WorkloadCertificate | string;
     try {
+      const { pem, privateKey } = signingRequest(this.identity);
       const chain = await this.#request(pem, REQUESTED_VALIDITY_SECONDS);
       outcome = acceptCertificate(chain, privateKey, this.identity, this.#clock.epochMs());
     } catch (error) {

@@ -243,6 +243,15 @@ describe('mesh settings from the environment', () => {
     assert.match(String(meshSettingsFromEnv({ ...base, CA_ADDRESS: 'http://istiod:15012' })), /must be an https/);
     assert.match(String(meshSettingsFromEnv({ ...base, CA_ADDRESS: 'https://istiod' })), /must name the port/);
     assert.match(String(meshSettingsFromEnv({ CA_ADDRESS: 'https://istiod:15012' })), /POD_NAMESPACE is required/);
+    for (const [name, value] of [
+      ['SERVICE_ACCOUNT', 'a b'],
+      ['POD_NAMESPACE', 'Team/A'],
+      ['TRUST_DOMAIN', 'corp.example/x'],
+    ])
+      assert.match(
+        String(meshSettingsFromEnv({ ...base, CA_ADDRESS: 'https://istiod:15012', [name]: value })),
+        new RegExp(`^${name} .* cannot be part of a SPIFFE ID`),
+      );
     const settings = meshSettingsFromEnv({
       ...base,
       CA_ADDRESS: 'https://istiod:15012',
