@@ -4,12 +4,26 @@
 // aliases) stands for any other of them — a workload keeps its identity across a trust domain
 // migration (decision 0035).
 import type { X509Certificate } from 'node:crypto';
-import { uriNames } from './workload-certificate.ts';
+import { spiffeId } from './settings.ts';
 
 export interface SpiffeId {
   trustDomain: string;
   namespace: string;
   serviceAccount: string;
+}
+
+/** The URI names of a certificate's subjectAltName. */
+export function uriNames(certificate: X509Certificate): string[] {
+  const names = certificate.subjectAltName;
+  if (names === undefined) return [];
+  // Node lists "TYPE:value" joined by ", "; a value with a comma or quote is JSON-quoted.
+  return (names.match(/(?:[^",]|"(?:\\.|[^"\\])*")+/g) ?? [])
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.startsWith('URI:'))
+    .map((entry) => {
+      const value = entry.slice(4);
+      return value.startsWith('"') ? (JSON.parse(value) as string) : value;
+    });
 }
 
 const ISTIO_SPIFFE_ID = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/sa\/([^/]+)$/;
@@ -47,7 +61,7 @@ export function peerIdentityProblem(
       ? peers.some((peer) => trustDomains.includes(peer.trustDomain))
       : peers.some((peer) => wanted.some((id) => sameWorkload(peer, id, trustDomains)));
   if (accepted) return undefined;
-  const names = peers.map((peer) => `spiffe://${peer.trustDomain}/ns/${peer.namespace}/sa/${peer.serviceAccount}`);
+  const names = peers.map((peer) => spiffeId(peer.trustDomain, peer.namespace, peer.serviceAccount));
   return wanted.length === 0
     ? `the peer ${names.join(', ')} is not of a trusted trust domain (${trustDomains.join(', ')})`
     : `the peer ${names.join(', ')} is not ${expected.join(' or ')}`;

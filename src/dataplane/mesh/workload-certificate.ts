@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../util/clock.ts';
 import { CaRequestError, createCertificate } from './ca-client.ts';
 import { signingRequest } from './csr.ts';
 import { type MeshSettings, ownIdentity } from './settings.ts';
+import { uriNames } from './spiffe.ts';
 
 /** The lifetime asked of the CA (Istio's default workload certificate lifetime); it may give less. */
 export const REQUESTED_VALIDITY_SECONDS = 24 * 3600;
@@ -32,20 +33,6 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CE
 /** Every PEM certificate in `text` (Istio may concatenate several roots in the chain's last element). */
 export function pemCertificates(text: string): string[] {
   return [...text.matchAll(PEM_CERTIFICATE)].map((match) => `${match[0]}\n`);
-}
-
-/** The URI names of a certificate's subjectAltName. */
-export function uriNames(certificate: X509Certificate): string[] {
-  const names = certificate.subjectAltName;
-  if (names === undefined) return [];
-  // Node lists "TYPE:value" joined by ", "; a value with a comma or quote is JSON-quoted.
-  return (names.match(/(?:[^",]|"(?:\\.|[^"\\])*")+/g) ?? [])
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.startsWith('URI:'))
-    .map((entry) => {
-      const value = entry.slice(4);
-      return value.startsWith('"') ? (JSON.parse(value) as string) : value;
-    });
 }
 
 function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {

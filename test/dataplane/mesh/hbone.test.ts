@@ -15,11 +15,8 @@ import type { TLSSocket } from 'node:tls';
 import { createCertificate } from '../../../src/dataplane/mesh/ca-client.ts';
 import { signingRequest } from '../../../src/dataplane/mesh/csr.ts';
 import { HboneError, openHbone } from '../../../src/dataplane/mesh/hbone.ts';
-import {
-  acceptCertificate,
-  uriNames,
-  type WorkloadCertificate,
-} from '../../../src/dataplane/mesh/workload-certificate.ts';
+import { uriNames } from '../../../src/dataplane/mesh/spiffe.ts';
+import { acceptCertificate, type WorkloadCertificate } from '../../../src/dataplane/mesh/workload-certificate.ts';
 import { type MeshCaStandIn, podSettings, skipWithoutOpenssl, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
 
 const GATEWAY = 'spiffe://corp.example/ns/team-a/sa/ai';

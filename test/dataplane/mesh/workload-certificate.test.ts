@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { signingRequest } from '../../../src/dataplane/mesh/csr.ts';
 import { type MeshSettings, meshSettingsFromEnv } from '../../../src/dataplane/mesh/settings.ts';
+import { uriNames } from '../../../src/dataplane/mesh/spiffe.ts';
 import {
   acceptCertificate,
   REQUESTED_VALIDITY_SECONDS,
   RETRY_FIRST_MS,
   RETRY_MAX_MS,
   renewAtMs,
-  uriNames,
   WorkloadCertificateSource,
 } from '../../../src/dataplane/mesh/workload-certificate.ts';
 import { fakeClock } from '../../helpers/fake-clock.ts';
