@@ -37,8 +37,9 @@ Usage:
   gw manifests -f FILE|DIR [-R]
                        print the objects gw provisions for each Gateway (Deployment, Service,
                        ...), its GwParameters applied, as multi-document YAML for GitOps
-  gw crds [--output-dir DIR]
-                       print the CustomResourceDefinitions of the gw.dev kinds
+  gw crds [--gateway-api] [--output-dir DIR]
+                       print the CustomResourceDefinitions of the gw.dev kinds (or, with
+                       --gateway-api, of the Gateway API kinds gw reads)
   gw status -f FILE|DIR [-R] | --kubeconfig FILE [--context NAME]
                        every object's conditions, as the controller writes them (for files)
                        or wrote them (a running gw's API server, a cluster)

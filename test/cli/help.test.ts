@@ -21,7 +21,7 @@ const HELP: [args: string[], mentions: RegExp][] = [
   [['run', '--help'], /^usage: gw run[\s\S]*--admin-port[\s\S]*--max-buffered-bytes/],
   [['run', '-f', 'x.yaml', '-h'], /^usage: gw run/],
   [['validate', '--help'], /^usage: gw validate[\s\S]*--show-defaults/],
-  [['crds', '--help'], /^usage: gw crds[\s\S]*--output-dir/],
+  [['crds', '--help'], /^usage: gw crds[\s\S]*--gateway-api[\s\S]*--output-dir/],
   [['status', '--help'], /^usage: gw status[\s\S]*--recursive/],
   [['explain', '--help'], /^usage: gw explain[\s\S]*route NAMESPACE\/NAME[\s\S]*backend NAMESPACE\/NAME/],
   [['controller', '--help'], /^usage: gw controller[\s\S]*--kubeconfig/],
