@@ -118,9 +118,10 @@ for (const [name, [classParameters, gatewayParameters]] of Object.entries(CASES)
   });
 }
 
-test('every object is owned by its Gateway, carries gw labels and lives in its namespace', () => {
+test('every namespaced object is owned by its Gateway, carries gw labels and lives in its namespace', () => {
   for (const [classParameters, gatewayParameters] of Object.values(CASES)) {
     for (const object of objectsOf(provision(classParameters, gatewayParameters))) {
+      if (object.kind === 'ClusterRoleBinding') continue; // cluster-scoped: the next test
       const metadata = object.metadata as unknown as {
         namespace: string;
         labels: Record<string, string>;
@@ -136,6 +137,60 @@ test('every object is owned by its Gateway, carries gw labels and lives in its n
       assert.equal(metadata.labels['gateway.networking.k8s.io/gateway-name'], 'ai', object.kind);
     }
   }
+});
+
+test("the ServiceAccount is bound to gw-proxy by a ClusterRoleBinding with gw's labels and the Gateway's namespace, unowned", () => {
+  const objects = objectsOf(provision());
+  const account = objects.find((object) => object.kind === 'ServiceAccount')!;
+  const bindings = objects.filter((object) => object.kind === 'ClusterRoleBinding') as unknown as {
+    metadata: { name: string; namespace?: string; labels: Record<string, string>; ownerReferences?: unknown };
+    roleRef: unknown;
+    subjects: unknown;
+  }[];
+  assert.equal(bindings.length, 1);
+  const [binding] = bindings;
+  assert.equal(binding!.metadata.name, 'gw-proxy.team-a.ai');
+  assert.equal(binding!.metadata.namespace, undefined);
+  assert.equal(binding!.metadata.ownerReferences, undefined, 'a namespaced Gateway cannot own a cluster-scoped object');
+  assert.equal(binding!.metadata.labels['app.kubernetes.io/managed-by'], 'gw');
+  assert.equal(binding!.metadata.labels['gateway.networking.k8s.io/gateway-name'], 'ai');
+  assert.equal(binding!.metadata.labels['gw.dev/gateway-namespace'], 'team-a');
+  assert.deepEqual(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gw-proxy' });
+  assert.deepEqual(binding!.subjects, [
+    {
+      kind: 'ServiceAccount',
+      name: account.metadata.name,
+      namespace: (account.metadata as { namespace?: string }).namespace,
+    },
+  ]);
+});
+
+test('pods run restricted; a listener below port 1024 lowers the first unprivileged port to it, no further', () => {
+  const podSpecOf = (gateway: ProvisionedGateway) => {
+    const result = provisionGateway({ gateway, version: '0.1.0', randomBytes: counting });
+    const workload = objectsOf(result).find((object) => object.kind === 'Deployment') as unknown as {
+      spec: {
+        template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: unknown }[] } };
+      };
+    };
+    return workload.spec.template.spec;
+  };
+  const unprivileged = podSpecOf(GATEWAY);
+  assert.deepEqual(unprivileged.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+  assert.deepEqual(unprivileged.containers[0]!.securityContext, {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+  });
+  const web = podSpecOf({
+    ...GATEWAY,
+    listeners: [
+      { name: 'https', port: 443, protocol: 'HTTPS' },
+      { name: 'http', port: 80, protocol: 'HTTP' },
+      { name: 'alt', port: 8080, protocol: 'HTTP' },
+    ],
+  });
+  assert.deepEqual(web.securityContext.sysctls, [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '80' }]);
 });
 
 test('the session key is 32 bytes of the random source, in the form SESSION_KEY takes', () => {

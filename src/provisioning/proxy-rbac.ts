@@ -1,0 +1,75 @@
+// What a Gateway's data plane may read of the cluster. Each proxy runs `gw run --cluster
+// --read-only` and reads, through its own informers, every kind the controller translates — in all
+// namespaces, since routes, policies, Secrets and Services of other namespaces may attach to its
+// Gateway. The install manifests ship one ClusterRole, gw-proxy, granting exactly that (list and
+// watch: the informers neither get single objects nor write); provisioning binds each Gateway's
+// ServiceAccount to it with a ClusterRoleBinding of its own (decision 0035).
+//
+// A ClusterRoleBinding is cluster-scoped: it cannot be owned by the Gateway (a namespaced owner),
+// so the garbage collector does not delete it with the Gateway. It carries gw's labels and the
+// Gateway's namespace as a label, by which the controller finds and deletes it.
+
+import { KINDS } from '../api/kinds/registry.ts';
+import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import type { ProvisionedGateway } from './gateway.ts';
+import { objectLabels } from './labels.ts';
+
+/** The ClusterRole of the install manifests that every data plane's ServiceAccount is bound to. */
+export const PROXY_CLUSTER_ROLE = 'gw-proxy';
+
+/** The label naming the Gateway's namespace on the objects of a Gateway that have none (cluster-scoped). */
+export const GATEWAY_NAMESPACE_LABEL = 'gw.dev/gateway-namespace';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** The kinds `gw run` reads (the controller's snapshot), as RBAC resources grouped by API group. */
+export function snapshotResources(): { apiGroup: string; resources: string[] }[] {
+  const byGroup = new Map<string, string[]>();
+  for (const key of Object.values(SNAPSHOT_KINDS)) {
+    const definition = KINDS.find((kind) => `${kind.group}/${kind.kind}` === key);
+    if (definition === undefined) throw new Error(`the snapshot kind ${key} is not in the API registry`);
+    const resources = byGroup.get(definition.group) ?? [];
+    resources.push(definition.plural);
+    byGroup.set(definition.group, resources);
+  }
+  return [...byGroup]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([apiGroup, resources]) => ({ apiGroup, resources: resources.sort() }));
+}
+
+/** gw-proxy's rules: list and watch of every kind `gw run --cluster` reads. */
+export function proxyClusterRoleRules(): PolicyRule[] {
+  return snapshotResources().map(({ apiGroup, resources }) => ({
+    apiGroups: [apiGroup],
+    resources,
+    verbs: ['list', 'watch'],
+  }));
+}
+
+/**
+ * The binding's name: unique per Gateway across the cluster. A namespace is a DNS label (no dots),
+ * so `gw-proxy.NAMESPACE.NAME` cannot name two Gateways.
+ */
+export function proxyRoleBindingName(gateway: ProvisionedGateway): string {
+  return `${PROXY_CLUSTER_ROLE}.${gateway.namespace}.${gateway.name}`;
+}
+
+/** Binds the Gateway's ServiceAccount (named as the Gateway, in its namespace) to gw-proxy. */
+export function proxyRoleBinding(gateway: ProvisionedGateway, version: string) {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: {
+      name: proxyRoleBindingName(gateway),
+      labels: { ...objectLabels(gateway, version), [GATEWAY_NAMESPACE_LABEL]: gateway.namespace },
+    },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: PROXY_CLUSTER_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name: gateway.name, namespace: gateway.namespace }],
+  };
+}
