@@ -22,9 +22,11 @@ export const GATEWAY_NAMESPACE_LABEL = 'gw.dev/gateway-namespace';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
+/** An RBAC rule (rbac.authorization.k8s.io/v1 PolicyRule). */
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
+  resourceNames?: string[];
   verbs: string[];
 }
 

@@ -22,6 +22,7 @@ const HELP: [args: string[], mentions: RegExp][] = [
   [['run', '-f', 'x.yaml', '-h'], /^usage: gw run/],
   [['validate', '--help'], /^usage: gw validate[\s\S]*--show-defaults/],
   [['crds', '--help'], /^usage: gw crds[\s\S]*--gateway-api[\s\S]*--output-dir/],
+  [['install-manifests', '--help'], /^usage: gw install-manifests[\s\S]*--namespace[\s\S]*--image/],
   [['status', '--help'], /^usage: gw status[\s\S]*--recursive/],
   [['explain', '--help'], /^usage: gw explain[\s\S]*route NAMESPACE\/NAME[\s\S]*backend NAMESPACE\/NAME/],
   [['controller', '--help'], /^usage: gw controller[\s\S]*--kubeconfig/],
