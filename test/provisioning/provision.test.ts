@@ -11,6 +11,7 @@ import type { GwParametersSpec } from '../../src/api/types/provisioning.ts';
 import { parseSessionKey } from '../../src/dataplane/mcp/session-seal.ts';
 import type { ProvisionedGateway } from '../../src/provisioning/gateway.ts';
 import { type ProvisioningInput, provisionGateway } from '../../src/provisioning/provision.ts';
+import { CASES, counting, GATEWAY } from '../fixtures/provisioning/cases.ts';
 
 const FIXTURES = new URL('../fixtures/provisioning/', import.meta.url);
 
@@ -19,21 +20,6 @@ function golden(name: string, actual: string): string {
   if (process.env.UPDATE_GOLDEN === '1') writeFileSync(url, actual);
   return readFileSync(url, 'utf8');
 }
-
-const GATEWAY: ProvisionedGateway = {
-  name: 'ai',
-  namespace: 'team-a',
-  uid: '0f5b6c1e-2a34-4d7e-9f10-1234567890ab',
-  gatewayClassName: 'gw',
-  listeners: [
-    { name: 'http', port: 8080, protocol: 'HTTP' },
-    { name: 'https', port: 8443, protocol: 'HTTPS' },
-    { name: 'http-other-host', port: 8080, protocol: 'HTTP' },
-  ],
-};
-
-/** A fixed "random" source: bytes 0, 1, 2, ... */
-const counting = (size: number) => Uint8Array.from({ length: size }, (_, i) => i);
 
 function provision(gatewayClassParameters?: GwParametersSpec, gatewayParameters?: GwParametersSpec) {
   const input: ProvisioningInput = { gateway: GATEWAY, version: '0.1.0', randomBytes: counting };
@@ -46,69 +32,6 @@ function objectsOf(result: ReturnType<typeof provision>) {
   if (!result.ok) assert.fail(`unexpected problems: ${JSON.stringify(result.problems)}`);
   return result.objects;
 }
-
-const CASES: Record<string, [GwParametersSpec | undefined, GwParametersSpec | undefined]> = {
-  default: [undefined, undefined],
-  'image-tag': [
-    undefined,
-    { image: { registry: 'registry.example', repository: 'ops/gw', tag: '9.9', pullPolicy: 'Always' } },
-  ],
-  'image-digest': [
-    undefined,
-    { image: { tag: 'ignored', digest: `sha256:${'ab'.repeat(32)}`, pullPolicy: 'IfNotPresent' } },
-  ],
-  env: [
-    undefined,
-    {
-      env: [
-        { name: 'UPSTREAM', value: 'https://$(HOST):443' },
-        { name: 'HOST', value: 'llm.internal' },
-        { name: 'LITERAL', value: '$$(HOST)' },
-        { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-      ],
-    },
-  ],
-  'env-session-key': [
-    undefined,
-    { env: [{ name: 'SESSION_KEY', valueFrom: { secretKeyRef: { name: 'shared-key', key: 'hex' } } }] },
-  ],
-  'resources-shutdown-logging': [
-    undefined,
-    {
-      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
-      shutdown: { min: 5, max: 45 },
-      logging: { level: 'info', format: 'json' },
-    },
-  ],
-  precedence: [
-    {
-      workload: { kind: 'DaemonSet' },
-      image: { registry: 'class.example', tag: 'class' },
-      env: [
-        { name: 'A', value: 'class-a' },
-        { name: 'B', value: 'class-b' },
-      ],
-      resources: { limits: { cpu: '2', memory: '2Gi' } },
-      logging: { format: 'json' },
-      shutdown: { min: 1, max: 10 },
-      modelCatalog: { sources: [{ configMap: { name: 'class-catalog' } }] },
-    },
-    {
-      workload: { kind: 'Deployment' },
-      image: { tag: 'gateway' },
-      env: [
-        { name: 'C', value: 'gateway-c' },
-        { name: 'A', value: 'gateway-a' },
-      ],
-      resources: { limits: { memory: '1Gi' }, requests: { cpu: '100m' } },
-    },
-  ],
-  daemonset: [{ workload: { kind: 'DaemonSet' }, podDisruptionBudget: {} }, undefined],
-  'pdb-hpa': [
-    { podDisruptionBudget: { spec: { minAvailable: 2 } } },
-    { horizontalPodAutoscaler: { spec: { maxReplicas: 5 } } },
-  ],
-};
 
 for (const [name, [classParameters, gatewayParameters]] of Object.entries(CASES)) {
   test(`${name}: the provisioned objects match ${name}.yaml`, () => {
