@@ -19,6 +19,7 @@ import {
   proxyClusterRoleRules,
   snapshotResources,
 } from '../provisioning/proxy-rbac.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../provisioning/security-context.ts';
 
 export interface InstallOptions {
   /** The controller's namespace. */
@@ -106,7 +107,7 @@ function controllerDeployment(options: InstallOptions) {
         metadata: { labels: { ...selector } },
         spec: {
           serviceAccountName: CONTROLLER,
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: restrictedPodSecurityContext(),
           containers: [
             {
               name: 'controller',
@@ -126,11 +127,7 @@ function controllerDeployment(options: InstallOptions) {
               readinessProbe: probe('/healthz/ready'),
               livenessProbe: probe('/healthz/live'),
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '1Gi' } },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: restrictedContainerSecurityContext(),
             },
           ],
         },

@@ -1,7 +1,7 @@
 // The Deployment or DaemonSet running a Gateway's data plane: one `gw` container (command.ts) with
 // the image, environment, resources and shutdown of the effective GwParameters typed fields, under
-// the restricted Pod Security Standard: the image runs as a non-root user (Dockerfile), with no
-// capabilities, on a read-only root filesystem. A non-root process cannot bind a port below 1024,
+// the restricted Pod Security Standard (security-context.ts): the image runs as a non-root user
+// (Dockerfile), with no capabilities, on a read-only root filesystem. A non-root process cannot bind a port below 1024,
 // so a Gateway listening on one gets the pod sysctl that lowers the first unprivileged port to its
 // lowest listener port (a sysctl Kubernetes counts as safe), rather than a capability.
 import type { EnvVar } from '../api/types/provisioning.ts';
@@ -10,6 +10,7 @@ import { mergeEnv } from './env.ts';
 import type { ProvisionedGateway } from './gateway.ts';
 import { imageReference } from './image.ts';
 import { objectLabels, ownerReference, podLabels, selectorLabels } from './labels.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 import type { EffectiveTypedFields } from './typed-fields.ts';
 
 /** The container's name; overlays name it to merge into it. */
@@ -43,11 +44,7 @@ function container(
   spec.readinessProbe = { httpGet: { path: '/healthz/ready', port: ADMIN_PORT }, periodSeconds: 10 };
   spec.livenessProbe = { httpGet: { path: '/healthz/live', port: ADMIN_PORT }, periodSeconds: 10 };
   if (fields.resources !== undefined) spec.resources = fields.resources;
-  spec.securityContext = {
-    allowPrivilegeEscalation: false,
-    readOnlyRootFilesystem: true,
-    capabilities: { drop: ['ALL'] },
-  };
+  spec.securityContext = restrictedContainerSecurityContext();
   // shutdown.min: the pod keeps serving this long after termination begins (the kubelet's own
   // sleep before SIGTERM, while the endpoints drop the pod); shutdown.max: the grace period.
   if (fields.shutdown !== undefined && fields.shutdown.min > 0)
@@ -61,8 +58,7 @@ const FIRST_UNPRIVILEGED_PORT = 1024;
 function podSecurityContext(gateway: ProvisionedGateway) {
   const lowest = listenerPorts(gateway)[0];
   return {
-    runAsNonRoot: true,
-    seccompProfile: { type: 'RuntimeDefault' },
+    ...restrictedPodSecurityContext(),
     ...(lowest !== undefined &&
       lowest < FIRST_UNPRIVILEGED_PORT && {
         sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: String(lowest) }],
