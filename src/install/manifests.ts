@@ -7,9 +7,8 @@
 // are apart (deploy/gateway-api-crds.yaml): a cluster may already have them. Decision 0035.
 import { toCrd } from '../api/crd/generate.ts';
 import { GATEWAY_API_GROUP } from '../api/kinds/gateway-api/shared.ts';
-import { crdKinds, KINDS } from '../api/kinds/registry.ts';
+import { crdKinds } from '../api/kinds/registry.ts';
 import { CONTROLLER_NAME } from '../controller/gateway-api/types.ts';
-import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
 import { ADMIN_PORT } from '../provisioning/command.ts';
 import { imageReference } from '../provisioning/image.ts';
 import { PROVISIONED_KINDS } from '../provisioning/provisioned-kinds.ts';
@@ -17,7 +16,8 @@ import {
   type PolicyRule,
   PROXY_CLUSTER_ROLE,
   proxyClusterRoleRules,
-  snapshotResources,
+  rulesFor,
+  snapshotDefinitions,
 } from '../provisioning/proxy-rbac.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../provisioning/security-context.ts';
 
@@ -60,34 +60,23 @@ function labels(options: InstallOptions, component: string): Record<string, stri
  * (every provisioned kind), and binding gw-proxy — only that ClusterRole — to the data planes.
  */
 export function controllerRules(): PolicyRule[] {
-  const rules: PolicyRule[] = [];
-  for (const { apiGroup, resources } of snapshotResources())
-    rules.push({ apiGroups: [apiGroup], resources, verbs: ['get', 'list', 'watch'] });
-  const byKey = new Map(KINDS.map((definition) => [`${definition.group}/${definition.kind}`, definition]));
-  const statuses = new Map<string, string[]>();
-  for (const key of Object.values(SNAPSHOT_KINDS)) {
-    const definition = byKey.get(key)!;
-    if (!definition.statusSubresource || !STATUS_GROUPS.has(definition.group)) continue;
-    statuses.set(definition.group, [...(statuses.get(definition.group) ?? []), `${definition.plural}/status`]);
-  }
-  for (const [apiGroup, resources] of [...statuses].sort(([a], [b]) => a.localeCompare(b)))
-    rules.push({ apiGroups: [apiGroup], resources: resources.sort(), verbs: ['update'] });
-  const provisioned = new Map<string, string[]>();
-  for (const kind of PROVISIONED_KINDS)
-    provisioned.set(kind.group, [...(provisioned.get(kind.group) ?? []), kind.plural]);
-  for (const [apiGroup, resources] of [...provisioned].sort(([a], [b]) => a.localeCompare(b)))
-    rules.push({
-      apiGroups: [apiGroup],
-      resources: resources.sort(),
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-    });
-  rules.push({
-    apiGroups: [RBAC_GROUP],
-    resources: ['clusterroles'],
-    resourceNames: [PROXY_CLUSTER_ROLE],
-    verbs: ['bind'],
-  });
-  return rules;
+  const read = snapshotDefinitions();
+  const statuses = read.filter(({ group, statusSubresource }) => statusSubresource && STATUS_GROUPS.has(group));
+  return [
+    ...rulesFor(
+      read.map(({ group, plural }) => ({ group, resource: plural })),
+      ['get', 'list', 'watch'],
+    ),
+    ...rulesFor(
+      statuses.map(({ group, plural }) => ({ group, resource: `${plural}/status` })),
+      ['update'],
+    ),
+    ...rulesFor(
+      PROVISIONED_KINDS.map(({ group, plural }) => ({ group, resource: plural })),
+      ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    ),
+    { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], resourceNames: [PROXY_CLUSTER_ROLE], verbs: ['bind'] },
+  ];
 }
 
 function controllerDeployment(options: InstallOptions) {

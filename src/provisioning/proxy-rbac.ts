@@ -9,6 +9,7 @@
 // so the garbage collector does not delete it with the Gateway. It carries gw's labels and the
 // Gateway's namespace as a label, by which the controller finds and deletes it.
 
+import type { KindDefinition } from '../api/kinds/kind.ts';
 import { KINDS } from '../api/kinds/registry.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
 import type { ProvisionedGateway } from './gateway.ts';
@@ -30,28 +31,36 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-/** The kinds `gw run` reads (the controller's snapshot), as RBAC resources grouped by API group. */
-export function snapshotResources(): { apiGroup: string; resources: string[] }[] {
-  const byGroup = new Map<string, string[]>();
-  for (const key of Object.values(SNAPSHOT_KINDS)) {
+/** A resource of an API group, as RBAC names it (`deployments`, `gateways/status`). */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+/** The kinds `gw run` reads (the controller's snapshot), with their definitions. */
+export function snapshotDefinitions(): KindDefinition[] {
+  return Object.values(SNAPSHOT_KINDS).map((key) => {
     const definition = KINDS.find((kind) => `${kind.group}/${kind.kind}` === key);
     if (definition === undefined) throw new Error(`the snapshot kind ${key} is not in the API registry`);
-    const resources = byGroup.get(definition.group) ?? [];
-    resources.push(definition.plural);
-    byGroup.set(definition.group, resources);
-  }
+    return definition;
+  });
+}
+
+/** Rules granting `verbs` on the resources: one rule per API group, groups and resources sorted. */
+export function rulesFor(resources: readonly GroupResource[], verbs: string[]): PolicyRule[] {
+  const byGroup = new Map<string, string[]>();
+  for (const { group, resource } of resources) byGroup.set(group, [...(byGroup.get(group) ?? []), resource]);
   return [...byGroup]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([apiGroup, resources]) => ({ apiGroup, resources: resources.sort() }));
+    .map(([group, names]) => ({ apiGroups: [group], resources: names.sort(), verbs: [...verbs] }));
 }
 
 /** gw-proxy's rules: list and watch of every kind `gw run --cluster` reads. */
 export function proxyClusterRoleRules(): PolicyRule[] {
-  return snapshotResources().map(({ apiGroup, resources }) => ({
-    apiGroups: [apiGroup],
-    resources,
-    verbs: ['list', 'watch'],
-  }));
+  return rulesFor(
+    snapshotDefinitions().map(({ group, plural }) => ({ group, resource: plural })),
+    ['list', 'watch'],
+  );
 }
 
 /**
