@@ -73,7 +73,8 @@ export function controllerRules(): PolicyRule[] {
     ),
     ...rulesFor(
       PROVISIONED_KINDS.map(({ group, plural }) => ({ group, resource: plural })),
-      ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      // The controller applies them with server-side apply (patch; create when missing) and deletes them.
+      ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     ),
     { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], resourceNames: [PROXY_CLUSTER_ROLE], verbs: ['bind'] },
   ];

@@ -113,9 +113,9 @@ describe('the RBAC', () => {
     }
   });
 
-  it('lets the controller create, update and delete every kind provisioning writes, and bind gw-proxy only', () => {
+  it('lets the controller create, patch (server-side apply) and delete every kind provisioning writes, and bind gw-proxy only', () => {
     for (const { group, plural } of PROVISIONED_KINDS)
-      for (const verb of ['create', 'update', 'delete', 'list', 'watch'])
+      for (const verb of ['create', 'patch', 'delete', 'list', 'watch'])
         assert.ok(allows(controllerRules, verb, group, plural), `${verb} ${plural}`);
     assert.ok(allows(controllerRules, 'bind', 'rbac.authorization.k8s.io', 'clusterroles', PROXY_CLUSTER_ROLE));
     assert.ok(!allows(controllerRules, 'bind', 'rbac.authorization.k8s.io', 'clusterroles', 'cluster-admin'));
