@@ -22,8 +22,9 @@ import { admitLoaded } from './validate.ts';
 import { gwVersion } from './version.ts';
 
 export const MANIFESTS_USAGE = `usage: gw manifests -f FILE|DIR [-f ...] [-R]
-  Prints every object gw provisions for each Gateway of its GatewayClass (ServiceAccount,
-  session-key Secret, Service, Deployment or DaemonSet, PodDisruptionBudget, HorizontalPodAutoscaler),
+  Prints every object gw provisions for each Gateway of its GatewayClass (ServiceAccount and its
+  ClusterRoleBinding to gw-proxy, session-key Secret, Service, Deployment or DaemonSet,
+  PodDisruptionBudget, HorizontalPodAutoscaler),
   its GwParameters applied, as multi-document YAML; exit 1 when a file, a parametersRef or a
   GwParameters field is wrong (each problem named on standard error; that Gateway prints nothing).
   -f, --filename     a file or a directory of resources; repeatable

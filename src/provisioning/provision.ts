@@ -1,8 +1,8 @@
 // Provisioning of one Gateway's data plane from the typed fields of its GwParameters (spec
 // document 1 "GwParameters", document 2 "Provisioning types"): the workload, a Service for its
-// listeners, a ServiceAccount, the session-key Secret, and a PodDisruptionBudget or
-// HorizontalPodAutoscaler when their overlays are present. Pure: the caller applies the objects
-// (and the overlays, overlay.ts) and keeps an existing session-key Secret.
+// listeners, a ServiceAccount and its ClusterRoleBinding to gw-proxy, the session-key Secret, and a
+// PodDisruptionBudget or HorizontalPodAutoscaler when their overlays are present. Pure: the caller
+// applies the objects (and the overlays, overlay.ts) and keeps an existing session-key Secret.
 // A field that cannot be provisioned yields a problem naming it and no objects: a data plane that
 // silently lacks what the GwParameters asked for is worse than none.
 import type { GwParametersSpec } from '../api/types/provisioning.ts';
@@ -12,6 +12,7 @@ import { effectiveEnv } from './env.ts';
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
 import { enabledMesh } from './mesh.ts';
+import { proxyRoleBinding } from './proxy-rbac.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
 import { type EffectiveTypedFields, effectiveTypedFields } from './typed-fields.ts';
 import { listenerPorts, workload } from './workload.ts';
@@ -106,8 +107,10 @@ export function provisionGateway(input: ProvisioningInput): ProvisioningResult {
   if (found.length > 0) return { ok: false, problems: found };
 
   const objects: ProvisionedObject[] = [];
-  // The ServiceAccount's token is mounted: `gw run --cluster` reads the cluster with it.
+  // The ServiceAccount's token is mounted: `gw run --cluster` reads the cluster with it, as far as
+  // the binding to the gw-proxy ClusterRole allows (proxy-rbac.ts).
   objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(gateway, version) });
+  objects.push(proxyRoleBinding(gateway, version));
   const userSetsSessionKey = fields.env.some((variable) => variable.name === SESSION_KEY_ENV);
   const managedEnv = userSetsSessionKey ? [] : [sessionKeyEnv(gateway)];
   if (!userSetsSessionKey) objects.push(sessionKeySecret(gateway, version, input.randomBytes));

@@ -1,6 +1,10 @@
 // The Deployment or DaemonSet running a Gateway's data plane: one `gw` container (command.ts) with
-// the image, environment, resources and shutdown of the effective GwParameters typed fields, and
-// what `mesh` adds to the pod when it is on (mesh.ts).
+// the image, environment, resources and shutdown of the effective GwParameters typed fields, what
+// `mesh` adds to the pod when it is on (mesh.ts), under the restricted Pod Security Standard
+// (security-context.ts): the image runs as a non-root user (Dockerfile), with no capabilities, on a
+// read-only root filesystem. A non-root process cannot bind a port below 1024, so a Gateway
+// listening on one gets the pod sysctl that lowers the first unprivileged port to its lowest
+// listener port (a sysctl Kubernetes counts as safe), rather than a capability.
 import type { EnvVar } from '../api/types/provisioning.ts';
 import { ADMIN_PORT, containerCommand } from './command.ts';
 import { mergeEnv } from './env.ts';
@@ -8,6 +12,7 @@ import type { ProvisionedGateway } from './gateway.ts';
 import { imageReference } from './image.ts';
 import { objectLabels, ownerReference, podLabels, selectorLabels } from './labels.ts';
 import { enabledMesh, type MeshPodAdditions, meshPodAdditions } from './mesh.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 import type { EffectiveTypedFields } from './typed-fields.ts';
 
 /** The container's name; overlays name it to merge into it. */
@@ -42,12 +47,27 @@ function container(
   spec.readinessProbe = { httpGet: { path: '/healthz/ready', port: ADMIN_PORT }, periodSeconds: 10 };
   spec.livenessProbe = { httpGet: { path: '/healthz/live', port: ADMIN_PORT }, periodSeconds: 10 };
   if (fields.resources !== undefined) spec.resources = fields.resources;
+  spec.securityContext = restrictedContainerSecurityContext();
   // shutdown.min: the pod keeps serving this long after termination begins (the kubelet's own
   // sleep before SIGTERM, while the endpoints drop the pod); shutdown.max: the grace period.
   if (fields.shutdown !== undefined && fields.shutdown.min > 0)
     spec.lifecycle = { preStop: { sleep: { seconds: fields.shutdown.min } } };
   if (mesh !== undefined) spec.volumeMounts = mesh.volumeMounts;
   return spec;
+}
+
+/** Ports below this one need privileges (Linux's default net.ipv4.ip_unprivileged_port_start). */
+const FIRST_UNPRIVILEGED_PORT = 1024;
+
+function podSecurityContext(gateway: ProvisionedGateway) {
+  const lowest = listenerPorts(gateway)[0];
+  return {
+    ...restrictedPodSecurityContext(),
+    ...(lowest !== undefined &&
+      lowest < FIRST_UNPRIVILEGED_PORT && {
+        sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: String(lowest) }],
+      }),
+  };
 }
 
 /** The Deployment (replicas left to the HPA when there is one) or DaemonSet. */
@@ -61,6 +81,7 @@ export function workload(
   const meshAdditions = mesh === undefined ? undefined : meshPodAdditions(mesh);
   const podSpec: Record<string, unknown> = {
     serviceAccountName: gateway.name,
+    securityContext: podSecurityContext(gateway),
     containers: [container(gateway, fields, version, managedEnv, meshAdditions)],
   };
   if (fields.shutdown !== undefined) podSpec.terminationGracePeriodSeconds = fields.shutdown.max;
