@@ -187,7 +187,7 @@ function columnsOf(resource: ApiResource): Column[] {
   let columns = columnsCache.get(resource);
   if (!columns) {
     let own: Column[];
-    if (resource.group === '') own = CORE_COLUMNS[resource.kind] ?? [ageColumn];
+    if (resource.definition.builtIn) own = CORE_COLUMNS[resource.kind] ?? [ageColumn];
     else {
       const printer = resource.definition.printerColumns ?? GATEWAY_API_COLUMNS[resource.kind] ?? [AGE];
       own = printer.map(printerColumn);
