@@ -119,7 +119,7 @@ export class Provisioner {
       report.deleted++;
       const kind = kindKey(object);
       const key = objectKey(object);
-      this.options.log(`deleting ${kind} ${key}: gw no longer generates it`);
+      this.options.log(`${kind} ${key}: deleting: gw no longer generates it`);
       this.write(`${kind} ${key}`, undefined, undefined, () =>
         this.writes.deleteObject(kind, key, object.metadata.uid ?? ''),
       );
@@ -132,10 +132,12 @@ export class Provisioner {
       if (wanted.createOnly) {
         if (current === undefined) {
           report.created++;
+          this.options.log(`${id}: creating (Gateway ${wanted.gateway})`);
           this.write(id, wanted, current, () => this.writes.createObject(wanted.object));
         } else if (generatedFor(current) && !ownedBy(current, wanted.object)) {
           // A Secret left from an earlier Gateway of the same name: a new Gateway gets a new key.
           report.deleted++;
+          this.options.log(`${id}: deleting: it belongs to an earlier Gateway ${wanted.gateway}`);
           this.write(id, wanted, current, () =>
             this.writes.deleteObject(kindKey(current), objectKey(current), current.metadata.uid ?? ''),
           );
@@ -145,6 +147,7 @@ export class Provisioner {
       if (current !== undefined && this.applied.get(id) === wanted.text && holds(current, wanted.object)) continue;
       if (current === undefined) report.created++;
       else report.applied++;
+      this.options.log(`${id}: ${current === undefined ? 'creating' : 'applying'} (Gateway ${wanted.gateway})`);
       this.applied.set(id, wanted.text);
       this.write(id, wanted, current, () => this.writes.applyObject(wanted.object));
     }

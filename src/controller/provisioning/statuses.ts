@@ -10,7 +10,8 @@ import type { Condition } from '../../api/kinds/gateway-api/shared.ts';
 import { type GwParametersStatus, MAX_LISTED_USERS } from '../../api/kinds/gw-parameters.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
-import type { Snapshot } from '../snapshot.ts';
+import type { Snapshot, SnapshotKind } from '../snapshot.ts';
+import type { Translation } from '../translate.ts';
 import { describeRefProblem } from './parameters.ts';
 import type { ParametersUse, ProvisioningPlan } from './plan.ts';
 
@@ -131,4 +132,27 @@ function parametersStatus(object: KubeObject, use: ParametersUse, now: string): 
       return { namespace, name };
     });
   return status;
+}
+
+/**
+ * Puts provisioning's statuses into a translation's (Gateways and GatewayClasses replaced,
+ * GwParameters added): what the controller writes when it provisions.
+ */
+export function addProvisioningStatuses(
+  translation: Pick<Translation, 'gatewayApi' | 'statuses'>,
+  snapshot: Snapshot,
+  plan: ProvisioningPlan,
+  refused: ReadonlyMap<string, string>,
+  now: string,
+): void {
+  const { gatewayApi, statuses } = translation;
+  const translated = { gateways: gatewayApi.gatewayStatuses, gatewayClasses: gatewayApi.gatewayClassStatuses };
+  const provisioned = provisioningStatuses(snapshot, plan, translated, refused, now);
+  const kinds: [SnapshotKind, ReadonlyMap<string, unknown>][] = [
+    ['gateways', provisioned.gateways],
+    ['gatewayClasses', provisioned.gatewayClasses],
+  ];
+  // With no GwParameters there is no such status at all (as for kinds the translation omits).
+  if (provisioned.parameters.size > 0) kinds.push(['parameters', provisioned.parameters]);
+  for (const [kind, byKey] of kinds) statuses.set(kind, byKey);
 }

@@ -135,27 +135,30 @@ spec:
 
   it('a field gw cannot provision: the Gateway names the GwParameters and field; that GwParameters says which Gateways it stops', () => {
     const { plan, statuses } = planOf(
-      `${classYaml(CLASS_REF)}${CLASS_PARAMETERS}${gatewayYaml('ai', 'meshed')}${gatewayYaml('web', 'meshed')}${gatewayYaml('plain')}${parametersYaml('meshed', '{mesh: {enabled: true}}')}${parametersYaml('unused', '{}')}`,
+      `${classYaml(CLASS_REF)}${CLASS_PARAMETERS}${gatewayYaml('ai', 'scaled')}${gatewayYaml('web', 'scaled')}${gatewayYaml('plain')}${parametersYaml('scaled', '{horizontalPodAutoscaler: {}}')}${parametersYaml('unused', '{}')}`,
     );
     assert.equal(plan.gateways.get('team-a/plain')?.ok, true);
     const accepted = conditionOf(statuses.gateways.get('team-a/ai'), 'Accepted');
     assert.equal(accepted?.reason, 'InvalidParameters');
-    assert.match(accepted?.message ?? '', /^GwParameters team-a\/meshed: spec\.mesh: not provisioned yet/);
-
-    const meshed = statuses.parameters.get('team-a/meshed') as GwParametersStatus;
-    const meshedAccepted = conditionOf(meshed, 'Accepted');
-    assert.equal(meshedAccepted?.status, 'False');
-    assert.equal(meshedAccepted?.reason, 'InvalidParameters');
     assert.match(
-      meshedAccepted?.message ?? '',
-      /^spec\.mesh: not provisioned yet.* \(Gateways team-a\/ai, team-a\/web\)$/,
+      accepted?.message ?? '',
+      /^GwParameters team-a\/scaled: spec\.horizontalPodAutoscaler\.spec\.maxReplicas: required/,
     );
-    assert.equal(meshedAccepted?.observedGeneration, 4);
-    assert.deepEqual(meshed.gateways, [
+
+    const scaled = statuses.parameters.get('team-a/scaled') as GwParametersStatus;
+    const scaledAccepted = conditionOf(scaled, 'Accepted');
+    assert.equal(scaledAccepted?.status, 'False');
+    assert.equal(scaledAccepted?.reason, 'InvalidParameters');
+    assert.match(
+      scaledAccepted?.message ?? '',
+      /^spec\.horizontalPodAutoscaler\.spec\.maxReplicas: required.* \(Gateways team-a\/ai, team-a\/web\)$/,
+    );
+    assert.equal(scaledAccepted?.observedGeneration, 4);
+    assert.deepEqual(scaled.gateways, [
       { namespace: 'team-a', name: 'ai' },
       { namespace: 'team-a', name: 'web' },
     ]);
-    assert.equal(meshed.attachedGateways, 2);
+    assert.equal(scaled.attachedGateways, 2);
 
     const byClass = statuses.parameters.get('infra/class-params') as GwParametersStatus;
     assert.equal(conditionOf(byClass, 'Accepted')?.status, 'True', 'the problem is not in the class parameters');

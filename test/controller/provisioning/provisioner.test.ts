@@ -154,7 +154,7 @@ describe('the provisioner', () => {
     provisioner.sync(planFor(`${WORLD}---\n${parameters('{}')}`));
     await settle();
     calls.splice(0);
-    provisioner.sync(planFor(`${WORLD}---\n${parameters('{mesh: {enabled: true}}')}`));
+    provisioner.sync(planFor(`${WORLD}---\n${parameters('{horizontalPodAutoscaler: {}}')}`));
     await settle();
     assert.deepEqual(calls.splice(0), []);
     provisioner.sync(planFor(parameters('{}')));
