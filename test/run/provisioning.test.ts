@@ -5,15 +5,20 @@
 // command line.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { resourceOfKind } from '../../src/apiserver/resources.ts';
 import { parseControllerArgs } from '../../src/cli/controller.ts';
 import { parseRunArgs } from '../../src/cli/run.ts';
+import { ApiSource } from '../../src/run/api-source.ts';
 import { kindKey } from '../../src/store/store.ts';
-import { startTestApiServer, type TestApiServer } from '../apiserver/helpers.ts';
-import { spawnGw } from '../helpers/cli.ts';
+import { type ApiClient, apiClient, startTestApiServer, type TestApiServer } from '../apiserver/helpers.ts';
+import { type GwProcess, spawnGw } from '../helpers/cli.ts';
 import { skipWithoutTool } from '../helpers/missing-tool.ts';
+import { provisioningWorld } from '../helpers/provisioning.ts';
 import { eventually } from '../helpers/until.ts';
 
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
@@ -24,28 +29,7 @@ const kubectlSkip = skipWithoutTool(
     : `looked for "${KUBECTL}": gw controller's provisioning was not checked with kubectl; install kubectl (bash .ci/install-kubectl DIR) or set KUBECTL`,
 );
 
-const WORLD = `apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwParameters
-metadata: {name: ai, namespace: team-a}
-spec: {podDisruptionBudget: {}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai, namespace: team-a}
-spec:
-  gatewayClassName: gw
-  infrastructure: {parametersRef: {group: gw.dev, kind: GwParameters, name: ai}}
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
-`;
+const WORLD = provisioningWorld('{podDisruptionBudget: {}}');
 
 function path(kind: string, name?: string, namespace = 'team-a'): string {
   const resource = resourceOfKind(kind)!;
@@ -54,7 +38,7 @@ function path(kind: string, name?: string, namespace = 'team-a'): string {
   return `${base}${scope}/${resource.plural}${name ? `/${name}` : ''}`;
 }
 
-async function createAll(server: TestApiServer, yaml: string): Promise<void> {
+async function createAll(server: ApiClient, yaml: string): Promise<void> {
   for (const document of parseAllDocuments(yaml)) {
     const object = document.toJS();
     const reply = await server.request('POST', path(kindKey(object)), { body: object });
@@ -77,23 +61,31 @@ function kubectl(server: TestApiServer, ...args: string[]): Promise<string> {
   });
 }
 
+/** Runs `gw controller --kubeconfig` (and `extra`) at a fresh embedded API server while `check` runs. */
+async function withController(
+  extra: string[],
+  check: (server: TestApiServer, controller: GwProcess) => Promise<void>,
+): Promise<void> {
+  const server = await startTestApiServer();
+  const args = ['controller', '--kubeconfig', server.embedded.kubeconfigPath, '--admin-port', '0', ...extra];
+  const controller = spawnGw(args);
+  try {
+    await controller.waitForLog(/every kind listed/);
+    await createAll(server, WORLD);
+    await check(server, controller);
+  } finally {
+    controller.child.kill('SIGTERM');
+    const exited = await controller.exited;
+    await server.close();
+    assert.equal(exited, 0, controller.stderr);
+  }
+}
+
 describe('gw controller provisions into an API server', () => {
   test('kubectl get deployments shows what it made; a GwParameters change updates it; deleting the Gateway deletes it all', {
     skip: kubectlSkip,
   }, async () => {
-    const server = await startTestApiServer();
-    const controller = spawnGw([
-      'controller',
-      '--kubeconfig',
-      server.embedded.kubeconfigPath,
-      '--admin-port',
-      '0',
-      '--log-format',
-      'text',
-    ]);
-    try {
-      await controller.waitForLog(/every kind listed/);
-      await createAll(server, WORLD);
+    await withController(['--log-format', 'text'], async (server) => {
       await eventually('the Deployment', () => exists(server, 'apps/Deployment'), 10_000);
       const listed = await kubectl(
         server,
@@ -160,27 +152,11 @@ describe('gw controller provisions into an API server', () => {
         10_000,
       );
       assert.equal(await kubectl(server, 'get', 'deployments', '-n', 'team-a', '-o', 'name'), '');
-    } finally {
-      controller.child.kill('SIGTERM');
-      const exited = await controller.exited;
-      await server.close();
-      assert.equal(exited, 0, controller.stderr);
-    }
+    });
   });
 
   test('--no-provision writes the statuses and generates nothing', async () => {
-    const server = await startTestApiServer();
-    const controller = spawnGw([
-      'controller',
-      '--kubeconfig',
-      server.embedded.kubeconfigPath,
-      '--admin-port',
-      '0',
-      '--no-provision',
-    ]);
-    try {
-      await controller.waitForLog(/every kind listed/);
-      await createAll(server, WORLD);
+    await withController(['--no-provision'], async (server, controller) => {
       await eventually(
         'the Gateway status',
         async () =>
@@ -193,11 +169,30 @@ describe('gw controller provisions into an API server', () => {
       await controller.waitForLog(/Gateway team-a\/ai: configuration/);
       assert.equal(await exists(server, 'apps/Deployment'), false);
       assert.equal((await server.request('GET', path('gw.dev/GwParameters', 'ai'))).json.status, undefined);
+    });
+  });
+
+  test('gw run --provision generates into its embedded API server; without it, nothing is generated', async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'gw-provision-')), mkdtempSync(join(tmpdir(), 'gw-provision-'))];
+    const sources = dirs.map(
+      (dataDir, index) => new ApiSource({ paths: [], api: { dataDir, port: 0, provision: index === 0 } }, () => {}),
+    );
+    try {
+      for (const [index, source] of sources.entries()) {
+        await source.start();
+        await createAll(apiClient(dirs[index]!, source.api.server.address.port), WORLD);
+      }
+      const [provisioning, plain] = sources.map((source) => source.api.store);
+      await eventually('the Deployment', async () => provisioning!.list('apps/Deployment').items.length === 1);
+      // The plain gw run has reconciled the same objects (its Gateway status is written) and made nothing.
+      await eventually('the plain Gateway status', async () =>
+        plain!.list('gateway.networking.k8s.io/Gateway').items.every((gateway) => gateway.status !== undefined),
+      );
+      assert.equal(plain!.list('apps/Deployment').items.length, 0);
+      assert.equal(plain!.list('gw.dev/GwParameters').items[0]?.status, undefined);
     } finally {
-      controller.child.kill('SIGTERM');
-      const exited = await controller.exited;
-      await server.close();
-      assert.equal(exited, 0, controller.stderr);
+      for (const source of sources) await source.stop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   });
 

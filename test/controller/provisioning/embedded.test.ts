@@ -15,34 +15,14 @@ import { Controller } from '../../../src/controller/controller.ts';
 import { kindKey } from '../../../src/store/store.ts';
 import { startTestApiServer, type TestApiServer } from '../../apiserver/helpers.ts';
 import { admitted } from '../../helpers/objects.ts';
+import { provisioningWorld } from '../../helpers/provisioning.ts';
 import { eventually } from '../../helpers/until.ts';
 
-const WORLD = `apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
+const WORLD = `${provisioningWorld()}---
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: other}
 spec: {controllerName: example.com/other-controller}
----
-apiVersion: gw.dev/v1alpha1
-kind: GwParameters
-metadata: {name: ai, namespace: team-a}
-spec: {}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai, namespace: team-a}
-spec:
-  gatewayClassName: gw
-  infrastructure: {parametersRef: {group: gw.dev, kind: GwParameters, name: ai}}
-  listeners: [{name: http, port: 8080, protocol: HTTP}]
 `;
 
 const KINDS = {

@@ -10,14 +10,9 @@ import { holds, Provisioner } from '../../../src/controller/provisioning/provisi
 import { snapshotOf } from '../../../src/controller/snapshot.ts';
 import { MemoryStore } from '../../../src/store/memory-store.ts';
 import { kindKey, type ObjectWrites, objectKey } from '../../../src/store/store.ts';
-import { admitted } from '../../helpers/objects.ts';
+import { admitted, GATEWAY_CLASS_YAML } from '../../helpers/objects.ts';
 
-const WORLD = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
+const WORLD = `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai, namespace: team-a, uid: uid-ai}
 spec:
