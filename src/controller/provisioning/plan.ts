@@ -47,7 +47,7 @@ export interface ParametersUse {
 }
 
 export interface ProvisioningPlan {
-  /** Every Gateway of a GatewayClass of gw, by "namespace/name". */
+  /** Every Gateway of a GatewayClass of gw (but those being deleted), by "namespace/name". */
   gateways: Map<string, GatewayProvisioning>;
   /** gw's GatewayClasses whose parametersRef does not resolve, by name. */
   classProblems: Map<string, ParametersRefProblem>;
@@ -93,6 +93,9 @@ export function planProvisioning(
     const object = snapshot.gateways.get(key);
     const gatewayClass = object && gwClassOf(snapshot, object);
     if (!object || !gatewayClass) continue;
+    // A Gateway being deleted wants nothing more: what it had goes (the cluster's garbage
+    // collector is deleting it too; re-creating it would fight a foreground deletion).
+    if (object.metadata.deletionTimestamp !== undefined) continue;
     const gateway = provisionedGateway(object, gatewayApi.listeners);
     const resolved = [byClass.get(gatewayClass.metadata.name!)!, gatewayParameters(snapshot, object, options.absent)];
     const levels = resolved.map((level) => (level.ok ? level.level : undefined));

@@ -188,7 +188,7 @@ export class Provisioner {
   private write(id: string, wanted: Wanted | undefined, current: KubeObject | undefined, run: () => Promise<void>) {
     run().then(
       () => {
-        if (this.refusals.get(id)?.text === wanted?.text) this.refusals.delete(id);
+        this.refusals.delete(id);
       },
       (error: unknown) => {
         const message = (error as Error).message;

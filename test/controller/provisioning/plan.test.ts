@@ -170,6 +170,17 @@ spec:
     assert.equal(unused.attachedGateways, 0);
   });
 
+  it('a Gateway being deleted wants nothing (what it had is deleted, not re-created)', () => {
+    const objects = admitted(`${classYaml()}${gatewayYaml('ai')}${gatewayYaml('web')}`);
+    objects.find((object) => object.metadata.name === 'web')!.metadata.deletionTimestamp = NOW;
+    const snapshot = snapshotOf(objects);
+    const plan = planProvisioning(snapshot, translateGatewayApi(snapshot, NOW), {
+      version: '1.2.3',
+      randomBytes: (n) => new Uint8Array(n),
+    });
+    assert.deepEqual([...plan.gateways.keys()], ['team-a/ai']);
+  });
+
   it('an overlay that does not apply names the GwParameters that holds it', () => {
     const { statuses } = planOf(
       `${classYaml()}${gatewayYaml('ai', 'bad')}${parametersYaml('bad', '{serviceAccount: {spec: {automount: true}}}')}`,
