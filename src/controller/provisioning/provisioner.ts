@@ -144,10 +144,14 @@ export class Provisioner {
         }
         continue;
       }
-      if (current !== undefined && this.applied.get(id) === wanted.text && holds(current, wanted.object)) continue;
+      const held = current !== undefined && holds(current, wanted.object);
+      const last = this.applied.get(id);
+      if (held && last === wanted.text) continue;
       if (current === undefined) report.created++;
       else report.applied++;
-      this.options.log(`${id}: ${current === undefined ? 'creating' : 'applying'} (Gateway ${wanted.gateway})`);
+      // Applying again what the store holds, the first time after a start, is not news.
+      if (!held || last !== undefined)
+        this.options.log(`${id}: ${current === undefined ? 'creating' : 'applying'} (Gateway ${wanted.gateway})`);
       this.applied.set(id, wanted.text);
       this.write(id, wanted, current, () => this.writes.applyObject(wanted.object));
     }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
 import type { ApiStore } from '../../../src/apiserver/api-store.ts';
 import { resourceOfKind } from '../../../src/apiserver/resources.ts';
-import { Controller } from '../../../src/controller/controller.ts';
+import { Controller, type ReconcileReport } from '../../../src/controller/controller.ts';
 import { kindKey } from '../../../src/store/store.ts';
 import { startTestApiServer, type TestApiServer } from '../../apiserver/helpers.ts';
 import { admitted } from '../../helpers/objects.ts';
@@ -42,6 +42,7 @@ let server: TestApiServer;
 let store: ApiStore;
 let controller: Controller;
 const log: string[] = [];
+const reports: ReconcileReport[] = [];
 
 function create(yaml: string): void {
   for (const object of admitted(yaml)) {
@@ -87,6 +88,7 @@ describe('the controller provisioning into the embedded API server', () => {
     create(WORLD);
     controller = new Controller(store, {
       provision: { version: '1.2.3', randomBytes, log: (line) => log.push(line) },
+      onReconcile: (report) => reports.push(report),
     });
     controller.start();
   });
@@ -183,6 +185,20 @@ describe('the controller provisioning into the embedded API server', () => {
       async () => condition(get('gateway.networking.k8s.io/Gateway'), 'Accepted')?.status === 'True',
     );
     await eventually('the new image', async () => image() === 'ghcr.io/gw-dev/gw:3.0.0');
+  });
+
+  it('its writes settle: once the objects match, no pass runs and nothing is written', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const revision = store.revision;
+    const passes = reports.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(store.revision, revision);
+    assert.equal(reports.length, passes, 'no pass started by its own writes');
+    assert.deepEqual(
+      controller.reconcile().provisioned,
+      { applied: 0, created: 0, deleted: 0 },
+      'a pass now writes nothing',
+    );
   });
 
   it('the session key survived every reconcile', () => {

@@ -144,6 +144,17 @@ describe('the provisioner', () => {
     assert.ok(store.get('apps/Deployment', 'team-a/lookalike'));
   });
 
+  it("SESSION_KEY in env: gw's session-key Secret is no longer generated and is deleted", async () => {
+    const { calls, provisioner } = setup();
+    provisioner.sync(planFor(`${WORLD}---\n${parameters('{}')}`));
+    await settle();
+    calls.splice(0);
+    const key = 'ab'.repeat(32);
+    provisioner.sync(planFor(`${WORLD}---\n${parameters(`{env: [{name: SESSION_KEY, value: '${key}'}]}`)}`));
+    await settle();
+    assert.deepEqual(calls.splice(0).sort(), ['apply Deployment team-a/ai', 'delete Secret team-a/ai-session-key']);
+  });
+
   it('a Gateway whose parameters have a problem keeps its objects; one that is gone loses them', async () => {
     const { store, calls, provisioner } = setup();
     provisioner.sync(planFor(`${WORLD}---\n${parameters('{}')}`));
