@@ -55,7 +55,7 @@ spec: ${spec}
 
 const CLASS_REF = '{group: gw.dev, kind: GwParameters, name: class-params, namespace: infra}';
 
-function planOf(yaml: string) {
+function planOf(yaml: string, refused: ReadonlyMap<string, string> = new Map()) {
   const snapshot = snapshotOf(admitted(yaml));
   const gatewayApi = translateGatewayApi(snapshot, NOW);
   const plan = planProvisioning(snapshot, gatewayApi, { version: '1.2.3', randomBytes: (n) => new Uint8Array(n) });
@@ -63,7 +63,7 @@ function planOf(yaml: string) {
     snapshot,
     plan,
     { gateways: gatewayApi.gatewayStatuses, gatewayClasses: gatewayApi.gatewayClassStatuses },
-    new Map(),
+    refused,
     NOW,
   );
   return { plan, statuses };
@@ -179,6 +179,22 @@ spec:
       randomBytes: (n) => new Uint8Array(n),
     });
     assert.deepEqual([...plan.gateways.keys()], ['team-a/ai']);
+  });
+
+  it("a write the API server refused shows on the Gateway's Programmed condition, naming the object", () => {
+    const refused = new Map([['team-a/ai', 'apps/Deployment team-a/ai: spec.replicas: Invalid value: -1']]);
+    const { statuses } = planOf(`${classYaml()}${gatewayYaml('ai')}`, refused);
+    const gateway = statuses.gateways.get('team-a/ai');
+    assert.equal(conditionOf(gateway, 'Accepted')?.status, 'True');
+    assert.deepEqual(conditionOf(gateway, 'Programmed'), {
+      type: 'Programmed',
+      status: 'False',
+      reason: 'Invalid',
+      message:
+        "The API server refused the data plane's objects: apps/Deployment team-a/ai: spec.replicas: Invalid value: -1",
+      lastTransitionTime: NOW,
+      observedGeneration: 3,
+    });
   });
 
   it('an overlay that does not apply names the GwParameters that holds it', () => {

@@ -155,6 +155,23 @@ describe('the provisioner', () => {
     assert.deepEqual(calls.splice(0).sort(), ['apply Deployment team-a/ai', 'delete Secret team-a/ai-session-key']);
   });
 
+  it('a session-key Secret of an earlier Gateway of the same name is replaced by a new one', async () => {
+    const { store, calls, provisioner } = setup();
+    provisioner.sync(planFor(`${WORLD}---\n${parameters('{}')}`));
+    await settle();
+    const earlier = store.get('/Secret', 'team-a/ai-session-key')!;
+    const recreated = WORLD.replace('uid: uid-ai', 'uid: uid-ai-2');
+    calls.splice(0);
+    provisioner.sync(planFor(`${recreated}---\n${parameters('{}')}`));
+    await settle();
+    assert.ok(calls.includes('delete Secret team-a/ai-session-key'), calls.join(', '));
+    provisioner.sync(planFor(`${recreated}---\n${parameters('{}')}`));
+    await settle();
+    const secret = store.get('/Secret', 'team-a/ai-session-key')!;
+    assert.notDeepEqual(secret.data, earlier.data, 'a new key');
+    assert.equal((secret.metadata.ownerReferences as { uid: string }[])[0]?.uid, 'uid-ai-2');
+  });
+
   it('a Gateway whose parameters have a problem keeps its objects; one that is gone loses them', async () => {
     const { store, calls, provisioner } = setup();
     provisioner.sync(planFor(`${WORLD}---\n${parameters('{}')}`));
