@@ -163,7 +163,7 @@ function columnsOf(resource: ApiResource): Column[] {
   let columns = columnsCache.get(resource);
   if (!columns) {
     let own: Column[];
-    if (resource.group === '') own = CORE_COLUMNS[resource.kind] ?? [ageColumn];
+    if (resource.definition.builtIn) own = CORE_COLUMNS[resource.kind] ?? [ageColumn];
     else {
       const printer = resource.definition.printerColumns ?? [AGE];
       own = printer.map(printerColumn);

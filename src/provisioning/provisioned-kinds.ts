@@ -1,7 +1,10 @@
 // Every kind gw provisions for a Gateway's data plane, with its RBAC resource name: what the
 // controller must be allowed to create, update and delete (the install manifests' ClusterRole is
-// generated from this list), and the kinds to look through for objects gw made. A test checks that
-// every object gatewayManifests() generates is of one of these kinds.
+// generated from this list), and the kinds the controller looks through for objects it generated
+// earlier and no longer generates (a PodDisruptionBudget whose overlay was removed, the Deployment
+// after a switch to a DaemonSet, everything of a deleted Gateway). A kind provisioning starts to
+// generate is added here; tests fail otherwise (test/provisioning/kinds.test.ts,
+// test/packaging/kubernetes-schemas.test.ts).
 
 export interface ProvisionedKind {
   /** The API group ('' for the core group). */
@@ -37,3 +40,6 @@ export const PROVISIONED_KINDS: readonly ProvisionedKind[] = [
     namespaced: false,
   },
 ];
+
+/** The store's kind keys ("group/Kind", "/Kind" for the core group) of PROVISIONED_KINDS. */
+export const PROVISIONED_KIND_KEYS: readonly string[] = PROVISIONED_KINDS.map(({ group, kind }) => `${group}/${kind}`);

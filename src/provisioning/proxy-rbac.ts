@@ -13,13 +13,10 @@ import type { KindDefinition } from '../api/kinds/kind.ts';
 import { KINDS } from '../api/kinds/registry.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
 import type { ProvisionedGateway } from './gateway.ts';
-import { objectLabels } from './labels.ts';
+import { GATEWAY_NAMESPACE_LABEL, objectLabels } from './labels.ts';
 
 /** The ClusterRole of the install manifests that every data plane's ServiceAccount is bound to. */
 export const PROXY_CLUSTER_ROLE = 'gw-proxy';
-
-/** The label naming the Gateway's namespace on the objects of a Gateway that have none (cluster-scoped). */
-export const GATEWAY_NAMESPACE_LABEL = 'gw.dev/gateway-namespace';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

@@ -111,7 +111,7 @@ describe('gw manifests', () => {
     assert.equal(result.stdout, '');
     assert.equal(
       result.stderr,
-      'GatewayClass gw spec.parametersRef: GwParameters infra/class-params is not among the given objects\n',
+      'Gateway team-a/ai: GatewayClass gw spec.parametersRef: GwParameters infra/class-params is not among the given objects\n',
     );
   });
 

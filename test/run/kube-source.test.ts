@@ -180,6 +180,7 @@ describe('gw controller and gw run --kubeconfig', () => {
       assert.equal(ready.status, 200);
       const metrics = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
       assert.match(metrics, /^gw_controller_gateways 1$/m);
+      assert.match(metrics, /^gw_controller_provisioning_writes_total [1-9]/m);
       assert.match(metrics, /^gw_controller_store_synced 1$/m);
       assert.match(metrics, /^gw_controller_reconciles_total [1-9]/m);
     } finally {
@@ -327,6 +328,7 @@ describe('command lines and kubeconfigs', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       logFormat: 'json',
+      provision: true,
     });
   });
 
