@@ -215,7 +215,7 @@ kind: GwPolicy
 metadata: {name: via-proxy}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
 `;
       await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
       await controller.waitForLog(
@@ -260,7 +260,11 @@ spec:
       const refused = await fetch(`http://127.0.0.1:${listenerPort}/`);
       assert.equal(refused.status, 500);
       assert.match(await refused.text(), /^gw could not serve this request/);
-      assert.ok(proxyLog.some((line) => /answered 500: .*backend\.tunnel: Tunnelling backend connections/.test(line)));
+      assert.ok(
+        proxyLog.some((line) =>
+          /answered 500: .*backend\.tunnel\.backendRef\.namespace: An endpoint reference resolves only/.test(line),
+        ),
+      );
       assert.equal(upstreamHits, hitsBefore, 'nothing reached the upstream');
     } finally {
       // Everything is stopped before the exit status is checked: a failed check must not leave
