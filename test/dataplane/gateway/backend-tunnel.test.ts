@@ -3,7 +3,7 @@
 // CONNECT named. Through it: a plain HTTP backend (its keep-alive connection reused: one CONNECT
 // for several requests), an HTTPS backend (its TLS inside the tunnel), HTTP/2 upstreams (h2c and
 // h2 by ALPN), an LLM provider with the OpenAI SDK, a GwModel's own tunnel, an MCP target with the
-// MCP SDK, a webhook guard service; a proxy reached over https (url, and a GwBackend with tls:
+// MCP SDK, a webhook guard service, an OAuth token endpoint; a proxy reached over https (url, and a GwBackend with tls:
 // TLS in TLS), a proxy named by a Service or a GwBackend whose auth gives Proxy-Authorization.
 // A proxy that wants credentials (407), refuses (403), cannot be reached, never answers or answers
 // with an oversized head is a connection gw could not make: 503, the log says what the proxy did,
@@ -39,6 +39,7 @@ import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 import { startWebhookGuardServer, type WebhookGuardServer } from '../../support/webhook-guard/server.ts';
 import { trustTestCa } from '../backend-auth/entra-stand-ins.ts';
+import { type AuthorizationServer, startAuthorizationServer } from '../backend-auth/oauth-server.ts';
 import { echoTools, startStreamableServer, streamableClient, type TestMcpServer } from '../mcp/helpers.ts';
 
 const CERT = { key: tlsFixture('backend.key'), cert: tlsFixture('backend.crt') };
@@ -102,6 +103,7 @@ describe('backend tunnels through an HTTP CONNECT proxy', () => {
   let openai: MockServer;
   let mcp: TestMcpServer;
   let webhook: WebhookGuardServer;
+  let tokenEndpoint: AuthorizationServer;
   let gw: TestGateway;
   let port: number;
   let untrust: () => void;
@@ -127,6 +129,7 @@ describe('backend tunnels through an HTTP CONNECT proxy', () => {
     openai = await startOpenAiMock({ apiKey: 'sk-openai' });
     mcp = await startStreamableServer(echoTools('far'), { stateless: true });
     webhook = await startWebhookGuardServer();
+    tokenEndpoint = await startAuthorizationServer([{ id: 'gw', method: 'client_secret_basic', secret: 'gw-secret' }]);
     const nobody = await freePort();
     port = await freePort();
     const via = (target: ConnectProxy | string) => `{url: "${typeof target === 'string' ? target : target.url}"}`;
@@ -161,6 +164,19 @@ spec: {clusterIP: 127.0.0.1, ports: [{name: proxy, port: ${proxy.port}}]}
           'via-secure',
           secure.port,
           `{${ca}, tunnel: {backendRef: {group: gw.dev, kind: GwBackend, name: secure-egress}}}`,
+        ),
+        // A backend whose credential comes from a token endpoint behind the proxy.
+        `apiVersion: v1
+kind: Secret
+metadata: {name: oauth-client}
+stringData: {clientSecret: gw-secret}
+---
+`,
+        staticYaml('token-endpoint', tokenEndpoint.port, `{${tunnel(proxy)}}`),
+        web(
+          'exchanging',
+          plain.port,
+          '{auth: {oauthTokenExchange: {backendRef: {group: gw.dev, kind: GwBackend, name: token-endpoint}, path: /token, clientAuth: {clientId: gw, secretRef: {name: oauth-client}}}}}',
         ),
         // Proxies that do not open the tunnel.
         web('no-credential', plain.port, `{${tunnel(authProxy)}}`),
@@ -223,6 +239,7 @@ spec:
     await openai?.close();
     await mcp?.close();
     await webhook?.close();
+    await tokenEndpoint?.close();
   });
 
   it('a plain HTTP backend: one CONNECT naming its host:port, its keep-alive connection reused', async () => {
@@ -314,6 +331,15 @@ spec:
     assert.ok(completion.choices[0]?.message.content);
     assert.equal(webhook.calls.length, calls + 1);
     assert.equal(proxy.servedTo(`127.0.0.1:${webhook.port}`), 1);
+  });
+
+  it('an OAuth token endpoint named by a GwBackend with a tunnel: the exchange goes through the proxy', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/exchanging/x`, {
+      headers: { authorization: 'Bearer alice-token' },
+    });
+    assert.equal(response.status, 200, await response.text());
+    assert.equal(tokenEndpoint.requests.at(-1)?.form.get('subject_token'), 'alice-token');
+    assert.equal(proxy.servedTo(`127.0.0.1:${tokenEndpoint.port}`), 1);
   });
 
   it('a proxy that wants credentials, refuses, or cannot be reached: 503, the proxy named only in the log', async () => {
