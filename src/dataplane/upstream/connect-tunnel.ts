@@ -73,8 +73,8 @@ export function tunnelAuthority(host: string, port: number): string {
 
 /**
  * Opens a connection to `target` through its proxy. Resolves with the socket to speak HTTP on
- * (the backend's TLS socket, or the tunnel itself — paused, with any bytes the proxy sent after
- * its answer put back); rejects with TunnelError, UpstreamConnectTimeoutError, UpstreamAbortError
+ * (the backend's TLS socket, or the tunnel itself — not flowing until read, with any bytes the
+ * proxy sent after its answer put back); rejects with TunnelError, UpstreamConnectTimeoutError, UpstreamAbortError
  * or the backend's TLS error.
  */
 export function dialThroughProxy(target: TunnelTarget, options: DialOptions = {}): Promise<Socket> {
@@ -182,8 +182,10 @@ function connectRequest(authority: string, headers: TunnelProxy['headers']): str
 
 /**
  * Reads the proxy's answer head (at most MAX_PROXY_ANSWER_HEAD bytes) and calls back with the
- * bytes after it on a 2xx, or the TunnelError saying what the proxy did instead. Leaves the
- * socket paused, with no listener of its own.
+ * bytes after it on a 2xx, or the TunnelError saying what the proxy did instead. It reads with
+ * 'readable' and read(), so that once its listener is gone the socket is as a new one: whoever
+ * takes it next starts the flow by listening to 'data' (node's HTTP client, gw's pool) or reads
+ * it through its handle (TLS inside the tunnel).
  */
 function readAnswerHead(
   socket: Socket,
@@ -192,45 +194,44 @@ function readAnswerHead(
   callback: (error: TunnelError | undefined, rest: Buffer) => void,
 ): void {
   let received: Buffer = Buffer.alloc(0);
+  let finished = false;
   const done = (error: TunnelError | undefined, rest: Buffer = Buffer.alloc(0)) => {
-    socket.pause();
-    socket.off('data', onData);
+    finished = true;
+    socket.off('readable', onReadable);
     socket.off('end', onEnd);
     callback(error, rest);
   };
-  const onData = (chunk: Buffer) => {
-    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-    const end = received.indexOf('\r\n\r\n');
-    if (end === -1) {
-      if (received.length > MAX_PROXY_ANSWER_HEAD)
-        done(
-          new TunnelError(
-            `the tunnel proxy ${proxy.name} answered CONNECT with a head over ${MAX_PROXY_ANSWER_HEAD} bytes`,
-          ),
-        );
-      return;
-    }
-    if (end > MAX_PROXY_ANSWER_HEAD)
-      return done(
-        new TunnelError(
-          `the tunnel proxy ${proxy.name} answered CONNECT with a head over ${MAX_PROXY_ANSWER_HEAD} bytes`,
-        ),
-      );
-    const statusLine = received.toString('latin1', 0, Math.min(end, received.indexOf('\r\n')));
-    const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
-    if (!match) return done(new TunnelError(`the tunnel proxy ${proxy.name} did not answer CONNECT with HTTP/1.1`));
-    const status = Number(match[1]);
-    // Any 2xx opens the tunnel (RFC 9110 section 9.3.6); its header fields mean nothing more.
-    if (status >= 200 && status < 300) return done(undefined, received.subarray(end + 4));
+  const tooLong = () =>
     done(
       new TunnelError(
-        `the tunnel proxy ${proxy.name} refused CONNECT ${authority} with ${status}${status === 407 ? ' (it wants credentials: the proxy GwBackend’s policies.auth)' : ''}`,
-        { proxyStatus: status },
+        `the tunnel proxy ${proxy.name} answered CONNECT with a head over ${MAX_PROXY_ANSWER_HEAD} bytes`,
       ),
     );
+  const onReadable = () => {
+    for (let chunk: Buffer | null = socket.read(); chunk !== null && !finished; chunk = socket.read()) {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (received.length > MAX_PROXY_ANSWER_HEAD) tooLong();
+        continue;
+      }
+      if (end > MAX_PROXY_ANSWER_HEAD) return tooLong();
+      const statusLine = received.toString('latin1', 0, received.indexOf('\r\n'));
+      const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
+      if (!match) return done(new TunnelError(`the tunnel proxy ${proxy.name} did not answer CONNECT with HTTP/1.1`));
+      const status = Number(match[1]);
+      // Any 2xx opens the tunnel (RFC 9110 section 9.3.6); its header fields mean nothing more.
+      if (status >= 200 && status < 300) return done(undefined, received.subarray(end + 4));
+      return done(
+        new TunnelError(
+          `the tunnel proxy ${proxy.name} refused CONNECT ${authority} with ${status}${status === 407 ? ' (it wants credentials: the proxy GwBackend’s policies.auth)' : ''}`,
+          { proxyStatus: status },
+        ),
+      );
+    }
   };
   const onEnd = () =>
     done(new TunnelError(`the tunnel proxy ${proxy.name} closed the connection before answering CONNECT`));
-  socket.on('data', onData);
+  socket.on('readable', onReadable);
   socket.once('end', onEnd);
 }

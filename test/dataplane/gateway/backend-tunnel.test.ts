@@ -2,7 +2,7 @@
 // written here (test/support/connect-proxy.ts) counts the tunnels it opened and the authority each
 // CONNECT named. Through it: a plain HTTP backend (its keep-alive connection reused: one CONNECT
 // for several requests), an HTTPS backend (its TLS inside the tunnel), HTTP/2 upstreams (h2c and
-// h2 by ALPN), an LLM provider with the OpenAI SDK, a GwModel's own tunnel, an MCP target with the
+// h2 by ALPN), an LLM provider with the OpenAI SDK, a Realtime session (WebSocket), a GwModel's own tunnel, an MCP target with the
 // MCP SDK, a webhook guard service, an OAuth token endpoint; a proxy reached over https (url, and a GwBackend with tls:
 // TLS in TLS), a proxy named by a Service or a GwBackend whose auth gives Proxy-Authorization.
 // A proxy that wants credentials (407), refuses (403), cannot be reached, never answers or answers
@@ -37,6 +37,7 @@ import { prefixRouteYaml } from '../../helpers/policy-yaml.ts';
 import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
+import { type RealtimeMock, startRealtimeMock, WebSocket } from '../../support/providers/realtime-mock.ts';
 import { startWebhookGuardServer, type WebhookGuardServer } from '../../support/webhook-guard/server.ts';
 import { trustTestCa } from '../backend-auth/entra-stand-ins.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../backend-auth/oauth-server.ts';
@@ -101,6 +102,7 @@ describe('backend tunnels through an HTTP CONNECT proxy', () => {
   let h2c: Http2Server & { port: number };
   let h2: Http2Server & { port: number };
   let openai: MockServer;
+  let realtime: RealtimeMock;
   let mcp: TestMcpServer;
   let webhook: WebhookGuardServer;
   let tokenEndpoint: AuthorizationServer;
@@ -127,6 +129,7 @@ describe('backend tunnels through an HTTP CONNECT proxy', () => {
     h2c = await listening(createH2cServer(describeRequest));
     h2 = await listening(createSecureServer(CERT, describeRequest));
     openai = await startOpenAiMock({ apiKey: 'sk-openai' });
+    realtime = await startRealtimeMock('sk-realtime');
     mcp = await startStreamableServer(echoTools('far'), { stateless: true });
     webhook = await startWebhookGuardServer();
     tokenEndpoint = await startAuthorizationServer([{ id: 'gw', method: 'client_secret_basic', secret: 'gw-secret' }]);
@@ -202,7 +205,11 @@ stringData: {clientSecret: gw-secret}
           '{/v1/chat/completions: Completions}',
           'promptGuard: {request: [{webhook: {backendRef: {group: gw.dev, kind: GwBackend, name: webhook}}}]}',
         ),
-        llmRouteYaml(['llm', 'llm-refused', 'guarded']),
+        aiBackendYaml('realtime', realtime.port, 'alpha: {}', 'sk-realtime', '{/v1/realtime: Realtime}').replace(
+          '    auth: {key: sk-realtime}',
+          `    auth: {key: sk-realtime}\n    ${tunnel(proxy)}`,
+        ),
+        llmRouteYaml(['llm', 'llm-refused', 'guarded', 'realtime']),
         '---\n',
         MODEL_ROUTE_YAML,
         gwModelYaml(
@@ -237,6 +244,7 @@ spec:
     );
     for (const server of [plain, other, secure, h2c, h2]) server?.close();
     await openai?.close();
+    await realtime?.close();
     await mcp?.close();
     await webhook?.close();
     await tokenEndpoint?.close();
@@ -312,6 +320,21 @@ spec:
     assert.equal(secureProxy.servedTo(`127.0.0.1:${openai.port}`), 1, 'the GwModel’s own tunnel');
     await openaiAt('llm').chat.completions.create(CHAT);
     assert.equal(proxy.servedTo(`127.0.0.1:${openai.port}`), 1, 'the first tunnel, pooled');
+  });
+
+  it('a Realtime session (WebSocket) through the proxy', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/realtime/v1/realtime?model=gpt-realtime`);
+    try {
+      const first = await new Promise<{ type: string }>((resolve, reject) => {
+        ws.once('message', (data) => resolve(JSON.parse(String(data))));
+        ws.once('error', reject);
+      });
+      assert.equal(first.type, 'session.created');
+      assert.equal(realtime.handshakes.at(-1)?.headers.authorization, 'Bearer sk-realtime');
+      assert.equal(proxy.servedTo(`127.0.0.1:${realtime.port}`), 1);
+    } finally {
+      ws.close();
+    }
   });
 
   it('an MCP target through the proxy, with the MCP SDK', async () => {

@@ -110,7 +110,7 @@ export class Http1Connection implements ResponseSink {
 
   /**
    * `connected`: the socket is already open (a tunnel through a CONNECT proxy, its TLS handshake
-   * done and its ALPN checked) and paused; else its connect (or TLS handshake) is awaited under
+   * done and its ALPN checked); else its connect (or TLS handshake) is awaited under
    * the connect deadline.
    */
   constructor(
@@ -137,7 +137,6 @@ export class Http1Connection implements ResponseSink {
     socket.on('end', () => this.#onEnd());
     socket.on('error', (error: Error) => this.#fail(error));
     socket.on('close', () => this.#end());
-    if (connected) socket.resume();
   }
 
   get current(): Exchange | undefined {
