@@ -80,6 +80,27 @@ async function tcpEcho(): Promise<{ server: Server; port: number }> {
   return { server, port: (server.address() as AddressInfo).port };
 }
 
+/**
+ * GwBackend `name` (127.0.0.1:`port`, spec.policies `policies`) and HTTPRoute `name` sending
+ * CONNECTs for `name`.example.test to it.
+ */
+function connectRouteYaml(name: string, port: number, policies: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec: {static: {host: 127.0.0.1, port: ${port}}, policies: ${policies}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [${name}.example.test]
+  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}]
+---
+`;
+}
+
 describe('Frontend.connect Route', () => {
   let gateway: FrontendGateway;
   let echo: Awaited<ReturnType<typeof tcpEcho>>;
@@ -212,20 +233,7 @@ describe('Frontend.connect Route to a TLS backend', () => {
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     backend = { server, port: (server.address() as AddressInfo).port, clientPorts };
-    const tunnelTo = (name: string, policies: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec: {static: {host: 127.0.0.1, port: ${backend.port}}, policies: ${policies}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  hostnames: [${name}.example.test]
-  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}]
----
-`;
+    const tunnelTo = (name: string, policies: string) => connectRouteYaml(name, backend.port, policies);
     gateway = await startFrontendGateway(
       '{connect: {mode: Route}}',
       `apiVersion: v1
@@ -276,20 +284,7 @@ describe("Frontend.connect Route through the backend's own CONNECT proxy (backen
     proxy = await startConnectProxy();
     gateway = await startFrontendGateway(
       '{connect: {mode: Route}}',
-      `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: far-echo}
-spec: {static: {host: 127.0.0.1, port: ${echo.port}}, policies: {tunnel: {url: "${proxy.url}"}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: far}
-spec:
-  parentRefs: [{name: ai}]
-  hostnames: [far.example.test]
-  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: far-echo}]}]
----
-`,
+      connectRouteYaml('far', echo.port, `{tunnel: {url: "${proxy.url}"}}`),
     );
   });
 

@@ -33,7 +33,7 @@ import {
 } from '../../helpers/gateway.ts';
 import { testCaConfigMapYaml, tlsFixture } from '../../helpers/https-get.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
-import { prefixRouteYaml } from '../../helpers/policy-yaml.ts';
+import { prefixRouteYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
 import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -41,7 +41,7 @@ import { type RealtimeMock, startRealtimeMock, WebSocket } from '../../support/p
 import { startWebhookGuardServer, type WebhookGuardServer } from '../../support/webhook-guard/server.ts';
 import { trustTestCa } from '../backend-auth/entra-stand-ins.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../backend-auth/oauth-server.ts';
-import { echoTools, startStreamableServer, streamableClient, type TestMcpServer } from '../mcp/helpers.ts';
+import { echoTools, mcpYaml, startStreamableServer, streamableClient, type TestMcpServer } from '../mcp/helpers.ts';
 
 const CERT = { key: tlsFixture('backend.key'), cert: tlsFixture('backend.crt') };
 const PROXY_CREDENTIAL = 'dXNlcjpzZWNyZXQ='; // user:secret
@@ -66,21 +66,9 @@ async function listening<S extends Server | Http2Server>(server: S): Promise<S &
   return Object.assign(server, { port: (server.address() as AddressInfo).port });
 }
 
-/** GwBackend `name`: static 127.0.0.1:`port` with spec.policies `policies`; ends with ---. */
-function staticYaml(name: string, port: number, policies: string): string {
-  return `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec:
-  static: {host: 127.0.0.1, port: ${port}}
-  policies: ${policies}
----
-`;
-}
-
 /** A web backend `name` at /`name` through `policies`. */
 function web(name: string, port: number, policies: string): string {
-  return staticYaml(name, port, policies) + prefixRouteYaml(name, { backend: name });
+  return staticBackendYaml(name, port, policies) + prefixRouteYaml(name, { backend: name });
 }
 
 async function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -156,13 +144,13 @@ spec: {clusterIP: 127.0.0.1, ports: [{name: proxy, port: ${proxy.port}}]}
 ---
 `,
         web('via-service', other.port, `{tunnel: {backendRef: {name: egress, port: ${proxy.port}}}}`),
-        staticYaml(
+        staticBackendYaml(
           'authed-egress',
           authProxy.port,
           `{auth: {key: ${PROXY_CREDENTIAL}, location: {header: {name: Proxy-Authorization, prefix: "Basic "}}}}`,
         ),
         web('via-authed', plain.port, '{tunnel: {backendRef: {group: gw.dev, kind: GwBackend, name: authed-egress}}}'),
-        staticYaml('secure-egress', secureProxy.port, `{${ca}}`),
+        staticBackendYaml('secure-egress', secureProxy.port, `{${ca}}`),
         web(
           'via-secure',
           secure.port,
@@ -175,7 +163,7 @@ metadata: {name: oauth-client}
 stringData: {clientSecret: gw-secret}
 ---
 `,
-        staticYaml('token-endpoint', tokenEndpoint.port, `{${tunnel(proxy)}}`),
+        staticBackendYaml('token-endpoint', tokenEndpoint.port, `{${tunnel(proxy)}}`),
         web(
           'exchanging',
           plain.port,
@@ -196,7 +184,7 @@ stringData: {clientSecret: gw-secret}
           '    auth: {key: sk-openai}',
           `    auth: {key: sk-openai}\n    ${tunnel(refusingProxy)}`,
         ),
-        staticYaml('webhook', webhook.port, `{${tunnel(proxy)}}`),
+        staticBackendYaml('webhook', webhook.port, `{${tunnel(proxy)}}`),
         aiBackendYaml(
           'guarded',
           openai.port,
@@ -216,22 +204,7 @@ stringData: {clientSecret: gw-secret}
           'tunnelled-model',
           `  provider: Alpha\n  baseURL: http://127.0.0.1:${openai.port}/v1\n  policies: {auth: {key: sk-openai}, ${tunnel(secureProxy)}}`,
         ),
-        `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: tools}
-spec:
-  mcp:
-    targets:
-      - name: far
-        static: {host: 127.0.0.1, port: ${mcp.port}, path: /mcp, policies: {${tunnel(proxy)}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: mcp}
-spec:
-  parentRefs: [{name: ai}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /mcp}}], backendRefs: [{group: gw.dev, kind: GwBackend, name: tools}]}]
-`,
+        mcpYaml([{ name: 'far', port: mcp.port, path: '/mcp', policies: `{${tunnel(proxy)}}` }]),
       ].join(''),
     });
   });

@@ -19,7 +19,7 @@ import {
 } from '../../../src/dataplane/upstream/connection-settings.ts';
 import { UpstreamPools } from '../../../src/dataplane/upstream/pools.ts';
 import { startConnectProxy } from '../../support/connect-proxy.ts';
-import { BACKEND_CERT, httpServer, listenServer, TEST_CA } from './upstream-servers.ts';
+import { BACKEND_CERT, CONNECTION_KINDS, httpServer, listenServer, TEST_CA } from './upstream-servers.ts';
 
 const DATA = (ref: string): Record<string, string> | undefined =>
   ({
@@ -57,15 +57,7 @@ function refusal(policy: BackendConnectionPolicy, config?: DataPlaneConfig['back
 const BY_BACKEND = { tunnel: { backendRef: { group: 'gw.dev', kind: 'GwBackend', name: 'egress' } } };
 
 describe('every client through the tunnel', () => {
-  for (const { name, tls, http2, client } of [
-    { name: "gw's HTTP/1.1 client, plain", tls: false, http2: false, client: 'gw' },
-    { name: "gw's HTTP/1.1 client, TLS", tls: true, http2: false, client: 'gw' },
-    { name: 'undici HTTP/1.1, plain', tls: false, http2: false, client: 'undici' },
-    { name: 'undici HTTP/1.1, TLS', tls: true, http2: false, client: 'undici' },
-    { name: 'undici HTTP/2, prior knowledge (h2c)', tls: false, http2: true, client: 'undici' },
-    { name: 'undici HTTP/2, TLS (ALPN)', tls: true, http2: true, client: 'undici' },
-    { name: 'an HTTP/2 provider (undici behind the provider client)', tls: true, http2: true, client: 'gw' },
-  ] as const)
+  for (const { name, tls, http2, client } of CONNECTION_KINDS)
     it(name, async (t: TestContext) => {
       const answer = (req: IncomingMessage | Http2ServerRequest, res: { end(body: string): void }) =>
         res.end(req.httpVersion);
