@@ -157,7 +157,8 @@ export function dialThroughProxy(target: TunnelTarget, options: DialOptions = {}
       tunnel.on('error', (error) => secure.destroy(error));
       secure.once('close', () => tunnel.destroy());
       if (options.onSession) secure.on('session', options.onSession);
-      secure.once('error', (error) => settle(error));
+      const onHandshakeError = (error: Error) => settle(error);
+      secure.once('error', onHandshakeError);
       secure.once('secureConnect', () => {
         const chosen = (secure as TLSSocket).alpnProtocol;
         if (chosen && options.speaks && !options.speaks.includes(chosen))
@@ -166,8 +167,7 @@ export function dialThroughProxy(target: TunnelTarget, options: DialOptions = {}
               code: 'ERR_TLS_ALPN_NOT_SPOKEN',
             }),
           );
-        secure.removeAllListeners('error');
-        tunnel.off('error', onProxyError);
+        secure.off('error', onHandshakeError);
         settle(undefined);
       });
     };

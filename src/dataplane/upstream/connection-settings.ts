@@ -72,6 +72,9 @@ export function connectionSettings(
         'the backend is a Unix domain socket (static unixPath): there is no host and port to ask a CONNECT proxy for',
       );
     // The proxy is opened as any destination is, under its GwBackend's own tcp and tls (no tunnel).
+    // The CONNECT names the host: it must be one (a configuration's hostname or address) to be written there.
+    if (!/^[A-Za-z0-9.:_-]+$/.test(destination.host))
+      throw new ConnectionSettingsError('tunnel', `"${destination.host}" is not a host a CONNECT request can name`);
     const compiled = compileTunnelProxy(
       policy.tunnel,
       tunnelScope,

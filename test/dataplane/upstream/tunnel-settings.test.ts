@@ -1,7 +1,7 @@
 // A backend policy's tunnel in connection settings (src/dataplane/upstream/connection-settings.ts,
 // tunnel-proxy.ts): every client gw opens from them goes through the CONNECT proxy — its own
 // HTTP/1.1 pool and undici pools, HTTP/1.1 and HTTP/2, plain and TLS — and what cannot be used is
-// refused when compiled, naming the field: a url with a path, a GwBackend proxy with policies gw
+// refused when compiled, naming the field: a url with a path, a host a CONNECT cannot name, a GwBackend proxy with policies gw
 // would not apply to it or a credential other than a fixed one, a Secret that is missing, a
 // backend on a Unix socket, a place with no backends to resolve the proxy in. The proxy's
 // credential is a Proxy-Authorization: Bearer header by default and never part of a pool key.
@@ -157,7 +157,7 @@ describe('a tunnel compiled', () => {
     assert.notEqual(compile({ tunnel: { url: 'http://a.test:3128' } }).key, compile({}).key);
   });
 
-  it('refused: a backend on a Unix socket, a place with no backends in scope', () => {
+  it('refused: a backend on a Unix socket, a host a CONNECT cannot name, a place with no backends in scope', () => {
     let error: unknown;
     try {
       connectionSettings(
@@ -172,6 +172,13 @@ describe('a tunnel compiled', () => {
     }
     assert.ok(error instanceof ConnectionSettingsError);
     assert.match(error.message, /Unix domain socket/);
+    const scope = { backends: {}, namespace: 'd' };
+    const bad = { protocol: 'http:' as const, host: 'a b\r\nX: y', port: 80 };
+    assert.throws(
+      () => connectionSettings(bad, { tunnel: { url: 'http://p:1' } }, DATA, 'd', scope),
+      (thrown: ConnectionSettingsError) =>
+        thrown.field === 'tunnel' && /not a host a CONNECT request can name/.test(thrown.message),
+    );
     assert.throws(
       () =>
         connectionSettings({ protocol: 'http:', host: 'b', port: 80 }, { tunnel: { url: 'http://p:1' } }, DATA, 'd'),
