@@ -123,8 +123,6 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 // ---------------------------------------------------------------------------------------------
 // Reasons, written for the user who set the field: why, and what to do instead.
 
-const TUNNEL_NOTE =
-  "Every connection to the backend goes through the HTTP CONNECT proxy (TLS to it when the url is https or its GwBackend sets tls; the backend's own TLS inside the tunnel); a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0035.";
 const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_TRANSFORMATION =
@@ -513,7 +511,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.connection),
-    tunnel: enforced(BY.tunnel, { note: TUNNEL_NOTE }),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth),
     ai: enforced(BY.aiBackend),
     transformation: refused(BACKEND_TRANSFORMATION),
@@ -527,7 +525,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'A Service (plain TCP to it), or a static GwBackend whose policies tcp, tls and auth (a key or secretRef, sent on each CONNECT as Proxy-Authorization: Bearer unless auth.location says otherwise) apply to the proxy; other policies on it are refused.',
     }),
     url: enforced(BY.tunnelProxy, {
-      note: 'http:// or https:// with host and port; a path is refused (a proxy has none).',
+      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0035.",
     }),
   },
   BackendTLS: {
@@ -747,7 +745,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.connection, { note: 'requestTimeout is the deadline of each call (default 10s).' }),
-    tunnel: enforced(BY.tunnel, { note: TUNNEL_NOTE }),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth, { note: 'Unset: an access token of the ambient Google credentials.' }),
   },
   CloudtwoModelArmorAuth: {
@@ -763,7 +761,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.guardService, { note: 'requestTimeout is the deadline of each call (unset: 10 s).' }),
-    tunnel: enforced(BY.tunnel, { note: TUNNEL_NOTE }),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth),
   },
   AlphaModerationAuth: {
@@ -784,7 +782,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.guardService, { note: 'requestTimeout is the guard call’s deadline (10 s unset).' }),
-    tunnel: enforced(BY.tunnel, { note: TUNNEL_NOTE }),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth, {
       note: 'Unset: SigV4 with the ambient AWS credentials (cloudone: {}), for bedrock in the guard’s region.',
     }),
@@ -857,9 +855,8 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     auth: enforced(BY.backendAuth),
     health: enforced(BY.health),
     tls: enforced(BY.connection),
-    tunnel: enforced(BY.tunnel, {
-      note: "Replaces a tunnel the GwPolicies' backend policy gives; its backendRef resolves in the GwModel's namespace.",
-    }),
+    // Replaces a tunnel the GwPolicies' backend policy gives (ai/models.ts endpointPolicy).
+    tunnel: enforced(BY.tunnel),
     headers: enforced(BY.llmRequest),
     promptGuard: enforced(BY.promptGuards, {
       note: "Replaces a promptGuard the GwPolicies' backend.ai gives (the model's own policies win field by field).",
