@@ -1,6 +1,7 @@
 // Endpoint references of policies (spec document 2, "Endpoint reference"): exactly one of a
 // backendRef (a Service, or a GwBackend with a static host) or a url. Resolved once when the
-// configuration is compiled; what cannot be reached is a problem naming the field.
+// configuration is compiled (upstream/endpoint-reference.ts, re-exported here); what cannot be
+// reached is a problem naming the field. Here: how to connect to a resolved endpoint over HTTP.
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
