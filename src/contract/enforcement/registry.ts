@@ -525,7 +525,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'A Service (plain TCP to it), or a static GwBackend whose policies tcp, tls and auth (a key or secretRef, sent on each CONNECT as Proxy-Authorization: Bearer unless auth.location says otherwise) apply to the proxy; other policies on it are refused.',
     }),
     url: enforced(BY.tunnelProxy, {
-      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0035.",
+      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0036.",
     }),
   },
   BackendTLS: {
