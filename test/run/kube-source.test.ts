@@ -219,7 +219,7 @@ spec:
 `;
       await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
       await controller.waitForLog(
-        /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel: .*set by GwPolicy default\/via-proxy/,
+        /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel\.backendRef\.namespace: .*set by GwPolicy default\/via-proxy/,
       );
       const policyPath = '/apis/gw.dev/v1alpha1/namespaces/default/gwpolicies/via-proxy';
       await eventually(
