@@ -63,11 +63,6 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
       field: 'spec.mesh',
       message: 'not provisioned yet: gw has no service-mesh integration (mesh-issued workload certificates)',
     });
-  if (fields.modelCatalog !== undefined)
-    found.push({
-      field: 'spec.modelCatalog',
-      message: 'not provisioned yet: gw run cannot read a model cost catalog from a ConfigMap',
-    });
   if (fields.horizontalPodAutoscaler.length > 0) {
     if (fields.workloadKind !== 'Deployment')
       found.push({

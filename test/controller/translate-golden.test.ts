@@ -31,6 +31,7 @@ import { ListenerSetStatus } from '../../src/api/kinds/gateway-api/listener-set.
 import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
 import { GwModelStatus } from '../../src/api/kinds/gw-model.ts';
+import { GwParametersStatus } from '../../src/api/kinds/gw-parameters.ts';
 import { parseResources } from '../../src/api/load/documents.ts';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
@@ -108,6 +109,7 @@ const STATUS_SCHEMAS = {
   GwPolicy: PolicyStatus,
   GwBackend: GwBackendStatus,
   GwModel: GwModelStatus,
+  GwParameters: GwParametersStatus,
 } as const;
 
 function assertStatusesValid(statuses: Record<string, unknown>): void {
@@ -218,6 +220,7 @@ const NOT_REASONS = new Set([
   'GwParameters',
   // condition types that are never a reason
   'StatusSummarized',
+  'ModelCatalogResolved',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',
