@@ -266,7 +266,8 @@ export function mergeCatalogs(catalogs: readonly CatalogPrices[]): CatalogPrices
   const merged: CatalogPrices = {};
   for (const catalog of catalogs) {
     for (const [provider, models] of Object.entries(catalog)) {
-      const target = (merged[provider] ??= {});
+      merged[provider] ??= {};
+      const target = merged[provider];
       for (const [name, pricing] of Object.entries(models)) {
         const earlier = target[name];
         if (!earlier) {
