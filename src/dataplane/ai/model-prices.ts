@@ -35,17 +35,12 @@ export interface LlmCost {
   cacheRead: number;
   cacheWrite: number;
   reasoning: number;
-  /** The total as exact decimal text ("0.0003125"). */
-  totalText: string;
   /** The catalog model that priced it (the response model, else the requested one). */
   model: string;
 }
 
 /** Whether a request with usage found its model in the catalog. */
 export type CostLookup = 'priced' | 'missing';
-
-/** 10^-12 dollars per dollar: tokens × micro-dollars per million tokens. */
-const PICO_PER_DOLLAR = 1_000_000_000_000n;
 
 function micros(text: string): bigint {
   const [whole, fraction = ''] = text.split('.');
@@ -68,15 +63,12 @@ function compilePricing(pricing: ModelPricing): CompiledPricing {
   };
 }
 
-/** Picodollars as dollars: a number, and exact decimal text. */
+/**
+ * Picodollars (tokens × micro-dollars per million tokens) as dollars: one rounding, at the end,
+ * so 0.00354 is 0.00354 and not the 0.0035399999999999997 summing doubles gives.
+ */
 function dollars(pico: bigint): number {
   return Number(pico) / 1e12;
-}
-
-function dollarText(pico: bigint): string {
-  const whole = pico / PICO_PER_DOLLAR;
-  const fraction = (pico % PICO_PER_DOLLAR).toString().padStart(12, '0').replace(/0+$/, '');
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
 }
 
 /** The rates for a request of `contextTokens` input tokens: the base rates under the highest tier it is over. */
@@ -122,7 +114,6 @@ function costOf(usage: Usage, pricing: CompiledPricing, model: string): LlmCost 
     cacheRead: dollars(lines.cacheRead),
     cacheWrite: dollars(lines.cacheWrite),
     reasoning: dollars(lines.reasoning),
-    totalText: dollarText(total),
     model,
   };
 }
