@@ -410,7 +410,8 @@ export async function runAttempts(
       if (result.answered) {
         if (result.usage) llm.usage = result.usage;
         if (result.responseModel) llm.responseModel = result.responseModel;
-        priceLlmRequest(record);
+        // A token count costs nothing: its usage is what a request would use, not what this one did.
+        if (format !== 'count_tokens' && format !== 'gemini_count_tokens') priceLlmRequest(record);
         if (result.firstTokenMs !== undefined)
           llm.firstTokenTime = record.upstreamStartTime + BigInt(Math.round(result.firstTokenMs * 1e6));
         if (result.error) record.error = result.error;

@@ -21,6 +21,8 @@ import {
 } from '../../helpers/gateway.ts';
 import { type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
 import { until } from '../../helpers/until.ts';
+import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
+import type { MockServer } from '../../support/providers/mock-server.ts';
 import { frontendPolicyYaml } from '../frontend/helpers.ts';
 
 /** Catalog ConfigMap `name` holding `catalog` at catalog.json; ends with ---. */
@@ -85,12 +87,14 @@ spec:
 
 describe('model cost catalog through gw', () => {
   let provider: ScriptedProvider;
+  let counter: MockServer;
   let gw: TestGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
 
   before(async () => {
     provider = await startScriptedProvider();
+    counter = await startAnthropicMock({ apiKey: 'sk-ant-counter' });
     const port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
@@ -101,7 +105,8 @@ describe('model cost catalog through gw', () => {
         '---\n',
         aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined),
         aiBackendYaml('anthropic', provider.port, 'gamma: {}', 'sk-ant-upstream', undefined),
-        llmRouteYaml(['openai', 'anthropic']),
+        aiBackendYaml('counter', counter.port, 'gamma: {}', 'sk-ant-counter', undefined),
+        llmRouteYaml(['openai', 'anthropic', 'counter']),
       ].join(''),
       // The GatewayClass's catalog would price gpt-4o at 1000 per million tokens were it used.
       'class-prices.yaml': catalogYaml('class-prices', {
@@ -116,6 +121,7 @@ describe('model cost catalog through gw', () => {
   after(async () => {
     await gw?.stop();
     await provider?.close();
+    await counter?.close();
   });
 
   const chat = (model: string) =>
@@ -199,6 +205,22 @@ describe('model cost catalog through gw', () => {
     line = await lastAccessLogLine(gw, '/anthropic/v1/messages');
     assert.equal(line['gw.ai.streaming'], true);
     assert.equal(line['gw.ai.usage.cost.total'], 0.0001272);
+  });
+
+  it('a token count costs nothing: its usage is counted, not priced', async () => {
+    const counting = new Anthropic({
+      apiKey: 'client',
+      baseURL: anthropic.baseURL.replace(/anthropic$/, 'counter'),
+      maxRetries: 0,
+    });
+    const counted = await counting.messages.countTokens({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'how many tokens is this' }],
+    });
+    assert.ok(counted.input_tokens > 0);
+    const line = await lastAccessLogLine(gw, '/counter/v1/messages/count_tokens');
+    assert.equal(line['gen_ai.usage.input_tokens'], counted.input_tokens);
+    assert.equal(line['gw.ai.usage.cost.total'], undefined);
   });
 
   it('sums the costs in gen_ai_client_cost_usd_total per GenAI series', () => {
