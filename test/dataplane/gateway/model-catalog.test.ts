@@ -13,6 +13,7 @@ import OpenAI from 'openai';
 import type { KubeObject } from '../../../src/api/validate/admission.ts';
 import {
   aiBackendYaml,
+  catalogConfigMapYaml,
   freePort,
   lastAccessLogLine,
   llmRouteYaml,
@@ -24,18 +25,6 @@ import { until } from '../../helpers/until.ts';
 import { startAnthropicMock } from '../../support/providers/anthropic-mock.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { frontendPolicyYaml } from '../frontend/helpers.ts';
-
-/** Catalog ConfigMap `name` holding `catalog` at catalog.json; ends with ---. */
-function catalogYaml(name: string, catalog: unknown): string {
-  const text = typeof catalog === 'string' ? catalog : JSON.stringify(catalog);
-  return `apiVersion: v1
-kind: ConfigMap
-metadata: {name: ${name}}
-data:
-  catalog.json: '${text.replaceAll("'", "''")}'
----
-`;
-}
 
 const PRICES = {
   providers: {
@@ -109,10 +98,10 @@ describe('model cost catalog through gw', () => {
         llmRouteYaml(['openai', 'anthropic', 'counter']),
       ].join(''),
       // The GatewayClass's catalog would price gpt-4o at 1000 per million tokens were it used.
-      'class-prices.yaml': catalogYaml('class-prices', {
+      'class-prices.yaml': catalogConfigMapYaml('class-prices', {
         providers: { openai: { models: { 'gpt-4o': { rates: { input: '1000' } } } } },
       }),
-      'prices.yaml': catalogYaml('prices', PRICES),
+      'prices.yaml': catalogConfigMapYaml('prices', PRICES),
     });
     openai = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/openai/v1`, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/anthropic`, maxRetries: 0 });
@@ -255,7 +244,7 @@ describe('model cost catalog through gw', () => {
   it('a changed catalog ConfigMap prices the next request', async () => {
     const cheaper = structuredClone(PRICES);
     cheaper.providers.openai.models['gpt-4.1'].rates = { input: '1', output: '4', reasoning: '4' };
-    gw.write('prices.yaml', catalogYaml('prices', cheaper));
+    gw.write('prices.yaml', catalogConfigMapYaml('prices', cheaper));
     let cost: unknown;
     const repriced = await until(async () => {
       await chat('gpt-4.1');
@@ -268,7 +257,7 @@ describe('model cost catalog through gw', () => {
   it('a broken catalog leaves requests flowing unpriced; the GwParameters and the log name the ConfigMap, key and JSON path', async () => {
     gw.write(
       'prices.yaml',
-      catalogYaml('prices', { providers: { openai: { models: { 'gpt-4o': { rates: { input: '-1' } } } } } }),
+      catalogConfigMapYaml('prices', { providers: { openai: { models: { 'gpt-4o': { rates: { input: '-1' } } } } } }),
     );
     const flagged = await until(() => catalogCondition('priced')?.status === 'False', 5000);
     assert.ok(flagged, JSON.stringify(catalogCondition('priced')));
@@ -295,7 +284,7 @@ describe('model cost catalog through gw', () => {
       catalogCondition('priced')!.message,
       /spec\.modelCatalog\.sources\[0\]: ConfigMap default\/prices not found/,
     );
-    gw.write('prices.yaml', catalogYaml('prices', PRICES));
+    gw.write('prices.yaml', catalogConfigMapYaml('prices', PRICES));
     const back = await until(async () => {
       await chat('gpt-4o');
       return (await openaiLine())['gw.ai.usage.cost.total'] === 0.000185;
