@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import OpenAI from 'openai';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
-import { aiBackendYaml, freePort, llmRouteYaml } from '../helpers/gateway.ts';
+import { aiBackendYaml, freePort, llmRouteYaml, pricedGatewayYaml } from '../helpers/gateway.ts';
 import { startScriptedProvider } from '../helpers/scripted-provider.ts';
 import { eventually } from '../helpers/until.ts';
 import { apiClient, createAll } from './helpers.ts';
@@ -36,32 +36,9 @@ test('a catalog created and changed through the API prices requests; its conditi
     const client = apiClient(dataDir, gateway.api!.api.server.address.port);
     await createAll(
       client,
-      `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gw}
-spec: {controllerName: gw.dev/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai, namespace: default}
-spec:
-  gatewayClassName: gw
-  infrastructure: {parametersRef: {group: gw.dev, kind: GwParameters, name: priced}}
-  listeners: [{name: http, protocol: HTTP, port: ${port}}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwParameters
-metadata: {name: priced, namespace: default}
-spec:
-  modelCatalog: {sources: [{configMap: {name: prices}}]}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: prices, namespace: default}
-data:
-  catalog.json: '{"providers": {"openai": {"models": {"gpt-4o": {"rates": {"input": "1", "output": "2"}}}}}}'
----
-${aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined)}${llmRouteYaml(['openai'])}`,
+      `${pricedGatewayYaml(port, {
+        catalog: { providers: { openai: { models: { 'gpt-4o': { rates: { input: '1', output: '2' } } } } } },
+      })}${aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined)}${llmRouteYaml(['openai'])}`,
     );
     const openai = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/openai/v1`, maxRetries: 0 });
     const lastCost = () => {

@@ -31,10 +31,11 @@ spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${po
 
 /**
  * gatewayYaml with a model cost catalog: Gateway ai names GwParameters priced, whose
- * spec.modelCatalog reads ConfigMap prices, holding `catalog` (JSON) at catalog.json; ends with ---.
+ * spec.modelCatalog reads ConfigMap prices; with `catalog`, that ConfigMap holding it (JSON) at
+ * catalog.json. `gatewayClass` replaces GatewayClass gw's YAML. Ends with ---.
  */
-export function pricedGatewayYaml(port: number, catalog: unknown): string {
-  return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
+export function pricedGatewayYaml(port: number, options: { catalog?: unknown; gatewayClass?: string } = {}): string {
+  return `${options.gatewayClass ?? GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: ai}
 spec:
@@ -48,7 +49,7 @@ metadata: {name: priced}
 spec:
   modelCatalog: {sources: [{configMap: {name: prices}}]}
 ---
-${catalogConfigMapYaml('prices', catalog)}`;
+${options.catalog === undefined ? '' : catalogConfigMapYaml('prices', options.catalog)}`;
 }
 
 /** ConfigMap `name` holding a model cost catalog (JSON text, or a value to write as JSON) at catalog.json; ends with ---. */

@@ -17,6 +17,7 @@ import {
   freePort,
   lastAccessLogLine,
   llmRouteYaml,
+  pricedGatewayYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -42,9 +43,8 @@ const PRICES = {
   },
 };
 
-/** GatewayClass gw (naming GwParameters class-wide) and Gateway ai naming GwParameters priced; ends with ---. */
-function gatewaysYaml(port: number): string {
-  return `apiVersion: gateway.networking.k8s.io/v1
+/** GatewayClass gw, naming GwParameters class-wide whose catalog is ConfigMap class-prices; ends with ---. */
+const CLASS_WITH_CATALOG = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gw}
 spec:
@@ -57,22 +57,7 @@ metadata: {name: class-wide}
 spec:
   modelCatalog: {sources: [{configMap: {name: class-prices}}]}
 ---
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ai}
-spec:
-  gatewayClassName: gw
-  infrastructure: {parametersRef: {group: gw.dev, kind: GwParameters, name: priced}}
-  listeners: [{name: http, protocol: HTTP, port: ${port}}]
----
-apiVersion: gw.dev/v1alpha1
-kind: GwParameters
-metadata: {name: priced}
-spec:
-  modelCatalog: {sources: [{configMap: {name: prices}}]}
----
 `;
-}
 
 describe('model cost catalog through gw', () => {
   let provider: ScriptedProvider;
@@ -87,7 +72,8 @@ describe('model cost catalog through gw', () => {
     const port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
-        gatewaysYaml(port),
+        // Gateway ai's own GwParameters priced read ConfigMap prices (prices.yaml, rewritten below).
+        pricedGatewayYaml(port, { gatewayClass: CLASS_WITH_CATALOG }),
         frontendPolicyYaml(
           `{accessLog: {attributes: {add: [{name: cost_output, expression: 'llm.cost.output'}, {name: priced, expression: 'has(llm.cost)'}, {name: over_budget, expression: 'has(llm.cost) && llm.cost.total > 0.0001'}]}}}`,
         ),

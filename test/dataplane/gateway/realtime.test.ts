@@ -130,7 +130,9 @@ describe('Realtime route type', () => {
       'gateway.yaml': [
         // The session's cost (USD per million tokens) by the Gateway's model catalog.
         pricedGatewayYaml(port, {
-          providers: { openai: { models: { [MODEL]: { rates: { input: '4', output: '16', cache_read: '0.4' } } } } },
+          catalog: {
+            providers: { openai: { models: { [MODEL]: { rates: { input: '4', output: '16', cache_read: '0.4' } } } } },
+          },
         }),
         `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
