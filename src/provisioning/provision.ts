@@ -71,11 +71,6 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
     });
   // `mesh` with `enabled: false` asks for no integration, which is what gw provisions.
   if (enabledMesh(fields.mesh) !== undefined) found.push({ field: 'spec.mesh', message: MESH_NOT_YET });
-  if (fields.modelCatalog !== undefined)
-    found.push({
-      field: 'spec.modelCatalog',
-      message: 'not provisioned yet: gw run cannot read a model cost catalog from a ConfigMap',
-    });
   if (fields.horizontalPodAutoscaler.length > 0) {
     if (fields.workloadKind !== 'Deployment')
       found.push({

@@ -150,18 +150,25 @@ test('a HorizontalPodAutoscaler on a DaemonSet, or without maxReplicas, is refus
 });
 
 test('fields not provisioned yet are problems naming them, and nothing is provisioned', () => {
-  const result = provision(
-    { logging: { level: 'debug' }, mesh: { enabled: true } },
-    { rawConfig: { binds: [] }, modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } },
-  );
+  const result = provision({ logging: { level: 'debug' }, mesh: { enabled: true } }, { rawConfig: { binds: [] } });
   assert.equal(result.ok, false);
   assert.deepEqual(result.ok ? [] : result.problems.map((problem) => problem.field), [
     'spec.logging.level',
     'spec.rawConfig',
     'spec.mesh',
-    'spec.modelCatalog',
   ]);
   for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);
+});
+
+test('modelCatalog needs nothing provisioned: the proxy reads its ConfigMaps through the API', () => {
+  const withCatalog = provision(undefined, { modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } });
+  const without = provision(undefined, undefined);
+  assert.ok(withCatalog.ok, JSON.stringify(withCatalog));
+  assert.ok(without.ok);
+  // The same objects as without a catalog (the session key aside, which is random per call).
+  const names = (result: typeof without) =>
+    result.ok ? result.objects.map((o) => `${o.kind} ${o.metadata.name}`) : [];
+  assert.deepEqual(names(withCatalog), names(without));
 });
 
 test('a literal SESSION_KEY is checked as the container will see it, after $(VAR) expansion', () => {
