@@ -4,10 +4,13 @@
 // GwBackend, and by a GwPolicy on the route (merged, most specific wins per field); the
 // transformation's request phase seen by the upstream after the route's, its response phase seen
 // by the client before the route's; an AI backend's transformation seen by the provider through
-// the openai SDK, and its extAuth refusal read by the SDK as its own error.
+// the openai SDK, and its extAuth refusal read by the SDK as its own error; an mcp backend's
+// (the MCP SDK as client) and the GwModels' way's.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type * as grpc from '@grpc/grpc-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import {
   AUTHORIZATION_SERVICE,
@@ -18,10 +21,13 @@ import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.
 import { freePort, gatewayYaml, lastAccessLogLine, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
+import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
 import { gwPolicyYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
-import { type OpenAiMock, startOpenAiMock } from '../../support/providers/openai-mock.ts';
+import type { MockServer } from '../../support/providers/mock-server.ts';
+import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
+import { echoTools, firstText, mcpYaml, rawPost, startStreamableServer, type TestMcpServer } from '../mcp/helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CheckRequest as proto-loader decodes it
 type CheckRequest = any;
@@ -69,6 +75,7 @@ describe('backend extAuth and transformation', () => {
   let g: UpstreamGateway;
   let upstream: RecordingUpstream;
   let httpAuth: RecordingUpstream;
+  let second: RecordingUpstream;
   let grpcAuth: Awaited<ReturnType<typeof startGrpcAuthServer>>;
   let gw: TestGateway;
   let base: string;
@@ -91,6 +98,7 @@ describe('backend extAuth and transformation', () => {
         res.end('http says no');
       }
     });
+    second = await startRecordingUpstream();
     const closedPort = await freePort();
     const grpcAuthz = `{url: "http://127.0.0.1:${grpcAuth.port}"}`;
     const httpAuthz = `{url: "http://127.0.0.1:${httpAuth.port}/check", http: {allowedResponseHeaders: [x-http-user]}}`;
@@ -114,6 +122,42 @@ describe('backend extAuth and transformation', () => {
             upstreamPort,
             `{extAuth: {url: "http://127.0.0.1:${closedPort}", failureMode: FailOpen}}`,
           ),
+          // A weighted pair: one backend checks, the other does not.
+          `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: pair}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /pair}}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: grpc-guarded, weight: 1}, {group: gw.dev, kind: GwBackend, name: web, weight: 1}]
+---
+`,
+          // A Service with two ports; a GwPolicy on one port (sectionName) checks only that port.
+          `apiVersion: v1
+kind: Service
+metadata: {name: app}
+spec: {clusterIP: 127.0.0.1, ports: [{name: main, port: ${upstreamPort}}, {name: other, port: ${second.port}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ports}
+spec:
+  parentRefs: [{name: ai}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /port-main}}]
+      backendRefs: [{name: app, port: ${upstreamPort}}]
+    - matches: [{path: {type: PathPrefix, value: /port-other}}]
+      backendRefs: [{name: app, port: ${second.port}}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: on-port}
+spec:
+  targetRefs: [{group: "", kind: Service, name: app, sectionName: "${second.port}"}]
+  backend: {extAuth: ${grpcAuthz}}
+---
+`,
           prefixRouteYaml('closed', { backend: 'closed' }),
           prefixRouteYaml('fail-open', { backend: 'fail-open' }),
           prefixRouteYaml('http', { backend: 'http-guarded' }),
@@ -151,6 +195,7 @@ describe('backend extAuth and transformation', () => {
   after(async () => {
     await g.stop();
     await httpAuth.close();
+    await second.close();
     await grpcAuth.close();
   });
 
@@ -180,6 +225,30 @@ describe('backend extAuth and transformation', () => {
     const before = grpcAuth.checks.length + httpAuth.seen.length;
     assert.equal((await send('/open/z', { headers: { 'x-user': 'mallory' } })).status, 200);
     assert.equal(grpcAuth.checks.length + httpAuth.seen.length, before, 'a backend without extAuth asks no one');
+  });
+
+  it('a weighted pair decides per backend chosen: only requests routed to the guarded one are checked', async () => {
+    const before = grpcChecksFor('/pair').length;
+    let denied = 0;
+    let served = 0;
+    for (let i = 0; i < 40; i++) {
+      const status = (await send(`/pair/${i}`, { headers: { 'x-user': 'mallory' } })).status;
+      if (status === 401) denied++;
+      else if (status === 200) served++;
+    }
+    assert.ok(denied > 0 && served > 0, `both backends chosen (${denied} denied, ${served} served)`);
+    assert.equal(denied + served, 40);
+    assert.equal(grpcChecksFor('/pair').length - before, denied, 'one check per request sent to the guarded backend');
+    assert.equal(seen('/pair/').length, served);
+  });
+
+  it("a GwPolicy on one port of a Service (sectionName) checks that port's requests only", async () => {
+    assert.equal((await send('/port-main/x', { headers: { 'x-user': 'mallory' } })).status, 200);
+    assert.equal((await send('/port-other/x', { headers: { 'x-user': 'mallory' } })).status, 401);
+    assert.equal(second.seen.length, 0);
+    assert.equal((await send('/port-other/y', { headers: { 'x-user': 'alice' } })).status, 200);
+    assert.equal(second.seen.at(-1)?.headers['x-grpc-user'], 'alice');
+    assert.equal(grpcChecksFor('/port-main').length, 0);
   });
 
   it('a route-level backend policy applies to the backend it routes to', async () => {
@@ -229,7 +298,7 @@ describe('backend extAuth and transformation', () => {
 });
 
 describe('backend transformation and extAuth on an ai backend, through the openai SDK', () => {
-  let provider: OpenAiMock;
+  let provider: MockServer;
   let httpAuth: RecordingUpstream;
   let gw: TestGateway;
   let client: (path: string, key?: string) => OpenAI;
@@ -302,5 +371,90 @@ spec:
     const allowed = await client('/guarded').chat.completions.create(CHAT, { headers: { 'x-team': 'blue' } });
     assert.ok(allowed.choices[0]?.message.content);
     assert.equal(provider.requests.length, before + 1);
+  });
+});
+
+describe('backend extAuth and transformation on an mcp backend and on the way to GwModels', () => {
+  let tools: TestMcpServer;
+  let provider: MockServer;
+  let httpAuth: RecordingUpstream;
+  let gw: TestGateway;
+  let port: number;
+
+  before(async () => {
+    tools = await startStreamableServer(echoTools('one'));
+    provider = await startOpenAiMock({ apiKey: 'sk-upstream' });
+    // Allows the blue team only.
+    httpAuth = await startRecordingUpstream((req, res) => {
+      res.writeHead(req.headers['x-team'] === 'blue' ? 200 : 403);
+      res.end();
+    });
+    port = await freePort();
+    const authz = `{url: "http://127.0.0.1:${httpAuth.port}", http: {allowedRequestHeaders: [x-team]}}`;
+    gw = await startTestGateway({
+      'gw.yaml': [
+        gatewayYaml(port),
+        mcpYaml([{ name: 'one', port: tools.port }]),
+        '---\n',
+        backendTargetPolicy(
+          'tools-policies',
+          'tools',
+          `{extAuth: ${authz}, transformation: {request: {set: [{name: x-via, value: '"gw-backend"'}]}}}`,
+        ),
+        MODEL_ROUTE_YAML,
+        gwModelYaml(
+          'chat',
+          `  provider: Alpha
+  baseURL: http://127.0.0.1:${provider.port}/v1
+  policies: {auth: {key: sk-upstream}}
+`,
+        ),
+        gwPolicyYaml(
+          'models-way',
+          'models',
+          'backend',
+          `extAuth: ${authz}\ntransformation: {request: {set: [{name: x-via, value: '"gw-models"'}]}}`,
+        ),
+      ].join(''),
+    });
+  });
+
+  after(async () => {
+    await gw.stop();
+    await tools.close();
+    await provider.close();
+    await httpAuth.close();
+  });
+
+  it('an mcp backend: a client the authorization server refuses cannot connect; an allowed one calls tools, the target sees the header', async () => {
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const refused = await rawPost(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }), {
+      'x-team': 'red',
+    });
+    assert.equal(refused.status, 403);
+    const seenBefore = tools.seen.length;
+    assert.equal(seenBefore, 0, 'the refused client reached no target');
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-team': 'blue' } } }));
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    assert.equal(firstText(result), 'one: hi');
+    await client.close();
+    const calls = tools.seen.slice(seenBefore).filter((seen) => seen.rpcMethod === 'tools/call');
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]!.headers['x-via'], 'gw-backend', "the backend's transformation reaches the target");
+  });
+
+  it("GwModels: the way's extAuth and transformation apply (a GwModel's own policies set neither)", async () => {
+    const client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const CHAT = { model: 'chat', messages: [{ role: 'user' as const, content: 'hello' }] };
+    const before = provider.requests.length;
+    await assert.rejects(
+      client.chat.completions.create(CHAT, { headers: { 'x-team': 'red' } }),
+      (error: unknown) => error instanceof OpenAI.PermissionDeniedError,
+    );
+    assert.equal(provider.requests.length, before);
+    const answer = await client.chat.completions.create(CHAT, { headers: { 'x-team': 'blue' } });
+    assert.ok(answer.choices[0]?.message.content);
+    assert.equal(provider.requests.at(-1)?.headers['x-via'], 'gw-models');
   });
 });
