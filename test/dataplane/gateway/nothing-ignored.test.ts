@@ -134,16 +134,15 @@ ${spec}
     ai: {routes: {/v1/chat/completions: Completions}${policies}}
 ---
 `;
-    gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${aiBackend(
-        'plain',
-        `  ai:
+    // An ai spec of one priority group with provider primary (and its own `policies`, when given).
+    const primaryGroup = (policies?: string) => `  ai:
     groups:
       - providers:
           - name: primary
             ${upstream.replace(', ', '\n            ')}
-            alpha: {}`,
-      )}${aiBackend(
+            alpha: {}${policies ? `\n            policies: ${policies}` : ''}`;
+    gw = await startTestGateway({
+      'gateway.yaml': `${gatewayYaml(port)}${aiBackend('plain', primaryGroup())}${aiBackend(
         'guarded',
         `  ai: {provider: {${upstream}, alpha: {}}}`,
         ', promptGuard: {request: [{webhook: {backendRef: {name: guard, port: 80}}}]}',
@@ -152,21 +151,10 @@ ${spec}
         `  ai: {provider: {${upstream}, alpha: {moderation: {policy: {input: {mode: Block}}}}}}`,
       )}${aiBackend(
         'grouped',
-        `  ai:
-    groups:
-      - providers:
-          - name: primary
-            ${upstream.replace(', ', '\n            ')}
-            alpha: {}
-            policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}`,
+        primaryGroup('{tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}'),
       )}${aiBackend(
         'sectioned',
-        `  ai:
-    groups:
-      - providers:
-          - name: primary
-            ${upstream.replace(', ', '\n            ')}
-            alpha: {}`,
+        primaryGroup(),
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
