@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import {
@@ -36,7 +37,7 @@ import { applyReporter, loadReporter } from './run-reports.ts';
 import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
-              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
+              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
               [--log-format json|text]
               [--demo-llm [--demo-llm-port PORT]]
@@ -56,6 +57,9 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --context          a context of the kubeconfig other than its current one
   --read-only        with --kubeconfig/--cluster: write no statuses (proxy replicas, when
                      gw controller runs and writes them)
+  --gateway          serve this Gateway only (the others are not served); one that does not
+                     exist yet or is not gw's is waited for, /healthz/ready answering 503 until
+                     its listeners serve. With --kubeconfig/--cluster, give --read-only too
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
                      (default 15000; 0 disables)
@@ -106,6 +110,8 @@ export interface RunOptions {
   api?: { port: number; address: string; dataDir: string };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
   kube?: KubeSourceSettings;
+  /** Serve only this Gateway, "namespace/name" (--gateway). */
+  gateway?: string;
   /** Deadlines and the buffer budget for what clients send. */
   limits: DownstreamLimits;
   /** The format of the access log and of gw's own messages (--log-format). */
@@ -122,6 +128,21 @@ export function parseWorkers(text: string | undefined, cores: number = available
   if (!/^\d+$/.test(text) || workers < 1 || workers > MAX_WORKERS)
     return `--workers must be "auto" or a number from 1 to ${MAX_WORKERS}, not "${text}"`;
   return workers;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** --gateway: "namespace/name", as Kubernetes names them. */
+export function parseGatewayKey(text: string): string | { problem: string } {
+  const [namespace, name, ...rest] = text.split('/');
+  if (name === undefined || rest.length > 0)
+    return { problem: `--gateway takes NAMESPACE/NAME (the Gateway's namespace and name), not "${text}"` };
+  if (namespace!.length > 63 || !DNS_LABEL.test(namespace!))
+    return { problem: `--gateway "${text}": "${namespace}" is not a namespace name (lowercase letters, digits, '-')` };
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    return { problem: `--gateway "${text}": "${name}" is not a Gateway name (lowercase letters, digits, '-', '.')` };
+  return `${namespace}/${name}`;
 }
 
 export function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
@@ -144,6 +165,7 @@ const RUN_OPTIONS = {
   cluster: { type: 'boolean' },
   context: { type: 'string' },
   'read-only': { type: 'boolean' },
+  gateway: { type: 'string' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
   'demo-llm': { type: 'boolean' },
@@ -168,6 +190,12 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof limits === 'string') return limits;
     const logFormat = parseLogFormat(values['log-format']);
     if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
+    let gateway: string | undefined;
+    if (values.gateway !== undefined) {
+      const parsed = parseGatewayKey(values.gateway);
+      if (typeof parsed !== 'string') return parsed.problem;
+      gateway = parsed;
+    }
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -178,6 +206,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       limits,
       logFormat,
     };
+    if (gateway !== undefined) options.gateway = gateway;
     if (values['demo-llm']) {
       const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
       if (typeof port === 'string') return port;
@@ -193,6 +222,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       );
       if (embedded.length > 0)
         return `--kubeconfig/--cluster read objects from a Kubernetes API server; drop ${embedded.map((flag) => (flag === 'filename' ? '-f' : `--${flag}`)).join(', ')}`;
+      // A process serving one Gateway would write the statuses of the others as not served by it.
+      if (gateway !== undefined && !values['read-only'])
+        return '--gateway with --kubeconfig/--cluster needs --read-only: the statuses are written by gw controller (or by a gw run serving every Gateway)';
       options.kube = { kubeconfig: values.kubeconfig, context: values.context, writeStatus: !values['read-only'] };
       return options;
     }
@@ -246,6 +278,8 @@ interface RunningGateway {
   ready(): boolean;
   /** Whether any listener port is bound. */
   serving(): boolean;
+  /** The listener ports that could not be bound, with the Gateway and why. */
+  unboundPorts(): ReadonlyMap<number, UnboundPort>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -254,18 +288,36 @@ interface GatewayCallbacks {
   log: LogFunction;
   onLoad: (report: LoadReport) => void;
   onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
+  /** With --gateway: why that Gateway is not served, or undefined once it is. */
+  onServedGateway: (problem: string | undefined) => void;
+}
+
+/**
+ * gw run --gateway is ready once its Gateway is served: the data plane applied a configuration of
+ * it whose every listener port is bound. A Gateway that does not exist yet, or a port that cannot
+ * be bound, keeps the pod out of its Service's endpoints.
+ */
+export function servesGateway(
+  configs: ReadonlyMap<string, DataPlaneConfig>,
+  unbound: ReadonlyMap<number, UnboundPort>,
+  gateway: string,
+): boolean {
+  const config = configs.get(gateway);
+  return config !== undefined && config.listeners.length > 0 && config.listeners.every((l) => !unbound.has(l.port));
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
   const api = options.api && { ...options.api, gwVersion: gwVersion() };
+  const { onServedGateway, ...rest } = callbacks;
   const common = {
+    ...(options.gateway !== undefined && { servedGateway: options.gateway, onServedGateway }),
     paths: options.paths,
     recursive: options.recursive,
     address: options.address,
     limits: options.limits,
     api,
     kube: options.kube,
-    ...callbacks,
+    ...rest,
   };
   if (options.workers > 1) {
     const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
@@ -276,6 +328,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
+      unboundPorts: () => cluster.unboundPorts(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -286,8 +339,9 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     source: local.source,
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
-    ready: () => true,
+    ready: () => local.caughtUp(),
     serving: () => local.serving(),
+    unboundPorts: () => local.dataPlane.unboundPorts,
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -309,7 +363,14 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
+    gateway = createGateway(options, {
+      log,
+      onLoad: loadReporter(log),
+      onApplied: applyReporter(log),
+      onServedGateway: (problem) => {
+        if (problem !== undefined) log(problem, 'warn');
+      },
+    });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     log(`gw run: ${(error as Error).message}`, 'error');
@@ -342,7 +403,11 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       admin = await startAdminServer({
         port: options.adminPort,
         host: options.adminAddress,
-        ready: () => ready && gateway.ready(),
+        ready: () =>
+          ready &&
+          gateway.ready() &&
+          (options.gateway === undefined ||
+            servesGateway(gateway.controller.currentConfigs, gateway.unboundPorts(), options.gateway)),
         metrics: gateway.metrics,
       });
     } catch (error) {
@@ -388,7 +453,8 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     log(`objects read from ${gateway.source.store.server}${readOnly}`);
   }
   if (options.workers > 1) log(`serving with ${options.workers} worker processes`);
-  if (gateway.controller.currentConfigs.size === 0) {
+  if (options.gateway !== undefined) log(`serving Gateway ${options.gateway} only (--gateway)`);
+  else if (gateway.controller.currentConfigs.size === 0) {
     const where = options.kube
       ? 'in the cluster'
       : gateway.api && options.paths.length === 0

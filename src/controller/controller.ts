@@ -15,6 +15,7 @@ import { rfc3339Now } from '../util/values.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
 import { configDependencies, DependencyIndex, GLOBAL_KINDS, touchedKeys } from './incremental/dependencies.ts';
 import { markUnboundListeners, type UnboundListenerPorts } from './port-status.ts';
+import { markNotServedGateways, servedGatewayProblem } from './served-gateway.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 import { translate, translateConfigs } from './translate.ts';
@@ -30,6 +31,17 @@ export interface ControllerOptions {
   onReconcile?: (report: ReconcileReport) => void;
   /** Told whenever configurations change (after either pass). */
   onConfigs?: (update: ConfigUpdate) => void;
+  /**
+   * Publish only this Gateway's configuration ("namespace/name"; gw run --gateway): the others
+   * are translated (routes and policies are shared) but not published, and their listeners are
+   * Programmed False in the statuses this controller writes (served-gateway.ts).
+   */
+  servedGateway?: string;
+  /**
+   * With `servedGateway`: told after each full pass whose answer differs from the last one why
+   * that Gateway is not served (it does not exist, its class is not gw's...), or undefined once it is.
+   */
+  onServedGateway?: (problem: string | undefined) => void;
 }
 
 export interface ReconcileReport {
@@ -96,13 +108,15 @@ export class Controller {
   /** Listener ports the data plane could not bind, shown in the statuses (port-status.ts). */
   private unbound: UnboundListenerPorts = new Map();
   private unboundText = '[]';
+  /** The last answer given to onServedGateway (null: none given yet). */
+  private servedProblem: string | undefined | null = null;
 
   constructor(store: Store, options: ControllerOptions = {}) {
     this.store = store;
     this.options = options;
   }
 
-  /** The current configuration of every gw Gateway. */
+  /** The current configuration of every gw Gateway (of the served one alone with `servedGateway`). */
   get currentConfigs(): ReadonlyMap<string, DataPlaneConfig> {
     return this.configs;
   }
@@ -122,7 +136,16 @@ export class Controller {
     // by its text alone; the real time goes in only when something is written.
     const { gatewayApi, statuses, configs } = translate(snapshot, PLACEHOLDER_TIME, revision);
     markUnboundListeners(gatewayApi, this.unbound);
+    const served = this.options.servedGateway;
+    if (served !== undefined) markNotServedGateways(gatewayApi, served);
     this.publish(configs, new Set([...this.configs.keys(), ...configs.keys()]), 'full', started);
+    if (served !== undefined) {
+      const problem = servedGatewayProblem(snapshot, served, configs);
+      if (problem !== this.servedProblem) {
+        this.servedProblem = problem;
+        this.options.onServedGateway?.(problem);
+      }
+    }
     this.dependencies.clear();
     for (const [key, listeners] of gatewayApi.listeners)
       this.dependencies.set(key, configDependencies(key, listeners, configs.get(key)));
@@ -214,6 +237,7 @@ export class Controller {
     const changed = new Map<string, DataPlaneConfig>();
     const removed: string[] = [];
     for (const key of candidates) {
+      if (this.options.servedGateway !== undefined && key !== this.options.servedGateway) continue;
       const config = configs.get(key);
       if (!config) {
         if (this.configs.delete(key)) removed.push(key);

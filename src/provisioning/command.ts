@@ -1,9 +1,7 @@
 // The command the data-plane container runs: `gw run` reading the cluster, serving one Gateway,
 // leaving statuses to `gw controller` (--read-only), with the log format of GwParameters' logging.
-//
-// `gw run` has no way yet to serve a single Gateway: it serves every Gateway it reads. The command
-// names the flag it needs (--gateway NAMESPACE/NAME), so until `gw run` accepts it the container
-// fails at start with an argument error rather than serving other Gateways' listeners.
+// --gateway NAMESPACE/NAME makes it serve that Gateway alone, waiting for it while it does not
+// exist (its readiness probe failing meanwhile).
 // Nor has `gw run` a log level setting: only the default level (info) is provisioned.
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import type { EffectiveTypedFields } from './typed-fields.ts';

@@ -8,7 +8,7 @@ import { FileApplier } from '../apiserver/file-applier.ts';
 import type { RestSettings } from '../apiserver/rest-handler.ts';
 import { type ConfigUpdate, Controller } from '../controller/controller.ts';
 import { FileStore } from '../store/file-store.ts';
-import type { FileSourceOptions } from './file-source.ts';
+import { type FileSourceOptions, sourceControllerOptions } from './file-source.ts';
 
 export interface ApiSourceSettings {
   /** Where the database, certificates, token and kubeconfig live. */
@@ -40,7 +40,7 @@ export class ApiSource {
   constructor(options: ApiSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
     this.options = options;
     this.api = new EmbeddedApiServer({ ...options.api, log: options.log });
-    this.controller = new Controller(this.api.store, { onConfigs });
+    this.controller = new Controller(this.api.store, sourceControllerOptions(options, onConfigs));
     if (options.paths.length > 0) {
       this.files = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
     }

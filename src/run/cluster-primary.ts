@@ -347,7 +347,7 @@ export class ClusterGateway {
   }
 
   /** The listener ports some running worker could not bind (each worker binds every port itself). */
-  private unboundPorts(): Map<number, UnboundPort> {
+  unboundPorts(): Map<number, UnboundPort> {
     return new Map(this.slots.filter((slot) => slot.running).flatMap((slot) => slot.unbound));
   }
 

@@ -8,6 +8,7 @@ import { CONTROLLER_NAME } from '../controller/gateway-api/index.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
 import { clientNode } from '../store/kube/client-node.ts';
 import { KubeStore } from '../store/kube/kube-store.ts';
+import type { GatewaySelection } from './file-source.ts';
 
 export interface KubeSourceSettings {
   /** A kubeconfig file; undefined: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
@@ -18,7 +19,7 @@ export interface KubeSourceSettings {
   writeStatus: boolean;
 }
 
-export interface KubeSourceOptions {
+export interface KubeSourceOptions extends GatewaySelection {
   kube: KubeSourceSettings;
   log?: (line: string) => void;
   onReconcile?: (report: ReconcileReport) => void;
@@ -60,7 +61,12 @@ export class KubeSource {
       controllerName: CONTROLLER_NAME,
       log: options.log,
     });
-    this.controller = new Controller(this.store, { onConfigs, onReconcile: options.onReconcile });
+    this.controller = new Controller(this.store, {
+      onConfigs,
+      onReconcile: options.onReconcile,
+      servedGateway: options.servedGateway,
+      onServedGateway: options.onServedGateway,
+    });
   }
 
   /** Lists every kind (waiting for the API server as long as it takes), then translates and follows changes. */
