@@ -29,6 +29,7 @@ import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { byteSize, durationMs } from '../util/units.ts';
 import { argsErrorText } from './args.ts';
@@ -39,7 +40,7 @@ import { gwVersion } from './version.ts';
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
-              [--log-format json|text]
+              [--log-format json|text] [--log-level FILTER]
               [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
@@ -69,6 +70,10 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
                      runs the controller and the admin endpoints, the workers serve traffic
   --log-format       json (default): one JSON object per line; text: for a terminal. The
                      access log goes to standard output, gw's own messages to standard error
+  --log-level        which of gw's own messages are written, in RUST_LOG's per-module syntax:
+                     info (default), warn, debug, off, warn,dataplane=debug, ... Modules: run,
+                     run::workers, kube, apiserver, dataplane, dataplane::failures,
+                     dataplane::credentials (docs/telemetry.md "Log level"); not the access log
   --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
                      for examples/quickstart.yaml: a first completion with no API key
   --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
@@ -116,6 +121,8 @@ export interface RunOptions {
   limits: DownstreamLimits;
   /** The format of the access log and of gw's own messages (--log-format). */
   logFormat: LogFormat;
+  /** Which of gw's own messages are written (--log-level). */
+  logFilter: LogFilter;
   /** gw's demo LLM, started beside the gateway (--demo-llm; src/demo/demo-llm.ts). */
   demoLlm?: { port: number };
 }
@@ -168,6 +175,7 @@ const RUN_OPTIONS = {
   gateway: { type: 'string' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
+  'log-level': { type: 'string' },
   'demo-llm': { type: 'boolean' },
   'demo-llm-port': { type: 'string' },
   ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
@@ -190,6 +198,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof limits === 'string') return limits;
     const logFormat = parseLogFormat(values['log-format']);
     if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
+    const logFilter = parseLogLevel(values['log-level']);
+    if (!(logFilter instanceof LogFilter)) return logFilter.problem;
     let gateway: string | undefined;
     if (values.gateway !== undefined) {
       const parsed = parseGatewayKey(values.gateway);
@@ -205,6 +215,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       workers,
       limits,
       logFormat,
+      logFilter,
     };
     if (gateway !== undefined) options.gateway = gateway;
     if (values['demo-llm']) {
@@ -320,7 +331,12 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     ...rest,
   };
   if (options.workers > 1) {
-    const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
+    const cluster = new ClusterGateway({
+      ...common,
+      workers: options.workers,
+      logFormat: options.logFormat,
+      logFilter: options.logFilter,
+    });
     return {
       controller: cluster.controller,
       source: cluster.source,
@@ -353,7 +369,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${options}\n${RUN_USAGE}`);
     return 2;
   }
-  const log = lineLogger(options.logFormat, 'run', io.stderr);
+  const log = lineLogger(options.logFormat, 'run', io.stderr, options.logFilter);
   // A file named with -f that is not there is a mistake, not a gateway waiting for it.
   const missing = resolveFiles(options.paths).problems;
   if (missing.length > 0) {

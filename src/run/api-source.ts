@@ -8,6 +8,7 @@ import { FileApplier } from '../apiserver/file-applier.ts';
 import type { RestSettings } from '../apiserver/rest-handler.ts';
 import { type ConfigUpdate, Controller } from '../controller/controller.ts';
 import { FileStore } from '../store/file-store.ts';
+import { type LogFunction, moduleLog } from '../util/log-line.ts';
 import { type FileSourceOptions, sourceControllerOptions } from './file-source.ts';
 
 export interface ApiSourceSettings {
@@ -25,7 +26,7 @@ export interface ApiSourceSettings {
 
 export interface ApiSourceOptions extends FileSourceOptions {
   api: ApiSourceSettings;
-  log?: (line: string) => void;
+  log?: LogFunction;
 }
 
 export class ApiSource {
@@ -39,7 +40,7 @@ export class ApiSource {
   /** Opens the data directory and the database; start() serves and reconciles. */
   constructor(options: ApiSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
     this.options = options;
-    this.api = new EmbeddedApiServer({ ...options.api, log: options.log });
+    this.api = new EmbeddedApiServer({ ...options.api, log: moduleLog(options.log, 'apiserver') });
     this.controller = new Controller(this.api.store, sourceControllerOptions(options, onConfigs));
     if (options.paths.length > 0) {
       this.files = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
@@ -50,7 +51,8 @@ export class ApiSource {
     await this.api.listen();
     if (this.files) {
       this.files.load();
-      this.applier = new FileApplier(this.api.store, this.files, (line) => this.options.log?.(line));
+      const log = moduleLog(this.options.log, 'apiserver');
+      this.applier = new FileApplier(this.api.store, this.files, (line) => log?.(line));
       this.applier.start();
       if (this.options.watch ?? true) this.files.watchFiles();
     }

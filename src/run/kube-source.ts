@@ -8,6 +8,7 @@ import { CONTROLLER_NAME } from '../controller/gateway-api/index.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
 import { clientNode } from '../store/kube/client-node.ts';
 import { KubeStore } from '../store/kube/kube-store.ts';
+import { moduleLog } from '../util/log-line.ts';
 import type { GatewaySelection } from './file-source.ts';
 
 export interface KubeSourceSettings {
@@ -59,7 +60,7 @@ export class KubeSource {
       kinds: Object.values(SNAPSHOT_KINDS),
       writeStatus: options.kube.writeStatus,
       controllerName: CONTROLLER_NAME,
-      log: options.log,
+      log: moduleLog(options.log, 'kube'),
     });
     this.controller = new Controller(this.store, {
       onConfigs,

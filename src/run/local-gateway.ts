@@ -5,6 +5,7 @@
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
 import { DataPlane, type DataPlaneOptions, type UnboundPort } from '../dataplane/server/data-plane.ts';
+import { moduleLog } from '../util/log-line.ts';
 import { ApiSource } from './api-source.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import { FileSource } from './file-source.ts';
@@ -25,6 +26,7 @@ export class LocalGateway {
   constructor(options: LocalGatewayOptions) {
     this.dataPlane = new DataPlane({
       ...options,
+      log: moduleLog(options.log, 'dataplane'),
       onUnboundChange: () => this.controller.setUnboundPorts(unboundByGateway(this.dataPlane.unboundPorts)),
     });
     this.source = createConfigSource(options, (update) => {

@@ -160,7 +160,8 @@ ${namedGatewayYaml('later', laterPort, 'theirs')}`,
       assert.equal(await readyStatus(adminPort), 503);
       await create(namedGatewayYaml('later', laterPort));
       await gw.waitForLog(/Gateway default\/later: serving http HTTP :\d+/);
-      assert.equal(await answer(laterPort), 'hello from upstream');
+      // The Gateway and its route are created one after the other: the route may come a moment later.
+      await eventually('the route is served', async () => (await answer(laterPort)) === 'hello from upstream', 5_000);
       assert.equal(await answer(aiPort), 'ECONNREFUSED');
       await eventually('ready', async () => (await readyStatus(adminPort)) === 200, 5_000);
     } finally {

@@ -77,7 +77,7 @@ const CASES: Record<string, [GwParametersSpec | undefined, GwParametersSpec | un
     {
       resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
       shutdown: { min: 5, max: 45 },
-      logging: { level: 'info', format: 'json' },
+      logging: { level: 'warn,dataplane=debug', format: 'json' },
     },
   ],
   precedence: [
@@ -171,9 +171,9 @@ test('a HorizontalPodAutoscaler on a DaemonSet, or without maxReplicas, is refus
   ]);
 });
 
-test('fields not provisioned yet are problems naming them, and nothing is provisioned', () => {
+test('fields not provisioned yet, and a log level gw run cannot read, are problems naming them; nothing is provisioned', () => {
   const result = provision(
-    { logging: { level: 'debug' }, mesh: { enabled: true } },
+    { logging: { level: 'warn,mcp=debug' }, mesh: { enabled: true } },
     { rawConfig: { binds: [] }, modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } },
   );
   assert.equal(result.ok, false);
@@ -183,7 +183,9 @@ test('fields not provisioned yet are problems naming them, and nothing is provis
     'spec.mesh',
     'spec.modelCatalog',
   ]);
-  for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);
+  const [level, ...rest] = result.ok ? [] : result.problems;
+  assert.match(level!.message, /^"mcp=debug": unknown module "mcp" \(gw's modules: run, /);
+  for (const problem of rest) assert.match(problem.message, /not provisioned yet/);
 });
 
 test('a literal SESSION_KEY is checked as the container will see it, after $(VAR) expansion', () => {

@@ -21,6 +21,7 @@ import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream
 import { KubeSource } from '../../src/run/kube-source.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import { kindKey } from '../../src/store/store.ts';
+import { DEFAULT_LOG_FILTER } from '../../src/util/log-filter.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/helpers.ts';
 import { runGw, spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
@@ -308,6 +309,7 @@ describe('command lines and kubeconfigs', () => {
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       kube: { kubeconfig: '/k', context: undefined, writeStatus: false },
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
     });
     assert.equal(
       (parseRunArgs(['--cluster']) as { kube: unknown }).kube !== undefined,
@@ -327,6 +329,7 @@ describe('command lines and kubeconfigs', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
     });
   });
 
