@@ -8,11 +8,11 @@ import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
+import { parsePort } from '../run/run-settings.ts';
 import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
-import { parsePort } from './run.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
                      [--log-format json|text] [--log-level FILTER]

@@ -8,7 +8,6 @@
 // and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
 // "Multi-core").
 
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
@@ -28,10 +27,10 @@ import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
+import { parseLimit, parsePort, parseWorkers, readRunSettingsFile } from '../run/run-settings.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
-import { byteSize, durationMs } from '../util/units.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { applyReporter, loadReporter } from './run-reports.ts';
@@ -40,7 +39,7 @@ import { gwVersion } from './version.ts';
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
-              [--log-format json|text] [--log-level FILTER]
+              [--log-format json|text] [--log-level FILTER] [--config FILE]
               [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
@@ -74,6 +73,10 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
                      info (default), warn, debug, off, warn,dataplane=debug, ... Modules: run,
                      run::workers, kube, apiserver, dataplane, dataplane::failures,
                      dataplane::credentials (docs/telemetry.md "Log level"); not the access log
+  --config           a settings file (YAML or JSON) of the settings that follow: address,
+                     admin.address, admin.port, workers, logging.level, logging.format and the
+                     limits below as limits.requestHeaderTimeout, ... (docs/cli.md); flags
+                     given override it
   --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
                      for examples/quickstart.yaml: a first completion with no API key
   --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
@@ -100,9 +103,6 @@ const LIMIT_OPTIONS: readonly { flag: string; field: keyof DownstreamLimits; kin
 /** The API server's port when none is given (kube-apiserver's). */
 export const DEFAULT_API_PORT = 6443;
 
-/** More workers than this is a typo, not a machine. */
-export const MAX_WORKERS = 256;
-
 export interface RunOptions {
   paths: string[];
   recursive: boolean;
@@ -127,16 +127,6 @@ export interface RunOptions {
   demoLlm?: { port: number };
 }
 
-/** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
-export function parseWorkers(text: string | undefined, cores: number = availableParallelism()): number | string {
-  if (text === undefined) return 1;
-  if (text === 'auto') return Math.max(1, Math.min(cores, MAX_WORKERS));
-  const workers = Number(text);
-  if (!/^\d+$/.test(text) || workers < 1 || workers > MAX_WORKERS)
-    return `--workers must be "auto" or a number from 1 to ${MAX_WORKERS}, not "${text}"`;
-  return workers;
-}
-
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -150,12 +140,6 @@ export function parseGatewayKey(text: string): string | { problem: string } {
   if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
     return { problem: `--gateway "${text}": "${name}" is not a Gateway name (lowercase letters, digits, '-', '.')` };
   return `${namespace}/${name}`;
-}
-
-export function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
-  const port = Number(text ?? fallback);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return `${flag} must be a port number, not "${text}"`;
-  return port;
 }
 
 /** The options of gw run, as parseArgs reads them. */
@@ -176,6 +160,7 @@ const RUN_OPTIONS = {
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
+  config: { type: 'string' },
   'demo-llm': { type: 'boolean' },
   'demo-llm-port': { type: 'string' },
   ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
@@ -183,12 +168,19 @@ const RUN_OPTIONS = {
 
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
-    const { values } = parseArgs({
+    const parsed = parseArgs({
       args,
       options: RUN_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
+    let values = parsed.values;
+    if (values.config !== undefined) {
+      // The file's settings as the flags they stand for; the flags given win.
+      const file = readRunSettingsFile(values.config);
+      if ('problem' in file) return file.problem;
+      values = { ...file, ...values } as typeof values;
+    }
     const paths = values.filename ?? [];
     const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
     if (typeof adminPort === 'string') return adminPort;
@@ -265,13 +257,8 @@ export function parseLimits(values: Record<string, string | undefined>): Downstr
   for (const { flag, field, kind } of LIMIT_OPTIONS) {
     const text = values[flag];
     if (text === undefined) continue;
-    let value: number;
-    try {
-      value = kind === 'duration' ? durationMs(text) : byteSize(text);
-    } catch (error) {
-      return `--${flag}: ${(error as Error).message}`;
-    }
-    if (value <= 0) return `--${flag} must be more than 0, not "${text}"`;
+    const value = parseLimit(text, kind, `--${flag}`);
+    if (typeof value === 'string') return value;
     overrides[field] = value;
   }
   if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;

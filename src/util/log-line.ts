@@ -32,10 +32,10 @@ export function moduleLog<T extends LogFunction | ((line: string) => void) | und
 }
 
 /** `--log-format`'s value, or the error to report. */
-export function parseLogFormat(text: string | undefined): LogFormat | string {
+export function parseLogFormat(text: string | undefined, label = '--log-format'): LogFormat | string {
   if (text === undefined) return 'json';
   if ((LOG_FORMATS as readonly string[]).includes(text)) return text as LogFormat;
-  return `--log-format must be json or text, not "${text}"`;
+  return `${label} must be json or text, not "${text}"`;
 }
 
 // Lines written in the same millisecond share one timestamp string.

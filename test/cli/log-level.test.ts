@@ -62,7 +62,9 @@ spec:
       stdout += chunk.toString();
     });
     try {
-      assert.ok(await until(async () => (await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined))?.ok === true, 10_000));
+      assert.ok(
+        await until(async () => (await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined))?.ok === true, 10_000),
+      );
       assert.ok(await until(() => stdout.includes('"scope":"request"'), 5000), 'the access log is not filtered');
       // An unknown field is a warning: written.
       writeFileSync(
@@ -100,7 +102,8 @@ spec:
     it(`dataplane::failures=off silences gw's own 5xx lines, the rest of the data plane and run still log (--workers ${workers})`, async () => {
       const loud = spawnGw(['run', '-f', brokenDir, '--admin-port', '0', '--workers', workers]);
       try {
-        await loud.waitForLog(/serving http HTTP/);
+        // Worker processes load gw's modules first, which a busy machine makes slow.
+        await loud.waitForLog(/serving http HTTP/, 30_000);
         assert.ok((await fetch(`http://127.0.0.1:${brokenPort}/`)).status >= 500);
         await loud.waitForLog(
           /"level":"error","scope":"dataplane::failures","message":"Gateway default\/ai: request \S+ answered 50\d/,
@@ -120,7 +123,7 @@ spec:
         'info,dataplane::failures=off',
       ]);
       try {
-        await quiet.waitForLog(/serving http HTTP/);
+        await quiet.waitForLog(/serving http HTTP/, 30_000);
         assert.ok((await fetch(`http://127.0.0.1:${brokenPort}/`)).status >= 500);
       } finally {
         await stop(quiet);

@@ -78,7 +78,8 @@ describe('gw run --gateway', () => {
         String(adminPort),
       ]);
       try {
-        await gw.waitForLog(/Gateway default\/ai: serving http HTTP :\d+/);
+        // Worker processes load gw's modules first, which a busy machine makes slow.
+        await gw.waitForLog(/Gateway default\/ai: serving http HTTP :\d+/, 30_000);
         await gw.waitForLog(/serving Gateway default\/ai only \(--gateway\)/);
         assert.equal(await answer(aiPort), 'hello from upstream');
         assert.equal(await answer(otherPort), 'ECONNREFUSED', 'the other Gateway is not served');
