@@ -1,6 +1,7 @@
 // Provisioning of one Gateway's data plane from the typed fields of its GwParameters (spec
 // document 1 "GwParameters", document 2 "Provisioning types"): the workload, a Service for its
-// listeners, a ServiceAccount, the session-key Secret, and a PodDisruptionBudget or
+// listeners, a ServiceAccount, the session-key Secret, the ConfigMap of gw run's settings file
+// (logging, rawConfig: run-settings-file.ts), and a PodDisruptionBudget or
 // HorizontalPodAutoscaler when their overlays are present. Pure: the caller applies the objects
 // (and the overlays, overlay.ts) and keeps an existing session-key Secret.
 // A field that cannot be provisioned yields a problem naming it and no objects: a data plane that
@@ -11,6 +12,7 @@ import { logLevelProblem } from './command.ts';
 import { effectiveEnv } from './env.ts';
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
+import { rawConfigProblems, runSettingsConfigMap, runSettingsHash, runSettingsText } from './run-settings-file.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
 import { type EffectiveTypedFields, effectiveTypedFields } from './typed-fields.ts';
 import { listenerPorts, workload } from './workload.ts';
@@ -52,12 +54,7 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
         message: parsed ?? `${SESSION_KEY_ENV} is empty: remove it to use the per-Gateway key, or set a key`,
       });
   }
-  if (fields.rawConfig !== undefined)
-    found.push({
-      field: 'spec.rawConfig',
-      message:
-        'not provisioned yet: the data plane (gw run) reads its configuration from the cluster, there is no generated configuration file to merge it into',
-    });
+  found.push(...rawConfigProblems(fields.rawConfig));
   if (fields.mesh !== undefined)
     found.push({
       field: 'spec.mesh',
@@ -119,7 +116,9 @@ export function provisionGateway(input: ProvisioningInput): ProvisioningResult {
       })),
     },
   });
-  objects.push(workload(gateway, fields, version, managedEnv));
+  const settings = runSettingsText(fields);
+  objects.push(runSettingsConfigMap(gateway, version, settings));
+  objects.push(workload(gateway, fields, version, managedEnv, runSettingsHash(settings)));
   if (fields.podDisruptionBudget.length > 0)
     objects.push({
       apiVersion: 'policy/v1',
