@@ -12,7 +12,7 @@ import { resourceOfKind } from '../../src/apiserver/resources.ts';
 import { parseRunArgs } from '../../src/cli/run.ts';
 import { kindKey } from '../../src/store/store.ts';
 import { startTestApiServer } from '../apiserver/helpers.ts';
-import { spawnGw } from '../helpers/cli.ts';
+import { runGw, spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/until.ts';
 
@@ -123,6 +123,52 @@ ${namedGatewayYaml('later', laterPort, 'theirs')}`,
       await gw.waitForLog(/Gateway default\/later: no longer served/);
       assert.equal(await answer(laterPort), 'ECONNREFUSED');
       assert.equal(await readyStatus(adminPort), 503);
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    assert.equal(await gw.exited, 0, gw.stderr);
+  });
+
+  it('with the embedded API server (files applied into it): the other Gateway is Programmed False there, reason Pending', async () => {
+    const [aiPort, otherPort] = [await freePort(), await freePort()];
+    const files = mkdtempSync(join(dir, 'api-'));
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    writeFileSync(join(files, 'ai.yaml'), gatewayYaml(aiPort) + webRouteYaml(upstreamPort));
+    writeFileSync(join(files, 'other.yaml'), namedGatewayYaml('other', otherPort));
+    const gw = spawnGw([
+      'run',
+      '-f',
+      files,
+      '--api-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--gateway',
+      'default/ai',
+      '--admin-port',
+      '0',
+    ]);
+    try {
+      await gw.waitForLog(/Gateway default\/ai: serving http HTTP :\d+/, 30_000);
+      assert.equal(await answer(aiPort), 'hello from upstream');
+      assert.equal(await answer(otherPort), 'ECONNREFUSED');
+      const kubeconfig = join(dataDir, 'kubeconfig');
+      let status = '';
+      await eventually(
+        'the statuses are written',
+        async () => {
+          status = (await runGw(['status', '--kubeconfig', kubeconfig])).stdout;
+          return status.includes('Pending');
+        },
+        10_000,
+      );
+      const other = status.slice(status.indexOf('Gateway default/other'));
+      assert.match(
+        other,
+        /Programmed=False \(Pending\): listener http cannot be served: not served by this gw run, which serves only Gateway default\/ai \(--gateway\)/,
+      );
+      const ai = status.slice(status.indexOf('Gateway default/ai'), status.indexOf('Gateway default/other'));
+      assert.match(ai, /Programmed=True/);
     } finally {
       gw.child.kill('SIGTERM');
     }
