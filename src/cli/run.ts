@@ -14,11 +14,7 @@ import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
-import {
-  DEFAULT_DOWNSTREAM_LIMITS,
-  type DownstreamLimits,
-  downstreamLimits,
-} from '../dataplane/server/downstream-limits.ts';
+import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
 import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
@@ -27,7 +23,7 @@ import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
-import { parseLimit, parsePort, parseWorkers, readRunSettingsFile } from '../run/run-settings.ts';
+import { parseLimits, parsePort, parseWorkers, RUN_SETTINGS, readRunSettingsFile } from '../run/run-settings.ts';
 import type { LoadReport } from '../store/file-store.ts';
 import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
@@ -89,16 +85,6 @@ What clients may cost (docs/security.md); durations such as 10s, sizes such as 6
                                    (default 64Mi; each worker has its own)
   --max-buffered-bytes-per-listener  the same per listener port (default: 3/4 of the above)
 `;
-
-/** The gw run options of DownstreamLimits: a duration or a byte size each. */
-const LIMIT_OPTIONS: readonly { flag: string; field: keyof DownstreamLimits; kind: 'duration' | 'size' }[] = [
-  { flag: 'request-header-timeout', field: 'requestHeaderTimeoutMs', kind: 'duration' },
-  { flag: 'request-body-idle-timeout', field: 'requestBodyIdleTimeoutMs', kind: 'duration' },
-  { flag: 'request-body-timeout', field: 'requestBodyTimeoutMs', kind: 'duration' },
-  { flag: 'response-write-timeout', field: 'responseWriteTimeoutMs', kind: 'duration' },
-  { flag: 'max-buffered-bytes', field: 'maxBufferedBytes', kind: 'size' },
-  { flag: 'max-buffered-bytes-per-listener', field: 'maxBufferedBytesPerListener', kind: 'size' },
-];
 
 /** The API server's port when none is given (kube-apiserver's). */
 export const DEFAULT_API_PORT = 6443;
@@ -163,7 +149,12 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   'demo-llm': { type: 'boolean' },
   'demo-llm-port': { type: 'string' },
-  ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(
+    RUN_SETTINGS.filter((setting) => setting.limit !== undefined).map(({ flag }) => [
+      flag,
+      { type: 'string' as const },
+    ]),
+  ),
 } as const;
 
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
@@ -249,20 +240,6 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
   } catch (error) {
     return argsErrorText(error, RUN_OPTIONS);
   }
-}
-
-/** The limits options (--request-header-timeout 5s, --max-buffered-bytes 128Mi...) over the defaults. */
-export function parseLimits(values: Record<string, string | undefined>): DownstreamLimits | string {
-  const overrides: Partial<Record<keyof DownstreamLimits, number>> = {};
-  for (const { flag, field, kind } of LIMIT_OPTIONS) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    const value = parseLimit(text, kind, `--${flag}`);
-    if (typeof value === 'string') return value;
-    overrides[field] = value;
-  }
-  if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;
-  return downstreamLimits(overrides);
 }
 
 /** What the command needs of a gateway, in one process or as the primary of workers. */

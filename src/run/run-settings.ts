@@ -9,6 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parse, YAMLParseError } from 'yaml';
+import {
+  DEFAULT_DOWNSTREAM_LIMITS,
+  type DownstreamLimits,
+  downstreamLimits,
+} from '../dataplane/server/downstream-limits.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import { LogFilter } from '../util/log-filter.ts';
 import { parseLogFormat } from '../util/log-line.ts';
@@ -59,6 +64,8 @@ export interface RunSetting {
   /** The gw run flag (without --). */
   flag: string;
   kind: ValueKind;
+  /** For a limit: its field of DownstreamLimits. */
+  limit?: keyof DownstreamLimits;
 }
 
 /** Every key of the settings file and the flag it stands for. */
@@ -69,13 +76,47 @@ export const RUN_SETTINGS: readonly RunSetting[] = [
   { path: 'workers', flag: 'workers', kind: 'workers' },
   { path: 'logging.level', flag: 'log-level', kind: 'logLevel' },
   { path: 'logging.format', flag: 'log-format', kind: 'logFormat' },
-  { path: 'limits.requestHeaderTimeout', flag: 'request-header-timeout', kind: 'duration' },
-  { path: 'limits.requestBodyIdleTimeout', flag: 'request-body-idle-timeout', kind: 'duration' },
-  { path: 'limits.requestBodyTimeout', flag: 'request-body-timeout', kind: 'duration' },
-  { path: 'limits.responseWriteTimeout', flag: 'response-write-timeout', kind: 'duration' },
-  { path: 'limits.maxBufferedBytes', flag: 'max-buffered-bytes', kind: 'size' },
-  { path: 'limits.maxBufferedBytesPerListener', flag: 'max-buffered-bytes-per-listener', kind: 'size' },
+  {
+    path: 'limits.requestHeaderTimeout',
+    flag: 'request-header-timeout',
+    kind: 'duration',
+    limit: 'requestHeaderTimeoutMs',
+  },
+  {
+    path: 'limits.requestBodyIdleTimeout',
+    flag: 'request-body-idle-timeout',
+    kind: 'duration',
+    limit: 'requestBodyIdleTimeoutMs',
+  },
+  { path: 'limits.requestBodyTimeout', flag: 'request-body-timeout', kind: 'duration', limit: 'requestBodyTimeoutMs' },
+  {
+    path: 'limits.responseWriteTimeout',
+    flag: 'response-write-timeout',
+    kind: 'duration',
+    limit: 'responseWriteTimeoutMs',
+  },
+  { path: 'limits.maxBufferedBytes', flag: 'max-buffered-bytes', kind: 'size', limit: 'maxBufferedBytes' },
+  {
+    path: 'limits.maxBufferedBytesPerListener',
+    flag: 'max-buffered-bytes-per-listener',
+    kind: 'size',
+    limit: 'maxBufferedBytesPerListener',
+  },
 ];
+
+/** The limits flags given (--request-header-timeout 5s, --max-buffered-bytes 128Mi...) over the defaults. */
+export function parseLimits(values: Record<string, string | undefined>): DownstreamLimits | string {
+  const overrides: Partial<Record<keyof DownstreamLimits, number>> = {};
+  for (const { flag, kind, limit } of RUN_SETTINGS) {
+    const text = values[flag];
+    if (limit === undefined || text === undefined || (kind !== 'duration' && kind !== 'size')) continue;
+    const value = parseLimit(text, kind, `--${flag}`);
+    if (typeof value === 'string') return value;
+    overrides[limit] = value;
+  }
+  if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;
+  return downstreamLimits(overrides);
+}
 
 /** What is wrong with one key of a settings document: its path ("" for the document) and why. */
 export interface SettingsProblem {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type GwProcess, runGw, spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
+import { REFUSED_TUNNEL_POLICY_YAML } from '../helpers/objects.ts';
 import { until } from '../helpers/until.ts';
 
 async function stop(gw: GwProcess): Promise<void> {
@@ -38,14 +39,7 @@ describe('--log-level', () => {
     // A field the data plane refuses: every request routed by it is answered 500 by gw itself.
     writeFileSync(
       join(brokenDir, 'gw.yaml'),
-      `${gatewayYaml(brokenPort)}${webRouteYaml(await freePort())}---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: via-proxy}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
-`,
+      gatewayYaml(brokenPort) + webRouteYaml(await freePort()) + REFUSED_TUNNEL_POLICY_YAML,
     );
   });
 

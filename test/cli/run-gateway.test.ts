@@ -60,12 +60,18 @@ describe('gw run --gateway', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A directory with Gateway ai (routed to the upstream) on `aiPort` and Gateway other on `otherPort`. */
+  function twoGateways(aiPort: number, otherPort: number): string {
+    const files = mkdtempSync(join(dir, 'two-'));
+    writeFileSync(join(files, 'ai.yaml'), gatewayYaml(aiPort) + webRouteYaml(upstreamPort));
+    writeFileSync(join(files, 'other.yaml'), namedGatewayYaml('other', otherPort));
+    return files;
+  }
+
   for (const workers of ['1', '2']) {
     it(`serves only the named Gateway (--workers ${workers}); the other's port stays closed`, async () => {
       const [aiPort, otherPort, adminPort] = [await freePort(), await freePort(), await freePort()];
-      const files = mkdtempSync(join(dir, 'two-'));
-      writeFileSync(join(files, 'ai.yaml'), gatewayYaml(aiPort) + webRouteYaml(upstreamPort));
-      writeFileSync(join(files, 'other.yaml'), namedGatewayYaml('other', otherPort));
+      const files = twoGateways(aiPort, otherPort);
       const gw = spawnGw([
         'run',
         '-f',
@@ -131,10 +137,8 @@ ${namedGatewayYaml('later', laterPort, 'theirs')}`,
 
   it('with the embedded API server (files applied into it): the other Gateway is Programmed False there, reason Pending', async () => {
     const [aiPort, otherPort] = [await freePort(), await freePort()];
-    const files = mkdtempSync(join(dir, 'api-'));
+    const files = twoGateways(aiPort, otherPort);
     const dataDir = mkdtempSync(join(dir, 'data-'));
-    writeFileSync(join(files, 'ai.yaml'), gatewayYaml(aiPort) + webRouteYaml(upstreamPort));
-    writeFileSync(join(files, 'other.yaml'), namedGatewayYaml('other', otherPort));
     const gw = spawnGw([
       'run',
       '-f',

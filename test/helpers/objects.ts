@@ -43,6 +43,19 @@ spec:
 `;
 }
 
+/**
+ * GwPolicy default/via-proxy on Gateway ai setting backend.tunnel, a field the data plane refuses:
+ * every request it covers is a 500 of gw's own. Starts with ---.
+ */
+export const REFUSED_TUNNEL_POLICY_YAML = `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: via-proxy}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+`;
+
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);
 

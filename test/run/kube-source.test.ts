@@ -25,6 +25,7 @@ import { DEFAULT_LOG_FILTER } from '../../src/util/log-filter.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/helpers.ts';
 import { runGw, spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
+import { REFUSED_TUNNEL_POLICY_YAML } from '../helpers/objects.ts';
 import { eventually } from '../helpers/until.ts';
 
 const CASES = new URL('../fixtures/controller/translate/', import.meta.url).pathname;
@@ -210,14 +211,7 @@ describe('gw controller and gw run --kubeconfig', () => {
     try {
       await controller.waitForLog(/every kind listed/);
       await proxy.start();
-      const tunnel = `---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: via-proxy}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
-`;
+      const tunnel = REFUSED_TUNNEL_POLICY_YAML;
       await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
       await controller.waitForLog(
         /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel: .*set by GwPolicy default\/via-proxy/,
