@@ -3,10 +3,11 @@
 // ones the CRDs carry (src/api/crd), each marked with x-kubernetes-group-version-kind, and every
 // PATCH operation declares the fieldValidation parameter: that is how kubectl learns it may
 // leave validation to the server (--validate=strict) and how `kubectl explain` finds its fields.
-// Core kinds also carry their strategic-merge keys, which kubectl's apply reads.
+// Built-in kinds also carry their strategic-merge keys, which kubectl's apply reads.
 import { createHash } from 'node:crypto';
 import { toCrdSchema } from '../api/crd/generate.ts';
 import { ObjectMeta } from '../api/kinds/object-meta.ts';
+import { KINDS } from '../api/kinds/registry.ts';
 import { META as SCHEMA_META, type SchemaNode } from '../api/schema/schema.ts';
 import { KUBERNETES_VERSION } from './discovery.ts';
 import { type ApiResource, groupVersions } from './resources.ts';
@@ -14,9 +15,16 @@ import { type ApiResource, groupVersions } from './resources.ts';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Schema names as kube-apiserver forms them for CRDs: the group reversed (dev.gw.v1alpha1.GwBackend). */
+/** The groups of the built-in kinds ("" for core, apps, policy, ...). */
+const BUILT_IN_GROUPS = new Set(KINDS.filter((definition) => definition.builtIn).map((definition) => definition.group));
+
+/**
+ * Schema names as kube-apiserver forms them: io.k8s.api.<package>.<version>.<Kind> for built-in
+ * kinds (the package is the group's first label, core for ""), the group reversed for CRDs
+ * (dev.gw.v1alpha1.GwBackend).
+ */
 export function schemaName(group: string, version: string, kind: string): string {
-  if (group === '') return `io.k8s.api.core.v1.${kind}`;
+  if (BUILT_IN_GROUPS.has(group)) return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}.${version}.${kind}`;
   return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
 }
 
@@ -169,27 +177,13 @@ function resourcePaths(resource: ApiResource): Record<string, unknown> {
   return paths;
 }
 
-/** Adds the strategic-merge extensions kubectl's apply reads, at each list's path. */
-function markListStrategies(schema: Record<string, unknown>, resource: ApiResource): void {
-  for (const [path, strategy] of resource.listStrategies ?? []) {
-    if (path.startsWith('metadata.')) continue; // ObjectMeta carries its own
-    let node: Record<string, unknown> | undefined = schema;
-    for (const name of path.split('.')) {
-      node = (node?.properties as Record<string, Record<string, unknown>> | undefined)?.[name];
-    }
-    if (!node) continue;
-    node['x-kubernetes-patch-strategy'] = 'merge';
-    if (strategy.mergeKey) node['x-kubernetes-patch-merge-key'] = strategy.mergeKey;
-  }
-}
-
 /**
  * Schemas for one document. The CRDs inline every named type wherever it is used, which makes
  * the gw.dev document three times larger than it needs to be — and kubectl parses the document
  * of a group-version for every object it applies. Named types of gw.dev and the Gateway API are
  * therefore published once, under components, and referenced (`allOf: [$ref]` with the field's
- * own description and default, the form kube-apiserver uses for built-in types). The core kinds
- * stay inline: their strategic-merge keys are marked on the field paths.
+ * own description and default, the form kube-apiserver uses for built-in types). The built-in
+ * kinds stay inline, so that their strategic-merge tags sit on the lists themselves.
  */
 class SchemaWriter {
   readonly components: Record<string, unknown> = {};
@@ -221,6 +215,10 @@ class SchemaWriter {
       items: undefined,
       anyOf: undefined,
     });
+    // The strategic-merge tags kubectl's apply reads (built-in kinds; CRDs may not carry them).
+    for (const key of ['x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key'] as const) {
+      if (node[key] !== undefined) out[key] = node[key];
+    }
     if (node.anyOf) out.anyOf = node.anyOf.map((child) => this.write(child));
     if (node.properties) {
       out.properties = Object.fromEntries(
@@ -257,7 +255,6 @@ function objectSchema(resource: ApiResource, writer: SchemaWriter): Record<strin
     description: 'Kind is a string value representing the REST resource this object represents.',
   };
   properties.metadata = { description: "Standard object's metadata.", allOf: [ref(`${META}.ObjectMeta`)] };
-  markListStrategies(schema, resource);
   schema['x-kubernetes-group-version-kind'] = [gvk(resource.group, resource.version, resource.kind)];
   return schema;
 }
@@ -282,11 +279,7 @@ function listSchema(resource: ApiResource): Record<string, unknown> {
 }
 
 function metaSchemas(): Record<string, unknown> {
-  const objectMeta = toCrdSchema(ObjectMeta);
-  const metaProperties = objectMeta.properties as Record<string, Record<string, unknown>>;
-  metaProperties.finalizers!['x-kubernetes-patch-strategy'] = 'merge';
-  metaProperties.ownerReferences!['x-kubernetes-patch-strategy'] = 'merge';
-  metaProperties.ownerReferences!['x-kubernetes-patch-merge-key'] = 'uid';
+  const objectMeta = new SchemaWriter('', false).write(ObjectMeta, true);
   objectMeta.description =
     'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.';
   return {
@@ -341,7 +334,7 @@ function metaSchemas(): Record<string, unknown> {
 function groupVersionDocument(group: string, version: string, resources: readonly ApiResource[]) {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = metaSchemas();
-  const writer = new SchemaWriter(schemaName(group, version, '').slice(0, -1), group !== '');
+  const writer = new SchemaWriter(schemaName(group, version, '').slice(0, -1), !BUILT_IN_GROUPS.has(group));
   for (const resource of resources) {
     Object.assign(paths, resourcePaths(resource));
     schemas[schemaName(group, version, resource.kind)] = objectSchema(resource, writer);

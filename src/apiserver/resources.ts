@@ -1,9 +1,10 @@
 // The resources the API server serves: every kind of the API registry (src/api/kinds) under its
 // REST names, in every version it is served in, with what kubectl learns from discovery (short
-// names, categories, verbs, scope) and the facts Kubernetes gives the kinds gw did not define
-// (core and Gateway API short names, strategic-merge list keys of the core kinds).
+// names, categories, verbs, scope), the short names the Gateway API CRDs give their kinds, and
+// the strategic-merge list strategies the built-in kinds' schemas declare.
 import { apiVersionOf, type KindDefinition } from '../api/kinds/kind.ts';
 import { KINDS } from '../api/kinds/registry.ts';
+import { patchStrategiesOf } from '../api/schema/patch-strategies.ts';
 import type { KindKey } from '../store/store.ts';
 import type { ErrorSubject } from './errors.ts';
 import type { ListStrategies } from './patch/strategic-merge-patch.ts';
@@ -27,39 +28,20 @@ export interface ApiResource extends ErrorSubject {
   /** A custom resource in a real cluster (gw.dev and Gateway API kinds): CRD rules apply. */
   customResource: boolean;
   statusSubresource: boolean;
-  /** Strategic merge patch list strategies (core kinds only; undefined: not accepted). */
+  /** Strategic merge patch list strategies (built-in kinds only; undefined: not accepted). */
   listStrategies: ListStrategies | undefined;
 }
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 export const STATUS_VERBS = ['get', 'patch', 'update'] as const;
 
-/** Short names and categories Kubernetes (or the upstream Gateway API CRDs) give these kinds. */
+/** Short names and categories the upstream Gateway API CRDs give these kinds. */
 const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[] }> = {
-  '/Namespace': { shortNames: ['ns'] },
-  '/Service': { shortNames: ['svc'], categories: ['all'] },
-  '/ConfigMap': { shortNames: ['cm'] },
   'gateway.networking.k8s.io/GatewayClass': { shortNames: ['gc'], categories: ['gateway-api'] },
   'gateway.networking.k8s.io/Gateway': { shortNames: ['gtw'], categories: ['gateway-api'] },
   'gateway.networking.k8s.io/HTTPRoute': { categories: ['gateway-api'] },
   'gateway.networking.k8s.io/ListenerSet': { categories: ['gateway-api'] },
   'gateway.networking.k8s.io/ReferenceGrant': { shortNames: ['refgrant'], categories: ['gateway-api'] },
-};
-
-/** Lists every object carries that merge by key under strategic merge patch. */
-const METADATA_STRATEGIES: [string, { mergeKey?: string }][] = [
-  ['metadata.finalizers', {}],
-  ['metadata.ownerReferences', { mergeKey: 'uid' }],
-];
-
-const CORE_STRATEGIES: Record<string, [string, { mergeKey?: string }][]> = {
-  Namespace: [['status.conditions', { mergeKey: 'type' }]],
-  Service: [
-    ['spec.ports', { mergeKey: 'port' }],
-    ['status.conditions', { mergeKey: 'type' }],
-  ],
-  Secret: [],
-  ConfigMap: [],
 };
 
 function kindKeyOf(definition: KindDefinition): KindKey {
@@ -69,7 +51,7 @@ function kindKeyOf(definition: KindDefinition): KindKey {
 function toResource(definition: KindDefinition, version: string): ApiResource {
   const key = kindKeyOf(definition);
   const known = KNOWN_NAMES[key] ?? {};
-  const core = definition.group === '';
+  const builtIn = definition.builtIn;
   return {
     definition,
     group: definition.group,
@@ -84,9 +66,9 @@ function toResource(definition: KindDefinition, version: string): ApiResource {
     namespaced: definition.namespaced,
     shortNames: definition.shortNames ?? known.shortNames ?? [],
     categories: definition.categories ?? known.categories ?? [],
-    customResource: !core,
+    customResource: !builtIn,
     statusSubresource: definition.statusSubresource,
-    listStrategies: core ? new Map([...METADATA_STRATEGIES, ...(CORE_STRATEGIES[definition.kind] ?? [])]) : undefined,
+    listStrategies: builtIn ? patchStrategiesOf(definition.schema) : undefined,
   };
 }
 

@@ -1,8 +1,10 @@
 // gw controller: the control plane alone, against a Kubernetes API server (a cluster with the
 // CRDs from `gw crds` installed, or a gw's embedded API server). It reads the objects through
-// client-node informers, translates them as `gw run` does, and writes every status; it serves
-// no traffic. Proxy replicas read the same objects themselves (`gw run --kubeconfig ...
+// client-node informers, translates them as `gw run` does, writes every status, and provisions
+// each gw Gateway's data plane (Deployment, Service, ... from its GwParameters; --no-provision
+// leaves that to something else, e.g. `gw manifests` and GitOps); it serves no traffic. Proxy replicas read the same objects themselves (`gw run --kubeconfig ...
 // --read-only`) until configuration is streamed to them (docs/control-plane.md, "In a cluster").
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
@@ -13,9 +15,10 @@ import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
+import { gwVersion } from './version.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
-                     [--log-format json|text] [--log-level FILTER]
+                     [--log-format json|text] [--log-level FILTER] [--no-provision]
   --kubeconfig     the API server and credentials (default: $KUBECONFIG, else ~/.kube/config,
                    else the pod's service account)
   --context        a context of the kubeconfig other than its current one
@@ -25,6 +28,8 @@ export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--con
   --log-format     json (default): one JSON object per line on standard error; text: for a terminal
   --log-level      which messages are written, in RUST_LOG's per-module syntax: info (default),
                    warn, debug, kube=debug, ... Modules: controller, kube (docs/telemetry.md)
+  --no-provision   write statuses only: do not generate the Gateways' data-plane objects
+                   (Deployment, Service, ...; docs/provisioning.md), e.g. when gw manifests feeds GitOps
 `;
 
 const CONTROLLER_OPTIONS = {
@@ -34,6 +39,7 @@ const CONTROLLER_OPTIONS = {
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
+  provision: { type: 'boolean', default: true },
 } as const;
 
 export interface ControllerOptions {
@@ -43,6 +49,8 @@ export interface ControllerOptions {
   adminAddress: string;
   logFormat: LogFormat;
   logFilter: LogFilter;
+  /** Generate each gw Gateway's data-plane objects (default; --no-provision turns it off). */
+  provision: boolean;
 }
 
 export function parseControllerArgs(args: string[]): ControllerOptions | string {
@@ -52,6 +60,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       options: CONTROLLER_OPTIONS,
       strict: true,
       allowPositionals: false,
+      allowNegative: true,
     });
     const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
     if (typeof adminPort === 'string') return adminPort;
@@ -66,6 +75,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       logFormat,
       logFilter,
+      provision: values.provision,
     };
   } catch (error) {
     return argsErrorText(error, CONTROLLER_OPTIONS);
@@ -87,6 +97,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
         kube: { kubeconfig: options.kubeconfig, context: options.context, writeStatus: true },
         log,
         onReconcile: (report) => metrics.observe(report),
+        ...(options.provision && { provision: { version: gwVersion(), randomBytes, log } }),
       },
       (update) => {
         for (const [key, config] of update.changed) {

@@ -33,7 +33,7 @@ import { applyReporter, loadReporter } from './run-reports.ts';
 import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
-              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME]
+              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME] [--provision]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
               [--log-format json|text] [--log-level FILTER] [--config FILE]
               [--demo-llm [--demo-llm-port PORT]]
@@ -56,6 +56,9 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --gateway          serve this Gateway only (the others are not served); one that does not
                      exist yet or is not gw's is waited for, /healthz/ready answering 503 until
                      its listeners serve. With --kubeconfig/--cluster, give --read-only too
+  --provision        with the embedded API server: also generate each Gateway's data-plane
+                     objects (Deployment, Service, ...) into it, as gw controller does in a
+                     cluster, to see them with kubectl (nothing runs them; gw run serves)
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
                      (default 15000; 0 disables)
@@ -98,7 +101,7 @@ export interface RunOptions {
   workers: number;
   adminAddress: string;
   /** The embedded API server, when it runs (without -f and --kubeconfig; with -f only given --api-port). */
-  api?: { port: number; address: string; dataDir: string };
+  api?: { port: number; address: string; dataDir: string; provision?: boolean };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
   kube?: KubeSourceSettings;
   /** Serve only this Gateway, "namespace/name" (--gateway). */
@@ -143,6 +146,7 @@ const RUN_OPTIONS = {
   context: { type: 'string' },
   'read-only': { type: 'boolean' },
   gateway: { type: 'string' },
+  provision: { type: 'boolean' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
@@ -219,6 +223,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       // A process serving one Gateway would write the statuses of the others as not served by it.
       if (gateway !== undefined && !values['read-only'])
         return '--gateway with --kubeconfig/--cluster needs --read-only: the statuses are written by gw controller (or by a gw run serving every Gateway)';
+      if (values.provision)
+        return '--provision generates into the embedded API server; in a cluster gw controller provisions (drop --provision)';
       options.kube = { kubeconfig: values.kubeconfig, context: values.context, writeStatus: !values['read-only'] };
       return options;
     }
@@ -233,6 +239,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
         address: values['api-address'] ?? '127.0.0.1',
         dataDir: values['data-dir'] ?? defaultDataDir(env),
       };
+      if (values.provision) options.api.provision = true;
+    } else if (values.provision) {
+      return '--provision generates into the embedded API server: with -f, give --api-port too';
     } else if (values['api-address'] !== undefined || values['data-dir'] !== undefined) {
       return '--api-address and --data-dir apply to the API server: with -f, give --api-port too';
     }

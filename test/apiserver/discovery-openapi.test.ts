@@ -29,7 +29,7 @@ describe('discovery', () => {
     assert.equal(groups.kind, 'APIGroupList');
     assert.deepEqual(
       groups.groups.map((group: { name: string }) => group.name),
-      ['gateway.networking.k8s.io', 'gw.dev'],
+      ['apps', 'autoscaling', 'gateway.networking.k8s.io', 'gw.dev', 'policy', 'rbac.authorization.k8s.io'],
     );
     const gw = (await api.request('GET', '/apis/gw.dev')).json;
     assert.deepEqual(gw.preferredVersion, { groupVersion: 'gw.dev/v1alpha1', version: 'v1alpha1' });
@@ -80,7 +80,7 @@ describe('discovery', () => {
     assert.equal(core.json.items.length, 1);
     assert.deepEqual(
       core.json.items[0].versions[0].resources.map((resource: { resource: string }) => resource.resource).sort(),
-      ['configmaps', 'namespaces', 'secrets', 'services'],
+      ['configmaps', 'namespaces', 'secrets', 'serviceaccounts', 'services'],
     );
     const beta = await api.request('GET', '/apis', {
       accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
@@ -140,9 +140,13 @@ describe('OpenAPI v3', () => {
     const root = (await api.request('GET', '/openapi/v3')).json;
     assert.deepEqual(Object.keys(root.paths).sort(), [
       'api/v1',
+      'apis/apps/v1',
+      'apis/autoscaling/v2',
       'apis/gateway.networking.k8s.io/v1',
       'apis/gateway.networking.k8s.io/v1beta1',
       'apis/gw.dev/v1alpha1',
+      'apis/policy/v1',
+      'apis/rbac.authorization.k8s.io/v1',
     ]);
     const url = root.paths['apis/gw.dev/v1alpha1'].serverRelativeURL;
     assert.match(url, /^\/openapi\/v3\/apis\/gw\.dev\/v1alpha1\?hash=[0-9A-F]{128}$/);

@@ -52,7 +52,10 @@ describe('gw explain', () => {
     assert.match(web.stdout, / {2}retry: .*\n {4}set by GwPolicy default\/retry-all/);
     assert.doesNotMatch(web.stdout, /REFUSED by the data plane [^\n]*: retry:/);
     const backend = await run(['explain', '-f', refused, 'backend', 'default/web']);
-    assert.match(backend.stdout, / {4}REFUSED by the data plane .*: tunnel: Tunnelling backend connections/);
+    assert.match(
+      backend.stdout,
+      / {4}REFUSED by the data plane .*: tunnel.backendRef.namespace: An endpoint reference resolves only/,
+    );
   });
 
   it('says clearly what is missing', async () => {
@@ -78,6 +81,25 @@ describe('gw status', () => {
     );
     assert.match(result.stdout, /^HTTPRoute default\/llm\n {2}parent Gateway ai:\n {4}Accepted=True \(Accepted\)/m);
     assert.match(result.stdout, /^GwPolicy default\/llm-route\n {2}ancestor Gateway default\/ai:\n {4}Accepted=True/m);
+  });
+
+  it("prints GwParameters' model catalog condition: what is priced, what could not be read, what is ignored", async () => {
+    const input = new URL('../fixtures/controller/translate/model-catalog-sources/input.yaml', import.meta.url)
+      .pathname;
+    const result = await run(['status', '-f', input]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/priced\n {2}ModelCatalogResolved=True \(Resolved\): 3 models of 2 providers priced from ConfigMap default\/base catalog\.json, ConfigMap default\/overrides prices\.json$/m,
+    );
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/invalid-only\n {2}ModelCatalogResolved=False \(InvalidModelCatalog\): spec\.modelCatalog\.sources\[0\]: ConfigMap default\/not-json key catalog\.json: not JSON/m,
+    );
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/class-wide\n {2}ModelCatalogResolved=False \(Ignored\): spec\.modelCatalog is ignored/m,
+    );
   });
 
   it('reports an invalid file with its path and keeps the rest', async () => {

@@ -35,6 +35,12 @@ export interface KindDefinition {
   nameFormat: NameFormat;
   /** True for the kinds `gw crds` emits. */
   crd: boolean;
+  /**
+   * A kind Kubernetes itself serves (core v1, apps, policy, autoscaling, rbac): never a custom
+   * resource, so it accepts strategic merge patch (its lists' patch strategies are in the schema)
+   * and kube-apiserver's table columns apply.
+   */
+  builtIn: boolean;
   description: string;
 }
 
@@ -59,6 +65,7 @@ export interface KindOptions {
   unknownFields?: 'error' | 'warn';
   nameFormat?: NameFormat;
   crd?: boolean;
+  builtIn?: boolean;
   /** Rules on the whole object, for kinds whose fields sit at the top level (Secret, ConfigMap). */
   rules?: ValidationRule[];
 }
@@ -71,6 +78,15 @@ export function apiVersionOf(definition: { group: string; version: string }): st
 export function servedApiVersionsOf(definition: KindDefinition): string[] {
   const others = definition.servedVersions.filter((version) => version !== definition.version);
   return [definition.version, ...others].map((version) => apiVersionOf({ group: definition.group, version }));
+}
+
+/**
+ * The options of a kind without a spec (Secret, ConfigMap, ServiceAccount, the RBAC kinds), whose
+ * fields sit at the top level beside apiVersion, kind and metadata: the fields of `schema`, and its
+ * rules as rules on the whole object.
+ */
+export function topLevelFields(schema: SchemaNode): Pick<KindOptions, 'fields' | 'rules'> {
+  return { fields: schema.properties ?? {}, rules: schema['x-kubernetes-validations'] };
 }
 
 export function defineKind(options: KindOptions): KindDefinition {
@@ -101,6 +117,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     unknownFields: options.unknownFields ?? 'error',
     nameFormat: options.nameFormat ?? 'dns1123Subdomain',
     crd: options.crd ?? false,
+    builtIn: options.builtIn ?? false,
     description: options.description,
   };
 }

@@ -37,6 +37,7 @@ export const ObjectMeta = named(
     }),
     finalizers: array(string(), {
       listType: 'set',
+      patchStrategy: 'merge',
       description: 'Controllers that must finish their cleanup before the object is removed.',
     }),
     ownerReferences: array(
@@ -48,7 +49,10 @@ export const ObjectMeta = named(
         controller: boolean({ description: 'True when the owner is the managing controller.' }),
         blockOwnerDeletion: boolean({ description: 'True when the owner cannot be deleted before this object is.' }),
       }),
-      { description: 'Objects this object belongs to; it is garbage-collected when they are all gone.' },
+      {
+        patchMergeKey: 'uid',
+        description: 'Objects this object belongs to; it is garbage-collected when they are all gone.',
+      },
     ),
     managedFields: array(
       object({
@@ -74,7 +78,8 @@ export const ObjectMeta = named(
 );
 export type ObjectMeta = Infer<typeof ObjectMeta>;
 
-export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label';
+/** How a kind's names are checked; 'pathSegment' (RBAC kinds) allows any name usable in a URL path. */
+export type NameFormat = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'pathSegment';
 
 const DNS_SUBDOMAIN = new RegExp(DNS_SUBDOMAIN_PATTERN);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -98,6 +103,11 @@ const NAME_RULES: Record<NameFormat, { regex: RegExp; max: number; text: string 
     regex: DNS_1035_LABEL,
     max: 63,
     text: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123')",
+  },
+  pathSegment: {
+    regex: /^(?!\.\.?$)[^/%]+$/,
+    max: 253,
+    text: "may not be '.' or '..' and may not contain '/' or '%'",
   },
 };
 

@@ -1,5 +1,9 @@
-// Every kind the API knows, looked up by apiVersion and kind.
+// Every kind the API knows, looked up by apiVersion and kind: gw's own, the Gateway API's, and the
+// Kubernetes built-in kinds gw reads (core) or whose objects its provisioning writes (core, apps,
+// policy, autoscaling, rbac).
 
+import { appsKinds } from './apps/kinds.ts';
+import { autoscalingKinds } from './autoscaling/kinds.ts';
 import { coreKinds } from './core/kinds.ts';
 import { gatewayApiKinds } from './gateway-api/kinds.ts';
 import { GwBackendKind } from './gw-backend.ts';
@@ -7,6 +11,8 @@ import { GwModelKind } from './gw-model.ts';
 import { GwParametersKind } from './gw-parameters.ts';
 import { GwPolicyKind } from './gw-policy.ts';
 import { type KindDefinition, servedApiVersionsOf } from './kind.ts';
+import { policyKinds } from './policy/kinds.ts';
+import { rbacKinds } from './rbac/kinds.ts';
 
 export const KINDS: readonly KindDefinition[] = [
   GwBackendKind,
@@ -15,6 +21,10 @@ export const KINDS: readonly KindDefinition[] = [
   GwPolicyKind,
   ...gatewayApiKinds,
   ...coreKinds,
+  ...appsKinds,
+  ...policyKinds,
+  ...autoscalingKinds,
+  ...rbacKinds,
 ];
 
 /** Every served apiVersion of every kind (a kind served in two versions is found by either). */
@@ -35,4 +45,9 @@ export function kindsOfGroup(group: string): KindDefinition[] {
 /** The kinds `gw crds` emits: gw's own. */
 export function crdKinds(): KindDefinition[] {
   return KINDS.filter((definition) => definition.crd);
+}
+
+/** The Gateway API kinds gw reads, whose CRDs `gw crds --gateway-api` emits from gw's schemas. */
+export function gatewayApiCrdKinds(): KindDefinition[] {
+  return gatewayApiKinds;
 }

@@ -36,6 +36,13 @@ export interface ArrayOptions extends Common {
   maxItems?: number;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
+  /**
+   * How a strategic merge patch merges the list (Kubernetes' patchStrategy/patchMergeKey tags,
+   * built-in kinds only): 'merge' with a key merges object items by it, without one merges a set
+   * of scalars; absent, a patch replaces the list.
+   */
+  patchStrategy?: 'merge';
+  patchMergeKey?: string;
 }
 
 export interface ObjectOptions extends Common {
@@ -117,6 +124,8 @@ export function array<T>(items: Schema<T>, options?: ArrayOptions): Schema<T[]> 
     maxItems: options?.maxItems,
     'x-kubernetes-list-type': options?.listType,
     'x-kubernetes-list-map-keys': options?.listMapKeys,
+    'x-kubernetes-patch-strategy': options?.patchStrategy ?? (options?.patchMergeKey ? 'merge' : undefined),
+    'x-kubernetes-patch-merge-key': options?.patchMergeKey,
   });
   common(node, options);
   return node;

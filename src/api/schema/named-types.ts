@@ -6,7 +6,16 @@ import { META, type SchemaNode } from './schema.ts';
 
 const apiRoot = new URL('../', import.meta.url).pathname;
 const repoRoot = new URL('../../../', import.meta.url).pathname;
-const typeFolders = ['types', 'kinds', 'kinds/gateway-api', 'kinds/core'];
+const typeFolders = [
+  'types',
+  'kinds',
+  'kinds/gateway-api',
+  'kinds/core',
+  'kinds/apps',
+  'kinds/policy',
+  'kinds/autoscaling',
+  'kinds/rbac',
+];
 
 function isSchema(value: unknown): value is SchemaNode {
   return value !== null && typeof value === 'object' && META in value;

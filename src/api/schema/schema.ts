@@ -56,6 +56,9 @@ export interface SchemaNode {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  /** Strategic merge patch of a built-in kind's list (never in a CRD: the generator drops it). */
+  'x-kubernetes-patch-strategy'?: 'merge';
+  'x-kubernetes-patch-merge-key'?: string;
   'x-kubernetes-validations'?: ValidationRule[];
   [META]?: TypeMeta;
 }

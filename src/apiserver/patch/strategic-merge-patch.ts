@@ -1,14 +1,15 @@
-// Strategic merge patch, which kubectl sends for the core kinds (kubectl apply, patch, edit):
+// Strategic merge patch, which kubectl sends for the built-in kinds (kubectl apply, patch, edit):
 // a merge patch whose lists merge by a key where the type says so (Service ports by port,
 // finalizers as a set) and which carries directives — `$patch: replace|delete|merge`,
 // `$retainKeys`, `$deleteFromPrimitiveList/<list>`, `$setElementOrder/<list>`. Custom resources
 // (gw.dev and Gateway API kinds) do not accept it, as in Kubernetes.
+import type { ListStrategy } from '../../api/schema/patch-strategies.ts';
 import { isPlainObject } from '../../util/values.ts';
 import { canonicalJson } from '../managed-fields/field-set.ts';
 import { PatchError } from './json-patch.ts';
 
 /** How a list merges, by its field path ("spec.ports"): by a key field, or as a set of scalars. */
-export type ListStrategies = ReadonlyMap<string, { mergeKey?: string }>;
+export type ListStrategies = ReadonlyMap<string, ListStrategy>;
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_FROM = '$deleteFromPrimitiveList/';

@@ -19,6 +19,7 @@ import type { PlaceName } from '../../contract/enforcement/places.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { shorterTimeout } from '../../util/deadlines.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
+import { ModelPrices } from '../ai/model-prices.ts';
 import {
   type Backend,
   type BackendCompileContext,
@@ -110,6 +111,8 @@ export interface CompiledPort {
    * listener; listeners of a port that disagree are logged).
    */
   readonly connection: ConnectionOptions;
+  /** The Gateway's model catalog (its requests' LLM cost), if its GwParameters set one. */
+  readonly modelPrices: ModelPrices | undefined;
 }
 
 export interface CompiledGateway {
@@ -218,6 +221,12 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     },
   };
   const compiling: Compiling = { config, context, data, problems, backends };
+  // A catalog source that could not be read is the GwParameters' status; the log says it too.
+  for (const problem of config.modelCatalog?.problems ?? [])
+    problems.push(
+      `model catalog of GwParameters ${config.modelCatalog!.parameters}: ${problem}; requests are served without its prices`,
+    );
+  const modelPrices = config.modelCatalog ? new ModelPrices(config.modelCatalog) : undefined;
   const ports = new Map<number, CompiledPort>();
   for (const [number, plan] of planPorts(config, data, problems)) {
     // Listeners of a port: the most specific hostname first; the first one's connection settings apply.
@@ -238,6 +247,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       listeners,
       certificates: plan.certificates,
       connection,
+      modelPrices,
     });
   }
   return { key, config, ports, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };

@@ -334,6 +334,7 @@ export function bindFailureText(error: NodeJS.ErrnoException, port: number, host
 function requestRecord(state: PortServer, req: IncomingMessage): RequestRecord {
   const record = new RequestRecord();
   record.gateway = state.gateway;
+  record.modelPrices = state.current.modelPrices;
   record.method = req.method ?? '';
   record.scheme = state.protocol === 'HTTPS' ? 'https' : 'http';
   record.host = req.headers.host ?? '';

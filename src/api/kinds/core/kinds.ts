@@ -1,24 +1,21 @@
-// The core kinds gw reads (v1): Namespace, Service, Secret, ConfigMap. Fields gw does not model
-// are warnings, not errors: a real API server accepts them.
-import type { SchemaNode } from '../../schema/schema.ts';
-import { defineKind, type KindDefinition } from '../kind.ts';
+// The core kinds (v1): Namespace, Service, Secret and ConfigMap, which gw reads, and
+// ServiceAccount, which its provisioning writes. Fields gw does not model are warnings, not
+// errors: a real API server accepts them.
+import { defineKind, type KindDefinition, topLevelFields } from '../kind.ts';
 import { ConfigMapSpec } from './config-map.ts';
 import { NamespaceSpec, NamespaceStatus } from './namespace.ts';
 import { SecretSpec } from './secret.ts';
 import { ServiceSpec, ServiceStatus } from './service.ts';
+import { ServiceAccountFields } from './service-account.ts';
 
-const common = { group: '', version: 'v1', unknownFields: 'warn' as const };
-
-/** Secret and ConfigMap keep their fields at the top level: their "spec" schema is spread there. */
-function topLevel(schema: SchemaNode) {
-  return { fields: schema.properties ?? {}, rules: schema['x-kubernetes-validations'] };
-}
+const common = { group: '', version: 'v1', unknownFields: 'warn' as const, builtIn: true };
 
 export const coreKinds: KindDefinition[] = [
   defineKind({
     ...common,
     kind: 'Namespace',
     plural: 'namespaces',
+    shortNames: ['ns'],
     namespaced: false,
     nameFormat: 'dns1123Label',
     description: 'A scope for names; its labels select namespaces in route and policy selectors.',
@@ -28,6 +25,8 @@ export const coreKinds: KindDefinition[] = [
     ...common,
     kind: 'Service',
     plural: 'services',
+    shortNames: ['svc'],
+    categories: ['all'],
     namespaced: true,
     nameFormat: 'dns1035Label',
     description: 'A set of endpoints behind ports; a backendRef and policy target.',
@@ -39,14 +38,24 @@ export const coreKinds: KindDefinition[] = [
     plural: 'secrets',
     namespaced: true,
     description: 'Credentials, keys and certificates gw reads.',
-    ...topLevel(SecretSpec),
+    ...topLevelFields(SecretSpec),
   }),
   defineKind({
     ...common,
     kind: 'ConfigMap',
     plural: 'configmaps',
+    shortNames: ['cm'],
     namespaced: true,
     description: 'CA bundles, API key hashes and model catalogs gw reads.',
-    ...topLevel(ConfigMapSpec),
+    ...topLevelFields(ConfigMapSpec),
+  }),
+  defineKind({
+    ...common,
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    shortNames: ['sa'],
+    description: 'The identity the data-plane pods run as; stored, gw does not read it.',
+    ...topLevelFields(ServiceAccountFields),
   }),
 ];

@@ -34,6 +34,7 @@ export const NamespaceStatus = named(
     conditions: array(NamespaceCondition, {
       listType: 'map',
       listMapKeys: ['type'],
+      patchMergeKey: 'type',
       description: 'Latest observations of the namespace.',
     }),
   }),

@@ -101,6 +101,7 @@ export const ServiceSpec = named(
       ports: array(ServicePort, {
         listType: 'map',
         listMapKeys: ['port', 'protocol'],
+        patchMergeKey: 'port',
         description: 'Ports the Service exposes; gw routes to one of them by number or name.',
       }),
       clusterIP: string({ description: 'Virtual IP of the Service; `None` makes it headless.' }),
@@ -231,6 +232,7 @@ export const ServiceStatus = named(
     conditions: array(Condition, {
       listType: 'map',
       listMapKeys: ['type'],
+      patchMergeKey: 'type',
       description: 'Latest observations of the Service.',
     }),
   }),

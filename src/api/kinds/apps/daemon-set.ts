@@ -1,0 +1,94 @@
+// apps/v1 DaemonSet: the data-plane workload when GwParameters asks for one pod per node.
+// Stored and served as kube-apiserver would; nothing here schedules pods, so the status is what
+// clients write.
+import { enumOf, integer, named, object, refine, required } from '../../schema/build.ts';
+import type { Infer } from '../../schema/schema.ts';
+import { PodTemplateSpec, workloadTemplateRules } from '../core/pod.ts';
+import { conditionList } from '../core/workload-condition.ts';
+import { LabelSelector } from '../gateway-api/shared.ts';
+import { IntOrPercent } from './deployment.ts';
+
+export const DaemonSetUpdateStrategy = named(
+  { name: 'DaemonSetUpdateStrategy', description: "How a DaemonSet replaces its nodes' pods.", source: 'core' },
+  object(
+    {
+      type: enumOf(['RollingUpdate', 'OnDelete'], {
+        default: 'RollingUpdate',
+        description: 'RollingUpdate (default) replaces pods node by node; OnDelete waits for pods to be deleted.',
+      }),
+      rollingUpdate: object(
+        {
+          maxUnavailable: refine(IntOrPercent, {
+            default: 1,
+            description: 'Nodes whose pod may be unavailable during the update; default 1.',
+          }),
+          maxSurge: refine(IntOrPercent, {
+            default: 0,
+            description: 'Nodes that may run an old and a new pod at once; default 0.',
+          }),
+        },
+        { description: 'How fast a rolling update proceeds.' },
+      ),
+    },
+    {
+      rules: [
+        {
+          rule: "!has(self.type) || self.type != 'OnDelete' || !has(self.rollingUpdate)",
+          message: "may not be specified when strategy `type` is 'OnDelete'",
+          fieldPath: '.rollingUpdate',
+          reason: 'FieldValueForbidden',
+        },
+      ],
+    },
+  ),
+);
+
+export const DaemonSetSpec = named(
+  { name: 'DaemonSetSpec', description: 'The pod a DaemonSet runs on every eligible node.', source: 'core' },
+  object(
+    {
+      selector: required(refine(LabelSelector, { description: 'Selects the pods; must match the template labels.' })),
+      template: required(PodTemplateSpec),
+      updateStrategy: DaemonSetUpdateStrategy,
+      minReadySeconds: integer({
+        format: 'int32',
+        minimum: 0,
+        description: 'Seconds a new pod must be ready before it counts as available.',
+      }),
+      revisionHistoryLimit: integer({
+        format: 'int32',
+        minimum: 0,
+        default: 10,
+        description: 'Old revisions kept for rollback; default 10.',
+      }),
+    },
+    {
+      rules: [...workloadTemplateRules],
+    },
+  ),
+);
+export type DaemonSetSpec = Infer<typeof DaemonSetSpec>;
+
+const count = (description: string) => integer({ format: 'int32', minimum: 0, description });
+
+export const DaemonSetStatus = named(
+  {
+    name: 'DaemonSetStatus',
+    description: 'What the DaemonSet controller observed, as written by it.',
+    source: 'core',
+    notes: 'gw runs no DaemonSet controller: the status is what clients write through the status subresource.',
+  },
+  object({
+    currentNumberScheduled: count('Nodes running at least one daemon pod that should.'),
+    numberMisscheduled: count('Nodes running a daemon pod that should not.'),
+    desiredNumberScheduled: count('Nodes that should run the daemon pod.'),
+    numberReady: count('Nodes whose daemon pod is ready.'),
+    observedGeneration: integer({ format: 'int64', minimum: 0, description: 'Generation last acted on.' }),
+    updatedNumberScheduled: count('Nodes running the current template.'),
+    numberAvailable: count('Nodes whose daemon pod has been ready for minReadySeconds.'),
+    numberUnavailable: count('Nodes whose daemon pod is not available.'),
+    collisionCount: count('Template hash collisions seen.'),
+    conditions: conditionList('Latest observations of the DaemonSet.'),
+  }),
+);
+export type DaemonSetStatus = Infer<typeof DaemonSetStatus>;

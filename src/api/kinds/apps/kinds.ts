@@ -1,0 +1,29 @@
+// The apps/v1 kinds gw's provisioning writes: Deployment and DaemonSet. The embedded API server
+// stores and serves them; nothing in gw reads them or runs their pods.
+import { defineKind, type KindDefinition } from '../kind.ts';
+import { DaemonSetSpec, DaemonSetStatus } from './daemon-set.ts';
+import { DeploymentSpec, DeploymentStatus } from './deployment.ts';
+
+const common = { group: 'apps', version: 'v1', unknownFields: 'warn' as const, builtIn: true, namespaced: true };
+
+export const appsKinds: KindDefinition[] = [
+  defineKind({
+    ...common,
+    kind: 'Deployment',
+    plural: 'deployments',
+    shortNames: ['deploy'],
+    categories: ['all'],
+    description: 'Replicated pods (the data plane of a Gateway by default); stored, gw runs no pods.',
+    fields: { spec: DeploymentSpec, status: DeploymentStatus },
+  }),
+  defineKind({
+    ...common,
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    shortNames: ['ds'],
+    categories: ['all'],
+    description:
+      'A pod on every eligible node (the data plane when workload.kind is DaemonSet); stored, gw runs no pods.',
+    fields: { spec: DaemonSetSpec, status: DaemonSetStatus },
+  }),
+];
