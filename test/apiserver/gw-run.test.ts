@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { parseRunArgs } from '../../src/cli/run.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream-limits.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
+import { DEFAULT_LOG_FILTER } from '../../src/util/log-filter.ts';
 import { spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/until.ts';
@@ -183,6 +184,7 @@ describe('gw run arguments', () => {
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       api: { port: 6443, address: '127.0.0.1', dataDir: '/state/gw' },
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
     });
     assert.equal((parseRunArgs(['-f', 'x'], env) as { api?: unknown }).api, undefined);
     assert.deepEqual((parseRunArgs(['-f', 'x', '--api-port', '0', '--data-dir', '/d'], env) as { api?: unknown }).api, {

@@ -78,6 +78,20 @@ spec:
 `;
 }
 
+/**
+ * GwPolicy default/via-proxy on Gateway ai tunnelling through a proxy Service of another namespace,
+ * which no ReferenceGrant allows, so the data plane refuses it: every request it covers is a 500 of
+ * gw's own. Starts with ---.
+ */
+export const REFUSED_TUNNEL_POLICY_YAML = `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: via-proxy}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
+`;
+
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);
 

@@ -36,7 +36,8 @@ export const Logging = named(
     level: string({
       minLength: 1,
       default: 'info',
-      description: 'Log filter in per-module syntax, e.g. `info` or `warn,gw::http=debug`.',
+      description:
+        'Log filter in per-module syntax, e.g. `info` or `warn,dataplane=debug` (modules: docs/telemetry.md "Log level").',
     }),
     format: enumOf(['json', 'text'], { default: 'text', description: 'Log line format: json or text.' }),
   }),

@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
-import type { LogFunction } from '../../util/log-line.ts';
+import { type LogFunction, moduleLog } from '../../util/log-line.ts';
 import { credentialLog } from '../auth/backend/credential-metrics.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
@@ -93,8 +93,8 @@ export class DataPlane {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
-    this.failures = options.log && new FailureLog(options.log, options.now);
-    const log = options.log;
+    this.failures = options.log && new FailureLog(moduleLog(options.log, 'dataplane::failures'), options.now);
+    const log = moduleLog(options.log, 'dataplane::credentials');
     if (log) credentialLog.warn = (message) => log(message, 'warn');
     this.limits = options.limits ?? DEFAULT_DOWNSTREAM_LIMITS;
     this.bufferBudget = new BufferBudget(this.limits.maxBufferedBytes);
