@@ -3,7 +3,8 @@
 // api module, uid and creationTimestamp, metadata.generation bumped on spec changes only, the
 // status subresource (spec writes keep status, status writes keep everything else), optimistic
 // concurrency on resourceVersion, managedFields, finalizers and deletionTimestamp, namespaces
-// that must exist and that take their contents with them — and it is the store the controller
+// that must exist and that take their contents with them, dependents garbage-collected with their
+// owners (garbage-collector.ts) — and it is the store the controller
 // reads (the Store interface), so that kubectl and the controller see the same objects.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
@@ -28,6 +29,7 @@ import {
   notFound,
   unsupportedMediaType,
 } from './errors.ts';
+import { GarbageCollector, type PropagationPolicy } from './garbage-collector.ts';
 import { changedFields, describePath, type FieldScope, fieldsOf, sameValue } from './managed-fields/field-set.ts';
 import {
   decodeManagedFields,
@@ -94,6 +96,8 @@ export interface WriteResult {
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** What happens to the object's dependents (garbage-collector.ts); Background when omitted. */
+  propagationPolicy?: PropagationPolicy;
 }
 
 export interface DeleteResult {
@@ -154,10 +158,17 @@ function asObject(body: unknown, what: string): Record<string, unknown> {
 export class ApiStore implements Store {
   readonly objects: ObjectStore;
   private readonly now: () => string;
+  private readonly collector: GarbageCollector;
 
   constructor(path: string, options: ApiStoreOptions = {}) {
     this.objects = new ObjectStore(path, options);
     this.now = options.now ?? rfc3339Now;
+    this.collector = new GarbageCollector({
+      objects: this.objects,
+      deletion: (resource, object) => this.deletion(resource, object),
+      now: () => this.now(),
+      afterCommit: (events) => this.finishTerminatingNamespaces(events),
+    });
     this.createInitialNamespaces();
   }
 
@@ -281,15 +292,14 @@ export class ApiStore implements Store {
         `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    const writes = this.deletion(resource, current);
     if (options.dryRun) {
+      const writes = this.deletion(resource, current);
       const own = writes.filter((write) => write.kind === resource.kindKey && write.key === objectKey(current)).at(-1);
       return { object: own?.object ?? current, removed: own !== undefined && own.object === undefined };
     }
-    const events = this.objects.commit(writes);
+    const events = this.collector.delete(resource, current, options.propagationPolicy ?? 'Background');
     const own = events.filter((event) => event.kind === resource.kindKey && event.key === objectKey(current)).at(-1);
     if (!own) return { object: current, removed: false };
-    this.finishTerminatingNamespaces(events);
     return { object: own.object, removed: own.type === 'DELETED' };
   }
 
@@ -581,8 +591,7 @@ export class ApiStore implements Store {
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
       writes.push(...this.removal(resource, next));
     }
-    const events = this.objects.commit(writes);
-    this.finishTerminatingNamespaces(events);
+    const events = this.collector.commit(writes);
     return { object: events[0]!.object, warnings, created: false };
   }
 
@@ -717,7 +726,7 @@ export class ApiStore implements Store {
           !resource.namespaced ||
           this.objects.list(resource.kindKey).every((entry) => entry.object.metadata.namespace !== name),
       );
-      if (empty) this.objects.commit([{ kind: NAMESPACE_KIND, key: name, object: undefined }]);
+      if (empty) this.collector.commit([{ kind: NAMESPACE_KIND, key: name, object: undefined }]);
     }
   }
 

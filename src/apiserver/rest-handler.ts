@@ -20,6 +20,7 @@ import {
   tooLarge,
   unsupportedMediaType,
 } from './errors.ts';
+import { PROPAGATION_POLICIES, type PropagationPolicy } from './garbage-collector.ts';
 import { contentTypeOf, negotiate, type Representation } from './media-types.ts';
 import type { StoredObject } from './object-store.ts';
 import { decodeProtobufBody } from './protobuf.ts';
@@ -464,6 +465,7 @@ export class RestHandler {
         resourceVersion: typeof preconditions.resourceVersion === 'string' ? preconditions.resourceVersion : undefined,
       },
       dryRun,
+      propagationPolicy: propagationPolicyOf(body, query),
     };
   }
 
@@ -508,6 +510,26 @@ export class RestHandler {
       items: deleted.map((object) => toServedVersion(resource, object)),
     });
   }
+}
+
+/**
+ * DeleteOptions.propagationPolicy (body or query), or the deprecated orphanDependents: true
+ * (Orphan) and false (Background); undefined when neither is given.
+ */
+function propagationPolicyOf(body: Record<string, unknown>, query: URLSearchParams): PropagationPolicy | undefined {
+  const policy = body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;
+  const orphan = body.orphanDependents ?? query.get('orphanDependents') ?? undefined;
+  if (policy !== undefined && orphan !== undefined) {
+    throw badRequest('orphanDependents and propagationPolicy cannot both be set: use propagationPolicy');
+  }
+  if (orphan !== undefined) return orphan === true || orphan === 'true' ? 'Orphan' : 'Background';
+  if (policy === undefined || policy === null || policy === '') return undefined;
+  if (!PROPAGATION_POLICIES.includes(policy as PropagationPolicy)) {
+    throw badRequest(
+      `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: ${PROPAGATION_POLICIES.map((value) => `"${value}"`).join(', ')}`,
+    );
+  }
+  return policy as PropagationPolicy;
 }
 
 function keyOf(object: KubeObject, resource: ApiResource): string {
