@@ -41,6 +41,12 @@ export interface KindDefinition {
    * and kube-apiserver's table columns apply.
    */
   builtIn: boolean;
+  /**
+   * Set for kinds gw stores and serves but never reads (the workloads and RBAC its provisioning
+   * writes into a cluster): why, in a phrase. gw validate notes such objects; a gw run -f without
+   * the API server does not keep them and says so.
+   */
+  notRead?: string;
   description: string;
 }
 
@@ -66,6 +72,7 @@ export interface KindOptions {
   nameFormat?: NameFormat;
   crd?: boolean;
   builtIn?: boolean;
+  notRead?: string;
   /** Rules on the whole object, for kinds whose fields sit at the top level (Secret, ConfigMap). */
   rules?: ValidationRule[];
 }
@@ -87,6 +94,16 @@ export function servedApiVersionsOf(definition: KindDefinition): string[] {
  */
 export function topLevelFields(schema: SchemaNode): Pick<KindOptions, 'fields' | 'rules'> {
   return { fields: schema.properties ?? {}, rules: schema['x-kubernetes-validations'] };
+}
+
+/**
+ * What gw says about an object of a kind it does not read (gw validate, gw run -f): a Kubernetes
+ * object it accepts as valid and stores in its API server, but does not act on. Undefined for
+ * the kinds gw reads.
+ */
+export function notReadText(definition: KindDefinition): string | undefined {
+  if (definition.notRead === undefined) return undefined;
+  return `not read by gw (${definition.notRead}); valid, and stored as is by gw's API server or a cluster`;
 }
 
 export function defineKind(options: KindOptions): KindDefinition {
@@ -118,6 +135,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     nameFormat: options.nameFormat ?? 'dns1123Subdomain',
     crd: options.crd ?? false,
     builtIn: options.builtIn ?? false,
+    notRead: options.notRead,
     description: options.description,
   };
 }
