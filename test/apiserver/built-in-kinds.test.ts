@@ -331,6 +331,52 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: x}
     assert.equal((await kubectl.run('get', 'daemonset', 'bad', '-n', 'team')).code, 1);
   });
 
+  test('kubectl create of each kind through the typed clients (protobuf bodies)', async () => {
+    await kubectl.ok('create', 'namespace', 'typed');
+    const n = ['-n', 'typed'];
+    await kubectl.ok('create', 'deployment', 'web', '--image=nginx', '--replicas=0', '--port=80', ...n);
+    await kubectl.ok('create', 'serviceaccount', 'robot', ...n);
+    await kubectl.ok('create', 'role', 'reader', '--verb=get,list', '--resource=deployments.apps,services', ...n);
+    await kubectl.ok(
+      'create',
+      'rolebinding',
+      'reader',
+      '--role=reader',
+      '--serviceaccount=typed:robot',
+      '--user=alice',
+      ...n,
+    );
+    await kubectl.ok('create', 'clusterrole', 'typed-reader', '--verb=get', '--non-resource-url=/healthz');
+    await kubectl.ok('create', 'clusterrolebinding', 'typed-reader', '--clusterrole=typed-reader', '--group=devs');
+    await kubectl.ok('create', 'poddisruptionbudget', 'web', '--selector=app=web', '--min-available=0', ...n);
+    const deployment = JSON.parse(await kubectl.ok('get', 'deployment', 'web', '-o', 'json', ...n));
+    assert.equal(deployment.spec.replicas, 0, 'a zero the client set is kept');
+    assert.deepEqual(deployment.spec.selector, { matchLabels: { app: 'web' } });
+    assert.deepEqual(deployment.spec.template.spec.containers, [
+      {
+        name: 'nginx',
+        image: 'nginx',
+        ports: [{ containerPort: 80, protocol: 'TCP' }],
+        resources: {},
+      },
+    ]);
+    const role = JSON.parse(await kubectl.ok('get', 'role', 'reader', '-o', 'json', ...n));
+    assert.deepEqual(role.rules, [
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list'] },
+    ]);
+    assert.match(
+      await kubectl.ok('get', 'rolebinding', 'reader', '-o', 'wide', ...n),
+      /^reader\s+Role\/reader\s+\d+s\s+alice\s+typed:robot$/m,
+    );
+    assert.deepEqual(JSON.parse(await kubectl.ok('get', 'clusterrole', 'typed-reader', '-o', 'json')).rules, [
+      { nonResourceURLs: ['/healthz'], verbs: ['get'] },
+    ]);
+    assert.match(await kubectl.ok('get', 'pdb', 'web', ...n), /^web\s+0\s+N\/A\s+0\s+\d+s$/m);
+    await kubectl.ok('delete', 'namespace', 'typed');
+    await kubectl.ok('delete', 'clusterrole/typed-reader', 'clusterrolebinding/typed-reader');
+  });
+
   test('kubectl delete removes each kind', async () => {
     const out = await kubectl.ok('delete', '-f', kubectl.file('all.yaml', `${WORKLOADS}---\n${RBAC}`));
     assert.match(out, /deployment\.apps "web" deleted/);
