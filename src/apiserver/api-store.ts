@@ -51,6 +51,7 @@ import { applyMergePatch } from './patch/merge-patch.ts';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch.ts';
 import { type ApiResource, RESOURCES, resourceOfKind } from './resources.ts';
 import type { RevisionLogOptions } from './revision-log.ts';
+import { scaleOf, withScale } from './scale.ts';
 import type { FieldValidation } from './unknown-fields.ts';
 import { admitObject, admitStatus, judgeUnknownFields } from './write-admission.ts';
 
@@ -65,7 +66,7 @@ export const PATCH_MEDIA_TYPES: Record<PatchType, string> = {
 };
 const STRATEGIC_MERGE_PATCH = PATCH_MEDIA_TYPES.strategic;
 
-/** The patch media types a resource accepts (strategic merge only for the core kinds). */
+/** The patch media types a resource accepts (strategic merge only for the built-in kinds). */
 export function patchTypesOf(resource: ApiResource): string[] {
   return (Object.keys(PATCH_MEDIA_TYPES) as PatchType[])
     .filter((type) => type !== 'strategic' || resource.listStrategies !== undefined)
@@ -267,6 +268,59 @@ export class ApiStore implements Store {
     }
     const input = this.decode(resource, patched, namespace, name);
     return this.replace(resource, existing, input, options);
+  }
+
+  /** The scale subresource: the object as an autoscaling/v1 Scale (scale.ts). */
+  getScale(resource: ApiResource, namespace: string | undefined, name: string): KubeObject {
+    return scaleOf(this.get(resource, namespace, name).object);
+  }
+
+  /** Writes spec.replicas from a Scale (PUT of the scale subresource); returns the new Scale. */
+  updateScale(
+    resource: ApiResource,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+  ): { scale: KubeObject; warnings: string[] } {
+    const existing = this.get(resource, namespace, name);
+    const result = this.replace(resource, existing, withScale(resource, existing.object, body), options);
+    return { scale: scaleOf(result.object), warnings: result.warnings };
+  }
+
+  /** A JSON, merge or strategic merge patch of the Scale (server-side apply is not served here). */
+  patchScale(
+    resource: ApiResource,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: string,
+    options: WriteOptions,
+  ): { scale: KubeObject; warnings: string[] } {
+    if (type === 'apply') {
+      throw unsupportedMediaType(PATCH_MEDIA_TYPES.apply, [
+        PATCH_MEDIA_TYPES.json,
+        PATCH_MEDIA_TYPES.merge,
+        PATCH_MEDIA_TYPES.strategic,
+      ]);
+    }
+    let patch: unknown;
+    try {
+      patch = JSON.parse(body);
+    } catch (error) {
+      throw badRequest(`the patch is not valid JSON: ${(error as Error).message}`);
+    }
+    const scale = this.getScale(resource, namespace, name);
+    let patched: unknown;
+    try {
+      if (type === 'json') patched = applyJsonPatch(scale, patch);
+      else if (type === 'merge') patched = applyMergePatch(scale, patch);
+      else patched = applyStrategicMergePatch(scale, patch, new Map());
+    } catch (error) {
+      if (!(error instanceof PatchError)) throw error;
+      throw new ApiError(422, 'Invalid', error.message);
+    }
+    return this.updateScale(resource, namespace, name, patched, options);
   }
 
   delete(

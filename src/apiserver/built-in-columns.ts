@@ -3,6 +3,7 @@
 // autoscaler counts are whatever clients wrote into the status.
 import type { KubeObject } from '../api/validate/admission.ts';
 import { isPlainObject } from '../util/values.ts';
+import { formatLabelSelector } from './selectors.ts';
 import { ageColumn, type Column, column, integerColumn, keyCount, labelsText } from './table-cells.ts';
 
 function recordOf(value: unknown): Record<string, unknown> {
@@ -26,20 +27,6 @@ function containersOf(object: KubeObject): Record<string, unknown>[] {
   return Array.isArray(containers) ? containers.map(recordOf) : [];
 }
 
-/** A selector as kubectl prints it: matchLabels as k=v, matchExpressions as `k in (a,b)`, `!k`. */
-function selectorText(selector: unknown): string {
-  const { matchLabels, matchExpressions } = recordOf(selector);
-  const parts = isPlainObject(matchLabels) ? Object.entries(matchLabels).map(([key, value]) => `${key}=${value}`) : [];
-  for (const expression of Array.isArray(matchExpressions) ? matchExpressions.map(recordOf) : []) {
-    const values = Array.isArray(expression.values) ? expression.values.join(',') : '';
-    if (expression.operator === 'In') parts.push(`${expression.key} in (${values})`);
-    else if (expression.operator === 'NotIn') parts.push(`${expression.key} notin (${values})`);
-    else if (expression.operator === 'Exists') parts.push(String(expression.key));
-    else if (expression.operator === 'DoesNotExist') parts.push(`!${expression.key}`);
-  }
-  return parts.length === 0 ? '<none>' : parts.join(',');
-}
-
 /** The wide columns of a workload: its containers, their images and its selector. */
 const podTemplateColumns: Column[] = [
   column(
@@ -58,7 +45,7 @@ const podTemplateColumns: Column[] = [
         .join(','),
     1,
   ),
-  column('Selector', (object) => selectorText(specOf(object).selector), 1),
+  column('Selector', (object) => formatLabelSelector(specOf(object).selector) || '<none>', 1),
 ];
 
 /** One metric of an HPA as kubectl prints it: `name: current/target`, current <unknown> until reported. */

@@ -171,6 +171,9 @@ export class RestHandler {
   ): Promise<void> {
     const method = request.method ?? 'GET';
     const { resource, name, subresource } = route;
+    if (subresource === 'scale' && resource.scaleSubresource && name !== undefined && !route.watchPrefix) {
+      return this.scale(request, response, route, query);
+    }
     if (subresource !== undefined && (subresource !== 'status' || !resource.statusSubresource || name === undefined)) {
       throw pathNotFound();
     }
@@ -450,6 +453,30 @@ export class RestHandler {
       query,
       result.warnings,
     );
+  }
+
+  /** The scale subresource: GET, PUT and PATCH of the object's autoscaling/v1 Scale. */
+  private async scale(
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: ResourceRoute,
+    query: URLSearchParams,
+  ) {
+    const { resource, namespace, name } = route;
+    const method = request.method ?? 'GET';
+    const options = { ...this.writeOptions(request, query, route), subresource: undefined };
+    if (method === 'GET') return sendJson(response, 200, this.store.getScale(resource, namespace, name!));
+    let result: { scale: KubeObject; warnings: string[] };
+    if (method === 'PUT')
+      result = this.store.updateScale(resource, namespace, name!, await this.body(request), options);
+    else if (method === 'PATCH') {
+      const contentType = contentTypeOf(request.headers['content-type']);
+      const type = PATCH_TYPES.get(contentType);
+      if (type === undefined) throw unsupportedMediaType(contentType, patchTypesOf(resource));
+      const body = (await readBody(request, this.settings.maxBodyBytes)).toString('utf8');
+      result = this.store.patchScale(resource, namespace, name!, type, body, options);
+    } else throw methodNotAllowed();
+    sendJson(response, 200, result.scale, result.warnings);
   }
 
   private async deleteOptions(request: IncomingMessage, query: URLSearchParams) {

@@ -174,6 +174,22 @@ describe('built-in kinds through kubectl', { skip: kubectlSkip }, () => {
     assert.match(await kubectl.ok('get', 'deploy', 'web', '-n', 'team'), /^web\s+1\/3\s+2\s+1\s+\d+s$/m);
   });
 
+  test('the scale subresource: kubectl scale writes spec.replicas, with its precondition; the Scale carries the selector', async () => {
+    assert.match(
+      await kubectl.ok('scale', 'deployment', 'web', '-n', 'team', '--replicas=4'),
+      /deployment\.apps\/web scaled/,
+    );
+    const stale = await kubectl.run('scale', 'deployment', 'web', '-n', 'team', '--replicas=6', '--current-replicas=2');
+    assert.notEqual(stale.code, 0);
+    assert.match(stale.stderr, /Expected replicas to be 2, was 4/);
+    const scale = JSON.parse(await kubectl.ok('get', '--raw', '/apis/apps/v1/namespaces/team/deployments/web/scale'));
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.apiVersion, 'autoscaling/v1');
+    assert.deepEqual(scale.spec, { replicas: 4 });
+    assert.deepEqual(scale.status, { replicas: 2, selector: 'app=web' });
+    assert.match(await kubectl.ok('get', 'deploy', 'web', '-n', 'team'), /^web\s+1\/4\s+2\s+1\s+\d+s$/m);
+  });
+
   test('kubectl patch merges containers by name, env by name and ports by containerPort (strategic merge)', async () => {
     await kubectl.ok(
       'patch',

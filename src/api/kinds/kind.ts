@@ -30,6 +30,11 @@ export interface KindDefinition {
   schema: SchemaNode;
   /** Whether `status` is a subresource (then spec writes ignore it and files may omit it). */
   statusSubresource: boolean;
+  /**
+   * Whether the kind has the scale subresource (autoscaling/v1 Scale over spec.replicas,
+   * status.replicas and spec.selector), which kubectl scale and autoscalers use: Deployment.
+   */
+  scaleSubresource: boolean;
   /** gw.dev kinds reject unknown fields; kinds gw only reads part of warn about them. */
   unknownFields: 'error' | 'warn';
   nameFormat: NameFormat;
@@ -68,6 +73,7 @@ export interface KindOptions {
   categories?: string[];
   printerColumns?: PrinterColumn[];
   statusSubresource?: boolean;
+  scaleSubresource?: boolean;
   unknownFields?: 'error' | 'warn';
   nameFormat?: NameFormat;
   crd?: boolean;
@@ -131,6 +137,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     printerColumns: options.printerColumns,
     schema,
     statusSubresource: options.statusSubresource ?? 'status' in options.fields,
+    scaleSubresource: options.scaleSubresource ?? false,
     unknownFields: options.unknownFields ?? 'error',
     nameFormat: options.nameFormat ?? 'dns1123Subdomain',
     crd: options.crd ?? false,

@@ -12,6 +12,7 @@ export const appsKinds: KindDefinition[] = [
     kind: 'Deployment',
     plural: 'deployments',
     shortNames: ['deploy'],
+    scaleSubresource: true,
     categories: ['all'],
     notRead: 'a workload: gw runs no pods; its provisioning writes one per Gateway into a cluster',
     description: 'Replicated pods (the data plane of a Gateway by default); stored, gw runs no pods.',
