@@ -1,6 +1,8 @@
 // gw validate: admission of every resource in the given files, all errors at once.
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { notReadText } from '../api/kinds/kind.ts';
+import { findKind } from '../api/kinds/registry.ts';
 import {
   describeProblem,
   type LoadResult,
@@ -8,8 +10,6 @@ import {
   locationOf,
   type SourceDocument,
 } from '../api/load/documents.ts';
-import { notReadText } from '../api/kinds/kind.ts';
-import { findKind } from '../api/kinds/registry.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { admissionLine } from '../api/validate/errors.ts';
 import { argsErrorText } from './args.ts';

@@ -4,8 +4,8 @@
 // the file, the document and the field path.
 import { type FSWatcher, statSync, watch as watchPath } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeProblem, loadFile, locationOf, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { findKind } from '../api/kinds/registry.ts';
+import { describeProblem, loadFile, locationOf, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { admissionLine } from '../api/validate/errors.ts';
 import { MemoryStore } from './memory-store.ts';

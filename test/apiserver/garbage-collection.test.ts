@@ -182,6 +182,26 @@ describe('garbage collection by ownerReferences', () => {
     assert.equal(await exists(api, `${CONFIG_MAPS}/ai-config`), false);
   });
 
+  test('ownerReferences are checked as kube-apiserver checks them: the fields the collector needs, one controller', async () => {
+    const owner = await create(api, GATEWAYS, gateway('ai'));
+    const twoControllers = await api.request('POST', CONFIG_MAPS, {
+      body: owned('ConfigMap', 'x', [
+        { ...owner, controller: true } as Owner,
+        { ...owner, uid: 'other', controller: true } as Owner,
+      ]),
+    });
+    assert.equal(twoControllers.status, 422);
+    assert.match(
+      twoControllers.json.message,
+      /metadata\.ownerReferences: Invalid value: .*Only one reference can have Controller set to true/,
+    );
+    const noUid = await api.request('POST', CONFIG_MAPS, {
+      body: owned('ConfigMap', 'x', [{ kind: 'Gateway', apiVersion: owner.apiVersion, name: 'ai' } as Owner]),
+    });
+    assert.equal(noUid.status, 422);
+    assert.match(noUid.json.message, /metadata\.ownerReferences\[0\]\.uid: Required value/);
+  });
+
   test('a dry-run delete collects nothing; an unknown policy is refused', async () => {
     const owner = await create(api, GATEWAYS, gateway('ai'));
     await create(api, SERVICE_ACCOUNTS, owned('ServiceAccount', 'ai', [owner]));

@@ -274,6 +274,7 @@ function kindSection(definition: KindDefinition, types: Types): string[] {
   ];
   if (definition.categories?.length) facts.push(`categories: ${definition.categories.map(code).join(', ')}`);
   facts.push(`status subresource: ${definition.statusSubresource ? 'yes' : 'no'}`);
+  if (definition.scaleSubresource) facts.push('scale subresource: yes (autoscaling/v1 Scale over spec.replicas)');
   facts.push(`unknown fields: ${definition.unknownFields === 'error' ? 'rejected' : 'warned about'}`);
   facts.push(`CRD emitted by ${code('gw crds')}: ${definition.crd ? 'yes' : 'no'}`);
   if (definition.notRead) facts.push(`read by gw: no, ${definition.notRead}; stored and served by gw's API server`);
