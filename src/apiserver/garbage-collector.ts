@@ -95,7 +95,7 @@ export class GarbageCollector {
     marked.metadata.finalizers = [...(object.metadata.finalizers ?? []), FOREGROUND_FINALIZER];
     marked.metadata.generation = (object.metadata.generation ?? 1) + 1;
     const events = this.commit([{ kind: resource.kindKey, key: objectKey(object), object: marked }]);
-    for (const dependent of dependents) events.push(...this.collectDependent(dependent));
+    events.push(...this.collect(dependents));
     events.push(...this.releaseIfUnblocked(resource.kindKey, objectKey(object)));
     return events;
   }
@@ -108,51 +108,84 @@ export class GarbageCollector {
     const events = this.host.objects.commit(writes);
     this.host.afterCommit(events);
     const all = [...events];
+    // One pass over the objects per commit, however many it removed (a namespace's contents).
+    const removed = new Set<string>();
+    const ownersOfRemoved = new Set<string>();
     for (const event of events) {
       if (event.type !== 'DELETED') continue;
-      const uid = event.object.metadata.uid;
-      if (uid) for (const dependent of this.dependentsOf(uid)) all.push(...this.collectDependent(dependent));
-      for (const reference of ownerReferencesOf(event.object)) {
-        const owner = this.findByUid(reference.uid);
-        if (owner) all.push(...this.releaseIfUnblocked(owner.resource.kindKey, objectKey(owner.object)));
-      }
+      if (event.object.metadata.uid) removed.add(event.object.metadata.uid);
+      for (const reference of ownerReferencesOf(event.object)) ownersOfRemoved.add(reference.uid);
     }
+    if (removed.size === 0) return all;
+    const dependents = this.objectsWhere((object) =>
+      ownerReferencesOf(object).some((reference) => removed.has(reference.uid)),
+    );
+    all.push(...this.collect(dependents));
+    const waiting = this.objectsWhere(
+      (object) => ownersOfRemoved.has(object.metadata.uid ?? '') && waitsForDependents(object),
+    );
+    for (const owner of waiting) all.push(...this.releaseIfUnblocked(owner.resource.kindKey, objectKey(owner.object)));
     return all;
   }
 
   /**
-   * A dependent whose owner is going: deleted when no other owner holds it (in foreground when
-   * an owner waits for it and it has dependents of its own), otherwise freed of the references
-   * to owners that are gone or waiting.
+   * Dependents whose owner is going: each deleted when no other owner holds it, otherwise freed of
+   * the references to owners that are gone or waiting — all of them in one commit (a Gateway's
+   * objects, a thousand ConfigMaps), except a dependent an owner waits for that has dependents of
+   * its own, which is deleted in foreground.
    */
-  private collectDependent({ resource, object }: Located): ObjectEvent[] {
-    const current = this.host.objects.get(resource.kindKey, objectKey(object))?.object;
-    if (!current || current.metadata.deletionTimestamp) return [];
-    const released = new Set<string>();
-    let solid = false;
-    let ownerWaiting = false;
-    for (const reference of ownerReferencesOf(current)) {
-      const owner = this.findByUid(reference.uid);
-      if (!owner) released.add(reference.uid);
-      else if (waitsForDependents(owner.object)) {
-        released.add(reference.uid);
-        ownerWaiting = true;
-      } else solid = true;
+  private collect(dependents: readonly Located[]): ObjectEvent[] {
+    if (dependents.length === 0) return [];
+    const { byUid, owned } = this.index();
+    const batch: ObjectWrite[] = [];
+    const inForeground: Located[] = [];
+    for (const dependent of dependents) {
+      const current = this.host.objects.get(dependent.resource.kindKey, objectKey(dependent.object))?.object;
+      if (!current || current.metadata.deletionTimestamp) continue;
+      const released = new Set<string>();
+      let solid = false;
+      let ownerWaiting = false;
+      for (const reference of ownerReferencesOf(current)) {
+        const owner = byUid.get(reference.uid);
+        if (!owner) released.add(reference.uid);
+        else if (waitsForDependents(owner)) {
+          released.add(reference.uid);
+          ownerWaiting = true;
+        } else solid = true;
+      }
+      if (released.size === 0) continue;
+      const key = objectKey(current);
+      const kind = dependent.resource.kindKey;
+      if (solid) batch.push({ kind, key, object: withoutReferences(current, released) });
+      else if (ownerWaiting && owned.has(current.metadata.uid ?? '')) {
+        // Kubernetes unblocks the waiting owners first, so that a cycle of owners cannot deadlock.
+        const unblocked = structuredClone(current) as KubeObject;
+        unblocked.metadata.ownerReferences = ownerReferencesOf(current).map((reference) =>
+          released.has(reference.uid) ? { ...reference, blockOwnerDeletion: false } : reference,
+        ) as typeof unblocked.metadata.ownerReferences;
+        batch.push({ kind, key, object: unblocked });
+        inForeground.push({ resource: dependent.resource, object: unblocked });
+      } else batch.push(...this.host.deletion(dependent.resource, current));
     }
-    if (released.size === 0) return [];
-    const key = objectKey(current);
-    if (solid) return this.commit([{ kind: resource.kindKey, key, object: withoutReferences(current, released) }]);
-    const uid = current.metadata.uid;
-    if (ownerWaiting && uid && this.dependentsOf(uid).length > 0) {
-      // Kubernetes unblocks the waiting owners first, so that a cycle of owners cannot deadlock.
-      const unblocked = structuredClone(current) as KubeObject;
-      unblocked.metadata.ownerReferences = ownerReferencesOf(current).map((reference) =>
-        released.has(reference.uid) ? { ...reference, blockOwnerDeletion: false } : reference,
-      ) as typeof unblocked.metadata.ownerReferences;
-      const events = this.commit([{ kind: resource.kindKey, key, object: unblocked }]);
-      return [...events, ...this.delete(resource, unblocked, 'Foreground')];
+    const events = batch.length > 0 ? this.commit(batch) : [];
+    for (const { resource, object } of inForeground) {
+      const current = this.host.objects.get(resource.kindKey, objectKey(object))?.object;
+      if (current) events.push(...this.delete(resource, current, 'Foreground'));
     }
-    return this.delete(resource, current, 'Background');
+    return events;
+  }
+
+  /** Every object by uid, and the uids some object names as its owner: one pass over the store. */
+  private index(): { byUid: Map<string, KubeObject>; owned: Set<string> } {
+    const byUid = new Map<string, KubeObject>();
+    const owned = new Set<string>();
+    for (const resource of RESOURCES) {
+      for (const { object } of this.host.objects.list(resource.kindKey)) {
+        if (object.metadata.uid) byUid.set(object.metadata.uid, object);
+        for (const reference of ownerReferencesOf(object)) owned.add(reference.uid);
+      }
+    }
+    return { byUid, owned };
   }
 
   /** An owner in foreground deletion goes once no dependent with blockOwnerDeletion is left. */
@@ -175,21 +208,16 @@ export class GarbageCollector {
 
   /** Every object whose ownerReferences name `uid`. */
   private dependentsOf(uid: string): Located[] {
-    const found: Located[] = [];
-    for (const resource of RESOURCES) {
-      for (const { object } of this.host.objects.list(resource.kindKey)) {
-        if (ownerReferencesOf(object).some((reference) => reference.uid === uid)) found.push({ resource, object });
-      }
-    }
-    return found;
+    return this.objectsWhere((object) => ownerReferencesOf(object).some((reference) => reference.uid === uid));
   }
 
-  private findByUid(uid: string): Located | undefined {
+  /** The stored objects that match, every kind scanned. */
+  private objectsWhere(matches: (object: KubeObject) => boolean): Located[] {
+    const found: Located[] = [];
     for (const resource of RESOURCES) {
-      for (const { object } of this.host.objects.list(resource.kindKey)) {
-        if (object.metadata.uid === uid) return { resource, object };
-      }
+      for (const { object } of this.host.objects.list(resource.kindKey))
+        if (matches(object)) found.push({ resource, object });
     }
-    return undefined;
+    return found;
   }
 }
