@@ -55,6 +55,7 @@ export const coreKinds: KindDefinition[] = [
     plural: 'serviceaccounts',
     namespaced: true,
     shortNames: ['sa'],
+    notRead: 'the identity of pods: gw runs no pods',
     description: 'The identity the data-plane pods run as; stored, gw does not read it.',
     ...topLevelFields(ServiceAccountFields),
   }),
