@@ -1,9 +1,11 @@
-// The core kinds (v1): Namespace, Service, Secret and ConfigMap, which gw reads, and
-// ServiceAccount, which its provisioning writes. Fields gw does not model are warnings, not
+// The core kinds (v1): Namespace, Service, Secret, ConfigMap and Pod, which gw reads (Pods for the
+// mesh: their IPs, readiness and ServiceAccounts), and ServiceAccount, which its provisioning writes. Fields gw does not model are warnings, not
 // errors: a real API server accepts them.
 import { defineKind, type KindDefinition, topLevelFields } from '../kind.ts';
 import { ConfigMapSpec } from './config-map.ts';
 import { NamespaceSpec, NamespaceStatus } from './namespace.ts';
+import { PodSpec } from './pod.ts';
+import { PodStatus } from './pod-status.ts';
 import { SecretSpec } from './secret.ts';
 import { ServiceSpec, ServiceStatus } from './service.ts';
 import { ServiceAccountFields } from './service-account.ts';
@@ -48,6 +50,16 @@ export const coreKinds: KindDefinition[] = [
     namespaced: true,
     description: 'CA bundles, API key hashes and model catalogs gw reads.',
     ...topLevelFields(ConfigMapSpec),
+  }),
+  defineKind({
+    ...common,
+    kind: 'Pod',
+    plural: 'pods',
+    shortNames: ['po'],
+    categories: ['all'],
+    namespaced: true,
+    description: "A running workload; gw reads a mesh destination's IPs, readiness and ServiceAccount.",
+    fields: { spec: PodSpec, status: PodStatus },
   }),
   defineKind({
     ...common,
