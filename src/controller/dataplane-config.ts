@@ -25,6 +25,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
+import { gatewayInMesh, serviceMesh } from './mesh-endpoints.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { objectData } from './object-data.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
@@ -187,6 +188,8 @@ interface Building {
   readonly placements: Placements;
   readonly config: DataPlaneConfig;
   readonly referenced: Referenced[];
+  /** The Gateway is in the mesh (GwParameters mesh): Services in the ambient mesh carry their pods. */
+  readonly inMesh: boolean;
 }
 
 export function buildDataPlaneConfigs(
@@ -205,6 +208,7 @@ export function buildDataPlaneConfigs(
       index,
       placements,
       referenced: [],
+      inMesh: gatewayInMesh(snapshot, gatewayKey),
       config: {
         apiVersion: DATAPLANE_CONFIG_VERSION,
         gateway: { namespace, name },
@@ -442,7 +446,7 @@ function backendRefConfig(
   }
   if (object) {
     if (ref.kind === 'GwBackend') addMcpSelections(building, refConfig, object);
-    config.backends[key] = backendObject(ref.kind, object);
+    config.backends[key] = backendObject(ref.kind, object, building);
     for (const found of findReferences(object.spec, 'spec'))
       referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
   }
@@ -450,8 +454,10 @@ function backendRefConfig(
   return refConfig;
 }
 
-function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject): BackendObjectConfig {
-  return kind === 'Service' ? { kind, spec: object.spec as ServiceSpec } : { kind, spec: object.spec as GwBackendSpec };
+function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject, building: Building): BackendObjectConfig {
+  if (kind === 'GwBackend') return { kind, spec: object.spec as GwBackendSpec };
+  const mesh = building.inMesh ? serviceMesh(object, building.snapshot) : undefined;
+  return mesh ? { kind, spec: object.spec as ServiceSpec, mesh } : { kind, spec: object.spec as ServiceSpec };
 }
 
 /** The Services an MCP GwBackend's selector targets chose, with what their annotations say. */
@@ -462,7 +468,7 @@ function addMcpSelections(building: Building, refConfig: BackendRefConfig, objec
   for (const [target, services] of selections) {
     refConfig.mcpServices[target] = services.map((service) => {
       const serviceKey = `Service ${objectName(service)}`;
-      building.config.backends[serviceKey] = backendObject('Service', service);
+      building.config.backends[serviceKey] = backendObject('Service', service, building);
       const annotations = service.metadata.annotations ?? {};
       const selected: McpSelectedService = { service: serviceKey };
       if (annotations[MCP_PATH_ANNOTATION]) selected.path = annotations[MCP_PATH_ANNOTATION];
@@ -488,7 +494,7 @@ function resolveReferenced(building: Building): void {
     if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
       const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(name);
       if (!object || config.backends[key]) continue;
-      config.backends[key] = backendObject(ref.kind, object);
+      config.backends[key] = backendObject(ref.kind, object, building);
       // (its CA bundle, client certificate... in its own namespace)
       for (const found of findReferences(object.spec, 'spec'))
         if (found.kind === 'Secret' || found.kind === 'ConfigMap')
