@@ -202,6 +202,11 @@ export interface MeshEndpointConfig {
 /** A Service in the ambient mesh: its ready pods in the mesh (none: nothing may be sent). */
 export interface ServiceMeshConfig {
   endpoints: MeshEndpointConfig[];
+  /**
+   * The waypoint the Service's traffic must go through (label istio.io/use-waypoint): gw does not
+   * send through waypoints, so nothing is sent (endpoints is empty).
+   */
+  waypoint?: string;
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
-import { gatewayInMesh, serviceMesh } from './mesh-endpoints.ts';
+import { type GatewayMesh, gatewayMesh, serviceMesh } from './mesh-endpoints.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { objectData } from './object-data.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
@@ -188,8 +188,8 @@ interface Building {
   readonly placements: Placements;
   readonly config: DataPlaneConfig;
   readonly referenced: Referenced[];
-  /** The Gateway is in the mesh (GwParameters mesh): Services in the ambient mesh carry their pods. */
-  readonly inMesh: boolean;
+  /** The Gateway's mesh (GwParameters mesh, on), if any: Services in the ambient mesh carry their pods. */
+  readonly mesh: GatewayMesh | undefined;
 }
 
 export function buildDataPlaneConfigs(
@@ -208,7 +208,7 @@ export function buildDataPlaneConfigs(
       index,
       placements,
       referenced: [],
-      inMesh: gatewayInMesh(snapshot, gatewayKey),
+      mesh: gatewayMesh(snapshot, gatewayKey),
       config: {
         apiVersion: DATAPLANE_CONFIG_VERSION,
         gateway: { namespace, name },
@@ -456,7 +456,7 @@ function backendRefConfig(
 
 function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject, building: Building): BackendObjectConfig {
   if (kind === 'GwBackend') return { kind, spec: object.spec as GwBackendSpec };
-  const mesh = building.inMesh ? serviceMesh(object, building.snapshot) : undefined;
+  const mesh = building.mesh && serviceMesh(object, building.snapshot, building.mesh);
   return mesh ? { kind, spec: object.spec as ServiceSpec, mesh } : { kind, spec: object.spec as ServiceSpec };
 }
 

@@ -24,14 +24,24 @@ export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 /** Set by Istio's sidecar injector on the pods it injected. */
 const SIDECAR_STATUS_ANNOTATION = 'sidecar.istio.io/status';
 
+/** Istio's label of the network a pod (or every pod of a namespace) is on. */
+export const NETWORK_LABEL = 'topology.istio.io/network';
+/** Istio's label sending a Service's (or a namespace's) traffic through a waypoint proxy. */
+export const USE_WAYPOINT_LABEL = 'istio.io/use-waypoint';
+
+/** What the controller needs of a Gateway's effective `mesh`: the network its pods are on ('' unset). */
+export interface GatewayMesh {
+  network: string;
+}
+
 /**
- * Whether the Gateway "namespace/name" is in the mesh: the `mesh` of its GwParameters (its class's,
- * its own over them, field by field) is present and not `enabled: false`. A parametersRef that does
- * not resolve counts as none (the Gateway's status says why).
+ * The mesh of the Gateway "namespace/name", when it is in one: the `mesh` of its GwParameters (its
+ * class's, its own over them, field by field) is present and not `enabled: false`. A parametersRef
+ * that does not resolve counts as none (the Gateway's status says why).
  */
-export function gatewayInMesh(snapshot: Snapshot, gatewayKey: string): boolean {
+export function gatewayMesh(snapshot: Snapshot, gatewayKey: string): GatewayMesh | undefined {
   const gateway = snapshot.gateways.get(gatewayKey);
-  if (gateway === undefined) return false;
+  if (gateway === undefined) return undefined;
   const gatewayClass = snapshot.gatewayClasses.get((gateway.spec as { gatewayClassName: string }).gatewayClassName);
   const byClass = gatewayClass && classParameters(snapshot, gatewayClass);
   const own = gatewayParameters(snapshot, gateway);
@@ -39,7 +49,8 @@ export function gatewayInMesh(snapshot: Snapshot, gatewayKey: string): boolean {
     byClass?.ok ? byClass.level?.spec : undefined,
     own.ok ? own.level?.spec : undefined,
   );
-  return enabledMesh(fields.mesh) !== undefined;
+  const mesh = enabledMesh(fields.mesh);
+  return mesh && { network: mesh.network ?? '' };
 }
 
 /** Whether ztunnel takes HBONE for `pod`, given its namespace's labels. */
@@ -52,11 +63,19 @@ export function inAmbientMesh(pod: KubeObject, namespaceLabels: Readonly<Record<
 }
 
 /**
- * The mesh side of a Service: undefined when neither its namespace nor any of its pods is in the
- * ambient mesh (it is reached as before, at its own address), else its ready pods in the mesh
- * (possibly none: then nothing is sent, rather than plaintext where the mesh expects mTLS).
+ * The mesh side of a Service for a Gateway in `gateway`'s mesh: undefined when neither its
+ * namespace nor any of its pods is in the ambient mesh (it is reached as before, at its own
+ * address), else its ready pods in the mesh on the Gateway's network (possibly none: then nothing
+ * is sent, rather than plaintext where the mesh expects mTLS). A pod of another network is reached
+ * through that network's east-west gateway in Istio, which gw does not do; a Service behind a
+ * waypoint (istio.io/use-waypoint) is reached through the waypoint, which gw does not do either:
+ * its requests fail rather than skip the waypoint's policies.
  */
-export function serviceMesh(service: KubeObject, snapshot: Snapshot): ServiceMeshConfig | undefined {
+export function serviceMesh(
+  service: KubeObject,
+  snapshot: Snapshot,
+  gateway: GatewayMesh,
+): ServiceMeshConfig | undefined {
   const spec = service.spec as ServiceSpec;
   if (spec.type === 'ExternalName') return undefined;
   const namespace = service.metadata.namespace ?? '';
@@ -75,6 +94,8 @@ export function serviceMesh(service: KubeObject, snapshot: Snapshot): ServiceMes
       const pod = snapshot.pods.get(`${ref.namespace ?? namespace}/${ref.name}`);
       if (pod === undefined || !inAmbientMesh(pod, namespaceLabels)) continue;
       inMesh = true;
+      const network = pod.metadata.labels?.[NETWORK_LABEL] ?? namespaceLabels[NETWORK_LABEL] ?? gateway.network;
+      if (network !== gateway.network) continue;
       // Ready unless it says otherwise (EndpointSlice's rule for an unset ready).
       if (endpoint.conditions?.ready === false || endpoint.addresses[0] === undefined) continue;
       endpoints.push({
@@ -86,6 +107,8 @@ export function serviceMesh(service: KubeObject, snapshot: Snapshot): ServiceMes
     }
   }
   if (!inMesh) return undefined;
+  const waypoint = service.metadata.labels?.[USE_WAYPOINT_LABEL] ?? namespaceLabels[USE_WAYPOINT_LABEL];
+  if (waypoint !== undefined && waypoint !== 'none') return { endpoints: [], waypoint };
   endpoints.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   return { endpoints };
 }

@@ -55,10 +55,11 @@ ports: [{name: http, port: 8000, protocol: TCP}, {name: metrics, port: 9091, pro
 `;
 }
 
-function meshOf(yaml: string) {
+/** The mesh side of the Service in `yaml` for a Gateway in the mesh on `network` ('' unset). */
+function meshOf(yaml: string, network = '') {
   const objects = admitted(yaml);
   const service = objects.find((object) => object.kind === 'Service')!;
-  return serviceMesh(service, snapshotOf(objects));
+  return serviceMesh(service, snapshotOf(objects), { network });
 }
 
 const PORTS = { '80': 8000, '9090': 9091 };
@@ -121,6 +122,48 @@ describe('Services in the ambient mesh', () => {
     assert.deepEqual(
       mesh?.endpoints.map((endpoint) => endpoint.address),
       ['10.0.0.1'],
+    );
+  });
+
+  it("only the pods on the Gateway's network (mesh.network; pod label, else namespace label topology.istio.io/network)", () => {
+    const yaml =
+      namespace('istio.io/dataplane-mode: ambient, topology.istio.io/network: net-a') +
+      SERVICE +
+      pod('model-0') +
+      pod('model-1', { labels: 'topology.istio.io/network: net-b' }) +
+      slice([
+        ['model-0', '10.0.0.1', true],
+        ['model-1', '10.0.0.2', true],
+      ]);
+    const addresses = (network: string) => meshOf(yaml, network)?.endpoints.map((endpoint) => endpoint.address);
+    assert.deepEqual(addresses('net-a'), ['10.0.0.1']);
+    assert.deepEqual(addresses('net-b'), ['10.0.0.2']);
+    assert.deepEqual(addresses(''), [], 'a Gateway of no network reaches no pod of a named one');
+    const unlabelled =
+      namespace('istio.io/dataplane-mode: ambient') + SERVICE + pod('model-0') + slice([['model-0', '10.0.0.1', true]]);
+    assert.equal(meshOf(unlabelled, '')?.endpoints.length, 1, 'pods of no network label are on the Gateway’s');
+  });
+
+  it('a Service behind a waypoint (istio.io/use-waypoint on it or its namespace) gets no pods, and names the waypoint', () => {
+    const pods = pod('model-0') + slice([['model-0', '10.0.0.1', true]]);
+    const onService = SERVICE.replace(
+      'namespace: models}',
+      'namespace: models, labels: {istio.io/use-waypoint: waypoint}}',
+    );
+    assert.deepEqual(meshOf(namespace('istio.io/dataplane-mode: ambient') + onService + pods), {
+      endpoints: [],
+      waypoint: 'waypoint',
+    });
+    assert.deepEqual(
+      meshOf(namespace('istio.io/dataplane-mode: ambient, istio.io/use-waypoint: ns-waypoint') + SERVICE + pods),
+      { endpoints: [], waypoint: 'ns-waypoint' },
+    );
+    const optedOut = SERVICE.replace('namespace: models}', 'namespace: models, labels: {istio.io/use-waypoint: none}}');
+    assert.equal(
+      meshOf(namespace('istio.io/dataplane-mode: ambient, istio.io/use-waypoint: ns-waypoint') + optedOut + pods)
+        ?.endpoints.length,
+      1,
+      'use-waypoint: none on the Service opts it out',
     );
   });
 
