@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import {
   DEFAULT_DOWNSTREAM_LIMITS,
@@ -265,7 +266,11 @@ interface GatewayCallbacks {
   onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
 }
 
-function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
+function createGateway(
+  options: RunOptions,
+  callbacks: GatewayCallbacks,
+  mesh: MeshTransport | undefined,
+): RunningGateway {
   const api = options.api && { ...options.api, gwVersion: gwVersion() };
   const common = {
     paths: options.paths,
@@ -289,7 +294,8 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       stop: () => cluster.stop(),
     };
   }
-  const local = new LocalGateway({ ...common, telemetry: new Telemetry({ logFormat: options.logFormat }) });
+  // Workers build their own mesh transport from the same environment (cluster-worker.ts).
+  const local = new LocalGateway({ ...common, mesh, telemetry: new Telemetry({ logFormat: options.logFormat }) });
   return {
     controller: local.controller,
     source: local.source,
@@ -315,10 +321,17 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     for (const problem of missing) log(`gw run: -f ${problem.file}: ${problem.message}`, 'error');
     return 1;
   }
+  // In a provisioned pod of a Gateway in the mesh (GwParameters mesh): the workload certificate
+  // from the mesh CA, for HBONE to the Services in the ambient mesh (decision 0035).
+  const mesh = meshTransportFromEnv(process.env, { log: (level, message) => log(message, level) });
+  if (typeof mesh === 'string') {
+    log(`gw run: mesh: ${mesh}`, 'error');
+    return 1;
+  }
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
+    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) }, mesh);
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     log(`gw run: ${(error as Error).message}`, 'error');
@@ -342,6 +355,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     await admin?.close();
     await demoLlm?.close();
     await gateway.stop();
+    mesh?.stop();
     return 1;
   };
   // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
@@ -374,6 +388,10 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     log(
       `demo LLM (an echo, not a model) serving the OpenAI API on ${demoLlm.baseUrl}: examples/quickstart.yaml's GwBackend demo-llm points at it; docs/guide/providers.md connects a real provider`,
     );
+  }
+  if (mesh && options.workers === 1) {
+    mesh.start();
+    log(`in the mesh as ${mesh.certificates.identity}: workload certificate from ${mesh.settings.caAddress.origin}`);
   }
   try {
     await gateway.start();
@@ -414,6 +432,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   ready = false;
   await admin?.close();
   await gateway.stop();
+  mesh?.stop();
   await demoLlm?.close();
   return 0;
 }

@@ -151,14 +151,13 @@ test('a HorizontalPodAutoscaler on a DaemonSet, or without maxReplicas, is refus
 
 test('fields not provisioned yet are problems naming them, and nothing is provisioned', () => {
   const result = provision(
-    { logging: { level: 'debug' }, mesh: { enabled: true } },
+    { logging: { level: 'debug' } },
     { rawConfig: { binds: [] }, modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } },
   );
   assert.equal(result.ok, false);
   assert.deepEqual(result.ok ? [] : result.problems.map((problem) => problem.field), [
     'spec.logging.level',
     'spec.rawConfig',
-    'spec.mesh',
     'spec.modelCatalog',
   ]);
   for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);

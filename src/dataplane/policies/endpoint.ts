@@ -9,6 +9,7 @@ import {
   type DataLookup,
 } from '../upstream/connection-settings.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
+import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
 import type { PolicyCompileContext, PolicyProblem } from './types.ts';
 
 export interface EndpointReference {
@@ -74,6 +75,7 @@ export function resolveEndpoint(
       message: `${key} is not available (it does not exist, or is in another namespace)`,
     };
   if (backend.kind === 'Service') {
+    if (backend.mesh) return { field: `${field}.backendRef`, message: `${key} ${MESH_ROUTE_BACKENDS_ONLY}` };
     const destination = serviceDestination(backend.spec, ref.port, false);
     if (typeof destination === 'string') return { field: `${field}.backendRef`, message: `${key}: ${destination}` };
     const resolved = endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);
