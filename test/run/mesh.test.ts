@@ -177,7 +177,7 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function runGw(ready: boolean, inMesh = true) {
+  async function runGw(ready: boolean, inMesh = true, extraArgs: string[] = []) {
     const listenerPort = await freePort();
     const files = mkdtempSync(join(dir, 'files-'));
     writeFileSync(
@@ -195,7 +195,7 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
       CA_TOKEN_PATH: settings.tokenPath,
       CA_ROOT_CERT_PATH: settings.rootCertPath,
     };
-    const gw = spawnGw(['run', '-f', files, '--admin-port', '0'], inMesh ? env : {});
+    const gw = spawnGw(['run', '-f', files, '--admin-port', '0', ...extraArgs], inMesh ? env : {});
     await gw.waitForLog(/Gateway team-a\/ai: serving http HTTP :\d+/);
     if (inMesh)
       await gw.waitForLog(/mesh workload certificate for spiffe:\/\/corp\.example\/ns\/team-a\/sa\/ai: valid until/);
@@ -222,6 +222,35 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
       gw.child.kill('SIGTERM');
     }
     assert.equal(await gw.exited, 0);
+  });
+
+  it('with --workers 2, each worker process has its own workload certificate and tunnels', async () => {
+    const before = seen.length;
+    const { gw, base } = await runGw(true, true, ['--workers', '2']);
+    try {
+      // Each worker asks the CA for its certificate: two lines, two requests at least.
+      await gw.waitForLog(/valid until[\s\S]*valid until/);
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${base}/model/x${i}`, { headers: { connection: 'close' } });
+        assert.equal(await response.text(), `model got GET /model/x${i}`);
+      }
+      assert.ok(seen.length > before);
+      for (const entry of seen.slice(before)) assert.deepEqual(entry.clientIdentities, [GATEWAY_IDENTITY]);
+      assert.equal(trapped, 0);
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    assert.equal(await gw.exited, 0);
+  });
+
+  it('mesh settings that cannot work end gw run at start, naming the variable', async () => {
+    const gw = spawnGw(['run', '-f', dir, '--admin-port', '0'], {
+      CA_ADDRESS: 'http://istiod.istio-system.svc:15012',
+      POD_NAMESPACE: 'team-a',
+      SERVICE_ACCOUNT: 'ai',
+    });
+    assert.equal(await gw.exited, 1);
+    assert.match(gw.stderr, /gw run: mesh: CA_ADDRESS must be an https:\/\/ URL/);
   });
 
   it('a Service in the mesh with no ready pod fails closed: 503, nothing sent in plaintext', async () => {
