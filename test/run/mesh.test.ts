@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { Http2SecureServer } from 'node:http2';
+import { createServer as createHttp2Server, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,10 @@ function objectsYaml(o: {
   listenerPort: number;
   podIp: string;
   podPort: number;
+  /** The pod's HTTP/2 (h2c) port, behind the Service port h2TrapPort. */
+  h2Port: number;
   trapPort: number;
+  h2TrapPort: number;
   plainPort: number;
   ready: boolean;
 }): string {
@@ -80,7 +83,9 @@ metadata: {name: model, namespace: models}
 spec:
   clusterIP: 127.0.0.1
   selector: {app: model}
-  ports: [{name: http, port: ${o.trapPort}, targetPort: http}]
+  ports:
+  - {name: http, port: ${o.trapPort}, targetPort: http}
+  - {name: grpc, port: ${o.h2TrapPort}, targetPort: grpc, appProtocol: kubernetes.io/h2c}
 ---
 apiVersion: v1
 kind: Pod
@@ -101,14 +106,16 @@ endpoints:
 - addresses: [${o.podIp}]
   conditions: {ready: ${o.ready}}
   targetRef: {kind: Pod, namespace: models, name: model-0}
-ports: [{name: http, port: ${o.podPort}, protocol: TCP}]
+ports: [{name: http, port: ${o.podPort}, protocol: TCP}, {name: grpc, port: ${o.h2Port}, protocol: TCP}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: model, namespace: models}
 spec:
   parentRefs: [{name: ai, namespace: team-a}]
-  rules: [{matches: [{path: {type: PathPrefix, value: /model}}], backendRefs: [{name: model, port: ${o.trapPort}}]}]
+  rules:
+  - {matches: [{path: {type: PathPrefix, value: /model}}], backendRefs: [{name: model, port: ${o.trapPort}}]}
+  - {matches: [{path: {type: PathPrefix, value: /h2}}], backendRefs: [{name: model, port: ${o.h2TrapPort}}]}
 ---
 apiVersion: v1
 kind: Service
@@ -148,11 +155,21 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
   const seen: Seen[] = [];
   const podIp = podAddress();
   let podPort: number;
+  let h2Port: number;
   let trapPort: number;
+  let h2TrapPort: number;
+  // The pod's HTTP/2 port (prior knowledge, no TLS: the Service port's appProtocol kubernetes.io/h2c).
+  const h2 = createHttp2Server((request, response) =>
+    response.end(`h2 got HTTP/${request.httpVersion} ${request.url}`),
+  );
   let plainPort: number;
   let trapped = 0;
   const model = createServer((request, response) => response.end(`model got ${request.method} ${request.url}`));
   const trap = createServer((_request, response) => {
+    trapped++;
+    response.end('plaintext reached the Service address');
+  });
+  const trapH2 = createServer((_request, response) => {
     trapped++;
     response.end('plaintext reached the Service address');
   });
@@ -165,14 +182,17 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
     ztunnel = (await startZtunnel(await issue(ca, dir, MODEL_IDENTITY, TOKEN), seen, { host: podIp, port: 15008 }))
       .server;
     podPort = await listen(model, podIp);
+    h2Port = await listen(h2 as unknown as Server, podIp);
     trapPort = await listen(trap, '127.0.0.1');
+    h2TrapPort = await listen(trapH2, '127.0.0.1');
     plainPort = await listen(plain, '127.0.0.1');
     // From here on the CA signs for gw, as istiod does for the token of gw's ServiceAccount.
     ca.options.identity = GATEWAY_IDENTITY;
   });
   after(async () => {
     ztunnel?.close();
-    for (const server of [model, trap, plain]) server.close();
+    for (const server of [model, trap, trapH2, plain]) server.close();
+    h2.close();
     await ca?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -182,7 +202,7 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
     const files = mkdtempSync(join(dir, 'files-'));
     writeFileSync(
       join(files, 'objects.yaml'),
-      objectsYaml({ listenerPort, podIp, podPort, trapPort, plainPort, ready }),
+      objectsYaml({ listenerPort, podIp, podPort, h2Port, trapPort, h2TrapPort, plainPort, ready }),
     );
     const settings = podSettings(ca, dir, TOKEN);
     // The environment of the pod gw provisions for a Gateway in the mesh (src/provisioning/mesh.ts).
@@ -218,6 +238,11 @@ describe('gw run in the ambient mesh', { skip: skipWithoutOpenssl }, () => {
       const web = await fetch(`${base}/web/page`);
       assert.equal(await web.text(), 'web got /web/page');
       assert.equal(seen.length, 1, 'the Service outside the mesh is not reached over HBONE');
+      // A Service port of appProtocol kubernetes.io/h2c: HTTP/2 by prior knowledge inside the tunnel.
+      const http2 = await fetch(`${base}/h2/chat`);
+      assert.equal(await http2.text(), 'h2 got HTTP/2.0 /h2/chat');
+      assert.equal(seen.at(-1)?.authority, `${podIp}:${h2Port}`);
+      assert.deepEqual(seen.at(-1)?.clientIdentities, [GATEWAY_IDENTITY]);
     } finally {
       gw.child.kill('SIGTERM');
     }

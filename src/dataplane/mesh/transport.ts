@@ -2,7 +2,7 @@
 // certificate source and its mesh settings, and opening HBONE to a destination pod with the
 // certificate current at that moment. Built from the environment the provisioned pod carries
 // (settings.ts), once per process that serves; none when the environment names no CA.
-import type { Duplex } from 'node:stream';
+import type { ClientHttp2Stream } from 'node:http2';
 import { HboneError, type HboneTarget, openHbone } from './hbone.ts';
 import { type MeshSettings, meshSettingsFromEnv, spiffeId } from './settings.ts';
 import { type WorkloadCertificateOptions, WorkloadCertificateSource } from './workload-certificate.ts';
@@ -28,7 +28,7 @@ export class MeshTransport {
    * An HBONE tunnel to `target` with the current workload certificate; fails (closed, nothing
    * sent) while there is none — not yet issued, or expired and not renewed.
    */
-  open(target: HboneTarget, connectTimeoutMs: number): Promise<Duplex> {
+  open(target: HboneTarget, connectTimeoutMs: number): Promise<ClientHttp2Stream> {
     const certificate = this.certificates.current();
     if (certificate === undefined) {
       const { error } = this.certificates.status();

@@ -3,6 +3,7 @@
 // ready pods in the mesh (taken in turn), the pod's SPIFFE ID checked. Whatever the backend policy
 // asks of the connection rides inside the tunnel: TLS to the application, HTTP/1.1 or HTTP/2.
 // With no ready pod there is no connection (503), never plaintext the mesh would refuse.
+import type { ClientHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import type { buildConnector } from 'undici';
@@ -10,6 +11,18 @@ import type { ServiceMeshConfig } from '../../contract/dataplane-config.ts';
 import { HboneError, type HboneTarget } from '../mesh/hbone.ts';
 import type { MeshTransport } from '../mesh/transport.ts';
 import type { ConnectionSettings } from './connection-settings.ts';
+
+/**
+ * The tunnel with a socket's ref() and unref(), which undici's HTTP/2 client calls on its
+ * connection (to let the process exit while it is idle): they act on the tunnel's HTTP/2 session.
+ */
+function withSocketRefs(tunnel: ClientHttp2Stream): ClientHttp2Stream {
+  const session = tunnel.session;
+  return Object.assign(tunnel, {
+    ref: () => session?.ref(),
+    unref: () => session?.unref(),
+  });
+}
 
 /** The HBONE targets of a Service port: each ready pod with its port for it and its identity. */
 function meshTargets(mesh: ServiceMeshConfig, servicePort: number, transport: MeshTransport): HboneTarget[] {
@@ -45,7 +58,7 @@ export function throughMesh(
     if (targets.length === 0)
       throw new HboneError(`${service} is in the ambient mesh and has no ready pod in it (on this network) to send to`);
     const target = targets[next++ % targets.length]!;
-    const tunnel = await transport.open(target, connectTimeoutMs);
+    const tunnel = withSocketRefs(await transport.open(target, connectTimeoutMs));
     if (tls === undefined) {
       // undici speaks HTTP/2 on a connection whose alpnProtocol says so (prior knowledge, as h2c).
       if (h2c) Object.assign(tunnel, { alpnProtocol: 'h2' });
