@@ -229,12 +229,15 @@ const NOT_REASONS = new Set([
   'GwModel',
   'GwPolicy',
   'GwParameters',
+  'Pod',
+  'EndpointSlice',
   // condition types that are never a reason
   'StatusSummarized',
   'ModelCatalogResolved',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',
+  'TCP',
   'Terminate',
   'Passthrough',
   'Exact',
@@ -260,6 +263,9 @@ const NOT_REASONS = new Set([
   'BackendSection',
   'BackendInline',
   'SubBackendInline',
+  // Service types and EndpointSlice address types (mesh-endpoints.ts)
+  'ExternalName',
+  'FQDN',
   // traffic policy phase (policies/attachments.ts)
   'PreRouting',
   // store event types

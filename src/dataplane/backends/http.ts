@@ -41,6 +41,8 @@ import {
   connectionSettings,
 } from '../upstream/connection-settings.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
+import { throughMesh } from '../upstream/mesh-connection.ts';
+import { NO_MESH_ENVIRONMENT } from '../upstream/mesh-refusals.ts';
 import { openTunnel } from '../upstream/tunnel.ts';
 import { backendAuthOptions } from './auth-options.ts';
 import {
@@ -57,9 +59,12 @@ export const httpKind: BackendKind<BackendRefInput> = {
     const { object, ref, context, namespace } = input;
     const policy = ref.policy;
     const tls = policy.tls !== undefined;
+    // A Service in the ambient mesh (the Gateway is in the mesh): reached at its pods over HBONE.
+    const mesh = object.kind === 'Service' ? object.mesh : undefined;
+    if (mesh && !context.mesh) return backendRefusal(`backend ${input.key}: ${NO_MESH_ENVIRONMENT}`, 503);
     const destination =
       object.kind === 'Service'
-        ? serviceDestination(object.spec, ref.port, tls)
+        ? serviceDestination(object.spec, ref.port, tls, mesh && `${input.name}.${input.namespace}.svc`)
         : staticDestination(object.spec.static!, tls);
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
     // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
@@ -74,6 +79,18 @@ export const httpKind: BackendKind<BackendRefInput> = {
       if (error instanceof ConnectionSettingsError)
         return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
       throw error;
+    }
+    let dial = (): Promise<Duplex> => openTunnel(settings);
+    if (mesh && context.mesh) {
+      const meshSettings = throughMesh(
+        settings,
+        mesh,
+        destination.port,
+        context.mesh,
+        `${input.key} port ${destination.port}`,
+      );
+      settings = meshSettings;
+      dial = meshSettings.dial;
     }
     let auth: CompiledBackendAuth | undefined;
     if (policy.auth !== undefined) {
@@ -96,7 +113,7 @@ export const httpKind: BackendKind<BackendRefInput> = {
       health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
     }
     const type = object.kind === 'Service' ? 'service' : 'static';
-    return new HttpBackend(type, settings, context.pool(settings), auth, health);
+    return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
   },
 };
 
@@ -117,11 +134,13 @@ class HttpBackend implements Backend {
     type: 'static' | 'service',
     settings: ConnectionSettings,
     pool: ReturnType<BackendRefInput['context']['pool']>,
+    dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,
   ) {
     this.type = type;
     this.#settings = settings;
+    this.tunnel = dial;
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
@@ -131,7 +150,8 @@ class HttpBackend implements Backend {
   /** Set with a health policy: false while evicted (a rule picks its other backends first). */
   readonly available?: () => boolean;
 
-  readonly tunnel = (): Promise<Duplex> => openTunnel(this.#settings);
+  /** A byte stream to the destination (CONNECT routes): TCP or TLS, or HBONE to a mesh pod. */
+  readonly tunnel: () => Promise<Duplex>;
 
   async serve(routed: RoutedRequest): Promise<void> {
     const { req, res, record, forward, exchange, route } = routed;

@@ -41,6 +41,7 @@ import {
   refusedAnswersOf,
   refusedModelAnswers,
 } from '../backends/registry.ts';
+import type { MeshTransport } from '../mesh/transport.ts';
 import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
 import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
@@ -143,6 +144,8 @@ export interface CompileContext {
   /** State kept for the life of the data plane (BackendCompileContext.lifetime). */
   lifetime<T>(key: string, create: () => T): T;
   telemetry?: Telemetry;
+  /** The way into the ambient mesh, when this process has the mesh environment. */
+  mesh?: MeshTransport;
 }
 
 /** What the enforcement registry refuses in `value` at `place`, as one line ("traffic.retry: why; ..."), or undefined. */
@@ -220,6 +223,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       return context.pools.client(settings);
     },
     runtime: context.policyRuntime,
+    mesh: context.mesh,
     lifetime: (name, create) => context.lifetime(name, create),
     report: (problem) => {
       if (!reported.has(problem)) {

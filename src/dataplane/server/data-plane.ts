@@ -8,6 +8,7 @@ import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type LogFunction, moduleLog } from '../../util/log-line.ts';
 import { credentialLog } from '../auth/backend/credential-metrics.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
+import type { MeshTransport } from '../mesh/transport.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { PLAIN_ANSWERS } from '../proxy/answers.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
@@ -46,6 +47,11 @@ export interface DataPlaneOptions {
   bindRetryMs?: number;
   /** Told when the set of unbound ports changes other than by apply (a port bound on a later try). */
   onUnboundChange?: () => void;
+  /**
+   * The way into Istio's ambient mesh (the mesh environment of a provisioned pod): Services in the
+   * mesh are reached over HBONE with its workload certificate. Its owner starts and stops it.
+   */
+  mesh?: MeshTransport;
 }
 
 /** How often a port that could not be bound is tried again, by default. */
@@ -102,6 +108,7 @@ export class DataPlane {
       pools: this.pools,
       policyRuntime: this.policyRuntime,
       telemetry: this.telemetry,
+      mesh: options.mesh,
       lifetime: <T>(key: string, create: () => T): T => {
         if (!this.lifetimeState.has(key)) this.lifetimeState.set(key, create());
         return this.lifetimeState.get(key) as T;

@@ -12,7 +12,9 @@ export const appsKinds: KindDefinition[] = [
     kind: 'Deployment',
     plural: 'deployments',
     shortNames: ['deploy'],
+    scaleSubresource: true,
     categories: ['all'],
+    notRead: 'a workload: gw runs no pods; its provisioning writes one per Gateway into a cluster',
     description: 'Replicated pods (the data plane of a Gateway by default); stored, gw runs no pods.',
     fields: { spec: DeploymentSpec, status: DeploymentStatus },
   }),
@@ -22,6 +24,7 @@ export const appsKinds: KindDefinition[] = [
     plural: 'daemonsets',
     shortNames: ['ds'],
     categories: ['all'],
+    notRead: 'a workload: gw runs no pods; its provisioning writes one per Gateway into a cluster',
     description:
       'A pod on every eligible node (the data plane when workload.kind is DaemonSet); stored, gw runs no pods.',
     fields: { spec: DaemonSetSpec, status: DaemonSetStatus },

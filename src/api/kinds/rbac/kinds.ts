@@ -11,7 +11,13 @@ import {
   roleRules,
 } from './rbac.ts';
 
-const common = { group: RBAC_GROUP, version: 'v1', unknownFields: 'warn' as const, builtIn: true };
+const common = {
+  group: RBAC_GROUP,
+  version: 'v1',
+  unknownFields: 'warn' as const,
+  builtIn: true,
+  notRead: 'Kubernetes authorization: gw does not authorize by RBAC',
+};
 
 export const rbacKinds: KindDefinition[] = [
   defineKind({
