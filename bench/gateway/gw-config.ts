@@ -213,3 +213,41 @@ export function writeStaticBenchConfig(
     ...(input.accessLog ? [] : [noAccessLog]),
   ]);
 }
+
+/**
+ * The configuration of bench/tunnel.bench.ts: one Gateway, one HTTP listener, the OpenAI mock at
+ * `upstreamPort` as two AI GwBackends — `direct`, and `tunnelled` through the CONNECT proxy at
+ * `proxyPort` (a backend policy's tunnel) — at /direct and /tunnelled. Written like writeGwBenchConfig.
+ */
+export function writeTunnelBenchConfig(
+  dir: string,
+  input: { listenerPort: number; upstreamPort: number; proxyPort: number },
+): string {
+  const backend = (name: string, tunnel?: Record<string, unknown>) => ({
+    apiVersion: 'gw.dev/v1alpha1',
+    kind: 'GwBackend',
+    metadata: { name },
+    spec: {
+      ai: { provider: { alpha: {}, host: '127.0.0.1', port: input.upstreamPort } },
+      policies: { auth: { key: BENCH_BACKEND_KEY }, ...(tunnel ? { tunnel } : {}) },
+    },
+  });
+  const rule = (name: string) => ({
+    matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }],
+    filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } }],
+    backendRefs: [{ group: 'gw.dev', kind: 'GwBackend', name }],
+  });
+  return writeResources(dir, [
+    gatewayClass,
+    gateway([{ name: 'http', port: input.listenerPort }]),
+    backend('direct'),
+    backend('tunnelled', { url: `http://127.0.0.1:${input.proxyPort}` }),
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'llm' },
+      spec: { parentRefs: [{ name: 'bench' }], rules: [rule('direct'), rule('tunnelled')] },
+    },
+    noAccessLog,
+  ]);
+}

@@ -11,7 +11,9 @@ import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../api/validate/admission.ts';
 import {
   type KindKey,
+  kindKey,
   type ListResult,
+  type ObjectWrites,
   objectKey,
   type SourceProblem,
   type Store,
@@ -394,6 +396,36 @@ export class ApiStore implements Store {
     this.trackUpdate(resource, existing.object, next, identity, resource.statusSubresource ? 'status' : 'main');
     this.objects.commit([{ kind, key, object: next }]);
     return true;
+  }
+
+  /**
+   * The controller's provisioning writes, made at once (their watch events go out before the
+   * promise settles) under the controller's field manager.
+   */
+  readonly objectWrites: ObjectWrites = {
+    applyObject: async (object) => {
+      const resource = this.resourceFor(kindKey(object));
+      const options = { fieldManager: CONTROLLER_MANAGER, force: true };
+      this.patch(resource, object.metadata.namespace, object.metadata.name!, 'apply', JSON.stringify(object), options);
+    },
+    createObject: async (object) => {
+      const resource = this.resourceFor(kindKey(object));
+      const key = objectKey(object);
+      if (this.objects.get(resource.kindKey, resource.namespaced ? key : object.metadata.name!)) return;
+      this.create(resource, object.metadata.namespace, object, { fieldManager: CONTROLLER_MANAGER });
+    },
+    deleteObject: async (kind, key, uid) => {
+      const resource = this.resourceFor(kind);
+      const current = this.objects.get(kind, key)?.object;
+      if (current === undefined || current.metadata.uid !== uid) return;
+      this.delete(resource, current.metadata.namespace, current.metadata.name!, { preconditions: { uid } });
+    },
+  };
+
+  private resourceFor(kind: KindKey): ApiResource {
+    const resource = resourceOfKind(kind);
+    if (!resource) throw new ApiError(404, 'NotFound', `the API server does not serve ${kind}`);
+    return resource;
   }
 
   problems(): SourceProblem[] {

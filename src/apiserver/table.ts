@@ -1,8 +1,8 @@
 // Table responses (meta.k8s.io/v1 Table), what `kubectl get` asks for with
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`: a Name column, then the kind's printer
-// columns — the CRDs' additionalPrinterColumns for gw.dev kinds (src/api/kinds), the upstream
-// CRDs' columns for the Gateway API kinds, and kube-apiserver's columns for the built-in kinds
-// (built-in-columns.ts) — with dates shown as ages, as kube-apiserver renders them.
+// columns — the CRDs' additionalPrinterColumns of the gw.dev and Gateway API kinds (src/api/kinds;
+// the Gateway API kinds' are the upstream CRDs'), and kube-apiserver's columns for the built-in
+// kinds (built-in-columns.ts) — with dates shown as ages, as kube-apiserver renders them.
 import type { PrinterColumn } from '../api/kinds/kind.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import { BUILT_IN_COLUMNS } from './built-in-columns.ts';
@@ -29,30 +29,6 @@ const AGE: PrinterColumn = {
   type: 'date',
   jsonPath: '.metadata.creationTimestamp',
   description: 'The time since the object was created.',
-};
-
-const conditionStatus = (type: string): PrinterColumn => ({
-  name: type,
-  type: 'string',
-  jsonPath: `.status.conditions[?(@.type=="${type}")].status`,
-});
-
-/** The printer columns of the upstream Gateway API CRDs (v1.x standard channel). */
-const GATEWAY_API_COLUMNS: Record<string, PrinterColumn[]> = {
-  GatewayClass: [
-    { name: 'Controller', type: 'string', jsonPath: '.spec.controllerName' },
-    conditionStatus('Accepted'),
-    AGE,
-    { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
-  ],
-  Gateway: [
-    { name: 'Class', type: 'string', jsonPath: '.spec.gatewayClassName' },
-    { name: 'Address', type: 'string', jsonPath: '.status.addresses[*].value' },
-    conditionStatus('Programmed'),
-    AGE,
-  ],
-  HTTPRoute: [{ name: 'Hostnames', type: 'string', jsonPath: '.spec.hostnames' }, AGE],
-  ListenerSet: [conditionStatus('Accepted'), conditionStatus('Programmed'), AGE],
 };
 
 /** A column from a CRD printer column: the first JSONPath match, typed as the CRD says. */
@@ -91,7 +67,7 @@ function columnsOf(resource: ApiResource): Column[] {
     let own: Column[];
     if (resource.definition.builtIn) own = BUILT_IN_COLUMNS[resource.kind] ?? [ageColumn];
     else {
-      const printer = resource.definition.printerColumns ?? GATEWAY_API_COLUMNS[resource.kind] ?? [AGE];
+      const printer = resource.definition.printerColumns ?? [AGE];
       own = printer.map(printerColumn);
     }
     columns = [NAME_COLUMN, ...own];

@@ -1,8 +1,10 @@
 // gw controller: the control plane alone, against a Kubernetes API server (a cluster with the
 // CRDs from `gw crds` installed, or a gw's embedded API server). It reads the objects through
-// client-node informers, translates them as `gw run` does, and writes every status; it serves
-// no traffic. Proxy replicas read the same objects themselves (`gw run --kubeconfig ...
+// client-node informers, translates them as `gw run` does, writes every status, and provisions
+// each gw Gateway's data plane (Deployment, Service, ... from its GwParameters; --no-provision
+// leaves that to something else, e.g. `gw manifests` and GitOps); it serves no traffic. Proxy replicas read the same objects themselves (`gw run --kubeconfig ...
 // --read-only`) until configuration is streamed to them (docs/control-plane.md, "In a cluster").
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
@@ -12,9 +14,10 @@ import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts'
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { parsePort } from './run.ts';
+import { gwVersion } from './version.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
-                     [--log-format json|text]
+                     [--log-format json|text] [--no-provision]
   --kubeconfig     the API server and credentials (default: $KUBECONFIG, else ~/.kube/config,
                    else the pod's service account)
   --context        a context of the kubeconfig other than its current one
@@ -22,6 +25,8 @@ export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--con
                    (default 15000; 0 disables)
   --admin-address  address of the admin endpoints (default 127.0.0.1; 0.0.0.0 in a pod, for probes)
   --log-format     json (default): one JSON object per line on standard error; text: for a terminal
+  --no-provision   write statuses only: do not generate the Gateways' data-plane objects
+                   (Deployment, Service, ...; docs/provisioning.md), e.g. when gw manifests feeds GitOps
 `;
 
 const CONTROLLER_OPTIONS = {
@@ -30,6 +35,7 @@ const CONTROLLER_OPTIONS = {
   'admin-port': { type: 'string' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
+  provision: { type: 'boolean', default: true },
 } as const;
 
 export interface ControllerOptions {
@@ -38,6 +44,8 @@ export interface ControllerOptions {
   adminPort: number;
   adminAddress: string;
   logFormat: LogFormat;
+  /** Generate each gw Gateway's data-plane objects (default; --no-provision turns it off). */
+  provision: boolean;
 }
 
 export function parseControllerArgs(args: string[]): ControllerOptions | string {
@@ -47,6 +55,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       options: CONTROLLER_OPTIONS,
       strict: true,
       allowPositionals: false,
+      allowNegative: true,
     });
     const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
     if (typeof adminPort === 'string') return adminPort;
@@ -58,6 +67,7 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
       adminPort,
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       logFormat,
+      provision: values.provision,
     };
   } catch (error) {
     return argsErrorText(error, CONTROLLER_OPTIONS);
@@ -79,6 +89,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
         kube: { kubeconfig: options.kubeconfig, context: options.context, writeStatus: true },
         log,
         onReconcile: (report) => metrics.observe(report),
+        ...(options.provision && { provision: { version: gwVersion(), randomBytes, log } }),
       },
       (update) => {
         for (const [key, config] of update.changed) {

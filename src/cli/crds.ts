@@ -1,35 +1,45 @@
-// gw crds: the CustomResourceDefinitions of the gw.dev kinds, as one YAML stream on standard
-// output, or one file per CRD with --output-dir (how deploy/crds/ is written).
+// gw crds: the CustomResourceDefinitions of the gw.dev kinds — or, with --gateway-api, of the
+// Gateway API kinds gw reads, generated from gw's own schemas of them — as one YAML stream on
+// standard output, or one file per CRD with --output-dir (how deploy/crds/ is written).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crdFileName, crdYaml } from '../api/crd/generate.ts';
-import { crdKinds } from '../api/kinds/registry.ts';
+import { GATEWAY_API_BUNDLE_VERSION } from '../api/kinds/gateway-api/kinds.ts';
+import { crdKinds, gatewayApiCrdKinds } from '../api/kinds/registry.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 
-export const CRDS_USAGE = `usage: gw crds [--output-dir DIR]
+export const CRDS_USAGE = `usage: gw crds [--gateway-api] [--output-dir DIR]
   Prints the CustomResourceDefinitions of the gw.dev kinds (install them in a cluster with
-  gw crds | kubectl apply -f -).
+  gw crds | kubectl apply --server-side -f -).
+  --gateway-api      the Gateway API's instead (${GATEWAY_API_BUNDLE_VERSION}, standard channel: GatewayClass,
+                     Gateway, ListenerSet, HTTPRoute, ReferenceGrant), from gw's schemas; fields gw
+                     does not model are kept as written. Skip them where the cluster has them.
   -d, --output-dir   write one file per CRD into DIR instead
 `;
 
-const CRDS_OPTIONS = { 'output-dir': { type: 'string', short: 'd' } } as const;
+const CRDS_OPTIONS = {
+  'gateway-api': { type: 'boolean' },
+  'output-dir': { type: 'string', short: 'd' },
+} as const;
 
 export function crdsCommand(args: string[], io: Io): number {
-  let outputDir: string | undefined;
+  let values: { 'gateway-api'?: boolean; 'output-dir'?: string };
   try {
-    outputDir = parseArgs({ args, options: CRDS_OPTIONS }).values['output-dir'];
+    ({ values } = parseArgs({ args, options: CRDS_OPTIONS }));
   } catch (error) {
     io.stderr(`gw crds: ${argsErrorText(error, CRDS_OPTIONS)}\n${CRDS_USAGE}`);
     return 2;
   }
+  const kinds = values['gateway-api'] ? gatewayApiCrdKinds() : crdKinds();
+  const outputDir = values['output-dir'];
   if (outputDir === undefined) {
-    io.stdout(crdKinds().map(crdYaml).join('---\n'));
+    io.stdout(kinds.map(crdYaml).join('---\n'));
     return 0;
   }
   mkdirSync(outputDir, { recursive: true });
-  for (const definition of crdKinds()) {
+  for (const definition of kinds) {
     const file = join(outputDir, crdFileName(definition));
     writeFileSync(file, crdYaml(definition));
     io.stdout(`wrote ${file}\n`);

@@ -6,6 +6,7 @@ import { CONTROLLER_USAGE, controllerCommand } from './controller.ts';
 import { CRDS_USAGE, crdsCommand } from './crds.ts';
 import { EXPLAIN_USAGE, explainCommand } from './explain.ts';
 import { IDP_USAGE, idpCommand } from './idp-setup.ts';
+import { INSTALL_MANIFESTS_USAGE, installManifestsCommand } from './install-manifests.ts';
 import type { Io } from './io.ts';
 import { MANIFESTS_USAGE, manifestsCommand } from './manifests.ts';
 import { RUN_USAGE, runCommand } from './run.ts';
@@ -37,8 +38,12 @@ Usage:
   gw manifests -f FILE|DIR [-R]
                        print the objects gw provisions for each Gateway (Deployment, Service,
                        ...), its GwParameters applied, as multi-document YAML for GitOps
-  gw crds [--output-dir DIR]
-                       print the CustomResourceDefinitions of the gw.dev kinds
+  gw crds [--gateway-api] [--output-dir DIR]
+                       print the CustomResourceDefinitions of the gw.dev kinds (or, with
+                       --gateway-api, of the Gateway API kinds gw reads)
+  gw install-manifests [--namespace NAME] [--image REFERENCE]
+                       print what installs gw in a cluster: CRDs, the controller and its
+                       RBAC, the data planes' ClusterRole, the GatewayClass
   gw status -f FILE|DIR [-R] | --kubeconfig FILE [--context NAME]
                        every object's conditions, as the controller writes them (for files)
                        or wrote them (a running gw's API server, a cluster)
@@ -66,6 +71,7 @@ const COMMANDS: Record<string, Command> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   manifests: { run: manifestsCommand, usage: MANIFESTS_USAGE },
   crds: { run: crdsCommand, usage: CRDS_USAGE },
+  'install-manifests': { run: installManifestsCommand, usage: INSTALL_MANIFESTS_USAGE },
   status: { run: statusCommand, usage: STATUS_USAGE },
   explain: { run: explainCommand, usage: EXPLAIN_USAGE },
   idp: { run: idpCommand, usage: IDP_USAGE },

@@ -36,7 +36,7 @@ import { applyReporter, loadReporter } from './run-reports.ts';
 import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
-              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only]
+              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--provision]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
               [--log-format json|text]
               [--demo-llm [--demo-llm-port PORT]]
@@ -56,6 +56,9 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --context          a context of the kubeconfig other than its current one
   --read-only        with --kubeconfig/--cluster: write no statuses (proxy replicas, when
                      gw controller runs and writes them)
+  --provision        with the embedded API server: also generate each Gateway's data-plane
+                     objects (Deployment, Service, ...) into it, as gw controller does in a
+                     cluster, to see them with kubectl (nothing runs them; gw run serves)
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
                      (default 15000; 0 disables)
@@ -103,7 +106,7 @@ export interface RunOptions {
   workers: number;
   adminAddress: string;
   /** The embedded API server, when it runs (without -f and --kubeconfig; with -f only given --api-port). */
-  api?: { port: number; address: string; dataDir: string };
+  api?: { port: number; address: string; dataDir: string; provision?: boolean };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
   kube?: KubeSourceSettings;
   /** Deadlines and the buffer budget for what clients send. */
@@ -144,6 +147,7 @@ const RUN_OPTIONS = {
   cluster: { type: 'boolean' },
   context: { type: 'string' },
   'read-only': { type: 'boolean' },
+  provision: { type: 'boolean' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
   'demo-llm': { type: 'boolean' },
@@ -193,6 +197,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       );
       if (embedded.length > 0)
         return `--kubeconfig/--cluster read objects from a Kubernetes API server; drop ${embedded.map((flag) => (flag === 'filename' ? '-f' : `--${flag}`)).join(', ')}`;
+      if (values.provision)
+        return '--provision generates into the embedded API server; in a cluster gw controller provisions (drop --provision)';
       options.kube = { kubeconfig: values.kubeconfig, context: values.context, writeStatus: !values['read-only'] };
       return options;
     }
@@ -207,6 +213,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
         address: values['api-address'] ?? '127.0.0.1',
         dataDir: values['data-dir'] ?? defaultDataDir(env),
       };
+      if (values.provision) options.api.provision = true;
+    } else if (values.provision) {
+      return '--provision generates into the embedded API server: with -f, give --api-port too';
     } else if (values['api-address'] !== undefined || values['data-dir'] !== undefined) {
       return '--api-address and --data-dir apply to the API server: with -f, give --api-port too';
     }

@@ -7,14 +7,25 @@
 // shortly after (coalescing bursts of changes), translating everything, writing statuses and
 // publishing any configuration the fast pass did not produce identically. Status writes produce
 // store events too; those are recognised and do not re-trigger.
+//
+// With provisioning on (`gw controller`, `gw run --provision`), the full pass also plans each gw
+// Gateway's data-plane objects (provisioning/plan.ts), adds provisioning's conditions to the
+// statuses it writes, and brings the store's objects in line (provisioning/provisioner.ts). Its
+// own writes come back as events that match what it wants and start nothing; a change by someone
+// else to an object gw generated (an edit, a deletion) starts a sync of the last plan.
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import { PROVISIONED_KIND_KEYS } from '../provisioning/provisioned-kinds.ts';
+import type { RandomBytes } from '../provisioning/session-key.ts';
 import type { Store, WatchEvent } from '../store/store.ts';
 import { kindKey, objectKey } from '../store/store.ts';
 import { rfc3339Now } from '../util/values.ts';
 import type { GatewayApiResult } from './gateway-api/index.ts';
 import { configDependencies, DependencyIndex, GLOBAL_KINDS, touchedKeys } from './incremental/dependencies.ts';
 import { markUnboundListeners, type UnboundListenerPorts } from './port-status.ts';
+import { planProvisioning } from './provisioning/plan.ts';
+import { Provisioner, type SyncReport } from './provisioning/provisioner.ts';
+import { addProvisioningStatuses } from './provisioning/statuses.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 import { translate, translateConfigs } from './translate.ts';
@@ -30,6 +41,16 @@ export interface ControllerOptions {
   onReconcile?: (report: ReconcileReport) => void;
   /** Told whenever configurations change (after either pass). */
   onConfigs?: (update: ConfigUpdate) => void;
+  /** Provision each gw Gateway's data plane into the store (it must have objectWrites). */
+  provision?: ProvisionOptions;
+}
+
+export interface ProvisionOptions {
+  /** gw's version: the default image tag. */
+  version: string;
+  /** A CSPRNG for new session keys (crypto.randomBytes). */
+  randomBytes: RandomBytes;
+  log: (line: string, level?: 'info' | 'warn' | 'error') => void;
 }
 
 export interface ReconcileReport {
@@ -37,6 +58,8 @@ export interface ReconcileReport {
   gatewayApi: GatewayApiResult;
   /** The data-plane configuration of each gw Gateway, by "namespace/name". */
   configs: Map<string, DataPlaneConfig>;
+  /** The writes provisioning started (undefined when the controller does not provision). */
+  provisioned?: SyncReport;
   durationMs: number;
 }
 
@@ -96,10 +119,25 @@ export class Controller {
   /** Listener ports the data plane could not bind, shown in the statuses (port-status.ts). */
   private unbound: UnboundListenerPorts = new Map();
   private unboundText = '[]';
+  private readonly provisioner: Provisioner | undefined;
+  private syncTimer: NodeJS.Timeout | undefined;
+  /** The kinds whose events the controller follows: what it reads, and what it provisions. */
+  private readonly watchedKinds: Set<string>;
 
   constructor(store: Store, options: ControllerOptions = {}) {
     this.store = store;
     this.options = options;
+    this.watchedKinds = new Set(Object.values(SNAPSHOT_KINDS));
+    if (options.provision) {
+      if (!store.objectWrites) throw new Error('provisioning needs a store that can write objects (an API server)');
+      this.provisioner = new Provisioner(store, store.objectWrites, {
+        log: options.provision.log,
+        onRefused: () => {
+          if (this.stopWatch) this.scheduleFullPass();
+        },
+      });
+      for (const kind of PROVISIONED_KIND_KEYS) this.watchedKinds.add(kind);
+    }
   }
 
   /** The current configuration of every gw Gateway. */
@@ -120,8 +158,12 @@ export class Controller {
     this.snapshot = snapshot;
     // Statuses are computed with a placeholder time, so that an unchanged status is recognised
     // by its text alone; the real time goes in only when something is written.
-    const { gatewayApi, statuses, configs } = translate(snapshot, PLACEHOLDER_TIME, revision);
+    const translation = translate(snapshot, PLACEHOLDER_TIME, revision);
+    const { gatewayApi, statuses, configs } = translation;
     markUnboundListeners(gatewayApi, this.unbound);
+    const plan = this.options.provision && planProvisioning(snapshot, gatewayApi, this.options.provision);
+    if (plan && this.provisioner)
+      addProvisioningStatuses(translation, snapshot, plan, this.provisioner.refused(), PLACEHOLDER_TIME);
     this.publish(configs, new Set([...this.configs.keys(), ...configs.keys()]), 'full', started);
     this.dependencies.clear();
     for (const [key, listeners] of gatewayApi.listeners)
@@ -143,7 +185,11 @@ export class Controller {
         this.written.set(id, { text, stored: wrote ? undefined : stored });
       }
     }
-    const report = { statusesWritten, gatewayApi, configs, durationMs: performance.now() - started };
+    clearTimeout(this.syncTimer);
+    const provisioned = plan && this.provisioner?.sync(plan);
+    const report: ReconcileReport = { statusesWritten, gatewayApi, configs, durationMs: 0 };
+    if (provisioned) report.provisioned = provisioned;
+    report.durationMs = performance.now() - started;
     this.options.onReconcile?.(report);
     return report;
   }
@@ -237,6 +283,12 @@ export class Controller {
     }
   }
 
+  /** Brings the provisioned objects in line with the last plan again, soon (someone changed them). */
+  private scheduleSync(): void {
+    clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => this.provisioner?.sync(), this.options.debounceMs ?? 10);
+  }
+
   private scheduleFullPass(): void {
     const now = performance.now();
     this.fullDueSince ??= now;
@@ -247,7 +299,7 @@ export class Controller {
 
   /** Reconciles now, then after every change of the store's objects (not of their status). */
   start(): void {
-    for (const kind of Object.values(SNAPSHOT_KINDS)) {
+    for (const kind of this.watchedKinds) {
       for (const object of this.store.list(kind).items)
         this.seen.set(`${kind} ${objectKey(object)}`, contentKey(object));
     }
@@ -261,6 +313,7 @@ export class Controller {
   stop(): void {
     clearTimeout(this.fastTimer);
     clearTimeout(this.fullTimer);
+    clearTimeout(this.syncTimer);
     this.stopWatch?.();
     this.stopWatch = undefined;
   }
@@ -277,6 +330,7 @@ export class Controller {
       if (this.seen.get(id) === content) return; // a status write, ours or another's
       this.seen.set(id, content);
     }
+    if (this.provisioner?.concerns(event)) this.scheduleSync();
     const name = KIND_NAMES.get(kind);
     if (name === undefined) return; // a kind the controller does not read
     this.pending.set(id, { kind: name, key });

@@ -1,6 +1,6 @@
-// The data plane's container image from GwParameters' image field. gw has no published image yet;
-// the default below is the name gw's release image is to have (recorded in
-// docs/provisioning.md): ghcr.io/gw-dev/gw at gw's own version.
+// The data plane's container image from GwParameters' image field. The default is the name gw's
+// release image is to have, ghcr.io/gw-dev/gw at gw's own version: the image the Dockerfile
+// builds (none is published yet), whose entry point `gw` the container command starts with.
 import type { Image } from '../api/types/provisioning.ts';
 
 export const DEFAULT_IMAGE_REGISTRY = 'ghcr.io';

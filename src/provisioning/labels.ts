@@ -5,13 +5,26 @@ import type { ProvisionedGateway } from './gateway.ts';
 
 /** The value of app.kubernetes.io/managed-by on what gw provisions. */
 export const MANAGED_BY = 'gw';
+const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+
+/** The label naming the Gateway an object was generated for (with the namespace, its identity). */
+export const GATEWAY_NAME_LABEL = 'gateway.networking.k8s.io/gateway-name';
+
+/**
+ * The label naming the Gateway's namespace, on the objects of a Gateway that have no namespace of
+ * their own (cluster-scoped: they cannot have the Gateway as owner either).
+ */
+export const GATEWAY_NAMESPACE_LABEL = 'gw.dev/gateway-namespace';
+
+/** The label selector of everything gw generated, for listing only that of a kind. */
+export const MANAGED_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
 
 /** Selects the pods of one Gateway's data plane. */
 export function selectorLabels(gateway: ProvisionedGateway): Record<string, string> {
   return {
     'app.kubernetes.io/instance': gateway.name,
     'app.kubernetes.io/name': gateway.name,
-    'gateway.networking.k8s.io/gateway-name': gateway.name,
+    [GATEWAY_NAME_LABEL]: gateway.name,
   };
 }
 
@@ -19,7 +32,7 @@ export function selectorLabels(gateway: ProvisionedGateway): Record<string, stri
 export function objectLabels(gateway: ProvisionedGateway, version: string): Record<string, string> {
   return {
     ...selectorLabels(gateway),
-    'app.kubernetes.io/managed-by': MANAGED_BY,
+    [MANAGED_BY_LABEL]: MANAGED_BY,
     'app.kubernetes.io/version': version,
     'gateway.networking.k8s.io/gateway-class-name': gateway.gatewayClassName,
   };
@@ -40,4 +53,33 @@ export function ownerReference(gateway: ProvisionedGateway) {
     controller: true,
     blockOwnerDeletion: true,
   };
+}
+
+interface LabelledObject {
+  metadata: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    ownerReferences?: readonly { kind?: string; name?: string; uid?: string; controller?: boolean }[];
+  };
+}
+
+/**
+ * The Gateway an object was generated for, from gw's labels: its name, and its namespace for a
+ * namespaced object (the object's own). A namespaced object counts only with a controlling owner
+ * reference to that Gateway as well, so an object someone else made with the same labels is never
+ * taken for gw's. A cluster-scoped object cannot have a namespaced owner: its labels alone count,
+ * the Gateway's namespace among them (an object without it is not gw's: a Gateway of the same name
+ * in another namespace must never keep it, nor be taken for its owner).
+ */
+export function generatedFor(object: LabelledObject): { name: string; namespace: string } | undefined {
+  const { labels, namespace, ownerReferences } = object.metadata;
+  const name = labels?.[GATEWAY_NAME_LABEL];
+  if (labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || name === undefined) return undefined;
+  if (namespace === undefined) {
+    const gatewayNamespace = labels[GATEWAY_NAMESPACE_LABEL];
+    return gatewayNamespace === undefined ? undefined : { name, namespace: gatewayNamespace };
+  }
+  const owned = ownerReferences?.some((ref) => ref.kind === 'Gateway' && ref.name === name && ref.controller === true);
+  return owned ? { name, namespace } : undefined;
 }

@@ -1,8 +1,8 @@
 // Provisioning of one Gateway's data plane from the typed fields of its GwParameters (spec
 // document 1 "GwParameters", document 2 "Provisioning types"): the workload, a Service for its
-// listeners, a ServiceAccount, the session-key Secret, and a PodDisruptionBudget or
-// HorizontalPodAutoscaler when their overlays are present. Pure: the caller applies the objects
-// (and the overlays, overlay.ts) and keeps an existing session-key Secret.
+// listeners, a ServiceAccount and its ClusterRoleBinding to gw-proxy, the session-key Secret, and a
+// PodDisruptionBudget or HorizontalPodAutoscaler when their overlays are present. Pure: the caller
+// applies the objects (and the overlays, overlay.ts) and keeps an existing session-key Secret.
 // A field that cannot be provisioned yields a problem naming it and no objects: a data plane that
 // silently lacks what the GwParameters asked for is worse than none.
 import type { GwParametersSpec } from '../api/types/provisioning.ts';
@@ -11,6 +11,8 @@ import { logLevelProblem } from './command.ts';
 import { effectiveEnv } from './env.ts';
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
+import { enabledMesh } from './mesh.ts';
+import { proxyRoleBinding } from './proxy-rbac.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
 import { type EffectiveTypedFields, effectiveTypedFields } from './typed-fields.ts';
 import { listenerPorts, workload } from './workload.ts';
@@ -36,6 +38,15 @@ export type ProvisioningResult =
   | { ok: true; objects: ProvisionedObject[] }
   | { ok: false; problems: ProvisioningProblem[] };
 
+/**
+ * Why a Gateway cannot join a mesh yet (decision 0035): the pod would carry what joining needs, and
+ * gw has the CA client and HBONE (src/dataplane/mesh/), but `gw run` does not use them: with no
+ * workload discovery it cannot tell a mesh destination from another, and would send plaintext
+ * where the mesh expects mTLS.
+ */
+export const MESH_NOT_YET =
+  'not provisioned yet: gw run does not reach mesh destinations with a mesh identity (mTLS/HBONE) yet: it reads no Pods or EndpointSlices, so it cannot tell which destinations are in the mesh nor which pod to tunnel to; remove mesh or set mesh.enabled: false';
+
 /** Fields gw accepts but cannot turn into a data plane yet, each with why. */
 function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
   const found: ProvisioningProblem[] = [];
@@ -58,11 +69,8 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
       message:
         'not provisioned yet: the data plane (gw run) reads its configuration from the cluster, there is no generated configuration file to merge it into',
     });
-  if (fields.mesh !== undefined)
-    found.push({
-      field: 'spec.mesh',
-      message: 'not provisioned yet: gw has no service-mesh integration (mesh-issued workload certificates)',
-    });
+  // `mesh` with `enabled: false` asks for no integration, which is what gw provisions.
+  if (enabledMesh(fields.mesh) !== undefined) found.push({ field: 'spec.mesh', message: MESH_NOT_YET });
   if (fields.modelCatalog !== undefined)
     found.push({
       field: 'spec.modelCatalog',
@@ -99,8 +107,10 @@ export function provisionGateway(input: ProvisioningInput): ProvisioningResult {
   if (found.length > 0) return { ok: false, problems: found };
 
   const objects: ProvisionedObject[] = [];
-  // The ServiceAccount's token is mounted: `gw run --cluster` reads the cluster with it.
+  // The ServiceAccount's token is mounted: `gw run --cluster` reads the cluster with it, as far as
+  // the binding to the gw-proxy ClusterRole allows (proxy-rbac.ts).
   objects.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(gateway, version) });
+  objects.push(proxyRoleBinding(gateway, version));
   const userSetsSessionKey = fields.env.some((variable) => variable.name === SESSION_KEY_ENV);
   const managedEnv = userSetsSessionKey ? [] : [sessionKeyEnv(gateway)];
   if (!userSetsSessionKey) objects.push(sessionKeySecret(gateway, version, input.randomBytes));

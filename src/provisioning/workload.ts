@@ -1,11 +1,18 @@
 // The Deployment or DaemonSet running a Gateway's data plane: one `gw` container (command.ts) with
-// the image, environment, resources and shutdown of the effective GwParameters typed fields.
+// the image, environment, resources and shutdown of the effective GwParameters typed fields, what
+// `mesh` adds to the pod when it is on (mesh.ts), under the restricted Pod Security Standard
+// (security-context.ts): the image runs as a non-root user (Dockerfile), with no capabilities, on a
+// read-only root filesystem. A non-root process cannot bind a port below 1024, so a Gateway
+// listening on one gets the pod sysctl that lowers the first unprivileged port to its lowest
+// listener port (a sysctl Kubernetes counts as safe), rather than a capability.
 import type { EnvVar } from '../api/types/provisioning.ts';
 import { ADMIN_PORT, containerCommand } from './command.ts';
 import { mergeEnv } from './env.ts';
 import type { ProvisionedGateway } from './gateway.ts';
 import { imageReference } from './image.ts';
 import { objectLabels, ownerReference, podLabels, selectorLabels } from './labels.ts';
+import { enabledMesh, type MeshPodAdditions, meshPodAdditions } from './mesh.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 import type { EffectiveTypedFields } from './typed-fields.ts';
 
 /** The container's name; overlays name it to merge into it. */
@@ -21,6 +28,7 @@ function container(
   fields: EffectiveTypedFields,
   version: string,
   managedEnv: readonly EnvVar[],
+  mesh: MeshPodAdditions | undefined,
 ) {
   const spec: Record<string, unknown> = {
     name: CONTAINER_NAME,
@@ -30,7 +38,7 @@ function container(
   spec.command = containerCommand(gateway, fields);
   // gw's own variables first, then GwParameters' (overriding those of the same name in place), so
   // a `$(VAR)` in a user's value can refer to gw's variables as Kubernetes expands only earlier ones.
-  const env = mergeEnv(managedEnv, fields.env);
+  const env = mergeEnv([...managedEnv, ...(mesh?.env ?? [])], fields.env);
   if (env.length > 0) spec.env = env;
   spec.ports = [
     ...listenerPorts(gateway).map((port) => ({ containerPort: port, protocol: 'TCP' })),
@@ -39,11 +47,27 @@ function container(
   spec.readinessProbe = { httpGet: { path: '/healthz/ready', port: ADMIN_PORT }, periodSeconds: 10 };
   spec.livenessProbe = { httpGet: { path: '/healthz/live', port: ADMIN_PORT }, periodSeconds: 10 };
   if (fields.resources !== undefined) spec.resources = fields.resources;
+  spec.securityContext = restrictedContainerSecurityContext();
   // shutdown.min: the pod keeps serving this long after termination begins (the kubelet's own
   // sleep before SIGTERM, while the endpoints drop the pod); shutdown.max: the grace period.
   if (fields.shutdown !== undefined && fields.shutdown.min > 0)
     spec.lifecycle = { preStop: { sleep: { seconds: fields.shutdown.min } } };
+  if (mesh !== undefined) spec.volumeMounts = mesh.volumeMounts;
   return spec;
+}
+
+/** Ports below this one need privileges (Linux's default net.ipv4.ip_unprivileged_port_start). */
+const FIRST_UNPRIVILEGED_PORT = 1024;
+
+function podSecurityContext(gateway: ProvisionedGateway) {
+  const lowest = listenerPorts(gateway)[0];
+  return {
+    ...restrictedPodSecurityContext(),
+    ...(lowest !== undefined &&
+      lowest < FIRST_UNPRIVILEGED_PORT && {
+        sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: String(lowest) }],
+      }),
+  };
 }
 
 /** The Deployment (replicas left to the HPA when there is one) or DaemonSet. */
@@ -53,15 +77,19 @@ export function workload(
   version: string,
   managedEnv: readonly EnvVar[],
 ) {
+  const mesh = enabledMesh(fields.mesh);
+  const meshAdditions = mesh === undefined ? undefined : meshPodAdditions(mesh);
   const podSpec: Record<string, unknown> = {
     serviceAccountName: gateway.name,
-    containers: [container(gateway, fields, version, managedEnv)],
+    securityContext: podSecurityContext(gateway),
+    containers: [container(gateway, fields, version, managedEnv, meshAdditions)],
   };
   if (fields.shutdown !== undefined) podSpec.terminationGracePeriodSeconds = fields.shutdown.max;
+  if (meshAdditions !== undefined) podSpec.volumes = meshAdditions.volumes;
   const spec: Record<string, unknown> = {};
   if (fields.workloadKind === 'Deployment' && fields.horizontalPodAutoscaler.length === 0) spec.replicas = 1;
   spec.selector = { matchLabels: selectorLabels(gateway) };
-  spec.template = { metadata: { labels: podLabels(gateway) }, spec: podSpec };
+  spec.template = { metadata: { labels: { ...podLabels(gateway), ...meshAdditions?.labels } }, spec: podSpec };
   return {
     apiVersion: 'apps/v1',
     kind: fields.workloadKind,

@@ -2,10 +2,13 @@
 // objects from its SQLite store, the controller reads that store directly (it implements the
 // controller's Store interface), and files given with -f are applied into it and kept applied
 // (src/apiserver/file-applier.ts). kubectl and the files therefore edit the same objects, and
-// statuses written by the controller are visible to `kubectl get`.
+// statuses written by the controller are visible to `kubectl get`. With --provision the controller
+// also generates each Gateway's data-plane objects into it, as `gw controller` does in a cluster.
+import { randomBytes } from 'node:crypto';
 import { EmbeddedApiServer } from '../apiserver/embedded.ts';
 import { FileApplier } from '../apiserver/file-applier.ts';
 import type { RestSettings } from '../apiserver/rest-handler.ts';
+import { gwVersion } from '../cli/version.ts';
 import { type ConfigUpdate, Controller } from '../controller/controller.ts';
 import { FileStore } from '../store/file-store.ts';
 import type { FileSourceOptions } from './file-source.ts';
@@ -21,6 +24,8 @@ export interface ApiSourceSettings {
   /** How many changes watches can resume from (default 10,000). */
   historyLimit?: number;
   settings?: Partial<RestSettings>;
+  /** Provision each gw Gateway's data-plane objects into the API server (gw run --provision). */
+  provision?: boolean;
 }
 
 export interface ApiSourceOptions extends FileSourceOptions {
@@ -40,7 +45,11 @@ export class ApiSource {
   constructor(options: ApiSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
     this.options = options;
     this.api = new EmbeddedApiServer({ ...options.api, log: options.log });
-    this.controller = new Controller(this.api.store, { onConfigs });
+    const log = (line: string) => options.log?.(line);
+    const provision = options.api.provision
+      ? { provision: { version: options.api.gwVersion ?? gwVersion(), randomBytes, log } }
+      : {};
+    this.controller = new Controller(this.api.store, { onConfigs, ...provision });
     if (options.paths.length > 0) {
       // The API server stores every kind, those gw does not read (Deployments, RBAC) too.
       this.files = new FileStore(options.paths, {

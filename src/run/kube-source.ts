@@ -1,11 +1,19 @@
 // The Kubernetes side of `gw run --kubeconfig` and `gw controller`: objects read from an API
 // server — a cluster's, or another gw's embedded one — through the informer-based store, and the
-// same controller as everywhere else translating them. `gw controller` writes statuses; proxy
-// replicas that read the same objects leave that to it (docs/control-plane.md, "In a cluster").
+// same controller as everywhere else translating them. `gw controller` writes statuses and
+// provisions each Gateway's data plane; proxy replicas that read the same objects leave that to it
+// (docs/control-plane.md, "In a cluster").
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type ConfigUpdate, Controller, type ReconcileReport } from '../controller/controller.ts';
+import {
+  type ConfigUpdate,
+  Controller,
+  type ProvisionOptions,
+  type ReconcileReport,
+} from '../controller/controller.ts';
 import { CONTROLLER_NAME } from '../controller/gateway-api/index.ts';
 import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { MANAGED_SELECTOR } from '../provisioning/labels.ts';
+import { PROVISIONED_KIND_KEYS } from '../provisioning/provisioned-kinds.ts';
 import { clientNode } from '../store/kube/client-node.ts';
 import { KubeStore } from '../store/kube/kube-store.ts';
 
@@ -22,6 +30,8 @@ export interface KubeSourceOptions {
   kube: KubeSourceSettings;
   log?: (line: string) => void;
   onReconcile?: (report: ReconcileReport) => void;
+  /** Provision each gw Gateway's data plane into the cluster (gw controller). */
+  provision?: ProvisionOptions;
 }
 
 /** The kubeconfig as kubectl would pick it, with a clear error when it cannot be used. */
@@ -53,14 +63,23 @@ export class KubeSource {
   private stopped = false;
 
   constructor(options: KubeSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
+    const read: string[] = Object.values(SNAPSHOT_KINDS);
+    // Of the kinds read only for provisioning, only what gw generated is listed and watched.
+    const provisioned = options.provision ? PROVISIONED_KIND_KEYS.filter((kind) => !read.includes(kind)) : [];
     this.store = new KubeStore({
       kubeConfig: loadKubeConfig(options.kube),
-      kinds: Object.values(SNAPSHOT_KINDS),
+      kinds: [...read, ...provisioned],
+      labelSelectors: Object.fromEntries(provisioned.map((kind) => [kind, MANAGED_SELECTOR])),
       writeStatus: options.kube.writeStatus,
+      writeObjects: options.provision !== undefined,
       controllerName: CONTROLLER_NAME,
       log: options.log,
     });
-    this.controller = new Controller(this.store, { onConfigs, onReconcile: options.onReconcile });
+    this.controller = new Controller(this.store, {
+      onConfigs,
+      onReconcile: options.onReconcile,
+      ...(options.provision && { provision: options.provision }),
+    });
   }
 
   /** Lists every kind (waiting for the API server as long as it takes), then translates and follows changes. */

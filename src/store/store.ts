@@ -37,6 +37,24 @@ export interface SourceProblem {
   message: string;
 }
 
+/**
+ * Writes of whole objects, for the controller's provisioning (the data-plane objects it generates
+ * for each Gateway). Each write settles when the store has made it (at once for a store in this
+ * process, after the request for one over HTTP) and rejects with the store's refusal.
+ */
+export interface ObjectWrites {
+  /**
+   * Server-side apply of `object` under gw's field manager, forced: it takes over the fields it
+   * sets, the fields gw applied before and not now are removed, and fields other managers set (the
+   * replicas an autoscaler writes) are kept.
+   */
+  applyObject(object: KubeObject): Promise<void>;
+  /** Creates `object`; when an object of its kind and name exists already, nothing is written. */
+  createObject(object: KubeObject): Promise<void>;
+  /** Deletes the object `key` of `kind` if it is still the one with `uid`; gone already is fine. */
+  deleteObject(kind: KindKey, key: string, uid: string): Promise<void>;
+}
+
 export interface Store {
   /** The objects of a kind. They are read-only (frozen): copy before changing one. */
   list(kind: KindKey): ListResult;
@@ -50,6 +68,8 @@ export interface Store {
    * whether it was written. The object's spec and metadata are never changed by a status write.
    */
   writeStatus(kind: KindKey, key: string, status: unknown): boolean;
+  /** Object writes, on stores the controller can provision into (absent: it cannot). */
+  readonly objectWrites?: ObjectWrites;
   /** Problems reading the store's source, current as of now (empty when all is well). */
   problems(): SourceProblem[];
   close(): Promise<void>;

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { crdFileName, crdYaml, toCrd } from '../../src/api/crd/generate.ts';
-import { crdKinds } from '../../src/api/kinds/registry.ts';
+import { GATEWAY_API_BUNDLE_VERSION } from '../../src/api/kinds/gateway-api/kinds.ts';
+import { crdKinds, gatewayApiCrdKinds } from '../../src/api/kinds/registry.ts';
 import type { SchemaNode } from '../../src/api/schema/schema.ts';
 import { applyDefaults } from '../../src/api/validate/defaults.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
@@ -33,7 +34,11 @@ function structuralProblems(node: Record<string, unknown>, path: string, problem
         problems.push(`${path}.anyOf[${i}]: not integer/string`);
     }
   }
-  if (node.enum && node.type !== 'string') problems.push(`${path}: enum on a ${String(node.type)} node`);
+  // Enum values must have the node's type (upstream's redirect statusCode is an integer enum).
+  const typeOf = (value: unknown) => (Number.isInteger(value) ? 'integer' : typeof value);
+  for (const value of (node.enum as unknown[] | undefined) ?? [])
+    if (typeOf(value) !== node.type)
+      problems.push(`${path}: enum value ${JSON.stringify(value)} is not a ${String(node.type)}`);
   if (node['x-kubernetes-list-type'] === 'map') {
     const keys = node['x-kubernetes-list-map-keys'] as string[] | undefined;
     const items = node.items as Record<string, unknown> | undefined;
@@ -114,6 +119,77 @@ describe('generated CRDs', () => {
   }
 });
 
+describe('generated Gateway API CRDs (gw crds --gateway-api)', () => {
+  const committed = readFileSync(new URL('../../deploy/gateway-api-crds.yaml', import.meta.url), 'utf8');
+
+  it('match the committed deploy/gateway-api-crds.yaml (run `npm run deploy` after changing the API)', () => {
+    assert.equal(committed, gatewayApiCrdKinds().map(crdYaml).join('---\n'));
+  });
+
+  for (const definition of gatewayApiCrdKinds()) {
+    describe(definition.kind, () => {
+      const crd = toCrd(definition) as {
+        metadata: { name: string; annotations: Record<string, string>; labels?: unknown };
+        spec: {
+          scope: string;
+          versions: {
+            name: string;
+            storage: boolean;
+            served: boolean;
+            subresources?: unknown;
+            schema: { openAPIV3Schema: Record<string, unknown> };
+          }[];
+        };
+      };
+
+      it('is a structural schema whose rules compile and defaults validate', () => {
+        for (const version of crd.spec.versions) {
+          const problems: string[] = [];
+          structuralProblems(version.schema.openAPIV3Schema, `${definition.kind} ${version.name}`, problems);
+          assert.deepEqual(problems, []);
+        }
+      });
+
+      it('names the Gateway API release and serves every version gw reads, stored in one', () => {
+        assert.equal(crd.metadata.name, `${definition.plural}.gateway.networking.k8s.io`);
+        assert.equal(crd.metadata.annotations['gateway.networking.k8s.io/bundle-version'], GATEWAY_API_BUNDLE_VERSION);
+        assert.equal(crd.metadata.annotations['gateway.networking.k8s.io/channel'], 'standard');
+        assert.equal(crd.metadata.labels, undefined, "not labelled as gw's: deleting gw's CRDs by label keeps them");
+        assert.deepEqual(
+          crd.spec.versions.map((version) => version.name).sort(),
+          [...definition.servedVersions].sort(),
+        );
+        assert.deepEqual(
+          crd.spec.versions.filter((version) => version.storage).map((version) => version.name),
+          [definition.version],
+        );
+        assert.equal(crd.spec.scope, definition.namespaced ? 'Namespaced' : 'Cluster');
+        for (const version of crd.spec.versions)
+          assert.equal(version.subresources !== undefined, definition.statusSubresource);
+      });
+
+      it('keeps the fields gw does not model (a cluster stores what gw validate accepts with a warning)', () => {
+        const schema = crd.spec.versions[0]!.schema.openAPIV3Schema as {
+          properties: Record<string, Record<string, unknown>>;
+          'x-kubernetes-preserve-unknown-fields'?: boolean;
+        };
+        assert.equal(schema['x-kubernetes-preserve-unknown-fields'], undefined, 'not at the top level');
+        assert.equal(schema.properties.spec!['x-kubernetes-preserve-unknown-fields'], true);
+      });
+    });
+  }
+
+  it('have the printer columns of the upstream CRDs', () => {
+    const gateway = toCrd(gatewayApiCrdKinds().find((definition) => definition.kind === 'Gateway')!) as {
+      spec: { versions: { additionalPrinterColumns: { name: string }[] }[] };
+    };
+    assert.deepEqual(
+      gateway.spec.versions[0]!.additionalPrinterColumns.map((column) => column.name),
+      ['Class', 'Address', 'Programmed', 'Age'],
+    );
+  });
+});
+
 describe('the structural checks themselves', () => {
   it('catch what kube-apiserver would refuse', () => {
     const problems: string[] = [];
@@ -125,6 +201,7 @@ describe('the structural checks themselves', () => {
           untyped: {},
           both: { type: 'object', properties: {}, additionalProperties: { type: 'string' } },
           port: { type: 'integer', minimum: 1, default: 0 },
+          codes: { type: 'integer', enum: [301, '302'] },
           ref: { type: 'object', properties: { namespace: { type: 'string' } } },
         },
         'x-kubernetes-validations': [
@@ -143,5 +220,6 @@ describe('the structural checks themselves', () => {
     assert.match(text, /T\.untyped: no type/);
     assert.match(text, /T\.both: both properties and additionalProperties/);
     assert.match(text, /T\.port: default is invalid/);
+    assert.match(text, /T\.codes: enum value "302" is not a integer/);
   });
 });

@@ -52,7 +52,10 @@ describe('gw explain', () => {
     assert.match(web.stdout, / {2}retry: .*\n {4}set by GwPolicy default\/retry-all/);
     assert.doesNotMatch(web.stdout, /REFUSED by the data plane [^\n]*: retry:/);
     const backend = await run(['explain', '-f', refused, 'backend', 'default/web']);
-    assert.match(backend.stdout, / {4}REFUSED by the data plane .*: tunnel: Tunnelling backend connections/);
+    assert.match(
+      backend.stdout,
+      / {4}REFUSED by the data plane .*: tunnel.backendRef.namespace: An endpoint reference resolves only/,
+    );
   });
 
   it('says clearly what is missing', async () => {

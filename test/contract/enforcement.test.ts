@@ -79,8 +79,9 @@ describe('enforcement registry', () => {
   it('states what the data plane refuses today where a user reads it', () => {
     const at = (place: (typeof PLACE_NAMES)[number], path: string) =>
       leavesOf(place).leaves.find((leaf) => leaf.path === path)?.enforcement;
-    assert.equal(at('backend:http', 'tunnel.url')?.kind, undefined, 'a refused field ends the walk');
-    assert.equal(at('backend:http', 'tunnel')?.kind, 'refused');
+    assert.equal(at('backend:mcp', 'health.eviction')?.kind, undefined, 'a refused field ends the walk');
+    assert.equal(at('backend:http', 'tunnel.url')?.kind, 'enforced');
+    assert.equal(at('backend:http', 'tunnel.backendRef.namespace')?.kind, 'refused');
     assert.equal(at('backend:http', 'extAuth')?.kind, 'refused');
     assert.equal(at('backend:mcp', 'health')?.kind, 'refused');
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
@@ -120,7 +121,12 @@ describe('registry checks find each kind of mistake', () => {
   });
 
   it('a declaration under a refused field is never read, so it is stale', () => {
-    const found = problemsOf(withType('BackendFull', (fields) => (fields['tunnel.url'] = enforced())));
+    const found = problemsOf(
+      withType('BackendFull', (fields) => {
+        fields.tunnel = refused('not here');
+        fields['tunnel.url'] = enforced();
+      }),
+    );
     assert.deepEqual(found.stale, ['type BackendFull: tunnel.url is not a field any place reaches']);
   });
 
@@ -177,20 +183,21 @@ describe('refusalsIn', () => {
   });
 
   it('finds a refused field at the top and nested, with its reason', () => {
-    const [tunnel] = refusalsIn('backend:http', { tunnel: { url: 'http://proxy:3128' } });
-    assert.equal(tunnel?.path, 'tunnel');
-    assert.match(tunnel!.reason, /CONNECT proxy/);
+    const elsewhere = { backendRef: { name: 'proxy', namespace: 'other' } };
+    const [tunnel] = refusalsIn('backend:http', { tunnel: elsewhere });
+    assert.equal(tunnel?.path, 'tunnel.backendRef.namespace');
+    assert.match(tunnel!.reason, /namespace of the object that holds it/);
     assert.deepEqual(paths('backend:ai', { auth: { cloudone: { region: 'us-east-1' } }, tls: {} }), []);
     assert.deepEqual(
       paths('backend:ai', {
         ai: {
           promptGuard: {
-            request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: { policies: { tunnel: {} } } }],
+            request: [{ regex: { builtins: ['Ssn'] } }, { zetaGuardrails: { policies: { tunnel: elsewhere } } }],
           },
           prompt: { prepend: [] },
         },
       }),
-      ['ai.promptGuard.request[1].zetaGuardrails.policies.tunnel'],
+      ['ai.promptGuard.request[1].zetaGuardrails.policies.tunnel.backendRef.namespace'],
     );
   });
 
@@ -198,11 +205,16 @@ describe('refusalsIn', () => {
     const policy = {
       ai: {
         promptGuard: {
-          request: [{ regex: {} }, { alphaModeration: { policies: { tunnel: { url: 'http://proxy:3128' } } } }],
+          request: [
+            { regex: {} },
+            { alphaModeration: { policies: { tunnel: { backendRef: { name: 'proxy', namespace: 'other' } } } } },
+          ],
         },
       },
     };
-    assert.deepEqual(paths('backend:ai', policy), ['ai.promptGuard.request[1].alphaModeration.policies.tunnel']);
+    assert.deepEqual(paths('backend:ai', policy), [
+      'ai.promptGuard.request[1].alphaModeration.policies.tunnel.backendRef.namespace',
+    ]);
     assert.deepEqual(
       paths('backend-spec', {
         ai: { provider: { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }] }, host: 'h', port: 1 } },
@@ -234,21 +246,23 @@ describe('refusalsIn', () => {
   });
 
   it('reports only the top-most refused path of a subtree', () => {
-    assert.deepEqual(paths('backend:http', { tunnel: { url: 'http://proxy' }, extAuth: { grpc: {} } }), [
-      'tunnel',
-      'extAuth',
-    ]);
-    assert.deepEqual(paths('model-policies', { tunnel: { url: 'http://proxy:3128' } }), ['tunnel']);
+    assert.deepEqual(
+      paths('backend:mcp', { tunnel: { url: 'http://proxy' }, health: { eviction: { duration: '5s' } } }),
+      ['health'],
+    );
+    assert.deepEqual(paths('model-policies', { tunnel: { url: 'http://proxy:3128' } }), []);
     assert.deepEqual(
       paths('model-policies', {
         promptGuard: {
           request: [
             { regex: { builtins: ['Ssn'] } },
-            { zetaGuardrails: { identifier: 'g', policies: { tunnel: { url: 'http://proxy:3128' } } } },
+            {
+              zetaGuardrails: { identifier: 'g', policies: { tunnel: { backendRef: { name: 'p', namespace: 'o' } } } },
+            },
           ],
         },
       }),
-      ['promptGuard.request[1].zetaGuardrails.policies.tunnel'],
+      ['promptGuard.request[1].zetaGuardrails.policies.tunnel.backendRef.namespace'],
     );
   });
 
@@ -295,7 +309,7 @@ describe('docs/enforcement.md', () => {
   it('lists every place and every refusal', () => {
     const text = renderEnforcement();
     for (const place of PLACE_NAMES) assert.ok(text.includes(`## \`${place}\``), place);
-    assert.ok(text.includes('| `tunnel` | **refused**: Tunnelling backend connections'));
+    assert.ok(text.includes('| `tunnel.backendRef.namespace` | **refused**: An endpoint reference resolves only'));
   });
 });
 

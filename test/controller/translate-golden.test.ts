@@ -2,6 +2,9 @@
 // and every Gateway's data-plane configuration out. Each directory under
 // test/fixtures/controller/translate is one case, named for the rule it proves:
 //
+// The statuses are those `gw controller` writes, provisioning's included (the Gateway's and the
+// GatewayClass's InvalidParameters, GwParameters' status: src/controller/provisioning/).
+//
 //   input.yaml            objects, admitted as `gw validate` admits them (the comment on top says
 //                         what the case proves and where to look in the expected output)
 //   stored.yaml           optional: objects a cluster can hold although gw's admission rejects them
@@ -31,10 +34,13 @@ import { ListenerSetStatus } from '../../src/api/kinds/gateway-api/listener-set.
 import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
 import { GwModelStatus } from '../../src/api/kinds/gw-model.ts';
+import { GwParametersStatus } from '../../src/api/kinds/gw-parameters.ts';
 import { parseResources } from '../../src/api/load/documents.ts';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
+import { planProvisioning } from '../../src/controller/provisioning/plan.ts';
+import { addProvisioningStatuses } from '../../src/controller/provisioning/statuses.ts';
 import { SNAPSHOT_KINDS, snapshotOf } from '../../src/controller/snapshot.ts';
 import { translate } from '../../src/controller/translate.ts';
 import { kindKey, objectKey } from '../../src/store/store.ts';
@@ -93,7 +99,13 @@ const KIND_NAMES = new Map(Object.entries(SNAPSHOT_KINDS).map(([kind, key]) => [
 
 /** The translation as plain data: statuses by kind name, then by object; configs by Gateway. */
 function translated(objects: KubeObject[]): { statuses: Record<string, unknown>; configs: Record<string, unknown> } {
-  const result = translate(snapshotOf(objects), NOW, REVISION);
+  const snapshot = snapshotOf(objects);
+  const result = translate(snapshot, NOW, REVISION);
+  const plan = planProvisioning(snapshot, result.gatewayApi, {
+    version: '0.0.0-golden',
+    randomBytes: (size) => new Uint8Array(size),
+  });
+  addProvisioningStatuses(result, snapshot, plan, new Map(), NOW);
   const statuses: Record<string, unknown> = {};
   for (const [kind, byObject] of result.statuses) statuses[KIND_NAMES.get(kind)!] = Object.fromEntries(byObject);
   return JSON.parse(JSON.stringify({ statuses, configs: Object.fromEntries(result.configs) }));
@@ -108,6 +120,7 @@ const STATUS_SCHEMAS = {
   GwPolicy: PolicyStatus,
   GwBackend: GwBackendStatus,
   GwModel: GwModelStatus,
+  GwParameters: GwParametersStatus,
 } as const;
 
 function assertStatusesValid(statuses: Record<string, unknown>): void {

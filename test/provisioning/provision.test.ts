@@ -11,6 +11,7 @@ import type { GwParametersSpec } from '../../src/api/types/provisioning.ts';
 import { parseSessionKey } from '../../src/dataplane/mcp/session-seal.ts';
 import type { ProvisionedGateway } from '../../src/provisioning/gateway.ts';
 import { type ProvisioningInput, provisionGateway } from '../../src/provisioning/provision.ts';
+import { CASES, counting, GATEWAY } from '../fixtures/provisioning/cases.ts';
 
 const FIXTURES = new URL('../fixtures/provisioning/', import.meta.url);
 
@@ -19,21 +20,6 @@ function golden(name: string, actual: string): string {
   if (process.env.UPDATE_GOLDEN === '1') writeFileSync(url, actual);
   return readFileSync(url, 'utf8');
 }
-
-const GATEWAY: ProvisionedGateway = {
-  name: 'ai',
-  namespace: 'team-a',
-  uid: '0f5b6c1e-2a34-4d7e-9f10-1234567890ab',
-  gatewayClassName: 'gw',
-  listeners: [
-    { name: 'http', port: 8080, protocol: 'HTTP' },
-    { name: 'https', port: 8443, protocol: 'HTTPS' },
-    { name: 'http-other-host', port: 8080, protocol: 'HTTP' },
-  ],
-};
-
-/** A fixed "random" source: bytes 0, 1, 2, ... */
-const counting = (size: number) => Uint8Array.from({ length: size }, (_, i) => i);
 
 function provision(gatewayClassParameters?: GwParametersSpec, gatewayParameters?: GwParametersSpec) {
   const input: ProvisioningInput = { gateway: GATEWAY, version: '0.1.0', randomBytes: counting };
@@ -47,69 +33,6 @@ function objectsOf(result: ReturnType<typeof provision>) {
   return result.objects;
 }
 
-const CASES: Record<string, [GwParametersSpec | undefined, GwParametersSpec | undefined]> = {
-  default: [undefined, undefined],
-  'image-tag': [
-    undefined,
-    { image: { registry: 'registry.example', repository: 'ops/gw', tag: '9.9', pullPolicy: 'Always' } },
-  ],
-  'image-digest': [
-    undefined,
-    { image: { tag: 'ignored', digest: `sha256:${'ab'.repeat(32)}`, pullPolicy: 'IfNotPresent' } },
-  ],
-  env: [
-    undefined,
-    {
-      env: [
-        { name: 'UPSTREAM', value: 'https://$(HOST):443' },
-        { name: 'HOST', value: 'llm.internal' },
-        { name: 'LITERAL', value: '$$(HOST)' },
-        { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-      ],
-    },
-  ],
-  'env-session-key': [
-    undefined,
-    { env: [{ name: 'SESSION_KEY', valueFrom: { secretKeyRef: { name: 'shared-key', key: 'hex' } } }] },
-  ],
-  'resources-shutdown-logging': [
-    undefined,
-    {
-      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
-      shutdown: { min: 5, max: 45 },
-      logging: { level: 'info', format: 'json' },
-    },
-  ],
-  precedence: [
-    {
-      workload: { kind: 'DaemonSet' },
-      image: { registry: 'class.example', tag: 'class' },
-      env: [
-        { name: 'A', value: 'class-a' },
-        { name: 'B', value: 'class-b' },
-      ],
-      resources: { limits: { cpu: '2', memory: '2Gi' } },
-      logging: { format: 'json' },
-      shutdown: { min: 1, max: 10 },
-      modelCatalog: { sources: [{ configMap: { name: 'class-catalog' } }] },
-    },
-    {
-      workload: { kind: 'Deployment' },
-      image: { tag: 'gateway' },
-      env: [
-        { name: 'C', value: 'gateway-c' },
-        { name: 'A', value: 'gateway-a' },
-      ],
-      resources: { limits: { memory: '1Gi' }, requests: { cpu: '100m' } },
-    },
-  ],
-  daemonset: [{ workload: { kind: 'DaemonSet' }, podDisruptionBudget: {} }, undefined],
-  'pdb-hpa': [
-    { podDisruptionBudget: { spec: { minAvailable: 2 } } },
-    { horizontalPodAutoscaler: { spec: { maxReplicas: 5 } } },
-  ],
-};
-
 for (const [name, [classParameters, gatewayParameters]] of Object.entries(CASES)) {
   test(`${name}: the provisioned objects match ${name}.yaml`, () => {
     const objects = objectsOf(provision(classParameters, gatewayParameters));
@@ -118,9 +41,10 @@ for (const [name, [classParameters, gatewayParameters]] of Object.entries(CASES)
   });
 }
 
-test('every object is owned by its Gateway, carries gw labels and lives in its namespace', () => {
+test('every namespaced object is owned by its Gateway, carries gw labels and lives in its namespace', () => {
   for (const [classParameters, gatewayParameters] of Object.values(CASES)) {
     for (const object of objectsOf(provision(classParameters, gatewayParameters))) {
+      if (object.kind === 'ClusterRoleBinding') continue; // cluster-scoped: the next test
       const metadata = object.metadata as unknown as {
         namespace: string;
         labels: Record<string, string>;
@@ -136,6 +60,60 @@ test('every object is owned by its Gateway, carries gw labels and lives in its n
       assert.equal(metadata.labels['gateway.networking.k8s.io/gateway-name'], 'ai', object.kind);
     }
   }
+});
+
+test("the ServiceAccount is bound to gw-proxy by a ClusterRoleBinding with gw's labels and the Gateway's namespace, unowned", () => {
+  const objects = objectsOf(provision());
+  const account = objects.find((object) => object.kind === 'ServiceAccount')!;
+  const bindings = objects.filter((object) => object.kind === 'ClusterRoleBinding') as unknown as {
+    metadata: { name: string; namespace?: string; labels: Record<string, string>; ownerReferences?: unknown };
+    roleRef: unknown;
+    subjects: unknown;
+  }[];
+  assert.equal(bindings.length, 1);
+  const [binding] = bindings;
+  assert.equal(binding!.metadata.name, 'gw-proxy.team-a.ai');
+  assert.equal(binding!.metadata.namespace, undefined);
+  assert.equal(binding!.metadata.ownerReferences, undefined, 'a namespaced Gateway cannot own a cluster-scoped object');
+  assert.equal(binding!.metadata.labels['app.kubernetes.io/managed-by'], 'gw');
+  assert.equal(binding!.metadata.labels['gateway.networking.k8s.io/gateway-name'], 'ai');
+  assert.equal(binding!.metadata.labels['gw.dev/gateway-namespace'], 'team-a');
+  assert.deepEqual(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gw-proxy' });
+  assert.deepEqual(binding!.subjects, [
+    {
+      kind: 'ServiceAccount',
+      name: account.metadata.name,
+      namespace: (account.metadata as { namespace?: string }).namespace,
+    },
+  ]);
+});
+
+test('pods run restricted; a listener below port 1024 lowers the first unprivileged port to it, no further', () => {
+  const podSpecOf = (gateway: ProvisionedGateway) => {
+    const result = provisionGateway({ gateway, version: '0.1.0', randomBytes: counting });
+    const workload = objectsOf(result).find((object) => object.kind === 'Deployment') as unknown as {
+      spec: {
+        template: { spec: { securityContext: Record<string, unknown>; containers: { securityContext: unknown }[] } };
+      };
+    };
+    return workload.spec.template.spec;
+  };
+  const unprivileged = podSpecOf(GATEWAY);
+  assert.deepEqual(unprivileged.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+  assert.deepEqual(unprivileged.containers[0]!.securityContext, {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+  });
+  const web = podSpecOf({
+    ...GATEWAY,
+    listeners: [
+      { name: 'https', port: 443, protocol: 'HTTPS' },
+      { name: 'http', port: 80, protocol: 'HTTP' },
+      { name: 'alt', port: 8080, protocol: 'HTTP' },
+    ],
+  });
+  assert.deepEqual(web.securityContext.sysctls, [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '80' }]);
 });
 
 test('the session key is 32 bytes of the random source, in the form SESSION_KEY takes', () => {

@@ -180,6 +180,7 @@ describe('gw controller and gw run --kubeconfig', () => {
       assert.equal(ready.status, 200);
       const metrics = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
       assert.match(metrics, /^gw_controller_gateways 1$/m);
+      assert.match(metrics, /^gw_controller_provisioning_writes_total [1-9]/m);
       assert.match(metrics, /^gw_controller_store_synced 1$/m);
       assert.match(metrics, /^gw_controller_reconciles_total [1-9]/m);
     } finally {
@@ -215,11 +216,11 @@ kind: GwPolicy
 metadata: {name: via-proxy}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
 `;
       await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
       await controller.waitForLog(
-        /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel: .*set by GwPolicy default\/via-proxy/,
+        /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel\.backendRef\.namespace: .*set by GwPolicy default\/via-proxy/,
       );
       const policyPath = '/apis/gw.dev/v1alpha1/namespaces/default/gwpolicies/via-proxy';
       await eventually(
@@ -260,7 +261,11 @@ spec:
       const refused = await fetch(`http://127.0.0.1:${listenerPort}/`);
       assert.equal(refused.status, 500);
       assert.match(await refused.text(), /^gw could not serve this request/);
-      assert.ok(proxyLog.some((line) => /answered 500: .*backend\.tunnel: Tunnelling backend connections/.test(line)));
+      assert.ok(
+        proxyLog.some((line) =>
+          /answered 500: .*backend\.tunnel\.backendRef\.namespace: An endpoint reference resolves only/.test(line),
+        ),
+      );
       assert.equal(upstreamHits, hitsBefore, 'nothing reached the upstream');
     } finally {
       // Everything is stopped before the exit status is checked: a failed check must not leave
@@ -327,6 +332,7 @@ describe('command lines and kubeconfigs', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       logFormat: 'json',
+      provision: true,
     });
   });
 

@@ -46,3 +46,8 @@ export function kindsOfGroup(group: string): KindDefinition[] {
 export function crdKinds(): KindDefinition[] {
   return KINDS.filter((definition) => definition.crd);
 }
+
+/** The Gateway API kinds gw reads, whose CRDs `gw crds --gateway-api` emits from gw's schemas. */
+export function gatewayApiCrdKinds(): KindDefinition[] {
+  return gatewayApiKinds;
+}

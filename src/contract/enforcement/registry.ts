@@ -60,6 +60,8 @@ const BY = {
   // backends
   httpTargets: `${DP}/upstream/destinations.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
+  tunnel: `${DP}/upstream/connect-tunnel.ts`,
+  tunnelProxy: `${DP}/upstream/tunnel-proxy.ts`,
   backendAuth: `${DP}/auth/backend/compile.ts`,
   jwtSign: `${DP}/auth/backend/jwt-sign.ts`,
   beta: `${DP}/auth/backend/beta.ts`,
@@ -121,10 +123,6 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 // ---------------------------------------------------------------------------------------------
 // Reasons, written for the user who set the field: why, and what to do instead.
 
-const TUNNEL =
-  'Tunnelling backend connections through an HTTP CONNECT proxy (tunnel) is not available in gw yet, so the traffic it covers is refused rather than sent direct. Remove tunnel, or give the backend an address gw can reach directly.';
-const GUARD_SERVICE_TUNNEL =
-  'Tunnelling the connection to a guard service through an HTTP CONNECT proxy (tunnel) is not available in gw yet; rather than reach the service another way than configured, gw refuses the traffic the guard covers. Remove tunnel.';
 const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_TRANSFORMATION =
@@ -513,7 +511,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.connection),
-    tunnel: refused(TUNNEL),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth),
     ai: enforced(BY.aiBackend),
     transformation: refused(BACKEND_TRANSFORMATION),
@@ -522,6 +520,14 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     extAuth: refused(BACKEND_EXT_AUTH),
   },
   BackendTCP: { keepalive: enforced(), connectTimeout: enforced() },
+  BackendTunnel: {
+    backendRef: enforced(BY.tunnelProxy, {
+      note: 'A Service (plain TCP to it), or a static GwBackend whose policies tcp, tls and auth (a key or secretRef, sent on each CONNECT as Proxy-Authorization: Bearer unless auth.location says otherwise) apply to the proxy; other policies on it are refused.',
+    }),
+    url: enforced(BY.tunnelProxy, {
+      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0036.",
+    }),
+  },
   BackendTLS: {
     mtlsCertificateRef: enforced(),
     caCertificateRefs: enforced(),
@@ -739,7 +745,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.connection, { note: 'requestTimeout is the deadline of each call (default 10s).' }),
-    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth, { note: 'Unset: an access token of the ambient Google credentials.' }),
   },
   CloudtwoModelArmorAuth: {
@@ -755,7 +761,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.guardService, { note: 'requestTimeout is the deadline of each call (unset: 10 s).' }),
-    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth),
   },
   AlphaModerationAuth: {
@@ -776,7 +782,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tcp: enforced(BY.connection),
     tls: enforced(BY.connection),
     http: enforced(BY.guardService, { note: 'requestTimeout is the guard call’s deadline (10 s unset).' }),
-    tunnel: refused(GUARD_SERVICE_TUNNEL),
+    tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth, {
       note: 'Unset: SigV4 with the ambient AWS credentials (cloudone: {}), for bedrock in the guard’s region.',
     }),
@@ -849,7 +855,8 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     auth: enforced(BY.backendAuth),
     health: enforced(BY.health),
     tls: enforced(BY.connection),
-    tunnel: refused(TUNNEL),
+    // Replaces a tunnel the GwPolicies' backend policy gives (ai/models.ts endpointPolicy).
+    tunnel: enforced(BY.tunnel),
     headers: enforced(BY.llmRequest),
     promptGuard: enforced(BY.promptGuards, {
       note: "Replaces a promptGuard the GwPolicies' backend.ai gives (the model's own policies win field by field).",

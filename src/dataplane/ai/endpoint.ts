@@ -96,11 +96,16 @@ export function compileEndpoint(
     // Service's destination already says (and carries its port's HTTP version).
     const destination = (origin: Origin) => (tls ? { ...origin, protocol: 'https:' as const } : origin);
     const tlsNamespace = fieldNamespace(input.namespaces, 'tls', namespace);
+    const tunnelScope = {
+      backends: context.backends,
+      namespace: fieldNamespace(input.namespaces, 'tunnel', namespace),
+    };
     settings = connectionSettings(
       provider.service?.destination ?? destination(provider.origin),
       policy,
       data,
       tlsNamespace,
+      tunnelScope,
     );
     // Another host of the provider's (a rerank API's) is reached with the same policy: TLS
     // to it names its own host (SNI, certificate check), as its requests' Host does.
@@ -108,7 +113,7 @@ export function compileEndpoint(
     for (const origin of provider.routeOrigins ?? []) {
       const key = originKey(origin);
       if (key !== main && !routeSettings.has(key)) {
-        routeSettings.set(key, connectionSettings(destination(origin), policy, data, tlsNamespace));
+        routeSettings.set(key, connectionSettings(destination(origin), policy, data, tlsNamespace, tunnelScope));
       }
     }
   } catch (error) {

@@ -7,7 +7,7 @@ import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
-import { type ForwardOutcome, failureOf, statusForFailure } from '../proxy/http-forward.ts';
+import { type ForwardOutcome, failureDetail, failureOf, statusForFailure } from '../proxy/http-forward.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { LlmRecord, RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
@@ -125,10 +125,11 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
     const failure = timeout?.aborted ? 'timeout' : failureOf(error);
     const observed: ObservedResponse = { connectionFailed: true, latencyMs };
     const unhealthy = input.unhealthy(observed);
-    if (unhealthy && input.canRetry)
-      return { answered: false, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
+    const detail = failureDetail(error);
+    const logged = `upstream ${failure}${detail !== undefined ? ` (${detail})` : ''}`;
+    if (unhealthy && input.canRetry) return { answered: false, observed, unhealthy, latencyMs, error: logged };
     sendClientError(input.res, input.clientFormat, statusForFailure(failure), FAILURE_MESSAGES[failure ?? 'reset']);
-    return { answered: true, observed, unhealthy, latencyMs, error: `upstream ${failure}` };
+    return { answered: true, observed, unhealthy, latencyMs, error: logged };
   }
   const status = response.statusCode;
   const observed: ObservedResponse = { status, latencyMs: performance.now() - started };

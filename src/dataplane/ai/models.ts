@@ -167,6 +167,7 @@ function endpointPolicy(backend: BackendFull, policies: ModelPolicies, https: bo
   if (policies.auth !== undefined) policy.auth = policies.auth;
   if (policies.health !== undefined) policy.health = policies.health;
   if (policies.tls !== undefined) policy.tls = policies.tls;
+  if (policies.tunnel !== undefined) policy.tunnel = policies.tunnel;
   if (policy.tls === undefined && https) policy.tls = {};
   return policy;
 }

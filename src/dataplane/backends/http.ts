@@ -66,7 +66,10 @@ export const httpKind: BackendKind<BackendRefInput> = {
     const namespaces = ref.policyNamespaces;
     let settings: ConnectionSettings;
     try {
-      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace));
+      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
+        backends: context.backends,
+        namespace: fieldNamespace(namespaces, 'tunnel', namespace),
+      });
     } catch (error) {
       if (error instanceof ConnectionSettingsError)
         return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
@@ -213,7 +216,8 @@ class HttpBackend implements Backend {
       retry,
     });
     record.upstreamEndTime = process.hrtime.bigint();
-    if (outcome.failure) record.error = `upstream ${outcome.failure}${retriesText(outcome.retries)}`;
+    if (outcome.failure)
+      record.error = `upstream ${outcome.failure}${outcome.detail ? ` (${outcome.detail})` : ''}${retriesText(outcome.retries)}`;
     if (this.#health && outcome.failure !== 'aborted') this.#observe(this.#health, outcome);
   }
 

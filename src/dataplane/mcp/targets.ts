@@ -144,6 +144,7 @@ function buildTarget(
       policy,
       context.data,
       fieldNamespace(namespaces, 'tls', input.namespace),
+      { backends: context.backends, namespace: fieldNamespace(namespaces, 'tunnel', input.namespace) },
     );
   } catch (error) {
     if (error instanceof ConnectionSettingsError) return { field: `policies.${error.field}`, message: error.message };

@@ -48,6 +48,8 @@ export interface ForwardOutcome {
   upstreamHeadersMs?: number;
   /** Attempts made after the first (traffic.retry). */
   retries?: number;
+  /** What the log may say about the failure beyond its kind (failureDetail); never the client. */
+  detail?: string;
 }
 
 /** Whether a request method carries a body that should be streamed upstream. */
@@ -69,6 +71,8 @@ export function failureOf(error: unknown): UpstreamFailure {
   if (
     code === 'UND_ERR_CONNECT_TIMEOUT' ||
     code === 'UPSTREAM_CONNECT_TIMEOUT' ||
+    // A CONNECT proxy unreachable or refusing the tunnel (upstream/connect-tunnel.ts).
+    code === 'UPSTREAM_TUNNEL_FAILED' ||
     code === 'ECONNREFUSED' ||
     code === 'ENOTFOUND' ||
     code === 'EHOSTUNREACH'
@@ -80,6 +84,15 @@ export function failureOf(error: unknown): UpstreamFailure {
     return 'timeout';
   if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') return 'aborted';
   return 'reset';
+}
+
+/**
+ * The detail of a failure worth a log line beyond its kind: what a tunnel's CONNECT proxy did (it
+ * could not be reached, refused with a status, answered nonsense). The client is never told: a
+ * proxy's address and answers are the operator's business.
+ */
+export function failureDetail(error: unknown): string | undefined {
+  return (error as { code?: string }).code === 'UPSTREAM_TUNNEL_FAILED' ? (error as Error).message : undefined;
 }
 
 export function statusForFailure(failure: ForwardOutcome['failure']): number {
@@ -148,7 +161,8 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
     const failure = timedOut || attempt?.timedOut ? 'timeout' : failureOf(error);
     if (failure === 'aborted' && !timedOut) return { status: 499, failure, retries };
     sendFailure(res, failure);
-    return { status: statusForFailure(failure), failure, retries };
+    const detail = failureDetail(error);
+    return { status: statusForFailure(failure), failure, retries, ...(detail !== undefined ? { detail } : {}) };
   }
   const upstreamHeadersMs = performance.now() - started;
   const status = response.statusCode;

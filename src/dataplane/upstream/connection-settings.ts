@@ -1,8 +1,9 @@
-// How gw connects to one destination: the effective backend policy's tcp, tls and http parts
-// turned into the socket every kind of connection opens (address, connect deadline, TCP
-// keepalive, TLS), undici pool options and gw's own HTTP/1.1 pool options. Secrets and
-// ConfigMaps (CA bundles, client certificates) come from the configuration's resolved data;
-// nothing is looked up per request. A value that cannot be applied throws, naming its field.
+// How gw connects to one destination: the effective backend policy's tcp, tls, http and tunnel
+// parts turned into the socket every kind of connection opens (address, connect deadline, TCP
+// keepalive, TLS, the CONNECT proxy it goes through), undici pool options and gw's own HTTP/1.1
+// pool options. Secrets and ConfigMaps (CA bundles, client certificates) come from the
+// configuration's resolved data; nothing is looked up per request. A value that cannot be
+// applied throws, naming its field.
 import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { buildConnector, Pool } from 'undici';
 import type { BackendConnectionPolicy, Keepalive } from '../../api/types/backend-connection.ts';
@@ -10,43 +11,14 @@ import { undici } from '../../util/undici.ts';
 import { durationMs } from '../../util/units.ts';
 import { opensslGroups } from '../transport/key-exchange-groups.ts';
 import { applyKeepalive, compileKeepalive, isKeepaliveProblem, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
+import { dialThroughProxy, type TunnelProxy } from './connect-tunnel.ts';
+import type { DataLookup, Destination, SocketSettings } from './destination.ts';
+import type { EndpointScope } from './endpoint-reference.ts';
 import type { Http1PoolOptions } from './http1/pool.ts';
+import { compileTunnelProxy } from './tunnel-proxy.ts';
 
-/** The connection part of a backend policy (BackendConnectionPolicy: tcp, tls, http; tunnel is refused before). */
-export type { BackendConnectionPolicy };
-
-/** A destination: where to connect, and whether to originate TLS. */
-export interface Destination {
-  protocol: 'http:' | 'https:';
-  host: string;
-  port: number;
-  /**
-   * The HTTP version the destination itself asks for when the policy sets none (a Service port's
-   * appProtocol): BackendHTTP.version's inference rules.
-   */
-  inferredVersion?: 'HTTP1' | 'HTTP2';
-  /** A Unix domain socket to connect to instead of host:port. */
-  socketPath?: string;
-}
-
-export type DataLookup = (ref: string) => Record<string, string> | undefined;
-
-/** The socket a connection to the destination opens, whichever client opens it. */
-export interface SocketSettings {
-  host: string;
-  port: number;
-  /** A Unix domain socket to connect to instead of host:port. */
-  socketPath: string | undefined;
-  /** Deadline for the connection, TLS handshake included. */
-  connectTimeoutMs: number;
-  /** TCP keepalive (BackendTCP.keepalive); off when undefined. */
-  keepalive: TcpKeepalive | undefined;
-  /**
-   * TLS to originate (server name, verification, CA, client certificate, ALPN, key exchange
-   * groups as `ecdhCurve`); undefined for plain TCP.
-   */
-  tls: ConnectionOptions | undefined;
-}
+/** The connection part of a backend policy (BackendConnectionPolicy: tcp, tls, http, tunnel). */
+export type { BackendConnectionPolicy, DataLookup, Destination, SocketSettings };
 
 export interface ConnectionSettings {
   /** The key under which pools with these settings are shared. */
@@ -76,16 +48,43 @@ export class ConnectionSettingsError extends Error {
 
 /**
  * How to connect to a destination under a connection policy. Throws ConnectionSettingsError
- * (with the policy field) when a referenced CA or certificate is missing, or a keepalive value or
- * key exchange group cannot be applied.
+ * (with the policy field) when a referenced CA or certificate is missing, a keepalive value or
+ * key exchange group cannot be applied, or the tunnel's proxy cannot be used. A tunnel's
+ * backendRef resolves in `tunnelScope` (the configuration's backends, and the namespace of the
+ * policy that set the tunnel); without one, a tunnel is refused.
  */
 export function connectionSettings(
   destination: Destination,
   policy: BackendConnectionPolicy | undefined,
   data: DataLookup,
   namespace: string,
+  tunnelScope?: EndpointScope,
 ): ConnectionSettings {
   const tcp = policy?.tcp;
+  const keepalive = tcp?.keepalive ? keepaliveOf(tcp.keepalive) : undefined;
+  let tunnel: TunnelProxy | undefined;
+  if (policy?.tunnel !== undefined) {
+    if (tunnelScope === undefined)
+      throw new ConnectionSettingsError('tunnel', 'a tunnel cannot be resolved here (no backends are in scope)');
+    if (destination.socketPath !== undefined)
+      throw new ConnectionSettingsError(
+        'tunnel',
+        'the backend is a Unix domain socket (static unixPath): there is no host and port to ask a CONNECT proxy for',
+      );
+    // The proxy is opened as any destination is, under its GwBackend's own tcp and tls (no tunnel).
+    // The CONNECT names the host: it must be one (a configuration's hostname or address) to be written there.
+    if (!/^[A-Za-z0-9.:_-]+$/.test(destination.host))
+      throw new ConnectionSettingsError('tunnel', `"${destination.host}" is not a host a CONNECT request can name`);
+    const compiled = compileTunnelProxy(
+      policy.tunnel,
+      tunnelScope,
+      data,
+      keepalive,
+      (proxy, proxyPolicy) => connectionSettings(proxy, proxyPolicy, data, tunnelScope.namespace).socket,
+    );
+    if ('message' in compiled) throw new ConnectionSettingsError(compiled.field, compiled.message);
+    tunnel = compiled;
+  }
   // BackendHTTP.version, else inferred: the Service's appProtocol (h2c, gRPC), else HTTP/1.1 — for
   // plaintext HTTP the original protocol, which is HTTP/1.1 on gw's listeners, and HTTP1 for HTTPS.
   const http2 = (policy?.http?.version ?? destination.inferredVersion) === 'HTTP2';
@@ -94,11 +93,12 @@ export function connectionSettings(
     port: destination.port,
     socketPath: destination.socketPath,
     connectTimeoutMs: tcp?.connectTimeout ? durationMs(tcp.connectTimeout) : DEFAULT_CONNECT_TIMEOUT_MS,
-    keepalive: tcp?.keepalive ? keepaliveOf(tcp.keepalive) : undefined,
+    keepalive,
     tls:
       destination.protocol === 'https:'
         ? tlsOptionsOf(destination, policy?.tls ?? {}, data, namespace, http2 ? ['h2', 'http/1.1'] : ['http/1.1'])
         : undefined,
+    tunnel,
   };
   const options: Pool.Options = {
     // HTTP/2 over TLS by ALPN; over plain TCP with prior knowledge (h2c). undici's Client reads
@@ -124,6 +124,7 @@ export function connectionSettings(
         connectTimeoutMs: socket.connectTimeoutMs,
         keepalive: socket.keepalive,
         keepAliveMs: UPSTREAM_KEEP_ALIVE_MS,
+        tunnel,
       };
   return {
     key: JSON.stringify([
@@ -133,6 +134,7 @@ export function connectionSettings(
       policy?.tls ?? null,
       http2,
       namespace,
+      tunnel?.key ?? null,
     ]),
     origin,
     socket,
@@ -149,6 +151,7 @@ export function connectionSettings(
  * idle time, and node's positional form then probes every second, ten times).
  */
 function undiciConnector(socket: SocketSettings, http2: { allowH2: boolean; h2c: boolean }): buildConnector.connector {
+  if (socket.tunnel !== undefined) return tunnelConnector(socket, socket.tunnel, http2);
   // undici offers its own ALPN list (http/1.1, and h2 when allowed): another configured one
   // (tls.alpnProtocols, already restricted to what the connection speaks) needs gw's own TLS connect.
   const undiciOffers = http2.allowH2 ? ['http/1.1', 'h2'] : ['http/1.1'];
@@ -172,6 +175,41 @@ function undiciConnector(socket: SocketSettings, http2: { allowH2: boolean; h2c:
       if (result[1]) applyKeepalive(result[1], keepalive);
       callback(...result);
     });
+  };
+}
+
+/**
+ * A connector through the backend's CONNECT proxy: the tunnel, then the backend's TLS inside it
+ * offering what the pool speaks (the configured ALPN list, else h2 when allowed, and http/1.1),
+ * or HTTP/2 with prior knowledge (h2c) on the tunnel itself. TLS sessions are resumed.
+ */
+function tunnelConnector(
+  socket: SocketSettings,
+  proxy: TunnelProxy,
+  http2: { allowH2: boolean; h2c: boolean },
+): buildConnector.connector {
+  const speaks = http2.allowH2 ? ['h2', 'http/1.1'] : ['http/1.1'];
+  const alpn = (socket.tls?.ALPNProtocols as string[] | undefined) ?? speaks;
+  const target = {
+    host: socket.host,
+    port: socket.port,
+    tls: socket.tls,
+    connectTimeoutMs: socket.connectTimeoutMs,
+    proxy,
+  };
+  let session: Buffer | undefined;
+  const onSession = (given: Buffer) => {
+    session = given;
+  };
+  return (_options, callback) => {
+    dialThroughProxy(target, { alpn, speaks, session, onSession }).then(
+      (connected) => {
+        // undici speaks HTTP/2 on a socket whose protocol says so (its own connector marks h2c the same way).
+        if (http2.h2c) (connected as { alpnProtocol?: string | false }).alpnProtocol = 'h2';
+        callback(null, connected);
+      },
+      (error: Error) => callback(error, null),
+    );
   };
 }
 

@@ -4,7 +4,7 @@
 // else the first of spec.externalIPs, at the port the backendRef names.
 import type { ServiceSpec } from '../../api/kinds/core/service.ts';
 import type { StaticBackend } from '../../api/types/backends.ts';
-import type { Destination } from './connection-settings.ts';
+import type { Destination } from './destination.ts';
 
 /** appProtocol values that mean HTTP/2 (Kubernetes' h2c and WebSocket-free gRPC conventions). */
 const HTTP2_APP_PROTOCOLS = new Set(['kubernetes.io/h2c', 'h2c', 'http2', 'grpc', 'kubernetes.io/grpc']);

@@ -12,10 +12,11 @@ import { apiVersionOf, type KindDefinition } from '../../api/kinds/kind.ts';
 import { KINDS } from '../../api/kinds/registry.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import { deepFreeze, isPlainObject } from '../../util/values.ts';
-import type { KindKey, ListResult, SourceProblem, Store, WatchEvent } from '../store.ts';
+import type { KindKey, ListResult, ObjectWrites, SourceProblem, Store, WatchEvent } from '../store.ts';
 import { kindKey, objectKey } from '../store.ts';
 import { clientNode } from './client-node.ts';
 import { collectionPath, KubeClient, KubeRequestError } from './kube-client.ts';
+import { ObjectWriter } from './object-writer.ts';
 import { StatusWriter } from './status-writer.ts';
 
 export interface KubeStoreOptions {
@@ -34,6 +35,10 @@ export interface KubeStoreOptions {
   controllerName?: string;
   /** The field manager status writes are recorded under (default gw-controller). */
   fieldManager?: string;
+  /** Provide objectWrites (the controller's provisioning), under the same field manager. */
+  writeObjects?: boolean;
+  /** Per kind, a label selector: only objects it selects are listed and watched. */
+  labelSelectors?: Readonly<Record<KindKey, string>>;
   log?: (line: string) => void;
   /** Backoff after errors: first wait and longest wait (default 1 s and 30 s). */
   retry?: { initialMs: number; maxMs: number };
@@ -79,6 +84,7 @@ export class KubeStore implements Store {
   private readonly watches = new Map<KindKey, KindWatch>();
   private readonly watchers = new Set<Watcher>();
   private readonly statusWriter: StatusWriter | undefined;
+  private readonly objectWriter: ObjectWriter | undefined;
   /** Per object: the status last queued and the resourceVersion the cache had then. */
   private readonly written = new Map<string, { text: string; resourceVersion: string | undefined }>();
   private readonly syncWaiters: (() => void)[] = [];
@@ -101,6 +107,17 @@ export class KubeStore implements Store {
         retry: options.retry,
       });
     }
+    if (options.writeObjects) {
+      this.objectWriter = new ObjectWriter(this.client, {
+        fieldManager: options.fieldManager ?? 'gw-controller',
+        log: (line) => this.log(line),
+        retry: options.retry,
+      });
+    }
+  }
+
+  get objectWrites(): ObjectWrites | undefined {
+    return this.objectWriter;
   }
 
   /** The API server's address. */
@@ -174,6 +191,7 @@ export class KubeStore implements Store {
     this.closed = true;
     await this.statusesWritten();
     this.statusWriter?.close();
+    this.objectWriter?.close();
     for (const watch of this.watches.values()) {
       clearTimeout(watch.retryTimer);
       await watch.informer.stop();
@@ -219,7 +237,8 @@ export class KubeStore implements Store {
     // What makeInformer builds, with the ListWatch type kept for latestResourceVersion().
     const list = () => this.listAll(watch, path) as unknown as Promise<{ items: KubernetesObject[] }>;
     const { ListWatch, Watch } = clientNode();
-    const informer = new ListWatch<KubernetesObject>(path, new Watch(this.options.kubeConfig), list, false);
+    const selector = this.options.labelSelectors?.[kind];
+    const informer = new ListWatch<KubernetesObject>(path, new Watch(this.options.kubeConfig), list, false, selector);
     informer.on('add', (object) => this.emit('ADDED', definition, object as KubeObject));
     informer.on('update', (object) => this.emit('MODIFIED', definition, object as KubeObject));
     informer.on('delete', (object) => this.emit('DELETED', definition, object as KubeObject));
@@ -252,6 +271,8 @@ export class KubeStore implements Store {
     try {
       do {
         const query = new URLSearchParams({ limit: String(this.options.pageSize ?? 500) });
+        const selector = this.options.labelSelectors?.[watch.kind];
+        if (selector !== undefined) query.set('labelSelector', selector);
         if (next) query.set('continue', next);
         const page = await this.client.request<ListPage>('GET', `${path}?${query}`);
         for (const item of page.items ?? []) items.push(item);

@@ -1,7 +1,8 @@
 // Frontend.connect: Deny answers CONNECT with 405; Route matches it against the routes (host from
 // the authority), runs the route's traffic policies and tunnels to the chosen backend's address;
 // Tunnel hands the tunnel to the gw listener on the port the authority names, as a new
-// connection (here: TLS and HTTP inside the tunnel, served by the HTTPS listener).
+// connection (here: TLS and HTTP inside the tunnel, served by the HTTPS listener). A backend with
+// a tunnel of its own is reached through its CONNECT proxy.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
@@ -13,6 +14,7 @@ import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { freePort } from '../../helpers/gateway.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
+import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 import {
   accessEntries,
   bodyOf,
@@ -76,6 +78,27 @@ async function tcpEcho(): Promise<{ server: Server; port: number }> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * GwBackend `name` (127.0.0.1:`port`, spec.policies `policies`) and HTTPRoute `name` sending
+ * CONNECTs for `name`.example.test to it.
+ */
+function connectRouteYaml(name: string, port: number, policies: string): string {
+  return `apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: ${name}}
+spec: {static: {host: 127.0.0.1, port: ${port}}, policies: ${policies}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ${name}}
+spec:
+  parentRefs: [{name: ai}]
+  hostnames: [${name}.example.test]
+  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}]
+---
+`;
 }
 
 describe('Frontend.connect Route', () => {
@@ -210,20 +233,7 @@ describe('Frontend.connect Route to a TLS backend', () => {
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     backend = { server, port: (server.address() as AddressInfo).port, clientPorts };
-    const tunnelTo = (name: string, policies: string) => `apiVersion: gw.dev/v1alpha1
-kind: GwBackend
-metadata: {name: ${name}}
-spec: {static: {host: 127.0.0.1, port: ${backend.port}}, policies: ${policies}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: ${name}}
-spec:
-  parentRefs: [{name: ai}]
-  hostnames: [${name}.example.test]
-  rules: [{matches: [{method: CONNECT}], backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]}]
----
-`;
+    const tunnelTo = (name: string, policies: string) => connectRouteYaml(name, backend.port, policies);
     gateway = await startFrontendGateway(
       '{connect: {mode: Route}}',
       `apiVersion: v1
@@ -261,6 +271,34 @@ ${tunnelTo('mlkem', '{tls: {caCertificateRefs: [{name: ca}], keyExchangeGroups: 
 
   it('answers 503 when the backend’s groups are not the server’s (the handshake fails)', async () => {
     assert.equal((await connectRequest(gateway.httpPort, 'classic.example.test:443')).status, 503);
+  });
+});
+
+describe("Frontend.connect Route through the backend's own CONNECT proxy (backend tunnel)", () => {
+  let gateway: FrontendGateway;
+  let echo: Awaited<ReturnType<typeof tcpEcho>>;
+  let proxy: ConnectProxy;
+
+  before(async () => {
+    echo = await tcpEcho();
+    proxy = await startConnectProxy();
+    gateway = await startFrontendGateway(
+      '{connect: {mode: Route}}',
+      connectRouteYaml('far', echo.port, `{tunnel: {url: "${proxy.url}"}}`),
+    );
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    await proxy?.close();
+    echo?.server.close();
+  });
+
+  it("the client's tunnel is carried inside a tunnel the backend's proxy opened", async () => {
+    const tunnel = await connectRequest(gateway.httpPort, 'far.example.test:443');
+    assert.equal(tunnel.status, 200);
+    assert.equal(await exchange(tunnel.socket!, 'hello bye'), 'echo:hello bye');
+    assert.equal(proxy.servedTo(`127.0.0.1:${echo.port}`), 1);
   });
 });
 

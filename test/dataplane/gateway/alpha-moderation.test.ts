@@ -5,7 +5,7 @@
 // and Messages through a route translated to Chat Completions) before the provider sees it; the
 // moderation call carries the key (inline or from a Secret), the model and every text of the
 // request; a service that fails, is slow or cannot be reached refuses the request with 503; a
-// GwModel's guard works the same; a tunnel is refused, naming the field.
+// GwModel's guard works the same; a tunnel gw cannot use is refused, naming the field.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -100,7 +100,9 @@ describe('the alphaModeration prompt guard through gw', () => {
           'alpha: {}',
           'sk-openai',
           ROUTES,
-          guard(`{policies: {tunnel: {url: 'http://127.0.0.1:9'}, auth: {key: ${MODERATION_KEY}}}}`),
+          guard(
+            `{policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}, auth: {key: ${MODERATION_KEY}}}}`,
+          ),
         ),
         llmRouteYaml(['moderated', 'secretmodel', 'wrongkey', 'slow', 'tunnelled']),
         '---\n',
@@ -289,7 +291,7 @@ describe('the alphaModeration prompt guard through gw', () => {
     assert.equal(openai.requests.length, before);
   });
 
-  it('a tunnel on the moderation service is refused, naming the field', async () => {
+  it('a tunnel on the moderation service that gw cannot use (a proxy of another namespace) is refused, naming the field', async () => {
     const error = await failureOf(
       openaiAt('tunnelled').chat.completions.create({
         model: 'gpt-4o-mini',
@@ -299,7 +301,7 @@ describe('the alphaModeration prompt guard through gw', () => {
     assert.ok(error instanceof OpenAI.APIError);
     assert.ok((error.status ?? 0) >= 500, String(error.status));
     assert.ok(
-      gw.logs.some((line) => line.includes('alphaModeration.policies.tunnel')),
+      gw.logs.some((line) => line.includes('alphaModeration.policies.tunnel.backendRef.namespace')),
       gw.logs.join('\n'),
     );
   });

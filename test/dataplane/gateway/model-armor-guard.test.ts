@@ -146,7 +146,10 @@ stringData:
         alpha('missing', requestGuard('no-such-template')),
         alpha('idtoken', requestGuard('basic', 'policies: {auth: {cloudtwo: {type: IdToken}}}')),
         alpha('badlocation', requestGuard('basic', 'location: US_CENTRAL1')),
-        alpha('tunnelled', requestGuard('basic', 'policies: {tunnel: {url: "http://proxy.example.com:3128"}}')),
+        alpha(
+          'tunnelled',
+          requestGuard('basic', 'policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}'),
+        ),
         llmRouteYaml([
           'basic',
           'anthropic',
@@ -492,7 +495,7 @@ stringData:
     });
   }
 
-  it('a tunnel to Model Armor is refused: 500, gw status names the field, and the prompt reaches no one', async () => {
+  it('a tunnel to Model Armor gw cannot use (a proxy of another namespace) is refused: 500, gw status names the field, and the prompt reaches no one', async () => {
     const before = { provider: openai.requests.length, armor: armor.calls.length };
     const error = await failureOf(
       openaiAt('tunnelled').chat.completions.create({
@@ -505,7 +508,7 @@ stringData:
     assert.deepEqual({ provider: openai.requests.length, armor: armor.calls.length }, before);
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/tunnelled'),
-      /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard\.request\[0\]\.cloudtwoModelArmor\.policies\.tunnel/,
+      /Accepted=False \(Unsupported\): spec\.policies\.ai\.promptGuard\.request\[0\]\.cloudtwoModelArmor\.policies\.tunnel\.backendRef\.namespace/,
     );
   });
 });

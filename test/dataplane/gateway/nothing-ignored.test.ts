@@ -1,6 +1,6 @@
 // Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
-// enforced; fields the data plane does not implement (webhook prompt guards, tunnels,
+// enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a tunnel to a proxy of another namespace,
 // backend-level transformation and extAuth, in a provider's own policies too, unserved provider
 // families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
 // the field on the object that carries it; a rule's backend with passive health is skipped while
@@ -150,7 +150,7 @@ ${spec}
           - name: primary
             ${upstream.replace(', ', '\n            ')}
             alpha: {}
-            policies: {tunnel: {url: "http://proxy.example.com:3128"}}`,
+            policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}`,
       )}${aiBackend(
         'sectioned',
         `  ai:
@@ -176,7 +176,7 @@ kind: GwPolicy
 metadata: {name: provider-tunnel}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: sectioned, sectionName: primary}]
-  backend: {tunnel: {url: "http://proxy.example.com:3128"}}
+  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -203,12 +203,12 @@ ${modelYaml(
   'tunnelled',
   '{kind: HTTPRoute, name: llm, sectionName: models}',
   provider.port,
-  '    tunnel: {url: "http://proxy.example.com:3128"}\n',
+  '    tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}\n',
 )}${modelYaml(
   'prompt-guarded',
   '{kind: HTTPRoute, name: llm, sectionName: models}',
   provider.port,
-  '    promptGuard: {request: [{alphaModeration: {policies: {tunnel: {url: "http://proxy.example.com:3128"}}}}]}\n',
+  '    promptGuard: {request: [{alphaModeration: {policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}}}]}\n',
 )}`,
     });
     client = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
@@ -260,8 +260,16 @@ ${modelYaml(
   });
 
   it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a backend-level transformation: 500", async () => {
-    await refused('/grouped', 500, /providers\[0\]\.policies\.tunnel: Tunnelling/);
-    await refused('/sectioned', 500, /backend policy of primary backend\.tunnel: Tunnelling/);
+    await refused(
+      '/grouped',
+      500,
+      /providers\[0\]\.policies\.tunnel\.backendRef\.namespace: An endpoint reference resolves only/,
+    );
+    await refused(
+      '/sectioned',
+      500,
+      /backend policy of primary backend\.tunnel\.backendRef\.namespace: An endpoint reference/,
+    );
     await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
   });
 
@@ -290,8 +298,11 @@ ${modelYaml(
 
   it("a GwModel's tunnel and prompt guard: 500 naming the field", async () => {
     for (const [model, field] of [
-      ['tunnelled', 'spec.policies.tunnel'],
-      ['prompt-guarded', 'spec.policies.promptGuard.request\\[0\\].alphaModeration.policies.tunnel'],
+      ['tunnelled', 'spec.policies.tunnel.backendRef.namespace'],
+      [
+        'prompt-guarded',
+        'spec.policies.promptGuard.request\\[0\\].alphaModeration.policies.tunnel.backendRef.namespace',
+      ],
     ] as const) {
       const before = provider.requests.length;
       await expectOwnFailure(gw, modelsClient.chat.completions.create({ ...CHAT, model }), 500, new RegExp(field));
@@ -311,7 +322,7 @@ ${modelYaml(
     );
     assert.match(
       await statusOf(gw.dir, 'GwPolicy default/provider-tunnel'),
-      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.tunnel \(at HTTPRoute default\/llm rule 5 backend GwBackend default\/sectioned section primary\)/,
+      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.tunnel\.backendRef\.namespace \(at HTTPRoute default\/llm rule 5 backend GwBackend default\/sectioned section primary\)/,
     );
     assert.match(
       await statusOf(gw.dir, 'GwPolicy default/provider-transformation'),

@@ -6,7 +6,7 @@
 // the guard's CustomResponse; response guards read the whole answer (OUTPUT); a masking whose
 // outputs do not map onto the texts refuses; a Bedrock API key; bad credentials and an unreachable
 // endpoint (AWS_ENDPOINT_URL) refuse with 503; a GwModel's guard; the access log's gw.ai.guards;
-// streamed answers checked in windows with streaming: Enabled; a tunnel refused, naming the field.
+// streamed answers checked in windows with streaming: Enabled; a tunnel gw cannot use refused, naming the field.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -130,7 +130,7 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
         guarded(
           'tunnelled',
           'openai',
-          `{request: [{zetaGuardrails: ${guardWith('{tunnel: {url: "http://proxy.example.com:3128"}}')}}]}`,
+          `{request: [{zetaGuardrails: ${guardWith('{tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}')}}]}`,
         ),
         guarded('streamed', 'openai', `{streaming: Enabled, response: [{zetaGuardrails: ${GUARD}}]}`),
         llmRouteYaml(['requests', 'custom', 'answers', 'oneoutput', 'apikey', 'badcreds', 'tunnelled', 'streamed']),
@@ -375,7 +375,7 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
     assert.deepEqual(clean.content, [{ type: 'text', text: 'echo: all clear' }]);
   });
 
-  it('a tunnel in the guard policies refuses the backend, naming the field', async () => {
+  it('a tunnel in the guard policies that gw cannot use (a proxy of another namespace) refuses the backend, naming the field', async () => {
     const before = openai.requests.length;
     const response = await fetch(`http://127.0.0.1:${port}/tunnelled/v1/chat/completions`, {
       method: 'POST',
@@ -383,7 +383,7 @@ stringData: {accessKey: ${AMBIENT.accessKeyId}, secretKey: not-the-secret}
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     });
     assert.equal(response.status, 500);
-    assert.match(await ownFailureDetail(gw, response), /zetaGuardrails\.policies\.tunnel/);
+    assert.match(await ownFailureDetail(gw, response), /zetaGuardrails\.policies\.tunnel\.backendRef\.namespace/);
     assert.equal(openai.requests.length, before);
   });
 });

@@ -2,7 +2,7 @@
 // HTTP servers on 127.0.0.1: a JSON answer is parsed, with the call's headers, a base path and the
 // policies' credentials on the request; every failure — a deadline passed, a status that is not
 // 2xx, a body that is not JSON or is too large, nobody listening, the client going away — is a
-// GuardFailure naming the service; a tunnel is refused when compiled.
+// GuardFailure naming the service; a tunnel whose proxy is not there is refused when compiled.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,18 +139,20 @@ describe('guard service calls', () => {
     assert.match(error.message, /^the test guard could not be reached \(/);
   });
 
-  it('a tunnel is refused when compiled, naming the field', () => {
+  it('a tunnel whose proxy is not there is refused when compiled, naming the field', () => {
     const problem = compileGuardService(
       {
         name: 'the test guard',
         destination: { protocol: 'http:', host: '127.0.0.1', port },
-        policies: { tunnel: { url: 'http://proxy:3128' } } as GuardServicePolicies,
+        policies: {
+          tunnel: { backendRef: { group: 'gw.dev', kind: 'GwBackend', name: 'nowhere' } },
+        } as GuardServicePolicies,
         path: 'ai.promptGuard.request[0].alphaModeration',
       },
       input,
     );
     assert.ok('path' in problem);
-    assert.equal(problem.path, 'ai.promptGuard.request[0].alphaModeration.policies.tunnel');
-    assert.match(problem.message, /Tunnels .* are not available/);
+    assert.equal(problem.path, 'ai.promptGuard.request[0].alphaModeration.policies.tunnel.backendRef');
+    assert.match(problem.message, /GwBackend \S+\/nowhere is not available/);
   });
 });

@@ -113,7 +113,7 @@ describe('webhook guard configurations', () => {
     },
     'GwBackend default/tunnelled': {
       kind: 'GwBackend',
-      spec: { static: { host: '127.0.0.1', port: 9000 }, policies: { tunnel: { url: 'http://proxy:3128' } } },
+      spec: { static: { host: '127.0.0.1', port: 9000 }, policies: { tunnel: { url: 'http://proxy:3128/some/path' } } },
     },
     'GwBackend default/untrusted': {
       kind: 'GwBackend',
@@ -179,7 +179,11 @@ describe('webhook guard configurations', () => {
         /Service default\/nowhere is not available/,
       ],
       [gwBackend('checked'), `${PATH}.backendRef`, /sets policies\.health, which gw does not apply/],
-      [gwBackend('tunnelled'), `${PATH}.backendRef`, /sets policies\.tunnel/],
+      [
+        gwBackend('tunnelled'),
+        `${PATH}.backendRef`,
+        /GwBackend default\/tunnelled policies\.tunnel\.url: a CONNECT proxy is named by scheme, host and port only/,
+      ],
       [gwBackend('untrusted'), `${PATH}.backendRef`, /GwBackend default\/untrusted policies\.tls/],
       [
         { headers: { ':path': '"/v2/request"' } },

@@ -1,7 +1,7 @@
 // traffic.extAuth end to end: gw in-process in front of a recording upstream, checking requests
 // with a real Envoy ext_authz gRPC server (@grpc/grpc-js on gw's own protos) and a real HTTP
-// authorization server. Every scenario has its own HTTPRoute (path prefix) and GwPolicy, so one
-// configuration serves them all.
+// authorization server (also reached through a CONNECT proxy, its GwBackend's tunnel). Every
+// scenario has its own HTTPRoute (path prefix) and GwPolicy, so one configuration serves them all.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -28,6 +28,7 @@ import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } fro
 import { type Answer, type RecordingUpstream, startRecordingUpstream } from '../../helpers/recording-upstream.ts';
 import { until } from '../../helpers/until.ts';
 import { startUpstreamGateway, type UpstreamGateway } from '../../helpers/upstream-gateway.ts';
+import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gRPC authorization server: decides by the x-user request header.
@@ -120,6 +121,7 @@ describe('traffic.extAuth', () => {
   let upstream: RecordingUpstream;
   let grpcAuth: Awaited<ReturnType<typeof startGrpcAuthServer>>;
   let httpAuth: RecordingUpstream;
+  let proxy: ConnectProxy;
   let gw: TestGateway;
   let base: string;
   let closedPort: number;
@@ -132,6 +134,7 @@ describe('traffic.extAuth', () => {
   before(async () => {
     grpcAuth = await startGrpcAuthServer();
     httpAuth = await startRecordingUpstream(httpDecision);
+    proxy = await startConnectProxy();
     closedPort = await freePort();
     const grpcUrl = `url: http://127.0.0.1:${grpcAuth.port}`;
     const httpUrl = `url: http://127.0.0.1:${httpAuth.port}/base`;
@@ -139,7 +142,7 @@ describe('traffic.extAuth', () => {
     const slow = '{http: {requestTimeout: 300ms}}';
     g = await startUpstreamGateway(
       ({ port, upstreamPort }) => ({
-        'gw.yaml': `${gatewayYaml(port)}${staticBackendYaml('web', upstreamPort)}${staticBackendYaml('slow-grpc', grpcAuth.port, slow)}${staticBackendYaml('slow-http', httpAuth.port, slow)}${[
+        'gw.yaml': `${gatewayYaml(port)}${staticBackendYaml('web', upstreamPort)}${staticBackendYaml('slow-grpc', grpcAuth.port, slow)}${staticBackendYaml('slow-http', httpAuth.port, slow)}${staticBackendYaml('tunnelled-http', httpAuth.port, `{tunnel: {url: "${proxy.url}"}}`)}${[
           scenario('g-allow', `${grpcUrl}\ngrpc: {contextExtensions: {team: a}}`),
           scenario(
             'g-meta',
@@ -189,6 +192,7 @@ http:
   body: '{"path": request.path, "n": 1}'`,
           ),
           scenario('h-body', `${httpUrl}\nhttp: {}\nforwardBody: {maxSize: 16}`),
+          scenario('h-tunnel', 'backendRef: {group: gw.dev, kind: GwBackend, name: tunnelled-http}\nhttp: {}'),
           scenario('h-timeout', 'backendRef: {group: gw.dev, kind: GwBackend, name: slow-http}\nhttp: {}'),
           scenario(
             'h-open',
@@ -207,6 +211,7 @@ http:
   after(async () => {
     await g.stop();
     await httpAuth.close();
+    await proxy.close();
     await grpcAuth.close();
   });
 
@@ -425,6 +430,14 @@ http:
       await send('/h-allow/p?q=1', { headers });
       assert.equal(httpChecksFor('/h-allow').length, 1);
       assert.equal(upstream.latest('/h-allow')?.headers['x-auth-user'], 'alice');
+    });
+
+    it("reaches the server through its GwBackend's CONNECT proxy (tunnel)", async () => {
+      const allowed = await send('/h-tunnel/x', { headers: { authorization: 'Bearer good' } });
+      assert.equal(allowed.status, 200, allowed.body);
+      const denied = await send('/h-tunnel/x');
+      assert.equal(denied.status, 403);
+      assert.equal(proxy.servedTo(`127.0.0.1:${httpAuth.port}`), 1, 'one tunnel, kept for both checks');
     });
 
     it("passes any other answer to the client: the server's status, headers and body", async () => {

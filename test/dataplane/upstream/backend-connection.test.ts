@@ -18,25 +18,15 @@ import {
 } from '../../../src/dataplane/upstream/connection-settings.ts';
 import { UpstreamPools } from '../../../src/dataplane/upstream/pools.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
-import { BACKEND_CERT, httpServer, listenServer, rejection, TEST_CA } from './upstream-servers.ts';
-
-interface ConnectionKind {
-  name: string;
-  tls: boolean;
-  http2: boolean;
-  /** gw's own HTTP/1.1 pool (UpstreamPools.client), or an undici pool (UpstreamPools.get). */
-  client: 'gw' | 'undici';
-}
-
-const KINDS: ConnectionKind[] = [
-  { name: "gw's HTTP/1.1 client, plain", tls: false, http2: false, client: 'gw' },
-  { name: "gw's HTTP/1.1 client, TLS", tls: true, http2: false, client: 'gw' },
-  { name: 'undici HTTP/1.1, plain', tls: false, http2: false, client: 'undici' },
-  { name: 'undici HTTP/1.1, TLS', tls: true, http2: false, client: 'undici' },
-  { name: 'undici HTTP/2, prior knowledge (h2c)', tls: false, http2: true, client: 'undici' },
-  { name: 'undici HTTP/2, TLS (ALPN)', tls: true, http2: true, client: 'undici' },
-  { name: 'an HTTP/2 provider (undici behind the provider client)', tls: true, http2: true, client: 'gw' },
-];
+import {
+  BACKEND_CERT,
+  type ConnectionKind,
+  httpServer,
+  CONNECTION_KINDS as KINDS,
+  listenServer,
+  rejection,
+  TEST_CA,
+} from './upstream-servers.ts';
 
 const DATA = (ref: string) => (ref === 'ConfigMap default/ca' ? { 'ca.crt': TEST_CA } : undefined);
 const KEEPALIVE = { time: '7s', interval: '3s', retries: 4 };

@@ -14,6 +14,26 @@ export const TEST_CA = fixture('ca.crt');
 /** The fixture certificate of the HTTPS backend (backend.example.test, IP 127.0.0.1), signed by TEST_CA. */
 export const BACKEND_CERT = { cert: fixture('backend.crt'), key: fixture('backend.key') };
 
+/** A client gw opens from connection settings, by protocol and TLS. */
+export interface ConnectionKind {
+  name: string;
+  tls: boolean;
+  http2: boolean;
+  /** gw's own HTTP/1.1 pool (UpstreamPools.client), or an undici pool (UpstreamPools.get). */
+  client: 'gw' | 'undici';
+}
+
+/** Every client gw opens from connection settings. */
+export const CONNECTION_KINDS: readonly ConnectionKind[] = [
+  { name: "gw's HTTP/1.1 client, plain", tls: false, http2: false, client: 'gw' },
+  { name: "gw's HTTP/1.1 client, TLS", tls: true, http2: false, client: 'gw' },
+  { name: 'undici HTTP/1.1, plain', tls: false, http2: false, client: 'undici' },
+  { name: 'undici HTTP/1.1, TLS', tls: true, http2: false, client: 'undici' },
+  { name: 'undici HTTP/2, prior knowledge (h2c)', tls: false, http2: true, client: 'undici' },
+  { name: 'undici HTTP/2, TLS (ALPN)', tls: true, http2: true, client: 'undici' },
+  { name: 'an HTTP/2 provider (undici behind the provider client)', tls: true, http2: true, client: 'gw' },
+];
+
 export interface Listening<S> {
   server: S;
   port: number;

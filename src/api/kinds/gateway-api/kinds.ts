@@ -1,7 +1,7 @@
 // The Gateway API kinds gw acts on (gateway.networking.k8s.io/v1; ReferenceGrant stored in v1beta1,
 // served in v1 too, as upstream does). Fields gw does not model are reported as warnings, not
 // errors: a real cluster with the upstream CRDs accepts them.
-import { defineKind, type KindDefinition } from '../kind.ts';
+import { defineKind, type KindDefinition, type PrinterColumn } from '../kind.ts';
 import { GatewaySpec, GatewayStatus } from './gateway.ts';
 import { GatewayClassSpec, GatewayClassStatus } from './gateway-class.ts';
 import { HTTPRouteSpec, HTTPRouteStatus } from './http-route.ts';
@@ -11,6 +11,20 @@ import { GATEWAY_API_GROUP } from './shared.ts';
 
 const common = { group: GATEWAY_API_GROUP, version: 'v1', unknownFields: 'warn' as const };
 
+/**
+ * The Gateway API release whose standard-channel shapes these kinds follow; the CRDs gw generates
+ * for them say so (`gateway.networking.k8s.io/bundle-version`), as the upstream CRDs do.
+ */
+export const GATEWAY_API_BUNDLE_VERSION = 'v1.6.0';
+
+// The columns `kubectl get` shows, those of the upstream CRDs: in gw's CRDs and the embedded API server's tables.
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+const conditionStatus = (type: string): PrinterColumn => ({
+  name: type,
+  type: 'string',
+  jsonPath: `.status.conditions[?(@.type=="${type}")].status`,
+});
+
 export const gatewayApiKinds: KindDefinition[] = [
   defineKind({
     ...common,
@@ -18,6 +32,12 @@ export const gatewayApiKinds: KindDefinition[] = [
     plural: 'gatewayclasses',
     namespaced: false,
     description: 'A class of Gateways and the controller that implements them.',
+    printerColumns: [
+      { name: 'Controller', type: 'string', jsonPath: '.spec.controllerName' },
+      conditionStatus('Accepted'),
+      AGE,
+      { name: 'Description', type: 'string', jsonPath: '.spec.description', priority: 1 },
+    ],
     fields: { spec: { requiredField: GatewayClassSpec }, status: GatewayClassStatus },
   }),
   defineKind({
@@ -26,6 +46,12 @@ export const gatewayApiKinds: KindDefinition[] = [
     plural: 'gateways',
     namespaced: true,
     description: 'A set of listeners where traffic enters.',
+    printerColumns: [
+      { name: 'Class', type: 'string', jsonPath: '.spec.gatewayClassName' },
+      { name: 'Address', type: 'string', jsonPath: '.status.addresses[*].value' },
+      conditionStatus('Programmed'),
+      AGE,
+    ],
     fields: { spec: { requiredField: GatewaySpec }, status: GatewayStatus },
   }),
   defineKind({
@@ -34,6 +60,7 @@ export const gatewayApiKinds: KindDefinition[] = [
     plural: 'listenersets',
     namespaced: true,
     description: 'Listeners attached to a Gateway from outside its spec.',
+    printerColumns: [conditionStatus('Accepted'), conditionStatus('Programmed'), AGE],
     fields: { spec: { requiredField: ListenerSetSpec }, status: ListenerSetStatus },
   }),
   defineKind({
@@ -42,6 +69,7 @@ export const gatewayApiKinds: KindDefinition[] = [
     plural: 'httproutes',
     namespaced: true,
     description: 'Rules that route HTTP requests from Gateway listeners to backends.',
+    printerColumns: [{ name: 'Hostnames', type: 'string', jsonPath: '.spec.hostnames' }, AGE],
     fields: { spec: { requiredField: HTTPRouteSpec }, status: HTTPRouteStatus },
   }),
   // v1beta1 is what every Gateway API release since 0.6 serves (and what upstream stores); v1

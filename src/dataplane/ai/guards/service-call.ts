@@ -85,13 +85,6 @@ export function compileGuardService(
   input: GuardCompileInput,
 ): GuardService | GuardConfigProblem {
   const { policies, path } = options;
-  if (policies?.tunnel !== undefined)
-    return {
-      path: `${path}.policies.tunnel`,
-      message:
-        'Tunnels (HTTP CONNECT proxies) are not available in gw yet; rather than reach the guard service another ' +
-        'way than configured, gw refuses the traffic it guards. Remove the tunnel.',
-    };
   const { context, namespace } = input;
   let settings: ReturnType<typeof connectionSettings>;
   try {
@@ -100,6 +93,8 @@ export function compileGuardService(
       policies,
       context.data,
       fieldNamespace(input.namespaces, 'tls', namespace),
+      // A guard's policies are part of the backend policy's ai section: its tunnel resolves where that was set.
+      { backends: context.backends, namespace: fieldNamespace(input.namespaces, 'ai', namespace) },
     );
   } catch (error) {
     if (error instanceof ConnectionSettingsError)

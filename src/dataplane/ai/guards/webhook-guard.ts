@@ -21,7 +21,7 @@ import { compileGuardService, type GuardService, type GuardServicePolicies } fro
 import { WEBHOOK_PATHS, webhookRequestBody, webhookVerdict } from './webhook-protocol.ts';
 
 /** The GwBackend policies a webhook call applies; a GwBackend setting others is refused (resolveEndpoint). */
-const APPLIED_POLICIES = ['tcp', 'tls', 'http', 'auth'] as const;
+const APPLIED_POLICIES = ['tcp', 'tls', 'http', 'tunnel', 'auth'] as const;
 
 /**
  * Headers gw writes on the call itself (its body's type and length, the connection's own): a

@@ -22,6 +22,7 @@ import type { WebSocketUpgrade } from '../../proxy/websocket-upgrade.ts';
 import { celContext } from '../../telemetry/cel-context.ts';
 import { LlmRecord } from '../../telemetry/request-record.ts';
 import { applyKeepalive } from '../../transport/tcp-keepalive.ts';
+import { dialThroughProxy } from '../../upstream/connect-tunnel.ts';
 import type { SocketSettings } from '../../upstream/connection-settings.ts';
 import { unguardableRequest } from '../guards/apply.ts';
 import { sendClientError, sendGatewayError } from '../llm-answers.ts';
@@ -118,7 +119,7 @@ function upstreamOptions(
   requestDeadlineMs: number | undefined,
 ): ConstructorParameters<typeof WebSocket>[2] {
   const tls: ConnectionOptions | undefined = connection.tls && { ...connection.tls, ALPNProtocols: ['http/1.1'] };
-  return {
+  const options: ConstructorParameters<typeof WebSocket>[2] = {
     ...tls,
     headers,
     maxPayload,
@@ -126,6 +127,19 @@ function upstreamOptions(
     followRedirects: false,
     handshakeTimeout: shorterTimeout(connection.connectTimeoutMs, requestDeadlineMs),
   };
+  const { tunnel } = connection;
+  if (tunnel !== undefined) {
+    // Through the backend's CONNECT proxy: node's client request takes the socket once it is open.
+    const target = { host: connection.host, port: connection.port, tls, connectTimeoutMs: connection.connectTimeoutMs };
+    const dial = (_options: unknown, created: (error: Error | null, socket?: Socket) => void): undefined => {
+      dialThroughProxy({ ...target, proxy: tunnel }, { speaks: ['http/1.1'] }).then(
+        (socket) => created(null, socket),
+        (error: Error) => created(error),
+      );
+    };
+    options!.createConnection = dial as unknown as NonNullable<typeof options>['createConnection'];
+  }
+  return options;
 }
 
 /** Opens the provider's WebSocket: open, refused with an HTTP answer, or not reached. */
@@ -273,7 +287,8 @@ export async function serveRealtime(
       url,
       protocols,
       upstreamOptions(endpoint.connection, headers, maxPayload, attemptDeadline(routed, endpoint)),
-      endpoint.connection.keepalive,
+      // Through a tunnel the socket to the proxy has its keepalive already (the dial sets it).
+      endpoint.connection.tunnel === undefined ? endpoint.connection.keepalive : undefined,
     );
     const latencyMs = performance.now() - started;
     const observed: ObservedResponse =

@@ -66,7 +66,7 @@ function compileOne(
   position: string,
 ): RequestStep | PolicyProblem {
   // Over HTTP the GwBackend's connection policies apply; over gRPC only its request timeout.
-  const endpoint = resolveEndpoint(policy, context, field, policy.http ? ['tcp', 'tls', 'http'] : ['http']);
+  const endpoint = resolveEndpoint(policy, context, field, policy.http ? ['tcp', 'tls', 'http', 'tunnel'] : ['http']);
   if (isProblem(endpoint)) return endpoint;
   const backendPolicy = endpointBackendPolicy(policy, context);
   const deadlineMs = backendPolicy?.http?.requestTimeout

@@ -1,6 +1,7 @@
 // gRPC clients of the external services policies call (Envoy's ext_authz, ext_proc and rate
 // limit services), on @grpc/grpc-js with the protos in ./protos loaded at runtime. One client per
 // service and endpoint, kept in the PolicyRuntime so configuration swaps reuse the connection.
+// The protos are also the mesh CA's (istio/, used by ../../mesh/ca-client.ts).
 import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
 import type * as ProtoLoader from '@grpc/proto-loader';

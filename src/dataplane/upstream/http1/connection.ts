@@ -108,18 +108,31 @@ export class Http1Connection implements ResponseSink {
   /** How long this connection may stay idle: the pool's keep-alive, or less if the upstream says so. */
   idleLimitMs: number;
 
-  constructor(socket: Socket, owner: ConnectionOwner, timeouts: ConnectionTimeouts, secure: boolean) {
+  /**
+   * `connected`: the socket is already open (a tunnel through a CONNECT proxy, its TLS handshake
+   * done and its ALPN checked); else its connect (or TLS handshake) is awaited under
+   * the connect deadline.
+   */
+  constructor(
+    socket: Socket,
+    owner: ConnectionOwner,
+    timeouts: ConnectionTimeouts,
+    secure: boolean,
+    connected = false,
+  ) {
     this.socket = socket;
     this.#owner = owner;
     this.#timeouts = timeouts;
     this.lastActivity = timeouts.now();
     this.idleLimitMs = timeouts.keepAliveMs;
     this.#parser = new ResponseParser(this);
-    this.#connectTimer = setTimeout(
-      () => this.#fail(new UpstreamConnectTimeoutError(timeouts.connectMs)),
-      timeouts.connectMs,
-    );
-    socket.once(secure ? 'secureConnect' : 'connect', () => this.#onConnect(secure));
+    if (!connected) {
+      this.#connectTimer = setTimeout(
+        () => this.#fail(new UpstreamConnectTimeoutError(timeouts.connectMs)),
+        timeouts.connectMs,
+      );
+      socket.once(secure ? 'secureConnect' : 'connect', () => this.#onConnect(secure));
+    }
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('end', () => this.#onEnd());
     socket.on('error', (error: Error) => this.#fail(error));

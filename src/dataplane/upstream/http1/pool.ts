@@ -1,12 +1,14 @@
-// Keep-alive HTTP/1.1 connections to one upstream destination, plain or TLS: a request takes
-// the most recently used idle connection (warm, least likely to have been closed by the
-// upstream) or opens a new one; there is no limit on connections beyond the requests in flight.
+// Keep-alive HTTP/1.1 connections to one upstream destination, plain or TLS, direct or through a
+// CONNECT proxy: a request takes the most recently used idle connection (warm, least likely to
+// have been closed by the upstream) or opens a new one; there is no limit on connections beyond
+// the requests in flight.
 // A sweep every second closes connections idle past their keep-alive and fails responses the
 // upstream has gone silent on.
 import { connect as netConnect, type Socket } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { systemClock } from '../../../util/clock.ts';
 import { applyKeepalive, type TcpKeepalive } from '../../transport/tcp-keepalive.ts';
+import { dialThroughProxy, type TunnelProxy } from '../connect-tunnel.ts';
 import { type ConnectionOwner, type ConnectionTimeouts, Http1Connection, type Http1Response } from './connection.ts';
 import { UpstreamAbortError, UpstreamPoolClosedError } from './errors.ts';
 import { type RequestHeaders, requestHead } from './request-head.ts';
@@ -29,6 +31,8 @@ export interface Http1PoolOptions {
   responseIdleMs?: number;
   /** The clock idleness and silence are measured on (monotonic ms; the system's by default). */
   now?: () => number;
+  /** The CONNECT proxy connections go through (host and port are then the tunnel's destination). */
+  tunnel?: TunnelProxy | undefined;
 }
 
 export interface Http1Request {
@@ -92,7 +96,12 @@ export class Http1Pool implements ConnectionOwner {
     } catch (error) {
       return Promise.reject(error);
     }
-    const connection = this.#takeIdle() ?? this.#open();
+    const idle = this.#takeIdle();
+    if (idle === undefined && this.#options.tunnel !== undefined)
+      return this.#openTunnelled(this.#options.tunnel, request.signal).then((connection) =>
+        connection.send(head, request.body, request.method === 'HEAD', request.signal),
+      );
+    const connection = idle ?? this.#open();
     return connection.send(head, request.body, request.method === 'HEAD', request.signal);
   }
 
@@ -169,11 +178,41 @@ export class Http1Pool implements ConnectionOwner {
     if (options.keepalive !== undefined) applyKeepalive(socket, options.keepalive);
     connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined);
     this.#connections.add(connection);
-    if (this.#sweeper === undefined) {
-      this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS);
-      this.#sweeper.unref();
-    }
+    this.#startSweeper();
     return connection;
+  }
+
+  /**
+   * A connection through the CONNECT proxy: opened (the tunnel, then TLS inside it) before the
+   * request is written, under the connect deadline; the request's signal aborts the opening.
+   */
+  async #openTunnelled(proxy: TunnelProxy, signal: AbortSignal | undefined): Promise<Http1Connection> {
+    const options = this.#options;
+    const socket = await dialThroughProxy(
+      { host: options.host, port: options.port, tls: options.tls, connectTimeoutMs: options.connectTimeoutMs, proxy },
+      {
+        speaks: ['http/1.1'],
+        session: this.#tlsSession,
+        onSession: (session) => {
+          this.#tlsSession = session;
+        },
+        signal,
+      },
+    );
+    if (this.#closing) {
+      socket.destroy();
+      throw new UpstreamPoolClosedError();
+    }
+    const connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined, true);
+    this.#connections.add(connection);
+    this.#startSweeper();
+    return connection;
+  }
+
+  #startSweeper(): void {
+    if (this.#sweeper !== undefined) return;
+    this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS);
+    this.#sweeper.unref();
   }
 
   #sweep(): void {

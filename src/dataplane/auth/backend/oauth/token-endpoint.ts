@@ -232,7 +232,7 @@ export function compileTokenEndpoint(
     if (url !== undefined && (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== ''))
       return new AuthConfigError(`${field}.url`, 'must not carry a query, a fragment or user information');
   }
-  const endpoint = resolveEndpoint(spec, context.endpoints, field, ['tcp', 'tls', 'http']);
+  const endpoint = resolveEndpoint(spec, context.endpoints, field, ['tcp', 'tls', 'http', 'tunnel']);
   if (isProblem(endpoint)) return new AuthConfigError(endpoint.field, endpoint.message);
   const path = spec.path ?? '/';
   if (!path.startsWith('/')) return new AuthConfigError(`${field}.path`, 'must start with /');

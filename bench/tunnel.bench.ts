@@ -1,0 +1,99 @@
+// Tunnel benchmark (issue 23): one gw serving the same OpenAI-style route twice — direct to the
+// fixed-answer mock, and through an HTTP CONNECT proxy (a backend policy's tunnel) — loaded in
+// turns in one run, so the two figures share the machine's state. The proxy is its own process.
+// Goal: the tunnelled route's requests/s at least 0.8x the direct one's.
+// Run: ./node_modules/.bin/node bench/tunnel.bench.ts [--duration 10] [--connections 32] [--rounds 3]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
+import { freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
+import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
+import { runLoad, type SaturateResult } from './gateway/load.ts';
+import { startGw } from './gateway/targets/gw.ts';
+import { startUpstream } from './gateway/upstream.ts';
+
+const GOAL = 0.8;
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
+const rounds = Number(values.rounds);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function median(numbers: number[]): number {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!;
+  const upstream = await startUpstream();
+  const proxyChild = spawnChild(
+    'connect proxy',
+    process.execPath,
+    [fileURLToPath(new URL('./gateway/connect-proxy-process.ts', import.meta.url))],
+    { ipc: true },
+  );
+  const { port: proxyPort } = (await proxyChild.nextMessage()) as { port: number };
+  const dir = mkdtempSync(join(tmpdir(), 'gw-tunnel-bench-'));
+  const listenerPort = await freePort();
+  writeTunnelBenchConfig(dir, { listenerPort, upstreamPort: upstream.ports.openaiFixed, proxyPort });
+  const gw = await startGw(dir, `http://127.0.0.1:${listenerPort}`);
+  const results: Record<'direct' | 'tunnelled', SaturateResult[]> = { direct: [], tunnelled: [] };
+  try {
+    const endpoint = (name: string) => ({
+      url: `http://127.0.0.1:${listenerPort}/${name}${CHAT_PATH}`,
+      headers: CHAT_HEADERS,
+      body: CHAT_BODY,
+    });
+    // Warm-up of both routes (connections opened, code compiled), not measured.
+    for (const name of ['direct', 'tunnelled'] as const)
+      await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds: 3 });
+    for (let round = 1; round <= rounds; round++)
+      for (const name of ['direct', 'tunnelled'] as const) {
+        const result = await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds });
+        if (result.non2xx > 0 || result.errors > 0)
+          throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        results[name].push(result);
+        log(
+          `round ${round} ${name}: ${result.requestsPerSecond.toFixed(0)} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+        );
+      }
+  } finally {
+    await gw.stop();
+    await proxyChild.stop();
+    await upstream.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rps = (name: 'direct' | 'tunnelled') => median(results[name].map((result) => result.requestsPerSecond));
+  const p50 = (name: 'direct' | 'tunnelled') => median(results[name].map((result) => result.p50Ms));
+  const ratio = rps('tunnelled') / rps('direct');
+  const lines = [
+    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}; load generator, mocks, CONNECT proxy and gw in separate processes.`,
+    `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${availableParallelism()} the figures are shared with other work and noisy.`,
+    `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion.`,
+    '',
+    '| route | requests/s | p50 |',
+    '|---|---|---|',
+    `| gw → mock (direct) | ${rps('direct').toFixed(0)} | ${p50('direct')} ms |`,
+    `| gw → CONNECT proxy → mock (tunnel) | ${rps('tunnelled').toFixed(0)} | ${p50('tunnelled')} ms |`,
+    '',
+    `Goal: tunnelled requests/s at least ${GOAL}x the direct route's: ${ratio.toFixed(2)}x, ${ratio >= GOAL ? 'met' : 'NOT met'}.`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+process.on('SIGINT', () => void stopAllChildren().finally(() => process.exit(130)));
+main().catch(async (error) => {
+  log(String(error instanceof Error ? error.stack : error));
+  await stopAllChildren();
+  process.exit(1);
+});
