@@ -153,6 +153,13 @@ function generationContent(resource: ApiResource, object: KubeObject): string {
   return JSON.stringify(rest);
 }
 
+/** The value at a dotted path of an object ("spec.selector"), undefined when absent. */
+function valueAt(object: KubeObject, path: string): unknown {
+  let value: unknown = object;
+  for (const name of path.split('.')) value = isPlainObject(value) ? value[name] : undefined;
+  return value;
+}
+
 function asObject(body: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(body)) throw badRequest(`${what} must be a JSON object`);
   return body;
@@ -689,6 +696,21 @@ export class ApiStore implements Store {
   // ---- rules ----
 
   private checkImmutable(resource: ApiResource, current: KubeObject, next: KubeObject): void {
+    const changed = resource.definition.immutableFields.filter(
+      (path) => !sameValue(valueAt(current, path), valueAt(next, path)),
+    );
+    if (changed.length > 0) {
+      throw invalid(
+        resource,
+        current.metadata.name!,
+        changed.map((field) => ({
+          type: 'Invalid' as const,
+          field,
+          value: JSON.stringify(valueAt(next, field) ?? null),
+          detail: 'field is immutable',
+        })),
+      );
+    }
     if ((resource.kindKey === '/Secret' || resource.kindKey === '/ConfigMap') && current.immutable === true) {
       const errors = [];
       for (const field of ['data', 'stringData', 'binaryData']) {

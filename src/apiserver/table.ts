@@ -1,8 +1,8 @@
 // Table responses (meta.k8s.io/v1 Table), what `kubectl get` asks for with
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`: a Name column, then the kind's printer
 // columns — the CRDs' additionalPrinterColumns of the gw.dev and Gateway API kinds (src/api/kinds;
-// the Gateway API kinds' are the upstream CRDs'), and kube-apiserver's columns for the built-in kinds
-// (built-in-columns.ts) — with dates shown as ages, as kube-apiserver renders them.
+// the Gateway API kinds' are the upstream CRDs'), and kube-apiserver's columns for the built-in
+// kinds (built-in-columns.ts) — with dates shown as ages, as kube-apiserver renders them.
 import type { PrinterColumn } from '../api/kinds/kind.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import { BUILT_IN_COLUMNS } from './built-in-columns.ts';

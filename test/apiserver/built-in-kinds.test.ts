@@ -345,6 +345,30 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: x}
     assert.match(bad.stderr, /roleRef\.kind: Invalid value: .*can only reference a ClusterRole/);
     assert.equal((await kubectl.run('get', 'deployment', 'bad', '-n', 'team')).code, 1);
     assert.equal((await kubectl.run('get', 'daemonset', 'bad', '-n', 'team')).code, 1);
+    // A workload's selector and a binding's roleRef are immutable, as in Kubernetes.
+    const selector = await kubectl.run(
+      'patch',
+      'deployment',
+      'web',
+      '-n',
+      'team',
+      '-p',
+      '{"spec":{"selector":{"matchLabels":{"app":"web","v":"2"}},"template":{"metadata":{"labels":{"v":"2"}}}}}',
+    );
+    assert.notEqual(selector.code, 0);
+    assert.match(selector.stderr, /spec\.selector: Invalid value: .*field is immutable/);
+    const roleRef = await kubectl.run(
+      'patch',
+      'rolebinding',
+      'gw-proxy',
+      '-n',
+      'team',
+      '--type=merge',
+      '-p',
+      '{"roleRef":{"name":"other"}}',
+    );
+    assert.notEqual(roleRef.code, 0);
+    assert.match(roleRef.stderr, /roleRef: Invalid value: .*field is immutable/);
   });
 
   test('kubectl create of each kind through the typed clients (protobuf bodies)', async () => {

@@ -275,6 +275,8 @@ function kindSection(definition: KindDefinition, types: Types): string[] {
   if (definition.categories?.length) facts.push(`categories: ${definition.categories.map(code).join(', ')}`);
   facts.push(`status subresource: ${definition.statusSubresource ? 'yes' : 'no'}`);
   if (definition.scaleSubresource) facts.push('scale subresource: yes (autoscaling/v1 Scale over spec.replicas)');
+  if (definition.immutableFields.length > 0)
+    facts.push(`immutable after creation: ${definition.immutableFields.map(code).join(', ')}`);
   facts.push(`unknown fields: ${definition.unknownFields === 'error' ? 'rejected' : 'warned about'}`);
   facts.push(`CRD emitted by ${code('gw crds')}: ${definition.crd ? 'yes' : 'no'}`);
   if (definition.notRead) facts.push(`read by gw: no, ${definition.notRead}; stored and served by gw's API server`);

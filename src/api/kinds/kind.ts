@@ -35,6 +35,11 @@ export interface KindDefinition {
    * status.replicas and spec.selector), which kubectl scale and autoscalers use: Deployment.
    */
   scaleSubresource: boolean;
+  /**
+   * Top-level field paths ("spec.selector", "roleRef") an update may not change: kube-apiserver
+   * refuses it ("field is immutable"); the object must be deleted and created again.
+   */
+  immutableFields: readonly string[];
   /** gw.dev kinds reject unknown fields; kinds gw only reads part of warn about them. */
   unknownFields: 'error' | 'warn';
   nameFormat: NameFormat;
@@ -74,6 +79,7 @@ export interface KindOptions {
   printerColumns?: PrinterColumn[];
   statusSubresource?: boolean;
   scaleSubresource?: boolean;
+  immutableFields?: string[];
   unknownFields?: 'error' | 'warn';
   nameFormat?: NameFormat;
   crd?: boolean;
@@ -138,6 +144,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     schema,
     statusSubresource: options.statusSubresource ?? 'status' in options.fields,
     scaleSubresource: options.scaleSubresource ?? false,
+    immutableFields: options.immutableFields ?? [],
     unknownFields: options.unknownFields ?? 'error',
     nameFormat: options.nameFormat ?? 'dns1123Subdomain',
     crd: options.crd ?? false,

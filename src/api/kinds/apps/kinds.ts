@@ -4,7 +4,15 @@ import { defineKind, type KindDefinition } from '../kind.ts';
 import { DaemonSetSpec, DaemonSetStatus } from './daemon-set.ts';
 import { DeploymentSpec, DeploymentStatus } from './deployment.ts';
 
-const common = { group: 'apps', version: 'v1', unknownFields: 'warn' as const, builtIn: true, namespaced: true };
+const common = {
+  group: 'apps',
+  version: 'v1',
+  unknownFields: 'warn' as const,
+  builtIn: true,
+  namespaced: true,
+  // apps/v1 made the selector immutable: a workload cannot change which pods are its own.
+  immutableFields: ['spec.selector'],
+};
 
 export const appsKinds: KindDefinition[] = [
   defineKind({

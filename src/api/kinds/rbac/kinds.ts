@@ -47,6 +47,7 @@ export const rbacKinds: KindDefinition[] = [
     nameFormat: 'pathSegment',
     description: 'Grants a Role or ClusterRole within a namespace; stored, not enforced.',
     fields: roleBindingFields,
+    immutableFields: ['roleRef'],
   }),
   defineKind({
     ...common,
@@ -57,5 +58,6 @@ export const rbacKinds: KindDefinition[] = [
     description: 'Grants a ClusterRole across the cluster; stored, not enforced.',
     fields: roleBindingFields,
     rules: clusterRoleBindingRules,
+    immutableFields: ['roleRef'],
   }),
 ];
