@@ -131,6 +131,8 @@ export interface CompileContext {
   policyRuntime: PolicyRuntime;
   /** State kept for the life of the data plane (BackendCompileContext.lifetime). */
   lifetime<T>(key: string, create: () => T): T;
+  /** Whether this data plane listens on a port now (BackendCompileContext.servesPort). */
+  servesPort(port: number): boolean;
   telemetry?: Telemetry;
 }
 
@@ -210,6 +212,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     },
     runtime: context.policyRuntime,
     lifetime: (name, create) => context.lifetime(name, create),
+    servesPort: (port) => context.servesPort(port),
     report: (problem) => {
       if (!reported.has(problem)) {
         reported.add(problem);

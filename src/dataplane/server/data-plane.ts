@@ -106,6 +106,7 @@ export class DataPlane {
         if (!this.lifetimeState.has(key)) this.lifetimeState.set(key, create());
         return this.lifetimeState.get(key) as T;
       },
+      servesPort: (port) => this.servers.has(port),
     };
   }
 
