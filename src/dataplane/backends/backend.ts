@@ -20,6 +20,7 @@ import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import type { BackendType, RequestRecord } from '../telemetry/request-record.ts';
+import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
 
@@ -127,6 +128,8 @@ export interface BackendCompileContext {
    * needs it: a forward proxy must not send a request back to the gateway itself.
    */
   servesPort(port: number): boolean;
+  /** Resolves a name learnt per request (a dynamic forward proxy's destination) to its addresses. */
+  readonly resolveHost: AddressLookup;
   /** Reports something that cannot be served as configured, once (the log line, without the Gateway). */
   report(problem: string): void;
 }

@@ -3,6 +3,7 @@
 // (each by its kind: backends/registry.ts). Requests then only look things up in the compiled
 // form. Anything that cannot be used is compiled into an error answer for the requests that reach
 // it (and a problem line for the log), never a crash.
+
 import type { CORS } from '../../api/types/traffic.ts';
 import type {
   BackendObjectConfig,
@@ -51,6 +52,7 @@ import {
   DEFAULT_CONNECTION_OPTIONS,
 } from '../server/listener-options.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { UpstreamPools } from '../upstream/pools.ts';
 
@@ -133,6 +135,8 @@ export interface CompileContext {
   lifetime<T>(key: string, create: () => T): T;
   /** Whether this data plane listens on a port now (BackendCompileContext.servesPort). */
   servesPort(port: number): boolean;
+  /** BackendCompileContext.resolveHost. */
+  resolveHost: AddressLookup;
   telemetry?: Telemetry;
 }
 
@@ -213,6 +217,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     runtime: context.policyRuntime,
     lifetime: (name, create) => context.lifetime(name, create),
     servesPort: (port) => context.servesPort(port),
+    resolveHost: context.resolveHost,
     report: (problem) => {
       if (!reported.has(problem)) {
         reported.add(problem);

@@ -17,6 +17,7 @@ import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
 import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import { type AddressLookup, systemLookup } from '../upstream/address-lookup.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
 import { BufferBudget } from './buffer-budget.ts';
 import { type ConnectDownstream, serveConnect } from './connect.ts';
@@ -46,6 +47,8 @@ export interface DataPlaneOptions {
   bindRetryMs?: number;
   /** Told when the set of unbound ports changes other than by apply (a port bound on a later try). */
   onUnboundChange?: () => void;
+  /** How names learnt per request (a dynamic forward proxy's destinations) resolve (default: the system resolver; tests). */
+  resolveHost?: AddressLookup;
 }
 
 /** How often a port that could not be bound is tried again, by default. */
@@ -107,6 +110,7 @@ export class DataPlane {
         return this.lifetimeState.get(key) as T;
       },
       servesPort: (port) => this.servers.has(port),
+      resolveHost: options.resolveHost ?? systemLookup,
     };
   }
 

@@ -6,13 +6,13 @@
 // the check and the connection (rebinding) cannot take it elsewhere. TLS to the destination (backend
 // policy tls) is for the name the client sent. Backend policies (tcp, tls, http, tunnel, auth)
 // apply as for a static backend; forwarding is the http kind's (../http.ts).
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { fieldNamespace } from '../../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../../auth/backend/index.ts';
 import { sendText } from '../../proxy/direct-response.ts';
 import { sendOwnFailure } from '../../proxy/own-failure.ts';
+import type { AddressLookup } from '../../upstream/address-lookup.ts';
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
@@ -35,71 +35,67 @@ import { destinationForwarder } from '../http.ts';
 import { DestinationRefused } from './destination-refused.ts';
 import { DestinationRules, DestinationRulesError, type RefusalRule } from './destination-rules.ts';
 
-/** Resolves a name to its addresses (node's dns.lookup: the system resolver, /etc/hosts included). */
-export type AddressLookup = (host: string) => Promise<readonly string[]>;
-
-const systemLookup: AddressLookup = async (host) =>
-  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-
 /** Destinations whose connections (pool, compiled auth) are kept at once; the least recently used go first. */
 const MAX_DESTINATIONS = 64;
 
 /** Each compile gets its own destinations; the previous configuration's are closed when it is replaced. */
 let compiles = 0;
 
-/** The kind, resolving names with `lookup` (tests give their own). */
-export function dynamicForwardProxyKind(lookup: AddressLookup = systemLookup): BackendKind<BackendRefInput> {
-  return {
-    compile(input: BackendRefInput): Backend | BackendRefusal {
-      const { object, ref, context, namespace } = input;
-      if (object.kind !== 'GwBackend' || object.spec.dynamicForwardProxy === undefined)
-        return backendRefusal(`backend ${input.key}: not a dynamicForwardProxy GwBackend`);
-      let rules: DestinationRules;
-      try {
-        rules = new DestinationRules(object.spec.dynamicForwardProxy, (port) => context.servesPort(port));
-      } catch (error) {
-        if (error instanceof DestinationRulesError)
-          return backendRefusal(`backend ${input.key}: spec.dynamicForwardProxy.${error.field}: ${error.message}`);
-        throw error;
-      }
-      const policy = ref.policy;
-      const namespaces = ref.policyNamespaces;
-      const tlsNamespace = fieldNamespace(namespaces, 'tls', namespace);
-      const scope = { backends: context.backends, namespace: fieldNamespace(namespaces, 'tunnel', namespace) };
-      const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
-      const settingsFor = (destination: Destination): ConnectionSettings =>
-        connectionSettings(destination, policy, context.data, tlsNamespace, scope);
-      const authFor = (host: string): CompiledBackendAuth | AuthConfigError | undefined =>
-        policy.auth === undefined
-          ? undefined
-          : compileBackendAuth(
-              policy.auth,
-              context.data,
-              authNamespace,
-              backendAuthOptions(context, authNamespace, { host }),
-            );
-      // What the policy gets wrong is wrong for every destination: refuse it now, naming the field.
-      const probe = 'destination.invalid';
-      try {
-        settingsFor({ protocol: policy.tls ? 'https:' : 'http:', host: probe, port: 443, serverName: probe });
-      } catch (error) {
-        if (error instanceof ConnectionSettingsError)
-          return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
-        throw error;
-      }
-      const auth = authFor(probe);
-      if (auth instanceof AuthConfigError)
-        return backendRefusal(`backend ${input.key}: backend policy auth.${auth.field}: ${auth.message}`);
-      const destinations = context.runtime.use(
-        `dynamic-forward-proxy ${input.key} #${++compiles}`,
-        () => new Destinations(),
-      );
-      return new DynamicForwardProxy(rules, lookup, destinations, policy.tls !== undefined, settingsFor, authFor);
-    },
-  };
-}
-
-export const dynamicForwardProxy = dynamicForwardProxyKind();
+export const dynamicForwardProxy: BackendKind<BackendRefInput> = {
+  compile(input: BackendRefInput): Backend | BackendRefusal {
+    const { object, ref, context, namespace } = input;
+    if (object.kind !== 'GwBackend' || object.spec.dynamicForwardProxy === undefined)
+      return backendRefusal(`backend ${input.key}: not a dynamicForwardProxy GwBackend`);
+    let rules: DestinationRules;
+    try {
+      rules = new DestinationRules(object.spec.dynamicForwardProxy, (port) => context.servesPort(port));
+    } catch (error) {
+      if (error instanceof DestinationRulesError)
+        return backendRefusal(`backend ${input.key}: spec.dynamicForwardProxy.${error.field}: ${error.message}`);
+      throw error;
+    }
+    const policy = ref.policy;
+    const namespaces = ref.policyNamespaces;
+    const tlsNamespace = fieldNamespace(namespaces, 'tls', namespace);
+    const scope = { backends: context.backends, namespace: fieldNamespace(namespaces, 'tunnel', namespace) };
+    const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
+    const settingsFor = (destination: Destination): ConnectionSettings =>
+      connectionSettings(destination, policy, context.data, tlsNamespace, scope);
+    const authFor = (host: string): CompiledBackendAuth | AuthConfigError | undefined =>
+      policy.auth === undefined
+        ? undefined
+        : compileBackendAuth(
+            policy.auth,
+            context.data,
+            authNamespace,
+            backendAuthOptions(context, authNamespace, { host }),
+          );
+    // What the policy gets wrong is wrong for every destination: refuse it now, naming the field.
+    const probe = 'destination.invalid';
+    try {
+      settingsFor({ protocol: policy.tls ? 'https:' : 'http:', host: probe, port: 443, serverName: probe });
+    } catch (error) {
+      if (error instanceof ConnectionSettingsError)
+        return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
+      throw error;
+    }
+    const auth = authFor(probe);
+    if (auth instanceof AuthConfigError)
+      return backendRefusal(`backend ${input.key}: backend policy auth.${auth.field}: ${auth.message}`);
+    const destinations = context.runtime.use(
+      `dynamic-forward-proxy ${input.key} #${++compiles}`,
+      () => new Destinations(),
+    );
+    return new DynamicForwardProxy(
+      rules,
+      context.resolveHost,
+      destinations,
+      policy.tls !== undefined,
+      settingsFor,
+      authFor,
+    );
+  },
+};
 
 /** Where one request goes: the name the client sent, the port, and the address checked for it. */
 interface Target {
