@@ -231,6 +231,7 @@ const NOT_REASONS = new Set([
   'GwParameters',
   // condition types that are never a reason
   'StatusSummarized',
+  'Authorized',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',
