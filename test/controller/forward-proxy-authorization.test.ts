@@ -86,4 +86,22 @@ spec:
       false,
     );
   });
+
+  it('a range admission lets through but that does not parse makes the GwBackend Accepted False (Invalid)', () => {
+    const status = backendStatus(
+      `${gatewayYaml(8080)}apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: egress}
+spec: {dynamicForwardProxy: {deniedAddresses: [10.0.0.0/8, "1:2:3/64"]}}
+`,
+      'egress',
+    );
+    const accepted = status.conditions!.find((c) => c.type === 'Accepted')!;
+    assert.equal(accepted.status, 'False');
+    assert.equal(accepted.reason, 'Invalid');
+    assert.equal(
+      accepted.message,
+      'spec.dynamicForwardProxy.deniedAddresses[1]: "1:2:3/64" is not an address range (a.b.c.d/n or x:y::z/n); correct or remove the entry',
+    );
+  });
 });

@@ -4,9 +4,10 @@
 // its own single-address range), deniedAddresses refuses more. Private ranges (RFC 1918, ULA) are
 // reached by default, as agentgateway reaches any destination. Addresses are checked after the
 // name is resolved, and the address checked is the one connected to.
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { BlockList, isIPv4 } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { DynamicForwardProxyBackend } from '../../../api/types/backends.ts';
+import { canonicalAddress, parseAddressRange } from '../../../util/address-range.ts';
 
 /** Why an address is refused: the rule, as the client's answer names it. */
 export type RefusalRule =
@@ -46,26 +47,8 @@ const UNSPECIFIED = rangeList([
   ['::', 128],
 ]);
 
-/** An address in canonical form: an IPv4-mapped IPv6 address (::ffff:a.b.c.d) as its IPv4 address. */
-export function canonicalAddress(address: string): string {
-  const mapped = /^::ffff:([0-9.]+)$/i.exec(address);
-  return mapped && isIPv4(mapped[1]!) ? mapped[1]! : address.toLowerCase();
-}
-
 function family(address: string): 'ipv4' | 'ipv6' {
   return isIPv4(address) ? 'ipv4' : 'ipv6';
-}
-
-/** An address range as configured, or why it is not one. */
-function parseRange(text: string): { network: string; prefix: number } | string {
-  const slash = text.lastIndexOf('/');
-  const network = canonicalAddress(text.slice(0, slash));
-  const prefix = Number(text.slice(slash + 1));
-  const kind = isIP(network);
-  if (slash < 0 || kind === 0) return `"${text}" is not an address range (a.b.c.d/n or x:y::z/n)`;
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > (kind === 4 ? 32 : 128))
-    return `"${text}" has a prefix length out of range`;
-  return { network, prefix };
 }
 
 /** A field of the rules that cannot be used: its path under dynamicForwardProxy and why. */
@@ -112,7 +95,7 @@ export class DestinationRules {
   ): BlockList {
     const list = new BlockList();
     (texts ?? []).forEach((text, index) => {
-      const range = parseRange(text);
+      const range = parseAddressRange(text);
       if (typeof range === 'string') throw new DestinationRulesError(`${field}[${index}]`, range);
       list.addSubnet(range.network, range.prefix, family(range.network));
       each?.(range.network, range.prefix);
