@@ -5,6 +5,8 @@
 // loopback, link-local, unspecified, cloud metadata (IPv4 and IPv6, even inside an allowed range),
 // the gateway's own listener, deniedAddresses; a name resolving to a refused address is refused
 // too, and the connection goes to the address checked (a name only the test's resolver knows).
+// Backend policies apply as to any backend: TLS, a tunnel (whose CONNECT names the checked
+// address) and backend auth.
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -13,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { systemLookup } from '../../../src/dataplane/upstream/address-lookup.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { closeServer } from '../../helpers/http-server.ts';
+import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 import { fixture } from '../frontend/helpers.ts';
 
 interface Answer {
@@ -60,7 +63,9 @@ function connect(port: number, authority: string): Promise<{ status: number; bod
 async function namedUpstream(name: string, address = '127.0.0.1'): Promise<{ server: Server; port: number }> {
   const server = createHttpServer((req, res) => {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ server: name, host: req.headers.host, url: req.url }));
+    res.end(
+      JSON.stringify({ server: name, host: req.headers.host, url: req.url, authorization: req.headers.authorization }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, address, resolve));
   return { server, port: (server.address() as AddressInfo).port };
@@ -93,6 +98,7 @@ describe('GwBackend dynamicForwardProxy', () => {
   let tlsPort: number;
   let echo: Server;
   let echoPort: number;
+  let proxy: ConnectProxy;
   const lookups: string[] = [];
 
   before(async () => {
@@ -111,6 +117,7 @@ describe('GwBackend dynamicForwardProxy', () => {
     });
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     echoPort = (echo.address() as AddressInfo).port;
+    proxy = await startConnectProxy();
     port = await freePort();
     // Names only this resolver knows (the system's would fail them): a 200 proves gw connected to
     // the address it checked, not to the name again.
@@ -136,6 +143,11 @@ spec:
   frontend: {connect: {mode: Route}}
 ---
 apiVersion: v1
+kind: Secret
+metadata: {name: upstream-key}
+stringData: {Authorization: Bearer upstream-secret}
+---
+apiVersion: v1
 kind: ConfigMap
 metadata: {name: ca}
 data: {ca.crt: ${JSON.stringify(fixture('ca.crt'))}}
@@ -147,6 +159,10 @@ ${proxyRoute('open', '{allowedAddresses: [127.0.0.1/32, 169.254.0.0/16, "fd00::/
   'tls',
   '{allowedAddresses: [127.0.0.1/32]}',
   '{tls: {caCertificateRefs: [{name: ca}]}}',
+)}${proxyRoute(
+  'tunnelled',
+  '{allowedAddresses: [127.0.0.1/32]}',
+  `{tunnel: {url: "${proxy.url}"}, auth: {secretRef: {name: upstream-key}}}`,
 )}apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: connect}
@@ -164,6 +180,7 @@ spec:
     await gw?.stop();
     for (const server of [a?.server, b?.server, local?.server, tls]) await closeServer(server as never);
     echo?.close();
+    await proxy?.close();
   });
 
   it('sends each request to the host:port its Host header names, with that Host', async () => {
@@ -273,6 +290,22 @@ spec:
     const answer = await get(port, '/tls', `a.example.test:${tlsPort}`);
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { server: 'tls', host: `a.example.test:${tlsPort}` });
+  });
+
+  it("goes through the backend policy's tunnel to the checked address, with backend auth", async () => {
+    const answer = await get(port, '/tunnelled', `a.upstream.test:${b.port}`);
+    assert.equal(answer.status, 200, answer.body);
+    assert.deepEqual(JSON.parse(answer.body), {
+      server: 'b',
+      host: `a.upstream.test:${b.port}`,
+      url: '/tunnelled',
+      authorization: 'Bearer upstream-secret',
+    });
+    // The CONNECT names the address gw resolved and checked, not the name (no second resolution there).
+    assert.equal(proxy.servedTo(`127.0.0.1:${b.port}`), 1);
+    // A refused destination is refused before the tunnel: the proxy is never asked.
+    assert.equal((await get(port, '/tunnelled', 'metadata.test')).status, 403);
+    assert.equal(proxy.connects.length, 1);
   });
 
   it('tunnels a CONNECT (Frontend.connect Route) to its authority, under the same rules', async () => {
