@@ -6,7 +6,8 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alive, descendants } from './process-tree.ts';
 
-const OUTPUT_TAIL_BYTES = 4096;
+// Enough for an error line followed by a command's whole usage text (gw run's is over 4 KiB).
+const OUTPUT_TAIL_BYTES = 16_384;
 const STOP_GRACE_MS = 3000;
 
 /** Children not yet stopped, so that an interrupted run leaves nothing behind. */

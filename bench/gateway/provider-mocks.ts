@@ -1,8 +1,9 @@
 // Fixed-answer stand-ins of Amazon Bedrock (Converse, ConverseStream) and the Google Gemini API
 // (generateContent, streamGenerateContent) for the gateway benchmark's translated-provider rows:
-// each answers every request with one precomputed body of about the OpenAI mock's fixed size,
-// reads the request body without parsing it, records nothing and checks no signature or key —
-// so that the upstream costs the same as the OpenAI mock's fixed mode and the row measures gw.
+// each answers every request at once with one precomputed body of about the OpenAI mock's fixed
+// size, without reading the request body, records nothing, checks no signature or key, and keeps
+// idle connections as long as the OpenAI mock — so that the upstream costs what the OpenAI mock's
+// fixed mode costs and the row measures gw.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventFrame } from '../../test/helpers/bedrock-stand-in.ts';
@@ -44,15 +45,29 @@ const GEMINI_STREAM = Buffer.from(
     .join(''),
 );
 
-function fixedServer(answer: (url: string) => { type: string; body: Buffer }): Server {
-  return createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const { type, body } = answer(req.url ?? '/');
-      res.writeHead(200, { 'content-type': type, 'content-length': body.length });
-      res.end(body);
-    });
+/** One fixed answer: its body and its response headers, built once. */
+interface FixedAnswer {
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function fixedAnswer(type: string, body: Buffer): FixedAnswer {
+  return { headers: { 'content-type': type, 'content-length': String(body.length) }, body };
+}
+
+/**
+ * A server that answers every request at once with `answer(url)`, as the OpenAI and Anthropic
+ * mocks do in fixed mode: the request body is not read (node:http discards it) and the idle
+ * keep-alive timeout is theirs (65 s), so that no upstream costs more than another per request.
+ */
+function fixedServer(answer: (url: string) => FixedAnswer): Server {
+  const server = createServer((req, res) => {
+    const { headers, body } = answer(req.url ?? '/');
+    res.writeHead(200, headers);
+    res.end(body);
   });
+  server.keepAliveTimeout = 65_000;
+  return server;
 }
 
 async function listening(server: Server): Promise<number> {
@@ -79,22 +94,14 @@ async function started(server: Server): Promise<ProviderMock> {
 
 /** Bedrock runtime: /model/{id}/converse answers Converse JSON, /converse-stream the event stream. */
 export function startBedrockMock(): Promise<ProviderMock> {
-  return started(
-    fixedServer((url) =>
-      url.endsWith('/converse-stream')
-        ? { type: 'application/vnd.amazon.eventstream', body: CONVERSE_STREAM }
-        : { type: 'application/json', body: CONVERSE },
-    ),
-  );
+  const converse = fixedAnswer('application/json', CONVERSE);
+  const stream = fixedAnswer('application/vnd.amazon.eventstream', CONVERSE_STREAM);
+  return started(fixedServer((url) => (url.endsWith('/converse-stream') ? stream : converse)));
 }
 
 /** Gemini API: :generateContent answers JSON, :streamGenerateContent?alt=sse the SSE chunks. */
 export function startGeminiMock(): Promise<ProviderMock> {
-  return started(
-    fixedServer((url) =>
-      url.includes(':streamGenerateContent')
-        ? { type: 'text/event-stream', body: GEMINI_STREAM }
-        : { type: 'application/json; charset=UTF-8', body: GEMINI },
-    ),
-  );
+  const generate = fixedAnswer('application/json; charset=UTF-8', GEMINI);
+  const stream = fixedAnswer('text/event-stream', GEMINI_STREAM);
+  return started(fixedServer((url) => (url.includes(':streamGenerateContent') ? stream : generate)));
 }

@@ -10,14 +10,15 @@ import { ControllerMetrics } from '../controller/metrics.ts';
 import { refusalLines } from '../controller/refusals.ts';
 import { type AdminServer, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { KubeSource } from '../run/kube-source.ts';
+import { parsePort } from '../run/run-settings.ts';
+import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, lineLogger, parseLogFormat } from '../util/log-line.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
-import { parsePort } from './run.ts';
 import { gwVersion } from './version.ts';
 
 export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--context NAME] [--admin-port PORT] [--admin-address ADDR]
-                     [--log-format json|text] [--no-provision]
+                     [--log-format json|text] [--log-level FILTER] [--no-provision]
   --kubeconfig     the API server and credentials (default: $KUBECONFIG, else ~/.kube/config,
                    else the pod's service account)
   --context        a context of the kubeconfig other than its current one
@@ -25,6 +26,8 @@ export const CONTROLLER_USAGE = `usage: gw controller [--kubeconfig FILE] [--con
                    (default 15000; 0 disables)
   --admin-address  address of the admin endpoints (default 127.0.0.1; 0.0.0.0 in a pod, for probes)
   --log-format     json (default): one JSON object per line on standard error; text: for a terminal
+  --log-level      which messages are written, in RUST_LOG's per-module syntax: info (default),
+                   warn, debug, kube=debug, ... Modules: controller, kube (docs/telemetry.md)
   --no-provision   write statuses only: do not generate the Gateways' data-plane objects
                    (Deployment, Service, ...; docs/provisioning.md), e.g. when gw manifests feeds GitOps
 `;
@@ -35,6 +38,7 @@ const CONTROLLER_OPTIONS = {
   'admin-port': { type: 'string' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
+  'log-level': { type: 'string' },
   provision: { type: 'boolean', default: true },
 } as const;
 
@@ -44,6 +48,7 @@ export interface ControllerOptions {
   adminPort: number;
   adminAddress: string;
   logFormat: LogFormat;
+  logFilter: LogFilter;
   /** Generate each gw Gateway's data-plane objects (default; --no-provision turns it off). */
   provision: boolean;
 }
@@ -61,12 +66,15 @@ export function parseControllerArgs(args: string[]): ControllerOptions | string 
     if (typeof adminPort === 'string') return adminPort;
     const logFormat = parseLogFormat(values['log-format']);
     if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
+    const logFilter = parseLogLevel(values['log-level']);
+    if (!(logFilter instanceof LogFilter)) return logFilter.problem;
     return {
       kubeconfig: values.kubeconfig,
       context: values.context,
       adminPort,
       adminAddress: values['admin-address'] ?? '127.0.0.1',
       logFormat,
+      logFilter,
       provision: values.provision,
     };
   } catch (error) {
@@ -80,7 +88,7 @@ export async function controllerCommand(args: string[], io: Io): Promise<number>
     io.stderr(`gw controller: ${options}\n${CONTROLLER_USAGE}`);
     return 2;
   }
-  const log = lineLogger(options.logFormat, 'controller', io.stderr);
+  const log = lineLogger(options.logFormat, 'controller', io.stderr, options.logFilter);
   const metrics = new ControllerMetrics();
   let source: KubeSource;
   try {

@@ -43,6 +43,11 @@ export function applyReporter(
   log: LogFunction,
 ): (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void {
   return (update, unbound) => {
+    log(
+      `configuration update (${update.pass} pass, ${Math.round(update.durationMs)} ms): ${update.changed.size} changed, ${update.removed.length} removed`,
+      'debug',
+      { changed: [...update.changed.keys()].join(' ') || undefined, removed: update.removed.join(' ') || undefined },
+    );
     for (const [key, config] of update.changed) {
       const served: string[] = [];
       const notServed: string[] = [];

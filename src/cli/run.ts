@@ -8,17 +8,13 @@
 // and N worker processes serve the listeners (src/run/cluster-primary.ts, docs/dataplane.md
 // "Multi-core").
 
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
+import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
-import {
-  DEFAULT_DOWNSTREAM_LIMITS,
-  type DownstreamLimits,
-  downstreamLimits,
-} from '../dataplane/server/downstream-limits.ts';
+import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
 import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
@@ -27,18 +23,19 @@ import { ClusterGateway } from '../run/cluster-primary.ts';
 import type { ConfigSourceKind } from '../run/config-source.ts';
 import { KubeSource, type KubeSourceSettings } from '../run/kube-source.ts';
 import { LocalGateway } from '../run/local-gateway.ts';
+import { parseLimits, parsePort, parseWorkers, RUN_SETTINGS, readRunSettingsFile } from '../run/run-settings.ts';
 import type { LoadReport } from '../store/file-store.ts';
+import { LogFilter, parseLogLevel } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, lineLogger, parseLogFormat } from '../util/log-line.ts';
-import { byteSize, durationMs } from '../util/units.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { applyReporter, loadReporter } from './run-reports.ts';
 import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
-              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--provision]
+              [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME] [--provision]
               [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
-              [--log-format json|text]
+              [--log-format json|text] [--log-level FILTER] [--config FILE]
               [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
                      (export KUBECONFIG=DATA_DIR/kubeconfig); they are kept in DATA_DIR
@@ -56,6 +53,9 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
   --context          a context of the kubeconfig other than its current one
   --read-only        with --kubeconfig/--cluster: write no statuses (proxy replicas, when
                      gw controller runs and writes them)
+  --gateway          serve this Gateway only (the others are not served); one that does not
+                     exist yet or is not gw's is waited for, /healthz/ready answering 503 until
+                     its listeners serve. With --kubeconfig/--cluster, give --read-only too
   --provision        with the embedded API server: also generate each Gateway's data-plane
                      objects (Deployment, Service, ...) into it, as gw controller does in a
                      cluster, to see them with kubectl (nothing runs them; gw run serves)
@@ -68,6 +68,14 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
                      runs the controller and the admin endpoints, the workers serve traffic
   --log-format       json (default): one JSON object per line; text: for a terminal. The
                      access log goes to standard output, gw's own messages to standard error
+  --log-level        which of gw's own messages are written, in RUST_LOG's per-module syntax:
+                     info (default), warn, debug, off, warn,dataplane=debug, ... Modules: run,
+                     run::workers, kube, apiserver, dataplane, dataplane::failures,
+                     dataplane::credentials (docs/telemetry.md "Log level"); not the access log
+  --config           a settings file (YAML or JSON) of the settings that follow: address,
+                     admin.address, admin.port, workers, logging.level, logging.format and the
+                     limits below as limits.requestHeaderTimeout, ... (docs/cli.md); flags
+                     given override it
   --demo-llm         also start gw's demo LLM on 127.0.0.1 (an OpenAI-compatible echo, not a model)
                      for examples/quickstart.yaml: a first completion with no API key
   --demo-llm-port    its port (default 8081; the quickstart's GwBackend demo-llm names 8081)
@@ -81,21 +89,8 @@ What clients may cost (docs/security.md); durations such as 10s, sizes such as 6
   --max-buffered-bytes-per-listener  the same per listener port (default: 3/4 of the above)
 `;
 
-/** The gw run options of DownstreamLimits: a duration or a byte size each. */
-const LIMIT_OPTIONS: readonly { flag: string; field: keyof DownstreamLimits; kind: 'duration' | 'size' }[] = [
-  { flag: 'request-header-timeout', field: 'requestHeaderTimeoutMs', kind: 'duration' },
-  { flag: 'request-body-idle-timeout', field: 'requestBodyIdleTimeoutMs', kind: 'duration' },
-  { flag: 'request-body-timeout', field: 'requestBodyTimeoutMs', kind: 'duration' },
-  { flag: 'response-write-timeout', field: 'responseWriteTimeoutMs', kind: 'duration' },
-  { flag: 'max-buffered-bytes', field: 'maxBufferedBytes', kind: 'size' },
-  { flag: 'max-buffered-bytes-per-listener', field: 'maxBufferedBytesPerListener', kind: 'size' },
-];
-
 /** The API server's port when none is given (kube-apiserver's). */
 export const DEFAULT_API_PORT = 6443;
-
-/** More workers than this is a typo, not a machine. */
-export const MAX_WORKERS = 256;
 
 export interface RunOptions {
   paths: string[];
@@ -109,28 +104,31 @@ export interface RunOptions {
   api?: { port: number; address: string; dataDir: string; provision?: boolean };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
   kube?: KubeSourceSettings;
+  /** Serve only this Gateway, "namespace/name" (--gateway). */
+  gateway?: string;
   /** Deadlines and the buffer budget for what clients send. */
   limits: DownstreamLimits;
   /** The format of the access log and of gw's own messages (--log-format). */
   logFormat: LogFormat;
+  /** Which of gw's own messages are written (--log-level). */
+  logFilter: LogFilter;
   /** gw's demo LLM, started beside the gateway (--demo-llm; src/demo/demo-llm.ts). */
   demoLlm?: { port: number };
 }
 
-/** --workers: a whole number from 1 to MAX_WORKERS, or "auto" (the cores this process may use). */
-export function parseWorkers(text: string | undefined, cores: number = availableParallelism()): number | string {
-  if (text === undefined) return 1;
-  if (text === 'auto') return Math.max(1, Math.min(cores, MAX_WORKERS));
-  const workers = Number(text);
-  if (!/^\d+$/.test(text) || workers < 1 || workers > MAX_WORKERS)
-    return `--workers must be "auto" or a number from 1 to ${MAX_WORKERS}, not "${text}"`;
-  return workers;
-}
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-export function parsePort(text: string | undefined, fallback: number, flag: string): number | string {
-  const port = Number(text ?? fallback);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return `${flag} must be a port number, not "${text}"`;
-  return port;
+/** --gateway: "namespace/name", as Kubernetes names them. */
+export function parseGatewayKey(text: string): string | { problem: string } {
+  const [namespace, name, ...rest] = text.split('/');
+  if (name === undefined || rest.length > 0)
+    return { problem: `--gateway takes NAMESPACE/NAME (the Gateway's namespace and name), not "${text}"` };
+  if (namespace!.length > 63 || !DNS_LABEL.test(namespace!))
+    return { problem: `--gateway "${text}": "${namespace}" is not a namespace name (lowercase letters, digits, '-')` };
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    return { problem: `--gateway "${text}": "${name}" is not a Gateway name (lowercase letters, digits, '-', '.')` };
+  return `${namespace}/${name}`;
 }
 
 /** The options of gw run, as parseArgs reads them. */
@@ -147,22 +145,37 @@ const RUN_OPTIONS = {
   cluster: { type: 'boolean' },
   context: { type: 'string' },
   'read-only': { type: 'boolean' },
+  gateway: { type: 'string' },
   provision: { type: 'boolean' },
   'admin-address': { type: 'string' },
   'log-format': { type: 'string' },
+  'log-level': { type: 'string' },
+  config: { type: 'string' },
   'demo-llm': { type: 'boolean' },
   'demo-llm-port': { type: 'string' },
-  ...Object.fromEntries(LIMIT_OPTIONS.map(({ flag }) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(
+    RUN_SETTINGS.filter((setting) => setting.limit !== undefined).map(({ flag }) => [
+      flag,
+      { type: 'string' as const },
+    ]),
+  ),
 } as const;
 
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.env): RunOptions | string {
   try {
-    const { values } = parseArgs({
+    const parsed = parseArgs({
       args,
       options: RUN_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
+    let values = parsed.values;
+    if (values.config !== undefined) {
+      // The file's settings as the flags they stand for; the flags given win.
+      const file = readRunSettingsFile(values.config);
+      if ('problem' in file) return file.problem;
+      values = { ...file, ...values } as typeof values;
+    }
     const paths = values.filename ?? [];
     const adminPort = parsePort(values['admin-port'], 15000, '--admin-port');
     if (typeof adminPort === 'string') return adminPort;
@@ -172,6 +185,14 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
     if (typeof limits === 'string') return limits;
     const logFormat = parseLogFormat(values['log-format']);
     if (logFormat !== 'json' && logFormat !== 'text') return logFormat;
+    const logFilter = parseLogLevel(values['log-level']);
+    if (!(logFilter instanceof LogFilter)) return logFilter.problem;
+    let gateway: string | undefined;
+    if (values.gateway !== undefined) {
+      const parsed = parseGatewayKey(values.gateway);
+      if (typeof parsed !== 'string') return parsed.problem;
+      gateway = parsed;
+    }
     const options: RunOptions = {
       paths,
       recursive: values.recursive ?? false,
@@ -181,7 +202,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       workers,
       limits,
       logFormat,
+      logFilter,
     };
+    if (gateway !== undefined) options.gateway = gateway;
     if (values['demo-llm']) {
       const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
       if (typeof port === 'string') return port;
@@ -197,6 +220,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       );
       if (embedded.length > 0)
         return `--kubeconfig/--cluster read objects from a Kubernetes API server; drop ${embedded.map((flag) => (flag === 'filename' ? '-f' : `--${flag}`)).join(', ')}`;
+      // A process serving one Gateway would write the statuses of the others as not served by it.
+      if (gateway !== undefined && !values['read-only'])
+        return '--gateway with --kubeconfig/--cluster needs --read-only: the statuses are written by gw controller (or by a gw run serving every Gateway)';
       if (values.provision)
         return '--provision generates into the embedded API server; in a cluster gw controller provisions (drop --provision)';
       options.kube = { kubeconfig: values.kubeconfig, context: values.context, writeStatus: !values['read-only'] };
@@ -225,25 +251,6 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
   }
 }
 
-/** The limits options (--request-header-timeout 5s, --max-buffered-bytes 128Mi...) over the defaults. */
-export function parseLimits(values: Record<string, string | undefined>): DownstreamLimits | string {
-  const overrides: Partial<Record<keyof DownstreamLimits, number>> = {};
-  for (const { flag, field, kind } of LIMIT_OPTIONS) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    let value: number;
-    try {
-      value = kind === 'duration' ? durationMs(text) : byteSize(text);
-    } catch (error) {
-      return `--${flag}: ${(error as Error).message}`;
-    }
-    if (value <= 0) return `--${flag} must be more than 0, not "${text}"`;
-    overrides[field] = value;
-  }
-  if (Object.keys(overrides).length === 0) return DEFAULT_DOWNSTREAM_LIMITS;
-  return downstreamLimits(overrides);
-}
-
 /** What the command needs of a gateway, in one process or as the primary of workers. */
 interface RunningGateway {
   readonly controller: Controller;
@@ -255,6 +262,8 @@ interface RunningGateway {
   ready(): boolean;
   /** Whether any listener port is bound. */
   serving(): boolean;
+  /** The listener ports that could not be bound, with the Gateway and why. */
+  unboundPorts(): ReadonlyMap<number, UnboundPort>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -263,21 +272,44 @@ interface GatewayCallbacks {
   log: LogFunction;
   onLoad: (report: LoadReport) => void;
   onApplied: (update: ConfigUpdate, unbound: ReadonlyMap<number, UnboundPort>) => void;
+  /** With --gateway: why that Gateway is not served, or undefined once it is. */
+  onServedGateway: (problem: string | undefined) => void;
+}
+
+/**
+ * gw run --gateway is ready once its Gateway is served: the data plane applied a configuration of
+ * it whose every listener port is bound. A Gateway that does not exist yet, or a port that cannot
+ * be bound, keeps the pod out of its Service's endpoints.
+ */
+export function servesGateway(
+  configs: ReadonlyMap<string, DataPlaneConfig>,
+  unbound: ReadonlyMap<number, UnboundPort>,
+  gateway: string,
+): boolean {
+  const config = configs.get(gateway);
+  return config !== undefined && config.listeners.length > 0 && config.listeners.every((l) => !unbound.has(l.port));
 }
 
 function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
   const api = options.api && { ...options.api, gwVersion: gwVersion() };
+  const { onServedGateway, ...rest } = callbacks;
   const common = {
+    ...(options.gateway !== undefined && { servedGateway: options.gateway, onServedGateway }),
     paths: options.paths,
     recursive: options.recursive,
     address: options.address,
     limits: options.limits,
     api,
     kube: options.kube,
-    ...callbacks,
+    ...rest,
   };
   if (options.workers > 1) {
-    const cluster = new ClusterGateway({ ...common, workers: options.workers, logFormat: options.logFormat });
+    const cluster = new ClusterGateway({
+      ...common,
+      workers: options.workers,
+      logFormat: options.logFormat,
+      logFilter: options.logFilter,
+    });
     return {
       controller: cluster.controller,
       source: cluster.source,
@@ -285,6 +317,7 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       metrics: { render: () => cluster.renderMetrics() },
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
+      unboundPorts: () => cluster.unboundPorts(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -295,8 +328,9 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
     source: local.source,
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
-    ready: () => true,
+    ready: () => local.caughtUp(),
     serving: () => local.serving(),
+    unboundPorts: () => local.dataPlane.unboundPorts,
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -308,7 +342,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`gw run: ${options}\n${RUN_USAGE}`);
     return 2;
   }
-  const log = lineLogger(options.logFormat, 'run', io.stderr);
+  const log = lineLogger(options.logFormat, 'run', io.stderr, options.logFilter);
   // A file named with -f that is not there is a mistake, not a gateway waiting for it.
   const missing = resolveFiles(options.paths).problems;
   if (missing.length > 0) {
@@ -318,7 +352,14 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, { log, onLoad: loadReporter(log), onApplied: applyReporter(log) });
+    gateway = createGateway(options, {
+      log,
+      onLoad: loadReporter(log),
+      onApplied: applyReporter(log),
+      onServedGateway: (problem) => {
+        if (problem !== undefined) log(problem, 'warn');
+      },
+    });
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     log(`gw run: ${(error as Error).message}`, 'error');
@@ -351,7 +392,11 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       admin = await startAdminServer({
         port: options.adminPort,
         host: options.adminAddress,
-        ready: () => ready && gateway.ready(),
+        ready: () =>
+          ready &&
+          gateway.ready() &&
+          (options.gateway === undefined ||
+            servesGateway(gateway.controller.currentConfigs, gateway.unboundPorts(), options.gateway)),
         metrics: gateway.metrics,
       });
     } catch (error) {
@@ -397,7 +442,8 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     log(`objects read from ${gateway.source.store.server}${readOnly}`);
   }
   if (options.workers > 1) log(`serving with ${options.workers} worker processes`);
-  if (gateway.controller.currentConfigs.size === 0) {
+  if (options.gateway !== undefined) log(`serving Gateway ${options.gateway} only (--gateway)`);
+  else if (gateway.controller.currentConfigs.size === 0) {
     const where = options.kube
       ? 'in the cluster'
       : gateway.api && options.paths.length === 0

@@ -27,7 +27,6 @@ const WITHOUT_STATUS = new Set([
   '/ConfigMap',
   '/Service',
   '/Namespace',
-  'gw.dev/GwParameters',
   'gateway.networking.k8s.io/ReferenceGrant',
 ]);
 

@@ -206,6 +206,46 @@ export interface DataPlaneConfig {
   models: Record<string, GwModelSpec>;
   /** Decoded data of the Secrets and ConfigMaps named anywhere above, by "Kind ns/name". */
   data: Record<string, Record<string, string>>;
+  /**
+   * The model cost catalog of the Gateway's own GwParameters (`spec.modelCatalog`), parsed and
+   * validated by the controller; absent when they set none.
+   */
+  modelCatalog?: ModelCatalogConfig;
+}
+
+/**
+ * Prices of one model, USD per 1,000,000 tokens, as decimal text with at most 6 fractional digits
+ * ("2.5", "0.075"). A rate left out is not priced: cached or reasoning tokens then cost the input
+ * or output rate.
+ */
+export interface ModelRates {
+  input?: string;
+  output?: string;
+  /** Input tokens read from the provider's prompt cache. */
+  cacheRead?: string;
+  /** Input tokens written to the provider's prompt cache. */
+  cacheWrite?: string;
+  /** Output tokens spent on reasoning. */
+  reasoning?: string;
+}
+
+/** A model's prices: base rates, and the rates that replace them above a context size. */
+export interface ModelPricing {
+  rates: ModelRates;
+  /** Sorted by contextOver, strictly increasing; the highest one below a request's input tokens applies over the base rates. */
+  tiers?: { contextOver: number; rates: ModelRates }[];
+}
+
+/** GwParameters `spec.modelCatalog` resolved: the prices of the sources that could be read, merged in order. */
+export interface ModelCatalogConfig {
+  /** The GwParameters it comes from, "ns/name". */
+  parameters: string;
+  /** The sources whose prices are here, in order (a later one wins per model and rate): "ConfigMap ns/name key". */
+  sources: string[];
+  /** Prices by provider (`gen_ai.provider.name`: openai, anthropic...), then by model name. */
+  providers: Record<string, Record<string, ModelPricing>>;
+  /** Sources that could not be used and why (a missing ConfigMap, invalid JSON...): the data plane logs them. */
+  problems?: string[];
 }
 
 /** The namespace of a "Kind ns/name" key ("GwBackend team-a/openai" → "team-a"). */

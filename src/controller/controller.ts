@@ -26,6 +26,7 @@ import { markUnboundListeners, type UnboundListenerPorts } from './port-status.t
 import { planProvisioning } from './provisioning/plan.ts';
 import { Provisioner, type SyncReport } from './provisioning/provisioner.ts';
 import { addProvisioningStatuses } from './provisioning/statuses.ts';
+import { markNotServedGateways, servedGatewayProblem } from './served-gateway.ts';
 import { SNAPSHOT_KINDS, type Snapshot, type SnapshotKind, snapshotFromStore } from './snapshot.ts';
 import { keepTransitionTimes } from './status.ts';
 import { translate, translateConfigs } from './translate.ts';
@@ -41,6 +42,17 @@ export interface ControllerOptions {
   onReconcile?: (report: ReconcileReport) => void;
   /** Told whenever configurations change (after either pass). */
   onConfigs?: (update: ConfigUpdate) => void;
+  /**
+   * Publish only this Gateway's configuration ("namespace/name"; gw run --gateway): the others
+   * are translated (routes and policies are shared) but not published, and their listeners are
+   * Programmed False in the statuses this controller writes (served-gateway.ts).
+   */
+  servedGateway?: string;
+  /**
+   * With `servedGateway`: told after each full pass whose answer differs from the last one why
+   * that Gateway is not served (it does not exist, its class is not gw's...), or undefined once it is.
+   */
+  onServedGateway?: (problem: string | undefined) => void;
   /** Provision each gw Gateway's data plane into the store (it must have objectWrites). */
   provision?: ProvisionOptions;
 }
@@ -119,6 +131,8 @@ export class Controller {
   /** Listener ports the data plane could not bind, shown in the statuses (port-status.ts). */
   private unbound: UnboundListenerPorts = new Map();
   private unboundText = '[]';
+  /** The last answer given to onServedGateway (null: none given yet). */
+  private servedProblem: string | undefined | null = null;
   private readonly provisioner: Provisioner | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
   /** The kinds whose events the controller follows: what it reads, and what it provisions. */
@@ -140,7 +154,7 @@ export class Controller {
     }
   }
 
-  /** The current configuration of every gw Gateway. */
+  /** The current configuration of every gw Gateway (of the served one alone with `servedGateway`). */
   get currentConfigs(): ReadonlyMap<string, DataPlaneConfig> {
     return this.configs;
   }
@@ -161,10 +175,19 @@ export class Controller {
     const translation = translate(snapshot, PLACEHOLDER_TIME, revision);
     const { gatewayApi, statuses, configs } = translation;
     markUnboundListeners(gatewayApi, this.unbound);
+    const served = this.options.servedGateway;
+    if (served !== undefined) markNotServedGateways(gatewayApi, served);
     const plan = this.options.provision && planProvisioning(snapshot, gatewayApi, this.options.provision);
     if (plan && this.provisioner)
       addProvisioningStatuses(translation, snapshot, plan, this.provisioner.refused(), PLACEHOLDER_TIME);
     this.publish(configs, new Set([...this.configs.keys(), ...configs.keys()]), 'full', started);
+    if (served !== undefined) {
+      const problem = servedGatewayProblem(snapshot, served, configs);
+      if (problem !== this.servedProblem) {
+        this.servedProblem = problem;
+        this.options.onServedGateway?.(problem);
+      }
+    }
     this.dependencies.clear();
     for (const [key, listeners] of gatewayApi.listeners)
       this.dependencies.set(key, configDependencies(key, listeners, configs.get(key)));
@@ -260,6 +283,7 @@ export class Controller {
     const changed = new Map<string, DataPlaneConfig>();
     const removed: string[] = [];
     for (const key of candidates) {
+      if (this.options.servedGateway !== undefined && key !== this.options.servedGateway) continue;
       const config = configs.get(key);
       if (!config) {
         if (this.configs.delete(key)) removed.push(key);

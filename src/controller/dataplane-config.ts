@@ -1,7 +1,8 @@
 // Builds the data-plane configuration of each gw Gateway (the contract: src/contract/
 // dataplane-config.ts) from a snapshot and the controller's translation: effective listeners and
 // routes, the effective policy at every attachment point with where each field came from, the specs
-// of the backends and models they reach, and the data of every Secret and ConfigMap named.
+// of the backends and models they reach, the data of every Secret and ConfigMap named, and the
+// model cost catalog of the Gateway's own GwParameters (model-catalog/resolve.ts).
 import type { ServiceSpec } from '../api/kinds/core/service.ts';
 import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
@@ -25,6 +26,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
+import { gatewayModelCatalog } from './model-catalog/resolve.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { objectData } from './object-data.ts';
 import { type AttachmentPoint, effectivePolicy, type PolicyIndex } from './policies/attachments.ts';
@@ -219,6 +221,8 @@ export function buildDataPlaneConfigs(
       if (listener.programmed) building.config.listeners.push(listenerConfig(building, gatewayKey, listener));
     }
     resolveReferenced(building);
+    const modelCatalog = gatewayModelCatalog(gatewayKey, snapshot);
+    if (modelCatalog) building.config.modelCatalog = modelCatalog;
     configs.set(gatewayKey, building.config);
   }
   return configs;

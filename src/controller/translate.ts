@@ -7,6 +7,7 @@ import { backendStatuses } from './backends/status.ts';
 import { buildDataPlaneConfigs } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { modelGateways } from './incremental/dependencies.ts';
+import { parametersCatalogStatuses } from './model-catalog/resolve.ts';
 import { type ModelAttachment, modelAttachment, modelAttachments } from './models/status.ts';
 import { indexPolicies } from './policies/attachments.ts';
 import { policyStatuses } from './policies/status.ts';
@@ -40,6 +41,7 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
     ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions, policies, refusals)],
     ['backends', backendStatuses(snapshot, now, configs)],
     ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
+    ['parameters', parametersCatalogStatuses(snapshot, new Set(gatewayApi.gatewayStatuses.keys()), now)],
   ]);
   return { gatewayApi, statuses, configs };
 }

@@ -1,6 +1,7 @@
 // Provisioning of one Gateway's data plane from the typed fields of its GwParameters (spec
 // document 1 "GwParameters", document 2 "Provisioning types"): the workload, a Service for its
-// listeners, a ServiceAccount and its ClusterRoleBinding to gw-proxy, the session-key Secret, and a
+// listeners, a ServiceAccount and its ClusterRoleBinding to gw-proxy, the session-key Secret, the
+// ConfigMap of gw run's settings file (logging, rawConfig: run-settings-file.ts), and a
 // PodDisruptionBudget or HorizontalPodAutoscaler when their overlays are present. Pure: the caller
 // applies the objects (and the overlays, overlay.ts) and keeps an existing session-key Secret.
 // A field that cannot be provisioned yields a problem naming it and no objects: a data plane that
@@ -13,6 +14,7 @@ import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
 import { enabledMesh } from './mesh.ts';
 import { proxyRoleBinding } from './proxy-rbac.ts';
+import { rawConfigProblems, runSettingsConfigMap, runSettingsHash, runSettingsText } from './run-settings-file.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
 import { type EffectiveTypedFields, effectiveTypedFields } from './typed-fields.ts';
 import { listenerPorts, workload } from './workload.ts';
@@ -63,19 +65,9 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
         message: parsed ?? `${SESSION_KEY_ENV} is empty: remove it to use the per-Gateway key, or set a key`,
       });
   }
-  if (fields.rawConfig !== undefined)
-    found.push({
-      field: 'spec.rawConfig',
-      message:
-        'not provisioned yet: the data plane (gw run) reads its configuration from the cluster, there is no generated configuration file to merge it into',
-    });
+  found.push(...rawConfigProblems(fields.rawConfig));
   // `mesh` with `enabled: false` asks for no integration, which is what gw provisions.
   if (enabledMesh(fields.mesh) !== undefined) found.push({ field: 'spec.mesh', message: MESH_NOT_YET });
-  if (fields.modelCatalog !== undefined)
-    found.push({
-      field: 'spec.modelCatalog',
-      message: 'not provisioned yet: gw run cannot read a model cost catalog from a ConfigMap',
-    });
   if (fields.horizontalPodAutoscaler.length > 0) {
     if (fields.workloadKind !== 'Deployment')
       found.push({
@@ -129,7 +121,9 @@ export function provisionGateway(input: ProvisioningInput): ProvisioningResult {
       })),
     },
   });
-  objects.push(workload(gateway, fields, version, managedEnv));
+  const settings = runSettingsText(fields);
+  objects.push(runSettingsConfigMap(gateway, version, settings));
+  objects.push(workload(gateway, fields, version, managedEnv, runSettingsHash(settings)));
   if (fields.podDisruptionBudget.length > 0)
     objects.push({
       apiVersion: 'policy/v1',

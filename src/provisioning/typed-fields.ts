@@ -10,7 +10,8 @@ import { mergeEnv } from './env.ts';
 
 export interface EffectiveTypedFields {
   workloadKind: 'Deployment' | 'DaemonSet';
-  logging: { level: string; format: 'json' | 'text' };
+  /** What the typed fields set (no defaults: rawConfig's logging stands where they set nothing). */
+  logging: { level?: string; format?: 'json' | 'text' };
   image: NonNullable<GwParametersSpec['image']>;
   env: NonNullable<GwParametersSpec['env']>;
   resources?: GwParametersSpec['resources'];
@@ -69,7 +70,7 @@ export function effectiveTypedFields(
   const logging = mergeShallow(classSpec.logging, gatewaySpec.logging) ?? {};
   const effective: EffectiveTypedFields = {
     workloadKind: gatewaySpec.workload?.kind ?? classSpec.workload?.kind ?? 'Deployment',
-    logging: { level: logging.level ?? 'info', format: logging.format ?? 'text' },
+    logging,
     image: mergeShallow(classSpec.image, gatewaySpec.image) ?? {},
     env: mergeEnv(classSpec.env ?? [], gatewaySpec.env ?? []),
     podDisruptionBudget: present(classSpec.podDisruptionBudget, gatewaySpec.podDisruptionBudget),

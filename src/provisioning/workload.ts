@@ -4,7 +4,8 @@
 // (security-context.ts): the image runs as a non-root user (Dockerfile), with no capabilities, on a
 // read-only root filesystem. A non-root process cannot bind a port below 1024, so a Gateway
 // listening on one gets the pod sysctl that lowers the first unprivileged port to its lowest
-// listener port (a sysctl Kubernetes counts as safe), rather than a capability.
+// listener port (a sysctl Kubernetes counts as safe), rather than a capability. The settings
+// file's ConfigMap is mounted read-only (run-settings-file.ts).
 import type { EnvVar } from '../api/types/provisioning.ts';
 import { ADMIN_PORT, containerCommand } from './command.ts';
 import { mergeEnv } from './env.ts';
@@ -12,6 +13,7 @@ import type { ProvisionedGateway } from './gateway.ts';
 import { imageReference } from './image.ts';
 import { objectLabels, ownerReference, podLabels, selectorLabels } from './labels.ts';
 import { enabledMesh, type MeshPodAdditions, meshPodAdditions } from './mesh.ts';
+import { RUN_SETTINGS_DIR, RUN_SETTINGS_HASH_ANNOTATION, RUN_SETTINGS_VOLUME } from './run-settings-file.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 import type { EffectiveTypedFields } from './typed-fields.ts';
 
@@ -35,7 +37,7 @@ function container(
     image: imageReference(fields.image, version),
   };
   if (fields.image.pullPolicy !== undefined) spec.imagePullPolicy = fields.image.pullPolicy;
-  spec.command = containerCommand(gateway, fields);
+  spec.command = containerCommand(gateway);
   // gw's own variables first, then GwParameters' (overriding those of the same name in place), so
   // a `$(VAR)` in a user's value can refer to gw's variables as Kubernetes expands only earlier ones.
   const env = mergeEnv([...managedEnv, ...(mesh?.env ?? [])], fields.env);
@@ -48,11 +50,12 @@ function container(
   spec.livenessProbe = { httpGet: { path: '/healthz/live', port: ADMIN_PORT }, periodSeconds: 10 };
   if (fields.resources !== undefined) spec.resources = fields.resources;
   spec.securityContext = restrictedContainerSecurityContext();
+  spec.volumeMounts = [{ name: RUN_SETTINGS_VOLUME, mountPath: RUN_SETTINGS_DIR, readOnly: true }];
   // shutdown.min: the pod keeps serving this long after termination begins (the kubelet's own
   // sleep before SIGTERM, while the endpoints drop the pod); shutdown.max: the grace period.
   if (fields.shutdown !== undefined && fields.shutdown.min > 0)
     spec.lifecycle = { preStop: { sleep: { seconds: fields.shutdown.min } } };
-  if (mesh !== undefined) spec.volumeMounts = mesh.volumeMounts;
+  if (mesh !== undefined) spec.volumeMounts = [...(spec.volumeMounts as unknown[]), ...mesh.volumeMounts];
   return spec;
 }
 
@@ -70,12 +73,16 @@ function podSecurityContext(gateway: ProvisionedGateway) {
   };
 }
 
-/** The Deployment (replicas left to the HPA when there is one) or DaemonSet. */
+/**
+ * The Deployment (replicas left to the HPA when there is one) or DaemonSet. `settingsHash` is the
+ * hash of the settings file the pods read at start: a new one changes the pod template, which rolls them.
+ */
 export function workload(
   gateway: ProvisionedGateway,
   fields: EffectiveTypedFields,
   version: string,
   managedEnv: readonly EnvVar[],
+  settingsHash: string,
 ) {
   const mesh = enabledMesh(fields.mesh);
   const meshAdditions = mesh === undefined ? undefined : meshPodAdditions(mesh);
@@ -83,13 +90,20 @@ export function workload(
     serviceAccountName: gateway.name,
     securityContext: podSecurityContext(gateway),
     containers: [container(gateway, fields, version, managedEnv, meshAdditions)],
+    volumes: [{ name: RUN_SETTINGS_VOLUME, configMap: { name: gateway.name } }],
   };
   if (fields.shutdown !== undefined) podSpec.terminationGracePeriodSeconds = fields.shutdown.max;
-  if (meshAdditions !== undefined) podSpec.volumes = meshAdditions.volumes;
+  if (meshAdditions !== undefined) podSpec.volumes = [...(podSpec.volumes as unknown[]), ...meshAdditions.volumes];
   const spec: Record<string, unknown> = {};
   if (fields.workloadKind === 'Deployment' && fields.horizontalPodAutoscaler.length === 0) spec.replicas = 1;
   spec.selector = { matchLabels: selectorLabels(gateway) };
-  spec.template = { metadata: { labels: { ...podLabels(gateway), ...meshAdditions?.labels } }, spec: podSpec };
+  spec.template = {
+    metadata: {
+      labels: { ...podLabels(gateway), ...meshAdditions?.labels },
+      annotations: { [RUN_SETTINGS_HASH_ANNOTATION]: settingsHash },
+    },
+    spec: podSpec,
+  };
   return {
     apiVersion: 'apps/v1',
     kind: fields.workloadKind,

@@ -11,7 +11,8 @@ import type { RestSettings } from '../apiserver/rest-handler.ts';
 import { gwVersion } from '../cli/version.ts';
 import { type ConfigUpdate, Controller } from '../controller/controller.ts';
 import { FileStore } from '../store/file-store.ts';
-import type { FileSourceOptions } from './file-source.ts';
+import { type LogFunction, moduleLog } from '../util/log-line.ts';
+import { type FileSourceOptions, sourceControllerOptions } from './file-source.ts';
 
 export interface ApiSourceSettings {
   /** Where the database, certificates, token and kubeconfig live. */
@@ -30,7 +31,7 @@ export interface ApiSourceSettings {
 
 export interface ApiSourceOptions extends FileSourceOptions {
   api: ApiSourceSettings;
-  log?: (line: string) => void;
+  log?: LogFunction;
 }
 
 export class ApiSource {
@@ -44,12 +45,12 @@ export class ApiSource {
   /** Opens the data directory and the database; start() serves and reconciles. */
   constructor(options: ApiSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
     this.options = options;
-    this.api = new EmbeddedApiServer({ ...options.api, log: options.log });
+    this.api = new EmbeddedApiServer({ ...options.api, log: moduleLog(options.log, 'apiserver') });
     const log = (line: string) => options.log?.(line);
     const provision = options.api.provision
       ? { provision: { version: options.api.gwVersion ?? gwVersion(), randomBytes, log } }
       : {};
-    this.controller = new Controller(this.api.store, { onConfigs, ...provision });
+    this.controller = new Controller(this.api.store, { ...sourceControllerOptions(options, onConfigs), ...provision });
     if (options.paths.length > 0) {
       this.files = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
     }
@@ -59,7 +60,8 @@ export class ApiSource {
     await this.api.listen();
     if (this.files) {
       this.files.load();
-      this.applier = new FileApplier(this.api.store, this.files, (line) => this.options.log?.(line));
+      const log = moduleLog(this.options.log, 'apiserver');
+      this.applier = new FileApplier(this.api.store, this.files, (line) => log?.(line));
       this.applier.start();
       if (this.options.watch ?? true) this.files.watchFiles();
     }

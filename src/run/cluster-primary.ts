@@ -13,7 +13,8 @@ import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { systemClock } from '../util/clock.ts';
-import type { LogFormat, LogFunction } from '../util/log-line.ts';
+import { DEFAULT_LOG_LEVEL, type LogFilter } from '../util/log-filter.ts';
+import { type LogFormat, type LogFunction, moduleLog } from '../util/log-line.ts';
 import { siblingModule } from '../util/sibling-module.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import {
@@ -36,6 +37,8 @@ export interface ClusterGatewayOptions extends ConfigSourceOptions {
   limits?: DownstreamLimits;
   /** The workers' access log and message format (default json). */
   logFormat?: LogFormat;
+  /** The workers' log filter (default info). */
+  logFilter?: LogFilter;
   log?: LogFunction;
   /**
    * Told once every worker has applied a configuration update (or exited meanwhile), with the
@@ -215,6 +218,7 @@ export class ClusterGateway {
       reusePort: this.reusePort,
       limits: this.options.limits ?? DEFAULT_DOWNSTREAM_LIMITS,
       logFormat: this.options.logFormat ?? 'json',
+      logLevel: this.options.logFilter?.text ?? DEFAULT_LOG_LEVEL,
     };
     const worker = cluster.fork({ [WORKER_SETTINGS_ENV]: JSON.stringify(settings) });
     slot.worker = worker;
@@ -282,7 +286,7 @@ export class ClusterGateway {
     }
     if (newest) for (const problem of message.problems) newest.problems.add(problem);
     else {
-      for (const problem of message.problems) this.log(`worker ${slot.id}: ${problem}`);
+      for (const problem of message.problems) this.dataPlaneLog(`worker ${slot.id}: ${problem}`);
       // Not a pending update's report (a port bound on a later try): the statuses follow now.
       this.controller.setUnboundPorts(unboundByGateway(this.unboundPorts()));
     }
@@ -340,14 +344,14 @@ export class ClusterGateway {
   }
 
   private report(report: PendingReport): void {
-    for (const problem of report.problems) this.log(problem);
+    for (const problem of report.problems) this.dataPlaneLog(problem);
     const unbound = this.unboundPorts();
     this.controller.setUnboundPorts(unboundByGateway(unbound));
     this.options.onApplied?.(report.update, unbound);
   }
 
   /** The listener ports some running worker could not bind (each worker binds every port itself). */
-  private unboundPorts(): Map<number, UnboundPort> {
+  unboundPorts(): Map<number, UnboundPort> {
     return new Map(this.slots.filter((slot) => slot.running).flatMap((slot) => slot.unbound));
   }
 
@@ -401,7 +405,13 @@ export class ClusterGateway {
     if (worker.isConnected()) worker.send(message, undefined, () => {});
   }
 
+  /** The primary's own lines: the workers it starts and restarts. */
   private log(line: string): void {
-    this.options.log?.(line);
+    moduleLog(this.options.log, 'run::workers')?.(line);
+  }
+
+  /** What workers met applying a configuration (problems, ports they cannot bind). */
+  private dataPlaneLog(line: string): void {
+    moduleLog(this.options.log, 'dataplane')?.(line, 'warn');
   }
 }

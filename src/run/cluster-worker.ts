@@ -7,7 +7,8 @@ import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
-import { formatLogLine, type LogLevel, type LogValue } from '../util/log-line.ts';
+import { LogFilter } from '../util/log-filter.ts';
+import { type LogFunction, type LogLevel, type LogValue, lineLogger } from '../util/log-line.ts';
 import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
 
 /**
@@ -20,8 +21,8 @@ const LOG_BATCH_BYTES = 4096;
 const LOG_DRAIN_TIMEOUT_MS = 2_000;
 
 export class ClusterWorker {
-  private readonly settings: WorkerSettings;
   private readonly dataPlane: DataPlane;
+  private readonly logger: LogFunction;
   private applying: Promise<void> = Promise.resolve();
   /** Lines the data plane logs while an update is applied; they go back to the primary. */
   private collecting: string[] | undefined;
@@ -30,7 +31,14 @@ export class ClusterWorker {
   private generation = -1;
 
   constructor(settings: WorkerSettings) {
-    this.settings = settings;
+    // Checked by workerSettingsFromEnv.
+    const filter = LogFilter.parse(settings.logLevel) as LogFilter;
+    const write = (text: string) => process.stderr.write(text);
+    this.logger = lineLogger(settings.logFormat, 'dataplane', write, filter, {
+      worker: settings.slot,
+      pid: process.pid,
+    });
+    const logger = this.logger;
     this.dataPlane = new DataPlane({
       address: settings.address,
       reusePort: settings.reusePort,
@@ -39,7 +47,11 @@ export class ClusterWorker {
         sink: stdoutLogSink({ maxBatchBytes: LOG_BATCH_BYTES }),
         logFormat: settings.logFormat,
       }),
-      log: (line, level, fields) => this.log(line, level, fields),
+      // The data plane's own lines (its failure log and credentials have modules of their own).
+      log: Object.assign(
+        (line: string, level?: LogLevel, fields?: Readonly<Record<string, LogValue>>) => this.log(line, level, fields),
+        { module: logger.module },
+      ),
       // A port bound on a later try: the primary hears it as the same generation applied again.
       onUnboundChange: () =>
         this.send({
@@ -118,12 +130,10 @@ export class ClusterWorker {
     return this.stopping;
   }
 
+  /** While an update is applied, the lines go to the primary, which logs them once for every worker. */
   private log(line: string, level: LogLevel = 'info', fields?: Readonly<Record<string, LogValue>>): void {
     if (this.collecting) this.collecting.push(line);
-    else
-      process.stderr.write(
-        `${formatLogLine(this.settings.logFormat, level, 'worker', line, { worker: this.settings.slot, pid: process.pid, ...fields })}\n`,
-      );
+    else this.logger(line, level, fields);
   }
 
   private send(message: WorkerMessage): void {

@@ -29,7 +29,10 @@ export function createConfigSource(
   options: ConfigSourceOptions,
   onConfigs: (update: ConfigUpdate) => void,
 ): ConfigSourceKind {
-  if (options.kube) return new KubeSource({ kube: options.kube, log: options.log }, onConfigs);
+  if (options.kube) {
+    const { kube, log, servedGateway, onServedGateway } = options;
+    return new KubeSource({ kube, log, servedGateway, onServedGateway }, onConfigs);
+  }
   if (options.api) return new ApiSource({ ...options, api: options.api }, onConfigs);
   return new FileSource(options, onConfigs);
 }

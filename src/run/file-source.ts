@@ -1,9 +1,20 @@
 // The file side of `gw run`, the same in one process and in the primary of workers: the file
 // store and the controller that translates its objects into data-plane configurations.
-import { type ConfigUpdate, Controller } from '../controller/controller.ts';
+import { type ConfigUpdate, Controller, type ControllerOptions } from '../controller/controller.ts';
 import { FileStore, type LoadReport } from '../store/file-store.ts';
 
-export interface FileSourceOptions {
+/** Which Gateways the controller publishes: every gw Gateway, or one (gw run --gateway). */
+export type GatewaySelection = Pick<ControllerOptions, 'servedGateway' | 'onServedGateway'>;
+
+/** The controller options of a source: its updates, and the Gateway selection. */
+export function sourceControllerOptions(
+  selection: GatewaySelection,
+  onConfigs: (update: ConfigUpdate) => void,
+): ControllerOptions {
+  return { onConfigs, servedGateway: selection.servedGateway, onServedGateway: selection.onServedGateway };
+}
+
+export interface FileSourceOptions extends GatewaySelection {
   paths: string[];
   recursive?: boolean;
   /** Watch the files and apply changes (default true). */
@@ -21,7 +32,7 @@ export class FileSource {
   constructor(options: FileSourceOptions, onConfigs: (update: ConfigUpdate) => void) {
     this.watch = options.watch ?? true;
     this.store = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
-    this.controller = new Controller(this.store, { onConfigs });
+    this.controller = new Controller(this.store, sourceControllerOptions(options, onConfigs));
   }
 
   /** Loads the files and translates them (updates go to `onConfigs`), then watches them. */

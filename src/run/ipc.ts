@@ -5,6 +5,7 @@ import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import { LogFilter } from '../util/log-filter.ts';
 import { LOG_FORMATS, type LogFormat } from '../util/log-line.ts';
 
 /** The environment variable that hands a worker its settings (JSON of WorkerSettings). */
@@ -21,6 +22,8 @@ export interface WorkerSettings {
   limits: DownstreamLimits;
   /** gw run --log-format: the worker's access log lines and its own messages. */
   logFormat: LogFormat;
+  /** gw run --log-level: the filter of the worker's own messages. */
+  logLevel: string;
 }
 
 /** Changed configurations and removed Gateway keys, in the order the controller produced them. */
@@ -94,10 +97,12 @@ export function workerSettingsFromEnv(env: NodeJS.ProcessEnv): WorkerSettings {
     typeof settings.address !== 'string' ||
     typeof settings.reusePort !== 'boolean' ||
     typeof limits === 'string' ||
-    !LOG_FORMATS.includes(settings.logFormat as LogFormat)
+    !LOG_FORMATS.includes(settings.logFormat as LogFormat) ||
+    typeof settings.logLevel !== 'string' ||
+    typeof LogFilter.parse(settings.logLevel) === 'string'
   ) {
     throw new Error(`${WORKER_SETTINGS_ENV} is malformed: ${text}`);
   }
-  const { slot, address, reusePort, logFormat } = settings as WorkerSettings;
-  return { slot, address, reusePort, limits, logFormat };
+  const { slot, address, reusePort, logFormat, logLevel } = settings as WorkerSettings;
+  return { slot, address, reusePort, limits, logFormat, logLevel };
 }

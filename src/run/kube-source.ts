@@ -16,6 +16,8 @@ import { MANAGED_SELECTOR } from '../provisioning/labels.ts';
 import { PROVISIONED_KIND_KEYS } from '../provisioning/provisioned-kinds.ts';
 import { clientNode } from '../store/kube/client-node.ts';
 import { KubeStore } from '../store/kube/kube-store.ts';
+import { moduleLog } from '../util/log-line.ts';
+import type { GatewaySelection } from './file-source.ts';
 
 export interface KubeSourceSettings {
   /** A kubeconfig file; undefined: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
@@ -26,7 +28,7 @@ export interface KubeSourceSettings {
   writeStatus: boolean;
 }
 
-export interface KubeSourceOptions {
+export interface KubeSourceOptions extends GatewaySelection {
   kube: KubeSourceSettings;
   log?: (line: string) => void;
   onReconcile?: (report: ReconcileReport) => void;
@@ -73,11 +75,13 @@ export class KubeSource {
       writeStatus: options.kube.writeStatus,
       writeObjects: options.provision !== undefined,
       controllerName: CONTROLLER_NAME,
-      log: options.log,
+      log: moduleLog(options.log, 'kube'),
     });
     this.controller = new Controller(this.store, {
       onConfigs,
       onReconcile: options.onReconcile,
+      servedGateway: options.servedGateway,
+      onServedGateway: options.onServedGateway,
       ...(options.provision && { provision: options.provision }),
     });
   }

@@ -5,6 +5,7 @@
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
 import { DataPlane, type DataPlaneOptions, type UnboundPort } from '../dataplane/server/data-plane.ts';
+import { moduleLog } from '../util/log-line.ts';
 import { ApiSource } from './api-source.ts';
 import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } from './config-source.ts';
 import { FileSource } from './file-source.ts';
@@ -18,19 +19,24 @@ export class LocalGateway {
   readonly source: ConfigSourceKind;
   readonly dataPlane: DataPlane;
   private applying: Promise<void> = Promise.resolve();
+  /** Configuration updates handed to the data plane and not yet applied. */
+  private unapplied = 0;
   private started = false;
 
   constructor(options: LocalGatewayOptions) {
     this.dataPlane = new DataPlane({
       ...options,
+      log: moduleLog(options.log, 'dataplane'),
       onUnboundChange: () => this.controller.setUnboundPorts(unboundByGateway(this.dataPlane.unboundPorts)),
     });
     this.source = createConfigSource(options, (update) => {
       // Updates apply in order; each waits for the ports of the one before.
+      this.unapplied++;
       this.applying = this.applying
         .then(() => this.dataPlane.apply(update.changed, update.removed))
         .catch((error: Error) => options.log?.(`applying configuration: ${error.message}`))
         .then(() => {
+          this.unapplied--;
           const unbound = this.dataPlane.unboundPorts;
           this.controller.setUnboundPorts(unboundByGateway(unbound));
           options.onApplied?.(update, unbound);
@@ -63,6 +69,11 @@ export class LocalGateway {
   /** Whether any listener port is bound. */
   serving(): boolean {
     return this.dataPlane.serving;
+  }
+
+  /** Whether the data plane has applied every configuration the controller has published. */
+  caughtUp(): boolean {
+    return this.unapplied === 0;
   }
 
   /** Resolves once every configuration update so far is applied. */

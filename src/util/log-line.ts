@@ -3,6 +3,9 @@
 // a message and fields. `json` (the default) writes it as one JSON object per line, for log
 // collectors; `text` as `time LEVEL scope: message name=value ...`, for a terminal. The access log
 // builds its lines itself (telemetry/access-log.ts, on the request path) with the encoders here.
+// gw's own messages pass the log filter (log-filter.ts: --log-level) on the way; the access log
+// does not (its lines are the record of requests, turned on and off per listener by policy).
+import { DEFAULT_LOG_FILTER, type LogFilter, type LogModule } from './log-filter.ts';
 
 export type LogFormat = 'json' | 'text';
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
@@ -13,13 +16,26 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogValue = string | number | boolean | undefined;
 
 /** Where gw writes a diagnostic: a message, its level (info when unset) and fields. */
-export type LogFunction = (message: string, level?: LogLevel, fields?: Readonly<Record<string, LogValue>>) => void;
+export interface LogFunction {
+  (message: string, level?: LogLevel, fields?: Readonly<Record<string, LogValue>>): void;
+  /** The logger of another module, writing where this one does (loggers made by lineLogger have it). */
+  readonly module?: (name: LogModule) => LogFunction;
+}
+
+/**
+ * The logger of `module` beside `log`: its sibling made by lineLogger, or `log` itself when it is
+ * a plain function (a test collecting lines).
+ */
+export function moduleLog<T extends LogFunction | ((line: string) => void) | undefined>(log: T, module: LogModule): T {
+  const make = (log as LogFunction | undefined)?.module;
+  return (make ? make(module) : log) as T;
+}
 
 /** `--log-format`'s value, or the error to report. */
-export function parseLogFormat(text: string | undefined): LogFormat | string {
+export function parseLogFormat(text: string | undefined, label = '--log-format'): LogFormat | string {
   if (text === undefined) return 'json';
   if ((LOG_FORMATS as readonly string[]).includes(text)) return text as LogFormat;
-  return `--log-format must be json or text, not "${text}"`;
+  return `${label} must be json or text, not "${text}"`;
 }
 
 // Lines written in the same millisecond share one timestamp string.
@@ -100,7 +116,21 @@ export function formatLogLine(
   return line + lineEnd(format);
 }
 
-/** A LogFunction writing whole lines (with their newline) of `scope` to `write`. */
-export function lineLogger(format: LogFormat, scope: string, write: (text: string) => void): LogFunction {
-  return (message, level = 'info', fields) => write(`${formatLogLine(format, level, scope, message, fields)}\n`);
+/**
+ * A LogFunction writing the lines of `module` that `filter` lets through, whole (with their
+ * newline), to `write`; `fields` go on every line, also of the modules it makes.
+ */
+export function lineLogger(
+  format: LogFormat,
+  module: LogModule,
+  write: (text: string) => void,
+  filter: LogFilter = DEFAULT_LOG_FILTER,
+  fields?: Readonly<Record<string, LogValue>>,
+): LogFunction {
+  const log = (message: string, level: LogLevel = 'info', more?: Readonly<Record<string, LogValue>>) => {
+    if (!filter.enabled(module, level)) return;
+    const all = fields && more ? { ...fields, ...more } : (fields ?? more);
+    write(`${formatLogLine(format, level, module, message, all)}\n`);
+  };
+  return Object.assign(log, { module: (name: LogModule) => lineLogger(format, name, write, filter, fields) });
 }

@@ -7,16 +7,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
-import { resourceOfKind } from '../../src/apiserver/resources.ts';
 import { parseRunArgs } from '../../src/cli/run.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream-limits.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
-import { kindKey } from '../../src/store/store.ts';
+import { DEFAULT_LOG_FILTER } from '../../src/util/log-filter.ts';
 import { spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/until.ts';
-import { type ApiClient, apiClient } from './helpers.ts';
+import { apiClient, createAll } from './helpers.ts';
 
 const temporary: string[] = [];
 function directory(prefix: string): string {
@@ -36,23 +34,6 @@ before(async () => {
   upstreamPort = (upstream.address() as { port: number }).port;
 });
 after(() => upstream.close());
-
-/** The REST path of an object's collection. */
-function collection(object: { apiVersion: string; kind: string; metadata?: { namespace?: string } }): string {
-  const resource = resourceOfKind(kindKey(object))!;
-  const base = resource.group === '' ? '/api/v1' : `/apis/${resource.apiVersion}`;
-  if (!resource.namespaced) return `${base}/${resource.plural}`;
-  return `${base}/namespaces/${object.metadata?.namespace ?? 'default'}/${resource.plural}`;
-}
-
-async function createAll(client: ApiClient, yaml: string): Promise<void> {
-  for (const document of parseAllDocuments(yaml)) {
-    const object = document.toJS();
-    if (!object) continue;
-    const reply = await client.request('POST', collection(object), { body: object });
-    assert.equal(reply.status, 201, reply.text);
-  }
-}
 
 async function get(url: string): Promise<string> {
   try {
@@ -203,6 +184,7 @@ describe('gw run arguments', () => {
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       api: { port: 6443, address: '127.0.0.1', dataDir: '/state/gw' },
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
     });
     assert.equal((parseRunArgs(['-f', 'x'], env) as { api?: unknown }).api, undefined);
     assert.deepEqual((parseRunArgs(['-f', 'x', '--api-port', '0', '--data-dir', '/d'], env) as { api?: unknown }).api, {

@@ -1,11 +1,15 @@
 // Test helpers for the embedded API server: start one in a temporary data directory on a free
 // port, and talk to it over HTTPS as a client would (the generated CA, the bearer token).
+import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { EmbeddedApiServer, type EmbeddedApiServerOptions } from '../../src/apiserver/embedded.ts';
+import { resourceOfKind } from '../../src/apiserver/resources.ts';
+import { kindKey } from '../../src/store/store.ts';
 
 export interface ApiClient {
   port: number;
@@ -194,4 +198,26 @@ export function backend(name: string, model = 'gpt-4o', labels?: Record<string, 
     metadata: labels ? { name, labels } : { name },
     spec: { ai: { provider: { alpha: { model } } } },
   };
+}
+
+/** The REST path of an object's collection. */
+export function collectionPath(object: {
+  apiVersion: string;
+  kind: string;
+  metadata?: { namespace?: string };
+}): string {
+  const resource = resourceOfKind(kindKey(object))!;
+  const base = resource.group === '' ? '/api/v1' : `/apis/${resource.apiVersion}`;
+  if (!resource.namespaced) return `${base}/${resource.plural}`;
+  return `${base}/namespaces/${object.metadata?.namespace ?? 'default'}/${resource.plural}`;
+}
+
+/** Creates every object of a multi-document YAML text through the API (each must be created). */
+export async function createAll(client: ApiClient, yaml: string): Promise<void> {
+  for (const document of parseAllDocuments(yaml)) {
+    const object = document.toJS();
+    if (!object) continue;
+    const reply = await client.request('POST', collectionPath(object), { body: object });
+    assert.equal(reply.status, 201, reply.text);
+  }
 }

@@ -83,6 +83,25 @@ describe('gw status', () => {
     assert.match(result.stdout, /^GwPolicy default\/llm-route\n {2}ancestor Gateway default\/ai:\n {4}Accepted=True/m);
   });
 
+  it("prints GwParameters' model catalog condition: what is priced, what could not be read, what is ignored", async () => {
+    const input = new URL('../fixtures/controller/translate/model-catalog-sources/input.yaml', import.meta.url)
+      .pathname;
+    const result = await run(['status', '-f', input]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/priced\n {2}ModelCatalogResolved=True \(Resolved\): 3 models of 2 providers priced from ConfigMap default\/base catalog\.json, ConfigMap default\/overrides prices\.json$/m,
+    );
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/invalid-only\n {2}ModelCatalogResolved=False \(InvalidModelCatalog\): spec\.modelCatalog\.sources\[0\]: ConfigMap default\/not-json key catalog\.json: not JSON/m,
+    );
+    assert.match(
+      result.stdout,
+      /^GwParameters default\/class-wide\n {2}ModelCatalogResolved=False \(Ignored\): spec\.modelCatalog is ignored/m,
+    );
+  });
+
   it('reports an invalid file with its path and keeps the rest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-status-'));
     writeFileSync(

@@ -82,7 +82,7 @@ describe('gw manifests', () => {
     const objects = parse(result.stdout);
     assert.deepEqual(
       objects.map((object) => object.kind),
-      ['ServiceAccount', 'ClusterRoleBinding', 'Secret', 'Service', 'Deployment'],
+      ['ServiceAccount', 'ClusterRoleBinding', 'Secret', 'Service', 'ConfigMap', 'Deployment'],
     );
     const deployment = objects.find((object) => object.kind === 'Deployment')!;
     assert.equal(deployment.spec?.replicas, 3, "the Gateway's overlay over the GatewayClass's");

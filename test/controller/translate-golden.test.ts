@@ -232,6 +232,7 @@ const NOT_REASONS = new Set([
   // condition types that are never a reason
   'StatusSummarized',
   'Authorized',
+  'ModelCatalogResolved',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',

@@ -14,10 +14,12 @@ import { until } from './until.ts';
 
 export {
   authBackendYaml,
+  catalogConfigMapYaml,
   gatewayYaml,
   gwModelYaml,
   MODEL_ROUTE_YAML,
   prefixRuleYaml,
+  pricedGatewayYaml,
   twoListenerGatewayYaml,
 } from './objects.ts';
 

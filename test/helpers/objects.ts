@@ -29,6 +29,41 @@ spec: {gatewayClassName: gw, listeners: [{name: http, protocol: HTTP, port: ${po
 `;
 }
 
+/**
+ * gatewayYaml with a model cost catalog: Gateway ai names GwParameters priced, whose
+ * spec.modelCatalog reads ConfigMap prices; with `catalog`, that ConfigMap holding it (JSON) at
+ * catalog.json. `gatewayClass` replaces GatewayClass gw's YAML. Ends with ---.
+ */
+export function pricedGatewayYaml(port: number, options: { catalog?: unknown; gatewayClass?: string } = {}): string {
+  return `${options.gatewayClass ?? GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ai}
+spec:
+  gatewayClassName: gw
+  infrastructure: {parametersRef: {group: gw.dev, kind: GwParameters, name: priced}}
+  listeners: [{name: http, protocol: HTTP, port: ${port}}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwParameters
+metadata: {name: priced}
+spec:
+  modelCatalog: {sources: [{configMap: {name: prices}}]}
+---
+${options.catalog === undefined ? '' : catalogConfigMapYaml('prices', options.catalog)}`;
+}
+
+/** ConfigMap `name` holding a model cost catalog (JSON text, or a value to write as JSON) at catalog.json; ends with ---. */
+export function catalogConfigMapYaml(name: string, catalog: unknown): string {
+  const text = typeof catalog === 'string' ? catalog : JSON.stringify(catalog);
+  return `apiVersion: v1
+kind: ConfigMap
+metadata: {name: ${name}}
+data:
+  catalog.json: '${text.replaceAll("'", "''")}'
+---
+`;
+}
+
 /** GatewayClass gw and Gateway default/ai with listeners http on `first` and taken on `second`; ends with ---. */
 export function twoListenerGatewayYaml(first: number, second: number): string {
   return `${GATEWAY_CLASS_YAML}apiVersion: gateway.networking.k8s.io/v1
@@ -42,6 +77,20 @@ spec:
 ---
 `;
 }
+
+/**
+ * GwPolicy default/via-proxy on Gateway ai tunnelling through a proxy Service of another namespace,
+ * which no ReferenceGrant allows, so the data plane refuses it: every request it covers is a 500 of
+ * gw's own. Starts with ---.
+ */
+export const REFUSED_TUNNEL_POLICY_YAML = `---
+apiVersion: gw.dev/v1alpha1
+kind: GwPolicy
+metadata: {name: via-proxy}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
+  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
+`;
 
 /** gatewayYaml on port 8080, for tests that never listen. */
 export const GW_GATEWAY = gatewayYaml(8080);

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { validate } from 'dockerfile-utils';
 import { containerCommand } from '../../src/provisioning/command.ts';
-import { effectiveTypedFields } from '../../src/provisioning/typed-fields.ts';
 
 const root = new URL('../../', import.meta.url);
 const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
@@ -115,10 +114,7 @@ describe('the Dockerfile', () => {
     const entrypoint = finalStage.body.find((instruction) => instruction.keyword === 'ENTRYPOINT');
     assert.deepEqual(JSON.parse(entrypoint!.args), ['gw']);
     assert.ok(runCommands(finalStage.body).some((run) => run.includes('ln -s /opt/gw/bin/gw.js /usr/local/bin/gw')));
-    const command = containerCommand(
-      { name: 'g', namespace: 'n', uid: 'u', gatewayClassName: 'gw', listeners: [] },
-      effectiveTypedFields(undefined, undefined),
-    );
+    const command = containerCommand({ name: 'g', namespace: 'n', uid: 'u', gatewayClassName: 'gw', listeners: [] });
     assert.equal(command[0], 'gw', 'a container command replaces the entry point: its first word must be on the PATH');
   });
 });

@@ -117,6 +117,7 @@ describe('the objects gw provisions pass the Kubernetes schemas', () => {
         'ClusterRoleBinding',
         'Secret',
         'Service',
+        'ConfigMap',
         'Deployment',
         'PodDisruptionBudget',
         'HorizontalPodAutoscaler',

@@ -25,7 +25,7 @@ const GATEWAY: ProvisionedGateway = {
 };
 
 function workloadOf(classSpec: GwParametersSpec | undefined, gatewaySpec: GwParametersSpec | undefined) {
-  return workload(GATEWAY, effectiveTypedFields(classSpec, gatewaySpec), '0.1.0', []) as unknown as {
+  return workload(GATEWAY, effectiveTypedFields(classSpec, gatewaySpec), '0.1.0', [], 'settings-hash') as unknown as {
     spec: {
       template: {
         metadata: { labels: Record<string, string> };
@@ -112,7 +112,11 @@ test("a GwParameters env entry of a mesh variable's name wins over the generated
 
 test('enabled: false turns the integration off, also over a class that turns it on; nothing is refused', () => {
   const off = workloadOf({ mesh: { enabled: true, trustDomain: 'corp.example' } }, { mesh: { enabled: false } });
-  assert.equal(off.spec.template.spec.volumes, undefined);
+  assert.deepEqual(
+    off.spec.template.spec.volumes,
+    [{ name: 'run-settings', configMap: { name: 'ai' } }],
+    "no mesh volume: the settings file's alone",
+  );
   assert.equal(off.spec.template.metadata.labels['istio.io/dataplane-mode'], undefined);
   assert.ok(!envOf(off).some((variable) => variable.name === 'CA_ADDRESS'));
   const result = provisionGateway({

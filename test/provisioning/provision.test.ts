@@ -4,10 +4,13 @@
 // must carry, the session key, and the fields refused with a problem.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import type { GwParametersSpec } from '../../src/api/types/provisioning.ts';
+import { parseRunArgs } from '../../src/cli/run.ts';
 import { parseSessionKey } from '../../src/dataplane/mcp/session-seal.ts';
 import type { ProvisionedGateway } from '../../src/provisioning/gateway.ts';
 import { type ProvisioningInput, provisionGateway } from '../../src/provisioning/provision.ts';
@@ -149,19 +152,106 @@ test('a HorizontalPodAutoscaler on a DaemonSet, or without maxReplicas, is refus
   ]);
 });
 
-test('fields not provisioned yet are problems naming them, and nothing is provisioned', () => {
-  const result = provision(
-    { logging: { level: 'debug' }, mesh: { enabled: true } },
-    { rawConfig: { binds: [] }, modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } },
-  );
+test('fields not provisioned yet, and a log level gw run cannot read, are problems naming them; nothing is provisioned', () => {
+  const result = provision({ logging: { level: 'warn,mcp=debug' }, mesh: { enabled: true } });
   assert.equal(result.ok, false);
   assert.deepEqual(result.ok ? [] : result.problems.map((problem) => problem.field), [
     'spec.logging.level',
-    'spec.rawConfig',
     'spec.mesh',
-    'spec.modelCatalog',
   ]);
-  for (const problem of result.ok ? [] : result.problems) assert.match(problem.message, /not provisioned yet/);
+  const [level, ...rest] = result.ok ? [] : result.problems;
+  assert.match(level!.message, /^"mcp=debug": unknown module "mcp" \(gw's modules: run, /);
+  for (const problem of rest) assert.match(problem.message, /not provisioned yet/);
+});
+
+test('rawConfig that gw run would refuse is a problem naming spec.rawConfig.<path>, as gw run words it', () => {
+  const result = provision(
+    { rawConfig: { binds: [], limits: { requestHeaderTimeout: 'soon' } } },
+    { rawConfig: { admin: { port: 9000 }, address: '127.0.0.1', logging: { levle: 'debug' } } },
+  );
+  assert.deepEqual(result.ok ? [] : result.problems, [
+    {
+      field: 'spec.rawConfig.binds',
+      message: 'binds: unknown key; the keys here are address, admin, workers, logging, limits',
+    },
+    {
+      field: 'spec.rawConfig.limits.requestHeaderTimeout',
+      message: 'limits.requestHeaderTimeout: "soon" is not a duration such as 3s or 1m30s',
+    },
+    {
+      field: 'spec.rawConfig.logging.levle',
+      message: 'logging.levle: unknown key (did you mean level?); the keys here are level, format',
+    },
+    {
+      field: 'spec.rawConfig.address',
+      message:
+        "set by the provisioning on gw run's command line (the listeners bind 0.0.0.0 in a pod, for the Service to reach them); remove it",
+    },
+    {
+      field: 'spec.rawConfig.admin.port',
+      message:
+        "set by the provisioning on gw run's command line (the probes and the container port name 15000); remove it",
+    },
+  ]);
+});
+
+test('the ConfigMap holds the settings file gw run reads: rawConfig merged, typed fields on top', () => {
+  const [classParameters, gatewayParameters] = CASES['raw-config']!;
+  const objects = objectsOf(provision(classParameters, gatewayParameters));
+  const configMap = objects.find((object) => object.kind === 'ConfigMap') as unknown as {
+    metadata: { name: string };
+    data: Record<string, string>;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'gw-provisioned-settings-'));
+  try {
+    const file = join(dir, 'run.yaml');
+    writeFileSync(file, configMap.data['run.yaml']!);
+    const workload = objects.find((object) => object.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { command: string[] }[]; volumes: { configMap: { name: string } }[] } } };
+    };
+    const container = workload.spec.template.spec.containers[0]!;
+    assert.equal(workload.spec.template.spec.volumes[0]!.configMap.name, configMap.metadata.name);
+    // The container's own arguments, the settings file at the path it names.
+    const args = container.command.slice(2).map((arg) => (arg === '/etc/gw/run.yaml' ? file : arg));
+    const options = parseRunArgs(args, {}) as Exclude<ReturnType<typeof parseRunArgs>, string>;
+    assert.equal(typeof options, 'object', String(options));
+    assert.equal(options.logFilter.text, 'debug', 'rawConfig where the typed fields set nothing');
+    assert.equal(options.logFormat, 'text', 'the typed field over rawConfig');
+    assert.equal(options.workers, 2);
+    assert.equal(options.limits.requestHeaderTimeoutMs, 5000, "the GatewayClass's rawConfig");
+    assert.equal(options.limits.maxBufferedBytes, 128 * 1024 ** 2, "the Gateway's rawConfig merged in");
+    assert.equal(options.adminPort, 15000);
+    assert.equal(options.gateway, 'team-a/ai');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the pod template carries the hash of the settings file: a change rolls the pods, none keeps them', () => {
+  const hash = (parameters: GwParametersSpec) => {
+    const workload = objectsOf(provision(undefined, parameters)).find(
+      (object) => object.kind === 'Deployment',
+    ) as unknown as {
+      spec: { template: { metadata: { annotations: Record<string, string> } } };
+    };
+    return workload.spec.template.metadata.annotations['gw.dev/run-settings-sha256'];
+  };
+  const base = hash({ rawConfig: { workers: 2 } });
+  assert.match(base!, /^[0-9a-f]{64}$/);
+  assert.equal(hash({ rawConfig: { workers: 2 } }), base);
+  assert.notEqual(hash({ rawConfig: { workers: 3 } }), base);
+  assert.notEqual(hash({ rawConfig: { workers: 2 }, logging: { level: 'warn' } }), base);
+});
+
+test('modelCatalog needs nothing provisioned: the proxy reads its ConfigMaps through the API', () => {
+  const withCatalog = provision(undefined, { modelCatalog: { sources: [{ configMap: { name: 'prices' } }] } });
+  const without = provision(undefined, undefined);
+  assert.ok(withCatalog.ok, JSON.stringify(withCatalog));
+  assert.ok(without.ok);
+  // The same objects as without a catalog (the session key aside, which is random per call).
+  const names = (result: typeof without) =>
+    result.ok ? result.objects.map((o) => `${o.kind} ${o.metadata.name}`) : [];
+  assert.deepEqual(names(withCatalog), names(without));
 });
 
 test('a literal SESSION_KEY is checked as the container will see it, after $(VAR) expansion', () => {

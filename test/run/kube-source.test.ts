@@ -21,9 +21,11 @@ import { DEFAULT_DOWNSTREAM_LIMITS } from '../../src/dataplane/server/downstream
 import { KubeSource } from '../../src/run/kube-source.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import { kindKey } from '../../src/store/store.ts';
+import { DEFAULT_LOG_FILTER } from '../../src/util/log-filter.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/helpers.ts';
 import { runGw, spawnGw } from '../helpers/cli.ts';
 import { freePort, gatewayYaml, webRouteYaml } from '../helpers/gateway.ts';
+import { REFUSED_TUNNEL_POLICY_YAML } from '../helpers/objects.ts';
 import { eventually } from '../helpers/until.ts';
 
 const CASES = new URL('../fixtures/controller/translate/', import.meta.url).pathname;
@@ -210,14 +212,7 @@ describe('gw controller and gw run --kubeconfig', () => {
     try {
       await controller.waitForLog(/every kind listed/);
       await proxy.start();
-      const tunnel = `---
-apiVersion: gw.dev/v1alpha1
-kind: GwPolicy
-metadata: {name: via-proxy}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ai}]
-  backend: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}
-`;
+      const tunnel = REFUSED_TUNNEL_POLICY_YAML;
       await createAll(server, gatewayYaml(listenerPort) + webRouteYaml(upstreamPort) + tunnel);
       await controller.waitForLog(
         /Gateway default\/ai: HTTPRoute default\/web rule 0 backend GwBackend default\/web: backend\.tunnel\.backendRef\.namespace: .*set by GwPolicy default\/via-proxy/,
@@ -313,6 +308,7 @@ describe('command lines and kubeconfigs', () => {
       limits: DEFAULT_DOWNSTREAM_LIMITS,
       kube: { kubeconfig: '/k', context: undefined, writeStatus: false },
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
     });
     assert.equal(
       (parseRunArgs(['--cluster']) as { kube: unknown }).kube !== undefined,
@@ -332,6 +328,7 @@ describe('command lines and kubeconfigs', () => {
       adminPort: 15000,
       adminAddress: '127.0.0.1',
       logFormat: 'json',
+      logFilter: DEFAULT_LOG_FILTER,
       provision: true,
     });
   });

@@ -40,7 +40,7 @@ export const GwParametersStatus = named(
   object({
     conditions: conditions({
       description:
-        'Latest observations of the parameters: Accepted (True: every Gateway using them can be provisioned; False, reason InvalidParameters: the message names each field that cannot).',
+        'Latest observations of the parameters: Accepted (True: every Gateway using them can be provisioned; False, reason InvalidParameters: the message names each field that cannot), written by a controller that provisions; ModelCatalogResolved (only with spec.modelCatalog: Resolved, RefNotFound, InvalidModelCatalog or Ignored), written by every gw controller.',
     }),
     gatewayClasses: array(GwParametersClassReference, {
       maxItems: MAX_LISTED_USERS,

@@ -36,7 +36,8 @@ export const Logging = named(
     level: string({
       minLength: 1,
       default: 'info',
-      description: 'Log filter in per-module syntax, e.g. `info` or `warn,gw::http=debug`.',
+      description:
+        'Log filter in per-module syntax, e.g. `info` or `warn,dataplane=debug` (modules: docs/telemetry.md "Log level").',
     }),
     format: enumOf(['json', 'text'], { default: 'text', description: 'Log line format: json or text.' }),
   }),
@@ -343,7 +344,7 @@ export const ModelCatalogSpec = named(
     description: 'Where the model cost catalog (per-model prices) is read from.',
     source: '2',
     notes:
-      'Effective only on Gateway-level parameters (Gateway.spec.infrastructure.parametersRef); ignored on GatewayClass parameters.',
+      'Effective only on Gateway-level parameters (Gateway.spec.infrastructure.parametersRef); ignored on GatewayClass parameters, which the GwParameters condition ModelCatalogResolved (reason Ignored) says. Each source is a JSON catalog in agentgateway\'s format (providers by gen_ai.provider.name, models, rates in USD per million tokens); later sources win. An unusable source is named in ModelCatalogResolved and prices nothing; requests are still served (docs/telemetry.md, "LLM request cost").',
   },
   object({ sources: array(ModelCatalogSource, { description: 'Where model cost catalogs are read from.' }) }),
 );

@@ -33,6 +33,8 @@ const BY = {
   extProc: `${DP}/policies/ext-proc/ext-proc.ts`,
   rateLimit: `${DP}/policies/rate-limit/rate-limit.ts`,
   transformation: `${DP}/policies/http/transformation.ts`,
+  // backend request policies (BackendFull extAuth, transformation), at the seam for every kind
+  backendPolicies: `${DP}/backends/backend-policies.ts`,
   headerModifiers: `${DP}/policies/http/header-modifiers.ts`,
   directResponse: `${DP}/policies/http/direct-response.ts`,
   delay: `${DP}/policies/http/delay.ts`,
@@ -127,10 +129,10 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 
 const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
-const BACKEND_TRANSFORMATION =
-  'A backend-level transformation is not applied by the data plane; use traffic.transformation on the route or rule that leads to this backend instead.';
-const BACKEND_EXT_AUTH =
-  'External authorization per backend (backend.extAuth) is not applied by the data plane; use traffic.extAuth on the route or rule that leads to this backend instead.';
+const BACKEND_REQUEST_POLICY_NOTE =
+  "Run once per request routed to this backend, for every kind, after the route's traffic policies and filters and before the backend serves it: extAuth first, then transformation, whose response phase runs before the route's. The most specific policy wins per field (Gateway < listener < route < rule < backend). Decision 0037.";
+const SUB_BACKEND_REQUEST_POLICY =
+  "One provider's or target's own extAuth or transformation is not applied: a sub-backend is chosen inside the backend (per attempt, on failover), after the backend request policies ran. Set it on the GwBackend (spec.policies, or a GwPolicy targeting the GwBackend without sectionName) or on the route. Decision 0037.";
 const AI_ONLY =
   'backend.ai (LLM request processing) applies only to `ai` GwBackends and to GwModels (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend, so it is never applied there.';
 const MCP_ONLY =
@@ -518,10 +520,10 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     tunnel: enforced(BY.tunnel),
     auth: enforced(BY.backendAuth),
     ai: enforced(BY.aiBackend),
-    transformation: refused(BACKEND_TRANSFORMATION),
+    transformation: enforced(BY.backendPolicies, { note: BACKEND_REQUEST_POLICY_NOTE }),
     health: enforced(BY.health),
     mcp: enforced(BY.mcpPolicy),
-    extAuth: refused(BACKEND_EXT_AUTH),
+    extAuth: enforced(BY.backendPolicies, { note: BACKEND_REQUEST_POLICY_NOTE }),
   },
   BackendTCP: { keepalive: enforced(), connectTimeout: enforced() },
   BackendTunnel: {
@@ -1064,6 +1066,8 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:ai-provider': {
     'ai.routes': refused(ROUTES_PER_BACKEND),
+    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
+    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
   },
   'backend:mcp': {
     ai: enforced(BY.appliesTo, { note: AI_ONLY }),
@@ -1071,6 +1075,8 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:mcp-target': {
     mcp: refused(MCP_WHOLE_BACKEND),
+    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
+    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
   },
   'backend:models': {
     tcp: enforced(BY.models, { note: "Under the GwModel's own spec.policies, which win field by field." }),

@@ -89,6 +89,8 @@ export function configDependencies(
     }
   }
   // Secrets and ConfigMaps chosen by label can appear in any namespace the configuration reads.
+  // (The model catalog's ConfigMaps are in the Gateway's namespace, which is always among them: a
+  // catalog created, fixed or broken rebuilds the configuration. Its GwParameters is a global kind.)
   for (const namespace of namespaces) {
     deps.add(`Secret ${namespace}/*`);
     deps.add(`ConfigMap ${namespace}/*`);

@@ -152,7 +152,18 @@ export function addProvisioningStatuses(
     ['gateways', provisioned.gateways],
     ['gatewayClasses', provisioned.gatewayClasses],
   ];
+  // The translation's own GwParameters conditions (the model catalog's) are kept beside
+  // provisioning's: each writes condition types of its own.
+  const parameters = new Map(provisioned.parameters);
+  const translatedParameters = (statuses.get('parameters') ?? new Map()) as ReadonlyMap<string, GwParametersStatus>;
+  for (const [key, status] of translatedParameters) {
+    const ours = parameters.get(key);
+    parameters.set(
+      key,
+      ours === undefined ? status : { ...ours, conditions: replaced(ours.conditions, ...(status.conditions ?? [])) },
+    );
+  }
   // With no GwParameters there is no such status at all (as for kinds the translation omits).
-  if (provisioned.parameters.size > 0) kinds.push(['parameters', provisioned.parameters]);
+  if (parameters.size > 0) kinds.push(['parameters', parameters]);
   for (const [kind, byKey] of kinds) statuses.set(kind, byKey);
 }

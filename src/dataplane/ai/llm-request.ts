@@ -29,6 +29,7 @@ import { rerankRequestProblem } from './formats/rerank.ts';
 import { guardRequest } from './guards/apply.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
+import { priceLlmRequest } from './model-prices.ts';
 import {
   type ClientFormat,
   type Origin,
@@ -409,6 +410,8 @@ export async function runAttempts(
       if (result.answered) {
         if (result.usage) llm.usage = result.usage;
         if (result.responseModel) llm.responseModel = result.responseModel;
+        // A token count costs nothing: its usage is what a request would use, not what this one did.
+        if (format !== 'count_tokens' && format !== 'gemini_count_tokens') priceLlmRequest(record);
         if (result.firstTokenMs !== undefined)
           llm.firstTokenTime = record.upstreamStartTime + BigInt(Math.round(result.firstTokenMs * 1e6));
         if (result.error) record.error = result.error;

@@ -20,6 +20,7 @@ import type { PlaceName } from '../../contract/enforcement/places.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { shorterTimeout } from '../../util/deadlines.ts';
 import { byteSize, durationMs } from '../../util/units.ts';
+import { ModelPrices } from '../ai/model-prices.ts';
 import {
   type Backend,
   type BackendCompileContext,
@@ -27,6 +28,12 @@ import {
   isRefusal,
   type RouteContext,
 } from '../backends/backend.ts';
+import {
+  backendPolicyProblem,
+  type CompiledBackendPolicies,
+  compileBackendPolicies,
+  NO_BACKEND_POLICIES,
+} from '../backends/backend-policies.ts';
 import { RefusedBackend } from '../backends/refused.ts';
 import {
   backendTypeOf,
@@ -60,6 +67,8 @@ export interface CompiledBackendRef {
   readonly weight: number;
   readonly filters: CompiledFilters;
   readonly backend: Backend;
+  /** The effective backend policy's request policies (extAuth, transformation), run before the backend serves. */
+  readonly policies: CompiledBackendPolicies;
   /** "GwBackend ns/name", "Service ns/name" or "GwModel *", for telemetry. */
   readonly name: string;
 }
@@ -112,6 +121,8 @@ export interface CompiledPort {
    * listener; listeners of a port that disagree are logged).
    */
   readonly connection: ConnectionOptions;
+  /** The Gateway's model catalog (its requests' LLM cost), if its GwParameters set one. */
+  readonly modelPrices: ModelPrices | undefined;
 }
 
 export interface CompiledGateway {
@@ -226,6 +237,12 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     },
   };
   const compiling: Compiling = { config, context, data, problems, backends };
+  // A catalog source that could not be read is the GwParameters' status; the log says it too.
+  for (const problem of config.modelCatalog?.problems ?? [])
+    problems.push(
+      `model catalog of GwParameters ${config.modelCatalog!.parameters}: ${problem}; requests are served without its prices`,
+    );
+  const modelPrices = config.modelCatalog ? new ModelPrices(config.modelCatalog) : undefined;
   const ports = new Map<number, CompiledPort>();
   for (const [number, plan] of planPorts(config, data, problems)) {
     // Listeners of a port: the most specific hostname first; the first one's connection settings apply.
@@ -246,6 +263,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       listeners,
       certificates: plan.certificates,
       connection,
+      modelPrices,
     });
   }
   return { key, config, ports, problems, poolKeys, runtimeKeys: context.policyRuntime.endCompile() };
@@ -434,7 +452,7 @@ function compileRule(
         {
           weight: 1,
           filters: compileFilters(undefined, rule.matches),
-          backend: compileModels(compiling, rule.models, where),
+          ...compileModels(compiling, rule.models, namespace, `${gatewayScope} GwModel *`, where),
           name: 'GwModel *',
         },
       ]
@@ -445,7 +463,7 @@ function compileRule(
         return {
           weight: ref.weight,
           filters: refFilters,
-          backend: compileRef(compiling, ref, where),
+          ...compileRef(compiling, ref, `${gatewayScope} ${ref.backend}`, where),
           name: ref.backend,
         };
       });
@@ -505,19 +523,35 @@ function backendRefusalText(ref: BackendRefConfig, object: BackendObjectConfig):
   return found.length > 0 ? found.join('; ') : undefined;
 }
 
+/** A backend as a rule uses it: what serves its requests and the backend request policies before it. */
+interface BackendWithPolicies {
+  backend: Backend;
+  policies: CompiledBackendPolicies;
+}
+
 /** The backend of one backendRef, or what answers for it when it cannot be served. */
-function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string): Backend {
+function compileRef(compiling: Compiling, ref: BackendRefConfig, scope: string, where: string): BackendWithPolicies {
   const object = compiling.config.backends[ref.backend];
   const type = object ? backendTypeOf(object) : 'unknown';
   const refuse = (message: string) => {
     compiling.problems.push(`${where} ${ref.backend}: ${message}`);
-    return new RefusedBackend(type, 500, message, refusedAnswersOf(object, ref));
+    return {
+      backend: new RefusedBackend(type, 500, message, refusedAnswersOf(object, ref)),
+      policies: NO_BACKEND_POLICIES,
+    };
   };
   if (ref.problem) return refuse(`backend ${ref.backend}: ${ref.problem}`);
   if (!object) return refuse(`backend ${ref.backend} is not in the configuration`);
   const refused = backendRefusalText(ref, object);
   if (refused) return refuse(refused);
   const namespace = namespaceOfKey(ref.backend);
+  const policies = compileBackendPolicies(
+    ref.policy,
+    { namespace, namespaces: ref.policyNamespaces, scope, sources: ref.policySources },
+    policyBase(compiling),
+  );
+  const unusable = backendPolicyProblem(policies);
+  if (unusable) return refuse(unusable);
   const compiled = compileBackendRef({
     key: ref.backend,
     namespace,
@@ -528,20 +562,52 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, where: string):
   });
   if (isRefusal(compiled)) {
     compiling.problems.push(`${where} ${ref.backend}: ${compiled.message}`);
-    return new RefusedBackend(type, compiled.status, compiled.message, refusedAnswersOf(object, ref));
+    return {
+      backend: new RefusedBackend(type, compiled.status, compiled.message, refusedAnswersOf(object, ref)),
+      policies: NO_BACKEND_POLICIES,
+    };
   }
-  return compiled;
+  return { backend: compiled, policies };
 }
 
-/** The GwModels a rule or listener serves, or what answers for them when the backend policy on the way is refused. */
-function compileModels(compiling: Compiling, models: ModelsConfig, where: string): Backend {
+/**
+ * The GwModels a rule or listener serves, or what answers for them when the backend policy on the
+ * way is refused. A GwModel's own policies set neither extAuth nor transformation (ModelPolicies),
+ * so the way's policy alone gives them; its references resolve in `namespace` (the route's, or
+ * the Gateway's for a listener's models) unless a field came from another.
+ */
+function compileModels(
+  compiling: Compiling,
+  models: ModelsConfig,
+  namespace: string,
+  scope: string,
+  where: string,
+): BackendWithPolicies {
   const refused = refusalText('backend:models', models.policy, 'backend.');
+  const policies = refused
+    ? NO_BACKEND_POLICIES
+    : compileBackendPolicies(
+        models.policy,
+        { namespace, namespaces: models.policyNamespaces, scope, sources: models.policySources },
+        policyBase(compiling),
+      );
+  const unusable = backendPolicyProblem(policies);
   const compiled = refused
     ? backendRefusal(`backend policy ${refused}`)
-    : compileModelsBackend({ models, context: compiling.backends });
-  if (!isRefusal(compiled)) return compiled;
+    : unusable
+      ? backendRefusal(unusable)
+      : compileModelsBackend({ models, context: compiling.backends });
+  if (!isRefusal(compiled)) return { backend: compiled, policies };
   compiling.problems.push(`${where} GwModels: ${compiled.message}`);
-  return new RefusedBackend('ai', compiled.status, compiled.message, refusedModelAnswers());
+  return {
+    backend: new RefusedBackend('ai', compiled.status, compiled.message, refusedModelAnswers()),
+    policies: NO_BACKEND_POLICIES,
+  };
+}
+
+/** What every policy compiled in this configuration shares: its data, backends and long-lived state. */
+function policyBase(compiling: Compiling): Pick<PolicyCompileContext, 'data' | 'backends' | 'runtime'> {
+  return { data: compiling.data, backends: compiling.config.backends, runtime: compiling.context.policyRuntime };
 }
 
 /** A rule's (or PreRouting) traffic policies with what MCP OAuth adds, and its MCP OAuth endpoint. */

@@ -81,9 +81,12 @@ export class PolicyExchange {
     return this.reading;
   }
 
-  /** Runs `hook` when the response starts, whoever sends it (backend, AI, a policy, an error). */
-  onResponse(hook: ResponseHook): void {
-    onResponseHead(this.res, hook);
+  /**
+   * Runs `hook` when the response starts, whoever sends it (backend, AI, a policy, an error);
+   * `first`: before the hooks added so far (a backend policy's, nearer the backend than the route's).
+   */
+  onResponse(hook: ResponseHook, first = false): void {
+    onResponseHead(this.res, hook, first);
   }
 
   /** Runs `hook` once the request is finished (usage known), after the response. */

@@ -65,7 +65,7 @@ const PIPELINE: readonly PipelineEntry[] = [
 const KNOWN_FIELDS = new Set(['phase', ...PIPELINE.map((entry) => entry.field)]);
 
 export interface NamedStep {
-  /** The traffic field, for errors and logs. */
+  /** The policy field, for errors and logs: a traffic field ('cors'), or a backend one ('backend.extAuth'). */
   field: string;
   run: RequestStep;
 }
@@ -131,7 +131,8 @@ export function compileTraffic(traffic: Record<string, unknown>, context: Policy
 export class PolicyFailure extends Error {
   readonly field: string;
   constructor(field: string, cause: unknown) {
-    super(`traffic.${field} failed: ${(cause as Error)?.message ?? String(cause)}`);
+    const path = field.startsWith('backend.') ? field : `traffic.${field}`;
+    super(`${path} failed: ${(cause as Error)?.message ?? String(cause)}`);
     this.field = field;
   }
 }

@@ -1,7 +1,8 @@
 // One request through the gateway, the same for every backend kind: pick the listener by Host,
 // run the PreRouting policies, pick the rule by the route table (or the listener's GwModels), run
-// the rule's traffic policies and filters, choose a backend by weight and hand the request to it
-// (backends/backend.ts) through the one response path (./response-path.ts). The compiled port is
+// the rule's traffic policies and filters, choose a backend by weight, run its backend request
+// policies and hand the request to it (backends/backend.ts) through the one response path
+// (./response-path.ts). The compiled port is
 // captured when the request arrives, so a configuration swap never changes a request in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Backend, RoutedRequest } from '../backends/backend.ts';
@@ -124,6 +125,14 @@ export async function handleRequest(
   if (chosen.filters.problems.length > 0)
     return void answers.ownFailure(res, record, `backend filter not supported: ${chosen.filters.problems[0]!.message}`);
   applyRequestFilters(chosen.filters, forward);
+  // The backend's own request policies (extAuth, transformation: backends/backend-policies.ts),
+  // for every kind, once per request routed to it — before the response path opens, so that a
+  // response Transform that changes the body is read by it.
+  if (chosen.policies.steps.length > 0) {
+    exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
+    const answer = await runSteps(chosen.policies.steps, exchange);
+    if (answer) return void answers.local(res, answer);
+  }
   // The route's and the backendRef's ResponseHeaderModifier filters, on whatever answers from here.
   const ruleHeaders = rule.filters.response;
   const refHeaders = chosen.filters.response;

@@ -9,15 +9,19 @@ export type ResponseHook = (res: ResponseHead) => void;
 
 const hooksOf = new WeakMap<ServerResponse, ResponseHook[]>();
 
-/** Runs `hook` when `res` starts, after the hooks added before it. */
-export function onResponseHead(res: ServerResponse, hook: ResponseHook): void {
+/**
+ * Runs `hook` when `res` starts, after the hooks added before it — or, `first`, before them (what
+ * is nearer the backend changes the response before what is nearer the client).
+ */
+export function onResponseHead(res: ServerResponse, hook: ResponseHook, first = false): void {
   let hooks = hooksOf.get(res);
   if (!hooks) {
     hooks = [];
     hooksOf.set(res, hooks);
     interceptWriteHead(res, hooks);
   }
-  hooks.push(hook);
+  if (first) hooks.unshift(hook);
+  else hooks.push(hook);
 }
 
 /**

@@ -207,6 +207,11 @@ async function routeConnect(
   if (!chosen) return void sendOwnFailure(res, record, 'the route has no backend a CONNECT can be tunneled to');
   record.backend = chosen.name;
   record.backendType = chosen.backend.type;
+  // The backend's request policies (its extAuth decides whether the tunnel opens).
+  if (chosen.policies.steps.length > 0) {
+    const answer = await runSteps(chosen.policies.steps, policyExchange());
+    if (answer) return void sendLocalResponse(res, answer);
+  }
   const tunnel = chosen.backend.tunnel;
   // A backend that cannot be served answers as it would any request; other kinds cannot take a tunnel.
   if (!tunnel) {

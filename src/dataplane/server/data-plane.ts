@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
-import type { LogFunction } from '../../util/log-line.ts';
+import { type LogFunction, moduleLog } from '../../util/log-line.ts';
 import { credentialLog } from '../auth/backend/credential-metrics.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
@@ -96,8 +96,8 @@ export class DataPlane {
     this.options = options;
     this.telemetry = options.telemetry ?? new Telemetry();
     this.portTelemetry = this.telemetry.forFrontend(undefined);
-    this.failures = options.log && new FailureLog(options.log, options.now);
-    const log = options.log;
+    this.failures = options.log && new FailureLog(moduleLog(options.log, 'dataplane::failures'), options.now);
+    const log = moduleLog(options.log, 'dataplane::credentials');
     if (log) credentialLog.warn = (message) => log(message, 'warn');
     this.limits = options.limits ?? DEFAULT_DOWNSTREAM_LIMITS;
     this.bufferBudget = new BufferBudget(this.limits.maxBufferedBytes);
@@ -339,6 +339,7 @@ export function bindFailureText(error: NodeJS.ErrnoException, port: number, host
 function requestRecord(state: PortServer, req: IncomingMessage): RequestRecord {
   const record = new RequestRecord();
   record.gateway = state.gateway;
+  record.modelPrices = state.current.modelPrices;
   record.method = req.method ?? '';
   record.scheme = state.protocol === 'HTTPS' ? 'https' : 'http';
   record.host = req.headers.host ?? '';

@@ -91,6 +91,8 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gen_ai.usage.cache_creation.input_tokens', value: (r) => r.llm?.usage?.cacheCreationInputTokens },
   { name: 'gen_ai.usage.output_tokens', value: (r) => r.llm?.usage?.outputTokens },
   { name: 'gen_ai.usage.reasoning_tokens', value: (r) => r.llm?.usage?.reasoningTokens },
+  // USD by the Gateway's model catalog (agentgateway: agw.ai.usage.cost.total); absent when unpriced.
+  { name: 'gw.ai.usage.cost.total', value: (r) => r.llm?.cost?.total },
   { name: 'gw.ai.time_to_first_token', value: timeToFirstToken },
   { name: 'gw.ai.guards', value: (r) => (r.llm?.guards ? text(guardOutcomesText(r.llm.guards)) : undefined) },
   {

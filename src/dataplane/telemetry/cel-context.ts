@@ -145,6 +145,18 @@ function llmVariable(record: RequestRecord): Record<string, unknown> {
     }
     if (usage.reasoningTokens !== undefined) variable.reasoningTokens = BigInt(usage.reasoningTokens);
   }
+  const cost = llm.cost;
+  if (cost) {
+    // USD as doubles, agentgateway's names; absent when the catalog does not price the model.
+    variable.cost = {
+      total: cost.total,
+      input: cost.input,
+      output: cost.output,
+      cacheRead: cost.cacheRead,
+      cacheWrite: cost.cacheWrite,
+      reasoning: cost.reasoning,
+    };
+  }
   if (llm.firstTokenTime !== 0n) variable.timeToFirstToken = celDuration(record.startTime, llm.firstTokenTime);
   if (llm.moderation !== undefined) variable.moderation = inlineModerationVariable(llm.moderation);
   return variable;

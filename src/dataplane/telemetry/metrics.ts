@@ -1,7 +1,8 @@
 // Prometheus metrics of the data plane (docs/telemetry.md): HTTP requests, their duration and
 // the upstream call's, the OpenTelemetry GenAI metrics (token usage, request duration, time to
-// first token) with the conventions' bucket boundaries, and what each prompt guard did (its
-// duration by outcome, the names it matched; decision 0031), all with Frontend.metrics custom labels.
+// first token) with the conventions' bucket boundaries, the cost of LLM requests by the Gateway's
+// model catalog (decision 0036), and what each prompt guard did (its duration by outcome, the names
+// it matched; decision 0031), all with Frontend.metrics custom labels.
 //
 // Hand-written rather than prom-client because recording sits on the request path: one request
 // here is one series look-up per label group (a trie of Maps over the label values, no label
@@ -113,6 +114,17 @@ export interface GenAiSeriesSnapshot {
   outputTokens: HistogramSnapshot;
   duration: HistogramSnapshot;
   timeToFirstToken?: HistogramSnapshot | undefined;
+  /** Model catalog lookups of requests with usage (absent: none), and the USD the priced ones cost. */
+  costs?: CostSnapshot | undefined;
+}
+
+/** What the model catalog made of a GenAI series' requests. */
+export interface CostSnapshot {
+  /** USD of the priced requests. */
+  usd: number;
+  priced: number;
+  /** Requests with usage whose model the catalog does not price. */
+  missing: number;
 }
 
 /** One prompt guard series as data: its durations (their count is the number of checks). */
@@ -163,6 +175,7 @@ interface GenAiSeriesView {
   readonly outputTokens: HistogramView;
   readonly duration: HistogramView;
   readonly timeToFirstToken?: HistogramView | undefined;
+  readonly costs?: CostSnapshot | undefined;
 }
 interface GuardSeriesView {
   readonly labels: string;
@@ -203,6 +216,7 @@ class GenAiSeries {
   readonly outputTokens = new HistogramData(GEN_AI_TOKEN_BUCKETS.length);
   readonly duration = new HistogramData(GEN_AI_DURATION_BUCKETS.length);
   timeToFirstToken: HistogramData | undefined = undefined;
+  costs: CostSnapshot | undefined = undefined;
   constructor(labels: string) {
     this.labels = labels;
   }
@@ -483,6 +497,13 @@ export class DataPlaneMetrics {
       genAi.timeToFirstToken ??= new HistogramData(GEN_AI_TTFT_BUCKETS.length);
       genAi.timeToFirstToken.observe(GEN_AI_TTFT_BUCKETS, ttft);
     }
+    if (llm.costLookup !== undefined) {
+      genAi.costs ??= { usd: 0, priced: 0, missing: 0 };
+      if (llm.cost) {
+        genAi.costs.usd += llm.cost.total;
+        genAi.costs.priced++;
+      } else genAi.costs.missing++;
+    }
     if (llm.guards !== undefined) this.#recordGuards(record, llm, llm.guards, labels.id, custom);
   }
 
@@ -554,6 +575,7 @@ export class DataPlaneMetrics {
         outputTokens: histogramSnapshot(series.outputTokens),
         duration: histogramSnapshot(series.duration),
         timeToFirstToken: series.timeToFirstToken && histogramSnapshot(series.timeToFirstToken),
+        costs: series.costs && { ...series.costs },
       })),
       guards: this.#guards.series.map((series) => ({
         labels: series.labels,
@@ -649,6 +671,12 @@ export function mergeMetricsSnapshots(
       if (series.timeToFirstToken) {
         target.timeToFirstToken ??= emptyHistogram();
         addHistogram(target.timeToFirstToken, series.timeToFirstToken);
+      }
+      if (series.costs) {
+        target.costs ??= { usd: 0, priced: 0, missing: 0 };
+        target.costs.usd += series.costs.usd;
+        target.costs.priced += series.costs.priced;
+        target.costs.missing += series.costs.missing;
       }
     }
     for (const series of snapshot.guards) {
@@ -779,6 +807,30 @@ function renderExposition(
         series.timeToFirstToken,
       );
     }
+  }
+
+  header(
+    out,
+    'gen_ai_client_cost_usd_total',
+    'counter',
+    "Cost of generative AI requests by the Gateway's model catalog (USD).",
+  );
+  for (const series of genAi) {
+    if (series.costs && series.costs.priced > 0)
+      out.push(`gen_ai_client_cost_usd_total{${series.labels}} ${formatNumber(series.costs.usd)}`);
+  }
+  header(
+    out,
+    'gw_ai_cost_catalog_lookups_total',
+    'counter',
+    "LLM requests with token usage looked up in the Gateway's model catalog, by whether it priced the model.",
+  );
+  for (const series of genAi) {
+    if (!series.costs) continue;
+    if (series.costs.priced > 0)
+      out.push(`gw_ai_cost_catalog_lookups_total{${series.labels},status="priced"} ${series.costs.priced}`);
+    if (series.costs.missing > 0)
+      out.push(`gw_ai_cost_catalog_lookups_total{${series.labels},status="missing"} ${series.costs.missing}`);
   }
 
   header(

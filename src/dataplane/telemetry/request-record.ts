@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Usage } from '../ai/formats/usage.ts';
 import type { GuardOutcome } from '../ai/guards/outcome.ts';
 import type { InlineModerationRecord } from '../ai/inline-moderation-record.ts';
+import type { CostLookup, LlmCost, ModelPrices } from '../ai/model-prices.ts';
 
 /** Headers as the proxy holds them: Node's incoming headers, or a plain object it built. */
 export type HeaderMap = IncomingHttpHeaders | Record<string, string | string[] | number | undefined>;
@@ -38,6 +39,10 @@ export class LlmRecord {
   streaming = false;
   /** Token usage reported by the provider; undefined when the response carried none. */
   usage: Usage | undefined = undefined;
+  /** What the usage cost by the Gateway's model catalog (ai/model-prices.ts); undefined when unpriced. */
+  cost: LlmCost | undefined = undefined;
+  /** Whether the catalog priced the model; undefined without a catalog or without usage. */
+  costLookup: CostLookup | undefined = undefined;
   /** process.hrtime.bigint() when the first token (first content chunk) reached gw; 0n until then. */
   firstTokenTime = 0n;
   /** What each prompt guard did (ai.promptGuard), in the order they ran; undefined when none ran. */
@@ -118,6 +123,9 @@ export class RequestRecord {
   jwtClaims: Record<string, unknown> | undefined = undefined;
   /** Metadata of a verified API key, when an API key policy accepted one. */
   apiKey: Record<string, unknown> | undefined = undefined;
+
+  /** The model catalog of the Gateway that took the request (GwParameters spec.modelCatalog), if it has one. */
+  modelPrices: ModelPrices | undefined = undefined;
 
   llm: LlmRecord | undefined = undefined;
   mcp: McpRequestRecord | undefined = undefined;

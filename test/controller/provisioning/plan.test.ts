@@ -9,9 +9,10 @@ import { describe, it } from 'node:test';
 import type { GwParametersStatus } from '../../../src/api/kinds/gw-parameters.ts';
 import { translateGatewayApi } from '../../../src/controller/gateway-api/index.ts';
 import { planProvisioning } from '../../../src/controller/provisioning/plan.ts';
-import { provisioningStatuses } from '../../../src/controller/provisioning/statuses.ts';
+import { addProvisioningStatuses, provisioningStatuses } from '../../../src/controller/provisioning/statuses.ts';
 import { snapshotOf } from '../../../src/controller/snapshot.ts';
-import { admitted } from '../../helpers/objects.ts';
+import { translate } from '../../../src/controller/translate.ts';
+import { admitted, catalogConfigMapYaml } from '../../helpers/objects.ts';
 
 const NOW = '2026-01-01T00:00:00Z';
 
@@ -74,6 +75,24 @@ function conditionOf(status: { conditions?: { type: string }[] } | undefined, ty
     | { status: string; reason: string; message: string; observedGeneration?: number }
     | undefined;
 }
+
+describe("provisioning's statuses beside the translation's", () => {
+  it('a GwParameters keeps the model catalog condition next to Accepted when the controller provisions', () => {
+    const catalog = { providers: { openai: { models: { 'gpt-4o': { rates: { input: 2.5, output: 10 } } } } } };
+    const yaml = `${classYaml()}${gatewayYaml('ai', 'priced')}${parametersYaml('priced', '{modelCatalog: {sources: [{configMap: {name: prices}}]}}')}${catalogConfigMapYaml('prices', catalog).replace('metadata: {name: prices}', 'metadata: {name: prices, namespace: team-a}')}`;
+    const snapshot = snapshotOf(admitted(yaml));
+    const translation = translate(snapshot, NOW, '1');
+    const plan = planProvisioning(snapshot, translation.gatewayApi, {
+      version: '1.2.3',
+      randomBytes: (n) => new Uint8Array(n),
+    });
+    addProvisioningStatuses(translation, snapshot, plan, new Map(), NOW);
+    const status = translation.statuses.get('parameters')?.get('team-a/priced') as GwParametersStatus | undefined;
+    assert.equal(conditionOf(status, 'Accepted')?.status, 'True');
+    assert.equal(conditionOf(status, 'ModelCatalogResolved')?.reason, 'Resolved');
+    assert.equal(status?.attachedGateways, 1);
+  });
+});
 
 describe('the provisioning plan', () => {
   it("exposes the ports of the Gateway's listeners and of its ListenerSets on the Service and the container", () => {

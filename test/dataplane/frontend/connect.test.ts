@@ -2,7 +2,8 @@
 // the authority), runs the route's traffic policies and tunnels to the chosen backend's address;
 // Tunnel hands the tunnel to the gw listener on the port the authority names, as a new
 // connection (here: TLS and HTTP inside the tunnel, served by the HTTPS listener). A backend with
-// a tunnel of its own is reached through its CONNECT proxy.
+// a tunnel of its own is reached through its CONNECT proxy; a backend's extAuth decides whether
+// its tunnel opens.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
@@ -11,7 +12,15 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import type * as grpc from '@grpc/grpc-js';
+import {
+  AUTHORIZATION_SERVICE,
+  type CheckResponse,
+  EXT_AUTHZ_PROTO,
+} from '../../../src/dataplane/policies/ext-authz/grpc-mode.ts';
+import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
 import { freePort } from '../../helpers/gateway.ts';
+import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
 import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
@@ -34,10 +43,10 @@ interface Connected {
   socket: Socket | undefined;
 }
 
-/** An HTTP/1.1 CONNECT: the status, and the tunnel when it is 200. */
-function connectRequest(port: number, authority: string): Promise<Connected> {
+/** An HTTP/1.1 CONNECT (with `headers`): the status, and the tunnel when it is 200. */
+function connectRequest(port: number, authority: string, headers: Record<string, string> = {}): Promise<Connected> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: authority, agent: false });
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'CONNECT', path: authority, agent: false, headers });
     req.on('connect', (response, socket: Socket, head: Buffer) => {
       if (head.length > 0) socket.unshift(head);
       if (response.statusCode !== 200) socket.destroy();
@@ -215,6 +224,45 @@ spec:
     } finally {
       session.close();
     }
+  });
+});
+
+describe('Frontend.connect Route to a backend with extAuth (a backend policy)', () => {
+  let gateway: FrontendGateway;
+  let echo: Awaited<ReturnType<typeof tcpEcho>>;
+  let authz: GrpcTestServer;
+  let accepted = 0;
+
+  before(async () => {
+    echo = await tcpEcho();
+    echo.server.on('connection', () => accepted++);
+    // An Envoy ext_authz gRPC server allowing the blue team only.
+    authz = await startGrpcServer(serviceConstructor(EXT_AUTHZ_PROTO, AUTHORIZATION_SERVICE).service, {
+      // biome-ignore lint/suspicious/noExplicitAny: CheckRequest as proto-loader decodes it
+      Check: (call: grpc.ServerUnaryCall<any, CheckResponse>, callback: grpc.sendUnaryData<CheckResponse>) => {
+        const team = call.request.attributes.request.http.headers['x-team'];
+        callback(null, { status: { code: team === 'blue' ? 0 : 7 } });
+      },
+    });
+    gateway = await startFrontendGateway(
+      '{connect: {mode: Route}}',
+      connectRouteYaml('guarded', echo.port, `{extAuth: {url: "http://127.0.0.1:${authz.port}"}}`),
+    );
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    echo?.server.close();
+    await authz?.close();
+  });
+
+  it('opens the tunnel only when the authorization server allows it', async () => {
+    const refused = await connectRequest(gateway.httpPort, 'guarded.example.test:443', { 'x-team': 'red' });
+    assert.equal(refused.status, 403);
+    assert.equal(accepted, 0, 'no connection to the backend for a refused CONNECT');
+    const allowed = await connectRequest(gateway.httpPort, 'guarded.example.test:443', { 'x-team': 'blue' });
+    assert.equal(allowed.status, 200);
+    assert.equal(await exchange(allowed.socket!, 'hi bye'), 'echo:hi bye');
   });
 });
 

@@ -100,17 +100,17 @@ stringData: {app: ${CLIENT_KEY}}
     gatewayYaml(port) +
     aiBackendYaml('openai', openaiPort, 'alpha: {}', OPENAI_UPSTREAM_KEY, NO_ROUTES) +
     aiBackendYaml('claude', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
-    // A backend whose policy gw refuses (a backend-level transformation, set by a GwPolicy): its
-    // answers still follow its routes.
+    // A backend whose policy gw refuses (a tunnel through a proxy of another namespace, set by a
+    // GwPolicy): its answers still follow its routes.
     aiBackendYaml('refused', anthropicPort, 'gamma: {}', ANTHROPIC_UPSTREAM_KEY, NO_ROUTES) +
     `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
-metadata: {name: refused-transformation}
+metadata: {name: refused-tunnel}
 spec:
   targetRefs: [{group: gw.dev, kind: GwBackend, name: refused}]
   backend:
     ai: {routes: {/v1/messages: Messages}}
-    transformation: {request: {set: [{name: x-team, value: '"a"'}]}}
+    tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}
 ---
 ` +
     `apiVersion: gateway.networking.k8s.io/v1
@@ -451,7 +451,7 @@ describe("gw's own answers on LLM routes, read by the official SDKs", () => {
       );
       assert.match(
         await loggedFailure(gw, refused.apiError.headers?.get('x-request-id') ?? ''),
-        /backend\.transformation/,
+        /backend\.tunnel\.backendRef\.namespace/,
       );
     });
   });

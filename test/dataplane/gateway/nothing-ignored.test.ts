@@ -134,8 +134,15 @@ ${spec}
     ai: {routes: {/v1/chat/completions: Completions}${policies}}
 ---
 `;
+    // An ai spec of one priority group with provider primary (and its own `policies`, when given).
+    const primaryGroup = (policies?: string) => `  ai:
+    groups:
+      - providers:
+          - name: primary
+            ${upstream.replace(', ', '\n            ')}
+            alpha: {}${policies ? `\n            policies: ${policies}` : ''}`;
     gw = await startTestGateway({
-      'gateway.yaml': `${gatewayYaml(port)}${aiBackend('plain', `  ai: {provider: {${upstream}, alpha: {}}}`)}${aiBackend(
+      'gateway.yaml': `${gatewayYaml(port)}${aiBackend('plain', primaryGroup())}${aiBackend(
         'guarded',
         `  ai: {provider: {${upstream}, alpha: {}}}`,
         ', promptGuard: {request: [{webhook: {backendRef: {name: guard, port: 80}}}]}',
@@ -144,21 +151,10 @@ ${spec}
         `  ai: {provider: {${upstream}, alpha: {moderation: {policy: {input: {mode: Block}}}}}}`,
       )}${aiBackend(
         'grouped',
-        `  ai:
-    groups:
-      - providers:
-          - name: primary
-            ${upstream.replace(', ', '\n            ')}
-            alpha: {}
-            policies: {tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}`,
+        primaryGroup('{tunnel: {backendRef: {name: proxy, namespace: elsewhere, port: 3128}}}'),
       )}${aiBackend(
         'sectioned',
-        `  ai:
-    groups:
-      - providers:
-          - name: primary
-            ${upstream.replace(', ', '\n            ')}
-            alpha: {}`,
+        primaryGroup(),
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
@@ -168,7 +164,7 @@ apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: provider-transformation}
 spec:
-  targetRefs: [{group: gw.dev, kind: GwBackend, name: plain}]
+  targetRefs: [{group: gw.dev, kind: GwBackend, name: plain, sectionName: primary}]
   backend: {transformation: {request: {set: [{name: x-team, value: '"a"'}]}}}
 ---
 apiVersion: gw.dev/v1alpha1
@@ -259,7 +255,7 @@ ${modelYaml(
     assert.deepEqual(provider.requests.at(-1)?.body, CHAT);
   });
 
-  it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a backend-level transformation: 500", async () => {
+  it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a provider's own transformation: 500", async () => {
     await refused(
       '/grouped',
       500,
@@ -270,7 +266,11 @@ ${modelYaml(
       500,
       /backend policy of primary backend\.tunnel\.backendRef\.namespace: An endpoint reference/,
     );
-    await refused('/plain', 500, /backend\.transformation: A backend-level transformation/);
+    await refused(
+      '/plain',
+      500,
+      /backend policy of primary backend\.transformation: One provider's or target's own extAuth or transformation/,
+    );
   });
 
   it('an unserved backend kind: 500 naming it', async () => {

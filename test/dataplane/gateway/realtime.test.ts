@@ -16,10 +16,10 @@ import { WebSocket } from 'ws';
 import {
   aiBackendYaml,
   freePort,
-  gatewayYaml,
   lastAccessLogLine,
   llmRouteYaml,
   loggedFailure,
+  pricedGatewayYaml,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -128,7 +128,12 @@ describe('Realtime route type', () => {
     port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
-        gatewayYaml(port),
+        // The session's cost (USD per million tokens) by the Gateway's model catalog.
+        pricedGatewayYaml(port, {
+          catalog: {
+            providers: { openai: { models: { [MODEL]: { rates: { input: '4', output: '16', cache_read: '0.4' } } } } },
+          },
+        }),
         `apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
 metadata: {name: small-messages}
@@ -274,6 +279,12 @@ spec:
     assert.equal(line['gen_ai.usage.input_tokens'], 2 * upstream.usage.input_tokens);
     assert.equal(line['gen_ai.usage.output_tokens'], 2 * upstream.usage.output_tokens);
     assert.equal(line['gen_ai.usage.cache_read.input_tokens'], 2 * upstream.usage.cached_tokens);
+    // Priced once the session closes: (24 - 8 cached) × 4 + 8 × 0.4 + 10 × 16, per million tokens.
+    assert.deepEqual(
+      [upstream.usage.input_tokens, upstream.usage.cached_tokens, upstream.usage.output_tokens],
+      [12, 4, 5],
+    );
+    assert.equal(line['gw.ai.usage.cost.total'], 0.0002272);
     assert.ok((line.duration_ms as number) > 0);
     assert.equal(typeof line['gw.ai.time_to_first_token'], 'number', 'the first output delta was seen');
     const metrics = gw.gateway.dataPlane.telemetry.metrics.render();

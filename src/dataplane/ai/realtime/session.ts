@@ -33,6 +33,7 @@ import {
   hostAndPort,
   prepareUpstreamRequest,
 } from '../llm-request.ts';
+import { priceLlmRequest } from '../model-prices.ts';
 import { PlanError } from '../providers/index.ts';
 import { RealtimeMeter } from './metering.ts';
 
@@ -392,6 +393,7 @@ function relay(routed: RoutedRequest, upgrade: WebSocketUpgrade, upstream: WebSo
     record.upstreamEndTime = process.hrtime.bigint();
     if (meter.usage !== undefined) llm.usage = meter.usage;
     if (meter.model !== undefined) llm.responseModel = meter.model;
+    priceLlmRequest(record);
     if (meter.firstOutputTime !== 0n) llm.firstTokenTime = meter.firstOutputTime;
     record.error = failure;
     upgrade.end(failure === '');

@@ -37,16 +37,28 @@ export function transformationMetadata(exchange: PolicyExchange): Record<string,
   return stateOf(exchange).metadata;
 }
 
+/**
+ * Whose response Transform it is: a route's (traffic.transformation) or a backend's
+ * (BackendFull.transformation), which changes the response first, being nearer the backend.
+ */
+export type ResponseLayer = 'route' | 'backend';
+
 /** Applies `transform` to this request's response, once, whoever writes the response. */
-export function addResponseTransform(exchange: PolicyExchange, transform: CompiledTransform): void {
+export function addResponseTransform(
+  exchange: PolicyExchange,
+  transform: CompiledTransform,
+  layer: ResponseLayer = 'route',
+): void {
   const state = stateOf(exchange);
   const pending: PendingResponseTransform = { transform, applied: false };
-  state.responses.push(pending);
+  const first = layer === 'backend';
+  if (first) state.responses.unshift(pending);
+  else state.responses.push(pending);
   exchange.onResponse((res) => {
     if (pending.applied) return;
     pending.applied = true;
     transformResponse(transform, exchange, state.metadata, responseTarget(res), undefined);
-  });
+  }, first);
 }
 
 function responseTarget(res: ResponseHead): ResponseTarget {

@@ -7,16 +7,37 @@
 // policies after this one) as `metadata`; the response Transform sees the request's too.
 import type { Transformation, TransformationOrConditional } from '../../../api/types/traffic.ts';
 import { choose, compileChoice } from '../conditional.ts';
-import { isProblem, type PolicyCompiler, type PolicyProblem, type RequestStep } from '../types.ts';
+import {
+  type CompiledPolicy,
+  isProblem,
+  type PolicyCompileContext,
+  type PolicyCompiler,
+  type PolicyProblem,
+  type RequestStep,
+} from '../types.ts';
 import { type CompiledTransform, compileTransform, transformRequest } from './transform.ts';
-import { addResponseTransform, transformationMetadata } from './transformation-state.ts';
+import { addResponseTransform, type ResponseLayer, transformationMetadata } from './transformation-state.ts';
 
 interface CompiledTransformation {
   request: CompiledTransform | undefined;
   response: CompiledTransform | undefined;
 }
 
-export const compileTransformation: PolicyCompiler<TransformationOrConditional> = (value, context) => {
+export const compileTransformation: PolicyCompiler<TransformationOrConditional> = (value, context) =>
+  compileAt(value, context, 'route');
+
+/**
+ * A backend's transformation (BackendFull.transformation): the same, run when the request goes to
+ * that backend; its response Transform runs before the route's (the backend is nearer the response).
+ */
+export const compileBackendTransformation: PolicyCompiler<TransformationOrConditional> = (value, context) =>
+  compileAt(value, context, 'backend');
+
+function compileAt(
+  value: TransformationOrConditional,
+  context: PolicyCompileContext,
+  layer: ResponseLayer,
+): CompiledPolicy | PolicyProblem {
   const choice = compileChoice(
     value as Transformation,
     value.conditional,
@@ -27,13 +48,13 @@ export const compileTransformation: PolicyCompiler<TransformationOrConditional> 
   const step: RequestStep = (exchange) => {
     const transformation = choose(choice, () => exchange.cel());
     if (!transformation) return undefined;
-    if (transformation.response) addResponseTransform(exchange, transformation.response);
+    if (transformation.response) addResponseTransform(exchange, transformation.response, layer);
     if (transformation.request)
       return transformRequest(transformation.request, exchange, transformationMetadata(exchange));
     return undefined;
   };
   return { request: step };
-};
+}
 
 function compileOne(policy: Transformation, field: string): CompiledTransformation | PolicyProblem {
   const request = policy.request ? compileTransform(policy.request, 'request', `${field}.request`) : undefined;
