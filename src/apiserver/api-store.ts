@@ -3,7 +3,8 @@
 // api module, uid and creationTimestamp, metadata.generation bumped on spec changes only, the
 // status subresource (spec writes keep status, status writes keep everything else), optimistic
 // concurrency on resourceVersion, managedFields, finalizers and deletionTimestamp, namespaces
-// that must exist and that take their contents with them — and it is the store the controller
+// that must exist and that take their contents with them, dependents garbage-collected with their
+// owners (garbage-collector.ts) — and it is the store the controller
 // reads (the Store interface), so that kubectl and the controller see the same objects.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
@@ -30,6 +31,7 @@ import {
   notFound,
   unsupportedMediaType,
 } from './errors.ts';
+import { GarbageCollector, type PropagationPolicy } from './garbage-collector.ts';
 import { changedFields, describePath, type FieldScope, fieldsOf, sameValue } from './managed-fields/field-set.ts';
 import {
   decodeManagedFields,
@@ -51,6 +53,7 @@ import { applyMergePatch } from './patch/merge-patch.ts';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch.ts';
 import { type ApiResource, RESOURCES, resourceOfKind } from './resources.ts';
 import type { RevisionLogOptions } from './revision-log.ts';
+import { scaleOf, withScale } from './scale.ts';
 import type { FieldValidation } from './unknown-fields.ts';
 import { admitObject, admitStatus, judgeUnknownFields } from './write-admission.ts';
 
@@ -65,7 +68,7 @@ export const PATCH_MEDIA_TYPES: Record<PatchType, string> = {
 };
 const STRATEGIC_MERGE_PATCH = PATCH_MEDIA_TYPES.strategic;
 
-/** The patch media types a resource accepts (strategic merge only for the core kinds). */
+/** The patch media types a resource accepts (strategic merge only for the built-in kinds). */
 export function patchTypesOf(resource: ApiResource): string[] {
   return (Object.keys(PATCH_MEDIA_TYPES) as PatchType[])
     .filter((type) => type !== 'strategic' || resource.listStrategies !== undefined)
@@ -96,6 +99,8 @@ export interface WriteResult {
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** What happens to the object's dependents (garbage-collector.ts); Background when omitted. */
+  propagationPolicy?: PropagationPolicy;
 }
 
 export interface DeleteResult {
@@ -148,6 +153,13 @@ function generationContent(resource: ApiResource, object: KubeObject): string {
   return JSON.stringify(rest);
 }
 
+/** The value at a dotted path of an object ("spec.selector"), undefined when absent. */
+function valueAt(object: KubeObject, path: string): unknown {
+  let value: unknown = object;
+  for (const name of path.split('.')) value = isPlainObject(value) ? value[name] : undefined;
+  return value;
+}
+
 function asObject(body: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(body)) throw badRequest(`${what} must be a JSON object`);
   return body;
@@ -156,10 +168,17 @@ function asObject(body: unknown, what: string): Record<string, unknown> {
 export class ApiStore implements Store {
   readonly objects: ObjectStore;
   private readonly now: () => string;
+  private readonly collector: GarbageCollector;
 
   constructor(path: string, options: ApiStoreOptions = {}) {
     this.objects = new ObjectStore(path, options);
     this.now = options.now ?? rfc3339Now;
+    this.collector = new GarbageCollector({
+      objects: this.objects,
+      deletion: (resource, object) => this.deletion(resource, object),
+      now: () => this.now(),
+      afterCommit: (events) => this.finishTerminatingNamespaces(events),
+    });
     this.createInitialNamespaces();
   }
 
@@ -260,6 +279,59 @@ export class ApiStore implements Store {
     return this.replace(resource, existing, input, options);
   }
 
+  /** The scale subresource: the object as an autoscaling/v1 Scale (scale.ts). */
+  getScale(resource: ApiResource, namespace: string | undefined, name: string): KubeObject {
+    return scaleOf(this.get(resource, namespace, name).object);
+  }
+
+  /** Writes spec.replicas from a Scale (PUT of the scale subresource); returns the new Scale. */
+  updateScale(
+    resource: ApiResource,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+  ): { scale: KubeObject; warnings: string[] } {
+    const existing = this.get(resource, namespace, name);
+    const result = this.replace(resource, existing, withScale(resource, existing.object, body), options);
+    return { scale: scaleOf(result.object), warnings: result.warnings };
+  }
+
+  /** A JSON, merge or strategic merge patch of the Scale (server-side apply is not served here). */
+  patchScale(
+    resource: ApiResource,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: string,
+    options: WriteOptions,
+  ): { scale: KubeObject; warnings: string[] } {
+    if (type === 'apply') {
+      throw unsupportedMediaType(PATCH_MEDIA_TYPES.apply, [
+        PATCH_MEDIA_TYPES.json,
+        PATCH_MEDIA_TYPES.merge,
+        PATCH_MEDIA_TYPES.strategic,
+      ]);
+    }
+    let patch: unknown;
+    try {
+      patch = JSON.parse(body);
+    } catch (error) {
+      throw badRequest(`the patch is not valid JSON: ${(error as Error).message}`);
+    }
+    const scale = this.getScale(resource, namespace, name);
+    let patched: unknown;
+    try {
+      if (type === 'json') patched = applyJsonPatch(scale, patch);
+      else if (type === 'merge') patched = applyMergePatch(scale, patch);
+      else patched = applyStrategicMergePatch(scale, patch, new Map());
+    } catch (error) {
+      if (!(error instanceof PatchError)) throw error;
+      throw new ApiError(422, 'Invalid', error.message);
+    }
+    return this.updateScale(resource, namespace, name, patched, options);
+  }
+
   delete(
     resource: ApiResource,
     namespace: string | undefined,
@@ -283,15 +355,14 @@ export class ApiStore implements Store {
         `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    const writes = this.deletion(resource, current);
     if (options.dryRun) {
+      const writes = this.deletion(resource, current);
       const own = writes.filter((write) => write.kind === resource.kindKey && write.key === objectKey(current)).at(-1);
       return { object: own?.object ?? current, removed: own !== undefined && own.object === undefined };
     }
-    const events = this.objects.commit(writes);
+    const events = this.collector.delete(resource, current, options.propagationPolicy ?? 'Background');
     const own = events.filter((event) => event.kind === resource.kindKey && event.key === objectKey(current)).at(-1);
     if (!own) return { object: current, removed: false };
-    this.finishTerminatingNamespaces(events);
     return { object: own.object, removed: own.type === 'DELETED' };
   }
 
@@ -613,8 +684,7 @@ export class ApiStore implements Store {
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
       writes.push(...this.removal(resource, next));
     }
-    const events = this.objects.commit(writes);
-    this.finishTerminatingNamespaces(events);
+    const events = this.collector.commit(writes);
     return { object: events[0]!.object, warnings, created: false };
   }
 
@@ -626,6 +696,21 @@ export class ApiStore implements Store {
   // ---- rules ----
 
   private checkImmutable(resource: ApiResource, current: KubeObject, next: KubeObject): void {
+    const changed = resource.definition.immutableFields.filter(
+      (path) => !sameValue(valueAt(current, path), valueAt(next, path)),
+    );
+    if (changed.length > 0) {
+      throw invalid(
+        resource,
+        current.metadata.name!,
+        changed.map((field) => ({
+          type: 'Invalid' as const,
+          field,
+          value: JSON.stringify(valueAt(next, field) ?? null),
+          detail: 'field is immutable',
+        })),
+      );
+    }
     if ((resource.kindKey === '/Secret' || resource.kindKey === '/ConfigMap') && current.immutable === true) {
       const errors = [];
       for (const field of ['data', 'stringData', 'binaryData']) {
@@ -749,7 +834,7 @@ export class ApiStore implements Store {
           !resource.namespaced ||
           this.objects.list(resource.kindKey).every((entry) => entry.object.metadata.namespace !== name),
       );
-      if (empty) this.objects.commit([{ kind: NAMESPACE_KIND, key: name, object: undefined }]);
+      if (empty) this.collector.commit([{ kind: NAMESPACE_KIND, key: name, object: undefined }]);
     }
   }
 

@@ -3,7 +3,7 @@
 // /apis/<g>/<v>) and aggregated discovery (apidiscovery.k8s.io v2, and v2beta1 for older
 // clients), which answers /api and /apis in one document each. /version says which Kubernetes
 // API gw follows.
-import { type ApiResource, groupVersions, STATUS_VERBS, VERBS } from './resources.ts';
+import { type ApiResource, groupVersions, SCALE_KIND, STATUS_VERBS, VERBS } from './resources.ts';
 
 /** The Kubernetes version whose API the server follows (kubectl warns beyond one minor of skew). */
 export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0' };
@@ -45,6 +45,17 @@ function apiResource(resource: ApiResource): Record<string, unknown>[] {
       singularName: '',
       namespaced: resource.namespaced,
       kind: resource.kind,
+      verbs: [...STATUS_VERBS],
+    });
+  }
+  if (resource.scaleSubresource) {
+    entries.push({
+      name: `${resource.plural}/scale`,
+      singularName: '',
+      namespaced: resource.namespaced,
+      group: SCALE_KIND.group,
+      version: SCALE_KIND.version,
+      kind: SCALE_KIND.kind,
       verbs: [...STATUS_VERBS],
     });
   }
@@ -115,9 +126,12 @@ function aggregatedResource(resource: ApiResource): Record<string, unknown> {
   };
   if (resource.shortNames.length > 0) entry.shortNames = resource.shortNames;
   if (resource.categories.length > 0) entry.categories = resource.categories;
-  if (resource.statusSubresource) {
-    entry.subresources = [{ subresource: 'status', responseKind, verbs: [...STATUS_VERBS] }];
+  const subresources: Record<string, unknown>[] = [];
+  if (resource.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: [...STATUS_VERBS] });
+  if (resource.scaleSubresource) {
+    subresources.push({ subresource: 'scale', responseKind: { ...SCALE_KIND }, verbs: [...STATUS_VERBS] });
   }
+  if (subresources.length > 0) entry.subresources = subresources;
   return entry;
 }
 

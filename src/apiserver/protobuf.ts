@@ -1,13 +1,16 @@
 // Kubernetes' protobuf encoding, read only: kubectl's typed clients (`kubectl create namespace`,
-// `create secret`, `create configmap`, `create service`) send core objects as
+// `create secret`, `create deployment`, `create role`...) send built-in objects as
 // application/vnd.kubernetes.protobuf. Such a body is the magic "k8s\0" and a runtime.Unknown
 // message (TypeMeta, raw bytes); the raw bytes are the object's message. Field numbers are those
-// of k8s.io/api core/v1 and apimachinery meta/v1 generated.proto. Responses are always JSON
-// (clients list application/json as an alternative).
+// of k8s.io/api and apimachinery meta/v1 generated.proto (the provisioned kinds' messages are in
+// protobuf-messages.ts). Responses are always JSON (clients list application/json as an
+// alternative).
 import { badRequest } from './errors.ts';
+import { MESSAGE_FIELDS } from './protobuf-messages.ts';
 
 type Scalar = 'string' | 'bytes' | 'bool' | 'int32' | 'int64';
-type Special = 'time' | 'intOrString' | 'fieldsV1';
+type Special = 'time' | 'intOrString' | 'fieldsV1' | 'quantity';
+type MapValue = 'string' | 'bytes' | 'quantity' | 'time';
 
 interface Field {
   name: string;
@@ -15,7 +18,11 @@ interface Field {
   repeated?: boolean;
   message?: Message;
   /** The value type of a map<string, V>. */
-  mapValue?: 'string' | 'bytes';
+  mapValue?: MapValue;
+  /** A message whose fields JSON places in the parent (Go's embedded struct, json:",inline"). */
+  inline?: boolean;
+  /** A pointer field in Go: written only when set, so its zero value is a value. */
+  keepZero?: boolean;
 }
 
 type Message = Record<number, Field>;
@@ -112,7 +119,44 @@ const LoadBalancerIngress: Message = {
   }),
 };
 
+const SCALARS = new Set<string>(['string', 'bytes', 'bool', 'int32', 'int64', 'time', 'intOrString', 'quantity']);
+
+/** Messages defined above that the table of protobuf-messages.ts names. */
+const KNOWN_MESSAGES: Record<string, Message> = { 'meta.v1.ObjectMeta': ObjectMeta, 'meta.v1.Condition': Condition };
+
+const tableMessages = new Map<string, Message>();
+
+/** The message of protobuf-messages.ts named `name`, its fields parsed (each message once, so cycles resolve). */
+function tableMessage(name: string): Message {
+  const known = KNOWN_MESSAGES[name] ?? tableMessages.get(name);
+  if (known) return known;
+  const text = MESSAGE_FIELDS[name];
+  if (text === undefined) throw new Error(`protobuf message ${name} is not known`);
+  const message: Message = {};
+  tableMessages.set(name, message);
+  for (const entry of text.split(' ')) {
+    const match = /^([!^*]?)(\w+)=(\d+):(.+)$/.exec(entry);
+    if (!match) throw new Error(`protobuf message ${name}: cannot read field "${entry}"`);
+    const [, mark, fieldName, number, type] = match as unknown as [string, string, string, string, string];
+    const extra: Partial<Field> = { repeated: mark === '*', inline: mark === '^', keepZero: mark === '!' };
+    if (type.startsWith('map<'))
+      message[Number(number)] = f(fieldName, 'map', { ...extra, mapValue: type.slice(4, -1) as MapValue });
+    else if (SCALARS.has(type)) message[Number(number)] = f(fieldName, type as Field['type'], extra);
+    else message[Number(number)] = f(fieldName, 'message', { ...extra, message: tableMessage(type) });
+  }
+  return message;
+}
+
 const KINDS: Record<string, Message> = {
+  Deployment: tableMessage('apps.v1.Deployment'),
+  DaemonSet: tableMessage('apps.v1.DaemonSet'),
+  ServiceAccount: tableMessage('core.v1.ServiceAccount'),
+  PodDisruptionBudget: tableMessage('policy.v1.PodDisruptionBudget'),
+  HorizontalPodAutoscaler: tableMessage('autoscaling.v2.HorizontalPodAutoscaler'),
+  Role: tableMessage('rbac.v1.Role'),
+  ClusterRole: tableMessage('rbac.v1.ClusterRole'),
+  RoleBinding: tableMessage('rbac.v1.RoleBinding'),
+  ClusterRoleBinding: tableMessage('rbac.v1.ClusterRoleBinding'),
   ConfigMap: {
     1: f('metadata', 'message', { message: ObjectMeta }),
     2: f('data', 'map', { mapValue: 'string' }),
@@ -224,6 +268,11 @@ function decodeTime(bytes: Buffer): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** A resource.Quantity: its canonical string ("500m", "1Gi"). */
+function decodeQuantity(bytes: Buffer): string {
+  return (decodeMessage(bytes, { 1: f('string', 'string') }).string as string | undefined) ?? '0';
+}
+
 function decodeIntOrString(bytes: Buffer): number | string {
   const message = decodeMessage(bytes, { 1: f('type', 'int64'), 2: f('intVal', 'int32'), 3: f('strVal', 'string') });
   return message.type === 1
@@ -247,6 +296,8 @@ function decodeValue(field: Field, wireType: number, reader: Reader): unknown {
       return decodeTime(reader.bytes());
     case 'intOrString':
       return decodeIntOrString(reader.bytes());
+    case 'quantity':
+      return decodeQuantity(reader.bytes());
     case 'fieldsV1': {
       const raw = decodeMessage(reader.bytes(), { 1: f('raw', 'bytes') }).raw as string | undefined;
       return raw === undefined ? {} : JSON.parse(Buffer.from(raw, 'base64').toString('utf8'));
@@ -298,7 +349,9 @@ function decodeMessage(bytes: Buffer, schema: Message): Record<string, unknown> 
       out[field.name] = map;
     } else if (field.repeated) {
       out[field.name] = [...((out[field.name] as unknown[] | undefined) ?? []), value];
-    } else if (!isZero(value, field)) {
+    } else if (field.inline) {
+      Object.assign(out, value);
+    } else if (field.keepZero || !isZero(value, field)) {
       out[field.name] = value;
     }
   }

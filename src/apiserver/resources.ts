@@ -28,12 +28,15 @@ export interface ApiResource extends ErrorSubject {
   /** A custom resource in a real cluster (gw.dev and Gateway API kinds): CRD rules apply. */
   customResource: boolean;
   statusSubresource: boolean;
+  scaleSubresource: boolean;
   /** Strategic merge patch list strategies (built-in kinds only; undefined: not accepted). */
   listStrategies: ListStrategies | undefined;
 }
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 export const STATUS_VERBS = ['get', 'patch', 'update'] as const;
+/** The kind the scale subresource serves. */
+export const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as const;
 
 /** Short names and categories the upstream Gateway API CRDs give these kinds. */
 const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[] }> = {
@@ -68,6 +71,7 @@ function toResource(definition: KindDefinition, version: string): ApiResource {
     categories: definition.categories ?? known.categories ?? [],
     customResource: !builtIn,
     statusSubresource: definition.statusSubresource,
+    scaleSubresource: definition.scaleSubresource,
     listStrategies: builtIn ? patchStrategiesOf(definition.schema) : undefined,
   };
 }

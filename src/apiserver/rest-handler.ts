@@ -20,6 +20,7 @@ import {
   tooLarge,
   unsupportedMediaType,
 } from './errors.ts';
+import { PROPAGATION_POLICIES, type PropagationPolicy } from './garbage-collector.ts';
 import { contentTypeOf, negotiate, type Representation } from './media-types.ts';
 import type { StoredObject } from './object-store.ts';
 import { decodeProtobufBody } from './protobuf.ts';
@@ -170,6 +171,9 @@ export class RestHandler {
   ): Promise<void> {
     const method = request.method ?? 'GET';
     const { resource, name, subresource } = route;
+    if (subresource === 'scale' && resource.scaleSubresource && name !== undefined && !route.watchPrefix) {
+      return this.scale(request, response, route, query);
+    }
     if (subresource !== undefined && (subresource !== 'status' || !resource.statusSubresource || name === undefined)) {
       throw pathNotFound();
     }
@@ -451,6 +455,30 @@ export class RestHandler {
     );
   }
 
+  /** The scale subresource: GET, PUT and PATCH of the object's autoscaling/v1 Scale. */
+  private async scale(
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: ResourceRoute,
+    query: URLSearchParams,
+  ) {
+    const { resource, namespace, name } = route;
+    const method = request.method ?? 'GET';
+    const options = { ...this.writeOptions(request, query, route), subresource: undefined };
+    if (method === 'GET') return sendJson(response, 200, this.store.getScale(resource, namespace, name!));
+    let result: { scale: KubeObject; warnings: string[] };
+    if (method === 'PUT')
+      result = this.store.updateScale(resource, namespace, name!, await this.body(request), options);
+    else if (method === 'PATCH') {
+      const contentType = contentTypeOf(request.headers['content-type']);
+      const type = PATCH_TYPES.get(contentType);
+      if (type === undefined) throw unsupportedMediaType(contentType, patchTypesOf(resource));
+      const body = (await readBody(request, this.settings.maxBodyBytes)).toString('utf8');
+      result = this.store.patchScale(resource, namespace, name!, type, body, options);
+    } else throw methodNotAllowed();
+    sendJson(response, 200, result.scale, result.warnings);
+  }
+
   private async deleteOptions(request: IncomingMessage, query: URLSearchParams) {
     const raw = await readBody(request, this.settings.maxBodyBytes);
     const empty = raw.toString('utf8').trim() === '';
@@ -464,6 +492,7 @@ export class RestHandler {
         resourceVersion: typeof preconditions.resourceVersion === 'string' ? preconditions.resourceVersion : undefined,
       },
       dryRun,
+      propagationPolicy: propagationPolicyOf(body, query),
     };
   }
 
@@ -508,6 +537,26 @@ export class RestHandler {
       items: deleted.map((object) => toServedVersion(resource, object)),
     });
   }
+}
+
+/**
+ * DeleteOptions.propagationPolicy (body or query), or the deprecated orphanDependents: true
+ * (Orphan) and false (Background); undefined when neither is given.
+ */
+function propagationPolicyOf(body: Record<string, unknown>, query: URLSearchParams): PropagationPolicy | undefined {
+  const policy = body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined;
+  const orphan = body.orphanDependents ?? query.get('orphanDependents') ?? undefined;
+  if (policy !== undefined && orphan !== undefined) {
+    throw badRequest('orphanDependents and propagationPolicy cannot both be set: use propagationPolicy');
+  }
+  if (orphan !== undefined) return orphan === true || orphan === 'true' ? 'Orphan' : 'Background';
+  if (policy === undefined || policy === null || policy === '') return undefined;
+  if (!PROPAGATION_POLICIES.includes(policy as PropagationPolicy)) {
+    throw badRequest(
+      `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: ${PROPAGATION_POLICIES.map((value) => `"${value}"`).join(', ')}`,
+    );
+  }
+  return policy as PropagationPolicy;
 }
 
 function keyOf(object: KubeObject, resource: ApiResource): string {

@@ -4,6 +4,7 @@
 
 import { labelValueProblem, qualifiedNameProblem } from '../api/kinds/object-meta.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
+import { isPlainObject } from '../util/values.ts';
 import { badRequest } from './errors.ts';
 
 type Operator = 'exists' | '!exists' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
@@ -157,4 +158,21 @@ export function parseSelectors(labelSelector: string | null, fieldSelector: stri
   if (labels === EVERYTHING) return fields;
   if (fields === EVERYTHING) return labels;
   return (object) => labels(object) && fields(object);
+}
+
+/**
+ * A metav1.LabelSelector in the syntax above, as kubectl prints it and a Scale's status carries it:
+ * matchLabels as k=v, matchExpressions as `k in (a,b)`, `k`, `!k`; empty when it selects everything.
+ */
+export function formatLabelSelector(selector: unknown): string {
+  const { matchLabels, matchExpressions } = isPlainObject(selector) ? selector : {};
+  const parts = isPlainObject(matchLabels) ? Object.entries(matchLabels).map(([key, value]) => `${key}=${value}`) : [];
+  for (const expression of Array.isArray(matchExpressions) ? matchExpressions.filter(isPlainObject) : []) {
+    const values = Array.isArray(expression.values) ? expression.values.join(',') : '';
+    if (expression.operator === 'In') parts.push(`${expression.key} in (${values})`);
+    else if (expression.operator === 'NotIn') parts.push(`${expression.key} notin (${values})`);
+    else if (expression.operator === 'Exists') parts.push(String(expression.key));
+    else if (expression.operator === 'DoesNotExist') parts.push(`!${expression.key}`);
+  }
+  return parts.join(',');
 }

@@ -16,8 +16,9 @@ export function loadReporter(log: LogFunction): (report: LoadReport) => void {
     loads++;
     const problems = report.problems.map((problem) => problem.message).join('\n');
     const warnings = report.warnings.map((warning) => warning.message).join('\n');
+    const notServed = report.notServed.map((entry) => entry.message).join('\n');
     // Problems or warnings the log already said are not said again at each reload.
-    const text = `${problems}\n${warnings}`;
+    const text = `${problems}\n${warnings}\n${notServed}`;
     const repeated = text === lastText;
     lastText = text;
     if (problems) {
@@ -27,6 +28,7 @@ export function loadReporter(log: LogFunction): (report: LoadReport) => void {
     }
     if (warnings && !repeated)
       log(`configuration warnings (the objects are served without these fields):\n${warnings}`, 'warn');
+    if (notServed && !repeated) log(`objects not served (kinds gw does not read):\n${notServed}`, 'warn');
     const objects = `${report.objects} object${report.objects === 1 ? '' : 's'}`;
     if (loads === 1) {
       log(`configuration loaded: ${objects}`);

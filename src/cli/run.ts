@@ -13,6 +13,7 @@ import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
@@ -290,7 +291,11 @@ export function servesGateway(
   return config !== undefined && config.listeners.length > 0 && config.listeners.every((l) => !unbound.has(l.port));
 }
 
-function createGateway(options: RunOptions, callbacks: GatewayCallbacks): RunningGateway {
+function createGateway(
+  options: RunOptions,
+  callbacks: GatewayCallbacks,
+  mesh: MeshTransport | undefined,
+): RunningGateway {
   const api = options.api && { ...options.api, gwVersion: gwVersion() };
   const { onServedGateway, ...rest } = callbacks;
   const common = {
@@ -322,7 +327,8 @@ function createGateway(options: RunOptions, callbacks: GatewayCallbacks): Runnin
       stop: () => cluster.stop(),
     };
   }
-  const local = new LocalGateway({ ...common, telemetry: new Telemetry({ logFormat: options.logFormat }) });
+  // Workers build their own mesh transport from the same environment (cluster-worker.ts).
+  const local = new LocalGateway({ ...common, mesh, telemetry: new Telemetry({ logFormat: options.logFormat }) });
   return {
     controller: local.controller,
     source: local.source,
@@ -349,17 +355,28 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     for (const problem of missing) log(`gw run: -f ${problem.file}: ${problem.message}`, 'error');
     return 1;
   }
+  // In a provisioned pod of a Gateway in the mesh (GwParameters mesh): the workload certificate
+  // from the mesh CA, for HBONE to the Services in the ambient mesh (decision 0035).
+  const mesh = meshTransportFromEnv(process.env, { log: (level, message) => log(message, level) });
+  if (typeof mesh === 'string') {
+    log(`gw run: mesh: ${mesh}`, 'error');
+    return 1;
+  }
   let ready = false;
   let gateway: RunningGateway;
   try {
-    gateway = createGateway(options, {
-      log,
-      onLoad: loadReporter(log),
-      onApplied: applyReporter(log),
-      onServedGateway: (problem) => {
-        if (problem !== undefined) log(problem, 'warn');
+    gateway = createGateway(
+      options,
+      {
+        log,
+        onLoad: loadReporter(log),
+        onApplied: applyReporter(log),
+        onServedGateway: (problem) => {
+          if (problem !== undefined) log(problem, 'warn');
+        },
       },
-    });
+      mesh,
+    );
   } catch (error) {
     // Preparing the API server's data directory (certificates, database) failed.
     log(`gw run: ${(error as Error).message}`, 'error');
@@ -383,6 +400,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     await admin?.close();
     await demoLlm?.close();
     await gateway.stop();
+    mesh?.stop();
     return 1;
   };
   // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
@@ -419,6 +437,10 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     log(
       `demo LLM (an echo, not a model) serving the OpenAI API on ${demoLlm.baseUrl}: examples/quickstart.yaml's GwBackend demo-llm points at it; docs/guide/providers.md connects a real provider`,
     );
+  }
+  if (mesh && options.workers === 1) {
+    mesh.start();
+    log(`in the mesh as ${mesh.certificates.identity}: workload certificate from ${mesh.settings.caAddress.origin}`);
   }
   try {
     await gateway.start();
@@ -460,6 +482,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   ready = false;
   await admin?.close();
   await gateway.stop();
+  mesh?.stop();
   await demoLlm?.close();
   return 0;
 }

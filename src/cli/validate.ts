@@ -1,6 +1,8 @@
 // gw validate: admission of every resource in the given files, all errors at once.
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { notReadText } from '../api/kinds/kind.ts';
+import { findKind } from '../api/kinds/registry.ts';
 import {
   describeProblem,
   type LoadResult,
@@ -68,7 +70,8 @@ export function validateCommand(args: string[], io: Io): number {
 
 /**
  * Admission of loaded documents as the API server would: every problem and warning on standard
- * error (file, document, object, field), duplicates refused. Returns the admitted objects, with
+ * error (file, document, object, field), duplicates refused, and a note on each object of a kind
+ * gw does not read (a Deployment: valid, but gw acts on nothing in it). Returns the admitted objects, with
  * their metadata as written (a uid stays), and how many documents failed. gw manifests reads its
  * input the same way.
  */
@@ -85,6 +88,9 @@ export function admitLoaded(loaded: LoadResult, io: Io): { stored: KubeObject[];
     const name = describeObject(result.object ?? document.value);
     const where = locationOf(document);
     for (const warning of result.warnings) io.stderr(`${admissionLine(where, name, warning, 'warning')}\n`);
+    const definition = result.object && findKind(result.object.apiVersion, result.object.kind);
+    const note = definition && notReadText(definition);
+    if (note && result.errors.length === 0) io.stderr(`${where}: ${name}: note: ${note}\n`);
     if (result.errors.length > 0) {
       failures++;
       for (const error of result.errors) io.stderr(`${admissionLine(where, name, error, 'error')}\n`);

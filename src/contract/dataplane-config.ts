@@ -188,8 +188,34 @@ export interface ListenerConfig {
   modelRule?: RuleConfig;
 }
 
-/** A backend a configuration names: a GwBackend's or a Service's spec. */
-export type BackendObjectConfig = { kind: 'GwBackend'; spec: GwBackendSpec } | { kind: 'Service'; spec: ServiceSpec };
+/** A ready pod of a Service in Istio's ambient mesh (decision 0035 part 3), reached over HBONE. */
+export interface MeshEndpointConfig {
+  /** The pod's IP address (its EndpointSlice endpoint's first). */
+  address: string;
+  /** The pod's namespace and ServiceAccount: its SPIFFE ID, with the mesh's trust domain. */
+  namespace: string;
+  serviceAccount: string;
+  /** The pod's port for each Service port, by the Service port's number. */
+  ports: Record<string, number>;
+}
+
+/** A Service in the ambient mesh: its ready pods in the mesh (none: nothing may be sent). */
+export interface ServiceMeshConfig {
+  endpoints: MeshEndpointConfig[];
+  /**
+   * The waypoint the Service's traffic must go through (label istio.io/use-waypoint): gw does not
+   * send through waypoints, so nothing is sent (endpoints is empty).
+   */
+  waypoint?: string;
+}
+
+/**
+ * A backend a configuration names: a GwBackend's or a Service's spec; a Service in the ambient
+ * mesh with its mesh endpoints.
+ */
+export type BackendObjectConfig =
+  | { kind: 'GwBackend'; spec: GwBackendSpec }
+  | { kind: 'Service'; spec: ServiceSpec; mesh?: ServiceMeshConfig };
 
 export interface DataPlaneConfig {
   apiVersion: typeof DATAPLANE_CONFIG_VERSION;

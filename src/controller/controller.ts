@@ -307,10 +307,17 @@ export class Controller {
     }
   }
 
-  /** Brings the provisioned objects in line with the last plan again, soon (someone changed them). */
+  /**
+   * Brings the provisioned objects in line with the last plan again, soon (someone changed them).
+   * Not while a change of the objects the plan is made from waits for its pass: that pass plans and
+   * syncs anew, and the last plan may be stale — the garbage collector deleting a deleted Gateway's
+   * Deployment must not have the Deployment re-created from a plan that still has the Gateway.
+   */
   private scheduleSync(): void {
     clearTimeout(this.syncTimer);
-    this.syncTimer = setTimeout(() => this.provisioner?.sync(), this.options.debounceMs ?? 10);
+    this.syncTimer = setTimeout(() => {
+      if (this.pending.size === 0 && this.fullDueSince === undefined) this.provisioner?.sync();
+    }, this.options.debounceMs ?? 10);
   }
 
   private scheduleFullPass(): void {

@@ -26,6 +26,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
+import { type GatewayMesh, gatewayMesh, serviceMesh } from './mesh-endpoints.ts';
 import { gatewayModelCatalog } from './model-catalog/resolve.ts';
 import type { ModelAttachment } from './models/status.ts';
 import { objectData } from './object-data.ts';
@@ -189,6 +190,8 @@ interface Building {
   readonly placements: Placements;
   readonly config: DataPlaneConfig;
   readonly referenced: Referenced[];
+  /** The Gateway's mesh (GwParameters mesh, on), if any: Services in the ambient mesh carry their pods. */
+  readonly mesh: GatewayMesh | undefined;
 }
 
 export function buildDataPlaneConfigs(
@@ -207,6 +210,7 @@ export function buildDataPlaneConfigs(
       index,
       placements,
       referenced: [],
+      mesh: gatewayMesh(snapshot, gatewayKey),
       config: {
         apiVersion: DATAPLANE_CONFIG_VERSION,
         gateway: { namespace, name },
@@ -446,7 +450,7 @@ function backendRefConfig(
   }
   if (object) {
     if (ref.kind === 'GwBackend') addMcpSelections(building, refConfig, object);
-    config.backends[key] = backendObject(ref.kind, object);
+    config.backends[key] = backendObject(ref.kind, object, building);
     for (const found of findReferences(object.spec, 'spec'))
       referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
   }
@@ -454,8 +458,10 @@ function backendRefConfig(
   return refConfig;
 }
 
-function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject): BackendObjectConfig {
-  return kind === 'Service' ? { kind, spec: object.spec as ServiceSpec } : { kind, spec: object.spec as GwBackendSpec };
+function backendObject(kind: 'Service' | 'GwBackend', object: KubeObject, building: Building): BackendObjectConfig {
+  if (kind === 'GwBackend') return { kind, spec: object.spec as GwBackendSpec };
+  const mesh = building.mesh && serviceMesh(object, building.snapshot, building.mesh);
+  return mesh ? { kind, spec: object.spec as ServiceSpec, mesh } : { kind, spec: object.spec as ServiceSpec };
 }
 
 /** The Services an MCP GwBackend's selector targets chose, with what their annotations say. */
@@ -466,7 +472,7 @@ function addMcpSelections(building: Building, refConfig: BackendRefConfig, objec
   for (const [target, services] of selections) {
     refConfig.mcpServices[target] = services.map((service) => {
       const serviceKey = `Service ${objectName(service)}`;
-      building.config.backends[serviceKey] = backendObject('Service', service);
+      building.config.backends[serviceKey] = backendObject('Service', service, building);
       const annotations = service.metadata.annotations ?? {};
       const selected: McpSelectedService = { service: serviceKey };
       if (annotations[MCP_PATH_ANNOTATION]) selected.path = annotations[MCP_PATH_ANNOTATION];
@@ -492,7 +498,7 @@ function resolveReferenced(building: Building): void {
     if (ref.kind === 'Service' || ref.kind === 'GwBackend') {
       const object = (ref.kind === 'Service' ? snapshot.services : snapshot.backends).get(name);
       if (!object || config.backends[key]) continue;
-      config.backends[key] = backendObject(ref.kind, object);
+      config.backends[key] = backendObject(ref.kind, object, building);
       // (its CA bundle, client certificate... in its own namespace)
       for (const found of findReferences(object.spec, 'spec'))
         if (found.kind === 'Secret' || found.kind === 'ConfigMap')

@@ -15,6 +15,10 @@ export const SNAPSHOT_KINDS = {
   services: '/Service',
   secrets: '/Secret',
   configMaps: '/ConfigMap',
+  /** Mesh destinations: a Service's pods (IPs, readiness, ServiceAccount, ambient label). */
+  pods: '/Pod',
+  /** Mesh destinations: which pods are a Service's endpoints, ready, at which ports. */
+  endpointSlices: 'discovery.k8s.io/EndpointSlice',
   backends: 'gw.dev/GwBackend',
   models: 'gw.dev/GwModel',
   parameters: 'gw.dev/GwParameters',

@@ -4,7 +4,7 @@
 // agree with (the kinds the controller reads, the kinds provisioning writes, the controller name,
 // the admin port, the default image), so they cannot drift from it. deploy/install.yaml is their
 // output with the defaults (`gw install-manifests`; a test compares the two). The Gateway API CRDs
-// are apart (deploy/gateway-api-crds.yaml): a cluster may already have them. Decision 0035.
+// are apart (deploy/gateway-api-crds.yaml): a cluster may already have them. Decision 0036.
 import { toCrd } from '../api/crd/generate.ts';
 import { GATEWAY_API_GROUP } from '../api/kinds/gateway-api/shared.ts';
 import { crdKinds } from '../api/kinds/registry.ts';

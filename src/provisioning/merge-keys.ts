@@ -1,7 +1,15 @@
-// Which lists of the objects gw provisions merge element by element, and on which key: the
-// strategic-merge patch tags of Kubernetes' apps/v1, core/v1, policy/v1 and autoscaling/v2
-// types, restricted to the fields of the six objects a GwParameters overlay can target.
-// A list not named here (args, command, affinity terms, HPA metrics, ...) is replaced whole.
+// Which lists of the objects gw provisions merge element by element, and on which key: read from
+// the strategic-merge tags of the built-in kinds' schemas (src/api/kinds: apps/v1, core/v1,
+// policy/v1, autoscaling/v2, the one table the embedded API server's patches use too), for the
+// six objects a GwParameters overlay can target. One difference from Kubernetes is the spec's:
+// tolerations merge by key. A list not tagged (args, command, affinity terms, HPA metrics, ...)
+// is replaced whole.
+import { appsKinds } from '../api/kinds/apps/kinds.ts';
+import { autoscalingKinds } from '../api/kinds/autoscaling/kinds.ts';
+import { coreKinds } from '../api/kinds/core/kinds.ts';
+import type { KindDefinition } from '../api/kinds/kind.ts';
+import { policyKinds } from '../api/kinds/policy/kinds.ts';
+import type { SchemaNode } from '../api/schema/schema.ts';
 
 /** The shape of one object field, as far as strategic merge cares: its fields, or its list merge key. */
 export interface MergeShape {
@@ -13,33 +21,6 @@ export interface MergeShape {
   readonly items?: MergeShape;
 }
 
-const fields = (shapes: Record<string, MergeShape>): MergeShape => ({ fields: shapes });
-const mergedBy = (mergeKey: string, items?: MergeShape): MergeShape => (items ? { mergeKey, items } : { mergeKey });
-
-const container = fields({
-  ports: mergedBy('containerPort'),
-  env: mergedBy('name'),
-  volumeMounts: mergedBy('mountPath'),
-  volumeDevices: mergedBy('devicePath'),
-});
-
-const podSpec = fields({
-  containers: mergedBy('name', container),
-  initContainers: mergedBy('name', container),
-  ephemeralContainers: mergedBy('name', container),
-  volumes: mergedBy('name'),
-  imagePullSecrets: mergedBy('name'),
-  hostAliases: mergedBy('ip'),
-  // Kubernetes itself replaces tolerations whole; spec document 2 merges them by key, as
-  // agentgateway does, so a Gateway can add one toleration without restating the class's.
-  tolerations: mergedBy('key'),
-  topologySpreadConstraints: mergedBy('topologyKey'),
-  resourceClaims: mergedBy('name'),
-  schedulingGates: mergedBy('name'),
-});
-
-const podTemplate = fields({ spec: podSpec });
-
 /** The kinds a GwParameters overlay targets. */
 export type OverlayTargetKind =
   | 'Deployment'
@@ -49,16 +30,52 @@ export type OverlayTargetKind =
   | 'PodDisruptionBudget'
   | 'HorizontalPodAutoscaler';
 
+/** The merge shape of a schema node: undefined when nothing under it merges by key. */
+function shapeOf(node: SchemaNode): MergeShape | undefined {
+  if (node.type === 'array') {
+    const mergeKey = node['x-kubernetes-patch-merge-key'];
+    if (mergeKey === undefined) return undefined;
+    const items = node.items && shapeOf(node.items);
+    return items ? { mergeKey, items } : { mergeKey };
+  }
+  const fields: Record<string, MergeShape> = {};
+  for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const shape = shapeOf(child);
+    if (shape) fields[name] = shape;
+  }
+  return Object.keys(fields).length > 0 ? { fields } : undefined;
+}
+
+/** A shape with the list at `path` (field names from the shape's root) merged by `mergeKey`. */
+function withListKey(shape: MergeShape, path: readonly string[], mergeKey: string): MergeShape {
+  const [name, ...rest] = path;
+  if (name === undefined) return { ...shape, mergeKey };
+  const child = shape.fields?.[name] ?? {};
+  return { ...shape, fields: { ...shape.fields, [name]: withListKey(child, rest, mergeKey) } };
+}
+
+const byKind = new Map<string, KindDefinition>(
+  [...appsKinds, ...coreKinds, ...policyKinds, ...autoscalingKinds].map((definition) => [definition.kind, definition]),
+);
+
+function specShape(kind: OverlayTargetKind): MergeShape {
+  const spec = byKind.get(kind)?.schema.properties?.spec;
+  return (spec && shapeOf(spec)) ?? { fields: {} };
+}
+
 /**
- * The shape of `.spec` of each target kind; null for ServiceAccount, which has no spec.
- * PodDisruptionBudget and HorizontalPodAutoscaler specs have no merging lists (HPA metrics and
- * behavior policies are atomic in Kubernetes), so every list there is replaced.
+ * Kubernetes replaces tolerations whole; spec document 2 merges them by key, as agentgateway does,
+ * so a Gateway can add one toleration without restating the class's.
  */
+const podTemplateSpec = (kind: 'Deployment' | 'DaemonSet') =>
+  withListKey(specShape(kind), ['template', 'spec', 'tolerations'], 'key');
+
+/** The shape of `.spec` of each target kind; null for ServiceAccount, which has no spec. */
 export const SPEC_SHAPES: Readonly<Record<OverlayTargetKind, MergeShape | null>> = {
-  Deployment: fields({ template: podTemplate }),
-  DaemonSet: fields({ template: podTemplate }),
-  Service: fields({ ports: mergedBy('port') }),
+  Deployment: podTemplateSpec('Deployment'),
+  DaemonSet: podTemplateSpec('DaemonSet'),
+  Service: specShape('Service'),
   ServiceAccount: null,
-  PodDisruptionBudget: fields({}),
-  HorizontalPodAutoscaler: fields({}),
+  PodDisruptionBudget: specShape('PodDisruptionBudget'),
+  HorizontalPodAutoscaler: specShape('HorizontalPodAutoscaler'),
 };

@@ -12,7 +12,6 @@ import { logLevelProblem } from './command.ts';
 import { effectiveEnv } from './env.ts';
 import type { ProvisionedGateway, ProvisioningProblem } from './gateway.ts';
 import { objectLabels, ownerReference, selectorLabels } from './labels.ts';
-import { enabledMesh } from './mesh.ts';
 import { proxyRoleBinding } from './proxy-rbac.ts';
 import { rawConfigProblems, runSettingsConfigMap, runSettingsHash, runSettingsText } from './run-settings-file.ts';
 import { type RandomBytes, sessionKeyEnv, sessionKeySecret } from './session-key.ts';
@@ -40,15 +39,6 @@ export type ProvisioningResult =
   | { ok: true; objects: ProvisionedObject[] }
   | { ok: false; problems: ProvisioningProblem[] };
 
-/**
- * Why a Gateway cannot join a mesh yet (decision 0035): the pod would carry what joining needs, and
- * gw has the CA client and HBONE (src/dataplane/mesh/), but `gw run` does not use them: with no
- * workload discovery it cannot tell a mesh destination from another, and would send plaintext
- * where the mesh expects mTLS.
- */
-export const MESH_NOT_YET =
-  'not provisioned yet: gw run does not reach mesh destinations with a mesh identity (mTLS/HBONE) yet: it reads no Pods or EndpointSlices, so it cannot tell which destinations are in the mesh nor which pod to tunnel to; remove mesh or set mesh.enabled: false';
-
 /** Fields gw accepts but cannot turn into a data plane yet, each with why. */
 function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
   const found: ProvisioningProblem[] = [];
@@ -66,8 +56,6 @@ function problems(fields: EffectiveTypedFields): ProvisioningProblem[] {
       });
   }
   found.push(...rawConfigProblems(fields.rawConfig));
-  // `mesh` with `enabled: false` asks for no integration, which is what gw provisions.
-  if (enabledMesh(fields.mesh) !== undefined) found.push({ field: 'spec.mesh', message: MESH_NOT_YET });
   if (fields.horizontalPodAutoscaler.length > 0) {
     if (fields.workloadKind !== 'Deployment')
       found.push({

@@ -3,7 +3,7 @@
 // namespaces, since routes, policies, Secrets and Services of other namespaces may attach to its
 // Gateway. The install manifests ship one ClusterRole, gw-proxy, granting exactly that (list and
 // watch: the informers neither get single objects nor write); provisioning binds each Gateway's
-// ServiceAccount to it with a ClusterRoleBinding of its own (decision 0036).
+// ServiceAccount to it with a ClusterRoleBinding of its own (decision 0037).
 //
 // A ClusterRoleBinding is cluster-scoped: it cannot be owned by the Gateway (a namespaced owner),
 // so the garbage collector does not delete it with the Gateway. It carries gw's labels and the

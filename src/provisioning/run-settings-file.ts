@@ -5,7 +5,7 @@
 // problem naming spec.rawConfig.<path> rather than pods that crash-loop. The keys the provisioning
 // itself sets on the command line (the addresses and the admin port the probes and the Service
 // use) are refused in rawConfig: the command line would override them, silently.
-// docs/decisions/0037-run-settings-file.md.
+// docs/decisions/0043-run-settings-file.md.
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import { checkRunSettings, RUN_SETTINGS } from '../run/run-settings.ts';

@@ -52,7 +52,12 @@ export class ApiSource {
       : {};
     this.controller = new Controller(this.api.store, { ...sourceControllerOptions(options, onConfigs), ...provision });
     if (options.paths.length > 0) {
-      this.files = new FileStore(options.paths, { recursive: options.recursive, onLoad: options.onLoad });
+      // The API server stores every kind, those gw does not read (Deployments, RBAC) too.
+      this.files = new FileStore(options.paths, {
+        recursive: options.recursive,
+        onLoad: options.onLoad,
+        keepNotRead: true,
+      });
     }
   }
 

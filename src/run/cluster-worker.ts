@@ -4,6 +4,7 @@
 // answers metrics requests with a snapshot of its registry, and stops when the primary says so
 // or goes away. Access log lines go to standard output like a single process's.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
@@ -23,6 +24,8 @@ const LOG_DRAIN_TIMEOUT_MS = 2_000;
 export class ClusterWorker {
   private readonly dataPlane: DataPlane;
   private readonly logger: LogFunction;
+  /** This worker's way into the ambient mesh, from the environment it inherits (checked by the primary). */
+  private readonly mesh: MeshTransport | undefined;
   private applying: Promise<void> = Promise.resolve();
   /** Lines the data plane logs while an update is applied; they go back to the primary. */
   private collecting: string[] | undefined;
@@ -39,7 +42,11 @@ export class ClusterWorker {
       pid: process.pid,
     });
     const logger = this.logger;
+    const mesh = meshTransportFromEnv(process.env, { log: (level, message) => this.log(message, level) });
+    if (typeof mesh === 'string') throw new Error(`mesh: ${mesh}`);
+    this.mesh = mesh;
     this.dataPlane = new DataPlane({
+      mesh,
       address: settings.address,
       reusePort: settings.reusePort,
       limits: settings.limits,
@@ -69,6 +76,7 @@ export class ClusterWorker {
     const done = new Promise<void>((resolve) => {
       stopped = resolve;
     });
+    this.mesh?.start();
     process.on('message', (message: unknown) => {
       if (isPrimaryMessage(message)) this.handle(message, stopped);
     });
@@ -115,6 +123,7 @@ export class ClusterWorker {
     this.stopping ??= (async () => {
       await this.applying;
       await this.dataPlane.close();
+      this.mesh?.stop();
       const sink = this.dataPlane.telemetry.sink;
       if (sink instanceof BufferedLogSink) {
         let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,7 @@
 // then the typed fields on top) and checks rawConfig with the same code (checkRunSettings), so a
 // key gw run would refuse is refused on the GwParameters instead of crash-looping its pods.
 // What gw run serves (-f, --kubeconfig, --cluster, --gateway, the API server) stays on the command
-// line. docs/decisions/0037-run-settings-file.md.
+// line. docs/decisions/0043-run-settings-file.md.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parse, YAMLParseError } from 'yaml';

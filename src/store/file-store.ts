@@ -4,6 +4,7 @@
 // the file, the document and the field path.
 import { type FSWatcher, statSync, watch as watchPath } from 'node:fs';
 import { dirname } from 'node:path';
+import { findKind } from '../api/kinds/registry.ts';
 import { describeProblem, loadFile, locationOf, resolveFiles, type SourceDocument } from '../api/load/documents.ts';
 import { admit, describeObject, type KubeObject } from '../api/validate/admission.ts';
 import { admissionLine } from '../api/validate/errors.ts';
@@ -16,6 +17,12 @@ export interface FileStoreOptions {
   debounceMs?: number;
   /** Told after every load, with the problems found (empty when all is well). */
   onLoad?: (result: LoadReport) => void;
+  /**
+   * Keep objects of the kinds gw does not read (Deployments, RBAC...): true when the files are
+   * applied into gw's API server, which stores them. Otherwise they are left out, and each is
+   * reported in LoadReport.notServed.
+   */
+  keepNotRead?: boolean;
 }
 
 export interface LoadReport {
@@ -31,6 +38,8 @@ export interface LoadReport {
    * core kind, which gw does not read), as gw validate prints it.
    */
   warnings: SourceProblem[];
+  /** Objects of kinds gw does not read, left out (unless keepNotRead): one line each, saying why. */
+  notServed: SourceProblem[];
 }
 
 /** Size and modification time: a file with the same stamp is not read again. */
@@ -56,6 +65,7 @@ export class FileStore extends MemoryStore {
       objects: KubeObject[];
       problems: SourceProblem[];
       warnings: SourceProblem[];
+      notServed: SourceProblem[];
       invalid: boolean;
     }
   >();
@@ -101,11 +111,13 @@ export class FileStore extends MemoryStore {
     }));
     // A file with any problem keeps serving what it last held; a valid file replaces it.
     const warnings: SourceProblem[] = [];
+    const notServed: SourceProblem[] = [];
     const desired = new Map<string, { object: KubeObject; file: string }>();
     for (const file of [...this.files.keys()].sort()) {
       const entry = this.files.get(file)!;
       problems.push(...entry.problems);
       if (!entry.invalid) warnings.push(...entry.warnings);
+      if (!entry.invalid) notServed.push(...entry.notServed);
       if (!entry.invalid) this.lastGood.set(file, entry.objects);
       for (const object of this.lastGood.get(file) ?? []) {
         const id = `${kindKey(object)} ${objectKey(object)}`;
@@ -133,7 +145,14 @@ export class FileStore extends MemoryStore {
     }
     this.owners = new Map([...desired].map(([id, { file }]) => [id, file]));
     this.currentProblems = problems;
-    const report = { changes, filesChanged: changedFiles.size, objects: desired.size, problems, warnings };
+    const report = {
+      changes,
+      filesChanged: changedFiles.size,
+      objects: desired.size,
+      problems,
+      warnings,
+      notServed,
+    };
     this.options.onLoad?.(report);
     return report;
   }
@@ -144,6 +163,7 @@ export class FileStore extends MemoryStore {
       objects: [] as KubeObject[],
       problems: [] as SourceProblem[],
       warnings: [] as SourceProblem[],
+      notServed: [] as SourceProblem[],
       invalid: false,
     };
     for (const problem of loaded.problems) {
@@ -195,7 +215,13 @@ export class FileStore extends MemoryStore {
 
   private admitDocument(
     document: SourceDocument,
-    entry: { objects: KubeObject[]; problems: SourceProblem[]; warnings: SourceProblem[]; invalid: boolean },
+    entry: {
+      objects: KubeObject[];
+      problems: SourceProblem[];
+      warnings: SourceProblem[];
+      notServed: SourceProblem[];
+      invalid: boolean;
+    },
   ): void {
     const result = admit(document.value);
     const where = locationOf(document);
@@ -208,6 +234,14 @@ export class FileStore extends MemoryStore {
     }
     for (const warning of result.warnings)
       entry.warnings.push({ source: document.file, message: admissionLine(where, name, warning, 'warning') });
+    const definition = findKind(result.object!.apiVersion, result.object!.kind);
+    if (definition?.notRead !== undefined && !this.options.keepNotRead) {
+      entry.notServed.push({
+        source: document.file,
+        message: `${where}: ${name}: not served: gw does not read a ${definition.kind} (${definition.notRead}); run gw with its API server (--api-port) to store it there, or apply it to a cluster`,
+      });
+      return;
+    }
     entry.objects.push(result.object!);
   }
 }

@@ -29,7 +29,15 @@ describe('discovery', () => {
     assert.equal(groups.kind, 'APIGroupList');
     assert.deepEqual(
       groups.groups.map((group: { name: string }) => group.name),
-      ['apps', 'autoscaling', 'gateway.networking.k8s.io', 'gw.dev', 'policy', 'rbac.authorization.k8s.io'],
+      [
+        'apps',
+        'autoscaling',
+        'discovery.k8s.io',
+        'gateway.networking.k8s.io',
+        'gw.dev',
+        'policy',
+        'rbac.authorization.k8s.io',
+      ],
     );
     const gw = (await api.request('GET', '/apis/gw.dev')).json;
     assert.deepEqual(gw.preferredVersion, { groupVersion: 'gw.dev/v1alpha1', version: 'v1alpha1' });
@@ -80,7 +88,7 @@ describe('discovery', () => {
     assert.equal(core.json.items.length, 1);
     assert.deepEqual(
       core.json.items[0].versions[0].resources.map((resource: { resource: string }) => resource.resource).sort(),
-      ['configmaps', 'namespaces', 'secrets', 'serviceaccounts', 'services'],
+      ['configmaps', 'namespaces', 'pods', 'secrets', 'serviceaccounts', 'services'],
     );
     const beta = await api.request('GET', '/apis', {
       accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
@@ -142,6 +150,7 @@ describe('OpenAPI v3', () => {
       'api/v1',
       'apis/apps/v1',
       'apis/autoscaling/v2',
+      'apis/discovery.k8s.io/v1',
       'apis/gateway.networking.k8s.io/v1',
       'apis/gateway.networking.k8s.io/v1beta1',
       'apis/gw.dev/v1alpha1',

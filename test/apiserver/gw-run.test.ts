@@ -43,6 +43,16 @@ async function get(url: string): Promise<string> {
   }
 }
 
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: from-file}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+`;
+
 describe('gw run with the API server, in process', () => {
   test('what is created through the API is served, and the controller writes statuses back to it', async () => {
     const dataDir = directory('gw-run-api-');
@@ -136,7 +146,7 @@ describe('gw run with the API server, in process', () => {
       );
       writeFileSync(
         join(files, 'route.yaml'),
-        `${edited}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-file}\n`,
+        `${edited}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-file}\n---\n${DEPLOYMENT}`,
       );
       await eventually('the file is applied again', async () => {
         const reply = await client.request('GET', '/apis/gw.dev/v1alpha1/namespaces/default/gwbackends/web');
@@ -145,6 +155,12 @@ describe('gw run with the API server, in process', () => {
       await eventually(
         'the new object is applied',
         async () => (await client.request('GET', '/api/v1/namespaces/default/configmaps/from-file')).status === 200,
+      );
+      // A kind gw does not read is stored like any other: kubectl get deployments shows it.
+      await eventually(
+        'the Deployment of the file is stored',
+        async () =>
+          (await client.request('GET', '/apis/apps/v1/namespaces/default/deployments/from-file')).status === 200,
       );
 
       // A file removed while gw is stopped: its objects go at the next start; API objects stay.

@@ -1,55 +1,18 @@
 // The real kubectl against the embedded API server, through the kubeconfig it writes. Skipped,
 // loudly, where kubectl is not installed (CI installs it).
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { skipWithoutTool } from '../helpers/missing-tool.ts';
 import { until } from '../helpers/until.ts';
-import { startTestApiServer, type TestApiServer } from './helpers.ts';
+import { KUBECTL, type KubectlSession, kubectlSkip, startKubectlSession } from './kubectl-session.ts';
 
-const KUBECTL = process.env.KUBECTL ?? 'kubectl';
-const kubectlSkip = skipWithoutTool(
-  'kubectl',
-  spawnSync(KUBECTL, ['version', '--client'], { encoding: 'utf8' }).error === undefined
-    ? undefined
-    : `looked for "${KUBECTL}": the embedded API server's kubectl tests did not run; install kubectl (bash .ci/install-kubectl DIR) or set KUBECTL`,
-);
-
-let api: TestApiServer;
-let home: string;
+let session: KubectlSession;
 let files: string;
-
-function env() {
-  return {
-    ...process.env,
-    HOME: home,
-    KUBECONFIG: join(api.dataDir, 'kubeconfig'),
-    KUBECACHEDIR: join(home, 'cache'),
-  };
-}
-
-function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(KUBECTL, args, { env: env(), timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const result = await kubectl(...args);
-  assert.equal(result.code, 0, `kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
-
-function file(name: string, text: string): string {
-  const path = join(files, name);
-  writeFileSync(path, text);
-  return path;
-}
+const env = () => session.env();
+const kubectl = (...args: string[]) => session.run(...args);
+const ok = (...args: string[]) => session.ok(...args);
+const file = (name: string, text: string) => session.file(name, text);
 
 const GATEWAY = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
@@ -86,14 +49,11 @@ spec:
 
 describe('kubectl against the embedded API server', { skip: kubectlSkip }, () => {
   before(async () => {
-    api = await startTestApiServer();
-    home = mkdtempSync(join(tmpdir(), 'gw-kubectl-home-'));
-    files = mkdtempSync(join(tmpdir(), 'gw-kubectl-files-'));
+    session = await startKubectlSession();
+    files = session.files;
   });
   after(async () => {
-    await api?.close();
-    rmSync(home, { recursive: true, force: true });
-    rmSync(files, { recursive: true, force: true });
+    await session?.close();
   });
 
   test('kubectl apply creates, a second apply changes nothing, and get prints the printer columns', async () => {

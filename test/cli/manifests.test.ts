@@ -115,14 +115,19 @@ describe('gw manifests', () => {
     );
   });
 
-  it('a field gw cannot provision (mesh): exit 1, the GwParameters and the field named, nothing printed', async () => {
-    const dir = dirOf(gatewayClass, classParameters, gatewayParameters('  mesh: {enabled: true}\n'), gateway());
+  it('a field gw cannot provision (an empty SESSION_KEY): exit 1, the GwParameters and the field named, nothing printed', async () => {
+    const dir = dirOf(
+      gatewayClass,
+      classParameters,
+      gatewayParameters('  env: [{name: SESSION_KEY, value: ""}]\n'),
+      gateway(),
+    );
     const result = await runGw(['manifests', '-f', dir]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, '');
     assert.match(
       result.stderr,
-      /^Gateway team-a\/ai: GwParameters team-a\/ai: spec\.mesh: not provisioned yet: [^\n]+\n$/,
+      /^Gateway team-a\/ai: GwParameters team-a\/ai: spec\.env\[SESSION_KEY\]: SESSION_KEY is empty[^\n]+\n$/,
     );
   });
 

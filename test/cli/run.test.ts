@@ -25,9 +25,15 @@ describe('gw run', () => {
     writeFileSync(join(dir, 'gateway.yaml'), gatewayYaml(port));
     const route = webRouteYaml(upstreamPort);
     writeFileSync(join(dir, 'route.yaml'), route);
+    // A kind gw does not read is not served, and the log says so (it would be stored with --api-port).
+    writeFileSync(join(dir, 'workload.yaml'), 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ai}\n');
     const gw = spawnGw(['run', '-f', dir, '--admin-port', '0']);
     try {
       await gw.waitForLog(/Gateway default\/ai: serving http HTTP :\d+/);
+      assert.match(
+        gw.stderr,
+        /"level":"warn","scope":"run","message":"objects not served \(kinds gw does not read\):\\n[^\n]*workload\.yaml: document 1: ServiceAccount default\/ai: not served: gw does not read a ServiceAccount/,
+      );
       const response = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(await response.text(), 'hello from upstream');
       writeFileSync(join(dir, 'route.yaml'), route.replace(`port: ${upstreamPort}`, 'port: "not a port"'));

@@ -68,6 +68,37 @@ spec:
     );
   });
 
+  it('accepts a Kubernetes object gw does not read (a Deployment), saying so, and refuses an invalid one', async () => {
+    const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ai, namespace: team}
+spec:
+  selector: {matchLabels: {app: ai}}
+  template:
+    metadata: {labels: {app: ai}}
+    spec: {containers: [{name: gw, image: gw}]}
+`;
+    const file = tempFile('deployment.yaml', `${validBackend}---\n${deployment}`);
+    const result = await run(['validate', '-f', file]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '2 valid\n');
+    assert.match(
+      result.stderr,
+      /^.*deployment\.yaml: document 2: Deployment team\/ai: note: not read by gw \(a workload: gw runs no pods; its provisioning writes one per Gateway into a cluster\); valid, and stored as is by gw's API server or a cluster\n$/,
+    );
+    const bad = await run([
+      'validate',
+      '-f',
+      tempFile('bad.yaml', deployment.replace('{app: ai}}\n    spec', '{app: other}}\n    spec')),
+    ]);
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stderr,
+      /Deployment team\/ai: spec\.template\.metadata\.labels: Invalid value: .*`selector` does not match template `labels`/,
+    );
+    assert.doesNotMatch(bad.stderr, /note:/);
+  });
+
   it('reads standard input with -f -', async () => {
     const result = await run(['validate', '-f', '-'], validBackend);
     assert.equal(result.code, 0);

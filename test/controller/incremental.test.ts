@@ -107,6 +107,40 @@ function generator(random: () => number) {
       metadata: meta(`svc-${n(3)}`),
       spec: { ports: [{ port: 80 }] },
     }),
+    // The mesh (controller/mesh-endpoints.ts): namespaces enrolled or not, pods in or out of the
+    // ambient mesh, ready or not, and the EndpointSlices naming them.
+    namespace: () => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: pick(NAMESPACES), labels: random() < 0.5 ? { 'istio.io/dataplane-mode': 'ambient' } : {} },
+    }),
+    pod: () => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: meta(
+        `pod-${n(4)}`,
+        pick(NAMESPACES),
+        pick<Record<string, string>>([{}, { 'istio.io/dataplane-mode': pick(['ambient', 'none']) }]),
+      ),
+      spec: { serviceAccountName: pick(['model', 'web']), containers: [{ name: 'app', image: 'app:1' }] },
+    }),
+    endpointSlice: () => {
+      const namespace = pick(NAMESPACES);
+      return {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: meta(`slice-${n(4)}`, namespace, { 'kubernetes.io/service-name': `svc-${n(3)}` }),
+        addressType: 'IPv4',
+        endpoints: [
+          {
+            addresses: [`10.0.0.${1 + n(4)}`],
+            conditions: { ready: random() < 0.7 },
+            targetRef: { kind: 'Pod', namespace, name: `pod-${n(4)}` },
+          },
+        ],
+        ports: [{ port: 8000 + n(2) }],
+      };
+    },
     secret: () => ({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -220,12 +254,24 @@ describe('the fast pass', () => {
     const random = seededRandom(20261121);
     const make = generator(random);
     const store = new MemoryStore();
+    // The class joins the mesh: configurations carry the pods of Services in the ambient mesh.
+    store.apply(
+      admitOrThrow({
+        apiVersion: GW,
+        kind: 'GwParameters',
+        metadata: { name: 'mesh', namespace: 'a' },
+        spec: { mesh: {} },
+      }),
+    );
     store.apply(
       admitOrThrow({
         apiVersion: GATEWAY_API,
         kind: 'GatewayClass',
         metadata: { name: 'gw' },
-        spec: { controllerName: 'gw.dev/gateway-controller' },
+        spec: {
+          controllerName: 'gw.dev/gateway-controller',
+          parametersRef: { group: 'gw.dev', kind: 'GwParameters', name: 'mesh', namespace: 'a' },
+        },
       }),
     );
     const makers = Object.values(make);
@@ -233,9 +279,12 @@ describe('the fast pass', () => {
     const { controller, updates } = startController(store);
     try {
       let fastUpdates = 0;
+      let meshEndpoints = 0;
       for (let step = 0; step < 300; step++) {
         const existing = [...Object.values(snapshotFromStore(store))].flatMap((index) => [...index.values()]);
-        const deletable = existing.filter((object) => object.kind !== 'GatewayClass' && object.kind !== 'Namespace');
+        const deletable = existing.filter(
+          (object) => object.kind !== 'GatewayClass' && object.kind !== 'Namespace' && object.kind !== 'GwParameters',
+        );
         const action = random();
         let description: string;
         if (action < 0.2 && deletable.length > 0) {
@@ -251,9 +300,15 @@ describe('the fast pass', () => {
         controller.flush();
         fastUpdates += updates.slice(before).filter((u) => u.pass === 'fast').length;
         const full = translate(snapshotFromStore(store), '2026-01-01T00:00:00Z', 'x').configs;
+        for (const config of full.values())
+          meshEndpoints += Object.values(config.backends).reduce(
+            (sum, backend) => sum + (backend.kind === 'Service' ? (backend.mesh?.endpoints.length ?? 0) : 0),
+            0,
+          );
         assert.deepEqual(comparable(controller.currentConfigs), comparable(full), `after step ${step}: ${description}`);
       }
       assert.ok(fastUpdates > 50, `the fast pass published configurations (${fastUpdates} times)`);
+      assert.ok(meshEndpoints > 0, 'some configurations reached Services at their pods in the mesh');
     } finally {
       controller.stop();
     }

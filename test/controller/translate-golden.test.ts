@@ -229,6 +229,8 @@ const NOT_REASONS = new Set([
   'GwModel',
   'GwPolicy',
   'GwParameters',
+  'Pod',
+  'EndpointSlice',
   // condition types that are never a reason
   'StatusSummarized',
   'Authorized',
@@ -236,6 +238,7 @@ const NOT_REASONS = new Set([
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',
+  'TCP',
   'Terminate',
   'Passthrough',
   'Exact',
@@ -261,6 +264,9 @@ const NOT_REASONS = new Set([
   'BackendSection',
   'BackendInline',
   'SubBackendInline',
+  // Service types and EndpointSlice address types (mesh-endpoints.ts)
+  'ExternalName',
+  'FQDN',
   // traffic policy phase (policies/attachments.ts)
   'PreRouting',
   // store event types

@@ -32,9 +32,12 @@ export interface GwProcess {
   exited: Promise<number | null>;
 }
 
-/** `bin/gw.js args` in a child process, its standard error collected. */
-export function spawnGw(args: string[]): GwProcess {
-  const child = spawn(process.execPath, [GW, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `bin/gw.js args` in a child process (this environment and `env`), its standard error collected. */
+export function spawnGw(args: string[], env: Readonly<Record<string, string>> = {}): GwProcess {
+  const child = spawn(process.execPath, [GW, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

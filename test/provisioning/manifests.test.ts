@@ -100,7 +100,9 @@ test('a problem of an overlay or of a typed field: no objects, the GwParameters 
   assert.equal(overlay.problems.length, 1);
   assert.equal(overlay.problems[0]!.parameters, 'infra/class');
   assert.match(overlay.problems[0]!.field, /^spec\.deployment\.spec\.template\.spec\.containers\[0\]/);
-  const typed = manifests({ gatewayParameters: { parameters: 'team-a/ai', spec: { mesh: {} } } });
+  const typed = manifests({
+    gatewayParameters: { parameters: 'team-a/ai', spec: { env: [{ name: 'SESSION_KEY', value: '' }] } },
+  });
   assert.ok(!typed.ok);
-  assert.equal(typed.problems[0]!.field, 'spec.mesh');
+  assert.equal(typed.problems[0]!.field, 'spec.env[SESSION_KEY]');
 });

@@ -36,7 +36,41 @@ function nextLoad(reports: LoadReport[], ms = 5000): Promise<LoadReport> {
   });
 }
 
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ai, namespace: team}
+spec:
+  selector: {matchLabels: {app: ai}}
+  template:
+    metadata: {labels: {app: ai}}
+    spec: {containers: [{name: gw, image: gw}]}
+`;
+
 describe('FileStore', () => {
+  it('leaves out objects of kinds gw does not read, saying so, unless told to keep them (for its API server)', () => {
+    const dir = tempDir();
+    try {
+      writeFileSync(join(dir, 'all.yaml'), `${backendYaml('openai', 'gpt-4o')}---\n${DEPLOYMENT}`);
+      const skipping = new FileStore([dir]);
+      const report = skipping.load();
+      assert.equal(report.objects, 1);
+      assert.deepEqual(report.problems, []);
+      assert.equal(report.notServed.length, 1);
+      assert.match(
+        report.notServed[0]!.message,
+        /all\.yaml: document 2: Deployment team\/ai: not served: gw does not read a Deployment \(a workload: gw runs no pods; .*\); run gw with its API server \(--api-port\) to store it there, or apply it to a cluster$/,
+      );
+      assert.equal(skipping.list('apps/Deployment').items.length, 0);
+      const keeping = new FileStore([dir], { keepNotRead: true });
+      const kept = keeping.load();
+      assert.equal(kept.objects, 2);
+      assert.deepEqual(kept.notServed, []);
+      assert.equal(keeping.list('apps/Deployment').items[0]!.metadata.name, 'ai');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('loads a directory of resources, admitted with defaults', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.yaml'), backendYaml('a', 'gpt-4o'));

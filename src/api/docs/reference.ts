@@ -11,7 +11,7 @@ const SOURCE_TITLES: Record<TypeMeta['source'], string> = {
   '2': 'Document 2 types (shared field types)',
   gw: 'gw-designed types (the spec says "not shown")',
   'gateway-api': 'Gateway API types',
-  core: 'Kubernetes core types',
+  core: 'Kubernetes types',
 };
 
 const SOURCE_INTROS: Record<TypeMeta['source'], string> = {
@@ -19,7 +19,7 @@ const SOURCE_INTROS: Record<TypeMeta['source'], string> = {
   '2': 'Types defined by the spec document "Shared Field Types".',
   gw: "Types the spec names without showing their fields; gw designed them (see each type's notes).",
   'gateway-api': 'The parts of Kubernetes Gateway API (gateway.networking.k8s.io) that gw reads.',
-  core: 'The parts of core Kubernetes (v1) objects that gw reads.',
+  core: "The parts of Kubernetes' built-in objects that gw reads (core v1) or stores in its API server (the workloads, budgets, autoscalers, accounts and RBAC its provisioning writes).",
 };
 
 /** The anchor of a named type's section. */
@@ -274,8 +274,12 @@ function kindSection(definition: KindDefinition, types: Types): string[] {
   ];
   if (definition.categories?.length) facts.push(`categories: ${definition.categories.map(code).join(', ')}`);
   facts.push(`status subresource: ${definition.statusSubresource ? 'yes' : 'no'}`);
+  if (definition.scaleSubresource) facts.push('scale subresource: yes (autoscaling/v1 Scale over spec.replicas)');
+  if (definition.immutableFields.length > 0)
+    facts.push(`immutable after creation: ${definition.immutableFields.map(code).join(', ')}`);
   facts.push(`unknown fields: ${definition.unknownFields === 'error' ? 'rejected' : 'warned about'}`);
   facts.push(`CRD emitted by ${code('gw crds')}: ${definition.crd ? 'yes' : 'no'}`);
+  if (definition.notRead) facts.push(`read by gw: no, ${definition.notRead}; stored and served by gw's API server`);
   lines.push(...facts.map((fact) => `- ${fact}`), '');
   const fields: FieldRow[] = [];
   const rules: RuleRow[] = (definition.schema['x-kubernetes-validations'] ?? []).map((rule) => ({ at: '', rule }));

@@ -28,14 +28,14 @@ export const GwParametersClassReference = named(
   object({ name: required(ObjectName) }),
 );
 
-/** The spec does not show GwParameters status; gw's is recorded in docs/decisions/0035-gw-parameters-status.md. */
+/** The spec does not show GwParameters status; gw's is recorded in docs/decisions/0038-gw-parameters-status.md. */
 export const GwParametersStatus = named(
   {
     name: 'GwParametersStatus',
     description: 'Who uses these parameters and whether the controller can provision with them, as it last observed.',
     source: 'gw',
     notes:
-      'Not shown in the spec (docs/decisions/0035-gw-parameters-status.md). Written by the controller that provisions (gw controller, gw run --provision). Accepted is False with reason InvalidParameters when a field cannot be provisioned for some Gateway: the message names each field and the Gateways concerned.',
+      'Not shown in the spec (docs/decisions/0038-gw-parameters-status.md). Written by the controller that provisions (gw controller, gw run --provision). Accepted is False with reason InvalidParameters when a field cannot be provisioned for some Gateway: the message names each field and the Gateways concerned.',
   },
   object({
     conditions: conditions({

@@ -30,6 +30,16 @@ export interface KindDefinition {
   schema: SchemaNode;
   /** Whether `status` is a subresource (then spec writes ignore it and files may omit it). */
   statusSubresource: boolean;
+  /**
+   * Whether the kind has the scale subresource (autoscaling/v1 Scale over spec.replicas,
+   * status.replicas and spec.selector), which kubectl scale and autoscalers use: Deployment.
+   */
+  scaleSubresource: boolean;
+  /**
+   * Top-level field paths ("spec.selector", "roleRef") an update may not change: kube-apiserver
+   * refuses it ("field is immutable"); the object must be deleted and created again.
+   */
+  immutableFields: readonly string[];
   /** gw.dev kinds reject unknown fields; kinds gw only reads part of warn about them. */
   unknownFields: 'error' | 'warn';
   nameFormat: NameFormat;
@@ -41,6 +51,12 @@ export interface KindDefinition {
    * and kube-apiserver's table columns apply.
    */
   builtIn: boolean;
+  /**
+   * Set for kinds gw stores and serves but never reads (the workloads and RBAC its provisioning
+   * writes into a cluster): why, in a phrase. gw validate notes such objects; a gw run -f without
+   * the API server does not keep them and says so.
+   */
+  notRead?: string;
   description: string;
 }
 
@@ -62,10 +78,13 @@ export interface KindOptions {
   categories?: string[];
   printerColumns?: PrinterColumn[];
   statusSubresource?: boolean;
+  scaleSubresource?: boolean;
+  immutableFields?: string[];
   unknownFields?: 'error' | 'warn';
   nameFormat?: NameFormat;
   crd?: boolean;
   builtIn?: boolean;
+  notRead?: string;
   /** Rules on the whole object, for kinds whose fields sit at the top level (Secret, ConfigMap). */
   rules?: ValidationRule[];
 }
@@ -87,6 +106,16 @@ export function servedApiVersionsOf(definition: KindDefinition): string[] {
  */
 export function topLevelFields(schema: SchemaNode): Pick<KindOptions, 'fields' | 'rules'> {
   return { fields: schema.properties ?? {}, rules: schema['x-kubernetes-validations'] };
+}
+
+/**
+ * What gw says about an object of a kind it does not read (gw validate, gw run -f): a Kubernetes
+ * object it accepts as valid and stores in its API server, but does not act on. Undefined for
+ * the kinds gw reads.
+ */
+export function notReadText(definition: KindDefinition): string | undefined {
+  if (definition.notRead === undefined) return undefined;
+  return `not read by gw (${definition.notRead}); valid, and stored as is by gw's API server or a cluster`;
 }
 
 export function defineKind(options: KindOptions): KindDefinition {
@@ -114,10 +143,13 @@ export function defineKind(options: KindOptions): KindDefinition {
     printerColumns: options.printerColumns,
     schema,
     statusSubresource: options.statusSubresource ?? 'status' in options.fields,
+    scaleSubresource: options.scaleSubresource ?? false,
+    immutableFields: options.immutableFields ?? [],
     unknownFields: options.unknownFields ?? 'error',
     nameFormat: options.nameFormat ?? 'dns1123Subdomain',
     crd: options.crd ?? false,
     builtIn: options.builtIn ?? false,
+    notRead: options.notRead,
     description: options.description,
   };
 }

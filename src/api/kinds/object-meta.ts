@@ -1,6 +1,6 @@
 // ObjectMeta, and the checks kube-apiserver makes on it that a schema cannot express
 // (qualified label keys, annotation size, which name format a kind uses).
-import { array, boolean, integer, map, named, object, string } from '../schema/build.ts';
+import { array, boolean, integer, map, named, object, required, string } from '../schema/build.ts';
 import type { Infer } from '../schema/schema.ts';
 import { DNS_SUBDOMAIN_PATTERN } from '../types/common.ts';
 import { childPath, type FieldError, indexPath } from '../validate/errors.ts';
@@ -42,16 +42,22 @@ export const ObjectMeta = named(
     }),
     ownerReferences: array(
       object({
-        apiVersion: string({ description: 'API version of the owner.' }),
-        kind: string({ description: 'Kind of the owner.' }),
-        name: string({ description: 'Name of the owner.' }),
-        uid: string({ description: 'UID of the owner.' }),
+        apiVersion: required(string({ minLength: 1, description: 'API version of the owner.' })),
+        kind: required(string({ minLength: 1, description: 'Kind of the owner.' })),
+        name: required(string({ minLength: 1, description: 'Name of the owner.' })),
+        uid: required(string({ minLength: 1, description: 'UID of the owner.' })),
         controller: boolean({ description: 'True when the owner is the managing controller.' }),
         blockOwnerDeletion: boolean({ description: 'True when the owner cannot be deleted before this object is.' }),
       }),
       {
         patchMergeKey: 'uid',
         description: 'Objects this object belongs to; it is garbage-collected when they are all gone.',
+        rules: [
+          {
+            rule: 'self.filter(r, has(r.controller) && r.controller).size() <= 1',
+            message: 'Only one reference can have Controller set to true',
+          },
+        ],
       },
     ),
     managedFields: array(

@@ -1,10 +1,11 @@
 // Every kind the API knows, looked up by apiVersion and kind: gw's own, the Gateway API's, and the
-// Kubernetes built-in kinds gw reads (core) or whose objects its provisioning writes (core, apps,
+// Kubernetes built-in kinds gw reads (core, discovery) or whose objects its provisioning writes (core, apps,
 // policy, autoscaling, rbac).
 
 import { appsKinds } from './apps/kinds.ts';
 import { autoscalingKinds } from './autoscaling/kinds.ts';
 import { coreKinds } from './core/kinds.ts';
+import { discoveryKinds } from './discovery/kinds.ts';
 import { gatewayApiKinds } from './gateway-api/kinds.ts';
 import { GwBackendKind } from './gw-backend.ts';
 import { GwModelKind } from './gw-model.ts';
@@ -21,6 +22,7 @@ export const KINDS: readonly KindDefinition[] = [
   GwPolicyKind,
   ...gatewayApiKinds,
   ...coreKinds,
+  ...discoveryKinds,
   ...appsKinds,
   ...policyKinds,
   ...autoscalingKinds,

@@ -130,9 +130,9 @@ export const MODULES_IN_PROGRESS: readonly string[] = [];
 const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_REQUEST_POLICY_NOTE =
-  "Run once per request routed to this backend, for every kind, after the route's traffic policies and filters and before the backend serves it: extAuth first, then transformation, whose response phase runs before the route's. The most specific policy wins per field (Gateway < listener < route < rule < backend). Decision 0037.";
+  "Run once per request routed to this backend, for every kind, after the route's traffic policies and filters and before the backend serves it: extAuth first, then transformation, whose response phase runs before the route's. The most specific policy wins per field (Gateway < listener < route < rule < backend). Decision 0041.";
 const SUB_BACKEND_REQUEST_POLICY =
-  "One provider's or target's own extAuth or transformation is not applied: a sub-backend is chosen inside the backend (per attempt, on failover), after the backend request policies ran. Set it on the GwBackend (spec.policies, or a GwPolicy targeting the GwBackend without sectionName) or on the route. Decision 0037.";
+  "One provider's or target's own extAuth or transformation is not applied: a sub-backend is chosen inside the backend (per attempt, on failover), after the backend request policies ran. Set it on the GwBackend (spec.policies, or a GwPolicy targeting the GwBackend without sectionName) or on the route. Decision 0041.";
 const AI_ONLY =
   'backend.ai (LLM request processing) applies only to `ai` GwBackends and to GwModels (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend, so it is never applied there.';
 const MCP_ONLY =
@@ -531,7 +531,7 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
       note: 'A Service (plain TCP to it), or a static GwBackend whose policies tcp, tls and auth (a key or secretRef, sent on each CONNECT as Proxy-Authorization: Bearer unless auth.location says otherwise) apply to the proxy; other policies on it are refused.',
     }),
     url: enforced(BY.tunnelProxy, {
-      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0036.",
+      note: "http:// or https:// (TLS to the proxy) with host and port; a path is refused. Every connection to the backend goes through the proxy with CONNECT, the backend's own TLS inside; a proxy that cannot be reached or refuses is a connection gw could not make (503). Decision 0039.",
     }),
   },
   BackendTLS: {

@@ -5,6 +5,7 @@
 // itself and the objects it points at (a route its parents, a policy its targets, a model its
 // parents, a ReferenceGrant its namespace). A Gateway must be rebuilt when the two sets meet.
 // Kinds whose change can reach every Gateway force a full translation instead.
+import { SERVICE_NAME_LABEL } from '../../api/kinds/discovery/endpoint-slice.ts';
 import type { GwModelSpec } from '../../api/kinds/gw-model.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
@@ -130,6 +131,16 @@ export function touchedKeys(object: KubeObject, snapshot: Snapshot): string[] {
       break;
     case 'ReferenceGrant':
       keys.push(`ReferenceGrant ${namespace}/*`);
+      break;
+    // Mesh endpoints (controller/mesh-endpoints.ts): a slice is its Service's; a pod may be any
+    // Service's of its namespace (which slices name it is read at the next full pass).
+    case 'EndpointSlice': {
+      const service = object.metadata.labels?.[SERVICE_NAME_LABEL];
+      if (service !== undefined) keys.push(`Service ${namespace}/${service}`);
+      break;
+    }
+    case 'Pod':
+      for (const key of snapshot.services.keys()) if (key.startsWith(`${namespace}/`)) keys.push(`Service ${key}`);
       break;
   }
   return keys;

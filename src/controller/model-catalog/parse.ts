@@ -1,4 +1,4 @@
-// The model cost catalog format (docs/decisions/0036-model-catalog.md): the JSON a ConfigMap key
+// The model cost catalog format (docs/decisions/0040-model-catalog.md): the JSON a ConfigMap key
 // holds, read into the contract's prices. The format is agentgateway's, so one catalog serves both:
 //
 //   {"providers": {"openai": {"models": {"gpt-4o": {

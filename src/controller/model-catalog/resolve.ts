@@ -214,6 +214,11 @@ function catalogCondition(
  * condition when spec.modelCatalog is set, no condition otherwise (so one that drops the field
  * loses the condition). `gwGateways` are the keys of gw's Gateways.
  */
+function hasCatalogCondition(parameters: KubeObject): boolean {
+  const status = parameters.status as GwParametersStatus | undefined;
+  return status?.conditions?.some((entry) => entry.type === MODEL_CATALOG_CONDITION) ?? false;
+}
+
 export function parametersCatalogStatuses(
   snapshot: Snapshot,
   gwGateways: ReadonlySet<string>,
@@ -223,10 +228,20 @@ export function parametersCatalogStatuses(
   const statuses = new Map<string, GwParametersStatus>();
   for (const key of [...snapshot.parameters.keys()].sort()) {
     const parameters = snapshot.parameters.get(key)!;
-    const conditions: Condition[] = [];
-    if ((parameters.spec as GwParametersSpec | undefined)?.modelCatalog !== undefined)
-      conditions.push(catalogCondition(parameters, snapshot, now, byGateways.get(key) ?? [], byClasses.get(key) ?? []));
-    statuses.set(key, { conditions: sortConditions(conditions) });
+    if ((parameters.spec as GwParametersSpec | undefined)?.modelCatalog !== undefined) {
+      const condition = catalogCondition(
+        parameters,
+        snapshot,
+        now,
+        byGateways.get(key) ?? [],
+        byClasses.get(key) ?? [],
+      );
+      statuses.set(key, { conditions: sortConditions([condition]) });
+    } else if (hasCatalogCondition(parameters)) {
+      // The catalog was removed: its condition goes. Parameters that never had one get no status
+      // from here (a controller that does not provision writes none).
+      statuses.set(key, { conditions: [] });
+    }
   }
   return statuses;
 }

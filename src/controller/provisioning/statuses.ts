@@ -2,7 +2,7 @@
 // a Gateway whose data plane cannot be provisioned is Accepted False with reason InvalidParameters
 // (Gateway API) naming each GwParameters and field, and Programmed False; a GatewayClass whose
 // parametersRef does not resolve is Accepted False, InvalidParameters; every GwParameters says who
-// uses it and whether its fields can be provisioned (docs/decisions/0035-gw-parameters-status.md).
+// uses it and whether its fields can be provisioned (docs/decisions/0038-gw-parameters-status.md).
 // A write the API server refused shows on the Gateway's Programmed condition.
 import type { GatewayStatus } from '../../api/kinds/gateway-api/gateway.ts';
 import type { GatewayClassStatus } from '../../api/kinds/gateway-api/gateway-class.ts';

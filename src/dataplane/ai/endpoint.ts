@@ -24,6 +24,7 @@ import {
   type SocketSettings,
 } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
+import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
 import { type CompiledPromptGuards, compilePromptGuards } from './guards/prompt-guard.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
@@ -85,7 +86,8 @@ export function compileEndpoint(
   const tls = policy.tls !== undefined;
   const resolveService = (service: string, port: number) => {
     const object = context.backends[`Service ${namespace}/${service}`];
-    return object?.kind === 'Service' ? serviceDestination(object.spec, port, tls) : 'does not exist';
+    if (object?.kind !== 'Service') return 'does not exist';
+    return object.mesh ? MESH_ROUTE_BACKENDS_ONLY : serviceDestination(object.spec, port, tls);
   };
   const provider = compileProvider(providerFields, { name, namespace, resolveService });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };

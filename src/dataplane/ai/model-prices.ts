@@ -1,5 +1,5 @@
 // The cost of an LLM request from the Gateway's model catalog (DataPlaneConfig.modelCatalog,
-// GwParameters spec.modelCatalog; docs/decisions/0036-model-catalog.md): compiled once per
+// GwParameters spec.modelCatalog; docs/decisions/0040-model-catalog.md): compiled once per
 // configuration into integer rates, then applied to each request's token usage when the usage is
 // known (the whole answer, or the end of a stream or Realtime session). The cost goes into the
 // request's LlmRecord, where the access log (`gw.ai.usage.cost.total`), the metrics

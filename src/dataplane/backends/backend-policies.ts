@@ -2,7 +2,7 @@
 // what the effective backend policy of a backendRef (or of the way to GwModels) checks and changes
 // on a request once routing has chosen that backend — after the route's traffic policies and
 // filters, before the kind serves it. The request handler runs them for every kind at the seam
-// (decision 0037), so a kind gets them without knowing of them. They are the traffic policies'
+// (decision 0041), so a kind gets them without knowing of them. They are the traffic policies'
 // own modules: external authorization first (as agentgateway orders backend policies), then the
 // transformation, whose response phase runs on the way back before the route's (innermost first).
 import type { BackendFull } from '../../api/types/backend-policies.ts';

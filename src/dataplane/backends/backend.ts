@@ -13,6 +13,7 @@ import type {
   DataPlaneConfig,
   ModelsConfig,
 } from '../../contract/dataplane-config.ts';
+import type { MeshTransport } from '../mesh/transport.ts';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
 import type { ForwardingPolicy } from '../policies/types.ts';
@@ -121,6 +122,8 @@ export interface BackendCompileContext {
   client(settings: ConnectionSettings): UpstreamClient;
   /** State of policies and backends kept across configurations while they use it (sessions, buckets, caches). */
   readonly runtime: PolicyRuntime;
+  /** The way into Istio's ambient mesh, when the process has the mesh environment (decision 0035). */
+  readonly mesh: MeshTransport | undefined;
   /** State kept for the life of the data plane, created on first use (MCP session keys). */
   lifetime<T>(key: string, create: () => T): T;
   /**

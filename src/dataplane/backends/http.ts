@@ -42,6 +42,8 @@ import {
   connectionSettings,
 } from '../upstream/connection-settings.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
+import { throughMesh } from '../upstream/mesh-connection.ts';
+import { NO_MESH_ENVIRONMENT } from '../upstream/mesh-refusals.ts';
 import { openTunnel } from '../upstream/tunnel.ts';
 import { backendAuthOptions } from './auth-options.ts';
 import {
@@ -58,9 +60,12 @@ export const httpKind: BackendKind<BackendRefInput> = {
     const { object, ref, context, namespace } = input;
     const policy = ref.policy;
     const tls = policy.tls !== undefined;
+    // A Service in the ambient mesh (the Gateway is in the mesh): reached at its pods over HBONE.
+    const mesh = object.kind === 'Service' ? object.mesh : undefined;
+    if (mesh && !context.mesh) return backendRefusal(`backend ${input.key}: ${NO_MESH_ENVIRONMENT}`, 503);
     const destination =
       object.kind === 'Service'
-        ? serviceDestination(object.spec, ref.port, tls)
+        ? serviceDestination(object.spec, ref.port, tls, mesh && `${input.name}.${input.namespace}.svc`)
         : staticDestination(object.spec.static!, tls);
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
     // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
@@ -75,6 +80,18 @@ export const httpKind: BackendKind<BackendRefInput> = {
       if (error instanceof ConnectionSettingsError)
         return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
       throw error;
+    }
+    let dial = (): Promise<Duplex> => openTunnel(settings);
+    if (mesh && context.mesh) {
+      const meshSettings = throughMesh(
+        settings,
+        mesh,
+        destination.port,
+        context.mesh,
+        `${input.key} port ${destination.port}`,
+      );
+      settings = meshSettings;
+      dial = meshSettings.dial;
     }
     let auth: CompiledBackendAuth | undefined;
     if (policy.auth !== undefined) {
@@ -97,7 +114,7 @@ export const httpKind: BackendKind<BackendRefInput> = {
       health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
     }
     const type = object.kind === 'Service' ? 'service' : 'static';
-    return new HttpBackend(type, settings, context.pool(settings), auth, health);
+    return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
   },
 };
 
@@ -112,7 +129,7 @@ export function destinationForwarder(
   pool: Pool,
   auth: CompiledBackendAuth | undefined,
 ): Backend {
-  return new HttpBackend(type, settings, pool, auth, undefined);
+  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined);
 }
 
 type HttpBackendType = 'static' | 'service' | 'dynamic';
@@ -134,11 +151,13 @@ class HttpBackend implements Backend {
     type: HttpBackendType,
     settings: ConnectionSettings,
     pool: Pool,
+    dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,
   ) {
     this.type = type;
     this.#settings = settings;
+    this.tunnel = dial;
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
@@ -148,7 +167,8 @@ class HttpBackend implements Backend {
   /** Set with a health policy: false while evicted (a rule picks its other backends first). */
   readonly available?: () => boolean;
 
-  readonly tunnel = (): Promise<Duplex> => openTunnel(this.#settings);
+  /** A byte stream to the destination (CONNECT routes): TCP or TLS, or HBONE to a mesh pod. */
+  readonly tunnel: () => Promise<Duplex>;
 
   async serve(routed: RoutedRequest): Promise<void> {
     const { req, res, record, forward, exchange, route } = routed;

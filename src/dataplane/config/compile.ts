@@ -42,6 +42,7 @@ import {
   refusedAnswersOf,
   refusedModelAnswers,
 } from '../backends/registry.ts';
+import type { MeshTransport } from '../mesh/transport.ts';
 import { compileMcpBackendAuthentication } from '../policies/auth/mcp-oauth/backend-authentication.ts';
 import { compileTrafficMcpEndpoint, type McpOAuthEndpoint } from '../policies/auth/mcp-oauth/endpoint.ts';
 import { McpOAuthRoutes, type RoutedEndpoint } from '../policies/auth/mcp-oauth/routes.ts';
@@ -149,6 +150,8 @@ export interface CompileContext {
   /** BackendCompileContext.resolveHost. */
   resolveHost: AddressLookup;
   telemetry?: Telemetry;
+  /** The way into the ambient mesh, when this process has the mesh environment. */
+  mesh?: MeshTransport;
 }
 
 /** What the enforcement registry refuses in `value` at `place`, as one line ("traffic.retry: why; ..."), or undefined. */
@@ -226,6 +229,7 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
       return context.pools.client(settings);
     },
     runtime: context.policyRuntime,
+    mesh: context.mesh,
     lifetime: (name, create) => context.lifetime(name, create),
     servesPort: (port) => context.servesPort(port),
     resolveHost: context.resolveHost,

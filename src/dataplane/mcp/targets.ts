@@ -14,6 +14,7 @@ import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendRefInput } from '../backends/backend.ts';
 import { ConnectionSettingsError, connectionSettings, type Destination } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
+import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
 
 export type McpPrefixMode = 'Conditional' | 'Always' | 'Never';
 export type McpProtocol = 'StreamableHTTP' | 'SSE';
@@ -74,9 +75,11 @@ export function compileTargets(input: BackendRefInput, spec: MCPBackend): McpTar
         const key = `Service ${input.namespace}/${s.backendRef!.name}`;
         const service = input.context.backends[key];
         destination =
-          service?.kind === 'Service'
-            ? serviceDestination(service.spec, s.port, policy.tls !== undefined)
-            : `${key} does not exist`;
+          service?.kind !== 'Service'
+            ? `${key} does not exist`
+            : service.mesh
+              ? `${key} ${MESH_ROUTE_BACKENDS_ONLY}`
+              : serviceDestination(service.spec, s.port, policy.tls !== undefined);
       }
       if (typeof destination === 'string') return { field: `${field}.static`, message: destination };
       const built = buildTarget(target.name, protocol, s.path ?? defaultPath(protocol), destination, policy, input);
@@ -103,6 +106,7 @@ function discoveredTargets(
 ): McpTarget[] | Problem {
   const service = input.context.backends[selected.service];
   if (service?.kind !== 'Service') return [];
+  if (service.mesh) return { field: 'selector', message: `${selected.service} ${MESH_ROUTE_BACKENDS_ONLY}` };
   const [namespace, serviceName] = selected.service.slice('Service '.length).split('/') as [string, string];
   const ports = (service.spec.ports ?? [])
     .map((port) => ({ port, protocol: APP_PROTOCOLS[port.appProtocol ?? ''] }))

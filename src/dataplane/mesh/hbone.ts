@@ -30,8 +30,10 @@ export interface HboneOptions {
   connectTimeoutMs: number;
 }
 
-/** A failure to open the tunnel, naming the destination and why. */
-export class HboneError extends Error {}
+/** A failure to open the tunnel, naming the destination and why: a connection that could not be made. */
+export class HboneError extends Error {
+  readonly code = 'ERR_HBONE';
+}
 
 const authority = (address: string, port: number) => (isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`);
 

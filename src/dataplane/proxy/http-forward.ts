@@ -75,7 +75,9 @@ export function failureOf(error: unknown): UpstreamFailure {
     code === 'UPSTREAM_TUNNEL_FAILED' ||
     code === 'ECONNREFUSED' ||
     code === 'ENOTFOUND' ||
-    code === 'EHOSTUNREACH'
+    code === 'EHOSTUNREACH' ||
+    // No HBONE tunnel to a mesh destination (no ready pod, no workload certificate, identity refused).
+    code === 'ERR_HBONE'
   )
     return 'connect';
   // A backend whose certificate cannot be verified is one gw cannot connect to (503), not a reset.

@@ -8,6 +8,7 @@ import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type LogFunction, moduleLog } from '../../util/log-line.ts';
 import { credentialLog } from '../auth/backend/credential-metrics.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
+import type { MeshTransport } from '../mesh/transport.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
 import { PLAIN_ANSWERS } from '../proxy/answers.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
@@ -49,6 +50,11 @@ export interface DataPlaneOptions {
   onUnboundChange?: () => void;
   /** How names learnt per request (a dynamic forward proxy's destinations) resolve (default: the system resolver; tests). */
   resolveHost?: AddressLookup;
+  /**
+   * The way into Istio's ambient mesh (the mesh environment of a provisioned pod): Services in the
+   * mesh are reached over HBONE with its workload certificate. Its owner starts and stops it.
+   */
+  mesh?: MeshTransport;
 }
 
 /** How often a port that could not be bound is tried again, by default. */
@@ -105,6 +111,7 @@ export class DataPlane {
       pools: this.pools,
       policyRuntime: this.policyRuntime,
       telemetry: this.telemetry,
+      mesh: options.mesh,
       lifetime: <T>(key: string, create: () => T): T => {
         if (!this.lifetimeState.has(key)) this.lifetimeState.set(key, create());
         return this.lifetimeState.get(key) as T;

@@ -1,7 +1,7 @@
 // Prometheus metrics of the data plane (docs/telemetry.md): HTTP requests, their duration and
 // the upstream call's, the OpenTelemetry GenAI metrics (token usage, request duration, time to
 // first token) with the conventions' bucket boundaries, the cost of LLM requests by the Gateway's
-// model catalog (decision 0036), and what each prompt guard did (its duration by outcome, the names
+// model catalog (decision 0040), and what each prompt guard did (its duration by outcome, the names
 // it matched; decision 0031), all with Frontend.metrics custom labels.
 //
 // Hand-written rather than prom-client because recording sits on the request path: one request

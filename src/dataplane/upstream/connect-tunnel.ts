@@ -1,4 +1,4 @@
-// Connections through an HTTP CONNECT proxy (a backend policy's `tunnel`, decision 0036): gw
+// Connections through an HTTP CONNECT proxy (a backend policy's `tunnel`, decision 0039): gw
 // connects to the proxy (TCP, or TLS when the proxy is named by an https url or its GwBackend sets
 // tls), asks it for a tunnel to the backend's host:port, and once the proxy answers 2xx speaks to
 // the backend through it — plain, or with the backend's own TLS inside (TLS in TLS when the proxy

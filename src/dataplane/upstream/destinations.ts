@@ -9,15 +9,25 @@ import type { Destination } from './destination.ts';
 /** appProtocol values that mean HTTP/2 (Kubernetes' h2c and WebSocket-free gRPC conventions). */
 const HTTP2_APP_PROTOCOLS = new Set(['kubernetes.io/h2c', 'h2c', 'http2', 'grpc', 'kubernetes.io/grpc']);
 
-/** Where a Service is reached, or why it cannot be. */
-export function serviceDestination(spec: ServiceSpec, port: number | undefined, tls: boolean): Destination | string {
+/**
+ * Where a Service is reached, or why it cannot be. `meshName` is the name of a Service in the
+ * ambient mesh, whose pods are reached over HBONE: its address, if any, is then only the origin
+ * of its requests, and a Service without one (headless) goes by that name.
+ */
+export function serviceDestination(
+  spec: ServiceSpec,
+  port: number | undefined,
+  tls: boolean,
+  meshName?: string,
+): Destination | string {
   if (port === undefined) return 'a backendRef to a Service must set port';
   const servicePort = (spec.ports ?? []).find((p) => p.port === port);
   if (!servicePort) return `the Service has no port ${port}`;
   const host =
     (spec.type === 'ExternalName' ? spec.externalName : undefined) ??
     (spec.clusterIP && spec.clusterIP !== 'None' ? spec.clusterIP : undefined) ??
-    spec.externalIPs?.[0];
+    spec.externalIPs?.[0] ??
+    meshName;
   if (!host)
     return 'the Service has no address gw can use outside a cluster (set externalName, clusterIP or externalIPs)';
   const appProtocol = servicePort.appProtocol?.toLowerCase();

@@ -6,6 +6,7 @@
 import type { BackendConnectionPolicy } from '../../api/types/backend-connection.ts';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { serviceDestination, staticDestination } from './destinations.ts';
+import { MESH_ROUTE_BACKENDS_ONLY } from './mesh-refusals.ts';
 
 /** A field path and why its value cannot be used. */
 export interface EndpointProblem {
@@ -79,6 +80,7 @@ export function resolveEndpoint(
       message: `${key} is not available (it does not exist, or is in another namespace)`,
     };
   if (backend.kind === 'Service') {
+    if (backend.mesh) return { field: `${field}.backendRef`, message: `${key} ${MESH_ROUTE_BACKENDS_ONLY}` };
     const destination = serviceDestination(backend.spec, ref.port, false);
     if (typeof destination === 'string') return { field: `${field}.backendRef`, message: `${key}: ${destination}` };
     const resolved = endpointOf(destination.host, destination.port, false, `${key}:${ref.port}`);

@@ -1,5 +1,5 @@
 // The proxy of a backend policy's `tunnel` (BackendTunnel: exactly one of backendRef, url),
-// compiled once with the configuration (decision 0036): its address, the TLS to it (an https url,
+// compiled once with the configuration (decision 0039): its address, the TLS to it (an https url,
 // or its GwBackend's policies.tls), its GwBackend's tcp settings, and the credential each CONNECT
 // carries (its GwBackend's policies.auth: a key or secretRef, as Proxy-Authorization: Bearer
 // unless auth.location names another header or prefix). A proxy is reached directly: a GwBackend

@@ -79,6 +79,7 @@ describe('the provisioner', () => {
       'apply ClusterRoleBinding gw-proxy.team-a.ai',
       'create Secret team-a/ai-session-key',
       'apply Service team-a/ai',
+      'apply ConfigMap team-a/ai',
       'apply Deployment team-a/ai',
     ]);
     const key = store.get('/Secret', 'team-a/ai-session-key')?.data;
@@ -185,6 +186,7 @@ describe('the provisioner', () => {
     await settle();
     assert.deepEqual(calls.splice(0).sort(), [
       'delete ClusterRoleBinding gw-proxy.team-a.ai',
+      'delete ConfigMap team-a/ai',
       'delete Deployment team-a/ai',
       'delete Secret team-a/ai-session-key',
       'delete Service team-a/ai',

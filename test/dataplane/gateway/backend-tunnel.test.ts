@@ -1,4 +1,4 @@
-// Backend tunnels (BackendTunnel, decision 0036) through gw with real traffic: a CONNECT proxy
+// Backend tunnels (BackendTunnel, decision 0039) through gw with real traffic: a CONNECT proxy
 // written here (test/support/connect-proxy.ts) counts the tunnels it opened and the authority each
 // CONNECT named. Through it: a plain HTTP backend (its keep-alive connection reused: one CONNECT
 // for several requests), an HTTPS backend (its TLS inside the tunnel), HTTP/2 upstreams (h2c and

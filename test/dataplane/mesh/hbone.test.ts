@@ -1,89 +1,25 @@
 // HBONE to a mesh destination (src/dataplane/mesh/hbone.ts, decision 0035): mutual TLS with
 // workload certificates from a stand-in of Istio's CA, the destination's SPIFFE ID checked (trust
 // domain aliases included), an HTTP/2 CONNECT to the pod's address and port, and real HTTP
-// through the tunnel to a server behind a stand-in of the destination's ztunnel.
+// through the tunnel to a server behind a stand-in of the destination's ztunnel
+// (test/helpers/ztunnel-stand-in.ts).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
-import { type AddressInfo, connect as tcpConnect } from 'node:net';
+import type { Http2SecureServer } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { TLSSocket } from 'node:tls';
-import { createCertificate } from '../../../src/dataplane/mesh/ca-client.ts';
-import { signingRequest } from '../../../src/dataplane/mesh/csr.ts';
 import { HboneError, openHbone } from '../../../src/dataplane/mesh/hbone.ts';
-import { uriNames } from '../../../src/dataplane/mesh/spiffe.ts';
-import { acceptCertificate, type WorkloadCertificate } from '../../../src/dataplane/mesh/workload-certificate.ts';
-import { type MeshCaStandIn, podSettings, skipWithoutOpenssl, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
+import type { WorkloadCertificate } from '../../../src/dataplane/mesh/workload-certificate.ts';
+import { type MeshCaStandIn, skipWithoutOpenssl, startMeshCa } from '../../helpers/mesh-ca-stand-in.ts';
+import { issue, type Seen, startZtunnel } from '../../helpers/ztunnel-stand-in.ts';
 
 const GATEWAY = 'spiffe://corp.example/ns/team-a/sa/ai';
 const MODEL = 'spiffe://corp.example/ns/team-b/sa/model';
 const TOKEN = 'token';
-
-/** A workload certificate for `identity`, signed by `ca`. */
-async function issue(ca: MeshCaStandIn, dir: string, identity: string): Promise<WorkloadCertificate> {
-  const settings = podSettings(ca, dir, TOKEN);
-  ca.options.identity = identity;
-  const request = signingRequest(identity);
-  const accepted = acceptCertificate(
-    await createCertificate(settings, request.pem, 3600),
-    request.privateKey,
-    identity,
-    Date.now(),
-  );
-  assert.ok(typeof accepted !== 'string', accepted as string);
-  return accepted;
-}
-
-interface Seen {
-  clientIdentities: string[];
-  servername: string | false | null;
-  authority: string | undefined;
-}
-
-/** A stand-in of the destination's ztunnel: HBONE in, the CONNECT's bytes to its :authority. */
-async function startZtunnel(
-  certificate: WorkloadCertificate,
-  seen: Seen[],
-  answer = 200,
-): Promise<{ server: Http2SecureServer; port: number }> {
-  const server = createSecureServer({
-    key: certificate.privateKey.export({ type: 'pkcs8', format: 'pem' }),
-    cert: certificate.chain.join(''),
-    ca: certificate.roots,
-    requestCert: true,
-    rejectUnauthorized: true,
-    ALPNProtocols: ['h2'],
-    minVersion: 'TLSv1.3',
-  });
-  server.on('stream', (stream: ServerHttp2Stream, headers) => {
-    const socket = stream.session!.socket as TLSSocket;
-    const peer = socket.getPeerX509Certificate();
-    seen.push({
-      clientIdentities: peer ? uriNames(peer) : [],
-      servername: socket.servername,
-      authority: headers[':authority'],
-    });
-    if (headers[':method'] !== 'CONNECT' || answer !== 200) {
-      stream.respond({ ':status': answer === 200 ? 405 : answer });
-      stream.end();
-      return;
-    }
-    const [host, port] = [headers[':authority']!.replace(/:\d+$/, ''), Number(headers[':authority']!.split(':').pop())];
-    const upstream = tcpConnect({ host, port }, () => {
-      stream.respond({ ':status': 200 });
-      upstream.pipe(stream);
-      stream.pipe(upstream);
-    });
-    upstream.on('error', () => stream.close(constants.NGHTTP2_CONNECT_ERROR));
-    stream.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
-}
 
 /** A GET through `tunnel` (HTTP/1.1 over the CONNECT stream). */
 function getThrough(tunnel: Duplex): Promise<string> {
@@ -117,7 +53,7 @@ describe('HBONE', { skip: skipWithoutOpenssl }, () => {
     ca = await startMeshCa({ token: TOKEN, clusterId: 'east', identity: GATEWAY });
     otherMesh = await startMeshCa({ token: TOKEN, clusterId: 'east', identity: MODEL });
     dir = mkdtempSync(join(tmpdir(), 'gw-hbone-'));
-    gateway = await issue(ca, dir, GATEWAY);
+    gateway = await issue(ca, dir, GATEWAY, TOKEN);
     backend = createServer((request, response) => response.end(`models for ${request.headers.host}`));
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
@@ -131,7 +67,9 @@ describe('HBONE', { skip: skipWithoutOpenssl }, () => {
   });
 
   async function ztunnel(identity: string, seen: Seen[], options: { mesh?: MeshCaStandIn; answer?: number } = {}) {
-    const started = await startZtunnel(await issue(options.mesh ?? ca, dir, identity), seen, options.answer);
+    const started = await startZtunnel(await issue(options.mesh ?? ca, dir, identity, TOKEN), seen, {
+      answer: options.answer,
+    });
     servers.push(started.server);
     return started.port;
   }

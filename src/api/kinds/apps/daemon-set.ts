@@ -4,9 +4,9 @@
 import { enumOf, integer, named, object, refine, required } from '../../schema/build.ts';
 import type { Infer } from '../../schema/schema.ts';
 import { PodTemplateSpec, workloadTemplateRules } from '../core/pod.ts';
-import { conditionList } from '../core/workload-condition.ts';
+import { conditionList, statusCount } from '../core/workload-condition.ts';
 import { LabelSelector } from '../gateway-api/shared.ts';
-import { IntOrPercent } from './deployment.ts';
+import { IntOrPercent, rollingUpdateForbiddenWith } from './deployment.ts';
 
 export const DaemonSetUpdateStrategy = named(
   { name: 'DaemonSetUpdateStrategy', description: "How a DaemonSet replaces its nodes' pods.", source: 'core' },
@@ -31,14 +31,7 @@ export const DaemonSetUpdateStrategy = named(
       ),
     },
     {
-      rules: [
-        {
-          rule: "!has(self.type) || self.type != 'OnDelete' || !has(self.rollingUpdate)",
-          message: "may not be specified when strategy `type` is 'OnDelete'",
-          fieldPath: '.rollingUpdate',
-          reason: 'FieldValueForbidden',
-        },
-      ],
+      rules: [rollingUpdateForbiddenWith('OnDelete')],
     },
   ),
 );
@@ -69,8 +62,6 @@ export const DaemonSetSpec = named(
 );
 export type DaemonSetSpec = Infer<typeof DaemonSetSpec>;
 
-const count = (description: string) => integer({ format: 'int32', minimum: 0, description });
-
 export const DaemonSetStatus = named(
   {
     name: 'DaemonSetStatus',
@@ -79,15 +70,15 @@ export const DaemonSetStatus = named(
     notes: 'gw runs no DaemonSet controller: the status is what clients write through the status subresource.',
   },
   object({
-    currentNumberScheduled: count('Nodes running at least one daemon pod that should.'),
-    numberMisscheduled: count('Nodes running a daemon pod that should not.'),
-    desiredNumberScheduled: count('Nodes that should run the daemon pod.'),
-    numberReady: count('Nodes whose daemon pod is ready.'),
+    currentNumberScheduled: statusCount('Nodes running at least one daemon pod that should.'),
+    numberMisscheduled: statusCount('Nodes running a daemon pod that should not.'),
+    desiredNumberScheduled: statusCount('Nodes that should run the daemon pod.'),
+    numberReady: statusCount('Nodes whose daemon pod is ready.'),
     observedGeneration: integer({ format: 'int64', minimum: 0, description: 'Generation last acted on.' }),
-    updatedNumberScheduled: count('Nodes running the current template.'),
-    numberAvailable: count('Nodes whose daemon pod has been ready for minReadySeconds.'),
-    numberUnavailable: count('Nodes whose daemon pod is not available.'),
-    collisionCount: count('Template hash collisions seen.'),
+    updatedNumberScheduled: statusCount('Nodes running the current template.'),
+    numberAvailable: statusCount('Nodes whose daemon pod has been ready for minReadySeconds.'),
+    numberUnavailable: statusCount('Nodes whose daemon pod is not available.'),
+    collisionCount: statusCount('Template hash collisions seen.'),
     conditions: conditionList('Latest observations of the DaemonSet.'),
   }),
 );

@@ -2,9 +2,9 @@
 // kube-apiserver would (selector, template, strategy checks and defaults); nothing here runs pods,
 // so the status is what clients write.
 import { boolean, enumOf, integer, intOrString, named, object, refine, required } from '../../schema/build.ts';
-import type { Infer } from '../../schema/schema.ts';
+import type { Infer, ValidationRule } from '../../schema/schema.ts';
 import { PodTemplateSpec, workloadTemplateRules } from '../core/pod.ts';
-import { conditionList } from '../core/workload-condition.ts';
+import { conditionList, statusCount } from '../core/workload-condition.ts';
 import { LabelSelector } from '../gateway-api/shared.ts';
 
 /** A count or a percentage ("25%"), as rolling updates bound their surge and unavailability. */
@@ -16,6 +16,16 @@ export const IntOrPercent = intOrString({
     },
   ],
 });
+
+/** A strategy's rollingUpdate is refused when its type is the other one (Recreate, OnDelete). */
+export function rollingUpdateForbiddenWith(type: string): ValidationRule {
+  return {
+    rule: `!has(self.type) || self.type != '${type}' || !has(self.rollingUpdate)`,
+    message: `may not be specified when strategy \`type\` is '${type}'`,
+    fieldPath: '.rollingUpdate',
+    reason: 'FieldValueForbidden',
+  };
+}
 
 const isZero = (field: string) => `(has(self.${field}) && (self.${field} == 0 || self.${field} == '0%'))`;
 
@@ -60,14 +70,7 @@ export const DeploymentStrategy = named(
       rollingUpdate: RollingUpdateDeployment,
     },
     {
-      rules: [
-        {
-          rule: "!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",
-          message: "may not be specified when strategy `type` is 'Recreate'",
-          fieldPath: '.rollingUpdate',
-          reason: 'FieldValueForbidden',
-        },
-      ],
+      rules: [rollingUpdateForbiddenWith('Recreate')],
     },
   ),
 );
@@ -117,8 +120,6 @@ export const DeploymentSpec = named(
 );
 export type DeploymentSpec = Infer<typeof DeploymentSpec>;
 
-const count = (description: string) => integer({ format: 'int32', minimum: 0, description });
-
 export const DeploymentStatus = named(
   {
     name: 'DeploymentStatus',
@@ -128,13 +129,13 @@ export const DeploymentStatus = named(
   },
   object({
     observedGeneration: integer({ format: 'int64', minimum: 0, description: 'Generation last acted on.' }),
-    replicas: count('Pods targeted by the Deployment.'),
-    updatedReplicas: count('Pods with the current template.'),
-    readyReplicas: count('Pods ready.'),
-    availableReplicas: count('Pods ready for at least minReadySeconds.'),
-    unavailableReplicas: count('Pods still needed for full availability.'),
-    terminatingReplicas: count('Pods being terminated.'),
-    collisionCount: count('Template hash collisions seen.'),
+    replicas: statusCount('Pods targeted by the Deployment.'),
+    updatedReplicas: statusCount('Pods with the current template.'),
+    readyReplicas: statusCount('Pods ready.'),
+    availableReplicas: statusCount('Pods ready for at least minReadySeconds.'),
+    unavailableReplicas: statusCount('Pods still needed for full availability.'),
+    terminatingReplicas: statusCount('Pods being terminated.'),
+    collisionCount: statusCount('Template hash collisions seen.'),
     conditions: conditionList('Latest observations (Available, Progressing, ReplicaFailure).'),
   }),
 );

@@ -13,6 +13,7 @@ export const autoscalingKinds: KindDefinition[] = [
     plural: 'horizontalpodautoscalers',
     shortNames: ['hpa'],
     categories: ['all'],
+    notRead: 'an autoscaler of a workload: gw runs no pods and scales nothing',
     description: 'Scales the data-plane Deployment on metrics; stored, gw scales nothing.',
     fields: { spec: HorizontalPodAutoscalerSpec, status: HorizontalPodAutoscalerStatus },
   }),

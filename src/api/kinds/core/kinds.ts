@@ -1,9 +1,11 @@
-// The core kinds (v1): Namespace, Service, Secret and ConfigMap, which gw reads, and
-// ServiceAccount, which its provisioning writes. Fields gw does not model are warnings, not
+// The core kinds (v1): Namespace, Service, Secret, ConfigMap and Pod, which gw reads (Pods for the
+// mesh: their IPs, readiness and ServiceAccounts), and ServiceAccount, which its provisioning writes. Fields gw does not model are warnings, not
 // errors: a real API server accepts them.
 import { defineKind, type KindDefinition, topLevelFields } from '../kind.ts';
 import { ConfigMapSpec } from './config-map.ts';
 import { NamespaceSpec, NamespaceStatus } from './namespace.ts';
+import { PodSpec } from './pod.ts';
+import { PodStatus } from './pod-status.ts';
 import { SecretSpec } from './secret.ts';
 import { ServiceSpec, ServiceStatus } from './service.ts';
 import { ServiceAccountFields } from './service-account.ts';
@@ -51,10 +53,21 @@ export const coreKinds: KindDefinition[] = [
   }),
   defineKind({
     ...common,
+    kind: 'Pod',
+    plural: 'pods',
+    shortNames: ['po'],
+    categories: ['all'],
+    namespaced: true,
+    description: "A running workload; gw reads a mesh destination's IPs, readiness and ServiceAccount.",
+    fields: { spec: PodSpec, status: PodStatus },
+  }),
+  defineKind({
+    ...common,
     kind: 'ServiceAccount',
     plural: 'serviceaccounts',
     namespaced: true,
     shortNames: ['sa'],
+    notRead: 'the identity of pods: gw runs no pods',
     description: 'The identity the data-plane pods run as; stored, gw does not read it.',
     ...topLevelFields(ServiceAccountFields),
   }),

@@ -1,7 +1,7 @@
-// The condition shape of the built-in workload kinds' statuses (apps/v1 DeploymentCondition,
+// What the statuses of the built-in workload kinds share: counts, and the condition shape (apps/v1 DeploymentCondition,
 // DaemonSetCondition, autoscaling/v2 HorizontalPodAutoscalerCondition): unlike metav1.Condition
 // only type and status are required, and a Deployment's carries lastUpdateTime too.
-import { array, enumOf, named, object, required, string } from '../../schema/build.ts';
+import { array, enumOf, integer, named, object, required, string } from '../../schema/build.ts';
 import type { Infer } from '../../schema/schema.ts';
 
 export const WorkloadCondition = named(
@@ -25,4 +25,9 @@ export type WorkloadCondition = Infer<typeof WorkloadCondition>;
 /** A status's conditions list: one per type, merged by type under strategic merge patch. */
 export function conditionList(description: string) {
   return array(WorkloadCondition, { listType: 'map', listMapKeys: ['type'], patchMergeKey: 'type', description });
+}
+
+/** A status count (replicas, nodes, pods): a non-negative int32. */
+export function statusCount(description: string) {
+  return integer({ format: 'int32', minimum: 0, description });
 }

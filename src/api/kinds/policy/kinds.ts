@@ -12,6 +12,7 @@ export const policyKinds: KindDefinition[] = [
     kind: 'PodDisruptionBudget',
     plural: 'poddisruptionbudgets',
     shortNames: ['pdb'],
+    notRead: 'a disruption budget of pods: gw runs no pods',
     description: 'How many data-plane pods a voluntary disruption must leave; stored, gw evicts nothing.',
     fields: { spec: PodDisruptionBudgetSpec, status: PodDisruptionBudgetStatus },
   }),

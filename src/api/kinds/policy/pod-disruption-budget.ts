@@ -4,6 +4,7 @@ import { array, enumOf, integer, map, named, object, refine, string } from '../.
 import { atMostOneOf } from '../../schema/rules.ts';
 import type { Infer } from '../../schema/schema.ts';
 import { IntOrPercent } from '../apps/deployment.ts';
+import { statusCount } from '../core/workload-condition.ts';
 import { Condition, LabelSelector } from '../gateway-api/shared.ts';
 
 export const PodDisruptionBudgetSpec = named(
@@ -30,8 +31,6 @@ export const PodDisruptionBudgetSpec = named(
 );
 export type PodDisruptionBudgetSpec = Infer<typeof PodDisruptionBudgetSpec>;
 
-const count = (description: string) => integer({ format: 'int32', minimum: 0, description });
-
 export const PodDisruptionBudgetStatus = named(
   {
     name: 'PodDisruptionBudgetStatus',
@@ -42,10 +41,10 @@ export const PodDisruptionBudgetStatus = named(
   object({
     observedGeneration: integer({ format: 'int64', minimum: 0, description: 'Generation last acted on.' }),
     disruptedPods: map(string({ format: 'date-time' }), { description: 'Pods evicted but not yet gone, by name.' }),
-    disruptionsAllowed: count('Evictions allowed now.'),
-    currentHealthy: count('Healthy pods.'),
-    desiredHealthy: count('Healthy pods the budget requires.'),
-    expectedPods: count('Pods the budget counts.'),
+    disruptionsAllowed: statusCount('Evictions allowed now.'),
+    currentHealthy: statusCount('Healthy pods.'),
+    desiredHealthy: statusCount('Healthy pods the budget requires.'),
+    expectedPods: statusCount('Pods the budget counts.'),
     conditions: array(Condition, {
       listType: 'map',
       listMapKeys: ['type'],

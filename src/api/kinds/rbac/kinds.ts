@@ -11,7 +11,13 @@ import {
   roleRules,
 } from './rbac.ts';
 
-const common = { group: RBAC_GROUP, version: 'v1', unknownFields: 'warn' as const, builtIn: true };
+const common = {
+  group: RBAC_GROUP,
+  version: 'v1',
+  unknownFields: 'warn' as const,
+  builtIn: true,
+  notRead: 'Kubernetes authorization: gw does not authorize by RBAC',
+};
 
 export const rbacKinds: KindDefinition[] = [
   defineKind({
@@ -41,6 +47,7 @@ export const rbacKinds: KindDefinition[] = [
     nameFormat: 'pathSegment',
     description: 'Grants a Role or ClusterRole within a namespace; stored, not enforced.',
     fields: roleBindingFields,
+    immutableFields: ['roleRef'],
   }),
   defineKind({
     ...common,
@@ -51,5 +58,6 @@ export const rbacKinds: KindDefinition[] = [
     description: 'Grants a ClusterRole across the cluster; stored, not enforced.',
     fields: roleBindingFields,
     rules: clusterRoleBindingRules,
+    immutableFields: ['roleRef'],
   }),
 ];
