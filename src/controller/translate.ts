@@ -39,7 +39,7 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
     ['listenerSets', gatewayApi.listenerSetStatuses],
     ['httpRoutes', gatewayApi.routeStatuses],
     ['policies', policyStatuses(snapshot, gatewayApi, now, resolutions, policies, refusals)],
-    ['backends', backendStatuses(snapshot, now)],
+    ['backends', backendStatuses(snapshot, now, configs)],
     ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
     ['parameters', parametersCatalogStatuses(snapshot, new Set(gatewayApi.gatewayStatuses.keys()), now)],
   ]);

@@ -233,6 +233,7 @@ const NOT_REASONS = new Set([
   'EndpointSlice',
   // condition types that are never a reason
   'StatusSummarized',
+  'Authorized',
   'ModelCatalogResolved',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DownstreamLimits } from '../../src/dataplane/server/downstream-limits.ts';
 import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
+import type { AddressLookup } from '../../src/dataplane/upstream/address-lookup.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import type { Reply } from './http-request.ts';
 import { until } from './until.ts';
@@ -57,8 +58,15 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** gw serving `files` (name → YAML), with `limits` for what clients send; resolves when every listener is bound. */
-export async function startTestGateway(files: Record<string, string>, limits?: DownstreamLimits): Promise<TestGateway> {
+/**
+ * gw serving `files` (name → YAML), with `limits` for what clients send and `resolveHost` for the
+ * names it resolves per request; resolves when every listener is bound.
+ */
+export async function startTestGateway(
+  files: Record<string, string>,
+  limits?: DownstreamLimits,
+  resolveHost?: AddressLookup,
+): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
   for (const [name, yaml] of Object.entries(files)) writeFileSync(join(dir, name), yaml);
   const logs: string[] = [];
@@ -72,6 +80,7 @@ export async function startTestGateway(files: Record<string, string>, limits?: D
     onLoad: (report) => logs.push(...[...report.problems, ...report.warnings].map((problem) => problem.message)),
     telemetry,
     limits,
+    resolveHost,
   });
   await gateway.start();
   return {

@@ -23,6 +23,7 @@ export const PLACE_NAMES = [
   'traffic:mcp',
   'traffic:models',
   'backend:http',
+  'backend:dynamic',
   'backend:ai',
   'backend:ai-provider',
   'backend:mcp',
@@ -87,6 +88,12 @@ export const PLACES: readonly Place[] = [
     description: `${BACKEND_SECTIONS}, reaching a static GwBackend or a Service.`,
   },
   {
+    name: 'backend:dynamic',
+    base: 'backend:http',
+    root: BackendFull,
+    description: `${BACKEND_SECTIONS}, reaching a \`dynamicForwardProxy\` GwBackend (applied to the connection to each request's destination).`,
+  },
+  {
     name: 'backend:ai',
     root: BackendFull,
     description: `${BACKEND_SECTIONS}, reaching an \`ai\` GwBackend as a whole (every provider of it, unless a provider's own policies say otherwise).`,
@@ -127,7 +134,7 @@ export const PLACES: readonly Place[] = [
     description:
       'GwBackend spec: the backend kind (static, ai, mcp, a2a, aws, dynamicForwardProxy) and, for `ai` backends, the provider configurations (LLMProvider and its family configs); for `mcp` backends, the targets.',
     excluded: {
-      policies: 'backend:http, backend:ai, backend:mcp',
+      policies: 'backend:http, backend:dynamic, backend:ai, backend:mcp',
       'ai.groups.providers.policies': 'backend:ai-provider',
       'mcp.targets.static.policies': 'backend:mcp-target',
     },

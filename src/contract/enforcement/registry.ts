@@ -61,6 +61,8 @@ const BY = {
   metrics: `${DP}/telemetry/metrics.ts`,
   // backends
   httpTargets: `${DP}/upstream/destinations.ts`,
+  forwardProxy: `${DP}/backends/forward-proxy/dynamic-forward-proxy.ts`,
+  destinationRules: `${DP}/backends/forward-proxy/destination-rules.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   tunnel: `${DP}/upstream/connect-tunnel.ts`,
   tunnelProxy: `${DP}/upstream/tunnel-proxy.ts`,
@@ -137,6 +139,8 @@ const MCP_ONLY =
   'backend.mcp (MCP authorization, authentication and guardrails) applies only to `mcp` GwBackends (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend and of GwModels, so it is never applied there.';
 const MCP_WHOLE_BACKEND =
   'backend.mcp (authorization, authentication, guardrails) applies to a whole MCP backend, not to one of its targets; set it on the GwBackend.';
+const FORWARD_PROXY_HEALTH =
+  "A dynamic forward proxy's destination changes with each request: passive health would evict the whole backend for one destination's failures. Remove health from the policies reaching a dynamicForwardProxy GwBackend.";
 const MCP_HEALTH =
   "MCP targets have no passive health or eviction: a target that fails is handled by the backend's failureMode (FailClosed fails the session, FailOpen leaves the target out). Remove health.";
 const MODEL_ROUTES =
@@ -869,12 +873,17 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
   GwBackendSpec: {
     ai: enforced(BY.aiBackend),
     static: enforced(BY.httpTargets),
-    dynamicForwardProxy: backendKindNotYet('dynamicForwardProxy', "forwarding to each request's own host"),
+    dynamicForwardProxy: enforced(BY.forwardProxy),
     mcp: enforced(BY.mcpBackend),
     aws: backendKindNotYet('aws', 'AWS Bedrock AgentCore agent runtimes'),
     a2a: backendKindNotYet('a2a', 'A2A agents'),
   },
   StaticBackend: { host: enforced(), port: enforced(), unixPath: enforced() },
+  DynamicForwardProxyBackend: {
+    allowedAddresses: enforced(BY.destinationRules),
+    allowedHosts: enforced(BY.destinationRules),
+    deniedAddresses: enforced(BY.destinationRules),
+  },
   AIBackend: { provider: enforced(), groups: enforced(BY.priorityGroups) },
   PriorityGroup: { providers: enforced() },
   LLMProvider: llmProviderFields,
@@ -1045,6 +1054,9 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
     }),
     ai: enforced(BY.appliesTo, { note: AI_ONLY }),
     mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),
+  },
+  'backend:dynamic': {
+    health: refused(FORWARD_PROXY_HEALTH),
   },
   'backend:ai': {
     mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),

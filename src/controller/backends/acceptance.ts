@@ -6,6 +6,7 @@
 // ACCEPTANCE_RULES; a missing object it names is ResolvedRefs, not Accepted.
 import type { GwBackendSpec } from '../../api/kinds/gw-backend.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
+import { parseAddressRange } from '../../util/address-range.ts';
 import { backendRefusals, refusalText } from '../refusals.ts';
 import { reservedClaimProblems } from './reserved-claims.ts';
 
@@ -21,9 +22,24 @@ interface AcceptanceProblem {
 /** Each rule gives the problems of one backend spec (empty: the rule holds). */
 const ACCEPTANCE_RULES: readonly ((spec: GwBackendSpec) => AcceptanceProblem[])[] = [
   (spec) => reservedClaimProblems(spec, 'spec').map((message) => ({ reason: 'Invalid', message })),
+  (spec) => forwardProxyRangeProblems(spec).map((message) => ({ reason: 'Invalid', message })),
   // Fields the data plane refuses (contract/enforcement): its kind, providers and policies.
   (spec) => backendRefusals(spec).map((refusal) => ({ reason: 'Unsupported', message: refusalText(refusal) })),
 ];
+
+/** Address ranges of a dynamicForwardProxy that admission's pattern lets through but do not parse (an IPv6 range). */
+function forwardProxyRangeProblems(spec: GwBackendSpec): string[] {
+  const proxy = spec.dynamicForwardProxy;
+  if (proxy === undefined) return [];
+  return (['allowedAddresses', 'deniedAddresses'] as const).flatMap((field) =>
+    (proxy[field] ?? []).flatMap((text, index) => {
+      const range = parseAddressRange(text);
+      return typeof range === 'string'
+        ? [`spec.dynamicForwardProxy.${field}[${index}]: ${range}; correct or remove the entry`]
+        : [];
+    }),
+  );
+}
 
 const ACCEPTED: BackendAcceptance = { accepted: true };
 

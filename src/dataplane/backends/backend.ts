@@ -21,6 +21,7 @@ import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { ClientResponse } from '../proxy/client-response.ts';
 import type { ForwardRequest } from '../routing/filters.ts';
 import type { BackendType, RequestRecord } from '../telemetry/request-record.ts';
+import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
 
@@ -59,16 +60,23 @@ export interface RoutedRequest {
   readonly exchange: PolicyExchange | undefined;
 }
 
+/** The host and port a CONNECT asks for (an IPv6 host without brackets). */
+export interface ConnectAuthority {
+  readonly host: string;
+  readonly port: number;
+}
+
 /** A compiled backend: serves the requests routed to it. */
 export interface Backend {
   /** The backend's type in telemetry (CEL `backend.type`, agentgateway's values). */
   readonly type: BackendType;
   serve(request: RoutedRequest): Promise<void>;
   /**
-   * For Frontend.connect Route: a byte stream to the backend's address, for a CONNECT tunnel.
-   * Only kinds that forward bytes as they are (plain HTTP destinations) have it.
+   * For Frontend.connect Route: a byte stream to the backend's address, for a CONNECT tunnel to
+   * `authority` (what the client asked for, which a dynamic forward proxy connects to). Only kinds
+   * that forward bytes as they are (plain HTTP destinations) have it.
    */
-  readonly tunnel?: () => Promise<Duplex>;
+  readonly tunnel?: (authority: ConnectAuthority) => Promise<Duplex>;
   /**
    * For a backend with passive health (backend policy `health`): false while it is evicted. A rule
    * sends to its available backends first, and to evicted ones only when none is available.
@@ -118,6 +126,13 @@ export interface BackendCompileContext {
   readonly mesh: MeshTransport | undefined;
   /** State kept for the life of the data plane, created on first use (MCP session keys). */
   lifetime<T>(key: string, create: () => T): T;
+  /**
+   * Whether this data plane listens on the port now (any Gateway's listener), read when a request
+   * needs it: a forward proxy must not send a request back to the gateway itself.
+   */
+  servesPort(port: number): boolean;
+  /** Resolves a name learnt per request (a dynamic forward proxy's destination) to its addresses. */
+  readonly resolveHost: AddressLookup;
   /** Reports something that cannot be served as configured, once (the log line, without the Gateway). */
   report(problem: string): void;
 }

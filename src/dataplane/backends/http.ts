@@ -6,6 +6,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Pool } from 'undici';
 import { fieldNamespace } from '../../contract/dataplane-config.ts';
 import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
@@ -117,6 +118,22 @@ export const httpKind: BackendKind<BackendRefInput> = {
   },
 };
 
+/**
+ * A backend forwarding to one destination as the http kind does (backend auth, retry, host
+ * rewrite, deadlines), without passive health: for a kind that picks the destination itself
+ * (the dynamic forward proxy, per request).
+ */
+export function destinationForwarder(
+  type: HttpBackendType,
+  settings: ConnectionSettings,
+  pool: Pool,
+  auth: CompiledBackendAuth | undefined,
+): Backend {
+  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined);
+}
+
+type HttpBackendType = 'static' | 'service' | 'dynamic';
+
 /** Health of an HTTP backend (backend policy `health`): what its responses say, and whether it is evicted. */
 interface PassiveHealth {
   readonly state: EndpointHealth;
@@ -124,16 +141,16 @@ interface PassiveHealth {
 }
 
 class HttpBackend implements Backend {
-  readonly type: 'static' | 'service';
+  readonly type: HttpBackendType;
   readonly #settings: ConnectionSettings;
-  readonly #pool: ReturnType<BackendRefInput['context']['pool']>;
+  readonly #pool: Pool;
   readonly #auth: CompiledBackendAuth | undefined;
   readonly #health: PassiveHealth | undefined;
 
   constructor(
-    type: 'static' | 'service',
+    type: HttpBackendType,
     settings: ConnectionSettings,
-    pool: ReturnType<BackendRefInput['context']['pool']>,
+    pool: Pool,
     dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,

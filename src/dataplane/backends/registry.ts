@@ -16,6 +16,7 @@ import {
   backendRefusal,
   type ModelsInput,
 } from './backend.ts';
+import { dynamicForwardProxy } from './forward-proxy/dynamic-forward-proxy.ts';
 import { httpKind } from './http.ts';
 
 type GwBackendKindField = 'static' | 'ai' | 'mcp' | 'a2a' | 'aws' | 'dynamicForwardProxy';
@@ -27,7 +28,7 @@ const GW_BACKEND_KINDS: Record<GwBackendKindField, BackendKind<BackendRefInput> 
   mcp: mcpKind,
   a2a: 'A2A agent backends (a2a) are not served by this data plane yet',
   aws: 'AWS Bedrock AgentCore backends (aws.agentCore) are not served by this data plane yet',
-  dynamicForwardProxy: 'dynamic forward proxy backends (dynamicForwardProxy) are not served by this data plane yet',
+  dynamicForwardProxy,
 };
 
 function kindField(object: BackendObjectConfig & { kind: 'GwBackend' }): GwBackendKindField | undefined {

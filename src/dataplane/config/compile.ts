@@ -3,6 +3,7 @@
 // (each by its kind: backends/registry.ts). Requests then only look things up in the compiled
 // form. Anything that cannot be used is compiled into an error answer for the requests that reach
 // it (and a problem line for the log), never a crash.
+
 import type { CORS } from '../../api/types/traffic.ts';
 import type {
   BackendObjectConfig,
@@ -59,6 +60,7 @@ import {
   DEFAULT_CONNECTION_OPTIONS,
 } from '../server/listener-options.ts';
 import type { FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { DataLookup } from '../upstream/connection-settings.ts';
 import type { UpstreamPools } from '../upstream/pools.ts';
 
@@ -143,6 +145,10 @@ export interface CompileContext {
   policyRuntime: PolicyRuntime;
   /** State kept for the life of the data plane (BackendCompileContext.lifetime). */
   lifetime<T>(key: string, create: () => T): T;
+  /** Whether this data plane listens on a port now (BackendCompileContext.servesPort). */
+  servesPort(port: number): boolean;
+  /** BackendCompileContext.resolveHost. */
+  resolveHost: AddressLookup;
   telemetry?: Telemetry;
   /** The way into the ambient mesh, when this process has the mesh environment. */
   mesh?: MeshTransport;
@@ -225,6 +231,8 @@ function compileGatewayParts(key: string, config: DataPlaneConfig, context: Comp
     runtime: context.policyRuntime,
     mesh: context.mesh,
     lifetime: (name, create) => context.lifetime(name, create),
+    servesPort: (port) => context.servesPort(port),
+    resolveHost: context.resolveHost,
     report: (problem) => {
       if (!reported.has(problem)) {
         reported.add(problem);

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServerResponse as Http1Response } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Duplex } from 'node:stream';
+import type { ConnectAuthority } from '../backends/backend.ts';
+import { DestinationRefused } from '../backends/forward-proxy/destination-refused.ts';
 import { RefusedBackend } from '../backends/refused.ts';
 import type { CompiledPort } from '../config/compile.ts';
 import { selectListener } from '../config/compile.ts';
@@ -139,7 +141,7 @@ export async function serveConnect(downstream: ConnectDownstream, context: Conne
     return void sendText(res, 405, 'CONNECT is not allowed here', { allow: ALLOWED_METHODS });
   const target = parseAuthority(downstream.authority);
   if (!target) return void sendText(res, 400, 'CONNECT needs a host:port authority');
-  if (context.mode === 'Route') return routeConnect(downstream, context);
+  if (context.mode === 'Route') return routeConnect(downstream, context, target);
   const accept = context.tunnelTarget(target.port);
   if (!accept) return void sendText(res, 404, `no gateway listener on port ${target.port}`);
   accept(downstream.open(), context.source);
@@ -155,7 +157,11 @@ function parseAuthority(authority: string): { host: string; port: number } | und
   return { host, port };
 }
 
-async function routeConnect(downstream: ConnectDownstream, context: ConnectContext): Promise<void> {
+async function routeConnect(
+  downstream: ConnectDownstream,
+  context: ConnectContext,
+  target: ConnectAuthority,
+): Promise<void> {
   const { req, res, authority } = downstream;
   const { record, scope } = context;
   const listener = selectListener(context.port, routingHost(authority));
@@ -216,9 +222,14 @@ async function routeConnect(downstream: ConnectDownstream, context: ConnectConte
   record.upstreamStartTime = process.hrtime.bigint();
   let upstream: Duplex;
   try {
-    upstream = await tunnel();
+    upstream = await tunnel(target);
   } catch (error) {
     record.upstreamEndTime = process.hrtime.bigint();
+    // A destination the backend refuses (a dynamic forward proxy's rules) is answered as it says.
+    if (error instanceof DestinationRefused) {
+      record.error = error.logText;
+      return void sendText(res, error.status, error.message);
+    }
     record.error = `upstream connect failure: ${(error as Error).message}`;
     return void sendText(res, 503, 'upstream connect failure');
   }

@@ -18,6 +18,7 @@ import { handleRequest, type RequestScope } from '../proxy/request-handler.ts';
 import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
 import { RequestRecord } from '../telemetry/request-record.ts';
 import { type FrontendTelemetry, Telemetry } from '../telemetry/request-telemetry.ts';
+import { type AddressLookup, systemLookup } from '../upstream/address-lookup.ts';
 import { UpstreamPools } from '../upstream/pools.ts';
 import { BufferBudget } from './buffer-budget.ts';
 import { type ConnectDownstream, serveConnect } from './connect.ts';
@@ -47,6 +48,8 @@ export interface DataPlaneOptions {
   bindRetryMs?: number;
   /** Told when the set of unbound ports changes other than by apply (a port bound on a later try). */
   onUnboundChange?: () => void;
+  /** How names learnt per request (a dynamic forward proxy's destinations) resolve (default: the system resolver; tests). */
+  resolveHost?: AddressLookup;
   /**
    * The way into Istio's ambient mesh (the mesh environment of a provisioned pod): Services in the
    * mesh are reached over HBONE with its workload certificate. Its owner starts and stops it.
@@ -113,6 +116,8 @@ export class DataPlane {
         if (!this.lifetimeState.has(key)) this.lifetimeState.set(key, create());
         return this.lifetimeState.get(key) as T;
       },
+      servesPort: (port) => this.servers.has(port),
+      resolveHost: options.resolveHost ?? systemLookup,
     };
   }
 

@@ -130,6 +130,7 @@ export function connectionSettings(
     key: JSON.stringify([
       origin,
       destination.socketPath ?? '',
+      destination.serverName ?? '',
       policy?.tcp ?? null,
       policy?.tls ?? null,
       http2,
@@ -284,7 +285,7 @@ function tlsOptionsOf(
   namespace: string,
   speaks: readonly string[],
 ): ConnectionOptions {
-  const options: ConnectionOptions = { servername: tls.sni ?? hostForSni(destination.host) };
+  const options: ConnectionOptions = { servername: tls.sni ?? hostForSni(destination.serverName ?? destination.host) };
   if (tls.insecureSkipVerify === 'All') options.rejectUnauthorized = false;
   if (tls.insecureSkipVerify === 'Hostname') options.checkServerIdentity = () => undefined;
   else if (tls.verifySubjectAltNames) {

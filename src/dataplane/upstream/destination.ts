@@ -17,6 +17,11 @@ export interface Destination {
   inferredVersion?: 'HTTP1' | 'HTTP2';
   /** A Unix domain socket to connect to instead of host:port. */
   socketPath?: string;
+  /**
+   * The name TLS is for when `host` is an address resolved from it (a dynamic forward proxy
+   * connects to the address it checked): the SNI and the name the certificate must carry.
+   */
+  serverName?: string;
 }
 
 export type DataLookup = (ref: string) => Record<string, string> | undefined;

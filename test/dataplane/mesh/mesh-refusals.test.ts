@@ -3,6 +3,7 @@
 // reached in plaintext (src/dataplane/upstream/mesh-refusals.ts, decision 0035 part 3); the same
 // Service as an HTTPRoute backend compiles. The configuration comes from the controller (a Gateway
 // in the mesh, a Service of an ambient namespace with a ready pod).
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Controller } from '../../../src/controller/controller.ts';
@@ -10,6 +11,7 @@ import { compileGateway } from '../../../src/dataplane/config/compile.ts';
 import { type MeshSettings, meshSettingsFromEnv } from '../../../src/dataplane/mesh/settings.ts';
 import { MeshTransport } from '../../../src/dataplane/mesh/transport.ts';
 import { PolicyRuntime } from '../../../src/dataplane/policies/runtime.ts';
+import { systemLookup } from '../../../src/dataplane/upstream/address-lookup.ts';
 import { UpstreamPools } from '../../../src/dataplane/upstream/pools.ts';
 import { MemoryStore } from '../../../src/store/memory-store.ts';
 import { admitted, GATEWAY_CLASS_YAML } from '../../helpers/objects.ts';
@@ -71,6 +73,9 @@ function problemsWith(extra: string, inMesh = true): readonly string[] {
     policyRuntime: new PolicyRuntime(),
     lifetime: <T>(key: string, create: () => T) =>
       (state.has(key) ? state.get(key) : state.set(key, create()).get(key)) as T,
+    // Nothing listens or resolves here: only compiling is looked at.
+    servesPort: () => false,
+    resolveHost: systemLookup,
   }).problems;
 }
 
