@@ -61,7 +61,7 @@ export const DynamicForwardProxyBackend = named(
       "Forwards each request to the host its Host header names (a CONNECT's authority with Frontend.connect Route). Destinations resolving to loopback, link-local, cloud metadata, unspecified addresses and the gateway's own listeners are refused unless allowed here.",
     source: 'gw',
     notes:
-      "The spec shows no fields; agentgateway's API has none and leaves access control to authorization policies. gw adds the destination rules of decision 0038: safe defaults, lifted per address range or host name, and further ranges refused.",
+      "The spec shows no fields; agentgateway's API has none and leaves access control to authorization policies. gw adds the destination rules of decision 0044: safe defaults, lifted per address range or host name, and further ranges refused.",
   },
   object({
     allowedAddresses: array(CidrRange, {

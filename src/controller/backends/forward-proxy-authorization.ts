@@ -2,7 +2,7 @@
 // without authorization lets every client of the listener use the gateway as an open proxy. The
 // controller looks at the effective policies of each rule sending to one (the rule's traffic
 // policy, the listener's PreRouting policy and frontend) and warns in the GwBackend's status,
-// naming each route left open (decision 0038). Authentication alone does not count: it says who
+// naming each route left open (decision 0044). Authentication alone does not count: it says who
 // the client is, not where it may go.
 import type { DataPlaneConfig, ListenerConfig, RuleConfig, TrafficConfig } from '../../contract/dataplane-config.ts';
 

@@ -1,4 +1,4 @@
-// The dynamic forward proxy's destination rules on their own (decision 0038): what each default
+// The dynamic forward proxy's destination rules on their own (decision 0044): what each default
 // refuses, what allowedAddresses and allowedHosts lift (a metadata address only by its own single
 // address), deniedAddresses winning, the gateway's own listeners never lifted, and ranges that
 // cannot be parsed refused naming their field.

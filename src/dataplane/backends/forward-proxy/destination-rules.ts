@@ -1,4 +1,4 @@
-// Which addresses a dynamic forward proxy may connect to (decision 0038). By default it refuses
+// Which addresses a dynamic forward proxy may connect to (decision 0044). By default it refuses
 // loopback, link-local, unspecified and cloud metadata addresses, and the gateway's own listeners;
 // a GwBackend's allowedAddresses and allowedHosts lift the first three (a metadata address only by
 // its own single-address range), deniedAddresses refuses more. Private ranges (RFC 1918, ULA) are

@@ -1,7 +1,7 @@
 // The dynamicForwardProxy backend kind: each request goes to the host:port its Host header names
 // (the scheme's default port when it names none), a CONNECT (Frontend.connect Route) to its
 // authority. The name is resolved once per request, every address checked against the
-// destination rules (./destination-rules.ts, decision 0038), and the connection made to the
+// destination rules (./destination-rules.ts, decision 0044), and the connection made to the
 // first permitted address itself — never to the name again, so a DNS answer that changes between
 // the check and the connection (rebinding) cannot take it elsewhere. TLS to the destination (backend
 // policy tls) is for the name the client sent. Backend policies (tcp, tls, http, tunnel, auth)
