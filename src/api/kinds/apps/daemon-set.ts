@@ -1,12 +1,11 @@
 // apps/v1 DaemonSet: the data-plane workload when GwParameters asks for one pod per node.
 // Stored and served as kube-apiserver would; nothing here schedules pods, so the status is what
 // clients write.
-import { enumOf, integer, named, object, refine, required } from '../../schema/build.ts';
+import { enumOf, integer, named, object, refine } from '../../schema/build.ts';
 import type { Infer } from '../../schema/schema.ts';
-import { PodTemplateSpec, workloadTemplateRules } from '../core/pod.ts';
+import { workloadTemplateRules } from '../core/pod.ts';
 import { conditionList, statusCount } from '../core/workload-condition.ts';
-import { LabelSelector } from '../gateway-api/shared.ts';
-import { IntOrPercent, rollingUpdateForbiddenWith } from './deployment.ts';
+import { IntOrPercent, podSetFields, rollingUpdateForbiddenWith } from './deployment.ts';
 
 export const DaemonSetUpdateStrategy = named(
   { name: 'DaemonSetUpdateStrategy', description: "How a DaemonSet replaces its nodes' pods.", source: 'core' },
@@ -40,14 +39,8 @@ export const DaemonSetSpec = named(
   { name: 'DaemonSetSpec', description: 'The pod a DaemonSet runs on every eligible node.', source: 'core' },
   object(
     {
-      selector: required(refine(LabelSelector, { description: 'Selects the pods; must match the template labels.' })),
-      template: required(PodTemplateSpec),
+      ...podSetFields,
       updateStrategy: DaemonSetUpdateStrategy,
-      minReadySeconds: integer({
-        format: 'int32',
-        minimum: 0,
-        description: 'Seconds a new pod must be ready before it counts as available.',
-      }),
       revisionHistoryLimit: integer({
         format: 'int32',
         minimum: 0,

@@ -75,6 +75,17 @@ export const DeploymentStrategy = named(
   ),
 );
 
+/** The fields a Deployment's and a DaemonSet's spec share: which pods, what they run, when ready counts. */
+export const podSetFields = {
+  selector: required(refine(LabelSelector, { description: 'Selects the pods; must match the template labels.' })),
+  template: required(PodTemplateSpec),
+  minReadySeconds: integer({
+    format: 'int32',
+    minimum: 0,
+    description: 'Seconds a new pod must be ready before it counts as available.',
+  }),
+};
+
 export const DeploymentSpec = named(
   {
     name: 'DeploymentSpec',
@@ -84,14 +95,8 @@ export const DeploymentSpec = named(
   object(
     {
       replicas: integer({ format: 'int32', minimum: 0, default: 1, description: 'Number of pods; default 1.' }),
-      selector: required(refine(LabelSelector, { description: 'Selects the pods; must match the template labels.' })),
-      template: required(PodTemplateSpec),
+      ...podSetFields,
       strategy: DeploymentStrategy,
-      minReadySeconds: integer({
-        format: 'int32',
-        minimum: 0,
-        description: 'Seconds a new pod must be ready before it counts as available.',
-      }),
       revisionHistoryLimit: integer({
         format: 'int32',
         minimum: 0,
