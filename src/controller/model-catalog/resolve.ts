@@ -9,7 +9,6 @@
 // same, and `gw_ai_cost_catalog_lookups_total{status="missing"}` counts the unpriced requests.
 // Parsing is cached per ConfigMap version (objects are immutable): a full translation, which
 // runs after every change, does not parse a large catalog again.
-import type { GatewaySpec } from '../../api/kinds/gateway-api/gateway.ts';
 import type { GatewayClassSpec } from '../../api/kinds/gateway-api/gateway-class.ts';
 import type { Condition } from '../../api/kinds/gateway-api/shared.ts';
 import type { GwParametersStatus } from '../../api/kinds/gw-parameters.ts';
@@ -17,7 +16,9 @@ import type { GwParametersSpec } from '../../api/types/provisioning.ts';
 import type { KubeObject } from '../../api/validate/admission.ts';
 import type { ModelCatalogConfig } from '../../contract/dataplane-config.ts';
 import { condition, contextOf, sortConditions } from '../gateway-api/conditions.ts';
+import { CONTROLLER_NAME } from '../gateway-api/types.ts';
 import { objectData } from '../object-data.ts';
+import { classParameters, gatewayParameters } from '../provisioning/parameters.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { type CatalogParse, type CatalogPrices, mergeCatalogs, parseModelCatalog } from './parse.ts';
 
@@ -33,9 +34,6 @@ export const MODEL_CATALOG_REASONS = {
 
 /** ModelCatalogConfigMapRef.key's default (spec document 2). */
 export const DEFAULT_CATALOG_KEY = 'catalog.json';
-
-const PARAMETERS_GROUP = 'gw.dev';
-const PARAMETERS_KIND = 'GwParameters';
 
 /** One GwParameters' catalog as read now. */
 export interface ModelCatalogResolution {
@@ -116,17 +114,16 @@ export function resolveModelCatalog(parameters: KubeObject, snapshot: Snapshot):
   return { config, models, problems, missing };
 }
 
-/** The GwParameters a Gateway names in spec.infrastructure.parametersRef, if it exists. */
-export function gatewayParameters(gateway: KubeObject, snapshot: Snapshot): KubeObject | undefined {
-  const ref = (gateway.spec as GatewaySpec | undefined)?.infrastructure?.parametersRef;
-  if (ref === undefined || ref.group !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND) return undefined;
-  return snapshot.parameters.get(`${gateway.metadata.namespace}/${ref.name}`);
+/** The GwParameters a Gateway names in spec.infrastructure.parametersRef, if it resolves. */
+function ownParameters(gateway: KubeObject, snapshot: Snapshot): KubeObject | undefined {
+  const resolved = gatewayParameters(snapshot, gateway);
+  return resolved.ok && resolved.level ? snapshot.parameters.get(resolved.level.parameters) : undefined;
 }
 
 /** The model catalog of a Gateway's configuration: its own GwParameters' (never its class's). */
 export function gatewayModelCatalog(gatewayKey: string, snapshot: Snapshot): ModelCatalogConfig | undefined {
   const gateway = snapshot.gateways.get(gatewayKey);
-  const parameters = gateway && gatewayParameters(gateway, snapshot);
+  const parameters = gateway && ownParameters(gateway, snapshot);
   return parameters && resolveModelCatalog(parameters, snapshot)?.config;
 }
 
@@ -137,15 +134,13 @@ function parametersUsers(snapshot: Snapshot, gwGateways: ReadonlySet<string>) {
   const push = (map: Map<string, string[]>, key: string, user: string) => map.set(key, [...(map.get(key) ?? []), user]);
   for (const key of gwGateways) {
     const gateway = snapshot.gateways.get(key);
-    const parameters = gateway && gatewayParameters(gateway, snapshot);
+    const parameters = gateway && ownParameters(gateway, snapshot);
     if (parameters) push(byGateways, `${parameters.metadata.namespace}/${parameters.metadata.name}`, key);
   }
   for (const gatewayClass of snapshot.gatewayClasses.values()) {
-    const spec = gatewayClass.spec as GatewayClassSpec;
-    const ref = spec.parametersRef;
-    if (spec.controllerName !== 'gw.dev/gateway-controller' || ref === undefined) continue;
-    if (ref.group !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND || ref.namespace === undefined) continue;
-    push(byClasses, `${ref.namespace}/${ref.name}`, gatewayClass.metadata.name!);
+    if ((gatewayClass.spec as GatewayClassSpec).controllerName !== CONTROLLER_NAME) continue;
+    const resolved = classParameters(snapshot, gatewayClass);
+    if (resolved.ok && resolved.level) push(byClasses, resolved.level.parameters, gatewayClass.metadata.name!);
   }
   return { byGateways, byClasses };
 }
