@@ -2,8 +2,8 @@
 // run the PreRouting policies, pick the rule by the route table (or the listener's GwModels), run
 // the rule's traffic policies and filters, choose a backend by weight, run its backend request
 // policies and hand the request to it (backends/backend.ts) through the one response path
-// (./response-path.ts). The compiled port is
-// captured when the request arrives, so a configuration swap never changes a request in flight.
+// (./response-path.ts). The compiled port is captured when the request arrives, so a configuration
+// swap never changes a request in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Backend, RoutedRequest } from '../backends/backend.ts';
 import type { CompiledBackendRef, CompiledListener, CompiledPort, CompiledRule } from '../config/compile.ts';
