@@ -2,7 +2,7 @@
 // test, bound to 127.0.0.1 on free ports; stopped by the test.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DownstreamLimits } from '../../src/dataplane/server/downstream-limits.ts';
@@ -34,6 +34,29 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A port on 127.0.0.1 where nothing listens, for targets that must be down. Not a free ephemeral
+ * port: one of those can be handed to a server of a test running beside this one (or to the
+ * gateway under test) between the moment it is picked and the moment it is dialled. Port 1 is
+ * privileged and outside the ephemeral range, so no test is ever given it; a connection to it is
+ * checked once to be refused.
+ */
+export async function refusedPort(): Promise<number> {
+  refusedPortCheck ??= new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: REFUSED_PORT });
+    socket.once('connect', () => {
+      socket.destroy();
+      reject(new Error(`something listens on 127.0.0.1:${REFUSED_PORT}; the tests need it closed`));
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' ? resolve(REFUSED_PORT) : reject(error),
+    );
+  });
+  return await refusedPortCheck;
+}
+const REFUSED_PORT = 1;
+let refusedPortCheck: Promise<number> | undefined;
 
 /** A TCP server holding `port` on 127.0.0.1, as another process would (the test closes it). */
 export async function holdPort(port: number): Promise<Server> {

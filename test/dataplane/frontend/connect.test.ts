@@ -19,7 +19,7 @@ import {
   EXT_AUTHZ_PROTO,
 } from '../../../src/dataplane/policies/ext-authz/grpc-mode.ts';
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
-import { freePort } from '../../helpers/gateway.ts';
+import { freePort, refusedPort } from '../../helpers/gateway.ts';
 import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { keepaliveReadbackUnavailable, socketKeepalive } from '../../helpers/socket-keepalive.ts';
 import { until } from '../../helpers/until.ts';
@@ -178,7 +178,7 @@ spec:
 
   it('answers 400 without a host:port authority and 503 when the backend cannot be reached', async () => {
     assert.equal((await connectRequest(gateway.httpPort, 'no-port.example.test')).status, 400);
-    const closed = await freePort();
+    const closed = await refusedPort();
     gateway.gw.write(
       'dead.yaml',
       `apiVersion: gw.dev/v1alpha1

@@ -27,6 +27,7 @@ import {
   gatewayYaml,
   lastAccessLogLine,
   llmRouteYaml,
+  refusedPort,
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
@@ -103,7 +104,7 @@ describe('cloudtwoModelArmor prompt guards through gw', () => {
     process.env.CLOUDSDK_CONFIG = dir;
     process.env.GCE_METADATA_HOST = metadata.host;
     process.env[MODEL_ARMOR_ENDPOINT_ENV] = armor.url;
-    const deadTokenEndpoint = `http://127.0.0.1:${await freePort()}/token`;
+    const deadTokenEndpoint = `http://127.0.0.1:${await refusedPort()}/token`;
     const alpha = (name: string, policies: string) =>
       aiBackendYaml(name, openai.port, 'alpha: {}', 'sk-openai', ROUTES, policies);
     gw = await startTestGateway({

@@ -7,7 +7,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import { freePort } from '../../helpers/gateway.ts';
+import { refusedPort } from '../../helpers/gateway.ts';
 import { until } from '../../helpers/until.ts';
 import {
   echoTools,
@@ -128,7 +128,7 @@ describe('MCP target failures', () => {
     });
     for (const mode of ['garbage', 'junk-stream', 'huge', 'hang', 'trickle', 'junk-flood', 'talkative'] as const)
       bad[mode] = await badServer(mode);
-    downPort = await freePort();
+    downPort = await refusedPort();
   });
   after(async () => {
     await stopAll();

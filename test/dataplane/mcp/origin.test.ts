@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import type { RoutedRequest } from '../../../src/dataplane/backends/backend.ts';
 import { refusedOrigin } from '../../../src/dataplane/mcp/origin-check.ts';
-import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { freePort, gatewayYaml, refusedPort, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import { echoTools, mcpYaml, rawPost, startStreamableServer, suiteGateways, type TestMcpServer } from './helpers.ts';
 
@@ -273,7 +273,7 @@ describe('initialize refused by every target with an HTTP 4xx', () => {
     assert.equal(mixed.body.error?.message, 'MCP target guarded failed: HTTP 403');
     const down = await initialize([
       { name: 'guarded', port: forbiddenText },
-      { name: 'down', port: await freePort() },
+      { name: 'down', port: await refusedPort() },
     ]);
     assert.equal(down.status, 200);
     const challenge = await initialize([{ name: 'locked', port: unauthorized }]);

@@ -2,7 +2,7 @@
 // ExtMcp processors (gRPC servers) that record what they are asked and answer as each test says.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../helpers/gateway.ts';
+import { refusedPort } from '../../helpers/gateway.ts';
 import { echoTools, firstText, startStreamableServer, type TestMcpServer } from './helpers.ts';
 import {
   clientWith,
@@ -219,7 +219,7 @@ describe('MCP guardrails', () => {
   });
 
   it('FailClosed refuses and FailOpen carries on when the processor cannot be asked or answers nonsense', async () => {
-    const closedPort = await freePort();
+    const closedPort = await refusedPort();
     const silent = await processor({ request: () => new Promise(() => undefined) });
     const nonsense = await processor({ request: () => ({}) });
     const timeoutBackend = `apiVersion: gw.dev/v1alpha1

@@ -18,7 +18,14 @@ import {
   EXT_AUTHZ_PROTO,
 } from '../../../src/dataplane/policies/ext-authz/grpc-mode.ts';
 import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.ts';
-import { freePort, gatewayYaml, lastAccessLogLine, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import {
+  freePort,
+  gatewayYaml,
+  lastAccessLogLine,
+  refusedPort,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
 import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
 import { gwModelYaml, MODEL_ROUTE_YAML } from '../../helpers/objects.ts';
@@ -99,7 +106,7 @@ describe('backend extAuth and transformation', () => {
       }
     });
     second = await startRecordingUpstream();
-    const closedPort = await freePort();
+    const closedPort = await refusedPort();
     const grpcAuthz = `{url: "http://127.0.0.1:${grpcAuth.port}"}`;
     const httpAuthz = `{url: "http://127.0.0.1:${httpAuth.port}/check", http: {allowedResponseHeaders: [x-http-user]}}`;
     g = await startUpstreamGateway(

@@ -19,7 +19,7 @@ import { serviceConstructor } from '../../../src/dataplane/policies/grpc/client.
 import { isProblem } from '../../../src/dataplane/policies/types.ts';
 import { forwardedRequestHeaders } from '../../../src/dataplane/proxy/headers.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
-import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { gatewayYaml, refusedPort, type TestGateway } from '../../helpers/gateway.ts';
 import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
@@ -135,7 +135,7 @@ describe('traffic.extAuth', () => {
     grpcAuth = await startGrpcAuthServer();
     httpAuth = await startRecordingUpstream(httpDecision);
     proxy = await startConnectProxy();
-    closedPort = await freePort();
+    closedPort = await refusedPort();
     const grpcUrl = `url: http://127.0.0.1:${grpcAuth.port}`;
     const httpUrl = `url: http://127.0.0.1:${httpAuth.port}/base`;
     const closedUrl = `url: http://127.0.0.1:${closedPort}`;

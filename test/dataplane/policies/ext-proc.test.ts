@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
-import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { gatewayYaml, refusedPort, type TestGateway } from '../../helpers/gateway.ts';
 import { httpRequest, type RequestOptions } from '../../helpers/http-request.ts';
 import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
 import type { Answer, RecordingUpstream } from '../../helpers/recording-upstream.ts';
@@ -310,7 +310,7 @@ describe('traffic.extProc', () => {
 
   before(async () => {
     processor = await startProcessor(byScenario(scripts));
-    const closedPort = await freePort();
+    const closedPort = await refusedPort();
     const url = `url: http://127.0.0.1:${processor.port}`;
     const closed = `url: http://127.0.0.1:${closedPort}`;
     g = await startUpstreamGateway(

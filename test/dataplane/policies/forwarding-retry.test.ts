@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { compileRetry } from '../../../src/dataplane/policies/forwarding/retry.ts';
 import { isProblem, type PolicyCompileContext } from '../../../src/dataplane/policies/types.ts';
-import { freePort } from '../../helpers/gateway.ts';
+import { refusedPort } from '../../helpers/gateway.ts';
 import { GATEWAY_AI, gwPolicyYaml, staticBackendYaml } from '../../helpers/policy-yaml.ts';
 import { until } from '../../helpers/until.ts';
 import type { UpstreamGateway } from '../../helpers/upstream-gateway.ts';
@@ -15,7 +15,7 @@ import { chunked, chunkedBytes, startForwardingGateway } from './forwarding-setu
 describe('traffic.retry', () => {
   let g: UpstreamGateway;
   before(async () => {
-    const deadPort = await freePort();
+    const deadPort = await refusedPort();
     g = await startForwardingGateway(
       [
         { name: 'codes', traffic: 'retry: {codes: [503, 502], attempts: 2}' },

@@ -11,7 +11,7 @@ import type {
   RateLimitRequestMessage,
   RateLimitResponseMessage,
 } from '../../../src/dataplane/policies/rate-limit/global.ts';
-import { freePort, gatewayYaml, type TestGateway } from '../../helpers/gateway.ts';
+import { gatewayYaml, refusedPort, type TestGateway } from '../../helpers/gateway.ts';
 import { type GrpcTestServer, startGrpcServer } from '../../helpers/grpc-server.ts';
 import { type LlmGateway, startLlmGateway } from '../../helpers/llm-gateway.ts';
 import { indentYaml, prefixRouteYaml, staticBackendYaml, trafficPolicyYaml } from '../../helpers/policy-yaml.ts';
@@ -93,7 +93,7 @@ describe('global rate limits', () => {
 
   before(async () => {
     rls = await startRateLimitService(() => 3);
-    const downPort = await freePort(); // nothing listens there
+    const downPort = await refusedPort();
     const service = (url: string, more = '') => `url: ${url}
 domain: gw-test
 ${more}descriptors:
