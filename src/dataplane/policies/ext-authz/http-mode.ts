@@ -109,7 +109,7 @@ export function compileHttpMode(
     }
     const response = await send(dispatcher, {
       path: `${endpoint.basePath}${path}`,
-      method: exchange.req.method ?? 'GET',
+      method: exchange.method,
       headers,
       body,
       deadlineMs,
