@@ -35,6 +35,9 @@ const BY = {
   transformation: `${DP}/policies/http/transformation.ts`,
   // backend request policies (BackendFull extAuth, transformation), at the seam for every kind
   backendPolicies: `${DP}/backends/backend-policies.ts`,
+  // ... and an AI provider's or MCP target's own, on its calls (decision 0045)
+  providerRequestPolicies: `${DP}/ai/provider-subrequest.ts`,
+  targetRequestPolicies: `${DP}/mcp/target-policies.ts`,
   headerModifiers: `${DP}/policies/http/header-modifiers.ts`,
   directResponse: `${DP}/policies/http/direct-response.ts`,
   delay: `${DP}/policies/http/delay.ts`,
@@ -131,8 +134,12 @@ const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_REQUEST_POLICY_NOTE =
   "Run once per request routed to this backend, for every kind, after the route's traffic policies and filters and before the backend serves it: extAuth first, then transformation, whose response phase runs before the route's. The most specific policy wins per field (Gateway < listener < route < rule < backend). Decision 0041.";
-const SUB_BACKEND_REQUEST_POLICY =
-  "One provider's or target's own extAuth or transformation is not applied: a sub-backend is chosen inside the backend (per attempt, on failover), after the backend request policies ran. Set it on the GwBackend (spec.policies, or a GwPolicy targeting the GwBackend without sectionName) or on the route. Decision 0041.";
+const PROVIDER_REQUEST_POLICY_NOTE =
+  "Run on each attempt of this provider (priority groups, failover), on a copy of the request as the backend received it: the provider's value replaces the backend's for its attempts (GwPolicy < GwBackend < provider), and what it changes or sets for the response stays with that attempt. Once one provider's value differs from the backend's, every provider runs its own value per attempt. Decision 0045.";
+const TARGET_REQUEST_POLICY_NOTE =
+  "Where a target's value differs from the backend's, it runs on each HTTP request gw sends that target (the multiplexer's own requests: method, path, headers, JSON-RPC body); the backend's runs on the client's request to the MCP endpoint. Decision 0045.";
+const TARGET_RESPONSE_TRANSFORM =
+  "A target's own response Transform is not applied: a target's responses are MCP messages the multiplexer reads and merges into its own answer, so there is no response of the target's for it to change. Set the response Transform on the GwBackend (spec.policies, or a GwPolicy on it without sectionName) or on the route's traffic.transformation. Decision 0045.";
 const AI_ONLY =
   'backend.ai (LLM request processing) applies only to `ai` GwBackends and to GwModels (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend, so it is never applied there.';
 const MCP_ONLY =
@@ -1066,8 +1073,8 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:ai-provider': {
     'ai.routes': refused(ROUTES_PER_BACKEND),
-    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
-    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
+    transformation: enforced(BY.providerRequestPolicies, { note: PROVIDER_REQUEST_POLICY_NOTE }),
+    extAuth: enforced(BY.providerRequestPolicies, { note: PROVIDER_REQUEST_POLICY_NOTE }),
   },
   'backend:mcp': {
     ai: enforced(BY.appliesTo, { note: AI_ONLY }),
@@ -1075,8 +1082,9 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:mcp-target': {
     mcp: refused(MCP_WHOLE_BACKEND),
-    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
-    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
+    transformation: enforced(BY.targetRequestPolicies, { note: TARGET_REQUEST_POLICY_NOTE }),
+    'transformation.response': refused(TARGET_RESPONSE_TRANSFORM),
+    extAuth: enforced(BY.targetRequestPolicies, { note: TARGET_REQUEST_POLICY_NOTE }),
   },
   'backend:models': {
     tcp: enforced(BY.models, { note: "Under the GwModel's own spec.policies, which win field by field." }),

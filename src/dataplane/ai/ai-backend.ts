@@ -51,6 +51,9 @@ export const aiKind: BackendKind<BackendRefInput> = {
         });
         if ('message' in endpoint)
           return backendRefusal(`${where} ${field}${endpoint.field ? `.${endpoint.field}` : ''}: ${endpoint.message}`);
+        // The provider's own extAuth and transformation, run on each of its attempts (decision 0045).
+        const own = section === undefined ? undefined : input.subBackendPolicies?.get(section);
+        if (own) endpoint.requestPolicies = own.steps;
         members.push({ name: named.name, provider: endpoint, health: policy.health });
       }
       built.push(members);

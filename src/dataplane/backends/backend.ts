@@ -24,6 +24,7 @@ import type { BackendType, RequestRecord } from '../telemetry/request-record.ts'
 import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
+import type { CompiledBackendPolicies } from './backend-policies.ts';
 
 /** What the rule (and listener) a request took tell the backend that serves it. */
 export interface RouteContext {
@@ -146,6 +147,11 @@ export interface BackendRefInput {
   readonly object: BackendObjectConfig;
   /** The reference with its effective policy (and per-section policies). */
   readonly ref: BackendRefConfig;
+  /**
+   * The request policies (extAuth, transformation) an AI provider or MCP target runs on its own
+   * calls, by section name (backend-policies.ts placeRequestPolicies; decision 0045). Absent: none.
+   */
+  readonly subBackendPolicies?: ReadonlyMap<string, CompiledBackendPolicies>;
   readonly context: BackendCompileContext;
 }
 

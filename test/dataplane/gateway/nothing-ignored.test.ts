@@ -1,7 +1,7 @@
 // Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
-// enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a tunnel to a proxy of another namespace,
-// backend-level transformation and extAuth, in a provider's own policies too, unserved provider
+// enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a
+// tunnel to a proxy of another namespace, in a provider's own policies too, unserved provider
 // families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
 // the field on the object that carries it; a rule's backend with passive health is skipped while
 // evicted. Each case failed before: the request got 200 and reached the provider.
@@ -255,7 +255,7 @@ ${modelYaml(
     assert.deepEqual(provider.requests.at(-1)?.body, CHAT);
   });
 
-  it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a provider's own transformation: 500", async () => {
+  it("a provider's own tunnel (inline, or a GwPolicy naming the provider): 500", async () => {
     await refused(
       '/grouped',
       500,
@@ -266,11 +266,12 @@ ${modelYaml(
       500,
       /backend policy of primary backend\.tunnel\.backendRef\.namespace: An endpoint reference/,
     );
-    await refused(
-      '/plain',
-      500,
-      /backend policy of primary backend\.transformation: One provider's or target's own extAuth or transformation/,
-    );
+  });
+
+  it("a provider's own transformation (a GwPolicy naming the provider) is applied to its requests", async () => {
+    const plain = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/plain/v1`, maxRetries: 0 });
+    await plain.chat.completions.create(CHAT);
+    assert.equal(provider.requests.at(-1)?.headers['x-team'], 'a');
   });
 
   it('an unserved backend kind: 500 naming it', async () => {
@@ -323,10 +324,6 @@ ${modelYaml(
     assert.match(
       await statusOf(gw.dir, 'GwPolicy default/provider-tunnel'),
       /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.tunnel\.backendRef\.namespace \(at HTTPRoute default\/llm rule 5 backend GwBackend default\/sectioned section primary\)/,
-    );
-    assert.match(
-      await statusOf(gw.dir, 'GwPolicy default/provider-transformation'),
-      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.transformation/,
     );
     assert.match(
       await statusOf(gw.dir, 'GwModel default/tunnelled'),
