@@ -16,6 +16,7 @@ import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
@@ -278,6 +279,8 @@ interface RunningGateway {
   serving(): boolean;
   /** The listener ports that could not be bound, with the Gateway and why. */
   unboundPorts(): ReadonlyMap<number, UnboundPort>;
+  /** The backends' live state by process (model health, evictions; each worker keeps its own). */
+  healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -336,6 +339,7 @@ function createGateway(
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
       unboundPorts: () => cluster.unboundPorts(),
+      healthReports: () => cluster.healthReports(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -350,6 +354,7 @@ function createGateway(
     ready: () => local.caughtUp(),
     serving: () => local.serving(),
     unboundPorts: () => local.dataPlane.unboundPorts,
+    healthReports: async () => [{ worker: 0, reports: local.dataPlane.healthReports() }],
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -360,7 +365,7 @@ function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
   const source: ObjectSource = options.kube
     ? { kind: 'cluster', why: 'the objects are read from a Kubernetes API server: edit them there (kubectl)' }
     : gateway.api && options.paths.length === 0
-      ? { kind: 'api-server' }
+      ? { kind: 'api-server', api: gateway.api.api }
       : gateway.api
         ? { kind: 'files', why: 'the objects are applied from the files given with -f: edit the files' }
         : { kind: 'files', why: 'the objects come from the files given with -f: edit the files' };
@@ -369,6 +374,7 @@ function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
     source,
     listenAddress: options.address,
     unboundPorts: () => gateway.unboundPorts(),
+    healthReports: () => gateway.healthReports(),
   };
 }
 
