@@ -10,7 +10,7 @@
 
 import { parseArgs } from 'node:util';
 import { readAdminToken } from '../admin/ui/security/admin-token.ts';
-import type { ObjectSource, UiSources } from '../admin/ui/sources.ts';
+import { objectSource, type UiSources } from '../admin/ui/sources.ts';
 import { createAdminUi } from '../admin/ui/ui-server.ts';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
@@ -362,13 +362,7 @@ function createGateway(
 
 /** What the web UI reads the gateway through; which source decides whether it may edit. */
 function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
-  const source: ObjectSource = options.kube
-    ? { kind: 'cluster', why: 'the objects are read from a Kubernetes API server: edit them there (kubectl)' }
-    : gateway.api && options.paths.length === 0
-      ? { kind: 'api-server', api: gateway.api.api }
-      : gateway.api
-        ? { kind: 'files', why: 'the objects are applied from the files given with -f: edit the files' }
-        : { kind: 'files', why: 'the objects come from the files given with -f: edit the files' };
+  const source = objectSource({ api: gateway.api?.api, kube: options.kube !== undefined, paths: options.paths });
   return {
     controller: gateway.controller,
     source,

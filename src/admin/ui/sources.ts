@@ -26,3 +26,26 @@ export interface UiSources {
    */
   healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]>;
 }
+
+/** What decides the source: a Kubernetes API server, gw's own API server, files (applied into it or not). */
+export interface SourceFacts {
+  /** The embedded API server, when gw runs one. */
+  api: EmbeddedApiServer | undefined;
+  /** The objects are read from a Kubernetes API server (--kubeconfig, --cluster). */
+  kube: boolean;
+  /** Files given with -f. */
+  paths: readonly string[];
+}
+
+/** Only gw's own API server without -f takes edits: files own their objects, a cluster's are edited there. */
+export function objectSource(facts: SourceFacts): ObjectSource {
+  if (facts.kube)
+    return { kind: 'cluster', why: 'the objects are read from a Kubernetes API server: edit them there (kubectl)' };
+  if (facts.api && facts.paths.length === 0) return { kind: 'api-server', api: facts.api };
+  return {
+    kind: 'files',
+    why: facts.api
+      ? 'the objects are applied from the files given with -f: edit the files'
+      : 'the objects come from the files given with -f: edit the files',
+  };
+}
