@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright Locator.innerText calls (the rendered text, table cells apart), not the DOM property
 // The web UI in a real browser: Debian's headless Chromium driven by playwright-core against a gw
 // serving its own API server with the example configuration (created through the UI's API, as the
 // UI's editor creates objects). Each page renders the example's objects; an invalid edit shows its
