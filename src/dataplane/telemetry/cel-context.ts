@@ -76,7 +76,7 @@ class RequestCelContext {
     this.#backend ??= {
       name: record.backend,
       type: record.backendType,
-      protocol: record.llm ? 'llm' : 'http',
+      protocol: record.llm ? 'llm' : record.a2a ? 'a2a' : 'http',
     };
     return this.#backend;
   }
