@@ -307,25 +307,33 @@ export interface A2aRouteOptions {
   policies?: string;
 }
 
-/** Gateway ai on `gwPort` with HTTPRoute agents: `prefix` (default /agents/echo) → GwBackend echo (a2a) on `agentPort`. */
+/** Gateway ai on `gwPort` with HTTPRoute echo: `prefix` (default /agents/echo) → GwBackend echo (a2a) on `agentPort`. */
 export function a2aGatewayYaml(gwPort: number, agentPort: number, options: A2aRouteOptions = {}): string {
+  return `${gatewayYaml(gwPort)}${a2aRouteYaml('echo', agentPort, options)}${options.more ?? ''}`;
+}
+
+/**
+ * GwBackend `name` (a2a, on 127.0.0.1:`agentPort`) and HTTPRoute `name` sending `prefix` (default
+ * /agents/echo) to it with the prefix rewritten to /; ends with ---.
+ */
+export function a2aRouteYaml(name: string, agentPort: number, options: A2aRouteOptions = {}): string {
   const prefix = options.prefix ?? '/agents/echo';
   const policies = options.policies ? `, policies: ${options.policies}` : '';
-  return `${gatewayYaml(gwPort)}apiVersion: gw.dev/v1alpha1
+  return `apiVersion: gw.dev/v1alpha1
 kind: GwBackend
-metadata: {name: echo}
+metadata: {name: ${name}}
 spec: {a2a: {host: 127.0.0.1, port: ${agentPort}}${policies}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: agents}
+metadata: {name: ${name}}
 spec:
   parentRefs: [{name: ai}]
   rules:
-    - name: echo
+    - name: agent
       matches: [{path: {type: PathPrefix, value: ${prefix}}}]
       filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}}]
-      backendRefs: [{group: gw.dev, kind: GwBackend, name: echo}]
+      backendRefs: [{group: gw.dev, kind: GwBackend, name: ${name}}]
 ---
-${options.more ?? ''}`;
+`;
 }
