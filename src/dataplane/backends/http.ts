@@ -2,7 +2,8 @@
 // Kubernetes Service. Compiled into connection settings, a shared keep-alive pool and the
 // backend auth; a request is forwarded through the pool as it is (proxy/http-forward.ts), with
 // traffic.retry, traffic.hostRewrite and the route and backend deadlines. Its response takes the
-// response path every kind's does (proxy/response-path.ts).
+// response path every kind's does (proxy/response-path.ts). Kinds that reach one HTTP destination
+// of their own (a2a) forward through the same forwarder (compileHttpForwarder).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -11,7 +11,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import type { AgentCard } from '@a2a-js/sdk';
 import {
   AgentEvent,
@@ -36,6 +35,7 @@ import {
   UserBuilder as UserBuilderV03,
 } from '@a2a-js/sdk-v03/server/express';
 import { gatewayYaml } from '../../helpers/gateway.ts';
+import { closeServer, listen } from '../../helpers/http-server.ts';
 
 /** express 5 (the SDK's servers are its handlers), typed as far as these tests use it: it ships no types. */
 interface ExpressApp {
@@ -62,16 +62,6 @@ export interface TestAgent {
 
 /** Bytes, SSE events or a hang-up an agent answers instead of A2A (for the garbage tests). */
 export type RawAgent = (req: IncomingMessage, res: ServerResponse) => void;
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-async function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
 
 /** A plain node server answering every request with `answer` (garbage, hang-ups). */
 export async function startRawAgent(answer: RawAgent): Promise<TestAgent> {

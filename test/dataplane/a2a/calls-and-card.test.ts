@@ -24,7 +24,10 @@ describe('a2a calls', () => {
     assert.equal(rpc('tasks/pushNotificationConfig/get', { id: 't7', pushNotificationConfigId: 'c' })?.taskId, 't7');
     // An unknown method is named (bounded) but no task is guessed for it.
     const long = rpc('x'.repeat(1000), { id: 't8' });
-    assert.ok(long && long.method.length === 257 && long.method.startsWith('xxx'), 'the name is cut to 256 characters and the mark');
+    assert.ok(
+      long && long.method.length === 257 && long.method.startsWith('xxx'),
+      'the name is cut to 256 characters and the mark',
+    );
     assert.equal(long.taskId, undefined);
     assert.equal(rpc('GetTask', { id: 42 })?.taskId, undefined, 'a task id that is no string is not one');
     assert.equal(jsonRpcCall({ method: 'GetTask' }), undefined, 'no jsonrpc member: not JSON-RPC');
