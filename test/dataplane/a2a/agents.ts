@@ -3,13 +3,7 @@
 // on 127.0.0.1 on a free port, recording every request it gets. Their executor echoes a message as
 // a task (submitted, working, an artifact, completed); the text `wait` keeps the task working until
 // it is cancelled, so that streams, subscriptions and cancellation can be watched mid-task.
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AgentCard } from '@a2a-js/sdk';
 import {

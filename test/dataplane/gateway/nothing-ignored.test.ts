@@ -2,9 +2,9 @@
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
 // enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a
 // tunnel to a proxy of another namespace, in a provider's own policies too, unserved provider
-// families, backend policies a kind cannot apply) answer 500 and nothing reaches the provider, while `gw status` names
-// the field on the object that carries it; a rule's backend with passive health is skipped while
-// evicted. Each case failed before: the request got 200 and reached the provider.
+// families, backend policies a kind cannot apply) answer 500 and nothing reaches the provider,
+// while `gw status` names the field on the object that carries it; a rule's backend with passive
+// health is skipped while evicted. Each case failed before: the request got 200 and reached the provider.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
