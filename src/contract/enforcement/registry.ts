@@ -65,6 +65,7 @@ const BY = {
   // backends
   httpTargets: `${DP}/upstream/destinations.ts`,
   forwardProxy: `${DP}/backends/forward-proxy/dynamic-forward-proxy.ts`,
+  a2a: `${DP}/backends/a2a/a2a-backend.ts`,
   destinationRules: `${DP}/backends/forward-proxy/destination-rules.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   tunnel: `${DP}/upstream/connect-tunnel.ts`,
@@ -883,8 +884,11 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     dynamicForwardProxy: enforced(BY.forwardProxy),
     mcp: enforced(BY.mcpBackend),
     aws: backendKindNotYet('aws', 'AWS Bedrock AgentCore agent runtimes'),
-    a2a: backendKindNotYet('a2a', 'A2A agents'),
+    a2a: enforced(BY.a2a, {
+      note: 'Both bindings (JSON-RPC, HTTP+JSON) of A2A v1.0 and v0.3; the agent card names gw; backend policies apply as to a static backend.',
+    }),
   },
+  A2ABackend: { host: enforced(BY.a2a), port: enforced(BY.a2a) },
   StaticBackend: { host: enforced(), port: enforced(), unixPath: enforced() },
   DynamicForwardProxyBackend: {
     allowedAddresses: enforced(BY.destinationRules),

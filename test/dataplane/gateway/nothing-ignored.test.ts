@@ -2,9 +2,9 @@
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
 // enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a
 // tunnel to a proxy of another namespace, in a provider's own policies too, unserved provider
-// families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
-// the field on the object that carries it; a rule's backend with passive health is skipped while
-// evicted. Each case failed before: the request got 200 and reached the provider.
+// families, backend policies a kind cannot apply) answer 500 and nothing reaches the provider,
+// while `gw status` names the field on the object that carries it; a rule's backend with passive
+// health is skipped while evicted. Each case failed before: the request got 200 and reached the provider.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -158,7 +158,7 @@ ${spec}
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
-spec: {a2a: {host: 127.0.0.1, port: ${provider.port}}}
+spec: {dynamicForwardProxy: {}, policies: {health: {eviction: {duration: 10s}}}}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -274,8 +274,8 @@ ${modelYaml(
     assert.equal(provider.requests.at(-1)?.headers['x-team'], 'a');
   });
 
-  it('an unserved backend kind: 500 naming it', async () => {
-    await refused('/agents', 500, /A2A agents/);
+  it('a backend policy its kind cannot apply (health on a dynamic forward proxy): 500 naming it', async () => {
+    await refused('/agents', 500, /spec\.policies\.health: A dynamic forward proxy's destination changes/);
   });
 
   it('an HTTPRoute ResponseHeaderModifier filter applies to AI and GwModel responses', async () => {
@@ -316,7 +316,10 @@ ${modelYaml(
       await statusOf(gw.dir, 'GwBackend default/guarded'),
       /ResolvedRefs=False \(RefNotFound\): spec\.policies\.ai\.promptGuard\.request\[0\]\.webhook\.backendRef: Service default\/guard does not exist/,
     );
-    assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/agents'),
+      /Accepted=False \(Unsupported\): spec\.policies\.health/,
+    );
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/grouped'),
       /Accepted=False \(Unsupported\): spec\.ai\.groups\[0\]\.providers\[0\]\.policies\.tunnel/,
