@@ -3,7 +3,7 @@
 // through the http kind's forwarder (../http.ts), so the backend policy's connection settings
 // (tls, tunnel, timeouts), backend auth and health apply as to any HTTP backend, and the agent's
 // answers — SSE streams included — reach the client event by event, never gathered. What the
-// kind adds (decision 0046):
+// kind adds (decision 0047):
 //
 // - the agent card (/.well-known/agent-card.json, the older /.well-known/agent.json, and the
 //   extended card of either binding) names gw, not the agent (./card-response.ts);

@@ -1,6 +1,6 @@
 // An agent card as gw serves it: every URL in it that pointed at the agent names gw instead, at
 // the address and path prefix the client reached gw through, so that a client that found the
-// agent through gw keeps talking to it through gw (decision 0046). The URLs where A2A calls go are
+// agent through gw keeps talking to it through gw (decision 0047). The URLs where A2A calls go are
 // always rewritten — v0.3's `url` and `additionalInterfaces[].url`, v1.0's
 // `supportedInterfaces[].url` — and any other absolute URL in the card on one of the agent's own
 // origins (an icon, documentation the agent serves). Interfaces gw cannot carry (gRPC) are left out:
