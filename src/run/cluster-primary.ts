@@ -4,14 +4,20 @@
 // whole current set. Listener ports are bound by each worker with SO_REUSEPORT where the kernel
 // spreads connections over such sockets (Linux, FreeBSD); elsewhere node:cluster shares one
 // socket of the primary with the workers. docs/dataplane.md ("Multi-core") and
-// docs/decisions/0004-multi-core.md explain the choices.
+// docs/decisions/0004-multi-core.md explain the choices. The primary is also the web UI's traffic
+// source (admin/ui/traffic/traffic-source.ts): while the UI watches, it tells every worker to send
+// the requests it completes, and asks the worker that served a request for its CEL variables.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
+import type { TrafficSource } from '../admin/ui/traffic/traffic-source.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import type { RecordedVariables } from '../dataplane/telemetry/recorded-cel.ts';
+import { parseTrafficEntryId } from '../dataplane/telemetry/traffic-entry.ts';
+import type { TrafficDelivery } from '../dataplane/telemetry/traffic-forwarder.ts';
 import { systemClock } from '../util/clock.ts';
 import { DEFAULT_LOG_LEVEL, type LogFilter } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, moduleLog } from '../util/log-line.ts';
@@ -95,6 +101,8 @@ interface WorkerSlot {
   /** The worker's registry as last received (folded into the retired sum when it exits). */
   lastSnapshot: MetricsSnapshot | undefined;
   metricsWaiters: Map<number, (snapshot: MetricsSnapshot | undefined) => void>;
+  /** Who waits for a recorded request's variables, by request id. */
+  recordWaiters: Map<number, (variables: RecordedVariables | undefined) => void>;
   /** The listener ports the worker could not bind, as of the last update it applied. */
   unbound: [number, UnboundPort][];
 }
@@ -107,7 +115,7 @@ interface PendingReport {
   problems: Set<string>;
 }
 
-export class ClusterGateway {
+export class ClusterGateway implements TrafficSource {
   /** The files, or the embedded API server, read by the controller in this process. */
   readonly source: ConfigSourceKind;
   private readonly options: ClusterGatewayOptions;
@@ -118,6 +126,8 @@ export class ClusterGateway {
   private retired: MetricsSnapshot | undefined;
   private restarts = 0;
   private nextMetricsId = 0;
+  /** Where the workers' completed requests go while the web UI watches; undefined otherwise. */
+  private trafficDelivery: TrafficDelivery | undefined;
   private forked = false;
   private started = false;
   private stopping: Promise<void> | undefined;
@@ -139,6 +149,7 @@ export class ClusterGateway {
       replacement: false,
       lastSnapshot: undefined,
       metricsWaiters: new Map(),
+      recordWaiters: new Map(),
       unbound: [],
     }));
     this.source = createConfigSource(options, (update) => this.publish(update));
@@ -178,10 +189,7 @@ export class ClusterGateway {
    * what they last reported, so the counters only grow.
    */
   async renderMetrics(): Promise<string> {
-    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
-    const snapshots: MetricsSnapshot[] = [];
-    if (this.retired) snapshots.push(this.retired);
-    for (const slot of this.slots) if (slot.lastSnapshot) snapshots.push(slot.lastSnapshot);
+    const merged = await this.metricsSnapshot();
     const lines = [
       '# HELP gw_worker_requests_total HTTP requests completed by each worker process since it started.',
       '# TYPE gw_worker_requests_total counter',
@@ -198,7 +206,42 @@ export class ClusterGateway {
       `gw_worker_restarts_total ${this.restarts}`,
       '',
     );
-    return renderMetricsSnapshot(mergeMetricsSnapshots(snapshots)) + lines.join('\n');
+    return renderMetricsSnapshot(merged) + lines.join('\n');
+  }
+
+  /** Every worker's registry summed (asked of each worker now), the exited ones' last reports included. */
+  async metricsSnapshot(): Promise<MetricsSnapshot> {
+    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
+    const snapshots: MetricsSnapshot[] = [];
+    if (this.retired) snapshots.push(this.retired);
+    for (const slot of this.slots) if (slot.lastSnapshot) snapshots.push(slot.lastSnapshot);
+    return mergeMetricsSnapshots(snapshots);
+  }
+
+  /** TrafficSource: every worker (and each one started later) sends its completed requests, or stops. */
+  setWatching(on: boolean, deliver: TrafficDelivery): void {
+    this.trafficDelivery = on ? deliver : undefined;
+    for (const slot of this.slots)
+      if (slot.running && slot.worker) this.send(slot.worker, { type: 'gw:traffic-watch', on });
+  }
+
+  /** TrafficSource: asks the worker that served the request (by the process id in `id`). */
+  recordedVariables(id: string): Promise<RecordedVariables | undefined> {
+    const parsed = parseTrafficEntryId(id);
+    const slot = parsed && this.slots.find((candidate) => candidate.worker && candidate.pid === parsed.pid);
+    const worker = slot?.worker;
+    if (!parsed || !slot || !worker || !slot.running || !worker.isConnected()) return Promise.resolve(undefined);
+    const requestId = ++this.nextMetricsId;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
+      const finish = (variables: RecordedVariables | undefined) => {
+        clearTimeout(timer);
+        slot.recordWaiters.delete(requestId);
+        resolve(variables);
+      };
+      slot.recordWaiters.set(requestId, finish);
+      this.send(worker, { type: 'gw:traffic-record-request', id: requestId, seq: parsed.seq });
+    });
   }
 
   /** Stops the controller and its source, then each worker (killed if it takes too long). */
@@ -248,12 +291,20 @@ export class ClusterGateway {
           changed: [...this.controller.currentConfigs],
           removed: [],
         });
+        if (this.trafficDelivery) this.send(worker, { type: 'gw:traffic-watch', on: true });
         break;
       case 'gw:applied':
         this.onApplied(slot, message);
         break;
       case 'gw:metrics':
         slot.metricsWaiters.get(message.id)?.(message.snapshot);
+        break;
+      case 'gw:traffic':
+        if (Array.isArray(message.entries))
+          this.trafficDelivery?.(message.entries, typeof message.lost === 'number' ? message.lost : 0);
+        break;
+      case 'gw:traffic-record':
+        slot.recordWaiters.get(message.id)?.(message.variables);
         break;
     }
   }
@@ -304,6 +355,7 @@ export class ClusterGateway {
     slot.worker = undefined;
     slot.running = false;
     for (const waiter of [...slot.metricsWaiters.values()]) waiter(undefined);
+    for (const waiter of [...slot.recordWaiters.values()]) waiter(undefined);
     if (slot.lastSnapshot) {
       this.retired = mergeMetricsSnapshots(this.retired ? [this.retired, slot.lastSnapshot] : [slot.lastSnapshot]);
       slot.lastSnapshot = undefined;
