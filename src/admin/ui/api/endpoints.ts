@@ -1,0 +1,6 @@
+// Every endpoint of the UI's JSON API. A new concept is one file beside this one and one line here.
+import type { UiEndpoint } from './endpoint.ts';
+import { overviewEndpoint } from './overview.ts';
+import { sessionEndpoints } from './session.ts';
+
+export const ENDPOINTS: readonly UiEndpoint[] = [...sessionEndpoints, overviewEndpoint];
