@@ -1,6 +1,13 @@
 // Every endpoint of the UI's JSON API. A new concept is one file beside this one and one line here.
 import type { UiEndpoint } from './endpoint.ts';
 import { overviewEndpoint } from './overview.ts';
+import { playgroundEndpoints } from './playground.ts';
 import { sessionEndpoints } from './session.ts';
+import { trafficEndpoints } from './traffic.ts';
 
-export const ENDPOINTS: readonly UiEndpoint[] = [...sessionEndpoints, overviewEndpoint];
+export const ENDPOINTS: readonly UiEndpoint[] = [
+  ...sessionEndpoints,
+  overviewEndpoint,
+  ...trafficEndpoints,
+  ...playgroundEndpoints,
+];

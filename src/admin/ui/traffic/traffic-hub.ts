@@ -9,6 +9,7 @@
 // reading, a stalled network) is dropped rather than buffered for: it reconnects and reads the
 // recent list again.
 import type { ServerResponse } from 'node:http';
+import type { RecordedVariables } from '../../../dataplane/telemetry/recorded-cel.ts';
 import type { TrafficEntry } from '../../../dataplane/telemetry/traffic-entry.ts';
 import { TRAFFIC_RING_CAPACITY } from '../../../dataplane/telemetry/traffic-tap.ts';
 import { matchesTraffic, type TrafficFilter } from './traffic-filter.ts';
@@ -119,6 +120,11 @@ export class TrafficHub {
       for (let i = 0; i < entries.length; i++) if (matchesTraffic(entries[i]!, subscriber.filter)) text += events[i];
       if (text !== '') this.#send(subscriber, text);
     }
+  }
+
+  /** The CEL variables of a listed request, while the process that served it still holds it. */
+  recordedVariables(id: string): Promise<RecordedVariables | undefined> {
+    return this.#source.recordedVariables(id);
   }
 
   /** Ends every stream and stops capture. */
