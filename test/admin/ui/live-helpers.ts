@@ -53,6 +53,9 @@ export async function startLiveUi(files: Record<string, string>, seriesIntervalM
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON the tests read field by field.
+export type Json = any;
+
 /** The UI's own header: what its scripts send with every API call (the cross-site check wants it on changes). */
 export const UI_HEADERS = { 'x-gw-ui': '1' };
 
@@ -62,7 +65,7 @@ export async function uiApi(
   path: string,
   body?: unknown,
   headers: Record<string, string> = UI_HEADERS,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${base}/ui/api/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -81,9 +84,9 @@ export interface Follower {
   response: IncomingMessage;
   events: SseEvent[];
   /** The events named `name` so far, data parsed. */
-  named(name: string): any[];
+  named(name: string): Json[];
   /** Waits (up to 10 s) until `count` events named `name` have come. */
-  waitFor(name: string, count: number): Promise<any[]>;
+  waitFor(name: string, count: number): Promise<Json[]>;
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
   close(): void;
