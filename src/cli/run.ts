@@ -10,7 +10,7 @@
 
 import { parseArgs } from 'node:util';
 import { readAdminToken } from '../admin/ui/security/admin-token.ts';
-import type { LiveTraffic, ObjectSource, UiSources } from '../admin/ui/sources.ts';
+import { type LiveTraffic, objectSource, type UiSources } from '../admin/ui/sources.ts';
 import { TrafficHub } from '../admin/ui/traffic/traffic-hub.ts';
 import { TrafficSeries } from '../admin/ui/traffic/traffic-series.ts';
 import { LocalTrafficSource, type TrafficSource } from '../admin/ui/traffic/traffic-source.ts';
@@ -19,6 +19,7 @@ import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
@@ -286,6 +287,8 @@ interface RunningGateway {
   serving(): boolean;
   /** The listener ports that could not be bound, with the Gateway and why. */
   unboundPorts(): ReadonlyMap<number, UnboundPort>;
+  /** The backends' live state by process (model health, evictions; each worker keeps its own). */
+  healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -346,6 +349,7 @@ function createGateway(
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
       unboundPorts: () => cluster.unboundPorts(),
+      healthReports: () => cluster.healthReports(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -362,6 +366,7 @@ function createGateway(
     ready: () => local.caughtUp(),
     serving: () => local.serving(),
     unboundPorts: () => local.dataPlane.unboundPorts,
+    healthReports: async () => [{ worker: 0, reports: local.dataPlane.healthReports() }],
     start: () => local.start(),
     stop: () => local.stop(),
   };
@@ -369,18 +374,13 @@ function createGateway(
 
 /** What the web UI reads the gateway through; which source decides whether it may edit. */
 function uiSources(gateway: RunningGateway, options: RunOptions, live: LiveTraffic): UiSources {
-  const source: ObjectSource = options.kube
-    ? { kind: 'cluster', why: 'the objects are read from a Kubernetes API server: edit them there (kubectl)' }
-    : gateway.api && options.paths.length === 0
-      ? { kind: 'api-server' }
-      : gateway.api
-        ? { kind: 'files', why: 'the objects are applied from the files given with -f: edit the files' }
-        : { kind: 'files', why: 'the objects come from the files given with -f: edit the files' };
+  const source = objectSource({ api: gateway.api?.api, kube: options.kube !== undefined, paths: options.paths });
   return {
     controller: gateway.controller,
     source,
     listenAddress: options.address,
     unboundPorts: () => gateway.unboundPorts(),
+    healthReports: () => gateway.healthReports(),
     live,
   };
 }

@@ -50,7 +50,7 @@ const WITHOUT_STATUS = new Set([
 ]);
 
 /** Conditions that report a problem when True (the rest report one when not True). */
-const TRUE_IS_A_PROBLEM = new Set(['Conflicted', 'OverlappingTLSConfig']);
+const TRUE_IS_A_PROBLEM = new Set(['Conflicted']);
 
 /** Whether a condition says something is wrong. */
 export function isProblem(condition: Condition): boolean {

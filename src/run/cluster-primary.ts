@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { TrafficSource } from '../admin/ui/traffic/traffic-source.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
@@ -26,6 +27,7 @@ import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } f
 import {
   type AppliedMessage,
   isWorkerMessage,
+  type MetricsReplyMessage,
   type PrimaryMessage,
   WORKER_SETTINGS_ENV,
   type WorkerMessage,
@@ -100,7 +102,9 @@ interface WorkerSlot {
   replacement: boolean;
   /** The worker's registry as last received (folded into the retired sum when it exits). */
   lastSnapshot: MetricsSnapshot | undefined;
-  metricsWaiters: Map<number, (snapshot: MetricsSnapshot | undefined) => void>;
+  /** The worker's backends' live state (model health, evictions) as last received. */
+  lastHealth: PlacedHealthReport[];
+  metricsWaiters: Map<number, (reply: MetricsReplyMessage | undefined) => void>;
   /** Who waits for a recorded request's variables, by request id. */
   recordWaiters: Map<number, (variables: RecordedVariables | undefined) => void>;
   /** The listener ports the worker could not bind, as of the last update it applied. */
@@ -148,6 +152,7 @@ export class ClusterGateway implements TrafficSource {
       restartTimer: undefined,
       replacement: false,
       lastSnapshot: undefined,
+      lastHealth: [],
       metricsWaiters: new Map(),
       recordWaiters: new Map(),
       unbound: [],
@@ -244,6 +249,15 @@ export class ClusterGateway implements TrafficSource {
     });
   }
 
+  /**
+   * The live state of each running worker's backends (model health, evictions, priority groups),
+   * asked of each worker now as the metrics are: every worker keeps its own.
+   */
+  async healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]> {
+    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
+    return this.slots.filter((slot) => slot.running).map((slot) => ({ worker: slot.id, reports: slot.lastHealth }));
+  }
+
   /** Stops the controller and its source, then each worker (killed if it takes too long). */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -297,7 +311,7 @@ export class ClusterGateway implements TrafficSource {
         this.onApplied(slot, message);
         break;
       case 'gw:metrics':
-        slot.metricsWaiters.get(message.id)?.(message.snapshot);
+        slot.metricsWaiters.get(message.id)?.(message);
         break;
       case 'gw:traffic':
         if (Array.isArray(message.entries))
@@ -360,6 +374,7 @@ export class ClusterGateway implements TrafficSource {
       this.retired = mergeMetricsSnapshots(this.retired ? [this.retired, slot.lastSnapshot] : [slot.lastSnapshot]);
       slot.lastSnapshot = undefined;
     }
+    slot.lastHealth = [];
     for (const report of this.reports) report.waiting.delete(slot.id);
     this.flushReports();
     if (this.stopping) return;
@@ -421,10 +436,13 @@ export class ClusterGateway implements TrafficSource {
     const id = ++this.nextMetricsId;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
-      const finish = (snapshot: MetricsSnapshot | undefined) => {
+      const finish = (reply: MetricsReplyMessage | undefined) => {
         clearTimeout(timer);
         slot.metricsWaiters.delete(id);
-        if (snapshot && slot.worker === worker) slot.lastSnapshot = snapshot;
+        if (reply && slot.worker === worker) {
+          slot.lastSnapshot = reply.snapshot;
+          slot.lastHealth = reply.health;
+        }
         resolve();
       };
       slot.metricsWaiters.set(id, finish);

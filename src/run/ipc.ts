@@ -3,6 +3,7 @@
 // design, so a configuration update travels as its entries; metrics travel as a snapshot; the web
 // UI's live traffic travels as entries, only while the primary says someone watches.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
@@ -86,6 +87,8 @@ export interface MetricsReplyMessage {
   type: 'gw:metrics';
   id: number;
   snapshot: MetricsSnapshot;
+  /** The live state its backends keep (model health, evictions), for the web UI. */
+  health: PlacedHealthReport[];
 }
 
 /** Requests completed since the last such message (sent while watched). */

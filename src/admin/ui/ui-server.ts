@@ -6,7 +6,7 @@
 // a token the UI is refused (a page saying how to give one). docs/ui.md, decision 0046.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminRoutes } from '../../dataplane/telemetry/admin-server.ts';
-import { STREAMED, type UiAnswer, type UiContext, type UiEndpoint, type UiRequest } from './api/endpoint.ts';
+import { type JsonAnswer, STREAMED, type UiContext, type UiEndpoint, type UiRequest } from './api/endpoint.ts';
 import { ENDPOINTS } from './api/endpoints.ts';
 import { AdminToken } from './security/admin-token.ts';
 import { authenticated, crossSiteProblem, foreignHostProblem, isLoopbackBinding } from './security/request-guard.ts';
@@ -168,11 +168,7 @@ async function readJson(request: IncomingMessage): Promise<{ value: unknown } | 
   }
 }
 
-function sendJson(
-  response: ServerResponse,
-  request: IncomingMessage,
-  answer: Exclude<UiAnswer, typeof STREAMED>,
-): void {
+function sendJson(response: ServerResponse, request: IncomingMessage, answer: JsonAnswer): void {
   if (response.headersSent) {
     response.destroy();
     return;

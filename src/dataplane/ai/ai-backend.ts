@@ -16,6 +16,7 @@ import {
   backendRefusal,
   type RoutedRequest,
 } from '../backends/backend.ts';
+import { type BackendHealthReport, relativeView } from '../balancing/health-report.ts';
 import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
@@ -88,6 +89,11 @@ class AiBackend implements Backend {
 
   /** gw's own answers in the API format of the route type `path` has here. */
   readonly answersFor: (path: string) => GatewayAnswers;
+
+  health(): BackendHealthReport {
+    const now = systemClock.monotonicMs();
+    return { providers: this.#balancer.snapshot().map((provider) => relativeView(provider, now)) };
+  }
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = this.#routeTypeOf(routed.forward.path);

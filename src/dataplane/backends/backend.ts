@@ -13,6 +13,7 @@ import type {
   DataPlaneConfig,
   ModelsConfig,
 } from '../../contract/dataplane-config.ts';
+import type { BackendHealthReport } from '../balancing/health-report.ts';
 import type { MeshTransport } from '../mesh/transport.ts';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
@@ -87,6 +88,8 @@ export interface Backend {
    * routed here: LLM backends answer in the client's API format. Unset: plain text.
    */
   readonly answersFor?: (path: string) => GatewayAnswers;
+  /** The live state it keeps (models and their health, provider groups), for operators; unset: none. */
+  readonly health?: () => BackendHealthReport;
 }
 
 /** Why a backend cannot be served: its requests are answered with `status` and the message. */

@@ -26,6 +26,7 @@ import {
   type ObservedResponse,
   type UnhealthyCondition,
 } from '../balancing/endpoint-health.ts';
+import { type BackendHealthReport, healthView } from '../balancing/health-report.ts';
 import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
 import { ExpressionError } from '../cel/expression.ts';
 import { requestBufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
@@ -161,11 +162,16 @@ class HttpBackend implements Backend {
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
-    if (health) this.available = () => !health.state.evicted;
+    if (health) {
+      this.available = () => !health.state.evicted;
+      this.health = () => ({ endpoint: healthView(health.state, systemClock.monotonicMs()) });
+    }
   }
 
   /** Set with a health policy: false while evicted (a rule picks its other backends first). */
   readonly available?: () => boolean;
+  /** Set with a health policy: its score and eviction. */
+  readonly health?: () => BackendHealthReport;
 
   /** A byte stream to the destination (CONNECT routes): TCP or TLS, or HBONE to a mesh pod. */
   readonly tunnel: () => Promise<Duplex>;

@@ -34,6 +34,7 @@ export async function startLiveUi(files: Record<string, string>, seriesIntervalM
       source: { kind: 'files', why: 'the test serves files' },
       listenAddress: '127.0.0.1',
       unboundPorts: () => gw.gateway.dataPlane.unboundPorts,
+      healthReports: async () => [{ worker: 0, reports: gw.gateway.dataPlane.healthReports() }],
       live,
     },
     adminAddress: '127.0.0.1',

@@ -17,8 +17,14 @@ export interface UiRequest {
   response: ServerResponse;
 }
 
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
 /** An answer as JSON, or STREAMED when the endpoint wrote the response itself. */
-export type UiAnswer = { status: number; body: unknown; headers?: Record<string, string> } | typeof STREAMED;
+export type UiAnswer = JsonAnswer | typeof STREAMED;
 
 export const STREAMED = Symbol('streamed');
 
@@ -39,11 +45,11 @@ export interface UiEndpoint {
   handle(context: UiContext, request: UiRequest): UiAnswer | Promise<UiAnswer>;
 }
 
-export function json(body: unknown, status = 200): UiAnswer {
+export function json(body: unknown, status = 200): JsonAnswer {
   return { status, body };
 }
 
 /** A client mistake or a missing object, with the message the UI shows. */
-export function problem(status: number, message: string, details?: Record<string, unknown>): UiAnswer {
+export function problem(status: number, message: string, details?: Record<string, unknown>): JsonAnswer {
   return { status, body: { error: message, ...details } };
 }

@@ -52,7 +52,7 @@ export function ObjectLink({ object }) {
   return html`<${Link} href=${objectHref(object)}>${object.kind} ${name}<//>`;
 }
 
-const TRUE_IS_A_PROBLEM = new Set(['Conflicted', 'OverlappingTLSConfig']);
+const TRUE_IS_A_PROBLEM = new Set(['Conflicted']);
 
 export function conditionIsProblem(condition) {
   return TRUE_IS_A_PROBLEM.has(condition.type) ? condition.status === 'True' : condition.status !== 'True';
