@@ -315,7 +315,7 @@ export class ClusterGateway implements TrafficSource {
         break;
       case 'gw:traffic':
         if (Array.isArray(message.entries))
-          this.trafficDelivery?.(message.entries, typeof message.lost === 'number' ? message.lost : 0);
+          this.trafficDelivery?.(message.entries, typeof message.skipped === 'number' ? message.skipped : 0);
         break;
       case 'gw:traffic-record':
         slot.recordWaiters.get(message.id)?.(message.variables);

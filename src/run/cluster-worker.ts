@@ -73,8 +73,8 @@ export class ClusterWorker {
           unbound: [...this.dataPlane.unboundPorts],
         }),
     });
-    this.traffic = new TrafficForwarder(this.dataPlane.telemetry.traffic, (entries, lost) =>
-      this.send({ type: 'gw:traffic', entries, lost }),
+    this.traffic = new TrafficForwarder(this.dataPlane.telemetry.traffic, (entries, skipped) =>
+      this.send({ type: 'gw:traffic', entries, skipped }),
     );
   }
 

@@ -95,8 +95,8 @@ export interface MetricsReplyMessage {
 export interface TrafficMessage {
   type: 'gw:traffic';
   entries: TrafficEntry[];
-  /** Requests captured but overwritten in the tap before they could be sent. */
-  lost: number;
+  /** Requests captured but not sent (more than a batch takes, or overwritten in the tap). */
+  skipped: number;
 }
 
 export interface TrafficRecordMessage {

@@ -65,18 +65,22 @@ export class TrafficTap {
   }
 
   /**
-   * The records captured after sequence number `after` that the ring still holds, oldest first,
-   * with the number of the last one and how many were overwritten before they could be read.
+   * The newest `max` records captured after sequence number `after` (that the ring still holds),
+   * oldest first, with the number of the last one and how many were left out (beyond `max`, or
+   * overwritten before they could be read).
    */
-  take(after: number): { records: [seq: number, record: RequestRecord][]; last: number; lost: number } {
+  take(
+    after: number,
+    max: number = this.#capacity,
+  ): { records: [seq: number, record: RequestRecord][]; last: number; skipped: number } {
     this.#notified = false;
     const ring = this.#ring;
     const last = this.captured;
-    if (ring === undefined || last <= after) return { records: [], last: Math.max(after, last), lost: 0 };
-    const first = Math.max(after + 1, last - this.#capacity + 1);
+    if (ring === undefined || last <= after) return { records: [], last: Math.max(after, last), skipped: 0 };
+    const first = Math.max(after + 1, last - Math.min(max, this.#capacity) + 1);
     const records: [number, RequestRecord][] = [];
     for (let seq = first; seq <= last; seq++) records.push([seq, ring[seq % this.#capacity]!]);
-    return { records, last, lost: first - (after + 1) };
+    return { records, last, skipped: first - (after + 1) };
   }
 
   /** The record of sequence number `seq`, while the ring still holds it. */

@@ -15,6 +15,7 @@ import {
   WATCH_LEASE_MS,
 } from '../../../src/admin/ui/traffic/traffic-hub.ts';
 import { RequestRecord } from '../../../src/dataplane/telemetry/request-record.ts';
+import { MAX_ENTRIES_PER_FLUSH } from '../../../src/dataplane/telemetry/traffic-forwarder.ts';
 import {
   aiBackendYaml,
   catalogConfigMapYaml,
@@ -137,6 +138,29 @@ describe('live traffic on the admin listener', () => {
     assert.ok(WATCH_LEASE_MS > 0);
   });
 
+  it(`lists at most ${MAX_ENTRIES_PER_FLUSH} requests a batch and counts the others, whatever the rate`, async () => {
+    const follower = await followEvents(`${ui.base}/ui/api/traffic/events`);
+    try {
+      assert.ok(await until(() => ui.gw.telemetry.traffic.watching, 2000));
+      // Earlier tests' requests may still be on their way.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = follower.named('request').length;
+      const record = new RequestRecord();
+      record.method = 'GET';
+      record.path = '/burst';
+      record.status = 200;
+      record.finish();
+      // One burst within one batch interval: 3 batches' worth.
+      for (let i = 0; i < 3 * MAX_ENTRIES_PER_FLUSH; i++) ui.gw.telemetry.traffic.capture(record);
+      const [skipped] = await follower.waitFor('skipped', 1);
+      assert.equal(skipped, 2 * MAX_ENTRIES_PER_FLUSH);
+      assert.equal(follower.named('request').length - before, MAX_ENTRIES_PER_FLUSH);
+      assert.ok((await uiApi(ui.base, 'traffic/recent')).body.skipped >= 2 * MAX_ENTRIES_PER_FLUSH);
+    } finally {
+      follower.close();
+    }
+  });
+
   it('drops a subscriber that stops reading instead of buffering for it', async () => {
     const socket = connect({ host: '127.0.0.1', port: ui.admin.port });
     await new Promise<void>((resolve) => socket.once('connect', resolve));
@@ -149,11 +173,16 @@ describe('live traffic on the admin listener', () => {
     const tap = ui.gw.telemetry.traffic;
     const record = new RequestRecord();
     record.method = 'POST';
+    // Every text field at the access log's bound: a few KiB an entry.
     record.path = `/${'x'.repeat(1000)}`;
+    record.error = 'e'.repeat(1000);
+    record.backend = 'b'.repeat(1000);
+    record.upstreamHost = 'h'.repeat(1000);
+    record.requestHeaders = { 'user-agent': 'u'.repeat(1000) };
     record.route = 'default/llm';
     record.status = 200;
     record.finish();
-    // Far more than the bound and any socket buffer; each burst is delivered as entries.
+    // Far more than the bound and any socket buffer; each burst is delivered as a batch.
     for (let burst = 0; burst < 200 && ui.live.traffic.droppedSubscribers === dropped; burst++) {
       for (let i = 0; i < 100; i++) tap.capture(record);
       await new Promise((resolve) => setTimeout(resolve, 120));

@@ -5,9 +5,11 @@
 // (traffic-tap.ts).
 //
 // Bounds: at most MAX_SUBSCRIBERS streams; each writes into its connection, and a subscriber
-// whose connection holds more than MAX_SUBSCRIBER_BUFFER_BYTES unread (a browser that stopped
-// reading, a stalled network) is dropped rather than buffered for: it reconnects and reads the
-// recent list again.
+// whose connection still holds more than MAX_SUBSCRIBER_BUFFER_BYTES unread when the next batch
+// comes (a browser that stopped reading, a stalled network) is dropped rather than buffered for:
+// it reconnects and reads the recent list again. A batch is what the data plane's tap held since
+// the last one (at most its ring, TRAFFIC_RING_CAPACITY entries; traffic-forwarder.ts), so a
+// subscriber costs at most the bound plus one batch.
 import type { ServerResponse } from 'node:http';
 import type { RecordedVariables } from '../../../dataplane/telemetry/recorded-cel.ts';
 import type { TrafficEntry } from '../../../dataplane/telemetry/traffic-entry.ts';
@@ -33,8 +35,8 @@ export interface RecentList {
   entries: TrafficEntry[];
   /** Whether requests are being captured now. */
   watching: boolean;
-  /** Requests that completed while watched but were lost before they could be listed (bursts beyond the ring). */
-  lost: number;
+  /** Requests that completed while watched but are not listed (more than a batch takes; traffic-forwarder.ts). */
+  skipped: number;
 }
 
 export class TrafficHub {
@@ -47,7 +49,7 @@ export class TrafficHub {
   #leaseTimer: NodeJS.Timeout | undefined;
   #keepalive: NodeJS.Timeout | undefined;
   #watching = false;
-  #lost = 0;
+  #skipped = 0;
   /** Entries received from the source since the hub started. */
   received = 0;
   /** Subscribers dropped for not reading. */
@@ -79,7 +81,7 @@ export class TrafficHub {
       const entry = this.#ring[(this.#next - i + size) % size];
       if (entry && matchesTraffic(entry, filter)) entries.push(entry);
     }
-    return { entries, watching: this.#watching, lost: this.#lost };
+    return { entries, watching: this.#watching, skipped: this.#skipped };
   }
 
   /**
@@ -103,8 +105,8 @@ export class TrafficHub {
   }
 
   /** Entries from the source, oldest first. */
-  receive(entries: readonly TrafficEntry[], lost: number): void {
-    this.#lost += lost;
+  receive(entries: readonly TrafficEntry[], skipped: number): void {
+    this.#skipped += skipped;
     this.received += entries.length;
     for (const entry of entries) {
       if (this.#ring.length < RECENT_CAPACITY) this.#ring.push(entry);
@@ -114,9 +116,9 @@ export class TrafficHub {
     if (this.#subscribers.size === 0) return;
     // Each entry's event text is made once, whatever the number of subscribers.
     const events = entries.map((entry) => `id: ${entry.id}\nevent: request\ndata: ${JSON.stringify(entry)}\n\n`);
-    const lostEvent = lost > 0 ? `event: lost\ndata: ${lost}\n\n` : '';
+    const skippedEvent = skipped > 0 ? `event: skipped\ndata: ${skipped}\n\n` : '';
     for (const subscriber of [...this.#subscribers]) {
-      let text = lostEvent;
+      let text = skippedEvent;
       for (let i = 0; i < entries.length; i++) if (matchesTraffic(entries[i]!, subscriber.filter)) text += events[i];
       if (text !== '') this.#send(subscriber, text);
     }
@@ -145,7 +147,8 @@ export class TrafficHub {
   #send(subscriber: Subscriber, text: string): void {
     const response = subscriber.response;
     if (response.destroyed) return;
-    if (response.writableLength + text.length > MAX_SUBSCRIBER_BUFFER_BYTES) {
+    // The backlog from before: a subscriber that reads takes each batch before the next one.
+    if (response.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) {
       // Not reading: dropped, not buffered for. Its 'close' removes it.
       this.droppedSubscribers++;
       this.#subscribers.delete(subscriber);
@@ -164,6 +167,6 @@ export class TrafficHub {
     }
     if (wanted === this.#watching) return;
     this.#watching = wanted;
-    this.#source.setWatching(wanted, (entries, lost) => this.receive(entries, lost));
+    this.#source.setWatching(wanted, (entries, skipped) => this.receive(entries, skipped));
   }
 }

@@ -26,7 +26,7 @@ export class LocalTrafficSource implements TrafficSource {
 
   setWatching(on: boolean, deliver: TrafficDelivery): void {
     this.#deliver = deliver;
-    this.#forwarder ??= new TrafficForwarder(this.#tap, (entries, lost) => this.#deliver?.(entries, lost));
+    this.#forwarder ??= new TrafficForwarder(this.#tap, (entries, skipped) => this.#deliver?.(entries, skipped));
     this.#forwarder.setWatching(on);
   }
 

@@ -103,7 +103,7 @@ function Charts() {
 export default function Traffic() {
   const [filter, setFilter] = useState({ route: '', status: '', model: '', q: '' });
   const [entries, setEntries] = useState([]);
-  const [state, setState] = useState({ connected: false, error: undefined, lost: 0 });
+  const [state, setState] = useState({ connected: false, error: undefined, skipped: 0 });
   const [paused, setPaused] = useState(false);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
@@ -116,7 +116,7 @@ export default function Traffic() {
       (list) => {
         if (!live) return;
         setEntries(list.entries);
-        setState((s) => ({ ...s, lost: list.lost, error: undefined }));
+        setState((s) => ({ ...s, skipped: list.skipped, error: undefined }));
         source = new EventSource(`/ui/api/traffic/events${query ? `?${query}` : ''}`);
         source.addEventListener('open', () => setState((s) => ({ ...s, connected: true, error: undefined })));
         source.addEventListener('error', () => setState((s) => ({ ...s, connected: false })));
@@ -125,7 +125,9 @@ export default function Traffic() {
           const entry = JSON.parse(event.data);
           setEntries((rows) => [entry, ...rows].slice(0, MAX_ROWS));
         });
-        source.addEventListener('lost', (event) => setState((s) => ({ ...s, lost: s.lost + Number(event.data) })));
+        source.addEventListener('skipped', (event) =>
+          setState((s) => ({ ...s, skipped: s.skipped + Number(event.data) })),
+        );
       },
       (failure) => live && setState((s) => ({ ...s, error: failure.message })),
     );
@@ -149,7 +151,7 @@ export default function Traffic() {
       <p class="toolbar" aria-live="polite">
         <span class=${`badge ${state.connected ? 'ok' : 'bad'}`}>${state.connected ? (paused ? 'paused' : 'live') : 'not connected'}</span>
         <button type="button" onClick=${() => setPaused(!paused)} aria-pressed=${paused}>${paused ? 'Resume' : 'Pause'}</button>
-        <span class="muted">${entries.length} shown${state.lost > 0 ? `; ${state.lost} completed too fast to be kept` : ''}</span>
+        <span class="muted">${entries.length} shown${state.skipped > 0 ? `; ${state.skipped} more completed than the list takes (the charts count them all)` : ''}</span>
       </p>
       ${state.error && html`<p class="error" role="alert">${state.error}</p>`}
       <table class="traffic">
