@@ -3,12 +3,7 @@
 // set it and the objects it overrode, and a backend authentication whose Secret lacks what it reads
 // (computed by controller/policies/explanation.ts, which the web UI shows too; printed here).
 import { parseArgs } from 'node:util';
-import {
-  type ExplainedSection,
-  type ExplainTarget,
-  explainBackend,
-  explainRoute,
-} from '../controller/policies/explanation.ts';
+import { type ExplainedSection, type ExplainTarget, explain } from '../controller/policies/explanation.ts';
 import type { Provenance } from '../controller/policies/merge.ts';
 import { snapshotFromStore } from '../controller/snapshot.ts';
 import { argsErrorText } from './args.ts';
@@ -75,20 +70,20 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
     return world.usage ? 2 : 1;
   }
   try {
-    return explain(world, what, target, io);
+    return report(world, what, target, io);
   } finally {
     await world.close();
   }
 }
 
-function explain(world: World, what: 'route' | 'backend', target: ExplainTarget, io: Io): number {
+function report(world: World, what: 'route' | 'backend', target: ExplainTarget, io: Io): number {
   for (const problem of world.problems) io.stderr(`${problem.message}\n`);
   const snapshot = snapshotFromStore(world.store);
-  const listeners = world.report.gatewayApi.listeners;
-  const explanation =
-    what === 'route'
-      ? explainRoute(snapshot, listeners, target, world.where)
-      : explainBackend(snapshot, listeners, target, world.where);
+  const explanation = explain(
+    { snapshot, listeners: world.report.gatewayApi.listeners, where: world.where },
+    what,
+    target,
+  );
   if ('problem' in explanation) {
     io.stderr(`gw explain: ${explanation.problem}\n`);
     return 1;

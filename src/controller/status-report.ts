@@ -111,3 +111,15 @@ export function objectStatuses(store: Store): ObjectStatus[] {
   }
   return out;
 }
+
+/** The key of an object's status in statusesByObject. */
+export function statusKey(kindKey: string, namespace: string | undefined, name: string): string {
+  return `${kindKey} ${namespace ? `${namespace}/` : ''}${name}`;
+}
+
+/** objectStatuses by statusKey. */
+export function statusesByObject(store: Store): Map<string, ObjectStatus> {
+  return new Map(
+    objectStatuses(store).map((status) => [statusKey(status.kindKey, status.namespace, status.name), status]),
+  );
+}

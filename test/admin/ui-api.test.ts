@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parseRunArgs } from '../../src/cli/run.ts';
-import { explainRoute } from '../../src/controller/policies/explanation.ts';
+import { explain } from '../../src/controller/policies/explanation.ts';
 import { snapshotFromStore } from '../../src/controller/snapshot.ts';
 import { EXAMPLE_SECRET_VALUE, startUiGateway, type UiGateway } from '../helpers/admin-ui.ts';
 
@@ -160,11 +160,14 @@ describe('web UI on a loopback admin listener, objects from files', () => {
   it("explains a route with gw explain's computation and lists the example's objects", async () => {
     const answer = JSON.parse((await get(`${gw.url}/ui/api/explain?what=route&namespace=default&name=llm`)).text);
     const store = gw.gateway.controller.objects;
-    const expected = explainRoute(
-      snapshotFromStore(store),
-      gw.gateway.controller.lastReport!.gatewayApi.listeners,
+    const expected = explain(
+      {
+        snapshot: snapshotFromStore(store),
+        listeners: gw.gateway.controller.lastReport!.gatewayApi.listeners,
+        where: "among this gw's objects",
+      },
+      'route',
       { namespace: 'default', name: 'llm' },
-      "among this gw's objects",
     );
     assert.deepEqual(answer, JSON.parse(JSON.stringify(expected)));
     const traffic = answer.placements[0].sections.find((s: { title: string }) => s.title === 'traffic');

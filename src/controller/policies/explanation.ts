@@ -122,13 +122,21 @@ function routeTrafficPlaces(snapshot: Snapshot, rules: readonly RouteRule[]): Pl
   return [...places];
 }
 
+/** The objects explained: a snapshot, the effective listeners of its translation, and where they are (for messages). */
+export interface ExplainWorld {
+  snapshot: Snapshot;
+  listeners: ReadonlyMap<string, readonly EffectiveListener[]>;
+  /** "in the given files", "at https://...": completes "HTTPRoute ns/name is not ...". */
+  where: string;
+}
+
+/** The effective policy at a route (or rule) or a backend (or section), or why there is none. */
+export function explain(world: ExplainWorld, what: 'route' | 'backend', target: ExplainTarget): Explanation {
+  return what === 'route' ? explainRoute(world, target) : explainBackend(world, target);
+}
+
 /** The effective policy of a route (or one rule) on every gw listener it is attached to. */
-export function explainRoute(
-  snapshot: Snapshot,
-  listeners: ReadonlyMap<string, readonly EffectiveListener[]>,
-  target: ExplainTarget,
-  where: string,
-): Explanation {
+function explainRoute({ snapshot, listeners, where }: ExplainWorld, target: ExplainTarget): Explanation {
   const index = indexPolicies(snapshot);
   const key = `${target.namespace}/${target.name}`;
   const route = snapshot.httpRoutes.get(key);
@@ -181,12 +189,7 @@ export function explainRoute(
 }
 
 /** The effective policy of a backend (or one section): its own policies, then from each route rule reaching it. */
-export function explainBackend(
-  snapshot: Snapshot,
-  listeners: ReadonlyMap<string, readonly EffectiveListener[]>,
-  target: ExplainTarget,
-  where: string,
-): Explanation {
+function explainBackend({ snapshot, listeners, where }: ExplainWorld, target: ExplainTarget): Explanation {
   const index = indexPolicies(snapshot);
   const key = `${target.namespace}/${target.name}`;
   const kind = snapshot.backends.has(key) ? 'GwBackend' : snapshot.services.has(key) ? 'Service' : undefined;

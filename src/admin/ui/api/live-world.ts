@@ -1,22 +1,14 @@
-// The running gateway's objects as gw status and gw explain read them: the controller's store
-// (statuses as it wrote them), its snapshot, and the effective listeners of its last full pass.
-
-import type { EffectiveListener } from '../../../controller/gateway-api/types.ts';
-import { type Snapshot, snapshotFromStore } from '../../../controller/snapshot.ts';
+// The running gateway's objects as gw explain reads them: the controller's snapshot of its store
+// and the effective listeners of its last full pass.
+import type { ExplainWorld } from '../../../controller/policies/explanation.ts';
+import { snapshotFromStore } from '../../../controller/snapshot.ts';
 import type { UiSources } from '../sources.ts';
 
-export interface LiveWorld {
-  snapshot: Snapshot;
-  listeners: ReadonlyMap<string, readonly EffectiveListener[]>;
-}
-
-export function liveWorld(sources: UiSources): LiveWorld {
+export function liveWorld(sources: UiSources): ExplainWorld {
   const { controller } = sources;
   return {
     snapshot: snapshotFromStore(controller.objects),
     listeners: controller.lastReport?.gatewayApi.listeners ?? new Map(),
+    where: "among this gw's objects",
   };
 }
-
-/** How the UI names where the objects are, in messages ("in this gw's objects"). */
-export const WHERE = "among this gw's objects";

@@ -7,10 +7,10 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../../api/validate/admission.ts';
 import { type ApiResource, resourceOfKind, resourceOfVersion } from '../../../apiserver/resources.ts';
 import { SNAPSHOT_KINDS } from '../../../controller/snapshot.ts';
-import { objectStatuses } from '../../../controller/status-report.ts';
+import { statusesByObject, statusKey } from '../../../controller/status-report.ts';
 import type { KindKey } from '../../../store/store.ts';
 import { type JsonAnswer, json, problem, type UiContext, type UiEndpoint } from './endpoint.ts';
-import { objectRef } from './object-ref.ts';
+import { refOf } from './object-ref.ts';
 
 const SECRET = '/Secret';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -114,6 +114,23 @@ function apiServerOf(context: UiContext) {
   return source.kind === 'api-server' ? source.api : source.why;
 }
 
+/** Creates the object the YAML holds, or replaces the one it names, through gw's API server. */
+async function write(context: UiContext, body: unknown, how: 'create' | 'replace'): Promise<JsonAnswer> {
+  const api = apiServerOf(context);
+  if (typeof api === 'string') return problem(403, `read-only: ${api}`);
+  const parsed = parseObject(body);
+  if (!('object' in parsed)) return parsed;
+  const { object, resource } = parsed;
+  const { namespace, name } = object.metadata ?? {};
+  if (how === 'replace' && !name)
+    return problem(422, 'the object needs a name', { causes: [{ field: 'metadata.name', message: 'Required value' }] });
+  const answer =
+    how === 'create'
+      ? await api.request('POST', resourcePath(resource, namespace), object)
+      : await api.request('PUT', resourcePath(resource, namespace, name), object);
+  return fromApiServer(answer, resource.kindKey);
+}
+
 export const objectEndpoints: UiEndpoint[] = [
   {
     method: 'GET',
@@ -121,11 +138,7 @@ export const objectEndpoints: UiEndpoint[] = [
     handle: ({ sources }) => {
       const store = sources.controller.objects;
       const objects = Object.values(SNAPSHOT_KINDS).flatMap((kindKey) =>
-        store
-          .list(kindKey)
-          .items.map((o) =>
-            objectRef({ kindKey, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name ?? '' }),
-          ),
+        store.list(kindKey).items.map((object) => refOf(kindKey, object)),
       );
       return json({ objects });
     },
@@ -137,8 +150,8 @@ export const objectEndpoints: UiEndpoint[] = [
       const found = findObject(context, query);
       if (!('object' in found)) return found;
       const { object, kindKey } = found;
-      const status = objectStatuses(context.sources.controller.objects).find(
-        (s) => s.kindKey === kindKey && s.name === object.metadata.name && s.namespace === object.metadata.namespace,
+      const status = statusesByObject(context.sources.controller.objects).get(
+        statusKey(kindKey, object.metadata.namespace, object.metadata.name ?? ''),
       );
       const writable = context.sources.source.kind === 'api-server' && kindKey !== SECRET;
       const view = viewOf(object, kindKey);
@@ -147,40 +160,8 @@ export const objectEndpoints: UiEndpoint[] = [
       return json({ object: view, yaml: stringify(editable), status, writable });
     },
   },
-  {
-    method: 'POST',
-    path: '/ui/api/object',
-    handle: async (context, { body }) => {
-      const api = apiServerOf(context);
-      if (typeof api === 'string') return problem(403, `read-only: ${api}`);
-      const parsed = parseObject(body);
-      if (!('object' in parsed)) return parsed;
-      const { object, resource } = parsed;
-      const answer = await api.request('POST', resourcePath(resource, object.metadata?.namespace), object);
-      return fromApiServer(answer, resource.kindKey);
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/ui/api/object',
-    handle: async (context, { body }) => {
-      const api = apiServerOf(context);
-      if (typeof api === 'string') return problem(403, `read-only: ${api}`);
-      const parsed = parseObject(body);
-      if (!('object' in parsed)) return parsed;
-      const { object, resource } = parsed;
-      if (!object.metadata?.name)
-        return problem(422, 'the object needs a name', {
-          causes: [{ field: 'metadata.name', message: 'Required value' }],
-        });
-      const answer = await api.request(
-        'PUT',
-        resourcePath(resource, object.metadata.namespace, object.metadata.name),
-        object,
-      );
-      return fromApiServer(answer, resource.kindKey);
-    },
-  },
+  { method: 'POST', path: '/ui/api/object', handle: (context, { body }) => write(context, body, 'create') },
+  { method: 'PUT', path: '/ui/api/object', handle: (context, { body }) => write(context, body, 'replace') },
   {
     method: 'DELETE',
     path: '/ui/api/object',

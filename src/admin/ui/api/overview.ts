@@ -5,9 +5,15 @@
 // source could not read (an invalid file, an object the API server refused) — each naming its object.
 import type { Condition } from '../../../api/kinds/gateway-api/shared.ts';
 import { SNAPSHOT_KINDS } from '../../../controller/snapshot.ts';
-import { isProblem, type ObjectStatus, objectStatuses, refText } from '../../../controller/status-report.ts';
+import {
+  isProblem,
+  type ObjectStatus,
+  refText,
+  statusesByObject,
+  statusKey,
+} from '../../../controller/status-report.ts';
 import { json, type UiEndpoint } from './endpoint.ts';
-import { objectRef } from './object-ref.ts';
+import { objectRef, refOf } from './object-ref.ts';
 
 interface Problem {
   object?: ReturnType<typeof objectRef>;
@@ -45,21 +51,18 @@ export const overviewEndpoint: UiEndpoint = {
   path: '/ui/api/overview',
   handle: ({ sources }) => {
     const store = sources.controller.objects;
-    const statuses = objectStatuses(store);
+    const statuses = statusesByObject(store);
     const unbound = sources.unboundPorts();
     const served = sources.controller.currentConfigs;
     const gateways = store.list(SNAPSHOT_KINDS.gateways).items.map((gateway) => {
       const key = `${gateway.metadata.namespace}/${gateway.metadata.name}`;
-      const status = statuses.find((s) => s.kindKey === SNAPSHOT_KINDS.gateways && `${s.namespace}/${s.name}` === key);
+      const status = statuses.get(
+        statusKey(SNAPSHOT_KINDS.gateways, gateway.metadata.namespace, gateway.metadata.name ?? ''),
+      );
       const specListeners = ((gateway.spec as { listeners?: ListenerSpec[] }).listeners ?? []) as ListenerSpec[];
       const config = served.get(key);
       return {
-        ...objectRef({
-          kindKey: SNAPSHOT_KINDS.gateways,
-          kind: 'Gateway',
-          namespace: gateway.metadata.namespace,
-          name: gateway.metadata.name ?? '',
-        }),
+        ...refOf(SNAPSHOT_KINDS.gateways, gateway),
         className: (gateway.spec as { gatewayClassName?: string }).gatewayClassName,
         served: config !== undefined,
         addresses: ((gateway.status as { addresses?: { value: string }[] } | undefined)?.addresses ?? []).map(
@@ -87,7 +90,7 @@ export const overviewEndpoint: UiEndpoint = {
     });
     const problems: Problem[] = [
       ...store.problems().map((p) => ({ source: p.source, message: p.message })),
-      ...statuses.flatMap(problemsOf),
+      ...[...statuses.values()].flatMap(problemsOf),
     ];
     const counts = Object.fromEntries(
       Object.entries(SNAPSHOT_KINDS).map(([, kindKey]) => [kindKey.split('/')[1], store.list(kindKey).items.length]),

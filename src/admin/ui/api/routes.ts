@@ -3,32 +3,25 @@
 // and the effective policy at a route, a rule, a backend or a backend's section, exactly as
 // gw explain computes it (controller/policies/explanation.ts).
 import type { HTTPRouteSpec } from '../../../api/kinds/gateway-api/http-route.ts';
-import { explainBackend, explainRoute } from '../../../controller/policies/explanation.ts';
+import { explain } from '../../../controller/policies/explanation.ts';
 import { SNAPSHOT_KINDS } from '../../../controller/snapshot.ts';
-import { objectStatuses } from '../../../controller/status-report.ts';
+import { statusesByObject, statusKey } from '../../../controller/status-report.ts';
 import { json, problem, type UiEndpoint } from './endpoint.ts';
-import { liveWorld, WHERE } from './live-world.ts';
-import { objectRef } from './object-ref.ts';
+import { liveWorld } from './live-world.ts';
+import { refOf } from './object-ref.ts';
 
 export const routesEndpoint: UiEndpoint = {
   method: 'GET',
   path: '/ui/api/routes',
   handle: ({ sources }) => {
     const store = sources.controller.objects;
-    const statuses = objectStatuses(store);
+    const statuses = statusesByObject(store);
     const routes = store.list(SNAPSHOT_KINDS.httpRoutes).items.map((route) => {
       const namespace = route.metadata.namespace ?? 'default';
       const spec = route.spec as HTTPRouteSpec;
-      const status = statuses.find(
-        (s) => s.kindKey === SNAPSHOT_KINDS.httpRoutes && s.namespace === namespace && s.name === route.metadata.name,
-      );
+      const status = statuses.get(statusKey(SNAPSHOT_KINDS.httpRoutes, namespace, route.metadata.name ?? ''));
       return {
-        ...objectRef({
-          kindKey: SNAPSHOT_KINDS.httpRoutes,
-          kind: 'HTTPRoute',
-          namespace,
-          name: route.metadata.name ?? '',
-        }),
+        ...refOf(SNAPSHOT_KINDS.httpRoutes, route),
         hostnames: spec.hostnames ?? [],
         parents: status?.relations ?? [],
         rules: (spec.rules ?? []).map((rule, index) => ({
@@ -47,24 +40,9 @@ export const routesEndpoint: UiEndpoint = {
         })),
       };
     });
-    const backends = [
-      ...store.list(SNAPSHOT_KINDS.backends).items.map((backend) =>
-        objectRef({
-          kindKey: SNAPSHOT_KINDS.backends,
-          kind: 'GwBackend',
-          namespace: backend.metadata.namespace,
-          name: backend.metadata.name ?? '',
-        }),
-      ),
-      ...store.list(SNAPSHOT_KINDS.services).items.map((service) =>
-        objectRef({
-          kindKey: SNAPSHOT_KINDS.services,
-          kind: 'Service',
-          namespace: service.metadata.namespace,
-          name: service.metadata.name ?? '',
-        }),
-      ),
-    ];
+    const backends = [SNAPSHOT_KINDS.backends, SNAPSHOT_KINDS.services].flatMap((kindKey) =>
+      store.list(kindKey).items.map((object) => refOf(kindKey, object)),
+    );
     return json({ routes, backends });
   },
 };
@@ -80,12 +58,7 @@ export const explainEndpoint: UiEndpoint = {
     if ((what !== 'route' && what !== 'backend') || !namespace || !name)
       return problem(400, 'give what=route|backend, namespace and name (and section for a rule or a backend section)');
     const section = query.get('section') || undefined;
-    const world = liveWorld(sources);
-    const target = { namespace, name, section };
-    const explanation =
-      what === 'route'
-        ? explainRoute(world.snapshot, world.listeners, target, WHERE)
-        : explainBackend(world.snapshot, world.listeners, target, WHERE);
+    const explanation = explain(liveWorld(sources), what, { namespace, name, section });
     if ('problem' in explanation) return problem(404, explanation.problem);
     return json(explanation);
   },

@@ -4,7 +4,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, onLoginNeeded } from './lib/api.js';
-import { Link } from './lib/components.js';
+import { Link, useSubmit } from './lib/components.js';
 import { html } from './lib/html.js';
 import { PAGES } from './pages.js';
 
@@ -30,21 +30,10 @@ function useLocation() {
 }
 
 function Login({ onLogin }) {
-  const [error, setError] = useState();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('session', { method: 'POST', body: { token: new FormData(event.target).get('token') } });
-      onLogin();
-    } catch (failure) {
-      setError(failure.message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(
+    (form) => api('session', { method: 'POST', body: { token: new FormData(form).get('token') } }),
+    onLogin,
+  );
   return html`<main id="main" class="login">
     <h1>gw</h1>
     <form onSubmit=${submit} aria-describedby="login-help">
@@ -52,7 +41,7 @@ function Login({ onLogin }) {
       <label for="token">Admin token</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
       <button type="submit" disabled=${busy}>Log in</button>
-      ${error && html`<p class="error" role="alert">${error}</p>`}
+      ${error && html`<p class="error" role="alert">${error.message}</p>`}
     </form>
   </main>`;
 }

@@ -19,6 +19,28 @@ export function Link({ href, children, ...rest }) {
   return html`<a href=${href} onClick=${onClick} ...${rest}>${children}</a>`;
 }
 
+/**
+ * A form's submit handler around an API call: { submit, busy, error }. `action(form)` makes the
+ * call; its result goes to `onDone`, its failure (an ApiError) to `error`.
+ */
+export function useSubmit(action, onDone) {
+  const [error, setError] = useState();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onDone(await action(event.target));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { submit, busy, error };
+}
+
 /** An API GET's state: { data, error, loading, reload }. */
 export function useApi(path) {
   const [state, setState] = useState({ loading: true });

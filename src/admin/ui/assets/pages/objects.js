@@ -4,7 +4,7 @@
 // field paths. Otherwise the page says why it is read-only.
 import { useState } from 'preact/hooks';
 import { api, objectQuery } from '../lib/api.js';
-import { Conditions, Link, navigate, objectHref, Pending, useApi } from '../lib/components.js';
+import { Conditions, Link, navigate, objectHref, Pending, useApi, useSubmit } from '../lib/components.js';
 import { html } from '../lib/html.js';
 
 function Refusal({ error }) {
@@ -18,21 +18,7 @@ function Refusal({ error }) {
 
 function Editor({ initial, label, action, onDone, busyLabel }) {
   const [text, setText] = useState(initial);
-  const [error, setError] = useState();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const result = await action(text);
-      onDone(result);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(() => action(text), onDone);
   return html`<form onSubmit=${submit}>
     <label for="object-yaml">${label}</label>
     <textarea id="object-yaml" spellcheck="false" value=${text} onInput=${(e) => setText(e.target.value)}></textarea>
