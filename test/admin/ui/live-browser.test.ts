@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright Locator.innerText calls (the rendered text), not the DOM property
 // The Traffic and Playground pages in a real browser: Debian's headless Chromium driven by
 // playwright-core against gw in front of the scripted provider (an OpenAI-compatible stand-in)
 // and an MCP server of the official SDK. The traffic page shows requests as they happen (and
