@@ -129,7 +129,7 @@ export class ClusterGateway implements TrafficSource {
   private readonly reports: PendingReport[] = [];
   private retired: MetricsSnapshot | undefined;
   private restarts = 0;
-  private nextMetricsId = 0;
+  private nextRequestId = 0;
   /** Where the workers' completed requests go while the web UI watches; undefined otherwise. */
   private trafficDelivery: TrafficDelivery | undefined;
   private forked = false;
@@ -234,19 +234,12 @@ export class ClusterGateway implements TrafficSource {
   recordedVariables(id: string): Promise<RecordedVariables | undefined> {
     const parsed = parseTrafficEntryId(id);
     const slot = parsed && this.slots.find((candidate) => candidate.worker && candidate.pid === parsed.pid);
-    const worker = slot?.worker;
-    if (!parsed || !slot || !worker || !slot.running || !worker.isConnected()) return Promise.resolve(undefined);
-    const requestId = ++this.nextMetricsId;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
-      const finish = (variables: RecordedVariables | undefined) => {
-        clearTimeout(timer);
-        slot.recordWaiters.delete(requestId);
-        resolve(variables);
-      };
-      slot.recordWaiters.set(requestId, finish);
-      this.send(worker, { type: 'gw:traffic-record-request', id: requestId, seq: parsed.seq });
-    });
+    if (!parsed || !slot) return Promise.resolve(undefined);
+    return this.ask(slot, slot.recordWaiters, (requestId) => ({
+      type: 'gw:traffic-record-request',
+      id: requestId,
+      seq: parsed.seq,
+    }));
   }
 
   /**
@@ -430,23 +423,37 @@ export class ClusterGateway implements TrafficSource {
     return false;
   }
 
-  private refreshSnapshot(slot: WorkerSlot): Promise<void> {
+  private async refreshSnapshot(slot: WorkerSlot): Promise<void> {
     const worker = slot.worker;
-    if (!worker || !slot.running || !worker.isConnected()) return Promise.resolve();
-    const id = ++this.nextMetricsId;
+    const reply = await this.ask(slot, slot.metricsWaiters, (id) => ({ type: 'gw:metrics-request', id }));
+    if (reply && slot.worker === worker) {
+      slot.lastSnapshot = reply.snapshot;
+      slot.lastHealth = reply.health;
+    }
+  }
+
+  /**
+   * Sends the slot's worker a request with a fresh id (`message`) and resolves with the reply its
+   * waiter is given; undefined when no worker runs there, none answers within METRICS_TIMEOUT_MS,
+   * or the worker exits meanwhile.
+   */
+  private ask<T>(
+    slot: WorkerSlot,
+    waiters: Map<number, (reply: T | undefined) => void>,
+    message: (id: number) => PrimaryMessage,
+  ): Promise<T | undefined> {
+    const worker = slot.worker;
+    if (!worker || !slot.running || !worker.isConnected()) return Promise.resolve(undefined);
+    const id = ++this.nextRequestId;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
-      const finish = (reply: MetricsReplyMessage | undefined) => {
+      const finish = (reply: T | undefined) => {
         clearTimeout(timer);
-        slot.metricsWaiters.delete(id);
-        if (reply && slot.worker === worker) {
-          slot.lastSnapshot = reply.snapshot;
-          slot.lastHealth = reply.health;
-        }
-        resolve();
+        waiters.delete(id);
+        resolve(reply);
       };
-      slot.metricsWaiters.set(id, finish);
-      this.send(worker, { type: 'gw:metrics-request', id });
+      waiters.set(id, finish);
+      this.send(worker, message(id));
     });
   }
 

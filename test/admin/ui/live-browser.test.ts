@@ -12,11 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { echoTools, mcpYaml, startStreamableServer, type TestMcpServer } from '../../dataplane/mcp/helpers.ts';
-import { aiBackendYaml, freePort, gatewayYaml, llmRouteYaml } from '../../helpers/gateway.ts';
 import { skipWithoutTool } from '../../helpers/missing-tool.ts';
-import { SCRIPTED_TEXT, type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
-import { type LiveUi, startLiveUi } from './live-helpers.ts';
+import { SCRIPTED_TEXT } from '../../helpers/scripted-provider.ts';
+import { type LiveUi, type PlaygroundWorld, startPlaygroundWorld } from './live-helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const skip = skipWithoutTool('chromium', existsSync(CHROMIUM) ? undefined : `no browser at ${CHROMIUM} (set CHROMIUM)`);
@@ -30,29 +28,16 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('Traffic and Playground pages in headless Chromium', { skip }, () => {
-  let provider: ScriptedProvider;
-  let tools: TestMcpServer;
+  let world: PlaygroundWorld;
   let ui: LiveUi;
   let port: number;
   let browser: Browser;
   let page: Page;
 
   before(async () => {
-    provider = await startScriptedProvider();
-    tools = await startStreamableServer(echoTools('tools'));
-    port = await freePort();
-    ui = await startLiveUi(
-      {
-        'gateway.yaml': [
-          gatewayYaml(port),
-          aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined),
-          llmRouteYaml(['openai']),
-          '---\n',
-          mcpYaml([{ name: 'tools', port: tools.port }]),
-        ].join(''),
-      },
-      500,
-    );
+    // The charts' series samples every 500 ms here (10 s in gw run).
+    world = await startPlaygroundWorld(500);
+    ({ ui, port } = world);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
@@ -65,9 +50,7 @@ describe('Traffic and Playground pages in headless Chromium', { skip }, () => {
 
   after(async () => {
     await browser?.close();
-    await ui?.stop();
-    await tools?.close();
-    await provider?.close();
+    await world?.stop();
   });
 
   const chat = (model: string) =>

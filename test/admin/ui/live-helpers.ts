@@ -1,6 +1,7 @@
 // gw in-process with the web UI on an admin listener, as gw run wires them (the traffic hub over
 // the data plane's traffic tap, the time series over its metrics), for the live traffic and
-// playground tests; and a small follower of server-sent events.
+// playground tests; the playgrounds' world (an OpenAI-compatible stand-in and an MCP server of the
+// official SDK behind gw); and a small follower of server-sent events.
 import { type IncomingMessage, request } from 'node:http';
 import type { LiveTraffic } from '../../../src/admin/ui/sources.ts';
 import { TrafficHub } from '../../../src/admin/ui/traffic/traffic-hub.ts';
@@ -9,7 +10,16 @@ import { LocalTrafficSource } from '../../../src/admin/ui/traffic/traffic-source
 import { createAdminUi } from '../../../src/admin/ui/ui-server.ts';
 import { SseReader } from '../../../src/dataplane/ai/formats/sse-reader.ts';
 import { type AdminServer, startAdminServer } from '../../../src/dataplane/telemetry/admin-server.ts';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { echoTools, mcpYaml, startStreamableServer, type TestMcpServer } from '../../dataplane/mcp/helpers.ts';
+import {
+  aiBackendYaml,
+  freePort,
+  gatewayYaml,
+  llmRouteYaml,
+  startTestGateway,
+  type TestGateway,
+} from '../../helpers/gateway.ts';
+import { type ScriptedProvider, startScriptedProvider } from '../../helpers/scripted-provider.ts';
 import { until } from '../../helpers/until.ts';
 
 export interface LiveUi {
@@ -56,6 +66,46 @@ export async function startLiveUi(files: Record<string, string>, seriesIntervalM
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON the tests read field by field.
 export type Json = any;
+
+export interface PlaygroundWorld {
+  /** The OpenAI-compatible stand-in behind route llm at /openai (11 input, 7 output tokens an answer). */
+  provider: ScriptedProvider;
+  /** The MCP server behind route mcp (every other path; gw's MCP endpoint is /mcp): tools echo and only-tools. */
+  tools: TestMcpServer;
+  ui: LiveUi;
+  /** gw's listener port (Gateway default/ai, listener http). */
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startPlaygroundWorld(seriesIntervalMs?: number): Promise<PlaygroundWorld> {
+  const provider = await startScriptedProvider();
+  const tools = await startStreamableServer(echoTools('tools'));
+  const port = await freePort();
+  const ui = await startLiveUi(
+    {
+      'gateway.yaml': [
+        gatewayYaml(port),
+        aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined),
+        llmRouteYaml(['openai']),
+        '---\n',
+        mcpYaml([{ name: 'tools', port: tools.port }]),
+      ].join(''),
+    },
+    seriesIntervalMs,
+  );
+  return {
+    provider,
+    tools,
+    ui,
+    port,
+    stop: async () => {
+      await ui.stop();
+      await tools.close();
+      await provider.close();
+    },
+  };
+}
 
 /** The UI's own header: what its scripts send with every API call (the cross-site check wants it on changes). */
 export const UI_HEADERS = { 'x-gw-ui': '1' };

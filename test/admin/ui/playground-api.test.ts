@@ -7,42 +7,23 @@
 // header (a cross-site page cannot send it) and targets only gw's own listeners.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { echoTools, mcpYaml, startStreamableServer, type TestMcpServer } from '../../dataplane/mcp/helpers.ts';
-import { aiBackendYaml, freePort, gatewayYaml, llmRouteYaml } from '../../helpers/gateway.ts';
-import {
-  SCRIPTED_TEXT,
-  SCRIPTED_USAGE,
-  type ScriptedProvider,
-  startScriptedProvider,
-} from '../../helpers/scripted-provider.ts';
+import { SCRIPTED_TEXT, SCRIPTED_USAGE, type ScriptedProvider } from '../../helpers/scripted-provider.ts';
 import { until } from '../../helpers/until.ts';
-import { followEvents, type LiveUi, startLiveUi, uiApi } from './live-helpers.ts';
+import { followEvents, type LiveUi, type PlaygroundWorld, startPlaygroundWorld, uiApi } from './live-helpers.ts';
 
 describe('playgrounds on the admin listener', () => {
+  let world: PlaygroundWorld;
   let provider: ScriptedProvider;
-  let tools: TestMcpServer;
   let ui: LiveUi;
   const target = { gateway: 'default/ai', listener: 'http' };
 
   before(async () => {
-    provider = await startScriptedProvider();
-    tools = await startStreamableServer(echoTools('tools'));
-    const port = await freePort();
-    ui = await startLiveUi({
-      'gateway.yaml': [
-        gatewayYaml(port),
-        aiBackendYaml('openai', provider.port, 'alpha: {}', 'sk-upstream', undefined),
-        llmRouteYaml(['openai']),
-        '---\n',
-        mcpYaml([{ name: 'tools', port: tools.port }]),
-      ].join(''),
-    });
+    world = await startPlaygroundWorld();
+    ({ provider, ui } = world);
   });
 
   after(async () => {
-    await ui?.stop();
-    await tools?.close();
-    await provider?.close();
+    await world?.stop();
   });
 
   it('lists the listeners with their routes and what their rules send to', async () => {
@@ -141,14 +122,11 @@ describe('playgrounds on the admin listener', () => {
     let id: string;
     try {
       await until(() => ui.gw.telemetry.traffic.watching, 2000);
-      const sent = await fetch(
-        `http://127.0.0.1:${ui.gw.gateway.controller.currentConfigs.get('default/ai')!.listeners[0]!.port}/openai/v1/chat/completions`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': 'client-secret', 'x-team': 'blue' },
-          body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
-        },
-      );
+      const sent = await fetch(`http://127.0.0.1:${world.port}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'client-secret', 'x-team': 'blue' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       await sent.text();
       const entries = await follower.waitFor('request', 1);
       id = entries.find((e) => e.fields['url.path'] === '/openai/v1/chat/completions')!.id;

@@ -7,7 +7,12 @@
 import type { DataPlaneConfig, RuleConfig } from '../../../contract/dataplane-config.ts';
 import { evaluateCel } from '../playground/cel-evaluation.ts';
 import { parseChatRequest, streamChat } from '../playground/chat.ts';
-import { parseListenerTarget, resolveListener } from '../playground/listener-client.ts';
+import {
+  type ListenerTarget,
+  parseListenerTarget,
+  type ResolvedListener,
+  resolveListener,
+} from '../playground/listener-client.ts';
 import { callMcpTool, listMcpTools } from '../playground/mcp-client.ts';
 import { json, problem, STREAMED, type UiContext, type UiEndpoint } from './endpoint.ts';
 import { isLive, liveTraffic } from './traffic.ts';
@@ -68,12 +73,29 @@ function resolved(context: UiContext, body: unknown, defaultPath?: string) {
   return { target, listener };
 }
 
-function apiKeyOf(body: unknown): string | undefined | { problem: string } {
-  const apiKey = (body as { apiKey?: unknown }).apiKey;
-  if (apiKey === undefined || apiKey === '') return undefined;
-  if (typeof apiKey !== 'string' || !/^[\x21-\x7e]{1,4096}$/.test(apiKey))
-    return { problem: 'apiKey: printable characters without spaces' };
-  return apiKey;
+/**
+ * An MCP playground call: the target (path `/mcp` unless given) resolved to a listener, then
+ * `run`; a `problem` it returns is the client's mistake (400), a failure of the call gw's (502).
+ */
+function mcpEndpoint(
+  path: string,
+  run: (listener: ResolvedListener, target: ListenerTarget, body: unknown) => Promise<unknown>,
+): UiEndpoint {
+  return {
+    method: 'POST',
+    path,
+    handle: async (context, request) => {
+      const found = resolved(context, request.body, '/mcp');
+      if ('problem' in found) return problem(400, found.problem);
+      try {
+        const answer = await run(found.listener, found.target, request.body);
+        const mistake = (answer as { problem?: unknown }).problem;
+        return typeof mistake === 'string' ? problem(400, mistake) : json(answer);
+      } catch (error) {
+        return problem(502, (error as Error).message);
+      }
+    },
+  };
 }
 
 export const playgroundEndpoints: UiEndpoint[] = [
@@ -99,42 +121,14 @@ export const playgroundEndpoints: UiEndpoint[] = [
       return STREAMED;
     },
   },
-  {
-    method: 'POST',
-    path: '/ui/api/playground/mcp/tools',
-    handle: async (context, request) => {
-      const found = resolved(context, request.body, '/mcp');
-      if ('problem' in found) return problem(400, found.problem);
-      const apiKey = apiKeyOf(request.body);
-      if (typeof apiKey === 'object') return problem(400, apiKey.problem);
-      try {
-        return json(await listMcpTools(found.listener, found.target.path, apiKey));
-      } catch (error) {
-        return problem(502, (error as Error).message);
-      }
-    },
-  },
-  {
-    method: 'POST',
-    path: '/ui/api/playground/mcp/call',
-    handle: async (context, request) => {
-      const found = resolved(context, request.body, '/mcp');
-      if ('problem' in found) return problem(400, found.problem);
-      const apiKey = apiKeyOf(request.body);
-      if (typeof apiKey === 'object') return problem(400, apiKey.problem);
-      const { tool, arguments: args = {} } = request.body as { tool?: unknown; arguments?: unknown };
-      if (typeof tool !== 'string' || tool === '') return problem(400, 'tool: the name of the tool to call');
-      if (typeof args !== 'object' || args === null || Array.isArray(args))
-        return problem(400, 'arguments: an object of the tool arguments');
-      try {
-        return json({
-          result: await callMcpTool(found.listener, found.target.path, tool, args as Record<string, unknown>, apiKey),
-        });
-      } catch (error) {
-        return problem(502, (error as Error).message);
-      }
-    },
-  },
+  mcpEndpoint('/ui/api/playground/mcp/tools', (listener, target) => listMcpTools(listener, target.path, target.apiKey)),
+  mcpEndpoint('/ui/api/playground/mcp/call', async (listener, target, body) => {
+    const { tool, arguments: args = {} } = body as { tool?: unknown; arguments?: unknown };
+    if (typeof tool !== 'string' || tool === '') return { problem: 'tool: the name of the tool to call' };
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return { problem: 'arguments: an object of the tool arguments' };
+    return { result: await callMcpTool(listener, target.path, tool, args as Record<string, unknown>, target.apiKey) };
+  }),
   {
     method: 'POST',
     path: '/ui/api/playground/cel',

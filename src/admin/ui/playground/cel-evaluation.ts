@@ -6,12 +6,14 @@
 import { Worker } from 'node:worker_threads';
 import type { RecordedVariables } from '../../../dataplane/telemetry/recorded-cel.ts';
 import { siblingModule } from '../../../util/sibling-module.ts';
-import type { CelAnswer, CelJob } from './cel-thread.ts';
+import { type CelAnswer, type CelJob, READY } from './cel-thread.ts';
 
 /** Longest expression taken (the request path's limits bound its AST further). */
 export const MAX_EXPRESSION_LENGTH = 4096;
-/** An evaluation still running after this is ended. */
+/** An evaluation still running after this is ended (counted from the thread's engine being loaded). */
 export const CEL_DEADLINE_MS = 1000;
+/** A thread that has not loaded the engine after this is ended (a machine too busy). */
+const STARTUP_TIMEOUT_MS = 10_000;
 /** Evaluations running at once; one more is refused. */
 export const MAX_CONCURRENT_EVALUATIONS = 2;
 
@@ -31,16 +33,22 @@ export async function evaluateCel(expression: string, variables: RecordedVariabl
     const job: CelJob = { expression, variables };
     const worker = new Worker(THREAD_FILE, { workerData: job, resourceLimits: THREAD_LIMITS });
     return await new Promise<CelAnswer>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve({ error: `the evaluation took longer than ${CEL_DEADLINE_MS} ms and was stopped` });
-        void worker.terminate();
-      }, CEL_DEADLINE_MS);
+      const stopAfter = (ms: number, error: string) =>
+        setTimeout(() => {
+          resolve({ error });
+          void worker.terminate();
+        }, ms);
+      let timer = stopAfter(STARTUP_TIMEOUT_MS, 'the evaluation could not start: the machine is too busy');
       const done = (answer: CelAnswer) => {
         clearTimeout(timer);
         resolve(answer);
         void worker.terminate();
       };
-      worker.once('message', (answer: CelAnswer) => done(answer));
+      worker.on('message', (message: CelAnswer | typeof READY) => {
+        if (message !== READY) return done(message);
+        clearTimeout(timer);
+        timer = stopAfter(CEL_DEADLINE_MS, `the evaluation took longer than ${CEL_DEADLINE_MS} ms and was stopped`);
+      });
       worker.once('error', (error) =>
         done({
           error:

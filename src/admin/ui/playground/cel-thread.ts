@@ -12,6 +12,9 @@ export interface CelJob {
 
 export type CelAnswer = { value: unknown } | { error: string };
 
+/** Posted once the engine is loaded, just before the evaluation starts (the deadline starts then). */
+export const READY = 'ready';
+
 function evaluate(job: CelJob): CelAnswer {
   const expression = compileExpression(job.expression);
   if (expression instanceof ExpressionError) return { error: `does not compile: ${expression.message}` };
@@ -22,4 +25,5 @@ function evaluate(job: CelJob): CelAnswer {
   }
 }
 
+parentPort?.postMessage(READY);
 parentPort?.postMessage(evaluate(workerData as CelJob));

@@ -18,7 +18,6 @@ export interface ChatRequest {
   target: ListenerTarget;
   model: string;
   messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
-  apiKey?: string;
 }
 
 const ROLES = new Set(['system', 'user', 'assistant']);
@@ -32,7 +31,7 @@ export const DEFAULT_CHAT_PATH = '/v1/chat/completions';
 export function parseChatRequest(body: unknown): ChatRequest | { problem: string } {
   const target = parseListenerTarget(body, DEFAULT_CHAT_PATH);
   if ('problem' in target) return target;
-  const { model, messages, apiKey } = body as Record<string, unknown>;
+  const { model, messages } = body as Record<string, unknown>;
   if (typeof model !== 'string' || model === '' || model.length > MAX_MODEL_LENGTH)
     return { problem: `model: the model to ask for (at most ${MAX_MODEL_LENGTH} characters)` };
   if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_MESSAGES)
@@ -43,13 +42,7 @@ export function parseChatRequest(body: unknown): ChatRequest | { problem: string
       return { problem: `messages[${index}].role: system, user or assistant` };
     if (typeof content !== 'string') return { problem: `messages[${index}].content: text` };
   }
-  const chat: ChatRequest = { target, model, messages: messages as ChatRequest['messages'] };
-  if (apiKey !== undefined && apiKey !== '') {
-    if (typeof apiKey !== 'string' || !/^[\x21-\x7e]{1,4096}$/.test(apiKey))
-      return { problem: 'apiKey: printable characters without spaces' };
-    chat.apiKey = apiKey;
-  }
-  return chat;
+  return { target, model, messages: messages as ChatRequest['messages'] };
 }
 
 /** An event to the browser. */
@@ -70,7 +63,7 @@ export async function streamChat(
     accept: 'text/event-stream, application/json',
     'user-agent': 'gw-ui-playground',
   };
-  if (chat.apiKey) headers.authorization = `Bearer ${chat.apiKey}`;
+  if (chat.target.apiKey) headers.authorization = `Bearer ${chat.target.apiKey}`;
   const body = JSON.stringify({
     model: chat.model,
     messages: chat.messages,

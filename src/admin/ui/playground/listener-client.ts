@@ -16,6 +16,8 @@ export interface ListenerTarget {
   path: string;
   /** The Host header (default: the listener's hostname, else the address). */
   hostname?: string;
+  /** The client's key for the route, sent to gw as Authorization: Bearer; never written back or logged. */
+  apiKey?: string;
 }
 
 export interface ResolvedListener {
@@ -36,7 +38,7 @@ const HOSTNAME = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/;
 /** A target from a request body, or what is wrong with it (naming the field). */
 export function parseListenerTarget(body: unknown, defaultPath?: string): ListenerTarget | { problem: string } {
   if (typeof body !== 'object' || body === null) return { problem: 'send a JSON object' };
-  const { gateway, listener, path = defaultPath, hostname } = body as Record<string, unknown>;
+  const { gateway, listener, path = defaultPath, hostname, apiKey } = body as Record<string, unknown>;
   if (typeof gateway !== 'string' || gateway === '') return { problem: 'gateway: the Gateway, as namespace/name' };
   if (typeof listener !== 'string' || listener === '') return { problem: 'listener: the name of one of its listeners' };
   if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//') || path.length > MAX_PATH_LENGTH)
@@ -47,6 +49,11 @@ export function parseListenerTarget(body: unknown, defaultPath?: string): Listen
     if (typeof hostname !== 'string' || !HOSTNAME.test(hostname))
       return { problem: 'hostname: a host name (letters, digits, dots, dashes), optionally with :port' };
     target.hostname = hostname;
+  }
+  if (apiKey !== undefined && apiKey !== '') {
+    if (typeof apiKey !== 'string' || !/^[\x21-\x7e]{1,4096}$/.test(apiKey))
+      return { problem: 'apiKey: printable characters without spaces' };
+    target.apiKey = apiKey;
   }
   return target;
 }
