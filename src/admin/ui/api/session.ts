@@ -8,11 +8,13 @@ import { json, problem, type UiContext, type UiEndpoint } from './endpoint.ts';
 /** A wrong token is answered after this long: guessing is slow even within the connection limit. */
 const FAILED_LOGIN_DELAY_MS = 500;
 
-function sessionState(context: UiContext) {
+/** The session, and to a session holder where the objects come from (nothing more before the login). */
+function sessionState(context: UiContext, authenticated = context.authenticated) {
   const { source } = context.sources;
+  if (!authenticated) return { tokenRequired: context.token !== undefined, authenticated };
   return {
     tokenRequired: context.token !== undefined,
-    authenticated: context.authenticated,
+    authenticated,
     source: source.kind,
     editable: source.kind === 'api-server',
     ...(source.kind !== 'api-server' && { readOnlyBecause: source.why }),
@@ -34,7 +36,7 @@ export const sessionEndpoints: UiEndpoint[] = [
       }
       return {
         status: 200,
-        body: { ...sessionState(context), authenticated: true },
+        body: sessionState(context, true),
         headers: { 'set-cookie': sessionCookie(context.token.newSession(), SESSION_LIFETIME_MS / 1000) },
       };
     },
@@ -44,7 +46,7 @@ export const sessionEndpoints: UiEndpoint[] = [
     path: '/ui/api/session',
     handle: (context) => ({
       status: 200,
-      body: { ...sessionState(context), authenticated: context.token === undefined },
+      body: sessionState(context, context.token === undefined),
       headers: { 'set-cookie': sessionCookie(undefined, 0) },
     }),
   },
