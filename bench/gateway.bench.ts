@@ -90,6 +90,7 @@ function definitions(options: BenchOptions): TargetDefinition[] {
     gwTarget('custom', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs }),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, prompt4k: { guarded: false } }),
     gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, prompt4k: { guarded: true } }),
+    gwTarget('alpha', { accessLog: options.gwAccessLog, extraArgs: options.gwArgs, watched: true }),
     ...(options.baseline === undefined
       ? []
       : [

@@ -21,6 +21,7 @@ const TARGET_IDS: TargetId[] = [
   'gw-responses',
   'gw-4k',
   'gw-guarded',
+  'gw-watched',
   'portkey',
 ];
 

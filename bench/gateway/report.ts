@@ -25,6 +25,8 @@ const GOALS = {
   guardCpuUs: 20,
   /** Time to the first streamed byte a response guard adds, at most (ms; issue 21). */
   guardFirstByteMs: 1,
+  /** Passthrough requests/s with the web UI's traffic page open and subscribed, at least this fraction of closed (issue 24). */
+  watchedVsPassthrough: 0.97,
 } as const;
 
 /** A rate run below this share of the asked rate fell behind: its latency is not at that rate. */
@@ -311,6 +313,16 @@ export function goalLines(outcomes: Outcome[], rate: number, peakConnections: nu
   lines.push(
     ratioGoal(outcomes, 'gw SigV4-signed requests/s vs fixed key', 'gw-sigv4', 'gw', GOALS.credentialVsKey),
     ratioGoal(outcomes, 'gw exchanged-token requests/s vs fixed key', 'gw-token-exchange', 'gw', GOALS.credentialVsKey),
+  );
+  // Issue 24: the web UI's traffic page open and subscribed costs passthrough little.
+  lines.push(
+    ratioGoal(
+      outcomes,
+      'gw passthrough requests/s with the traffic page open vs closed',
+      'gw-watched',
+      'gw',
+      GOALS.watchedVsPassthrough,
+    ),
   );
   return lines;
 }

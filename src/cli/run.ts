@@ -10,7 +10,10 @@
 
 import { parseArgs } from 'node:util';
 import { readAdminToken } from '../admin/ui/security/admin-token.ts';
-import { objectSource, type UiSources } from '../admin/ui/sources.ts';
+import { type LiveTraffic, objectSource, type UiSources } from '../admin/ui/sources.ts';
+import { TrafficHub } from '../admin/ui/traffic/traffic-hub.ts';
+import { TrafficSeries } from '../admin/ui/traffic/traffic-series.ts';
+import { LocalTrafficSource, type TrafficSource } from '../admin/ui/traffic/traffic-source.ts';
 import { createAdminUi } from '../admin/ui/ui-server.ts';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
@@ -21,6 +24,7 @@ import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/tran
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type AdminServer, type MetricsSource, startAdminServer } from '../dataplane/telemetry/admin-server.ts';
+import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
 import { DEMO_LLM_DEFAULT_PORT, type DemoLlm, startDemoLlm } from '../demo/demo-llm.ts';
 import { ApiSource } from '../run/api-source.ts';
@@ -273,6 +277,10 @@ interface RunningGateway {
   /** The API server source, when the API server runs. */
   readonly api: ApiSource | undefined;
   readonly metrics: MetricsSource;
+  /** The metrics as data (summed over the workers), for the web UI's time series. */
+  metricsSnapshot(): MetricsSnapshot | Promise<MetricsSnapshot>;
+  /** Completed requests for the web UI's live traffic (captured only while watched). */
+  readonly traffic: TrafficSource;
   /** Beyond the command's own readiness (started, not stopping). */
   ready(): boolean;
   /** Whether any listener port is bound. */
@@ -336,6 +344,8 @@ function createGateway(
       source: cluster.source,
       api: cluster.source instanceof ApiSource ? cluster.source : undefined,
       metrics: { render: () => cluster.renderMetrics() },
+      metricsSnapshot: () => cluster.metricsSnapshot(),
+      traffic: cluster,
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
       unboundPorts: () => cluster.unboundPorts(),
@@ -351,6 +361,8 @@ function createGateway(
     source: local.source,
     api: local.api,
     metrics: local.dataPlane.telemetry.metrics,
+    metricsSnapshot: () => local.dataPlane.telemetry.metrics.snapshot(),
+    traffic: new LocalTrafficSource(local.dataPlane.telemetry.traffic),
     ready: () => local.caughtUp(),
     serving: () => local.serving(),
     unboundPorts: () => local.dataPlane.unboundPorts,
@@ -361,7 +373,7 @@ function createGateway(
 }
 
 /** What the web UI reads the gateway through; which source decides whether it may edit. */
-function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
+function uiSources(gateway: RunningGateway, options: RunOptions, live: LiveTraffic): UiSources {
   const source = objectSource({ api: gateway.api?.api, kube: options.kube !== undefined, paths: options.paths });
   return {
     controller: gateway.controller,
@@ -369,6 +381,7 @@ function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
     listenAddress: options.address,
     unboundPorts: () => gateway.unboundPorts(),
     healthReports: () => gateway.healthReports(),
+    live,
   };
 }
 
@@ -416,6 +429,16 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   // SIGTERM sent as soon as gw has said it serves must stop it gracefully, not kill it. One sent
   // while it starts stops it once it has started.
   let admin: AdminServer | undefined;
+  // The web UI's live traffic: nothing is captured until a page (or the API) watches.
+  const live: LiveTraffic = {
+    traffic: new TrafficHub(gateway.traffic),
+    series: new TrafficSeries(() => gateway.metricsSnapshot()),
+  };
+  const closeAdmin = async () => {
+    live.traffic.close();
+    live.series.stop();
+    await admin?.close();
+  };
   let stop = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -427,7 +450,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     log(message, 'error');
-    await admin?.close();
+    await closeAdmin();
     await demoLlm?.close();
     await gateway.stop();
     mesh?.stop();
@@ -437,7 +460,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   // port that cannot be bound for them ends gw run before any listener serves (docs/cli.md).
   if (options.adminPort !== 0) {
     const ui = createAdminUi({
-      sources: uiSources(gateway, options),
+      sources: uiSources(gateway, options, live),
       adminAddress: options.adminAddress,
       token: options.adminToken,
     });
@@ -525,7 +548,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   clearInterval(keepAlive);
   log('stopping');
   ready = false;
-  await admin?.close();
+  await closeAdmin();
   await gateway.stop();
   mesh?.stop();
   await demoLlm?.close();

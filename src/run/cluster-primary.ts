@@ -4,15 +4,21 @@
 // whole current set. Listener ports are bound by each worker with SO_REUSEPORT where the kernel
 // spreads connections over such sockets (Linux, FreeBSD); elsewhere node:cluster shares one
 // socket of the primary with the workers. docs/dataplane.md ("Multi-core") and
-// docs/decisions/0004-multi-core.md explain the choices.
+// docs/decisions/0004-multi-core.md explain the choices. The primary is also the web UI's traffic
+// source (admin/ui/traffic/traffic-source.ts): while the UI watches, it tells every worker to send
+// the requests it completes, and asks the worker that served a request for its CEL variables.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
+import type { TrafficSource } from '../admin/ui/traffic/traffic-source.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
 import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import type { RecordedVariables } from '../dataplane/telemetry/recorded-cel.ts';
+import { parseTrafficEntryId } from '../dataplane/telemetry/traffic-entry.ts';
+import type { TrafficDelivery } from '../dataplane/telemetry/traffic-forwarder.ts';
 import { systemClock } from '../util/clock.ts';
 import { DEFAULT_LOG_LEVEL, type LogFilter } from '../util/log-filter.ts';
 import { type LogFormat, type LogFunction, moduleLog } from '../util/log-line.ts';
@@ -99,6 +105,8 @@ interface WorkerSlot {
   /** The worker's backends' live state (model health, evictions) as last received. */
   lastHealth: PlacedHealthReport[];
   metricsWaiters: Map<number, (reply: MetricsReplyMessage | undefined) => void>;
+  /** Who waits for a recorded request's variables, by request id. */
+  recordWaiters: Map<number, (variables: RecordedVariables | undefined) => void>;
   /** The listener ports the worker could not bind, as of the last update it applied. */
   unbound: [number, UnboundPort][];
 }
@@ -111,7 +119,7 @@ interface PendingReport {
   problems: Set<string>;
 }
 
-export class ClusterGateway {
+export class ClusterGateway implements TrafficSource {
   /** The files, or the embedded API server, read by the controller in this process. */
   readonly source: ConfigSourceKind;
   private readonly options: ClusterGatewayOptions;
@@ -121,7 +129,9 @@ export class ClusterGateway {
   private readonly reports: PendingReport[] = [];
   private retired: MetricsSnapshot | undefined;
   private restarts = 0;
-  private nextMetricsId = 0;
+  private nextRequestId = 0;
+  /** Where the workers' completed requests go while the web UI watches; undefined otherwise. */
+  private trafficDelivery: TrafficDelivery | undefined;
   private forked = false;
   private started = false;
   private stopping: Promise<void> | undefined;
@@ -144,6 +154,7 @@ export class ClusterGateway {
       lastSnapshot: undefined,
       lastHealth: [],
       metricsWaiters: new Map(),
+      recordWaiters: new Map(),
       unbound: [],
     }));
     this.source = createConfigSource(options, (update) => this.publish(update));
@@ -183,10 +194,7 @@ export class ClusterGateway {
    * what they last reported, so the counters only grow.
    */
   async renderMetrics(): Promise<string> {
-    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
-    const snapshots: MetricsSnapshot[] = [];
-    if (this.retired) snapshots.push(this.retired);
-    for (const slot of this.slots) if (slot.lastSnapshot) snapshots.push(slot.lastSnapshot);
+    const merged = await this.metricsSnapshot();
     const lines = [
       '# HELP gw_worker_requests_total HTTP requests completed by each worker process since it started.',
       '# TYPE gw_worker_requests_total counter',
@@ -203,7 +211,35 @@ export class ClusterGateway {
       `gw_worker_restarts_total ${this.restarts}`,
       '',
     );
-    return renderMetricsSnapshot(mergeMetricsSnapshots(snapshots)) + lines.join('\n');
+    return renderMetricsSnapshot(merged) + lines.join('\n');
+  }
+
+  /** Every worker's registry summed (asked of each worker now), the exited ones' last reports included. */
+  async metricsSnapshot(): Promise<MetricsSnapshot> {
+    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
+    const snapshots: MetricsSnapshot[] = [];
+    if (this.retired) snapshots.push(this.retired);
+    for (const slot of this.slots) if (slot.lastSnapshot) snapshots.push(slot.lastSnapshot);
+    return mergeMetricsSnapshots(snapshots);
+  }
+
+  /** TrafficSource: every worker (and each one started later) sends its completed requests, or stops. */
+  setWatching(on: boolean, deliver: TrafficDelivery): void {
+    this.trafficDelivery = on ? deliver : undefined;
+    for (const slot of this.slots)
+      if (slot.running && slot.worker) this.send(slot.worker, { type: 'gw:traffic-watch', on });
+  }
+
+  /** TrafficSource: asks the worker that served the request (by the process id in `id`). */
+  recordedVariables(id: string): Promise<RecordedVariables | undefined> {
+    const parsed = parseTrafficEntryId(id);
+    const slot = parsed && this.slots.find((candidate) => candidate.worker && candidate.pid === parsed.pid);
+    if (!parsed || !slot) return Promise.resolve(undefined);
+    return this.ask(slot, slot.recordWaiters, (requestId) => ({
+      type: 'gw:traffic-record-request',
+      id: requestId,
+      seq: parsed.seq,
+    }));
   }
 
   /**
@@ -262,12 +298,20 @@ export class ClusterGateway {
           changed: [...this.controller.currentConfigs],
           removed: [],
         });
+        if (this.trafficDelivery) this.send(worker, { type: 'gw:traffic-watch', on: true });
         break;
       case 'gw:applied':
         this.onApplied(slot, message);
         break;
       case 'gw:metrics':
         slot.metricsWaiters.get(message.id)?.(message);
+        break;
+      case 'gw:traffic':
+        if (Array.isArray(message.entries))
+          this.trafficDelivery?.(message.entries, typeof message.skipped === 'number' ? message.skipped : 0);
+        break;
+      case 'gw:traffic-record':
+        slot.recordWaiters.get(message.id)?.(message.variables);
         break;
     }
   }
@@ -318,6 +362,7 @@ export class ClusterGateway {
     slot.worker = undefined;
     slot.running = false;
     for (const waiter of [...slot.metricsWaiters.values()]) waiter(undefined);
+    for (const waiter of [...slot.recordWaiters.values()]) waiter(undefined);
     if (slot.lastSnapshot) {
       this.retired = mergeMetricsSnapshots(this.retired ? [this.retired, slot.lastSnapshot] : [slot.lastSnapshot]);
       slot.lastSnapshot = undefined;
@@ -378,23 +423,37 @@ export class ClusterGateway {
     return false;
   }
 
-  private refreshSnapshot(slot: WorkerSlot): Promise<void> {
+  private async refreshSnapshot(slot: WorkerSlot): Promise<void> {
     const worker = slot.worker;
-    if (!worker || !slot.running || !worker.isConnected()) return Promise.resolve();
-    const id = ++this.nextMetricsId;
+    const reply = await this.ask(slot, slot.metricsWaiters, (id) => ({ type: 'gw:metrics-request', id }));
+    if (reply && slot.worker === worker) {
+      slot.lastSnapshot = reply.snapshot;
+      slot.lastHealth = reply.health;
+    }
+  }
+
+  /**
+   * Sends the slot's worker a request with a fresh id (`message`) and resolves with the reply its
+   * waiter is given; undefined when no worker runs there, none answers within METRICS_TIMEOUT_MS,
+   * or the worker exits meanwhile.
+   */
+  private ask<T>(
+    slot: WorkerSlot,
+    waiters: Map<number, (reply: T | undefined) => void>,
+    message: (id: number) => PrimaryMessage,
+  ): Promise<T | undefined> {
+    const worker = slot.worker;
+    if (!worker || !slot.running || !worker.isConnected()) return Promise.resolve(undefined);
+    const id = ++this.nextRequestId;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
-      const finish = (reply: MetricsReplyMessage | undefined) => {
+      const finish = (reply: T | undefined) => {
         clearTimeout(timer);
-        slot.metricsWaiters.delete(id);
-        if (reply && slot.worker === worker) {
-          slot.lastSnapshot = reply.snapshot;
-          slot.lastHealth = reply.health;
-        }
-        resolve();
+        waiters.delete(id);
+        resolve(reply);
       };
-      slot.metricsWaiters.set(id, finish);
-      this.send(worker, { type: 'gw:metrics-request', id });
+      waiters.set(id, finish);
+      this.send(worker, message(id));
     });
   }
 

@@ -1,13 +1,17 @@
 // A worker process of `gw run --workers N`: one DataPlane serving every listener port (each port
 // bound with SO_REUSEPORT, so the kernel spreads connections over the workers), configured only
 // by the primary over IPC. It applies updates in the order they arrive and acknowledges each,
-// answers metrics requests with a snapshot of its registry, and stops when the primary says so
-// or goes away. Access log lines go to standard output like a single process's.
+// answers metrics requests with a snapshot of its registry, sends the requests it completes to
+// the primary while the primary says the web UI's traffic is watched (and nothing otherwise),
+// and stops when the primary says so or goes away. Access log lines go to standard output like
+// a single process's.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { DataPlane } from '../dataplane/server/data-plane.ts';
 import { BufferedLogSink, stdoutLogSink } from '../dataplane/telemetry/log-sink.ts';
+import { recordedVariables } from '../dataplane/telemetry/recorded-cel.ts';
 import { Telemetry } from '../dataplane/telemetry/request-telemetry.ts';
+import { TrafficForwarder } from '../dataplane/telemetry/traffic-forwarder.ts';
 import { LogFilter } from '../util/log-filter.ts';
 import { type LogFunction, type LogLevel, type LogValue, lineLogger } from '../util/log-line.ts';
 import { isPrimaryMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './ipc.ts';
@@ -23,6 +27,7 @@ const LOG_DRAIN_TIMEOUT_MS = 2_000;
 
 export class ClusterWorker {
   private readonly dataPlane: DataPlane;
+  private readonly traffic: TrafficForwarder;
   private readonly logger: LogFunction;
   /** This worker's way into the ambient mesh, from the environment it inherits (checked by the primary). */
   private readonly mesh: MeshTransport | undefined;
@@ -68,6 +73,9 @@ export class ClusterWorker {
           unbound: [...this.dataPlane.unboundPorts],
         }),
     });
+    this.traffic = new TrafficForwarder(this.dataPlane.telemetry.traffic, (entries, skipped) =>
+      this.send({ type: 'gw:traffic', entries, skipped }),
+    );
   }
 
   /** Listens to the primary and says hello; resolves when the worker has stopped. */
@@ -106,6 +114,14 @@ export class ClusterWorker {
       case 'gw:stop':
         this.stop().then(stopped);
         break;
+      case 'gw:traffic-watch':
+        this.traffic.setWatching(message.on === true);
+        break;
+      case 'gw:traffic-record-request': {
+        const record = this.dataPlane.telemetry.traffic.record(message.seq);
+        this.send({ type: 'gw:traffic-record', id: message.id, variables: record && recordedVariables(record) });
+        break;
+      }
     }
   }
 
@@ -126,6 +142,7 @@ export class ClusterWorker {
 
   private stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.traffic.setWatching(false);
       await this.applying;
       await this.dataPlane.close();
       this.mesh?.stop();

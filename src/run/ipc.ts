@@ -1,11 +1,14 @@
 // The messages between the primary of `gw run --workers N` and its worker processes, over the
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
-// design, so a configuration update travels as its entries; metrics travel as a snapshot.
+// design, so a configuration update travels as its entries; metrics travel as a snapshot; the web
+// UI's live traffic travels as entries, only while the primary says someone watches.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
+import type { RecordedVariables } from '../dataplane/telemetry/recorded-cel.ts';
+import type { TrafficEntry } from '../dataplane/telemetry/traffic-entry.ts';
 import { LogFilter } from '../util/log-filter.ts';
 import { LOG_FORMATS, type LogFormat } from '../util/log-line.ts';
 
@@ -46,7 +49,25 @@ export interface StopMessage {
   type: 'gw:stop';
 }
 
-export type PrimaryMessage = ConfigureMessage | MetricsRequestMessage | StopMessage;
+/** Start (or stop) sending completed requests: someone watches the web UI's traffic. */
+export interface TrafficWatchMessage {
+  type: 'gw:traffic-watch';
+  on: boolean;
+}
+
+/** The CEL variables of a recorded request, by its number in the worker's traffic tap. */
+export interface TrafficRecordRequestMessage {
+  type: 'gw:traffic-record-request';
+  id: number;
+  seq: number;
+}
+
+export type PrimaryMessage =
+  | ConfigureMessage
+  | MetricsRequestMessage
+  | StopMessage
+  | TrafficWatchMessage
+  | TrafficRecordRequestMessage;
 
 /** The worker listens for messages now (sent once, first). */
 export interface HelloMessage {
@@ -70,10 +91,31 @@ export interface MetricsReplyMessage {
   health: PlacedHealthReport[];
 }
 
-export type WorkerMessage = HelloMessage | AppliedMessage | MetricsReplyMessage;
+/** Requests completed since the last such message (sent while watched). */
+export interface TrafficMessage {
+  type: 'gw:traffic';
+  entries: TrafficEntry[];
+  /** Requests captured but not sent (more than a batch takes, or overwritten in the tap). */
+  skipped: number;
+}
 
-const PRIMARY_TYPES = new Set<string>(['gw:configure', 'gw:metrics-request', 'gw:stop']);
-const WORKER_TYPES = new Set<string>(['gw:hello', 'gw:applied', 'gw:metrics']);
+export interface TrafficRecordMessage {
+  type: 'gw:traffic-record';
+  id: number;
+  /** Absent when the tap no longer holds the record. */
+  variables?: RecordedVariables;
+}
+
+export type WorkerMessage = HelloMessage | AppliedMessage | MetricsReplyMessage | TrafficMessage | TrafficRecordMessage;
+
+const PRIMARY_TYPES = new Set<string>([
+  'gw:configure',
+  'gw:metrics-request',
+  'gw:stop',
+  'gw:traffic-watch',
+  'gw:traffic-record-request',
+]);
+const WORKER_TYPES = new Set<string>(['gw:hello', 'gw:applied', 'gw:metrics', 'gw:traffic', 'gw:traffic-record']);
 
 function typeOf(message: unknown): string | undefined {
   if (typeof message !== 'object' || message === null) return undefined;

@@ -17,6 +17,7 @@ import {
 } from '../chat-request.ts';
 import { freePort, spawnChild, waitUntilAnswers } from '../child-process.ts';
 import { type BenchBackendAuth, type ProviderFamily, writeGwBenchConfig } from '../gw-config.ts';
+import { subscribeToTraffic, type TrafficSubscriber } from '../traffic-subscriber.ts';
 import type { UpstreamPorts } from '../upstream.ts';
 import { type TargetDefinition, TargetUnavailable, type UpstreamFamily } from './target.ts';
 
@@ -26,6 +27,8 @@ export interface StartedGw {
   /** The listener's base URL, e.g. http://127.0.0.1:40123 */
   url: string;
   pid: number;
+  /** The admin listener's port (/metrics, the web UI). */
+  adminPort: number;
   stop(): Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export async function startGw(
     await child.stop();
     throw error;
   }
-  return { url: listenerUrl, pid: child.pid, stop: () => child.stop() };
+  return { url: listenerUrl, pid: child.pid, adminPort, stop: () => child.stop() };
 }
 
 /** The passthrough target of each backend auth besides the fixed key. */
@@ -119,7 +122,9 @@ const CLIENT_REQUESTS: Partial<Record<AnswerFormat, { path: string; body: string
  * gw in front of the OpenAI mocks (alpha, passthrough) or the Anthropic mocks (gamma, translated);
  * with `baseline`, the gw of that other checkout (the "before" of an A/B); with `auth`, the
  * passthrough target with that backend auth instead of a fixed key; with `prompt4k`, the
- * passthrough target on a 4 KiB prompt, regex-guarded (every builtin) when `guarded` (issue 21).
+ * passthrough target on a 4 KiB prompt, regex-guarded (every builtin) when `guarded` (issue 21);
+ * with `watched`, the passthrough target with the web UI's traffic page open and subscribed for the
+ * whole measurement (issue 24).
  */
 export function gwTarget(
   family: ProviderFamily,
@@ -129,6 +134,7 @@ export function gwTarget(
     baseline?: string;
     auth?: Exclude<BenchBackendAuth, 'key'>;
     prompt4k?: { guarded: boolean };
+    watched?: boolean;
   },
 ): TargetDefinition {
   const translated = family === 'gamma';
@@ -142,13 +148,17 @@ export function gwTarget(
   if (request === undefined) throw new Error(`no ${client} client request`);
   const guard = options.prompt4k === undefined ? undefined : GUARD_TARGETS[String(options.prompt4k.guarded)];
   const base = translated ? 'gw-translated' : 'gw';
+  const watched = options.watched === true;
   const label =
+    (watched ? 'gw, alpha passthrough, traffic page open (SSE subscriber)' : undefined) ??
     guard?.label ??
     other?.label ??
     auth?.label ??
     (translated ? 'gw, Chat Completions → gamma (translated)' : 'gw, alpha passthrough');
   return {
-    id: guard?.id ?? other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const)),
+    id: watched
+      ? 'gw-watched'
+      : (guard?.id ?? other?.id ?? auth?.id ?? (baseline === undefined ? base : (`${base}-baseline` as const))),
     label: baseline === undefined ? label : `${label}, baseline`,
     upstreamFamily: other?.upstream ?? (translated ? 'anthropic' : 'openai'),
     start: async (ports) => {
@@ -172,6 +182,21 @@ export function gwTarget(
         rmSync(dir, { recursive: true, force: true });
         throw new TargetUnavailable((error as Error).message);
       }
+      let subscriber: TrafficSubscriber | undefined;
+      if (watched) {
+        try {
+          subscriber = await subscribeToTraffic(gw.adminPort);
+        } catch (error) {
+          await gw.stop();
+          rmSync(dir, { recursive: true, force: true });
+          throw new TargetUnavailable(`the traffic page could not subscribe: ${(error as Error).message}`);
+        }
+      }
+      const notes = [
+        ...(baseline === undefined ? [] : [`gw of ${baseline}`]),
+        options.accessLog ? 'access log on (to /dev/null)' : 'access log off',
+        ...(options.extraArgs.length > 0 ? [`gw run ${options.extraArgs.join(' ')}`] : []),
+      ];
       return {
         format: client,
         load: { url: gw.url + request.path, headers: CHAT_HEADERS, body: request.body },
@@ -181,12 +206,12 @@ export function gwTarget(
           body: request.streamBody,
         },
         pid: gw.pid,
-        notes: [
-          ...(baseline === undefined ? [] : [`gw of ${baseline}`]),
-          options.accessLog ? 'access log on (to /dev/null)' : 'access log off',
-          ...(options.extraArgs.length > 0 ? [`gw run ${options.extraArgs.join(' ')}`] : []),
-        ],
+        notes,
         stop: async () => {
+          if (subscriber) {
+            notes.push(subscriber.summary());
+            subscriber.close();
+          }
           await gw.stop();
           rmSync(dir, { recursive: true, force: true });
         },

@@ -20,6 +20,7 @@ export type TargetId =
   | 'gw-responses'
   | 'gw-4k'
   | 'gw-guarded'
+  | 'gw-watched'
   | 'portkey';
 
 export interface RunningTarget {

@@ -1,12 +1,15 @@
 // What the web UI reads the running gateway through: the controller (its store's objects with the
 // statuses it wrote, its last full pass, the configurations it published), where the objects come
 // from (which decides whether the UI may edit them), the address listeners bind and the listener
-// ports the data plane could not bind, the backends' live state. gw run builds it (src/cli/run.ts) the same way for one
+// ports the data plane could not bind, the backends' live state and the live traffic (traffic/). gw run builds it
+// (src/cli/run.ts) the same way for one
 // process and for the primary of workers.
 import type { EmbeddedApiServer } from '../../apiserver/embedded.ts';
 import type { Controller } from '../../controller/controller.ts';
 import type { PlacedHealthReport } from '../../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../../dataplane/server/data-plane.ts';
+import type { TrafficHub } from './traffic/traffic-hub.ts';
+import type { TrafficSeries } from './traffic/traffic-series.ts';
 
 /** Where the objects come from, for the UI: only gw's own API server takes edits from it. */
 export type ObjectSource =
@@ -20,11 +23,18 @@ export interface UiSources {
   /** The address the listeners bind (gw run --address). */
   listenAddress: string;
   unboundPorts(): ReadonlyMap<number, UnboundPort>;
+  /** The recent requests and their time series; absent where nothing serves traffic in reach. */
+  live?: LiveTraffic;
   /**
    * The live state the backends keep (model health, evictions, priority groups) by process: one
    * entry (worker 0) in one process, one per worker with --workers N, asked of them as metrics are.
    */
   healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]>;
+}
+
+export interface LiveTraffic {
+  traffic: TrafficHub;
+  series: TrafficSeries;
 }
 
 /** What decides the source: a Kubernetes API server, gw's own API server, files (applied into it or not). */

@@ -110,6 +110,19 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
 /** Names of the default fields (for attributes.remove), in the order they are written. */
 export const DEFAULT_ACCESS_LOG_FIELDS: readonly string[] = DEFAULT_FIELDS.map((field) => field.name);
 
+/**
+ * The request's default access log fields as an object (absent fields left out), whatever a
+ * Frontend's accessLog removes or filters: what the web UI's traffic view shows of a request.
+ */
+export function accessLogEntry(record: RequestRecord): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const field of DEFAULT_FIELDS) {
+    const value = field.value(record);
+    if (value !== undefined) out[field.name] = value;
+  }
+  return out;
+}
+
 const optionalText = (value: string | undefined): string | undefined => (value === undefined ? undefined : text(value));
 
 /** The Host header's host and port (`[::1]:8080` → `::1`, 8080); no port when it names none. */

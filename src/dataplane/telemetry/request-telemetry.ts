@@ -1,6 +1,7 @@
 // What the proxy calls when a request is complete: one FrontendTelemetry per Frontend policy
 // (compiled with the configuration), whose finish() records the metrics and writes the access
-// log line, sharing one set of CEL variables between the two when either evaluates expressions.
+// log line, sharing one set of CEL variables between the two when either evaluates expressions,
+// and hands the record to the web UI's traffic tap while someone watches (traffic-tap.ts).
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Frontend } from '../../api/types/frontend.ts';
@@ -22,6 +23,7 @@ import { OtlpAccessLogExport } from './otlp/access-log-export.ts';
 import { OtlpExporters } from './otlp/exporters.ts';
 import type { RequestRecord } from './request-record.ts';
 import { RequestTracing } from './tracing.ts';
+import { TrafficTap } from './traffic-tap.ts';
 
 /** What resolving a Frontend's collector references needs (the configuration's Services and GwBackends). */
 
@@ -40,6 +42,8 @@ export class Telemetry {
   /** OTLP exporters (access log export, tracing), shared by the Frontends naming the same collector. */
   readonly otlp = new OtlpExporters();
   readonly sink: LogSink;
+  /** Completed requests for the web UI's live traffic, captured only while someone watches. */
+  readonly traffic = new TrafficTap();
   readonly #accessLog: boolean;
   readonly #logFormat: LogFormat;
 
@@ -103,6 +107,7 @@ export class Telemetry {
       otlpLog,
       tracing,
       problems,
+      traffic: this.traffic,
     });
   }
 
@@ -121,6 +126,7 @@ interface FrontendExports {
   otlpLog: OtlpAccessLogExport | undefined;
   tracing: RequestTracing | undefined;
   problems: readonly string[];
+  traffic?: TrafficTap;
 }
 
 export class FrontendTelemetry {
@@ -132,6 +138,7 @@ export class FrontendTelemetry {
   readonly #usesCel: boolean;
   readonly #otlpLog: OtlpAccessLogExport | undefined;
   readonly #tracing: RequestTracing | undefined;
+  readonly #traffic: TrafficTap | undefined;
   /** OTLP exporter keys this Frontend uses. */
   readonly exporterKeys: readonly string[];
 
@@ -146,6 +153,7 @@ export class FrontendTelemetry {
     this.#labels = labels;
     this.#otlpLog = exports.otlpLog;
     this.#tracing = exports.tracing;
+    this.#traffic = exports.traffic;
     this.#usesCel =
       (accessLog?.usesCel ?? false) ||
       labels.names.length > 0 ||
@@ -176,5 +184,7 @@ export class FrontendTelemetry {
     this.#accessLog?.log(record, variables);
     this.#otlpLog?.export(record, variables);
     this.#tracing?.finish(record, variables);
+    // Nobody watching, this boolean is all the web UI costs a request.
+    if (this.#traffic?.watching) this.#traffic.capture(record);
   }
 }

@@ -3,9 +3,11 @@ import type { UiEndpoint } from './endpoint.ts';
 import { modelsEndpoint } from './models.ts';
 import { objectEndpoints } from './objects.ts';
 import { overviewEndpoint } from './overview.ts';
+import { playgroundEndpoints } from './playground.ts';
 import { policiesEndpoint } from './policies.ts';
 import { explainEndpoint, routesEndpoint } from './routes.ts';
 import { sessionEndpoints } from './session.ts';
+import { trafficEndpoints } from './traffic.ts';
 
 export const ENDPOINTS: readonly UiEndpoint[] = [
   ...sessionEndpoints,
@@ -15,4 +17,6 @@ export const ENDPOINTS: readonly UiEndpoint[] = [
   modelsEndpoint,
   policiesEndpoint,
   ...objectEndpoints,
+  ...trafficEndpoints,
+  ...playgroundEndpoints,
 ];

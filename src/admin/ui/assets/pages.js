@@ -6,4 +6,6 @@ export const PAGES = [
   { path: 'models', title: 'Models', module: './pages/models.js' },
   { path: 'policies', title: 'Policies', module: './pages/policies.js' },
   { path: 'objects', title: 'Objects', module: './pages/objects.js' },
+  { path: 'traffic', title: 'Traffic', module: './pages/traffic.js' },
+  { path: 'playground', title: 'Playground', module: './pages/playground.js' },
 ];
