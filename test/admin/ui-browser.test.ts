@@ -6,25 +6,12 @@
 // there; the login is asked for when the admin listener is not loopback. A screenshot of each page
 // goes to $GW_TEST_OUTPUT_DIR/ui (default: the system's temporary directory), its path printed.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { exampleConfiguration, startUiGateway, type UiGateway, yamlDocuments } from '../helpers/admin-ui.ts';
-import { skipWithoutTool } from '../helpers/missing-tool.ts';
+import { openBrowserPage, screenshot, skipWithoutChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const skip = skipWithoutTool('chromium', existsSync(CHROMIUM) ? undefined : `no browser at ${CHROMIUM} (set CHROMIUM)`);
-const OUTPUT = join(process.env.GW_TEST_OUTPUT_DIR ?? join(tmpdir(), 'gw-test-output'), 'ui');
 const TOKEN = 'browser-test-admin-token-42';
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(OUTPUT, { recursive: true });
-  const path = join(OUTPUT, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  process.stdout.write(`screenshot: ${path}\n`);
-}
 
 /** Creates the example's objects in gw's API server: through the UI's API, the Secret as kubectl would. */
 async function createExample(gw: UiGateway): Promise<void> {
@@ -48,7 +35,7 @@ async function createExample(gw: UiGateway): Promise<void> {
   }
 }
 
-describe('web UI in headless Chromium', { skip }, () => {
+describe('web UI in headless Chromium', { skip: skipWithoutChromium }, () => {
   let gw: UiGateway;
   let browser: Browser;
   let page: Page;
@@ -56,14 +43,7 @@ describe('web UI in headless Chromium', { skip }, () => {
   before(async () => {
     gw = await startUiGateway({ apiServer: true });
     await createExample(gw);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    after(() => assert.deepEqual(errors, [], 'no script error in the pages'));
+    ({ browser, page } = await openBrowserPage());
   });
   after(async () => {
     await browser?.close();

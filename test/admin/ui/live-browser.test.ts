@@ -7,27 +7,13 @@
 // Screenshots go to $GW_TEST_OUTPUT_DIR/ui (default: the system's temporary directory), their
 // paths printed.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { skipWithoutTool } from '../../helpers/missing-tool.ts';
+import type { Browser, Page } from 'playwright-core';
+import { openBrowserPage, screenshot, skipWithoutChromium } from '../../helpers/browser.ts';
 import { SCRIPTED_TEXT } from '../../helpers/scripted-provider.ts';
 import { type LiveUi, type PlaygroundWorld, startPlaygroundWorld } from './live-helpers.ts';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const skip = skipWithoutTool('chromium', existsSync(CHROMIUM) ? undefined : `no browser at ${CHROMIUM} (set CHROMIUM)`);
-const OUTPUT = join(process.env.GW_TEST_OUTPUT_DIR ?? join(tmpdir(), 'gw-test-output'), 'ui');
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(OUTPUT, { recursive: true });
-  const path = join(OUTPUT, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  process.stdout.write(`screenshot: ${path}\n`);
-}
-
-describe('Traffic and Playground pages in headless Chromium', { skip }, () => {
+describe('Traffic and Playground pages in headless Chromium', { skip: skipWithoutChromium }, () => {
   let world: PlaygroundWorld;
   let ui: LiveUi;
   let port: number;
@@ -38,14 +24,7 @@ describe('Traffic and Playground pages in headless Chromium', { skip }, () => {
     // The charts' series samples every 500 ms here (10 s in gw run).
     world = await startPlaygroundWorld(500);
     ({ ui, port } = world);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    after(() => assert.deepEqual(errors, [], 'no script error in the pages'));
+    ({ browser, page } = await openBrowserPage({ width: 1400, height: 1000 }));
   });
 
   after(async () => {
