@@ -31,6 +31,13 @@ export interface KindDefinition {
   /** Whether `status` is a subresource (then spec writes ignore it and files may omit it). */
   statusSubresource: boolean;
   /**
+   * Whether the status of an object in gw's files is kept (read, and applied to the status
+   * subresource when the files go into the API server): set for kinds whose status another
+   * component writes in a cluster (a Pod's, by the kubelet), which a file stands in for. Other
+   * kinds' status in files is dropped: gw writes it, or nothing reads it.
+   */
+  statusFromFiles: boolean;
+  /**
    * Whether the kind has the scale subresource (autoscaling/v1 Scale over spec.replicas,
    * status.replicas and spec.selector), which kubectl scale and autoscalers use: Deployment.
    */
@@ -78,6 +85,7 @@ export interface KindOptions {
   categories?: string[];
   printerColumns?: PrinterColumn[];
   statusSubresource?: boolean;
+  statusFromFiles?: boolean;
   scaleSubresource?: boolean;
   immutableFields?: string[];
   unknownFields?: 'error' | 'warn';
@@ -143,6 +151,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     printerColumns: options.printerColumns,
     schema,
     statusSubresource: options.statusSubresource ?? 'status' in options.fields,
+    statusFromFiles: options.statusFromFiles ?? false,
     scaleSubresource: options.scaleSubresource ?? false,
     immutableFields: options.immutableFields ?? [],
     unknownFields: options.unknownFields ?? 'error',

@@ -8,7 +8,7 @@ import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
 import { genAiProviderName } from '../../api/vendors.ts';
-import { type FieldNamespaces, fieldNamespace } from '../../contract/dataplane-config.ts';
+import { type FieldNamespaces, fieldNamespace, type InferencePoolConfig } from '../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
@@ -23,9 +23,11 @@ import {
   connectionSettings,
   type SocketSettings,
 } from '../upstream/connection-settings.ts';
+import type { Destination } from '../upstream/destination.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
 import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
 import { type CompiledPromptGuards, compilePromptGuards } from './guards/prompt-guard.ts';
+import { compilePoolRouting, type PoolRouting } from './inference-pool/pool-routing.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
@@ -53,6 +55,11 @@ export interface ProviderEndpoint {
   unhealthy: (response: ObservedResponse) => boolean;
   /** Header changes of a GwModel's policies, applied to the upstream request and the response. */
   headers: CompiledFilters | undefined;
+  /**
+   * A custom provider's InferencePool: each request goes to the member its endpoint picker names
+   * (`client` is then never used: it stands for the pool's nominal origin).
+   */
+  pool?: PoolRouting;
 }
 
 /** Why an endpoint cannot be compiled: the field path under the provider and what is wrong. */
@@ -89,10 +96,15 @@ export function compileEndpoint(
     if (object?.kind !== 'Service') return 'does not exist';
     return object.mesh ? MESH_ROUTE_BACKENDS_ONLY : serviceDestination(object.spec, port, tls);
   };
-  const provider = compileProvider(providerFields, { name, namespace, resolveService });
+  const resolvePool = (pool: string) => {
+    const object = context.backends[`InferencePool ${namespace}/${pool}`];
+    return object?.kind === 'InferencePool' ? { port: object.spec.targetPorts[0]!.number } : 'does not exist';
+  };
+  const provider = compileProvider(providerFields, { name, namespace, resolveService, resolvePool });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
   let settings: ConnectionSettings;
   const routeSettings = new Map<string, ConnectionSettings>();
+  let pool: PoolRouting | undefined;
   try {
     // A tls policy originates TLS even to a host and port that would be plain by default; a
     // Service's destination already says (and carries its port's HTTP version).
@@ -102,13 +114,24 @@ export function compileEndpoint(
       backends: context.backends,
       namespace: fieldNamespace(input.namespaces, 'tunnel', namespace),
     };
+    const service = provider.service;
     settings = connectionSettings(
-      provider.service?.destination ?? destination(provider.origin),
+      service?.kind === 'Service' ? service.destination : destination(provider.origin),
       policy,
       data,
       tlsNamespace,
       tunnelScope,
     );
+    // An InferencePool's members are reached with the provider's policy, each at its own address.
+    if (service?.kind === 'InferencePool') {
+      const key = `InferencePool ${service.namespace}/${service.name}`;
+      const config = context.backends[key] as InferencePoolConfig;
+      const connect = (to: Destination) =>
+        context.client(connectionSettings(to, policy, data, tlsNamespace, tunnelScope));
+      const routing = compilePoolRouting(key, config, service.namespace, connect, tls, context);
+      if (typeof routing === 'string') return { field: 'custom.backendRef', message: routing };
+      pool = routing;
+    }
     // Another host of the provider's (a rerank API's) is reached with the same policy: TLS
     // to it names its own host (SNI, certificate check), as its requests' Host does.
     const main = originKey(provider.origin);
@@ -164,6 +187,7 @@ export function compileEndpoint(
     headers: headerFilters,
     name,
     provider,
+    ...(pool ? { pool } : {}),
     genAiProviderName: genAiProviderName(provider.family),
     client,
     ...(routeClients.size > 0 ? { routeClients } : {}),
