@@ -106,7 +106,7 @@ export class FileApplier {
         { fieldManager: FILES_MANAGER, force: true, fieldValidation: 'Ignore' },
       );
       // A Pod's status stands for its kubelet's report: it goes to the status subresource.
-      if (resource.definition.statusFromFiles && object.status !== undefined) {
+      if (resource.definition.readsStatus && object.status !== undefined) {
         const { apiVersion, kind, metadata, status } = object;
         const statusOnly = {
           apiVersion,

@@ -138,9 +138,9 @@ export class FileStore extends MemoryStore {
     for (const [id, { object, file }] of desired) {
       if (!changedFiles.has(file) && this.owners.get(id) === file) continue;
       if (this.apply(object)) changes++;
-      // A Pod's status in a file stands for its kubelet's report (KindDefinition.statusFromFiles).
+      // A Pod's status in a file stands for its kubelet's report (KindDefinition.readsStatus).
       if (
-        findKind(object.apiVersion, object.kind)?.statusFromFiles &&
+        findKind(object.apiVersion, object.kind)?.readsStatus &&
         this.writeStatus(kindKey(object), objectKey(object), object.status)
       )
         changes++;

@@ -62,7 +62,7 @@ export const coreKinds: KindDefinition[] = [
       "A running workload; gw reads a mesh destination's IPs, readiness and ServiceAccount, and an InferencePool member's.",
     fields: { spec: PodSpec, status: PodStatus },
     // Without a kubelet, a Pod in a file says what its status would.
-    statusFromFiles: true,
+    readsStatus: true,
   }),
   defineKind({
     ...common,
