@@ -1,8 +1,10 @@
-// An InferencePool through the embedded API server, with the real kubectl: the pool, its picker's
-// Service, the custom provider and the Pods are created with kubectl apply and the Pods' status
-// written as a kubelet would (kubectl patch --subresource=status). gw sends each request to the pod
-// the picker names, writes the pool's status back (Accepted and ResolvedRefs for Gateway ai), and a
-// pod whose Ready condition turns False leaves the pool: the picker naming it is refused.
+// A custom provider's backendRef through the embedded API server, with the real kubectl: an
+// InferencePool, its picker's Service, the providers and the Pods are created with kubectl apply
+// and the Pods' status written as a kubelet would (kubectl patch --subresource=status). gw sends
+// each request to the pod the picker names, writes the pool's status back (Accepted and
+// ResolvedRefs for Gateway ai), and a pod whose Ready condition turns False leaves the pool: the
+// picker naming it is refused. A provider whose backendRef is a Service reaches the Service's
+// address (its clusterIP, a pod's loopback address here).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,10 +55,10 @@ describe('an InferencePool created with kubectl in the embedded API server', { s
       }),
     );
 
-  /** Status of a request to the pool asking the picker for `choice`, and which pods it reached. */
-  async function send(choice: string): Promise<{ status: number; reached: number[] }> {
+  /** Status of a request to backend `path` asking the picker for `choice`, and which pods it reached. */
+  async function send(choice: string, path = '/pool'): Promise<{ status: number; reached: number[] }> {
     const before = [podA.requests.length, podB.requests.length];
-    const response = await fetch(`http://127.0.0.1:${port}/pool/v1/chat/completions`, {
+    const response = await fetch(`http://127.0.0.1:${port}${path}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-pick': choice },
       body: JSON.stringify({ model: 'llama-3', messages: [{ role: 'user', content: 'hi' }] }),
@@ -104,7 +106,20 @@ spec: {containers: [{name: vllm, image: vllm:1}]}
 `,
         poolYaml('vllm', target, `  endpointPickerRef: {name: epp, port: {number: ${epp.port}}}\n`),
         pooledBackendYaml('pool', 'vllm'),
-        llmRouteYaml(['pool']),
+        `apiVersion: v1
+kind: Service
+metadata: {name: vllm-a}
+spec: {clusterIP: 127.0.0.2, ports: [{name: http, port: ${target}}]}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwBackend
+metadata: {name: svc}
+spec:
+  ai: {provider: {custom: {backendRef: {name: vllm-a, port: ${target}}, formats: [{type: Completions}]}}}
+  policies: {auth: {key: ${POOL_KEY}}}
+---
+`,
+        llmRouteYaml(['pool', 'svc']),
       ].join(''),
     );
     await kubectl('apply', '-f', objects);
@@ -145,5 +160,9 @@ spec: {containers: [{name: vllm, image: vllm:1}]}
     await eventually('pod b has left the pool', async () => (await send('b')).status === 503);
     assert.deepEqual(await send('b'), { status: 503, reached: [0, 0] });
     assert.deepEqual(await send('a'), { status: 200, reached: [1, 0] });
+  });
+
+  it('a provider whose backendRef is a Service reaches the address the Service names', async () => {
+    assert.deepEqual(await send('b', '/svc'), { status: 200, reached: [1, 0] });
   });
 });
