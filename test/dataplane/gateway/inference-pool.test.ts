@@ -226,6 +226,7 @@ spec:
     assert.equal(reached[2], 0, 'never the pod that is not Ready');
     const log = await lastAccessLogLine(gw, '/open/v1/chat/completions');
     assert.equal(log['http.response.status_code'], 200);
+    assert.match(String(log.error), /InferencePool default\/vllm-open: the endpoint picker Service default\/epp-down:\d+ failed/);
 
     const closedBefore = counts();
     const response = await fetch(`http://127.0.0.1:${port}/closed/v1/chat/completions`, {
