@@ -15,7 +15,7 @@ import { Telemetry } from '../../src/dataplane/telemetry/request-telemetry.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
 import { type Processor, startProcessor } from '../dataplane/policies/ext-proc-processor.ts';
 import { freePort, gatewayYaml, llmRouteYaml } from '../helpers/gateway.ts';
-import { POOL_KEY, pick, pooledBackendYaml, poolYaml } from '../helpers/inference-pool.ts';
+import { POOL_KEY, pick, pickerServiceYaml, pooledBackendYaml, poolYaml } from '../helpers/inference-pool.ts';
 import { eventually } from '../helpers/until.ts';
 import type { MockServer } from '../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../support/providers/openai-mock.ts';
@@ -88,12 +88,8 @@ describe('an InferencePool created with kubectl in the embedded API server', { s
       objects,
       [
         gatewayYaml(port),
+        pickerServiceYaml('epp', epp.port),
         `apiVersion: v1
-kind: Service
-metadata: {name: epp}
-spec: {clusterIP: 127.0.0.1, ports: [{name: grpc, port: ${epp.port}}]}
----
-apiVersion: v1
 kind: Pod
 metadata: {name: vllm-a, labels: {app: vllm}}
 spec: {containers: [{name: vllm, image: vllm:1}]}

@@ -20,6 +20,16 @@ status:
 `;
 }
 
+/** Service `name` of an endpoint picker listening on 127.0.0.1:`port` (its clusterIP and port). */
+export function pickerServiceYaml(name: string, port: number): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${name}}
+spec: {clusterIP: 127.0.0.1, ports: [{name: grpc, port: ${port}}]}
+---
+`;
+}
+
 /** InferencePool `name` of the Pods labelled app: vllm at target `port`; `picker` is its endpointPickerRef line, or ''. */
 export function poolYaml(name: string, port: number, picker: string): string {
   return `apiVersion: inference.networking.k8s.io/v1

@@ -22,7 +22,14 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../helpers/gateway.ts';
-import { POOL_KEY as KEY, pick, podYaml, pooledBackendYaml, poolYaml } from '../../helpers/inference-pool.ts';
+import {
+  POOL_KEY as KEY,
+  pick,
+  pickerServiceYaml,
+  podYaml,
+  pooledBackendYaml,
+  poolYaml,
+} from '../../helpers/inference-pool.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 import { headerOf, type Processor, type Sent, startProcessor } from '../policies/ext-proc-processor.ts';
@@ -54,17 +61,8 @@ describe('a custom provider with a backendRef to an InferencePool', () => {
         podYaml('vllm-b', '127.0.0.3', '{app: vllm}'),
         podYaml('vllm-starting', '127.0.0.4', '{app: vllm}', false),
         podYaml('other', '127.0.0.5', '{app: other}'),
-        `apiVersion: v1
-kind: Service
-metadata: {name: epp}
-spec: {clusterIP: 127.0.0.1, ports: [{name: grpc, port: ${epp.port}}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: epp-down}
-spec: {clusterIP: 127.0.0.1, ports: [{name: grpc, port: ${down}}]}
----
-`,
+        pickerServiceYaml('epp', epp.port),
+        pickerServiceYaml('epp-down', down),
         poolYaml('vllm', target, picker('epp', 'FailClose')),
         poolYaml('vllm-open', target, picker('epp-down', 'FailOpen')),
         poolYaml('vllm-closed', target, picker('epp-down', 'FailClose')),
@@ -102,6 +100,14 @@ spec:
   });
 
   const counts = () => [podA.requests.length, podB.requests.length, notReady.requests.length];
+
+  /** A Chat Completions request to backend `path` by plain fetch: gw's own failures are read as sent. */
+  const post = (path: string, choice = 'a') =>
+    fetch(`http://127.0.0.1:${port}${path}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-pick': choice },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+    });
 
   async function ask(path: string, choice: string, content: string, model = 'llama-3') {
     const before = counts();
@@ -169,11 +175,7 @@ spec:
 
   it('refuses an answer naming an endpoint outside the pool (a pod that is not Ready): 503, nothing sent', async () => {
     const before = counts();
-    const response = await fetch(`http://127.0.0.1:${port}/pool/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-pick': 'outside' },
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
-    });
+    const response = await post('/pool', 'outside');
     assert.equal(response.status, 503);
     assert.match(
       await ownFailureDetail(gw, response),
@@ -226,14 +228,13 @@ spec:
     assert.equal(reached[2], 0, 'never the pod that is not Ready');
     const log = await lastAccessLogLine(gw, '/open/v1/chat/completions');
     assert.equal(log['http.response.status_code'], 200);
-    assert.match(String(log.error), /InferencePool default\/vllm-open: the endpoint picker Service default\/epp-down:\d+ failed/);
+    assert.match(
+      String(log.error),
+      /InferencePool default\/vllm-open: the endpoint picker Service default\/epp-down:\d+ failed/,
+    );
 
     const closedBefore = counts();
-    const response = await fetch(`http://127.0.0.1:${port}/closed/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
-    });
+    const response = await post('/closed');
     assert.equal(response.status, 503);
     assert.match(
       await ownFailureDetail(gw, response),
@@ -252,11 +253,7 @@ spec:
   });
 
   it('an InferencePool that does not exist fails closed: 500 naming the reference', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/nowhere/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
-    });
+    const response = await post('/nowhere');
     assert.equal(response.status, 500);
     assert.match(
       await ownFailureDetail(gw, response),
