@@ -6,6 +6,7 @@
 import type { ServiceSpec } from '../api/kinds/core/service.ts';
 import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
+import { pickerServiceName } from '../api/kinds/inference/inference-pool.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import {
   type ApiKeyAuthenticationConfig,
@@ -26,7 +27,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
-import { pickerServiceName, poolConfig } from './inference-pools.ts';
+import { poolConfig } from './inference-pools.ts';
 import { type GatewayMesh, gatewayMesh, serviceMesh } from './mesh-endpoints.ts';
 import { gatewayModelCatalog } from './model-catalog/resolve.ts';
 import type { ModelAttachment } from './models/status.ts';

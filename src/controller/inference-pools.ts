@@ -6,10 +6,12 @@
 // controllers wrote are kept by the store that writes the status: store/kube/kube-store.ts.)
 import type { PodStatus } from '../api/kinds/core/pod-status.ts';
 import type { ServiceSpec } from '../api/kinds/core/service.ts';
-import type {
-  InferencePoolParentStatus,
-  InferencePoolSpec,
-  InferencePoolStatus,
+import {
+  type InferencePoolParentStatus,
+  type InferencePoolSpec,
+  type InferencePoolStatus,
+  pickerServiceName,
+  pickerServiceTypeProblem,
 } from '../api/kinds/inference/inference-pool.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { DataPlaneConfig, InferencePoolConfig } from '../contract/dataplane-config.ts';
@@ -42,13 +44,6 @@ export function poolConfig(pool: KubeObject, snapshot: Snapshot): InferencePoolC
   return { kind: 'InferencePool', spec, endpoints: [...endpoints].sort() };
 }
 
-/** The endpoint picker's Service (kind Service, core group), when the pool names one gw can resolve. */
-export function pickerServiceName(spec: InferencePoolSpec): string | undefined {
-  const ref = spec.endpointPickerRef;
-  if (ref === undefined || (ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return undefined;
-  return ref.name;
-}
-
 /** Why the pool's endpointPickerRef cannot be used (InvalidExtensionRef), or undefined. */
 export function pickerProblem(pool: KubeObject, snapshot: Snapshot): string | undefined {
   const spec = pool.spec as InferencePoolSpec;
@@ -61,9 +56,8 @@ export function pickerProblem(pool: KubeObject, snapshot: Snapshot): string | un
   const service = snapshot.services.get(`${namespace}/${name}`);
   if (service === undefined) return `spec.endpointPickerRef: Service ${namespace}/${name} does not exist`;
   const serviceSpec = service.spec as ServiceSpec;
-  // The extension forbids ExternalName pickers: a CNAME may lead anywhere.
-  if (serviceSpec.type === 'ExternalName')
-    return `spec.endpointPickerRef: Service ${namespace}/${name} is of type ExternalName, which an endpoint picker may not be`;
+  const typeProblem = pickerServiceTypeProblem(serviceSpec.type);
+  if (typeProblem !== undefined) return `spec.endpointPickerRef: Service ${namespace}/${name} ${typeProblem}`;
   const port = ref.port?.number;
   if (port === undefined) return 'spec.endpointPickerRef.port: is required for a Service';
   if (!(serviceSpec.ports ?? []).some((entry) => entry.port === port))

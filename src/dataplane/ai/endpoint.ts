@@ -8,7 +8,7 @@ import type { BackendFull } from '../../api/types/backend-policies.ts';
 import type { NamedLLMProvider } from '../../api/types/llm-provider.ts';
 import type { HeaderModifiers } from '../../api/types/traffic.ts';
 import { genAiProviderName } from '../../api/vendors.ts';
-import { type FieldNamespaces, fieldNamespace, type InferencePoolConfig } from '../../contract/dataplane-config.ts';
+import { type FieldNamespaces, fieldNamespace } from '../../contract/dataplane-config.ts';
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendCompileContext } from '../backends/backend.ts';
@@ -125,7 +125,8 @@ export function compileEndpoint(
     // An InferencePool's members are reached with the provider's policy, each at its own address.
     if (service?.kind === 'InferencePool') {
       const key = `InferencePool ${service.namespace}/${service.name}`;
-      const config = context.backends[key] as InferencePoolConfig;
+      const config = context.backends[key];
+      if (config?.kind !== 'InferencePool') return { field: 'custom.backendRef', message: `${key} does not exist` };
       const connect = (to: Destination) =>
         context.client(connectionSettings(to, policy, data, tlsNamespace, tunnelScope));
       const routing = compilePoolRouting(key, config, service.namespace, connect, tls, context);

@@ -101,6 +101,18 @@ export const InferencePoolSpec = named(
 );
 export type InferencePoolSpec = Infer<typeof InferencePoolSpec>;
 
+/** The name of the pool's endpoint picker Service, when endpointPickerRef names one (core group, kind Service). */
+export function pickerServiceName(spec: InferencePoolSpec): string | undefined {
+  const ref = spec.endpointPickerRef;
+  if (ref === undefined || (ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return undefined;
+  return ref.name;
+}
+
+/** Why an endpoint picker Service of this type cannot be used: the extension forbids ExternalName (a CNAME may lead anywhere). */
+export function pickerServiceTypeProblem(type: string | undefined): string | undefined {
+  return type === 'ExternalName' ? 'is of type ExternalName, which an endpoint picker may not be' : undefined;
+}
+
 export const InferencePoolParentReference = named(
   {
     name: 'InferencePoolParentReference',

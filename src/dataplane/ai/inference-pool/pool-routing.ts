@@ -4,6 +4,7 @@
 // ./endpoint-picker.ts) names it; an answer naming no member is never followed (the picker does not
 // get to send gw's requests elsewhere). When the picker fails, failureMode decides: FailOpen picks
 // a member at random, FailClose refuses (503). A pool without a picker picks at random.
+import { pickerServiceName, pickerServiceTypeProblem } from '../../../api/kinds/inference/inference-pool.ts';
 import type { InferencePoolConfig } from '../../../contract/dataplane-config.ts';
 import type { BackendCompileContext } from '../../backends/backend.ts';
 import { resolveEndpoint } from '../../policies/endpoint.ts';
@@ -77,13 +78,14 @@ export function compilePoolRouting(
     }
   const ref = spec.endpointPickerRef;
   if (ref === undefined) return { name: key, members, picker: undefined };
-  if ((ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service')
+  const name = pickerServiceName(spec);
+  if (name === undefined)
     return `${key} spec.endpointPickerRef: ${ref.group || 'core'}/${ref.kind} is not a kind gw calls; refer to a Service`;
-  const service = context.backends[`Service ${namespace}/${ref.name}`];
-  if (service?.kind === 'Service' && service.spec.type === 'ExternalName')
-    return `${key} spec.endpointPickerRef: Service ${namespace}/${ref.name} is of type ExternalName, which an endpoint picker may not be`;
+  const service = context.backends[`Service ${namespace}/${name}`];
+  const typeProblem = service?.kind === 'Service' ? pickerServiceTypeProblem(service.spec.type) : undefined;
+  if (typeProblem !== undefined) return `${key} spec.endpointPickerRef: Service ${namespace}/${name} ${typeProblem}`;
   const endpoint = resolveEndpoint(
-    { backendRef: { name: ref.name, ...(ref.port ? { port: ref.port.number } : {}) } },
+    { backendRef: { name, ...(ref.port ? { port: ref.port.number } : {}) } },
     { backends: context.backends, namespace },
     'spec.endpointPickerRef',
   );
