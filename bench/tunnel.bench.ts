@@ -1,13 +1,16 @@
-// Tunnel benchmark (issue 23): one gw serving the same OpenAI-style route twice — direct to the
-// fixed-answer mock, and through an HTTP CONNECT proxy (a backend policy's tunnel) — loaded in
-// turns in one run, so the two figures share the machine's state. The proxy is its own process.
-// Goal: the tunnelled route's requests/s at least 0.8x the direct one's.
+// Tunnel and a2a benchmark (issue 23): one gw serving the same OpenAI-style route twice — direct to
+// the fixed-answer mock, and through an HTTP CONNECT proxy (a backend policy's tunnel) — and an a2a
+// route (an A2A SendMessage JSON-RPC call to a fast local agent, bench/gateway/a2a-agent-mock.ts),
+// loaded in turns in one run, so the figures share the machine's state. The proxy is its own
+// process; the agent runs with the mocks. Goal: the tunnelled and the a2a route's requests/s each
+// at least 0.8x the direct (plain) route's.
 // Run: ./node_modules/.bin/node bench/tunnel.bench.ts [--duration 10] [--connections 32] [--rounds 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { A2A_HEADERS, A2A_RPC_PATH, A2A_SEND_BODY } from './gateway/a2a-agent-mock.ts';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
 import { freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
 import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
@@ -28,6 +31,10 @@ const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+/** The routes loaded in turns: the plain LLM route, the tunnelled one, the a2a one. */
+const ROUTES = ['direct', 'tunnelled', 'agent'] as const;
+type Route = (typeof ROUTES)[number];
+
 function median(numbers: number[]): number {
   const sorted = [...numbers].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -45,20 +52,24 @@ async function main(): Promise<void> {
   const { port: proxyPort } = (await proxyChild.nextMessage()) as { port: number };
   const dir = mkdtempSync(join(tmpdir(), 'gw-tunnel-bench-'));
   const listenerPort = await freePort();
-  writeTunnelBenchConfig(dir, { listenerPort, upstreamPort: upstream.ports.openaiFixed, proxyPort });
+  writeTunnelBenchConfig(dir, {
+    listenerPort,
+    upstreamPort: upstream.ports.openaiFixed,
+    proxyPort,
+    agentPort: upstream.ports.a2aAgent,
+  });
   const gw = await startGw(dir, `http://127.0.0.1:${listenerPort}`);
-  const results: Record<'direct' | 'tunnelled', SaturateResult[]> = { direct: [], tunnelled: [] };
+  const results: Record<Route, SaturateResult[]> = { direct: [], tunnelled: [], agent: [] };
   try {
-    const endpoint = (name: string) => ({
-      url: `http://127.0.0.1:${listenerPort}/${name}${CHAT_PATH}`,
-      headers: CHAT_HEADERS,
-      body: CHAT_BODY,
-    });
-    // Warm-up of both routes (connections opened, code compiled), not measured.
-    for (const name of ['direct', 'tunnelled'] as const)
+    const endpoint = (name: Route) =>
+      name === 'agent'
+        ? { url: `http://127.0.0.1:${listenerPort}/agent${A2A_RPC_PATH}`, headers: A2A_HEADERS, body: A2A_SEND_BODY }
+        : { url: `http://127.0.0.1:${listenerPort}/${name}${CHAT_PATH}`, headers: CHAT_HEADERS, body: CHAT_BODY };
+    // Warm-up of every route (connections opened, code compiled), not measured.
+    for (const name of ROUTES)
       await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds: 3 });
     for (let round = 1; round <= rounds; round++)
-      for (const name of ['direct', 'tunnelled'] as const) {
+      for (const name of ROUTES) {
         const result = await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds });
         if (result.non2xx > 0 || result.errors > 0)
           throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
@@ -73,20 +84,24 @@ async function main(): Promise<void> {
     await upstream.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const rps = (name: 'direct' | 'tunnelled') => median(results[name].map((result) => result.requestsPerSecond));
-  const p50 = (name: 'direct' | 'tunnelled') => median(results[name].map((result) => result.p50Ms));
-  const ratio = rps('tunnelled') / rps('direct');
+  const rps = (name: Route) => median(results[name].map((result) => result.requestsPerSecond));
+  const p50 = (name: Route) => median(results[name].map((result) => result.p50Ms));
+  const ratio = (name: Route) => rps(name) / rps('direct');
+  const goal = (name: Route, what: string) =>
+    `Goal: ${what} requests/s at least ${GOAL}x the direct route's: ${ratio(name).toFixed(2)}x, ${ratio(name) >= GOAL ? 'met' : 'NOT met'}.`;
   const lines = [
     `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}; load generator, mocks, CONNECT proxy and gw in separate processes.`,
     `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${availableParallelism()} the figures are shared with other work and noisy.`,
-    `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion.`,
+    `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion, a 230-byte SendMessage answered with a 270-byte fixed A2A task.`,
     '',
     '| route | requests/s | p50 |',
     '|---|---|---|',
     `| gw → mock (direct) | ${rps('direct').toFixed(0)} | ${p50('direct')} ms |`,
     `| gw → CONNECT proxy → mock (tunnel) | ${rps('tunnelled').toFixed(0)} | ${p50('tunnelled')} ms |`,
+    `| gw → A2A agent (a2a, SendMessage over JSON-RPC) | ${rps('agent').toFixed(0)} | ${p50('agent')} ms |`,
     '',
-    `Goal: tunnelled requests/s at least ${GOAL}x the direct route's: ${ratio.toFixed(2)}x, ${ratio >= GOAL ? 'met' : 'NOT met'}.`,
+    goal('tunnelled', 'tunnelled'),
+    goal('agent', 'a2a'),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

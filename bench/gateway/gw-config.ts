@@ -217,11 +217,12 @@ export function writeStaticBenchConfig(
 /**
  * The configuration of bench/tunnel.bench.ts: one Gateway, one HTTP listener, the OpenAI mock at
  * `upstreamPort` as two AI GwBackends — `direct`, and `tunnelled` through the CONNECT proxy at
- * `proxyPort` (a backend policy's tunnel) — at /direct and /tunnelled. Written like writeGwBenchConfig.
+ * `proxyPort` (a backend policy's tunnel) — at /direct and /tunnelled, and the A2A agent at
+ * `agentPort` as an a2a GwBackend at /agent. Written like writeGwBenchConfig.
  */
 export function writeTunnelBenchConfig(
   dir: string,
-  input: { listenerPort: number; upstreamPort: number; proxyPort: number },
+  input: { listenerPort: number; upstreamPort: number; proxyPort: number; agentPort: number },
 ): string {
   const backend = (name: string, tunnel?: Record<string, unknown>) => ({
     apiVersion: 'gw.dev/v1alpha1',
@@ -243,10 +244,16 @@ export function writeTunnelBenchConfig(
     backend('direct'),
     backend('tunnelled', { url: `http://127.0.0.1:${input.proxyPort}` }),
     {
+      apiVersion: 'gw.dev/v1alpha1',
+      kind: 'GwBackend',
+      metadata: { name: 'agent' },
+      spec: { a2a: { host: '127.0.0.1', port: input.agentPort } },
+    },
+    {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'HTTPRoute',
       metadata: { name: 'llm' },
-      spec: { parentRefs: [{ name: 'bench' }], rules: [rule('direct'), rule('tunnelled')] },
+      spec: { parentRefs: [{ name: 'bench' }], rules: [rule('direct'), rule('tunnelled'), rule('agent')] },
     },
     noAccessLog,
   ]);

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startAnthropicMock } from '../../test/support/providers/anthropic-mock.ts';
 import { startOpenAiMock } from '../../test/support/providers/openai-mock.ts';
+import { startA2aAgentMock } from './a2a-agent-mock.ts';
 import { startBedrockMock, startGeminiMock } from './provider-mocks.ts';
 import type { UpstreamPorts } from './upstream.ts';
 
@@ -17,6 +18,7 @@ const mocks = {
   anthropicStream: await startAnthropicMock(log),
   bedrock: await startBedrockMock(),
   gemini: await startGeminiMock(),
+  a2aAgent: await startA2aAgentMock(),
 };
 // The authorization server of the token-exchange target: gw caches what it answers, so it sees
 // one exchange per gw process and not one per request.
@@ -43,6 +45,7 @@ const ports: UpstreamPorts = {
   tokenEndpoint: (tokenEndpoint.address() as AddressInfo).port,
   bedrock: mocks.bedrock.port,
   gemini: mocks.gemini.port,
+  a2aAgent: mocks.a2aAgent.port,
 };
 
 const shutDown = () => {

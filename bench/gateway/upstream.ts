@@ -17,6 +17,8 @@ export interface UpstreamPorts {
   bedrock: number;
   /** The Gemini API (generateContent, streamGenerateContent) with one fixed answer each. */
   gemini: number;
+  /** An A2A agent answering every JSON-RPC call with one fixed SendMessage result (a2a-agent-mock.ts). */
+  a2aAgent: number;
 }
 
 export interface Upstream {

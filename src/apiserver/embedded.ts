@@ -3,6 +3,7 @@
 // store over that database; and the HTTPS server. Everything is created on first start and
 // reused after, so a kubeconfig keeps working across restarts.
 import { chmodSync, mkdirSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ApiStore } from './api-store.ts';
@@ -89,6 +90,53 @@ export class EmbeddedApiServer {
   get url(): string {
     if (!this.serverUrl) throw new Error('the API server is not listening');
     return this.serverUrl;
+  }
+
+  /**
+   * A request to this API server as a client holding its token makes it (kubectl, the web UI's
+   * edits): the same authentication, admission and storage. The answer's JSON (a Status on failure).
+   */
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = 15_000,
+  ): Promise<{ status: number; body: unknown }> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const outgoing = httpsRequest(
+        new URL(path, this.url),
+        {
+          method,
+          ca: this.caPem,
+          timeout: timeoutMs,
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            accept: 'application/json',
+            ...(text !== undefined && {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(text),
+            }),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const answer = Buffer.concat(chunks).toString('utf8');
+            try {
+              resolve({ status: response.statusCode ?? 0, body: answer === '' ? undefined : JSON.parse(answer) });
+            } catch {
+              resolve({ status: response.statusCode ?? 0, body: { message: answer } });
+            }
+          });
+        },
+      );
+      outgoing.on('timeout', () => outgoing.destroy(new Error(`the API server did not answer within ${timeoutMs} ms`)));
+      outgoing.on('error', reject);
+      outgoing.end(text);
+    });
   }
 
   async close(): Promise<void> {

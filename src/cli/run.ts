@@ -9,10 +9,14 @@
 // "Multi-core").
 
 import { parseArgs } from 'node:util';
+import { readAdminToken } from '../admin/ui/security/admin-token.ts';
+import { objectSource, type UiSources } from '../admin/ui/sources.ts';
+import { createAdminUi } from '../admin/ui/ui-server.ts';
 import { resolveFiles } from '../api/load/documents.ts';
 import { defaultDataDir } from '../apiserver/embedded.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import { type MeshTransport, meshTransportFromEnv } from '../dataplane/mesh/transport.ts';
 import { bindFailureText, type UnboundPort } from '../dataplane/server/data-plane.ts';
 import type { DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
@@ -35,7 +39,8 @@ import { gwVersion } from './version.ts';
 
 export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port PORT] [--api-address ADDR] [--data-dir DIR]
               [--kubeconfig FILE | --cluster] [--context NAME] [--read-only] [--gateway NAMESPACE/NAME] [--provision]
-              [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--workers N|auto]
+              [--address ADDR] [--admin-port PORT] [--admin-address ADDR] [--admin-token-file FILE]
+              [--workers N|auto]
               [--log-format json|text] [--log-level FILTER] [--config FILE]
               [--demo-llm [--demo-llm-port PORT]]
   (no -f)            serve the embedded Kubernetes API server: manage objects with kubectl
@@ -61,9 +66,12 @@ export const RUN_USAGE = `usage: gw run [-f FILE|DIR [-f ...] [-R]] [--api-port 
                      objects (Deployment, Service, ...) into it, as gw controller does in a
                      cluster, to see them with kubectl (nothing runs them; gw run serves)
   --address          address the listeners bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
-  --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live
-                     (default 15000; 0 disables)
-  --admin-address    address of the admin endpoints (default 127.0.0.1)
+  --admin-port       port of the admin endpoints /metrics, /healthz/ready, /healthz/live and
+                     the web UI /ui/ (default 15000; 0 disables)
+  --admin-address    address of the admin endpoints (default 127.0.0.1); on any other than
+                     loopback the web UI needs an admin token, and is off without one
+  --admin-token-file a file holding the admin token the web UI asks for (default
+                     $GW_ADMIN_TOKEN; at least 16 characters; docs/ui.md)
   --workers          processes serving the listeners (default 1: everything in this process;
                      auto: one per core). With more than 1, this process holds the objects and
                      runs the controller and the admin endpoints, the workers serve traffic
@@ -101,6 +109,8 @@ export interface RunOptions {
   /** Processes serving the listeners; 1 runs everything in one process. */
   workers: number;
   adminAddress: string;
+  /** The token the web UI requires (--admin-token-file, GW_ADMIN_TOKEN). */
+  adminToken?: string;
   /** The embedded API server, when it runs (without -f and --kubeconfig; with -f only given --api-port). */
   api?: { port: number; address: string; dataDir: string; provision?: boolean };
   /** A Kubernetes API server to read the objects from (--kubeconfig, --cluster). */
@@ -149,6 +159,7 @@ const RUN_OPTIONS = {
   gateway: { type: 'string' },
   provision: { type: 'boolean' },
   'admin-address': { type: 'string' },
+  'admin-token-file': { type: 'string' },
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
   config: { type: 'string' },
@@ -206,6 +217,9 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv = process.en
       logFilter,
     };
     if (gateway !== undefined) options.gateway = gateway;
+    const adminToken = readAdminToken(values['admin-token-file'], env);
+    if ('problem' in adminToken) return adminToken.problem;
+    if (adminToken.token !== undefined) options.adminToken = adminToken.token;
     if (values['demo-llm']) {
       const port = parsePort(values['demo-llm-port'], DEMO_LLM_DEFAULT_PORT, '--demo-llm-port');
       if (typeof port === 'string') return port;
@@ -265,6 +279,8 @@ interface RunningGateway {
   serving(): boolean;
   /** The listener ports that could not be bound, with the Gateway and why. */
   unboundPorts(): ReadonlyMap<number, UnboundPort>;
+  /** The backends' live state by process (model health, evictions; each worker keeps its own). */
+  healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -323,6 +339,7 @@ function createGateway(
       ready: () => cluster.ready(),
       serving: () => cluster.serving(),
       unboundPorts: () => cluster.unboundPorts(),
+      healthReports: () => cluster.healthReports(),
       start: () => cluster.start(),
       stop: () => cluster.stop(),
     };
@@ -337,8 +354,21 @@ function createGateway(
     ready: () => local.caughtUp(),
     serving: () => local.serving(),
     unboundPorts: () => local.dataPlane.unboundPorts,
+    healthReports: async () => [{ worker: 0, reports: local.dataPlane.healthReports() }],
     start: () => local.start(),
     stop: () => local.stop(),
+  };
+}
+
+/** What the web UI reads the gateway through; which source decides whether it may edit. */
+function uiSources(gateway: RunningGateway, options: RunOptions): UiSources {
+  const source = objectSource({ api: gateway.api?.api, kube: options.kube !== undefined, paths: options.paths });
+  return {
+    controller: gateway.controller,
+    source,
+    listenAddress: options.address,
+    unboundPorts: () => gateway.unboundPorts(),
+    healthReports: () => gateway.healthReports(),
   };
 }
 
@@ -406,6 +436,11 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   // The admin endpoints first: health probes and metrics are what an operator watches gw by, so a
   // port that cannot be bound for them ends gw run before any listener serves (docs/cli.md).
   if (options.adminPort !== 0) {
+    const ui = createAdminUi({
+      sources: uiSources(gateway, options),
+      adminAddress: options.adminAddress,
+      token: options.adminToken,
+    });
     try {
       admin = await startAdminServer({
         port: options.adminPort,
@@ -416,6 +451,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
           (options.gateway === undefined ||
             servesGateway(gateway.controller.currentConfigs, gateway.unboundPorts(), options.gateway)),
         metrics: gateway.metrics,
+        routes: ui,
       });
     } catch (error) {
       const reason = bindFailureText(error as NodeJS.ErrnoException, options.adminPort, options.adminAddress);
@@ -424,6 +460,15 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       );
     }
     log(`admin endpoints on http://${admin.host}:${admin.port} (/metrics, /healthz/ready, /healthz/live)`);
+    if (ui.access === 'refused')
+      log(
+        `web UI off: the admin listener is on ${admin.host}, not loopback, and no admin token is set (--admin-token-file FILE or GW_ADMIN_TOKEN; docs/ui.md)`,
+        'warn',
+      );
+    else
+      log(
+        `web UI on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${admin.port}/ui/${ui.access === 'token' ? ' (admin token required)' : ''}`,
+      );
   }
   // The demo LLM before the gateway: the quickstart's first request must find it.
   if (options.demoLlm) {

@@ -2,47 +2,26 @@
 // them for the files, or as a running controller wrote them on the API server.
 import { parseArgs } from 'node:util';
 import type { Condition } from '../api/kinds/gateway-api/shared.ts';
-import { SNAPSHOT_KINDS } from '../controller/snapshot.ts';
+import { type ObjectStatus, objectStatuses, refText } from '../controller/status-report.ts';
 import { argsErrorText } from './args.ts';
 import type { Io } from './io.ts';
 import { WORLD_OPTIONS, WORLD_USAGE, type World, worldOf } from './world.ts';
 
-interface ParentEntry {
-  parentRef?: { kind?: string; namespace?: string; name: string; sectionName?: string };
-  ancestorRef?: { kind?: string; namespace?: string; name: string };
-  conditions?: Condition[];
+function conditionLines(conditions: readonly Condition[], indent: string): string[] {
+  return conditions.map((c) => `${indent}${c.type}=${c.status} (${c.reason}): ${c.message}`);
 }
-
-function conditionLines(conditions: Condition[] | undefined, indent: string): string[] {
-  return (conditions ?? []).map((c) => `${indent}${c.type}=${c.status} (${c.reason}): ${c.message}`);
-}
-
-function refText(ref: { kind?: string; namespace?: string; name: string; sectionName?: string }): string {
-  return `${ref.kind ?? 'Gateway'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}${ref.sectionName ? ` ${ref.sectionName}` : ''}`;
-}
-
-/** Kinds gw reads but writes no status for. */
-const WITHOUT_STATUS = new Set([
-  '/Secret',
-  '/ConfigMap',
-  '/Service',
-  '/Namespace',
-  'gateway.networking.k8s.io/ReferenceGrant',
-]);
 
 /** The lines describing one object's status: its own conditions, then per listener/parent/ancestor. */
-function statusLines(status: Record<string, unknown> | undefined, noStatus: string): string[] {
-  if (!status) return [noStatus];
-  const lines = conditionLines(status.conditions as Condition[] | undefined, '  ');
-  for (const listener of (status.listeners as { name: string; attachedRoutes?: number; conditions?: Condition[] }[]) ??
-    []) {
-    lines.push(`  listener ${listener.name} (${listener.attachedRoutes ?? 0} routes):`);
+function statusLines(status: ObjectStatus, noStatus: string): string[] {
+  if (!status.hasStatus) return [noStatus];
+  const lines = conditionLines(status.conditions, '  ');
+  for (const listener of status.listeners) {
+    lines.push(`  listener ${listener.name} (${listener.attachedRoutes} routes):`);
     lines.push(...conditionLines(listener.conditions, '    '));
   }
-  for (const entry of [...((status.parents as ParentEntry[]) ?? []), ...((status.ancestors as ParentEntry[]) ?? [])]) {
-    const ref = entry.parentRef ?? entry.ancestorRef!;
-    lines.push(`  ${entry.parentRef ? 'parent' : 'ancestor'} ${refText(ref)}:`);
-    lines.push(...conditionLines(entry.conditions, '    '));
+  for (const relation of status.relations) {
+    lines.push(`  ${relation.role} ${refText(relation.ref)}:`);
+    lines.push(...conditionLines(relation.conditions, '    '));
   }
   return lines;
 }
@@ -81,18 +60,9 @@ function report(world: World, io: Io): number {
     ? '  (no status: not handled by gw, or no gw controller writes to this API server)'
     : '  (no status: not handled by gw)';
   const out: string[] = [];
-  for (const kind of Object.values(SNAPSHOT_KINDS)) {
-    if (WITHOUT_STATUS.has(kind)) continue;
-    const items = world.store
-      .list(kind)
-      .items.sort((a, b) =>
-        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
-      );
-    for (const object of items) {
-      const namespace = object.metadata.namespace ? `${object.metadata.namespace}/` : '';
-      out.push(`${object.kind} ${namespace}${object.metadata.name}`);
-      out.push(...statusLines(object.status as Record<string, unknown> | undefined, noStatus));
-    }
+  for (const status of objectStatuses(world.store)) {
+    out.push(`${status.kind} ${status.namespace ? `${status.namespace}/` : ''}${status.name}`);
+    out.push(...statusLines(status, noStatus));
   }
   io.stdout(`${out.join('\n')}\n`);
   return world.problems.length > 0 ? 1 : 0;

@@ -127,6 +127,7 @@ export class Controller {
   /** Changed objects since the last pass: snapshot kind and "namespace/name". */
   private readonly pending = new Map<string, { kind: SnapshotKind; key: string }>();
   private snapshot: Snapshot | undefined;
+  private report: ReconcileReport | undefined;
   private stopWatch: (() => void) | undefined;
   private fastTimer: NodeJS.Timeout | undefined;
   private fullTimer: NodeJS.Timeout | undefined;
@@ -160,6 +161,16 @@ export class Controller {
   /** The current configuration of every gw Gateway (of the served one alone with `servedGateway`). */
   get currentConfigs(): ReadonlyMap<string, DataPlaneConfig> {
     return this.configs;
+  }
+
+  /** The store the controller reads (its objects carry the statuses it wrote). */
+  get objects(): Store {
+    return this.store;
+  }
+
+  /** The last full pass's report (undefined before the first): what gw status and gw explain read. */
+  get lastReport(): ReconcileReport | undefined {
+    return this.report;
   }
 
   /** The full pass: snapshot, translate everything, write changed statuses, publish changed configs. */
@@ -216,6 +227,7 @@ export class Controller {
     const report: ReconcileReport = { statusesWritten, gatewayApi, configs, durationMs: 0 };
     if (provisioned) report.provisioned = provisioned;
     report.durationMs = performance.now() - started;
+    this.report = report;
     this.options.onReconcile?.(report);
     return report;
   }

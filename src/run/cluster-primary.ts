@@ -9,6 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { ConfigUpdate, Controller } from '../controller/controller.ts';
 import { unboundByGateway } from '../controller/port-status.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { DEFAULT_DOWNSTREAM_LIMITS, type DownstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import { type MetricsSnapshot, mergeMetricsSnapshots, renderMetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
@@ -20,6 +21,7 @@ import { type ConfigSourceKind, type ConfigSourceOptions, createConfigSource } f
 import {
   type AppliedMessage,
   isWorkerMessage,
+  type MetricsReplyMessage,
   type PrimaryMessage,
   WORKER_SETTINGS_ENV,
   type WorkerMessage,
@@ -94,7 +96,9 @@ interface WorkerSlot {
   replacement: boolean;
   /** The worker's registry as last received (folded into the retired sum when it exits). */
   lastSnapshot: MetricsSnapshot | undefined;
-  metricsWaiters: Map<number, (snapshot: MetricsSnapshot | undefined) => void>;
+  /** The worker's backends' live state (model health, evictions) as last received. */
+  lastHealth: PlacedHealthReport[];
+  metricsWaiters: Map<number, (reply: MetricsReplyMessage | undefined) => void>;
   /** The listener ports the worker could not bind, as of the last update it applied. */
   unbound: [number, UnboundPort][];
 }
@@ -138,6 +142,7 @@ export class ClusterGateway {
       restartTimer: undefined,
       replacement: false,
       lastSnapshot: undefined,
+      lastHealth: [],
       metricsWaiters: new Map(),
       unbound: [],
     }));
@@ -201,6 +206,15 @@ export class ClusterGateway {
     return renderMetricsSnapshot(mergeMetricsSnapshots(snapshots)) + lines.join('\n');
   }
 
+  /**
+   * The live state of each running worker's backends (model health, evictions, priority groups),
+   * asked of each worker now as the metrics are: every worker keeps its own.
+   */
+  async healthReports(): Promise<{ worker: number; reports: PlacedHealthReport[] }[]> {
+    await Promise.all(this.slots.map((slot) => this.refreshSnapshot(slot)));
+    return this.slots.filter((slot) => slot.running).map((slot) => ({ worker: slot.id, reports: slot.lastHealth }));
+  }
+
   /** Stops the controller and its source, then each worker (killed if it takes too long). */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -253,7 +267,7 @@ export class ClusterGateway {
         this.onApplied(slot, message);
         break;
       case 'gw:metrics':
-        slot.metricsWaiters.get(message.id)?.(message.snapshot);
+        slot.metricsWaiters.get(message.id)?.(message);
         break;
     }
   }
@@ -308,6 +322,7 @@ export class ClusterGateway {
       this.retired = mergeMetricsSnapshots(this.retired ? [this.retired, slot.lastSnapshot] : [slot.lastSnapshot]);
       slot.lastSnapshot = undefined;
     }
+    slot.lastHealth = [];
     for (const report of this.reports) report.waiting.delete(slot.id);
     this.flushReports();
     if (this.stopping) return;
@@ -369,10 +384,13 @@ export class ClusterGateway {
     const id = ++this.nextMetricsId;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(undefined), METRICS_TIMEOUT_MS);
-      const finish = (snapshot: MetricsSnapshot | undefined) => {
+      const finish = (reply: MetricsReplyMessage | undefined) => {
         clearTimeout(timer);
         slot.metricsWaiters.delete(id);
-        if (snapshot && slot.worker === worker) slot.lastSnapshot = snapshot;
+        if (reply && slot.worker === worker) {
+          slot.lastSnapshot = reply.snapshot;
+          slot.lastHealth = reply.health;
+        }
         resolve();
       };
       slot.metricsWaiters.set(id, finish);

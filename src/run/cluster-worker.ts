@@ -96,7 +96,12 @@ export class ClusterWorker {
         this.applying = this.applying.then(() => this.apply(message.generation, message.changed, message.removed));
         break;
       case 'gw:metrics-request':
-        this.send({ type: 'gw:metrics', id: message.id, snapshot: this.dataPlane.telemetry.metrics.snapshot() });
+        this.send({
+          type: 'gw:metrics',
+          id: message.id,
+          snapshot: this.dataPlane.telemetry.metrics.snapshot(),
+          health: this.dataPlane.healthReports(),
+        });
         break;
       case 'gw:stop':
         this.stop().then(stopped);

@@ -2,6 +2,7 @@
 // node:cluster IPC channel (JSON serialization). Data-plane configurations are plain JSON by
 // design, so a configuration update travels as its entries; metrics travel as a snapshot.
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
+import type { PlacedHealthReport } from '../dataplane/balancing/health-report.ts';
 import type { UnboundPort } from '../dataplane/server/data-plane.ts';
 import { type DownstreamLimits, downstreamLimits } from '../dataplane/server/downstream-limits.ts';
 import type { MetricsSnapshot } from '../dataplane/telemetry/metrics.ts';
@@ -65,6 +66,8 @@ export interface MetricsReplyMessage {
   type: 'gw:metrics';
   id: number;
   snapshot: MetricsSnapshot;
+  /** The live state its backends keep (model health, evictions), for the web UI. */
+  health: PlacedHealthReport[];
 }
 
 export type WorkerMessage = HelloMessage | AppliedMessage | MetricsReplyMessage;

@@ -84,8 +84,9 @@ describe('enforcement registry', () => {
     assert.equal(at('backend:http', 'tunnel.backendRef.namespace')?.kind, 'refused');
     assert.equal(at('backend:http', 'extAuth.failureMode')?.kind, 'enforced');
     assert.equal(at('backend:mcp', 'transformation.request.set.value')?.kind, 'enforced');
-    assert.equal(at('backend:ai-provider', 'extAuth')?.kind, 'refused', "a provider's own extAuth");
-    assert.equal(at('backend:mcp-target', 'transformation')?.kind, 'refused', "a target's own transformation");
+    assert.equal(at('backend:ai-provider', 'extAuth.failureMode')?.kind, 'enforced', "a provider's own extAuth");
+    assert.equal(at('backend:mcp-target', 'transformation.request.set.value')?.kind, 'enforced');
+    assert.equal(at('backend:mcp-target', 'transformation.response')?.kind, 'refused', "a target's response Transform");
     assert.equal(at('backend:mcp', 'health')?.kind, 'refused');
     assert.equal(at('traffic:ai', 'retry')?.kind, 'refused');
     assert.equal(at('traffic', 'retry.attempts')?.kind, 'enforced');

@@ -107,6 +107,9 @@ describe('the npm package', { timeout: 300_000 }, () => {
     assert.ok(
       existsSync(join(installed, 'dist', 'dataplane', 'policies', 'grpc', 'protos', 'google', 'rpc', 'status.proto')),
     );
+    // The web UI's files: its shell and modules, copied as they are (src/admin/ui/assets).
+    for (const asset of ['index.html', 'app.js', 'pages.js', 'style.css'])
+      assert.ok(existsSync(join(installed, 'dist', 'admin', 'ui', 'assets', asset)), asset);
     assert.ok(!existsSync(join(installed, 'src')), 'src/ is not in the package');
     const pinned = await run(join(pinnedNodeDir, 'node'), ['--version']);
     assert.match(pinned.stdout, /^v24\./);

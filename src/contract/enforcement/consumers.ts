@@ -11,7 +11,10 @@ import type { PlaceName } from './places.ts';
 /** The backend kinds whose policies and traffic are checked at places of their own. */
 export type ServedKind = 'http' | 'dynamic' | 'ai' | 'mcp' | 'models';
 
-/** The served kind of a backend object (unserved kinds such as a2a check as http: their spec refuses them). */
+/**
+ * The served kind of a backend object. An a2a agent is forwarded to as a static backend is, so its
+ * policies check as http; unserved kinds (aws) check as http too: their spec refuses them.
+ */
 export function servedKindOf(object: BackendObjectConfig | undefined): ServedKind {
   if (object?.kind !== 'GwBackend') return 'http';
   return object.spec.ai ? 'ai' : object.spec.mcp ? 'mcp' : object.spec.dynamicForwardProxy ? 'dynamic' : 'http';

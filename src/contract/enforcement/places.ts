@@ -61,7 +61,7 @@ export const PLACES: readonly Place[] = [
     name: 'traffic',
     root: Traffic,
     description:
-      'GwPolicy spec.traffic on rules whose backends are HTTP backends (a static GwBackend or a Service), and every PreRouting traffic policy (it runs before a route, so before a backend, is chosen).',
+      'GwPolicy spec.traffic on rules whose backends are HTTP backends (a static or `a2a` GwBackend, or a Service), and every PreRouting traffic policy (it runs before a route, so before a backend, is chosen).',
   },
   {
     name: 'traffic:ai',
@@ -85,7 +85,7 @@ export const PLACES: readonly Place[] = [
   {
     name: 'backend:http',
     root: BackendFull,
-    description: `${BACKEND_SECTIONS}, reaching a static GwBackend or a Service.`,
+    description: `${BACKEND_SECTIONS}, reaching a static or \`a2a\` GwBackend, or a Service.`,
   },
   {
     name: 'backend:dynamic',

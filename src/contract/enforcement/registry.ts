@@ -35,6 +35,9 @@ const BY = {
   transformation: `${DP}/policies/http/transformation.ts`,
   // backend request policies (BackendFull extAuth, transformation), at the seam for every kind
   backendPolicies: `${DP}/backends/backend-policies.ts`,
+  // ... and an AI provider's or MCP target's own, on its calls (decision 0045)
+  providerRequestPolicies: `${DP}/ai/provider-subrequest.ts`,
+  targetRequestPolicies: `${DP}/mcp/target-policies.ts`,
   headerModifiers: `${DP}/policies/http/header-modifiers.ts`,
   directResponse: `${DP}/policies/http/direct-response.ts`,
   delay: `${DP}/policies/http/delay.ts`,
@@ -62,6 +65,7 @@ const BY = {
   // backends
   httpTargets: `${DP}/upstream/destinations.ts`,
   forwardProxy: `${DP}/backends/forward-proxy/dynamic-forward-proxy.ts`,
+  a2a: `${DP}/backends/a2a/a2a-backend.ts`,
   destinationRules: `${DP}/backends/forward-proxy/destination-rules.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   tunnel: `${DP}/upstream/connect-tunnel.ts`,
@@ -131,8 +135,12 @@ const WEBHOOK_OWN_ANSWER =
   'Refused on a webhook entry: a webhook rejects with the status and message its service answers.';
 const BACKEND_REQUEST_POLICY_NOTE =
   "Run once per request routed to this backend, for every kind, after the route's traffic policies and filters and before the backend serves it: extAuth first, then transformation, whose response phase runs before the route's. The most specific policy wins per field (Gateway < listener < route < rule < backend). Decision 0041.";
-const SUB_BACKEND_REQUEST_POLICY =
-  "One provider's or target's own extAuth or transformation is not applied: a sub-backend is chosen inside the backend (per attempt, on failover), after the backend request policies ran. Set it on the GwBackend (spec.policies, or a GwPolicy targeting the GwBackend without sectionName) or on the route. Decision 0041.";
+const PROVIDER_REQUEST_POLICY_NOTE =
+  "Run on each attempt of this provider (priority groups, failover), on a copy of the request as the backend received it: the provider's value replaces the backend's for its attempts (GwPolicy < GwBackend < provider), and what it changes or sets for the response stays with that attempt. Once one provider's value differs from the backend's, every provider runs its own value per attempt. Decision 0045.";
+const TARGET_REQUEST_POLICY_NOTE =
+  "Where a target's value differs from the backend's, it runs on each HTTP request gw sends that target (the multiplexer's own requests: method, path, headers, JSON-RPC body); the backend's runs on the client's request to the MCP endpoint. Decision 0045.";
+const TARGET_RESPONSE_TRANSFORM =
+  "A target's own response Transform is not applied: a target's responses are MCP messages the multiplexer reads and merges into its own answer, so there is no response of the target's for it to change. Set the response Transform on the GwBackend (spec.policies, or a GwPolicy on it without sectionName) or on the route's traffic.transformation. Decision 0045.";
 const AI_ONLY =
   'backend.ai (LLM request processing) applies only to `ai` GwBackends and to GwModels (spec document 2, BackendFull): the controller leaves it out of the effective policy of every other backend, so it is never applied there.';
 const MCP_ONLY =
@@ -158,7 +166,7 @@ const HOST_REWRITE_NONE =
 const TRAILERS =
   'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
 const CUSTOM_BACKEND_REF_NOTE =
-  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. An InferencePool of the namespace (group inference.networking.k8s.io): each request goes to one of its ready Pods at a target port, the one its endpoint picker names over ext_proc (failureMode FailOpen: a random ready Pod when the picker fails; FailClose: 503); an answer naming no Pod of the pool is never followed (docs/decisions/0045-inference-pool.md).";
+  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. An InferencePool of the namespace (group inference.networking.k8s.io): each request goes to one of its ready Pods at a target port, the one its endpoint picker names over ext_proc (failureMode FailOpen: a random ready Pod when the picker fails; FailClose: 503); an answer naming no Pod of the pool is never followed (docs/decisions/0048-inference-pool.md).";
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
 
@@ -876,8 +884,11 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     dynamicForwardProxy: enforced(BY.forwardProxy),
     mcp: enforced(BY.mcpBackend),
     aws: backendKindNotYet('aws', 'AWS Bedrock AgentCore agent runtimes'),
-    a2a: backendKindNotYet('a2a', 'A2A agents'),
+    a2a: enforced(BY.a2a, {
+      note: 'Both bindings (JSON-RPC, HTTP+JSON) of A2A v1.0 and v0.3; the agent card names gw; backend policies apply as to a static backend.',
+    }),
   },
+  A2ABackend: { host: enforced(BY.a2a), port: enforced(BY.a2a) },
   StaticBackend: { host: enforced(), port: enforced(), unixPath: enforced() },
   DynamicForwardProxyBackend: {
     allowedAddresses: enforced(BY.destinationRules),
@@ -1066,8 +1077,8 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:ai-provider': {
     'ai.routes': refused(ROUTES_PER_BACKEND),
-    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
-    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
+    transformation: enforced(BY.providerRequestPolicies, { note: PROVIDER_REQUEST_POLICY_NOTE }),
+    extAuth: enforced(BY.providerRequestPolicies, { note: PROVIDER_REQUEST_POLICY_NOTE }),
   },
   'backend:mcp': {
     ai: enforced(BY.appliesTo, { note: AI_ONLY }),
@@ -1075,8 +1086,9 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:mcp-target': {
     mcp: refused(MCP_WHOLE_BACKEND),
-    transformation: refused(SUB_BACKEND_REQUEST_POLICY),
-    extAuth: refused(SUB_BACKEND_REQUEST_POLICY),
+    transformation: enforced(BY.targetRequestPolicies, { note: TARGET_REQUEST_POLICY_NOTE }),
+    'transformation.response': refused(TARGET_RESPONSE_TRANSFORM),
+    extAuth: enforced(BY.targetRequestPolicies, { note: TARGET_REQUEST_POLICY_NOTE }),
   },
   'backend:models': {
     tcp: enforced(BY.models, { note: "Under the GwModel's own spec.policies, which win field by field." }),

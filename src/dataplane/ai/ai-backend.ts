@@ -16,6 +16,7 @@ import {
   backendRefusal,
   type RoutedRequest,
 } from '../backends/backend.ts';
+import { type BackendHealthReport, relativeView } from '../balancing/health-report.ts';
 import { type GroupProvider, PriorityGroupBalancer } from '../balancing/priority-groups.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import { webSocketUpgradeOf } from '../proxy/websocket-upgrade.ts';
@@ -51,6 +52,9 @@ export const aiKind: BackendKind<BackendRefInput> = {
         });
         if ('message' in endpoint)
           return backendRefusal(`${where} ${field}${endpoint.field ? `.${endpoint.field}` : ''}: ${endpoint.message}`);
+        // The provider's own extAuth and transformation, run on each of its attempts (decision 0045).
+        const own = section === undefined ? undefined : input.subBackendPolicies?.get(section);
+        if (own) endpoint.requestPolicies = own.steps;
         members.push({ name: named.name, provider: endpoint, health: policy.health });
       }
       built.push(members);
@@ -88,6 +92,11 @@ class AiBackend implements Backend {
 
   /** gw's own answers in the API format of the route type `path` has here. */
   readonly answersFor: (path: string) => GatewayAnswers;
+
+  health(): BackendHealthReport {
+    const now = systemClock.monotonicMs();
+    return { providers: this.#balancer.snapshot().map((provider) => relativeView(provider, now)) };
+  }
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = this.#routeTypeOf(routed.forward.path);

@@ -15,6 +15,7 @@ import type { BackendCompileContext } from '../backends/backend.ts';
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
 import { ExpressionError } from '../cel/expression.ts';
+import type { NamedStep } from '../policies/pipeline.ts';
 import { type CompiledFilters, compileFilters } from '../routing/filters.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import {
@@ -60,6 +61,11 @@ export interface ProviderEndpoint {
    * (`client` is then never used: it stands for the pool's nominal origin).
    */
   pool?: PoolRouting;
+  /**
+   * The provider's own request policies (extAuth, transformation), run on each of its attempts
+   * (decision 0045); undefined when the backend's run once for all its providers.
+   */
+  requestPolicies?: readonly NamedStep[];
 }
 
 /** Why an endpoint cannot be compiled: the field path under the provider and what is wrong. */

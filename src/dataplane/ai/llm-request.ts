@@ -13,6 +13,8 @@ import {
 } from '../auth/backend/index.ts';
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
+import type { Subrequest } from '../policies/exchange.ts';
+import type { NamedStep } from '../policies/pipeline.ts';
 import { BodyRefusedError, BodyTooLargeError, readRequestBody } from '../proxy/body.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
 import { addForwardedFor } from '../proxy/headers.ts';
@@ -31,6 +33,7 @@ import { pickPoolMember } from './inference-pool/pool-routing.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { priceLlmRequest } from './model-prices.ts';
+import { type ProviderSubrequest, providerSubrequest } from './provider-subrequest.ts';
 import {
   type ClientFormat,
   type Origin,
@@ -189,7 +192,6 @@ export async function readLlmRequest(
   record.llm = llm;
   const mustParse = clientFormat !== undefined && clientFormat !== 'models';
   let bytes: Buffer | undefined;
-  let body: JsonObject | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     try {
       // A traffic policy may have read the body already (buffering, external processing).
@@ -209,18 +211,6 @@ export async function readLlmRequest(
       return undefined;
     }
     record.bytesIn = bytes.length;
-    if (mustParse || (routeType === 'Detect' && isJsonContentType(req.headers['content-type']))) {
-      const read = jsonObjectOf(bytes);
-      if (read.problem === undefined) body = read.body;
-      else if (mustParse || read.ambiguous) {
-        // A Detect body gw cannot read is forwarded unread; one that parsers would read
-        // differently is refused, as on every route type.
-        const problem =
-          read.problem === NOT_AN_OBJECT ? routeTypeMismatch(routeType, path, routedBy, read.problem) : read.problem;
-        sendClientError(res, format, 400, problem);
-        return undefined;
-      }
-    }
   } else if (mustParse) {
     sendClientError(
       res,
@@ -235,6 +225,45 @@ export async function readLlmRequest(
     );
     return undefined;
   }
+  return interpretLlmRequest(routed, { routeType, format, bytes, llm }, routedBy);
+}
+
+/** A request's body as it goes to one provider, and what it is read as. */
+interface LlmBody {
+  routeType: RouteType;
+  format: ClientFormat;
+  /** The body's bytes; undefined for a request without one (GET, HEAD). */
+  bytes: Buffer | undefined;
+  llm: LlmRecord;
+}
+
+/**
+ * Reads `body.bytes` as an LLM request of its route type (checks, the Gemini call, the stream
+ * flag, the record's model). Answers the client itself (and returns undefined) when it cannot
+ * be. Used for the client's body, and again for a body a provider's transformation changed.
+ */
+function interpretLlmRequest(routed: RoutedRequest, input: LlmBody, routedBy: string): LlmRequest | undefined {
+  const { req, res } = routed;
+  const { routeType, format, bytes, llm } = input;
+  const path = routed.forward.path;
+  const clientFormat = ROUTE_CLIENT_FORMAT[routeType];
+  const mustParse = clientFormat !== undefined && clientFormat !== 'models';
+  let parsed: JsonObject | undefined;
+  if (bytes !== undefined) {
+    if (mustParse || (routeType === 'Detect' && isJsonContentType(req.headers['content-type']))) {
+      const read = jsonObjectOf(bytes);
+      if (read.problem === undefined) parsed = read.body;
+      else if (mustParse || read.ambiguous) {
+        // A Detect body gw cannot read is forwarded unread; one that parsers would read
+        // differently is refused, as on every route type.
+        const problem =
+          read.problem === NOT_AN_OBJECT ? routeTypeMismatch(routeType, path, routedBy, read.problem) : read.problem;
+        sendClientError(res, format, 400, problem);
+        return undefined;
+      }
+    }
+  }
+  let body = parsed;
   if (body !== undefined && mustParse) {
     const problem = formatProblem(routeType, body);
     if (problem !== undefined) {
@@ -252,6 +281,26 @@ export async function readLlmRequest(
   llm.requestModel = typeof body?.model === 'string' ? body.model : '';
   llm.operation = format === 'embeddings' ? 'embeddings' : format === 'rerank' ? 'rerank' : 'chat';
   return { routeType, format, parsed: body !== undefined, bytes, body, stream, llm };
+}
+
+/**
+ * The request of one attempt of a provider with request policies of its own (decision 0045):
+ * those policies run on a copy of the request as the backend received it, and the LLM request is
+ * read again when they changed the body. Undefined when the client has been answered.
+ */
+async function providerRequest(
+  routed: RoutedRequest,
+  request: LlmRequest,
+  steps: readonly NamedStep[],
+): Promise<(ProviderSubrequest & { request: LlmRequest }) | undefined> {
+  const bytes = request.bytes ?? Buffer.alloc(0);
+  const own = await providerSubrequest(routed, steps, bytes, request.format);
+  if (own === undefined) return undefined;
+  const changed = own.subrequest.body;
+  if (changed === bytes || changed === undefined) return { ...own, request };
+  const body = { routeType: request.routeType, format: request.format, bytes: changed, llm: request.llm };
+  const read = interpretLlmRequest(own.routed, body, BACKEND_ROUTES);
+  return read === undefined ? undefined : { ...own, request: read };
 }
 
 /**
@@ -304,8 +353,18 @@ export async function runAttempts(
       if (candidate.rejection)
         return sendGatewayError(res, record, format, candidate.rejection.status, candidate.rejection.message);
       const canRetry = attemptNumber < total;
+      // A provider's own extAuth and transformation check and change its attempt's copy of the
+      // request (decision 0045); without them the attempt sends the request as it is.
+      let outgoing = { routed, request, clientHeaders };
+      let subrequest: Subrequest | undefined;
+      if (endpoint.requestPolicies) {
+        const own = await providerRequest(routed, request, endpoint.requestPolicies);
+        if (own === undefined) return;
+        subrequest = own.subrequest;
+        outgoing = { routed: own.routed, request: own.request, clientHeaders: clientHeadersForUpstream(own.routed) };
+      }
       const variables = celContext(record);
-      let body = request.body;
+      let body = outgoing.request.body;
       if (body !== undefined && candidate.model !== undefined) body = { ...body, model: candidate.model };
       if (body !== undefined) {
         const applied = endpoint.policy.applyToRequest(body, format as ApiFormat, routeType, variables);
@@ -314,7 +373,7 @@ export async function runAttempts(
         body = applied.body;
       }
       const moderation = endpoint.moderation;
-      const unmoderatable = moderation?.refusal(routeType, request.stream);
+      const unmoderatable = moderation?.refusal(routeType, outgoing.request.stream);
       if (unmoderatable !== undefined) return sendClientError(res, format, 400, unmoderatable);
       // What guard services are told of the request (its headers, its CEL variables), and when to stop.
       const guardContext = endpoint.guards && { headers: req.headers, variables, signal: gone.signal };
@@ -332,17 +391,17 @@ export async function runAttempts(
         clientFormat: format,
         routeType,
         body,
-        stream: request.stream,
+        stream: outgoing.request.stream,
         headers: req.headers,
-        method: req.method,
-        path: routed.forward.path,
+        method: subrequest?.method ?? req.method,
+        path: outgoing.routed.forward.path,
       });
       if (plan instanceof PlanError) return sendGatewayError(res, record, format, plan.status, plan.message);
       let sendBody = plan.body;
       // promptCaching marks chat requests only (planned in a format, not forwarded as they are).
       if (sendBody !== undefined && (plan.response.kind === 'same' || plan.response.kind === 'translate'))
         sendBody = endpoint.policy.markPromptCache(sendBody, plan.providerFormat, plan.upstreamModel);
-      if (sendBody !== undefined && request.body !== undefined)
+      if (sendBody !== undefined && outgoing.request.body !== undefined)
         sendBody = endpoint.policy.applyFinal(sendBody, variables).body;
       // An alpha provider's inline moderation: its parameter on every chat request, last (decision 0029).
       const moderated =
@@ -352,22 +411,22 @@ export async function runAttempts(
       if (moderated) sendBody = moderation.mark(sendBody!);
       // An unchanged body goes upstream as the client's own bytes: no second serialisation.
       let payload =
-        sendBody === undefined || (sendBody === request.body && request.bytes !== undefined)
-          ? request.bytes
+        sendBody === undefined || (sendBody === outgoing.request.body && outgoing.request.bytes !== undefined)
+          ? outgoing.request.bytes
           : Buffer.from(JSON.stringify(sendBody));
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
-      const headers = canRetry ? { ...clientHeaders } : clientHeaders;
+      const headers = canRetry ? { ...outgoing.clientHeaders } : outgoing.clientHeaders;
       let client = upstreamClient(endpoint, plan.origin);
       let upstreamHost = hostAndPort(plan.origin);
       // An InferencePool's member: its endpoint picker sees the request before gw's credentials join it.
       if (endpoint.pool) {
-        const query = routed.forward.query;
+        const query = outgoing.routed.forward.query;
         const picked = await pickPoolMember(
           endpoint.pool,
           {
             method: plan.method,
-            scheme: routed.record.scheme === 'https' ? 'https' : 'http',
+            scheme: record.scheme === 'https' ? 'https' : 'http',
             authority: String(req.headers.host ?? record.host),
             path: query ? `${plan.path}?${query}` : plan.path,
             headers,
@@ -394,7 +453,7 @@ export async function runAttempts(
         client = picked.member.client;
         upstreamHost = picked.member.address;
       }
-      let prepared = prepareUpstreamRequest(routed, endpoint, plan, headers, payload, variables);
+      let prepared = prepareUpstreamRequest(outgoing.routed, endpoint, plan, headers, payload, variables);
       if (prepared instanceof Promise) prepared = await prepared;
       const failure = typeof prepared === 'string' ? undefined : prepared;
       const path = typeof prepared === 'string' ? prepared : '';
@@ -404,6 +463,7 @@ export async function runAttempts(
         // the client's own request (its token refused, a value computed from it invalid): no other
         // provider would take it either.
         if (canRetry && failure.status >= 500) {
+          subrequest?.abandon();
           candidate = next();
           continue;
         }
@@ -457,6 +517,8 @@ export async function runAttempts(
         return;
       }
       record.error = result.error ?? '';
+      // What this provider's policies set for the response does not apply to the next one's.
+      subrequest?.abandon();
       candidate = next();
     }
     // The candidates ran out before `total` (a router offered fewer): answer for them.

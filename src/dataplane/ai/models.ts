@@ -14,6 +14,7 @@ import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { systemClock } from '../../util/clock.ts';
 import type { Backend, BackendCompileContext, BackendKind, ModelsInput, RoutedRequest } from '../backends/backend.ts';
 import { EndpointHealth } from '../balancing/endpoint-health.ts';
+import { type BackendHealthReport, healthView, type ModelHealthView } from '../balancing/health-report.ts';
 import { createVirtualModelRouter, type VirtualModelRouter, type VirtualTarget } from '../balancing/virtual-models.ts';
 import { compileExpression, ExpressionError, toCelValue } from '../cel/expression.ts';
 import { type AuthorizationRule, compileAuthorizationRule } from '../policies/auth/authorization.ts';
@@ -69,6 +70,15 @@ export type CompiledModel =
       kind: 'virtual';
       router: VirtualModelRouter<ModelTarget, Record<string, unknown>>;
       targetCount: number;
+      routing: 'weighted' | 'failover' | 'conditional';
+      /** The targets as configured, with the health they share with every route to their model. */
+      targets: readonly {
+        model: string;
+        upstreamModel?: string;
+        weight?: number;
+        priority?: number;
+        health: EndpointHealth;
+      }[];
     })
   | (ModelBase & { kind: 'error'; message: string });
 
@@ -252,7 +262,14 @@ function compileVirtual(key: string, spec: GwModelSpec, compiled: Map<string, Co
     random: Math.random,
     now: systemClock.monotonicMs,
   });
-  return { kind: 'virtual', ...modelBase, router, targetCount: targets.length };
+  const described = targets.map((t) => ({
+    model: t.target.model.key,
+    ...(t.target.upstreamModel !== undefined && { upstreamModel: t.target.upstreamModel }),
+    ...(kind === 'weighted' && { weight: t.weight ?? 1 }),
+    ...(kind === 'failover' && { priority: t.priority }),
+    health: t.health,
+  }));
+  return { kind: 'virtual', ...modelBase, router, targetCount: targets.length, routing: kind, targets: described };
 }
 
 /** The model a request's `model` selects among `keys`: exact, then longest wildcard, then `*`. Public only. */
@@ -308,6 +325,24 @@ class ModelsBackend implements Backend {
   }
 
   readonly answersFor = MODEL_ANSWERS;
+
+  health(): BackendHealthReport {
+    const now = systemClock.monotonicMs();
+    const models = this.#keys.map((key) => this.#models.get(key)).filter((m) => m !== undefined);
+    return {
+      discovery: discoveryList(this.#models, this.#keys).map((entry) => entry.id),
+      models: models.map((model): ModelHealthView => {
+        const view = { key: model.key, kind: model.kind, pattern: model.pattern, public: model.public };
+        if (model.kind === 'concrete') return { ...view, health: healthView(model.health, now) };
+        if (model.kind === 'error') return { ...view, message: model.message };
+        return {
+          ...view,
+          routing: model.routing,
+          targets: model.targets.map(({ health, ...target }) => ({ ...target, health: healthView(health, now) })),
+        };
+      }),
+    };
+  }
 
   async serve(routed: RoutedRequest): Promise<void> {
     const routeType = modelRouteType(routed.forward.path);
@@ -407,9 +442,9 @@ function once<T>(make: () => T): () => T | undefined {
   };
 }
 
-/** The model discovery endpoint: the Public models here, in the OpenAI list shape. */
-function listModels(routed: RoutedRequest, models: ModelCatalog, keys: readonly string[]): void {
-  const data = keys
+/** What the model discovery endpoint lists: the Public models here, in the OpenAI list shape. */
+function discoveryList(models: ModelCatalog, keys: readonly string[]) {
+  return keys
     .map((key) => models.get(key))
     .filter((model): model is CompiledModel => model?.public === true)
     .map((model) => ({
@@ -418,5 +453,9 @@ function listModels(routed: RoutedRequest, models: ModelCatalog, keys: readonly 
       created: 0,
       owned_by: model.key.slice(0, model.key.indexOf('/')),
     }));
-  sendJson(routed.res, 200, JSON.stringify({ object: 'list', data }));
+}
+
+/** The model discovery endpoint. */
+function listModels(routed: RoutedRequest, models: ModelCatalog, keys: readonly string[]): void {
+  sendJson(routed.res, 200, JSON.stringify({ object: 'list', data: discoveryList(models, keys) }));
 }

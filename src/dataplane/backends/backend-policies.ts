@@ -5,8 +5,14 @@
 // (decision 0041), so a kind gets them without knowing of them. They are the traffic policies'
 // own modules: external authorization first (as agentgateway orders backend policies), then the
 // transformation, whose response phase runs on the way back before the route's (innermost first).
+//
+// A backend with sub-backends (an `ai` backend's providers, an `mcp` backend's targets) may give
+// one its own values (a provider's policies, a GwPolicy with sectionName): those run on that
+// sub-backend's calls instead (decision 0045) — placeRequestPolicies says which run where.
+import { isDeepStrictEqual } from 'node:util';
 import type { BackendFull } from '../../api/types/backend-policies.ts';
-import type { FieldNamespaces } from '../../contract/dataplane-config.ts';
+import type { BackendRefConfig, FieldNamespaces } from '../../contract/dataplane-config.ts';
+import type { ServedKind } from '../../contract/enforcement/consumers.ts';
 import { compileExtAuth } from '../policies/ext-authz/ext-authz.ts';
 import { compileBackendTransformation } from '../policies/http/transformation.ts';
 import type { NamedStep } from '../policies/pipeline.ts';
@@ -21,8 +27,10 @@ export interface CompiledBackendPolicies {
 
 export const NO_BACKEND_POLICIES: CompiledBackendPolicies = Object.freeze({ steps: [], problems: [] });
 
+type RequestPolicyField = 'extAuth' | 'transformation';
+
 /** The backend request policies, in the order they run. */
-const BACKEND_REQUEST_POLICIES: readonly { field: 'extAuth' | 'transformation'; compile: PolicyCompiler<never> }[] = [
+const BACKEND_REQUEST_POLICIES: readonly { field: RequestPolicyField; compile: PolicyCompiler<never> }[] = [
   { field: 'extAuth', compile: compileExtAuth as PolicyCompiler<never> },
   { field: 'transformation', compile: compileBackendTransformation as PolicyCompiler<never> },
 ];
@@ -74,4 +82,64 @@ export function compileBackendPolicies(
 export function backendPolicyProblem(policies: CompiledBackendPolicies): string | undefined {
   if (policies.problems.length === 0) return undefined;
   return `backend policy ${policies.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')}`;
+}
+
+/** Where a backendRef's request policies run: at the seam, and on each sub-backend's calls. */
+export interface RequestPolicyPlacement {
+  /** What runs on the request routed to the backend, before the backend serves it. */
+  readonly backend: BackendFull;
+  /** What runs on each sub-backend's calls, by section name: only sub-backends with something to run. */
+  readonly sections: ReadonlyMap<string, BackendFull>;
+}
+
+/**
+ * Which request policies of a backendRef run at the seam and which on its sub-backends' calls.
+ *
+ * - `ai`: the client's request is what a provider gets, so a provider's effective value replaces
+ *   the backend's for its attempts. From the first field (in running order) that some provider's
+ *   effective value differs from the backend's, every provider's effective value of it runs per
+ *   attempt and the seam runs the fields before it only (the order stays extAuth, transformation).
+ * - `mcp`: a target gets gw's own requests (the multiplexer's), not the client's: the backend's
+ *   values check and change the client's request to the MCP endpoint, and the fields where a
+ *   target's effective value differs from the backend's run on that target's requests.
+ * - other kinds have no sub-backends.
+ */
+export function placeRequestPolicies(ref: BackendRefConfig, kind: ServedKind): RequestPolicyPlacement {
+  const sections = Object.entries(ref.sections ?? {});
+  const differs = (section: BackendFull, field: RequestPolicyField) =>
+    !isDeepStrictEqual(section[field], ref.policy[field]);
+  if (kind === 'ai') {
+    const first = BACKEND_REQUEST_POLICIES.findIndex(({ field }) =>
+      sections.some(([, section]) => differs(section, field)),
+    );
+    if (first === -1) return { backend: ref.policy, sections: new Map() };
+    const moved = BACKEND_REQUEST_POLICIES.slice(first).map(({ field }) => field);
+    const backend: BackendFull = { ...ref.policy };
+    for (const field of moved) delete backend[field];
+    return {
+      backend,
+      sections: new Map(sections.map(([name, section]) => [name, pick(section, moved)] as const)),
+    };
+  }
+  if (kind === 'mcp') {
+    const own = new Map<string, BackendFull>();
+    for (const [name, section] of sections) {
+      const fields = BACKEND_REQUEST_POLICIES.map(({ field }) => field).filter((field) => differs(section, field));
+      if (fields.length > 0) own.set(name, pick(section, fields));
+    }
+    return { backend: ref.policy, sections: own };
+  }
+  return { backend: ref.policy, sections: new Map() };
+}
+
+function pick(policy: BackendFull, fields: readonly RequestPolicyField[]): BackendFull {
+  const picked: BackendFull = {};
+  for (const field of fields)
+    if (policy[field] !== undefined) (picked as Record<string, unknown>)[field] = policy[field];
+  return picked;
+}
+
+/** Whether a transformation has a response Transform that changes the body (the response is then read whole). */
+export function transformsResponseBody(transformation: BackendFull['transformation']): boolean {
+  return transformation?.response?.body !== undefined;
 }

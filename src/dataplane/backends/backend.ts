@@ -13,6 +13,7 @@ import type {
   DataPlaneConfig,
   ModelsConfig,
 } from '../../contract/dataplane-config.ts';
+import type { BackendHealthReport } from '../balancing/health-report.ts';
 import type { MeshTransport } from '../mesh/transport.ts';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import type { PolicyRuntime } from '../policies/runtime.ts';
@@ -24,6 +25,7 @@ import type { BackendType, RequestRecord } from '../telemetry/request-record.ts'
 import type { AddressLookup } from '../upstream/address-lookup.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { ConnectionSettings, DataLookup } from '../upstream/connection-settings.ts';
+import type { CompiledBackendPolicies } from './backend-policies.ts';
 
 /** What the rule (and listener) a request took tell the backend that serves it. */
 export interface RouteContext {
@@ -87,6 +89,8 @@ export interface Backend {
    * routed here: LLM backends answer in the client's API format. Unset: plain text.
    */
   readonly answersFor?: (path: string) => GatewayAnswers;
+  /** The live state it keeps (models and their health, provider groups), for operators; unset: none. */
+  readonly health?: () => BackendHealthReport;
 }
 
 /** Why a backend cannot be served: its requests are answered with `status` and the message. */
@@ -146,6 +150,11 @@ export interface BackendRefInput {
   readonly object: BackendObjectConfig;
   /** The reference with its effective policy (and per-section policies). */
   readonly ref: BackendRefConfig;
+  /**
+   * The request policies (extAuth, transformation) an AI provider or MCP target runs on its own
+   * calls, by section name (backend-policies.ts placeRequestPolicies; decision 0045). Absent: none.
+   */
+  readonly subBackendPolicies?: ReadonlyMap<string, CompiledBackendPolicies>;
   readonly context: BackendCompileContext;
 }
 

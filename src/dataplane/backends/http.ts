@@ -2,7 +2,8 @@
 // Kubernetes Service. Compiled into connection settings, a shared keep-alive pool and the
 // backend auth; a request is forwarded through the pool as it is (proxy/http-forward.ts), with
 // traffic.retry, traffic.hostRewrite and the route and backend deadlines. Its response takes the
-// response path every kind's does (proxy/response-path.ts).
+// response path every kind's does (proxy/response-path.ts). Kinds that reach one HTTP destination
+// of their own (a2a) forward through the same forwarder (compileHttpForwarder).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,14 +27,22 @@ import {
   type ObservedResponse,
   type UnhealthyCondition,
 } from '../balancing/endpoint-health.ts';
+import { type BackendHealthReport, healthView } from '../balancing/health-report.ts';
 import { compileUnhealthyCondition } from '../balancing/unhealthy-condition.ts';
 import { ExpressionError } from '../cel/expression.ts';
 import { requestBufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
 import { bodyFailure } from '../proxy/body.ts';
+import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
-import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import {
+  type ForwardOutcome,
+  forwardHttp,
+  hasRequestBody,
+  type RetryPlan,
+  type UpstreamFailure,
+} from '../proxy/http-forward.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import {
@@ -41,6 +50,7 @@ import {
   ConnectionSettingsError,
   connectionSettings,
 } from '../upstream/connection-settings.ts';
+import type { Destination } from '../upstream/destination.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
 import { throughMesh } from '../upstream/mesh-connection.ts';
 import { NO_MESH_ENVIRONMENT } from '../upstream/mesh-refusals.ts';
@@ -57,9 +67,8 @@ import {
 
 export const httpKind: BackendKind<BackendRefInput> = {
   compile(input: BackendRefInput): Backend | BackendRefusal {
-    const { object, ref, context, namespace } = input;
-    const policy = ref.policy;
-    const tls = policy.tls !== undefined;
+    const { object, ref, context } = input;
+    const tls = ref.policy.tls !== undefined;
     // A Service in the ambient mesh (the Gateway is in the mesh): reached at its pods over HBONE.
     const mesh = object.kind === 'Service' ? object.mesh : undefined;
     if (mesh && !context.mesh) return backendRefusal(`backend ${input.key}: ${NO_MESH_ENVIRONMENT}`, 503);
@@ -70,55 +79,86 @@ export const httpKind: BackendKind<BackendRefInput> = {
           ? staticDestination(object.spec.static!, tls)
           : 'an InferencePool is not an HTTP backend';
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
-    // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
-    const namespaces = ref.policyNamespaces;
-    let settings: ConnectionSettings;
-    try {
-      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
-        backends: context.backends,
-        namespace: fieldNamespace(namespaces, 'tunnel', namespace),
-      });
-    } catch (error) {
-      if (error instanceof ConnectionSettingsError)
-        return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
-      throw error;
-    }
-    let dial = (): Promise<Duplex> => openTunnel(settings);
-    if (mesh && context.mesh) {
-      const meshSettings = throughMesh(
-        settings,
-        mesh,
-        destination.port,
-        context.mesh,
-        `${input.key} port ${destination.port}`,
-      );
-      settings = meshSettings;
-      dial = meshSettings.dial;
-    }
-    let auth: CompiledBackendAuth | undefined;
-    if (policy.auth !== undefined) {
-      const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
-      const compiled = compileBackendAuth(
-        policy.auth,
-        context.data,
-        authNamespace,
-        backendAuthOptions(context, authNamespace, { host: settings.socket.host }),
-      );
-      if (compiled instanceof AuthConfigError)
-        return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
-      auth = compiled;
-    }
-    let health: PassiveHealth | undefined;
-    if (policy.health !== undefined) {
-      const unhealthy = compileUnhealthyCondition(policy.health);
-      if (unhealthy instanceof ExpressionError)
-        return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
-      health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
-    }
-    const type = object.kind === 'Service' ? 'service' : 'static';
-    return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
+    return compileHttpForwarder(input, destination, object.kind === 'Service' ? 'service' : 'static', mesh);
   },
 };
+
+/**
+ * The http kind's forwarder to `destination` for a backendRef: its backend policy's connection
+ * settings (tcp, tls, http, tunnel), backend auth and passive health, compiled once. Other kinds
+ * that reach one HTTP destination (a2a) forward through it rather than a client of their own.
+ */
+export function compileHttpForwarder(
+  input: BackendRefInput,
+  destination: Destination,
+  type: HttpBackendType,
+  mesh?: MeshService,
+): HttpForwarder | BackendRefusal {
+  const { ref, context, namespace } = input;
+  const policy = ref.policy;
+  // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
+  const namespaces = ref.policyNamespaces;
+  let settings: ConnectionSettings;
+  try {
+    settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
+      backends: context.backends,
+      namespace: fieldNamespace(namespaces, 'tunnel', namespace),
+    });
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
+    throw error;
+  }
+  let dial = (): Promise<Duplex> => openTunnel(settings);
+  if (mesh && context.mesh) {
+    const meshSettings = throughMesh(
+      settings,
+      mesh,
+      destination.port,
+      context.mesh,
+      `${input.key} port ${destination.port}`,
+    );
+    settings = meshSettings;
+    dial = meshSettings.dial;
+  }
+  let auth: CompiledBackendAuth | undefined;
+  if (policy.auth !== undefined) {
+    const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
+    const compiled = compileBackendAuth(
+      policy.auth,
+      context.data,
+      authNamespace,
+      backendAuthOptions(context, authNamespace, { host: settings.socket.host }),
+    );
+    if (compiled instanceof AuthConfigError)
+      return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
+    auth = compiled;
+  }
+  let health: PassiveHealth | undefined;
+  if (policy.health !== undefined) {
+    const unhealthy = compileUnhealthyCondition(policy.health);
+    if (unhealthy instanceof ExpressionError)
+      return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
+    health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
+  }
+  return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
+}
+
+/** A backend that forwards to one HTTP destination, and lets the kind that owns it say how. */
+export interface HttpForwarder extends Backend {
+  readonly type: HttpBackendType;
+  readonly available?: () => boolean;
+  /** Forwards the request as serve() does, with what `how` changes. */
+  forward(routed: RoutedRequest, how: ForwardingChanges): Promise<void>;
+}
+
+/** What a kind changes about forwarding one request. */
+export interface ForwardingChanges {
+  /** The request body gw has read already: sent instead of the request stream (exactly these bytes). */
+  readonly body?: Buffer;
+  /** How a failed exchange is answered (the protocol's error shape); plain text unless given. */
+  readonly answerFailure?: (res: ClientResponse, failure: UpstreamFailure) => void;
+}
 
 /**
  * A backend forwarding to one destination as the http kind does (backend auth, retry, host
@@ -136,13 +176,16 @@ export function destinationForwarder(
 
 type HttpBackendType = 'static' | 'service' | 'dynamic';
 
+/** The Service a mesh destination is (upstream/mesh-connection.ts). */
+type MeshService = Parameters<typeof throughMesh>[1];
+
 /** Health of an HTTP backend (backend policy `health`): what its responses say, and whether it is evicted. */
 interface PassiveHealth {
   readonly state: EndpointHealth;
   readonly unhealthy: UnhealthyCondition;
 }
 
-class HttpBackend implements Backend {
+class HttpBackend implements HttpForwarder {
   readonly type: HttpBackendType;
   readonly #settings: ConnectionSettings;
   readonly #pool: Pool;
@@ -163,16 +206,25 @@ class HttpBackend implements Backend {
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
-    if (health) this.available = () => !health.state.evicted;
+    if (health) {
+      this.available = () => !health.state.evicted;
+      this.health = () => ({ endpoint: healthView(health.state, systemClock.monotonicMs()) });
+    }
   }
 
   /** Set with a health policy: false while evicted (a rule picks its other backends first). */
   readonly available?: () => boolean;
+  /** Set with a health policy: its score and eviction. */
+  readonly health?: () => BackendHealthReport;
 
   /** A byte stream to the destination (CONNECT routes): TCP or TLS, or HBONE to a mesh pod. */
   readonly tunnel: () => Promise<Duplex>;
 
-  async serve(routed: RoutedRequest): Promise<void> {
+  serve(routed: RoutedRequest): Promise<void> {
+    return this.forward(routed, NO_CHANGES);
+  }
+
+  async forward(routed: RoutedRequest, how: ForwardingChanges): Promise<void> {
     const { req, res, record, forward, exchange, route } = routed;
     const upstreamHeaders = forward.headers as Record<string, string | string[]>;
     // The client as gw knows it: the PROXY protocol header's source when the port takes one.
@@ -192,7 +244,8 @@ class HttpBackend implements Backend {
       if (pending !== undefined) await settled(pending);
       search = params.toString();
     } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming!);
-    let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
+    let body: IncomingMessage | Buffer | undefined =
+      how.body ?? exchange?.body ?? (hasRequestBody(req) ? req : undefined);
     // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
     const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
     let retry: RetryPlan | undefined;
@@ -253,6 +306,7 @@ class HttpBackend implements Backend {
       body,
       timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
       retry,
+      ...(how.answerFailure ? { answerFailure: how.answerFailure } : {}),
     });
     record.upstreamEndTime = process.hrtime.bigint();
     if (outcome.failure)
@@ -269,6 +323,8 @@ class HttpBackend implements Backend {
     health.state.record(judgeResponse(observed, health.unhealthy));
   }
 }
+
+const NO_CHANGES: ForwardingChanges = Object.freeze({});
 
 function retriesText(retries: number | undefined): string {
   return !retries ? '' : retries === 1 ? ' after 1 retry' : ` after ${retries} retries`;

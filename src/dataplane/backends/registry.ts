@@ -8,6 +8,7 @@ import { MODEL_ANSWERS, modelsKind } from '../ai/models.ts';
 import { mcpKind } from '../mcp/backend.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { BackendType } from '../telemetry/request-record.ts';
+import { a2aKind } from './a2a/a2a-backend.ts';
 import {
   type Backend,
   type BackendKind,
@@ -26,7 +27,7 @@ const GW_BACKEND_KINDS: Record<GwBackendKindField, BackendKind<BackendRefInput> 
   static: httpKind,
   ai: aiKind,
   mcp: mcpKind,
-  a2a: 'A2A agent backends (a2a) are not served by this data plane yet',
+  a2a: a2aKind,
   aws: 'AWS Bedrock AgentCore backends (aws.agentCore) are not served by this data plane yet',
   dynamicForwardProxy,
 };
@@ -49,7 +50,8 @@ const TYPES: Record<GwBackendKindField, BackendType> = {
   ai: 'ai',
   mcp: 'mcp',
   dynamicForwardProxy: 'dynamic',
-  a2a: 'unknown',
+  // An A2A agent is a static host that speaks A2A (agentgateway: an a2a policy on a host backend).
+  a2a: 'static',
   aws: 'unknown',
 };
 

@@ -15,7 +15,13 @@ import type {
   TrafficConfig,
 } from '../../contract/dataplane-config.ts';
 import { namespaceOfKey } from '../../contract/dataplane-config.ts';
-import { backendPlace, sectionOwnFields, sectionPlace, trafficPlaces } from '../../contract/enforcement/consumers.ts';
+import {
+  backendPlace,
+  sectionOwnFields,
+  sectionPlace,
+  servedKindOf,
+  trafficPlaces,
+} from '../../contract/enforcement/consumers.ts';
 import type { PlaceName } from '../../contract/enforcement/places.ts';
 import { refusalsIn } from '../../contract/enforcement/walk.ts';
 import { shorterTimeout } from '../../util/deadlines.ts';
@@ -33,6 +39,8 @@ import {
   type CompiledBackendPolicies,
   compileBackendPolicies,
   NO_BACKEND_POLICIES,
+  placeRequestPolicies,
+  transformsResponseBody,
 } from '../backends/backend-policies.ts';
 import { RefusedBackend } from '../backends/refused.ts';
 import {
@@ -70,6 +78,12 @@ export interface CompiledBackendRef {
   readonly backend: Backend;
   /** The effective backend policy's request policies (extAuth, transformation), run before the backend serves. */
   readonly policies: CompiledBackendPolicies;
+  /**
+   * Set when an AI provider or MCP target runs request policies of its own on its calls
+   * (decision 0045): they fork the request's PolicyExchange, and when one may add a response
+   * Transform that changes the body, the response is read whole for it.
+   */
+  readonly subBackendPolicies?: { readonly transformsResponseBody: boolean };
   /** "GwBackend ns/name", "Service ns/name" or "GwModel *", for telemetry. */
   readonly name: string;
 }
@@ -531,6 +545,7 @@ function backendRefusalText(ref: BackendRefConfig, object: BackendObjectConfig):
 interface BackendWithPolicies {
   backend: Backend;
   policies: CompiledBackendPolicies;
+  subBackendPolicies?: { readonly transformsResponseBody: boolean };
 }
 
 /** The backend of one backendRef, or what answers for it when it cannot be served. */
@@ -549,19 +564,38 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, scope: string, 
   const refused = backendRefusalText(ref, object);
   if (refused) return refuse(refused);
   const namespace = namespaceOfKey(ref.backend);
+  // What runs at the seam, and what each provider or MCP target runs on its own calls (decision 0045).
+  const placement = placeRequestPolicies(ref, servedKindOf(object));
   const policies = compileBackendPolicies(
-    ref.policy,
+    placement.backend,
     { namespace, namespaces: ref.policyNamespaces, scope, sources: ref.policySources },
     policyBase(compiling),
   );
   const unusable = backendPolicyProblem(policies);
   if (unusable) return refuse(unusable);
+  const subBackendPolicies = new Map<string, CompiledBackendPolicies>();
+  for (const [section, policy] of placement.sections) {
+    const compiled = compileBackendPolicies(
+      policy,
+      {
+        namespace,
+        namespaces: ref.sectionNamespaces?.[section],
+        scope: `${scope} section ${section}`,
+        sources: ref.sectionSources?.[section],
+      },
+      policyBase(compiling),
+    );
+    const problem = backendPolicyProblem(compiled);
+    if (problem) return refuse(`${problem} (of ${section})`);
+    if (compiled.steps.length > 0) subBackendPolicies.set(section, compiled);
+  }
   const compiled = compileBackendRef({
     key: ref.backend,
     namespace,
     name: ref.backend.slice(ref.backend.lastIndexOf('/') + 1),
     object,
     ref,
+    subBackendPolicies,
     context: compiling.backends,
   });
   if (isRefusal(compiled)) {
@@ -571,7 +605,11 @@ function compileRef(compiling: Compiling, ref: BackendRefConfig, scope: string, 
       policies: NO_BACKEND_POLICIES,
     };
   }
-  return { backend: compiled, policies };
+  if (subBackendPolicies.size === 0) return { backend: compiled, policies };
+  const transformsBody = [...placement.sections.values()].some((policy) =>
+    transformsResponseBody(policy.transformation),
+  );
+  return { backend: compiled, policies, subBackendPolicies: { transformsResponseBody: transformsBody } };
 }
 
 /**

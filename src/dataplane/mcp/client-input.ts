@@ -87,6 +87,7 @@ export function clientScope(routed: RoutedRequest, sink: MessageSink | undefined
     headers,
     incoming: routed.req.headers,
     variables: () => celContext(routed.record),
+    exchange: routed.exchange,
     timeoutMs: routed.route.timeoutMs,
     sink,
   };

@@ -195,6 +195,7 @@ export class McpSession {
     timeoutMs ??= DEFAULT_REQUEST_TIMEOUT_MS;
     const context: UpstreamContext = { headers: scope.headers, incoming: scope.incoming, timeoutMs };
     if (scope.variables) context.variables = scope.variables;
+    if (scope.exchange) context.exchange = scope.exchange;
     context.signal = this.#stop.signal;
     return context;
   }
@@ -546,7 +547,12 @@ export class McpSession {
         void deleteSession(
           link.target,
           { sessionId, protocolVersion: version },
-          { headers: this.lastScope.headers, incoming: this.lastScope.incoming, timeoutMs: SETUP_TIMEOUT_MS },
+          {
+            headers: this.lastScope.headers,
+            incoming: this.lastScope.incoming,
+            exchange: this.lastScope.exchange,
+            timeoutMs: SETUP_TIMEOUT_MS,
+          },
         );
     }
     this.#stop.abort();

@@ -12,6 +12,8 @@ import { fieldNamespace, sectionNamespaces } from '../../contract/dataplane-conf
 import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '../auth/backend/index.ts';
 import { backendAuthOptions } from '../backends/auth-options.ts';
 import type { BackendRefInput } from '../backends/backend.ts';
+import type { CompiledBackendPolicies } from '../backends/backend-policies.ts';
+import type { NamedStep } from '../policies/pipeline.ts';
 import { ConnectionSettingsError, connectionSettings, type Destination } from '../upstream/connection-settings.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
 import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
@@ -37,6 +39,8 @@ export interface McpTarget {
   readonly requestTimeoutMs: number | undefined;
   /** The server itself (origin, path, transport): an upstream session is only resumed on the same one. */
   readonly identity: string;
+  /** The target's own extAuth and transformation, run on each request gw sends it (decision 0045). */
+  readonly requestPolicies?: readonly NamedStep[];
 }
 
 /** appProtocol values of Service ports that serve MCP (gw's, and agentgateway's for Services labelled for it). */
@@ -63,7 +67,8 @@ export function compileTargets(input: BackendRefInput, spec: MCPBackend): McpTar
   for (const [index, target] of spec.targets.entries()) {
     const field = `targets[${index}]`;
     // The target's effective connection policy (the fields that do not apply to a target are
-    // refused before: contract/enforcement, place backend:mcp-target).
+    // refused before: contract/enforcement, place backend:mcp-target); its own request policies
+    // were compiled with the backendRef's (decision 0045).
     const policy = input.ref.sections?.[target.name] ?? input.ref.policy;
     if (target.static) {
       const s = target.static;
@@ -82,14 +87,23 @@ export function compileTargets(input: BackendRefInput, spec: MCPBackend): McpTar
               : serviceDestination(service.spec, s.port, policy.tls !== undefined);
       }
       if (typeof destination === 'string') return { field: `${field}.static`, message: destination };
-      const built = buildTarget(target.name, protocol, s.path ?? defaultPath(protocol), destination, policy, input);
+      const built = buildTarget(
+        target.name,
+        protocol,
+        s.path ?? defaultPath(protocol),
+        destination,
+        policy,
+        input,
+        input.subBackendPolicies?.get(target.name),
+      );
       if ('message' in built) return { field: `${field}.${built.field}`, message: built.message };
       targets.push(built);
       taken.add(target.name);
       continue;
     }
     for (const selected of input.ref.mcpServices?.[target.name] ?? []) {
-      const built = discoveredTargets(selected, policy, input, taken);
+      const own = input.subBackendPolicies?.get(target.name);
+      const built = discoveredTargets(selected, policy, input, taken, own);
       if ('message' in built) return { field: `${field}.selector`, message: built.message };
       targets.push(...built);
     }
@@ -103,6 +117,7 @@ function discoveredTargets(
   policy: BackendPolicyConfig,
   input: BackendRefInput,
   taken: Set<string>,
+  own: CompiledBackendPolicies | undefined,
 ): McpTarget[] | Problem {
   const service = input.context.backends[selected.service];
   if (service?.kind !== 'Service') return [];
@@ -122,7 +137,7 @@ function discoveredTargets(
     if (!TARGET_NAME.test(name) || taken.has(name)) continue;
     const destination = serviceDestination(service.spec, port.port, policy.tls !== undefined);
     if (typeof destination === 'string') continue; // a Service gw cannot reach outside a cluster is left out
-    const built = buildTarget(name, protocol, selected.path ?? defaultPath(protocol), destination, policy, input);
+    const built = buildTarget(name, protocol, selected.path ?? defaultPath(protocol), destination, policy, input, own);
     if ('message' in built) return { field: built.field, message: `${selected.service}: ${built.message}` };
     taken.add(name);
     out.push(built);
@@ -137,6 +152,7 @@ function buildTarget(
   destination: Destination,
   policy: BackendFull,
   input: BackendRefInput,
+  own: CompiledBackendPolicies | undefined,
 ): McpTarget | Problem {
   const { context } = input;
   // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
@@ -178,5 +194,6 @@ function buildTarget(
     auth,
     requestTimeoutMs: settings.requestTimeoutMs,
     identity: `${protocol} ${settings.origin}${normalizedPath}`,
+    ...(own ? { requestPolicies: own.steps } : {}),
   };
 }

@@ -1,5 +1,6 @@
 // HTTP to MCP targets, shared by both upstream transports: the headers a target gets (the
-// client's, less what belongs to the MCP transport, plus the target's backend auth), one request
+// client's, less what belongs to the MCP transport, then the target's own request policies and
+// its backend auth), one request
 // through the target's pool with a deadline, a bounded body read, and a bounded SSE reader that
 // yields JSON-RPC messages with their event ids.
 //
@@ -13,9 +14,11 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type SseBlock, SseReader } from '../ai/formats/sse-reader.ts';
 import { type AuthIncoming, finishBackendAuth, settled } from '../auth/backend/index.ts';
+import type { PolicyExchange } from '../policies/exchange.ts';
 import { BodyTooLargeError, readBody } from '../proxy/body.ts';
 import type { CelVariables } from '../telemetry/cel-context.ts';
 import { isInvalid, type JsonRpcMessage, toMessage } from './jsonrpc.ts';
+import { targetSubrequest } from './target-policies.ts';
 import type { McpTarget } from './targets.ts';
 
 /** Largest JSON-RPC message gw reads from a target (a JSON body or one SSE event). */
@@ -54,6 +57,8 @@ export interface UpstreamContext {
   incoming: IncomingHttpHeaders;
   /** The client request's CEL variables, for backend auth expressions. */
   variables?: () => CelVariables;
+  /** The client request's policy state, which a target's own request policies fork (decision 0045). */
+  exchange?: PolicyExchange | undefined;
   /** Deadline of the whole exchange; for a long-lived stream, of its response headers only. */
   timeoutMs: number;
   /** Ends the call early (the session closed, gw shutting down). */
@@ -78,23 +83,30 @@ export async function targetRequest(
   path: string = target.path,
   headersTimeoutMs: number = context.timeoutMs,
 ): Promise<Dispatcher.ResponseData | UpstreamFailure> {
-  const headers: Record<string, string | string[]> = { ...context.headers, ...transportHeaders };
+  let headers: Record<string, string | string[]> = { ...context.headers, ...transportHeaders };
   let requestPath = path;
+  let requestMethod: string = method;
+  let requestBody: string | Buffer | undefined = body;
+  if (target.requestPolicies) {
+    const own = await targetSubrequest(target.requestPolicies, context.exchange, { method, path, headers, body });
+    if ('failure' in own) return own;
+    ({ method: requestMethod, path: requestPath, headers, body: requestBody } = own);
+  }
   const auth = target.auth;
   if (auth) {
-    const at = path.indexOf('?');
-    const query = new URLSearchParams(at === -1 ? '' : path.slice(at + 1));
+    const at = requestPath.indexOf('?');
+    const query = new URLSearchParams(at === -1 ? '' : requestPath.slice(at + 1));
     const incoming: AuthIncoming = { headers: context.incoming };
     if (context.variables) incoming.variables = context.variables;
     const pending = auth.apply({ headers, query }, incoming);
     // A credential being fetched writes the query when it comes.
     if (pending !== undefined) await settled(pending);
     const search = query.toString();
-    requestPath = (at === -1 ? path : path.slice(0, at)) + (search ? `?${search}` : '');
+    requestPath = (at === -1 ? requestPath : requestPath.slice(0, at)) + (search ? `?${search}` : '');
     const finishing = finishBackendAuth(
       pending,
       auth,
-      () => ({ method, origin: target.origin, path: requestPath, headers, body }),
+      () => ({ method: requestMethod, origin: target.origin, path: requestPath, headers, body: requestBody }),
       incoming,
     );
     const failure = finishing && (await finishing);
@@ -102,10 +114,10 @@ export async function targetRequest(
   }
   try {
     return await target.pool().request({
-      method,
+      method: requestMethod as Dispatcher.HttpMethod,
       path: requestPath,
       headers,
-      body,
+      body: requestBody,
       signal: context.signal,
       headersTimeout: headersTimeoutMs,
       bodyTimeout: context.streaming ? 0 : context.timeoutMs,

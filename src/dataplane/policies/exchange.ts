@@ -1,7 +1,9 @@
 // One request's state as traffic policies see and change it: the request as it will go
 // upstream, the CEL variables, the body once some policy has read it, and what runs when the
 // response starts or the request is done. Created only for requests that meet a policy, so a
-// route without policies pays nothing.
+// route without policies pays nothing. A subrequest (fork) is the same request as one call to a
+// sub-backend sends it — an AI provider's attempt, a request to an MCP target — changed by that
+// sub-backend's policies without changing the request or another call's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, DEFAULT_MAX_BUFFER_BYTES, readRequestBody } from '../proxy/body.ts';
 import { onResponseHead, type ResponseHook } from '../proxy/response-head.ts';
@@ -19,8 +21,8 @@ export class PolicyExchange {
   body: Buffer | undefined;
   /** Most bytes of a body gw buffers on this listener (Frontend.http.maxBufferSize, default 2 MiB). */
   readonly maxBodyBytes: number;
-  private variables: Record<string, unknown> | undefined;
-  private context: CelVariables | undefined;
+  protected variables: Record<string, unknown> | undefined;
+  protected context: CelVariables | undefined;
   private doneHooks: ((record: RequestRecord) => void)[] | undefined;
   private reading: Promise<Buffer> | undefined;
 
@@ -36,6 +38,38 @@ export class PolicyExchange {
     this.res = res;
     this.record = record;
     this.forward = forward;
+  }
+
+  /**
+   * The method as it goes upstream: a transformation's `:method` changes it (the forwarders send
+   * req.method; the record, logs and CEL keep the client's).
+   */
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  set method(value: string) {
+    this.req.method = value;
+  }
+
+  /** Whether what this exchange's policies add to the response still applies (a subrequest's ends when its call is given up). */
+  get live(): boolean {
+    return true;
+  }
+
+  /** The exchange a subrequest was forked from; undefined for the request itself. */
+  get parent(): PolicyExchange | undefined {
+    return undefined;
+  }
+
+  /**
+   * The request as one call to a sub-backend sends it: `forward` (a copy the call owns), `body`
+   * and `method`, with this exchange's CEL variables as they are now. What the sub-backend's
+   * policies change stays with the call; what they add to the response applies while the
+   * subrequest is live.
+   */
+  fork(forward: ForwardRequest, body: Buffer, method: string): Subrequest {
+    return new Subrequest(this, forward, body, method);
   }
 
   /** The CEL variables (docs/cel.md) as they are now, plus those policies set (extauthz...). */
@@ -106,5 +140,57 @@ export class PolicyExchange {
       }
     }
     this.doneHooks = undefined;
+  }
+}
+
+/**
+ * One call of a request to a sub-backend (PolicyExchange.fork): its own path, query, headers, body
+ * and method; response hooks that run on the request's response only while the call is live — an
+ * AI provider attempt given up for the next provider is abandoned, and nothing its policies set
+ * for the response applies to another provider's.
+ */
+export class Subrequest extends PolicyExchange {
+  readonly #parent: PolicyExchange;
+  #method: string;
+  #live = true;
+
+  constructor(parent: PolicyExchange, forward: ForwardRequest, body: Buffer, method: string) {
+    super(parent.req, parent.res, parent.record, forward, parent.maxBodyBytes);
+    this.#parent = parent;
+    this.#method = method;
+    this.body = body;
+    const inherited = (parent as Subrequest).variables;
+    if (inherited) this.variables = { ...inherited };
+  }
+
+  override get method(): string {
+    return this.#method;
+  }
+
+  override set method(value: string) {
+    this.#method = value;
+  }
+
+  override get live(): boolean {
+    return this.#live && this.#parent.live;
+  }
+
+  override get parent(): PolicyExchange {
+    return this.#parent;
+  }
+
+  /** The call was given up: what its policies set for the response no longer applies. */
+  abandon(): void {
+    this.#live = false;
+  }
+
+  override onResponse(hook: ResponseHook, first = false): void {
+    this.#parent.onResponse((res) => {
+      if (this.live) hook(res);
+    }, first);
+  }
+
+  override onDone(hook: (record: RequestRecord) => void): void {
+    this.#parent.onDone(hook);
   }
 }

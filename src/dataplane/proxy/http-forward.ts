@@ -27,6 +27,8 @@ export interface ForwardOptions {
   timeoutMs: number | undefined;
   /** Retry failed attempts (traffic.retry); only for a body that can be sent again (not a stream). */
   retry?: RetryPlan;
+  /** How a failed exchange is answered (a protocol's error shape); plain text (sendFailure) unless given. */
+  answerFailure?: (res: ClientResponse, failure: UpstreamFailure) => void;
 }
 
 /** How the attempts of one request are retried. */
@@ -101,13 +103,14 @@ export function statusForFailure(failure: ForwardOutcome['failure']): number {
   return failure === 'timeout' ? 504 : failure === 'connect' ? 503 : 502;
 }
 
+/** What gw tells the client about an upstream exchange that failed. */
+export function failureMessage(failure: UpstreamFailure): string {
+  return failure === 'timeout' ? 'upstream request timeout' : `upstream ${failure} failure`;
+}
+
 /** gw's answer for an upstream exchange that failed before the client got a response. */
 export function sendFailure(res: ClientResponse, failure: UpstreamFailure): void {
-  sendText(
-    res,
-    statusForFailure(failure),
-    failure === 'timeout' ? 'upstream request timeout' : `upstream ${failure} failure`,
-  );
+  sendText(res, statusForFailure(failure), failureMessage(failure));
 }
 
 /**
@@ -162,7 +165,7 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
     attempt?.end();
     const failure = timedOut || attempt?.timedOut ? 'timeout' : failureOf(error);
     if (failure === 'aborted' && !timedOut) return { status: 499, failure, retries };
-    sendFailure(res, failure);
+    (options.answerFailure ?? sendFailure)(res, failure);
     const detail = failureDetail(error);
     return { status: statusForFailure(failure), failure, retries, ...(detail !== undefined ? { detail } : {}) };
   }

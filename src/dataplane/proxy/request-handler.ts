@@ -11,6 +11,7 @@ import { selectListener } from '../config/compile.ts';
 import { mayBeMcpOAuthPath } from '../policies/auth/mcp-oauth/well-known.ts';
 import { PolicyExchange } from '../policies/exchange.ts';
 import { modifyResponseHeaders } from '../policies/http/header-modifiers.ts';
+import { expectResponseBodyTransform } from '../policies/http/transformation-state.ts';
 import { NO_TRAFFIC_POLICY, runSteps } from '../policies/pipeline.ts';
 import { applyRequestFilters, type ForwardRequest, type HeaderBag, redirectResponse } from '../routing/filters.ts';
 import { routingHost } from '../routing/host.ts';
@@ -132,6 +133,13 @@ export async function handleRequest(
     exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
     const answer = await runSteps(chosen.policies.steps, exchange);
     if (answer) return void answers.local(res, answer);
+  }
+  // A provider's or MCP target's own request policies run on its calls, on forks of this exchange
+  // (decision 0045); a response Transform one adds that changes the body needs the body read whole.
+  const subBackend = chosen.subBackendPolicies;
+  if (subBackend) {
+    exchange ??= scope.exchange = new PolicyExchange(req, res, record, forward, listener.maxBufferBytes);
+    if (subBackend.transformsResponseBody) expectResponseBodyTransform(exchange);
   }
   // The route's and the backendRef's ResponseHeaderModifier filters, on whatever answers from here.
   const ruleHeaders = rule.filters.response;

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataPlaneConfig } from '../../contract/dataplane-config.ts';
 import { type LogFunction, moduleLog } from '../../util/log-line.ts';
 import { credentialLog } from '../auth/backend/credential-metrics.ts';
+import type { PlacedHealthReport } from '../balancing/health-report.ts';
 import { type CompileContext, type CompiledGateway, type CompiledPort, compileGateway } from '../config/compile.ts';
 import type { MeshTransport } from '../mesh/transport.ts';
 import { PolicyRuntime } from '../policies/runtime.ts';
@@ -124,6 +125,39 @@ export class DataPlane {
   /** Listener ports of the current configurations that could not be bound, with why. */
   get unboundPorts(): ReadonlyMap<number, UnboundPort> {
     return this.unbound;
+  }
+
+  /**
+   * The live state the backends of every Gateway served here keep (model health, evictions,
+   * priority groups), where each is used; the first use of a backend object per listener.
+   */
+  healthReports(): PlacedHealthReport[] {
+    const reports: PlacedHealthReport[] = [];
+    for (const [gateway, compiled] of this.gateways) {
+      for (const port of compiled.ports.values()) {
+        for (const listener of port.listeners) {
+          const rules = [...listener.rules.values(), ...(listener.modelRule ? [listener.modelRule] : [])];
+          for (const rule of rules) {
+            rule.backends.items.forEach((ref) => {
+              const report = ref.backend.health?.();
+              if (!report) return;
+              const route = listener.config.routes.find((r) => r.route === rule.route);
+              const index = route ? String(route.rules.indexOf(rule.config)) : '';
+              reports.push({
+                gateway,
+                listener: listener.config.name,
+                port: port.port,
+                route: rule.route,
+                rule: rule.config.name ?? index,
+                backend: ref.name,
+                ...report,
+              });
+            });
+          }
+        }
+      }
+    }
+    return reports;
   }
 
   /** Whether any listener port is bound (or being bound: once apply resolves, only bound ones are left). */

@@ -6,10 +6,10 @@
 //
 // Field names are OpenTelemetry's semantic conventions where they have one (HTTP: `http.request.method`,
 // `url.path`, `http.response.status_code`, `client.address`...; GenAI: `gen_ai.*`), agentgateway's
-// request log's otherwise (`route_rule`, `endpoint`, `mcp.*`...). A field with no value for a request
-// (no response yet, not an LLM request) is left out rather than written as null. The line is built
-// as text, not as an object passed to JSON.stringify, and the CEL variables are only built when
-// the configuration has an expression.
+// request log's otherwise (`route_rule`, `endpoint`, `mcp.*`, `a2a.method`...). A field with no
+// value for a request (no response yet, not an LLM request) is left out rather than written as
+// null. The line is built as text, not as an object passed to JSON.stringify, and the CEL
+// variables are only built when the configuration has an expression.
 
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { AccessLog } from '../../api/types/observability.ts';
@@ -80,6 +80,8 @@ const DEFAULT_FIELDS: readonly DefaultField[] = [
   { name: 'gen_ai.prompt.name', value: (r) => optionalText(r.mcp?.prompt?.name) },
   { name: 'mcp.error.code', value: (r) => r.mcp?.error?.code },
   { name: 'mcp.error.message', value: (r) => optionalText(r.mcp?.error?.message) },
+  { name: 'a2a.method', value: (r) => optionalText(r.a2a?.method) },
+  { name: 'a2a.task.id', value: (r) => optionalText(r.a2a?.taskId) },
   { name: 'gen_ai.operation.name', value: (r) => r.llm?.operation },
   { name: 'gen_ai.provider.name', value: (r) => (r.llm ? text(r.llm.genAiProvider) : undefined) },
   { name: 'gw.ai.provider', value: (r) => (r.llm ? text(r.llm.providerName) : undefined) },
@@ -153,6 +155,7 @@ export function accessLogMessage(record: RequestRecord): string {
 function protocol(record: RequestRecord): string | undefined {
   if (record.backend === '') return undefined;
   if (record.llm) return 'llm';
+  if (record.a2a) return 'a2a';
   return record.backendType === 'mcp' ? 'mcp' : 'http';
 }
 

@@ -2,7 +2,8 @@
 // first configuration is serving, 503 before and while draining) and /healthz/live (200 while the
 // process answers). Loopback by default; small bounds on connections, headers and time, since
 // nothing legitimate sends more than a GET. Every scrape ends with this process's own metrics
-// (process-metrics.ts: CPU, memory, file descriptors, event-loop delay).
+// (process-metrics.ts: CPU, memory, file descriptors, event-loop delay). The web UI plugs in as
+// more routes (AdminRoutes; src/admin/ui/ui-server.ts), asked first.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
@@ -13,6 +14,12 @@ export interface MetricsSource {
   render(): string | Promise<string>;
 }
 
+/** More paths on the admin port (the web UI): answers the ones it has, reading their bodies itself. */
+export interface AdminRoutes {
+  /** Whether the request was this one's to answer (it answers it, now or later). */
+  handle(request: IncomingMessage, response: ServerResponse, path: string): boolean;
+}
+
 export interface AdminServerOptions {
   /** 0 picks a free port (see AdminServer.port). */
   port: number;
@@ -20,6 +27,8 @@ export interface AdminServerOptions {
   /** Whether the data plane is ready to serve traffic. */
   ready: () => boolean;
   metrics: MetricsSource;
+  /** Routes asked before the admin endpoints (the web UI). */
+  routes?: AdminRoutes;
 }
 
 export interface AdminServer {
@@ -77,11 +86,18 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
 }
 
 function handle(options: AdminState, request: IncomingMessage, response: ServerResponse): void {
-  // Nothing here reads a body: discard whatever is sent so the connection stays usable.
-  request.resume();
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
+  try {
+    if (options.routes?.handle(request, response, path)) return;
+  } catch (error) {
+    request.resume();
+    send(response, request, 500, TEXT, `${(error as Error).message}\n`);
+    return;
+  }
+  // Nothing here reads a body: discard whatever is sent so the connection stays usable.
+  request.resume();
   const handler = ROUTES.get(path);
   if (!handler) {
     send(response, request, 404, TEXT, 'not found\n');

@@ -41,6 +41,7 @@ class RequestCelContext {
   #source: Record<string, unknown> | undefined;
   #backend: Record<string, unknown> | undefined;
   #llm: Record<string, unknown> | undefined;
+  #a2a: Record<string, unknown> | undefined;
   #proxy: Record<string, unknown> | undefined;
   #jwt: unknown;
   #apiKey: unknown;
@@ -76,7 +77,7 @@ class RequestCelContext {
     this.#backend ??= {
       name: record.backend,
       type: record.backendType,
-      protocol: record.llm ? 'llm' : 'http',
+      protocol: record.llm ? 'llm' : record.a2a ? 'a2a' : 'http',
     };
     return this.#backend;
   }
@@ -85,6 +86,17 @@ class RequestCelContext {
   get llm(): Record<string, unknown> {
     this.#llm ??= llmVariable(this.#record);
     return this.#llm;
+  }
+
+  /** The A2A call (`method`, `taskId`); empty for other requests and the agent card, so `has(a2a.method)` tells. */
+  get a2a(): Record<string, unknown> {
+    const a2a = this.#record.a2a;
+    if (!a2a) return EMPTY;
+    this.#a2a ??= {
+      ...(a2a.method !== undefined ? { method: a2a.method } : {}),
+      ...(a2a.taskId !== undefined ? { taskId: a2a.taskId } : {}),
+    };
+    return this.#a2a;
   }
 
   get proxy(): Record<string, unknown> {

@@ -65,6 +65,20 @@ export interface McpRequestRecord {
   readonly error?: { readonly code: number; readonly message: string };
 }
 
+/**
+ * The A2A part of a request: set by the a2a backend for the A2A calls and agent cards it serves
+ * (backends/a2a/calls.ts).
+ */
+export interface A2aRequestRecord {
+  /**
+   * The method: a JSON-RPC call's as the client named it (`SendMessage`, `message/send`), a REST
+   * call's by the spec's name for its operation; absent for the agent card.
+   */
+  readonly method?: string;
+  /** The task the call names (a follow-up message, a task read, cancelled, subscribed to...). */
+  readonly taskId?: string;
+}
+
 export class RequestRecord {
   /** process.hrtime.bigint() when the request arrived: the origin of every duration. */
   readonly startTime: bigint;
@@ -129,6 +143,7 @@ export class RequestRecord {
 
   llm: LlmRecord | undefined = undefined;
   mcp: McpRequestRecord | undefined = undefined;
+  a2a: A2aRequestRecord | undefined = undefined;
 
   /** The request's trace span when the Frontend traces it (ended by the telemetry at finish). */
   span: TraceSpan | undefined = undefined;

@@ -10,7 +10,13 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import {
+  type AddressInfo,
+  connect as connectTcp,
+  createServer as createTcpServer,
+  type Server,
+  type Socket,
+} from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { systemLookup } from '../../../src/dataplane/upstream/address-lookup.ts';
 import { freePort, gatewayYaml, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -271,6 +277,63 @@ spec:
     const answer = await get(port, '/open', `127.0.0.1:${port}`);
     assert.equal(answer.status, 403);
     assert.equal(answer.body, `destination 127.0.0.1:${port} refused: it is one of the gateway's own listeners`);
+  });
+
+  it('answers 508 to a request that comes back through an address the rules cannot know (a relay to gw)', async () => {
+    // What a Service's ClusterIP or a load balancer in front of gw would be: another address that leads to gw.
+    const relay = createTcpServer((inbound) => {
+      const outbound = connectTcp(port, '127.0.0.1');
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      const relayPort = (relay.address() as AddressInfo).port;
+      const answer = await get(port, '/open/loop', `127.0.0.1:${relayPort}`);
+      assert.equal(answer.status, 508);
+      assert.match(answer.body, /came back to this gateway through its own forward proxy/);
+    } finally {
+      relay.close();
+    }
+  });
+
+  it('adds its Via entry to what it forwards, after the ones the request came with, without naming the Gateway', async () => {
+    let head = '';
+    const recorder = createTcpServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        head = chunk.toString('latin1');
+        socket.end('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n');
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    try {
+      const recorderPort = (recorder.address() as AddressInfo).port;
+      const answer = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/open/via',
+            headers: { host: `127.0.0.1:${recorderPort}`, via: '1.0 corporate-proxy' },
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(answer, 204);
+      const via = /^via: (.*)$/im.exec(head)?.[1]?.trim();
+      assert.match(via ?? '', /^1\.0 corporate-proxy, 1\.1 gw-[0-9a-f]{16}$/);
+      assert.doesNotMatch(head, /\bai\b.*default|default\/ai/);
+    } finally {
+      recorder.close();
+    }
   });
 
   it('deniedAddresses refuses addresses an allow rule admits', async () => {

@@ -3,9 +3,14 @@
 // Tunnel hands the tunnel to the gw listener on the port the authority names, as a new
 // connection (here: TLS and HTTP inside the tunnel, served by the HTTPS listener). A backend with
 // a tunnel of its own is reached through its CONNECT proxy; a backend's extAuth decides whether
-// its tunnel opens.
+// its tunnel opens (an HTTP authorization server is asked with the method CONNECT, as Envoy does).
 import assert from 'node:assert/strict';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+} from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
@@ -263,6 +268,58 @@ describe('Frontend.connect Route to a backend with extAuth (a backend policy)', 
     const allowed = await connectRequest(gateway.httpPort, 'guarded.example.test:443', { 'x-team': 'blue' });
     assert.equal(allowed.status, 200);
     assert.equal(await exchange(allowed.socket!, 'hi bye'), 'echo:hi bye');
+  });
+});
+
+describe('Frontend.connect Route to a backend with an HTTP authorization server (extAuth http)', () => {
+  let gateway: FrontendGateway;
+  let echo: Awaited<ReturnType<typeof tcpEcho>>;
+  let authz: HttpServer;
+  const checks: { method: string; url: string; headers: IncomingHttpHeaders }[] = [];
+
+  before(async () => {
+    echo = await tcpEcho();
+    // Envoy's HTTP ext_authz sends the downstream method: a CONNECT is checked with a CONNECT,
+    // which a node server sees as its 'connect' event. The blue team is allowed.
+    authz = createHttpServer((_req, res) => res.writeHead(405).end());
+    authz.on('connect', (req, socket: Socket) => {
+      checks.push({ method: req.method!, url: req.url!, headers: req.headers });
+      const status = req.headers['x-team'] === 'blue' ? '200 OK' : '403 Forbidden';
+      socket.end(`HTTP/1.1 ${status}\r\nx-checked: yes\r\ncontent-length: 0\r\n\r\n`);
+    });
+    await new Promise<void>((resolve) => authz.listen(0, '127.0.0.1', resolve));
+    const authzPort = (authz.address() as AddressInfo).port;
+    gateway = await startFrontendGateway(
+      '{connect: {mode: Route}}',
+      connectRouteYaml(
+        'guarded',
+        echo.port,
+        `{extAuth: {url: "http://127.0.0.1:${authzPort}", http: {allowedRequestHeaders: [x-team]}}}`,
+      ),
+    );
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    echo?.server.close();
+    authz?.closeAllConnections();
+    authz?.close();
+  });
+
+  it('checks the CONNECT with method CONNECT, as Envoy does, and opens the tunnel only when allowed', async () => {
+    const refused = await connectRequest(gateway.httpPort, 'guarded.example.test:443', { 'x-team': 'red' });
+    assert.equal(refused.status, 403);
+    const allowed = await connectRequest(gateway.httpPort, 'guarded.example.test:443', { 'x-team': 'blue' });
+    assert.equal(allowed.status, 200);
+    assert.equal(await exchange(allowed.socket!, 'hi bye'), 'echo:hi bye');
+    assert.equal(checks.length, 2);
+    assert.deepEqual(
+      checks.map((check) => [check.method, check.headers['x-team']]),
+      [
+        ['CONNECT', 'red'],
+        ['CONNECT', 'blue'],
+      ],
+    );
   });
 });
 

@@ -1,10 +1,10 @@
 // Nothing accepted and ignored (issue 16), with real traffic through gw and the official OpenAI SDK:
 // a Gateway-level policy reaches GwModels attached to the Gateway; a GwModel's authorization is
-// enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a tunnel to a proxy of another namespace,
-// backend-level transformation and extAuth, in a provider's own policies too, unserved provider
-// families and backend kinds) answer 500 and nothing reaches the provider, while `gw status` names
-// the field on the object that carries it; a rule's backend with passive health is skipped while
-// evicted. Each case failed before: the request got 200 and reached the provider.
+// enforced; fields the data plane does not implement or cannot use (webhook prompt guards, a
+// tunnel to a proxy of another namespace, in a provider's own policies too, unserved provider
+// families, backend policies a kind cannot apply) answer 500 and nothing reaches the provider,
+// while `gw status` names the field on the object that carries it; a rule's backend with passive
+// health is skipped while evicted. Each case failed before: the request got 200 and reached the provider.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -158,7 +158,7 @@ ${spec}
       )}${aiBackend('echo', `  ai: {provider: {${upstream}, alpha: {}}}`)}apiVersion: gw.dev/v1alpha1
 kind: GwBackend
 metadata: {name: agents}
-spec: {a2a: {host: 127.0.0.1, port: ${provider.port}}}
+spec: {dynamicForwardProxy: {}, policies: {health: {eviction: {duration: 10s}}}}
 ---
 apiVersion: gw.dev/v1alpha1
 kind: GwPolicy
@@ -255,7 +255,7 @@ ${modelYaml(
     assert.deepEqual(provider.requests.at(-1)?.body, CHAT);
   });
 
-  it("a provider's own tunnel (inline, or a GwPolicy naming the provider), and a provider's own transformation: 500", async () => {
+  it("a provider's own tunnel (inline, or a GwPolicy naming the provider): 500", async () => {
     await refused(
       '/grouped',
       500,
@@ -266,15 +266,16 @@ ${modelYaml(
       500,
       /backend policy of primary backend\.tunnel\.backendRef\.namespace: An endpoint reference/,
     );
-    await refused(
-      '/plain',
-      500,
-      /backend policy of primary backend\.transformation: One provider's or target's own extAuth or transformation/,
-    );
   });
 
-  it('an unserved backend kind: 500 naming it', async () => {
-    await refused('/agents', 500, /A2A agents/);
+  it("a provider's own transformation (a GwPolicy naming the provider) is applied to its requests", async () => {
+    const plain = new OpenAI({ apiKey: 'client', baseURL: `http://127.0.0.1:${port}/plain/v1`, maxRetries: 0 });
+    await plain.chat.completions.create(CHAT);
+    assert.equal(provider.requests.at(-1)?.headers['x-team'], 'a');
+  });
+
+  it('a backend policy its kind cannot apply (health on a dynamic forward proxy): 500 naming it', async () => {
+    await refused('/agents', 500, /spec\.policies\.health: A dynamic forward proxy's destination changes/);
   });
 
   it('an HTTPRoute ResponseHeaderModifier filter applies to AI and GwModel responses', async () => {
@@ -315,7 +316,10 @@ ${modelYaml(
       await statusOf(gw.dir, 'GwBackend default/guarded'),
       /ResolvedRefs=False \(RefNotFound\): spec\.policies\.ai\.promptGuard\.request\[0\]\.webhook\.backendRef: Service default\/guard does not exist/,
     );
-    assert.match(await statusOf(gw.dir, 'GwBackend default/agents'), /Accepted=False \(Unsupported\): spec\.a2a/);
+    assert.match(
+      await statusOf(gw.dir, 'GwBackend default/agents'),
+      /Accepted=False \(Unsupported\): spec\.policies\.health/,
+    );
     assert.match(
       await statusOf(gw.dir, 'GwBackend default/grouped'),
       /Accepted=False \(Unsupported\): spec\.ai\.groups\[0\]\.providers\[0\]\.policies\.tunnel/,
@@ -323,10 +327,6 @@ ${modelYaml(
     assert.match(
       await statusOf(gw.dir, 'GwPolicy default/provider-tunnel'),
       /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.tunnel\.backendRef\.namespace \(at HTTPRoute default\/llm rule 5 backend GwBackend default\/sectioned section primary\)/,
-    );
-    assert.match(
-      await statusOf(gw.dir, 'GwPolicy default/provider-transformation'),
-      /Accepted=False \(Unsupported\): The data plane refuses spec\.backend\.transformation/,
     );
     assert.match(
       await statusOf(gw.dir, 'GwModel default/tunnelled'),

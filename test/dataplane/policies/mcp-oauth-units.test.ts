@@ -27,13 +27,10 @@ import {
   snakeCase,
 } from '../../../src/dataplane/policies/auth/mcp-oauth/settings.ts';
 import { addsClientSecret, authorizeRedirect } from '../../../src/dataplane/policies/auth/mcp-oauth/token-proxy.ts';
-import {
-  escapePath,
-  parseWellKnownPath,
-  requestOrigin,
-} from '../../../src/dataplane/policies/auth/mcp-oauth/well-known.ts';
+import { parseWellKnownPath } from '../../../src/dataplane/policies/auth/mcp-oauth/well-known.ts';
 import type { PolicyExchange } from '../../../src/dataplane/policies/exchange.ts';
 import { isProblem } from '../../../src/dataplane/policies/types.ts';
+import { escapePath, requestOrigin } from '../../../src/dataplane/proxy/request-origin.ts';
 import { closeServer, listen } from '../../helpers/http-server.ts';
 import { compileContext } from '../../helpers/policy-context.ts';
 

@@ -100,3 +100,16 @@ test('extra variables sit beside the request ones and may replace one', () => {
   assert.ok(!(expression instanceof ExpressionError));
   assert.equal(expression.evaluate(variables), true);
 });
+
+test('a2a variables: the call an a2a backend named, protocol a2a; empty for other requests and the card', () => {
+  const record = httpRecord();
+  assert.equal(run('has(a2a.method)', record), false);
+  record.a2a = { method: 'SendMessage', taskId: 'task-1' };
+  assert.equal(run('a2a.method', record), 'SendMessage');
+  assert.equal(run('a2a.taskId', record), 'task-1');
+  assert.equal(run('backend.protocol', record), 'a2a');
+  const card = httpRecord();
+  card.a2a = {};
+  assert.equal(run('has(a2a.method)', card), false);
+  assert.equal(run('backend.protocol', card), 'a2a');
+});

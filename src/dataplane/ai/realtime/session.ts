@@ -17,6 +17,7 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { shorterTimeout } from '../../../util/deadlines.ts';
 import type { RoutedRequest } from '../../backends/backend.ts';
 import type { ObservedResponse } from '../../balancing/endpoint-health.ts';
+import type { Subrequest } from '../../policies/exchange.ts';
 import { runResponseHooks } from '../../proxy/response-head.ts';
 import type { WebSocketUpgrade } from '../../proxy/websocket-upgrade.ts';
 import { celContext } from '../../telemetry/cel-context.ts';
@@ -34,6 +35,7 @@ import {
   prepareUpstreamRequest,
 } from '../llm-request.ts';
 import { priceLlmRequest } from '../model-prices.ts';
+import { providerSubrequest } from '../provider-subrequest.ts';
 import { PlanError } from '../providers/index.ts';
 import { RealtimeMeter } from './metering.ts';
 
@@ -192,6 +194,19 @@ function openUpstream(
   });
 }
 
+/** Headers for the upstream handshake: the client's without its own handshake's. */
+function handshakeless(headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  for (const name of HANDSHAKE_HEADERS) delete headers[name];
+  return headers;
+}
+
+/** The client's query without the key parameters of the Realtime APIs (gw sends the provider's credential). */
+function withoutKeys(clientQuery: string): string {
+  const query = new URLSearchParams(clientQuery);
+  for (const name of KEY_QUERY_PARAMETERS) query.delete(name);
+  return query.toString();
+}
+
 /**
  * Serves a Realtime session opened by `upgrade`, trying the candidates from `next` (at most
  * `total`) until one provider's WebSocket opens.
@@ -224,12 +239,9 @@ export async function serveRealtime(
   req.socket.once('close', () => {
     clientGone = true;
   });
-  const clientHeaders = clientHeadersForUpstream(routed);
-  for (const name of HANDSHAKE_HEADERS) delete clientHeaders[name];
+  const clientHeaders = handshakeless(clientHeadersForUpstream(routed));
   const protocols = offeredProtocols(req);
-  const query = new URLSearchParams(routed.forward.query);
-  for (const name of KEY_QUERY_PARAMETERS) query.delete(name);
-  const clientQuery = query.toString();
+  const clientQuery = withoutKeys(routed.forward.query);
   const maxPayload = routed.route.maxBufferBytes;
   let candidate = next();
   for (let attemptNumber = 1; candidate; attemptNumber++, candidate = next()) {
@@ -252,19 +264,32 @@ export async function serveRealtime(
     if (plan instanceof PlanError) return sendGatewayError(res, record, 'realtime', plan.status, plan.message);
     if (endpoint.connection.socketPath !== undefined)
       return sendGatewayError(res, record, 'realtime', 502, 'A Realtime session cannot be opened over a Unix socket.');
-    const headers = { ...clientHeaders };
+    // The provider's own extAuth and transformation check and change its handshake (decision 0045).
+    let attempt = { routed, headers: { ...clientHeaders }, query: clientQuery };
+    let subrequest: Subrequest | undefined;
+    if (endpoint.requestPolicies) {
+      const own = await providerSubrequest(routed, endpoint.requestPolicies, Buffer.alloc(0), 'realtime');
+      if (own === undefined) return;
+      subrequest = own.subrequest;
+      const ownHeaders = handshakeless(clientHeadersForUpstream(own.routed));
+      attempt = { routed: own.routed, headers: ownHeaders, query: withoutKeys(own.routed.forward.query) };
+    }
+    const headers = attempt.headers;
     const prepared = await prepareUpstreamRequest(
-      routed,
+      attempt.routed,
       endpoint,
       plan,
       headers,
       undefined,
       celContext(record),
-      clientQuery,
+      attempt.query,
     );
     if (typeof prepared !== 'string') {
       record.error = prepared.logText;
-      if (canRetry && prepared.status >= 500) continue;
+      if (canRetry && prepared.status >= 500) {
+        subrequest?.abandon();
+        continue;
+      }
       return sendGatewayError(
         res,
         record,
@@ -309,6 +334,7 @@ export async function serveRealtime(
     record.upstreamEndTime = process.hrtime.bigint();
     if (unhealthy && canRetry && !clientGone) {
       record.error = opened.kind === 'failed' ? `upstream ${opened.failure}` : `upstream status ${opened.status}`;
+      subrequest?.abandon();
       continue;
     }
     if (opened.kind === 'refused') {

@@ -6,6 +6,11 @@
 // the check and the connection (rebinding) cannot take it elsewhere. TLS to the destination (backend
 // policy tls) is for the name the client sent. Backend policies (tcp, tls, http, tunnel, auth)
 // apply as for a static backend; forwarding is the http kind's (../http.ts).
+//
+// The address rules cannot know every address that leads back to this gateway (its Service's
+// ClusterIP, a load balancer, a DNS name of either): forwarded requests carry a Via entry naming
+// this Gateway by a pseudonym, and a request that comes back with it is a loop, answered 508.
+import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { fieldNamespace } from '../../../contract/dataplane-config.ts';
@@ -87,6 +92,7 @@ export const dynamicForwardProxy: BackendKind<BackendRefInput> = {
       () => new Destinations(),
     );
     return new DynamicForwardProxy(
+      viaPseudonym(context.gateway),
       rules,
       context.resolveHost,
       destinations,
@@ -136,8 +142,27 @@ class Destinations {
   }
 }
 
+/**
+ * The Via received-by of a Gateway's forward proxies: the same for every replica of the Gateway (a
+ * loop through another replica is caught too), and not its name, which destinations anywhere see.
+ */
+function viaPseudonym(gateway: string): string {
+  return `gw-${hash('sha256', `gw dynamic forward proxy ${gateway}`, 'hex').slice(0, 16)}`;
+}
+
+/** Whether a Via header (RFC 9110, section 7.6.3) lists `pseudonym` as a proxy the request went through. */
+function viaLists(via: string | string[] | number | undefined, pseudonym: string): boolean {
+  if (via === undefined) return false;
+  const text = Array.isArray(via) ? via.join(',') : String(via);
+  if (!text.includes(pseudonym)) return false;
+  return text.split(',').some((entry) => entry.trim().split(/[ \t]+/)[1] === pseudonym);
+}
+
 class DynamicForwardProxy implements Backend {
   readonly type = 'dynamic' as const;
+  /** This Gateway's Via entry on what it forwards ("1.1 gw-…"). */
+  readonly #via: string;
+  readonly #pseudonym: string;
   readonly #rules: DestinationRules;
   readonly #lookup: AddressLookup;
   readonly #destinations: Destinations;
@@ -146,6 +171,7 @@ class DynamicForwardProxy implements Backend {
   readonly #authFor: (host: string) => CompiledBackendAuth | AuthConfigError | undefined;
 
   constructor(
+    pseudonym: string,
     rules: DestinationRules,
     lookup: AddressLookup,
     destinations: Destinations,
@@ -153,6 +179,8 @@ class DynamicForwardProxy implements Backend {
     settingsFor: (destination: Destination) => ConnectionSettings,
     authFor: (host: string) => CompiledBackendAuth | AuthConfigError | undefined,
   ) {
+    this.#pseudonym = pseudonym;
+    this.#via = `1.1 ${pseudonym}`;
     this.#rules = rules;
     this.#lookup = lookup;
     this.#destinations = destinations;
@@ -168,6 +196,14 @@ class DynamicForwardProxy implements Backend {
 
   async serve(routed: RoutedRequest): Promise<void> {
     const { req, res, record, forward } = routed;
+    if (viaLists(req.headers.via, this.#pseudonym)) {
+      record.error = 'dynamic forward proxy: the request came back through this Gateway (its own Via entry)';
+      return void sendText(
+        res,
+        508,
+        'the request came back to this gateway through its own forward proxy: its destination leads to the gateway itself',
+      );
+    }
     let target: Target;
     try {
       const named = parseHost(
@@ -195,6 +231,9 @@ class DynamicForwardProxy implements Backend {
     // Backend auth that cannot be made for this host (not cached: nothing is forwarded without it).
     if (forwarder instanceof AuthConfigError)
       return sendOwnFailure(res, record, `backend policy auth.${forwarder.field}: ${forwarder.message}`);
+    const via = forward.headers.via;
+    const earlier = Array.isArray(via) ? via.join(', ') : via === undefined ? '' : String(via);
+    forward.headers.via = earlier === '' ? this.#via : `${earlier}, ${this.#via}`;
     return forwarder.serve(routed);
   }
 

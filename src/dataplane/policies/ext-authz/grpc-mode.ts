@@ -145,10 +145,10 @@ function tlsSession(exchange: PolicyExchange): object | undefined {
 
 /** The HTTP request as it will go upstream, described the way Envoy describes it. */
 function httpRequest(exchange: PolicyExchange, body: Buffer | undefined): object {
-  const { forward, record, req } = exchange;
+  const { forward, record } = exchange;
   const path = forward.query === '' ? forward.path : `${forward.path}?${forward.query}`;
   const host = headerText('host', forward.headers.host) ?? record.host;
-  const method = req.method ?? 'GET';
+  const method = exchange.method;
   const headers = checkHeaders(forward.headers);
   // Envoy sends the pseudo-headers with the others; services match on them.
   headers[':authority'] = host;

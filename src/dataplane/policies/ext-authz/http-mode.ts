@@ -35,6 +35,12 @@ export interface CheckDispatcher {
     headers: Record<string, string | string[] | undefined>;
     body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown };
   }>;
+  /** An HTTP CONNECT: the answer's status and headers, and the connection it leaves (a tunnel when 2xx). */
+  connect(options: { path: string; headers: Record<string, string | string[]>; signal?: AbortSignal }): Promise<{
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    socket: { destroy(): unknown };
+  }>;
 }
 
 export type HttpCheck = (exchange: PolicyExchange, body: Buffer | undefined) => Promise<Decision>;
@@ -109,7 +115,7 @@ export function compileHttpMode(
     }
     const response = await send(dispatcher, {
       path: `${endpoint.basePath}${path}`,
-      method: exchange.req.method ?? 'GET',
+      method: exchange.method,
       headers,
       body,
       deadlineMs,
@@ -172,6 +178,7 @@ async function send(
   },
 ): Promise<CheckAnswer> {
   const signal = AbortSignal.timeout(request.deadlineMs);
+  if (request.method === 'CONNECT') return sendConnect(dispatcher, request, signal);
   let response: Awaited<ReturnType<CheckDispatcher['request']>>;
   try {
     response = await dispatcher.request({
@@ -200,6 +207,26 @@ async function send(
     throw new CheckFailure(`the authorization server's answer broke off: ${failureText(error, signal)}`);
   }
   return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, size) };
+}
+
+/**
+ * The check of a CONNECT (Frontend.connect Route): sent with the client's method, CONNECT, as
+ * Envoy's HTTP ext_authz sends the downstream method (it copies `:method`; decision 0045). What
+ * follows the server's answer on that connection is a tunnel (2xx) or a body gw does not read: the
+ * connection is closed, and a denial reaches the client without the server's body.
+ */
+async function sendConnect(
+  dispatcher: CheckDispatcher,
+  request: { path: string; headers: Record<string, string | string[]> },
+  signal: AbortSignal,
+): Promise<CheckAnswer> {
+  try {
+    const answer = await dispatcher.connect({ path: request.path, headers: request.headers, signal });
+    answer.socket.destroy();
+    return { status: answer.statusCode, headers: answer.headers, body: Buffer.alloc(0) };
+  } catch (error) {
+    throw new CheckFailure(`the authorization server did not answer: ${failureText(error, signal)}`);
+  }
 }
 
 function failureText(error: unknown, signal: AbortSignal): string {

@@ -164,8 +164,8 @@ function setRequestPseudoHeader(exchange: PolicyExchange, name: string, value: s
   } else if (name === ':authority') {
     if (AUTHORITY.test(value)) forward.headers.host = value;
   } else if (name === ':method') {
-    // The forwarder sends req.method upstream; the record (logs, CEL) keeps the client's.
-    if (TOKEN.test(value)) exchange.req.method = value.toUpperCase();
+    // The forwarder sends it upstream; the record (logs, CEL) keeps the client's.
+    if (TOKEN.test(value)) exchange.method = value.toUpperCase();
   }
 }
 

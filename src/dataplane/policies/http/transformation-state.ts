@@ -3,7 +3,9 @@
 // PostRouting alike) and the response Transforms still to apply. A response Transform runs once:
 // at the start of the response (onResponse: status and headers), or — when the response path
 // buffers the backend's response for it (responseBodyTransformer) — on the whole response, body
-// included, before it is written.
+// included, before it is written. A subrequest (an AI provider's attempt) starts from the
+// request's metadata and adds its response Transforms to the request's, applied only while the
+// subrequest is live.
 import type { ResponseHead } from '../../proxy/client-response.ts';
 import type { HeaderBag } from '../../routing/filters.ts';
 import type { PolicyExchange } from '../exchange.ts';
@@ -13,12 +15,18 @@ import { bagTarget, type CompiledTransform, type ResponseTarget, transformRespon
 interface PendingResponseTransform {
   transform: CompiledTransform;
   applied: boolean;
+  /** Whose it is (a subrequest's applies only while it is live), and the metadata it sees. */
+  exchange: PolicyExchange;
+  metadata: Record<string, unknown>;
 }
 
 interface TransformationState {
   /** `metadata` in CEL; no prototype, so that any configured name is a plain key. */
   metadata: Record<string, unknown>;
+  /** Shared by a request and its subrequests: the response is one. */
   responses: PendingResponseTransform[];
+  /** A subrequest may add a Transform that changes the body: the response is buffered for it. */
+  bodyExpected: boolean;
 }
 
 const states = new WeakMap<PolicyExchange, TransformationState>();
@@ -26,10 +34,26 @@ const states = new WeakMap<PolicyExchange, TransformationState>();
 function stateOf(exchange: PolicyExchange): TransformationState {
   let state = states.get(exchange);
   if (!state) {
-    state = { metadata: Object.create(null) as Record<string, unknown>, responses: [] };
+    const parent = exchange.parent === undefined ? undefined : stateOf(exchange.parent);
+    const metadata = Object.create(null) as Record<string, unknown>;
+    if (parent) Object.assign(metadata, parent.metadata);
+    state = { metadata, responses: parent?.responses ?? [], bodyExpected: false };
     states.set(exchange, state);
   }
   return state;
+}
+
+/**
+ * Has the response of `exchange`'s request read whole when it starts, for a response Transform
+ * that changes the body and is added later — by a sub-backend's policies, once the backend has
+ * chosen it (call before the response path opens).
+ */
+export function expectResponseBodyTransform(exchange: PolicyExchange): void {
+  stateOf(exchange).bodyExpected = true;
+}
+
+function pendingApplies(pending: PendingResponseTransform): boolean {
+  return !pending.applied && pending.exchange.live;
 }
 
 /** The request's transformation metadata (empty until a Transform computes some). */
@@ -50,14 +74,14 @@ export function addResponseTransform(
   layer: ResponseLayer = 'route',
 ): void {
   const state = stateOf(exchange);
-  const pending: PendingResponseTransform = { transform, applied: false };
+  const pending: PendingResponseTransform = { transform, applied: false, exchange, metadata: state.metadata };
   const first = layer === 'backend';
   if (first) state.responses.unshift(pending);
   else state.responses.push(pending);
   exchange.onResponse((res) => {
     if (pending.applied) return;
     pending.applied = true;
-    transformResponse(transform, exchange, state.metadata, responseTarget(res), undefined);
+    transformResponse(transform, exchange, pending.metadata, responseTarget(res), undefined);
   }, first);
 }
 
@@ -103,16 +127,18 @@ export interface ResponseBodyTransformer {
  */
 export function responseBodyTransformer(exchange: PolicyExchange | undefined): ResponseBodyTransformer | undefined {
   const state = exchange ? states.get(exchange) : undefined;
-  if (!exchange || !state?.responses.some((pending) => !pending.applied && pending.transform.body)) return undefined;
+  if (!exchange || !state) return undefined;
+  if (!state.bodyExpected && !state.responses.some((pending) => pendingApplies(pending) && pending.transform.body))
+    return undefined;
   return {
     maxBytes: POLICY_BODY_LIMIT,
     apply: ({ status, headers, body }) => {
       const target = bagTarget(status, headers);
       let current = body;
       for (const pending of state.responses) {
-        if (pending.applied) continue;
+        if (!pendingApplies(pending)) continue;
         pending.applied = true;
-        current = transformResponse(pending.transform, exchange, state.metadata, target, current) ?? current;
+        current = transformResponse(pending.transform, pending.exchange, pending.metadata, target, current) ?? current;
       }
       delete headers['transfer-encoding'];
       headers['content-length'] = String(current.length);

@@ -1,9 +1,10 @@
 // OAuth 2.0 Protected Resource Metadata (RFC 9728) of an MCP URL, and the 401 challenge that
 // points MCP clients at it (RFC 9728 §5.1, MCP authorization "Protected Resource Metadata
 // Discovery"). Field choices follow agentgateway: docs/policies/mcp-oauth.md.
+import { escapePath, requestOrigin } from '../../../proxy/request-origin.ts';
 import type { PolicyExchange } from '../../exchange.ts';
 import { type McpOAuthSettings, standsInAsAuthorizationServer } from './settings.ts';
-import { escapePath, PROTECTED_RESOURCE_PATH, requestOrigin } from './well-known.ts';
+import { PROTECTED_RESOURCE_PATH } from './well-known.ts';
 
 /** The MCP protocol revision the metadata names (agentgateway's mcp_protocol_version). */
 export const MCP_PROTOCOL_VERSION = '2025-06-18';

@@ -8,18 +8,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuleConfig } from '../../../../contract/dataplane-config.ts';
 import { sendLocalResponse } from '../../../proxy/direct-response.ts';
+import { requestOrigin } from '../../../proxy/request-origin.ts';
 import type { RouteTable } from '../../../routing/route-table.ts';
 import type { RequestRecord } from '../../../telemetry/request-record.ts';
 import type { LocalResponse } from '../../types.ts';
 import type { McpOAuthEndpoint } from './endpoint.ts';
 import { methodNotAllowed, preflight } from './responses.ts';
-import {
-  AUTHORIZE_SUFFIX,
-  parseWellKnownPath,
-  REGISTRATION_SUFFIX,
-  requestOrigin,
-  TOKEN_SUFFIX,
-} from './well-known.ts';
+import { AUTHORIZE_SUFFIX, parseWellKnownPath, REGISTRATION_SUFFIX, TOKEN_SUFFIX } from './well-known.ts';
 
 /** An endpoint with the route it belongs to (for the access log). */
 export interface RoutedEndpoint {

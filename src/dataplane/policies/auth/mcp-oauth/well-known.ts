@@ -1,9 +1,7 @@
 // The well-known paths MCP OAuth answers (RFC 9728 protected-resource metadata, RFC 8414
 // authorization server metadata) and the endpoints gw serves beneath the latter (client
-// registration, and for some providers authorize and token), and the URL the client reached gw
-// at, which every document names. docs/policies/mcp-oauth.md.
-import type { IncomingHttpHeaders } from 'node:http';
-
+// registration, and for some providers authorize and token). Every document names the URL the
+// client reached gw at (proxy/request-origin.ts). docs/policies/mcp-oauth.md.
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 export const AUTHORIZATION_SERVER_PATH = '/.well-known/oauth-authorization-server';
 /** Beneath the authorization server metadata URL: where gw takes registrations. */
@@ -40,34 +38,4 @@ export function parseWellKnownPath(path: string): WellKnownPath | undefined {
     if (rest === '' || rest.startsWith('/')) return { document, rest };
   }
   return undefined;
-}
-
-/**
- * scheme://host the client reached gw at: X-Forwarded-Proto (http or https) when a proxy in
- * front says so, else the connection's scheme; the Host header as sent. undefined when the host
- * is missing or holds characters no host has (it is written into documents and headers).
- */
-export function requestOrigin(
-  scheme: string,
-  host: string,
-  headers: IncomingHttpHeaders | Readonly<Record<string, unknown>>,
-): string | undefined {
-  if (host === '' || !HOST.test(host)) return undefined;
-  return `${forwardedScheme(headers) ?? scheme}://${host}`;
-}
-
-// reg-name, IPv4 or an IP literal in brackets, and an optional port: RFC 3986 characters only.
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::[0-9]{1,5})?$/;
-
-function forwardedScheme(headers: Readonly<Record<string, unknown>>): 'http' | 'https' | undefined {
-  const value = headers['x-forwarded-proto'];
-  const first = (Array.isArray(value) ? value[0] : value) as string | undefined;
-  if (typeof first !== 'string') return undefined;
-  const scheme = first.split(',')[0]!.trim().toLowerCase();
-  return scheme === 'http' || scheme === 'https' ? scheme : undefined;
-}
-
-/** A request path safe inside a quoted header parameter and a JSON URL: anything but RFC 3986 pchar and "/" escaped. */
-export function escapePath(path: string): string {
-  return path.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (c) => encodeURIComponent(c));
 }

@@ -1,0 +1,128 @@
+// A gw with its web UI for tests: a LocalGateway (the files given, or gw's own API server) and
+// the admin listener with the UI on a free loopback port, as gw run wires them; the example
+// configuration the UI tests show (the quickstart, the policies example and a few models).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { objectSource, type UiSources } from '../../src/admin/ui/sources.ts';
+import { type AdminUi, createAdminUi } from '../../src/admin/ui/ui-server.ts';
+import { type AdminServer, startAdminServer } from '../../src/dataplane/telemetry/admin-server.ts';
+import { LocalGateway } from '../../src/run/local-gateway.ts';
+import { freePort, refusedPort } from './gateway.ts';
+
+const examples = join(import.meta.dirname, '..', '..', 'examples');
+
+/** The Secret value the example holds: no UI answer may contain it. */
+export const EXAMPLE_SECRET_VALUE = 'key-for-team-a';
+
+/**
+ * The quickstart and policies examples on `port`, and a second Gateway `models` on `modelsPort`
+ * serving a concrete model, an Internal one, and a virtual (failover) model of the two.
+ */
+export async function exampleConfiguration(port: number, modelsPort: number): Promise<string> {
+  const down = await refusedPort();
+  const quickstart = readFileSync(join(examples, 'quickstart.yaml'), 'utf8').replace('port: 8080', `port: ${port}`);
+  const policies = readFileSync(join(examples, 'policies.yaml'), 'utf8');
+  const models = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: models, namespace: default}
+spec:
+  gatewayClassName: gw
+  listeners: [{name: llm, protocol: HTTP, port: ${modelsPort}}]
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: primary, namespace: default}
+spec:
+  parentRefs: [{name: models}]
+  provider: Alpha
+  baseURL: http://127.0.0.1:${down}/v1
+  match: {model: primary-model}
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: fallback, namespace: default}
+spec:
+  parentRefs: [{name: models}]
+  provider: Alpha
+  baseURL: http://127.0.0.1:${down}/v1
+  visibility: Internal
+---
+apiVersion: gw.dev/v1alpha1
+kind: GwModel
+metadata: {name: smart, namespace: default}
+spec:
+  parentRefs: [{name: models}]
+  virtualModel:
+    failover:
+      targets:
+        - {modelRef: {name: primary}, priority: 0}
+        - {modelRef: {name: fallback}, priority: 1}
+`;
+  return `${quickstart}\n---\n${policies}\n---\n${models}`;
+}
+
+export interface UiGateway {
+  gateway: LocalGateway;
+  ui: AdminUi;
+  admin: AdminServer;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** The quickstart Gateway's listener port. */
+  listenerPort: number;
+  /** The models Gateway's listener port. */
+  modelsPort: number;
+  stop(): Promise<void>;
+}
+
+export interface UiGatewayOptions {
+  /** Serve gw's own API server (editable) instead of the files. */
+  apiServer?: boolean;
+  /** The address the UI is told the admin listener binds (it binds 127.0.0.1 in tests). */
+  adminAddress?: string;
+  token?: string;
+}
+
+export async function startUiGateway(options: UiGatewayOptions = {}): Promise<UiGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-ui-'));
+  const listenerPort = await freePort();
+  const modelsPort = await freePort();
+  writeFileSync(join(dir, 'example.yaml'), await exampleConfiguration(listenerPort, modelsPort));
+  const gateway = new LocalGateway({
+    paths: options.apiServer ? [] : [dir],
+    address: '127.0.0.1',
+    ...(options.apiServer && { api: { dataDir: join(dir, 'data'), port: 0 } }),
+  });
+  await gateway.start();
+  const sources: UiSources = {
+    controller: gateway.controller,
+    source: objectSource({ api: gateway.api?.api, kube: false, paths: options.apiServer ? [] : [dir] }),
+    listenAddress: '127.0.0.1',
+    unboundPorts: () => gateway.dataPlane.unboundPorts,
+    healthReports: async () => [{ worker: 0, reports: gateway.dataPlane.healthReports() }],
+  };
+  const ui = createAdminUi({ sources, adminAddress: options.adminAddress ?? '127.0.0.1', token: options.token });
+  const admin = await startAdminServer({ port: 0, ready: () => true, metrics: { render: () => '' }, routes: ui });
+  return {
+    gateway,
+    ui,
+    admin,
+    url: `http://127.0.0.1:${admin.port}`,
+    listenerPort,
+    modelsPort,
+    stop: async () => {
+      await admin.close();
+      await gateway.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Splits a multi-document YAML text into its documents (for creating them one by one). */
+export function yamlDocuments(text: string): string[] {
+  return text
+    .split(/^---$/m)
+    .map((part) => part.trim())
+    .filter((part) => part.replace(/^#.*$/gm, '').trim() !== '');
+}
