@@ -5,7 +5,8 @@
 // file and field path — and every change it sees is applied here: a changed object is applied
 // again (the files win over edits made through the API), an object no longer in any file is
 // deleted. Objects created through the API are left alone. Namespaces the files use are created
-// when missing, as a cluster admin would have to.
+// when missing, as a cluster admin would have to. A Pod's status in a file goes to its status
+// subresource (there is no kubelet to write it).
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { FileStore } from '../store/file-store.ts';
 import { kindKey, objectKey, type WatchEvent } from '../store/store.ts';
@@ -104,6 +105,22 @@ export class FileApplier {
         JSON.stringify(appliedConfiguration(object)),
         { fieldManager: FILES_MANAGER, force: true, fieldValidation: 'Ignore' },
       );
+      // A Pod's status stands for its kubelet's report: it goes to the status subresource.
+      if (resource.definition.readsStatus && object.status !== undefined) {
+        const { apiVersion, kind, metadata, status } = object;
+        const statusOnly = {
+          apiVersion,
+          kind,
+          metadata: { name: metadata.name, namespace: metadata.namespace },
+          status,
+        };
+        this.store.patch(resource, namespace, object.metadata.name!, 'apply', JSON.stringify(statusOnly), {
+          fieldManager: FILES_MANAGER,
+          force: true,
+          fieldValidation: 'Ignore',
+          subresource: 'status',
+        });
+      }
     } catch (error) {
       this.report(`applying ${object.kind} ${objectKey(object)} from the files: ${(error as Error).message}`);
     }

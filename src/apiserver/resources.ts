@@ -45,6 +45,7 @@ const KNOWN_NAMES: Record<string, { shortNames?: string[]; categories?: string[]
   'gateway.networking.k8s.io/HTTPRoute': { categories: ['gateway-api'] },
   'gateway.networking.k8s.io/ListenerSet': { categories: ['gateway-api'] },
   'gateway.networking.k8s.io/ReferenceGrant': { shortNames: ['refgrant'], categories: ['gateway-api'] },
+  'inference.networking.k8s.io/InferencePool': { shortNames: ['infpool'] },
 };
 
 function kindKeyOf(definition: KindDefinition): KindKey {

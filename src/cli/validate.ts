@@ -84,7 +84,7 @@ export function admitLoaded(loaded: LoadResult, io: Io): { stored: KubeObject[];
   const stored: KubeObject[] = [];
   const seen = new Map<string, SourceDocument>();
   for (const document of loaded.documents) {
-    const result = admit(document.value);
+    const result = admit(document.value, { fromFiles: true });
     const name = describeObject(result.object ?? document.value);
     const where = locationOf(document);
     for (const warning of result.warnings) io.stderr(`${admissionLine(where, name, warning, 'warning')}\n`);

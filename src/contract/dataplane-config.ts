@@ -17,6 +17,7 @@ import type {
 } from '../api/kinds/gateway-api/http-route.ts';
 import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
+import type { InferencePoolSpec } from '../api/kinds/inference/inference-pool.ts';
 import type { BackendFull } from '../api/types/backend-policies.ts';
 import type { Frontend } from '../api/types/frontend.ts';
 import type { APIKeyAuthentication } from '../api/types/inbound-auth.ts';
@@ -210,12 +211,24 @@ export interface ServiceMeshConfig {
 }
 
 /**
+ * An InferencePool a custom provider's backendRef names (docs/decisions/0048-inference-pool.md):
+ * its spec, and the IP addresses of the Pods it selects that are ready (sorted; none: nothing can
+ * be sent). Its endpoint picker's Service, when it names one, is in `backends` too.
+ */
+export interface InferencePoolConfig {
+  kind: 'InferencePool';
+  spec: InferencePoolSpec;
+  endpoints: string[];
+}
+
+/**
  * A backend a configuration names: a GwBackend's or a Service's spec; a Service in the ambient
- * mesh with its mesh endpoints.
+ * mesh with its mesh endpoints; an InferencePool with its ready Pods.
  */
 export type BackendObjectConfig =
   | { kind: 'GwBackend'; spec: GwBackendSpec }
-  | { kind: 'Service'; spec: ServiceSpec; mesh?: ServiceMeshConfig };
+  | { kind: 'Service'; spec: ServiceSpec; mesh?: ServiceMeshConfig }
+  | InferencePoolConfig;
 
 export interface DataPlaneConfig {
   apiVersion: typeof DATAPLANE_CONFIG_VERSION;
@@ -225,7 +238,8 @@ export interface DataPlaneConfig {
   listeners: ListenerConfig[];
   /**
    * GwBackend specs and Service specs, by "Kind ns/name": those routes send to, and those policy
-   * endpoint references name (ExtAuth, ExtProc, rate limit services, JWKS, OTLP collectors).
+   * endpoint references name (ExtAuth, ExtProc, rate limit services, JWKS, OTLP collectors); the
+   * InferencePools custom providers send to.
    */
   backends: Record<string, BackendObjectConfig>;
   /** Programmed GwModels, by "ns/name". */

@@ -13,6 +13,7 @@
 // statuses it writes, and brings the store's objects in line (provisioning/provisioner.ts). Its
 // own writes come back as events that match what it wants and start nothing; a change by someone
 // else to an object gw generated (an edit, a deletion) starts a sync of the last plan.
+import { findKind } from '../api/kinds/registry.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import type { DataPlaneConfig } from '../contract/dataplane-config.ts';
 import { PROVISIONED_KIND_KEYS } from '../provisioning/provisioned-kinds.ts';
@@ -99,11 +100,13 @@ const KIND_NAMES = new Map(
 
 /**
  * Everything of an object but its status, resource version and managedFields: a status write
- * leaves it unchanged (the writer's managedFields entry takes the write's time).
+ * leaves it unchanged (the writer's managedFields entry takes the write's time). The status of a
+ * kind gw reads the status of (a Pod's readiness) is part of it.
  */
 function contentKey(object: KubeObject): string {
-  const { status: _status, metadata, ...rest } = object;
+  const { status, metadata, ...rest } = object;
   const { resourceVersion: _rv, managedFields: _fields, ...meta } = metadata;
+  if (findKind(object.apiVersion, object.kind)?.readsStatus) return JSON.stringify([meta, rest, status]);
   return JSON.stringify([meta, rest]);
 }
 

@@ -6,6 +6,7 @@
 import type { ServiceSpec } from '../api/kinds/core/service.ts';
 import type { GwBackendSpec } from '../api/kinds/gw-backend.ts';
 import type { GwModelSpec } from '../api/kinds/gw-model.ts';
+import { pickerServiceName } from '../api/kinds/inference/inference-pool.ts';
 import type { KubeObject } from '../api/validate/admission.ts';
 import {
   type ApiKeyAuthenticationConfig,
@@ -26,6 +27,7 @@ import {
 } from '../contract/dataplane-config.ts';
 import { selectorMatches } from './gateway-api/selectors.ts';
 import type { EffectiveListener, GatewayApiResult, RouteBackendRef, RouteRule } from './gateway-api/types.ts';
+import { poolConfig } from './inference-pools.ts';
 import { type GatewayMesh, gatewayMesh, serviceMesh } from './mesh-endpoints.ts';
 import { gatewayModelCatalog } from './model-catalog/resolve.ts';
 import type { ModelAttachment } from './models/status.ts';
@@ -485,8 +487,9 @@ function addMcpSelections(building: Building, refConfig: BackendRefConfig, objec
 /**
  * The specs and data of everything the configuration names: Services and GwBackends that policy
  * endpoint references need to connect (ExtAuth, rate limit services...; a missing one is left out
- * and the policy reports it) with the Secrets and ConfigMaps their own policies name, and the
- * decoded data of Secrets and ConfigMaps.
+ * and the policy reports it) with the Secrets and ConfigMaps their own policies name, the
+ * InferencePools custom providers send to (with their ready Pods and their picker's Service), and
+ * the decoded data of Secrets and ConfigMaps.
  */
 function resolveReferenced(building: Building): void {
   const { snapshot, config, referenced } = building;
@@ -503,6 +506,14 @@ function resolveReferenced(building: Building): void {
       for (const found of findReferences(object.spec, 'spec'))
         if (found.kind === 'Secret' || found.kind === 'ConfigMap')
           referenced.push({ kind: found.kind, namespace: ref.namespace, name: found.name });
+    } else if (ref.kind === 'InferencePool') {
+      const pool = snapshot.inferencePools.get(name);
+      if (!pool || config.backends[key]) continue;
+      const pooled = poolConfig(pool, snapshot);
+      config.backends[key] = pooled;
+      // Its endpoint picker's Service, which the data plane calls for every request.
+      const picker = pickerServiceName(pooled.spec);
+      if (picker !== undefined) referenced.push({ kind: 'Service', namespace: ref.namespace, name: picker });
     } else if (ref.kind === 'Secret' || ref.kind === 'ConfigMap') {
       const object = (ref.kind === 'Secret' ? snapshot.secrets : snapshot.configMaps).get(name);
       if (object) config.data[key] = objectData(object);

@@ -1,12 +1,14 @@
-// References from an object's spec to Secrets, ConfigMaps and Services in its namespace, found by
-// their field names wherever they occur (backend policies, providers, MCP targets, auth...), and
+// References from an object's spec to Secrets, ConfigMaps, Services, GwBackends and InferencePools
+// (a custom provider's backendRef) in its namespace, found by their field names wherever they
+// occur (backend policies, providers, MCP targets, auth...), and
 // checked against a snapshot. A missing object is a condition, never a silent drop.
 
+import { INFERENCE_GROUP } from '../api/kinds/inference/inference-pool.ts';
 import { isPlainObject } from '../util/values.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface Reference {
-  kind: 'Secret' | 'ConfigMap' | 'Service' | 'GwBackend';
+  kind: 'Secret' | 'ConfigMap' | 'Service' | 'GwBackend' | 'InferencePool';
   name: string;
   /** Field path of the reference, as errors print it. */
   path: string;
@@ -35,6 +37,8 @@ function referenceFrom(field: string, value: Record<string, unknown>, path: stri
     const group = (value.group ?? '') as string;
     if ((value.kind ?? 'Service') === 'Service' && group === '') return { kind: 'Service', name: value.name, path };
     if (value.kind === 'GwBackend' && group === 'gw.dev') return { kind: 'GwBackend', name: value.name, path };
+    if (value.kind === 'InferencePool' && group === INFERENCE_GROUP)
+      return { kind: 'InferencePool', name: value.name, path };
   }
   return undefined;
 }
@@ -65,7 +69,13 @@ export function findReferences(value: unknown, path: string, found: Reference[] 
   return found;
 }
 
-const INDEX = { Secret: 'secrets', ConfigMap: 'configMaps', Service: 'services', GwBackend: 'backends' } as const;
+const INDEX = {
+  Secret: 'secrets',
+  ConfigMap: 'configMaps',
+  Service: 'services',
+  GwBackend: 'backends',
+  InferencePool: 'inferencePools',
+} as const;
 
 /** The references of `spec` whose object does not exist in `namespace`, as messages. */
 export function missingReferences(spec: unknown, namespace: string, snapshot: Snapshot): string[] {

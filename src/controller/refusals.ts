@@ -16,7 +16,6 @@ import { backendPlace, sectionOwnFields, sectionPlace, trafficPlaces } from '../
 import type { PlaceName } from '../contract/enforcement/places.ts';
 import { type Refusal, refusalsIn } from '../contract/enforcement/walk.ts';
 import type { GatewayApiResult } from './gateway-api/types.ts';
-import { backendInferencePoolRefusals, modelInferencePoolRefusals } from './inference-pool-refusals.ts';
 import { markListenersNotProgrammed } from './listener-programmed.ts';
 
 /** A field an object sets that the data plane refuses. */
@@ -55,7 +54,6 @@ export function backendRefusals(spec: GwBackendSpec): ObjectRefusal[] {
     if (policies)
       found.push(...atPath(`spec.mcp.targets[${index}].static.policies`, refusalsIn('backend:mcp-target', policies)));
   }
-  found.push(...backendInferencePoolRefusals(spec));
   return found;
 }
 
@@ -64,7 +62,6 @@ export function modelRefusals(spec: GwModelSpec): ObjectRefusal[] {
   return [
     ...atPath('spec', refusalsIn('model-spec', spec)),
     ...atPath('spec.policies', refusalsIn('model-policies', spec.policies ?? {})),
-    ...modelInferencePoolRefusals(spec),
   ];
 }
 

@@ -19,6 +19,8 @@ export const SNAPSHOT_KINDS = {
   pods: '/Pod',
   /** Mesh destinations: which pods are a Service's endpoints, ready, at which ports. */
   endpointSlices: 'discovery.k8s.io/EndpointSlice',
+  /** Custom providers' backendRefs: the pool's Pods (selected among `pods`) and its endpoint picker. */
+  inferencePools: 'inference.networking.k8s.io/InferencePool',
   backends: 'gw.dev/GwBackend',
   models: 'gw.dev/GwModel',
   parameters: 'gw.dev/GwParameters',

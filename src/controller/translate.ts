@@ -7,6 +7,7 @@ import { backendStatuses } from './backends/status.ts';
 import { buildDataPlaneConfigs } from './dataplane-config.ts';
 import { type GatewayApiResult, translateGatewayApi } from './gateway-api/index.ts';
 import { modelGateways } from './incremental/dependencies.ts';
+import { inferencePoolStatuses } from './inference-pools.ts';
 import { parametersCatalogStatuses } from './model-catalog/resolve.ts';
 import { type ModelAttachment, modelAttachment, modelAttachments } from './models/status.ts';
 import { indexPolicies } from './policies/attachments.ts';
@@ -42,6 +43,7 @@ export function translate(snapshot: Snapshot, now: string, revision: string): Tr
     ['backends', backendStatuses(snapshot, now, configs)],
     ['models', new Map([...models].map(([key, attachment]) => [key, attachment.status]))],
     ['parameters', parametersCatalogStatuses(snapshot, new Set(gatewayApi.gatewayStatuses.keys()), now)],
+    ['inferencePools', inferencePoolStatuses(snapshot, configs, now)],
   ]);
   return { gatewayApi, statuses, configs };
 }

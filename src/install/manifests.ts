@@ -7,6 +7,7 @@
 // are apart (deploy/gateway-api-crds.yaml): a cluster may already have them. Decision 0036.
 import { toCrd } from '../api/crd/generate.ts';
 import { GATEWAY_API_GROUP } from '../api/kinds/gateway-api/shared.ts';
+import { INFERENCE_GROUP } from '../api/kinds/inference/inference-pool.ts';
 import { crdKinds } from '../api/kinds/registry.ts';
 import { CONTROLLER_NAME } from '../controller/gateway-api/types.ts';
 import { ADMIN_PORT } from '../provisioning/command.ts';
@@ -38,7 +39,7 @@ export const GATEWAY_CLASS = 'gw';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 /** The groups whose statuses the controller writes (never the core kinds'). */
-const STATUS_GROUPS = new Set(['gw.dev', GATEWAY_API_GROUP]);
+const STATUS_GROUPS = new Set(['gw.dev', GATEWAY_API_GROUP, INFERENCE_GROUP]);
 
 export function defaultImage(version: string): string {
   return imageReference({}, version);

@@ -136,7 +136,14 @@ export class FileStore extends MemoryStore {
 
     let changes = 0;
     for (const [id, { object, file }] of desired) {
-      if ((changedFiles.has(file) || this.owners.get(id) !== file) && this.apply(object)) changes++;
+      if (!changedFiles.has(file) && this.owners.get(id) === file) continue;
+      if (this.apply(object)) changes++;
+      // A Pod's status in a file stands for its kubelet's report (KindDefinition.readsStatus).
+      if (
+        findKind(object.apiVersion, object.kind)?.readsStatus &&
+        this.writeStatus(kindKey(object), objectKey(object), object.status)
+      )
+        changes++;
     }
     for (const id of this.owners.keys()) {
       if (desired.has(id)) continue;
@@ -223,7 +230,7 @@ export class FileStore extends MemoryStore {
       invalid: boolean;
     },
   ): void {
-    const result = admit(document.value);
+    const result = admit(document.value, { fromFiles: true });
     const where = locationOf(document);
     const name = describeObject(result.object ?? document.value);
     if (result.errors.length > 0) {

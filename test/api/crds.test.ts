@@ -6,8 +6,9 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { crdFileName, crdYaml, toCrd } from '../../src/api/crd/generate.ts';
 import { GATEWAY_API_BUNDLE_VERSION } from '../../src/api/kinds/gateway-api/kinds.ts';
-import { crdKinds, gatewayApiCrdKinds } from '../../src/api/kinds/registry.ts';
+import { crdKinds, gatewayApiCrdKinds, inferenceExtensionCrdKinds } from '../../src/api/kinds/registry.ts';
 import type { SchemaNode } from '../../src/api/schema/schema.ts';
+import { admit } from '../../src/api/validate/admission.ts';
 import { applyDefaults } from '../../src/api/validate/defaults.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
 import { validateValue } from '../../src/api/validate/schema-validator.ts';
@@ -221,5 +222,67 @@ describe('the structural checks themselves', () => {
     assert.match(text, /T\.both: both properties and additionalProperties/);
     assert.match(text, /T\.port: default is invalid/);
     assert.match(text, /T\.codes: enum value "302" is not a integer/);
+  });
+});
+
+describe('generated Inference Extension CRD (gw crds --inference-extension)', () => {
+  it('matches the committed deploy/inference-extension-crds.yaml and names its release', () => {
+    const committed = readFileSync(new URL('../../deploy/inference-extension-crds.yaml', import.meta.url), 'utf8');
+    assert.equal(committed, inferenceExtensionCrdKinds().map(crdYaml).join('---\n'));
+    const crd = toCrd(inferenceExtensionCrdKinds()[0]!) as {
+      metadata: { name: string; annotations: Record<string, string> };
+      spec: { names: { shortNames: string[] }; versions: { name: string; subresources?: unknown }[] };
+    };
+    assert.equal(crd.metadata.name, 'inferencepools.inference.networking.k8s.io');
+    assert.equal(crd.metadata.annotations['inference.networking.k8s.io/bundle-version'], 'v1.6.0');
+    assert.deepEqual(crd.spec.names.shortNames, ['infpool']);
+    assert.deepEqual(
+      crd.spec.versions.map(({ name, subresources }) => ({ name, subresources })),
+      [{ name: 'v1', subresources: { status: {} } }],
+    );
+  });
+
+  it("admits the extension's own shape and refuses what its CRD refuses", () => {
+    const pool = (spec: Record<string, unknown>) => ({
+      apiVersion: 'inference.networking.k8s.io/v1',
+      kind: 'InferencePool',
+      metadata: { name: 'vllm', namespace: 'default' },
+      spec,
+    });
+    const valid = admit(
+      pool({
+        selector: { matchLabels: { app: 'vllm-llama3-8b-instruct' } },
+        targetPorts: [{ number: 8000 }],
+        endpointPickerRef: { name: 'vllm-llama3-8b-instruct-epp', port: { number: 9002 } },
+      }),
+    );
+    assert.deepEqual(valid.errors.map(formatFieldError), []);
+    // The CRD's defaults: kind Service, core group, FailClose, appProtocol http.
+    assert.deepEqual(valid.object!.spec, {
+      selector: { matchLabels: { app: 'vllm-llama3-8b-instruct' } },
+      targetPorts: [{ number: 8000 }],
+      endpointPickerRef: {
+        name: 'vllm-llama3-8b-instruct-epp',
+        port: { number: 9002 },
+        group: '',
+        kind: 'Service',
+        failureMode: 'FailClose',
+      },
+      appProtocol: 'http',
+    });
+    const errors = (spec: Record<string, unknown>) => admit(pool(spec)).errors.map(formatFieldError).join('\n');
+    assert.match(
+      errors({
+        selector: { matchLabels: { app: 'v' } },
+        targetPorts: [{ number: 8000 }],
+        endpointPickerRef: { name: 'epp' },
+      }),
+      /port is required when kind is 'Service'/,
+    );
+    assert.match(
+      errors({ selector: { matchLabels: { app: 'v' } }, targetPorts: [{ number: 8000 }, { number: 8000 }] }),
+      /port number must be unique/,
+    );
+    assert.match(errors({ selector: { matchLabels: { app: 'v' } }, targetPorts: [] }), /targetPorts/);
   });
 });

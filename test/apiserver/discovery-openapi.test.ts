@@ -35,6 +35,7 @@ describe('discovery', () => {
         'discovery.k8s.io',
         'gateway.networking.k8s.io',
         'gw.dev',
+        'inference.networking.k8s.io',
         'policy',
         'rbac.authorization.k8s.io',
       ],
@@ -154,6 +155,7 @@ describe('OpenAPI v3', () => {
       'apis/gateway.networking.k8s.io/v1',
       'apis/gateway.networking.k8s.io/v1beta1',
       'apis/gw.dev/v1alpha1',
+      'apis/inference.networking.k8s.io/v1',
       'apis/policy/v1',
       'apis/rbac.authorization.k8s.io/v1',
     ]);

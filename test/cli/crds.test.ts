@@ -1,5 +1,6 @@
 // gw crds: the gw.dev CRDs by default, the Gateway API's with --gateway-api (what
-// deploy/gateway-api-crds.yaml holds), one file per CRD with --output-dir.
+// deploy/gateway-api-crds.yaml holds), the InferencePool's with --inference-extension (what
+// deploy/inference-extension-crds.yaml holds), one file per CRD with --output-dir.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,19 @@ describe('gw crds', () => {
       gatewayApi.stdout,
       readFileSync(new URL('../../deploy/gateway-api-crds.yaml', import.meta.url), 'utf8'),
     );
+  });
+
+  it("with --inference-extension the InferencePool's of deploy/inference-extension-crds.yaml; not with --gateway-api too", async () => {
+    const inference = await runGw(['crds', '--inference-extension']);
+    assert.equal(inference.code, 0, inference.stderr);
+    assert.deepEqual(crdNames(inference.stdout), ['inferencepools.inference.networking.k8s.io']);
+    assert.equal(
+      inference.stdout,
+      readFileSync(new URL('../../deploy/inference-extension-crds.yaml', import.meta.url), 'utf8'),
+    );
+    const both = await runGw(['crds', '--gateway-api', '--inference-extension']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /give --gateway-api or --inference-extension, not both/);
   });
 
   it('--gateway-api --output-dir writes one file per CRD', async () => {

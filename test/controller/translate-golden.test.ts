@@ -35,6 +35,7 @@ import { PolicyStatus } from '../../src/api/kinds/gateway-api/shared.ts';
 import { GwBackendStatus } from '../../src/api/kinds/gw-backend.ts';
 import { GwModelStatus } from '../../src/api/kinds/gw-model.ts';
 import { GwParametersStatus } from '../../src/api/kinds/gw-parameters.ts';
+import { InferencePoolStatus } from '../../src/api/kinds/inference/inference-pool.ts';
 import { parseResources } from '../../src/api/load/documents.ts';
 import { admit, type KubeObject } from '../../src/api/validate/admission.ts';
 import { formatFieldError } from '../../src/api/validate/errors.ts';
@@ -63,7 +64,7 @@ function documents(file: string) {
 /** Objects as the API server stores them: admitted, with the generation a store sets on create. */
 function admittedObjects(file: string): KubeObject[] {
   return documents(file).map((document) => {
-    const result = admit(document.value);
+    const result = admit(document.value, { fromFiles: true });
     assert.deepEqual(result.errors.map(formatFieldError), [], `${file}: document ${document.document} is not admitted`);
     const object = result.object!;
     object.metadata.generation ??= 1;
@@ -121,6 +122,7 @@ const STATUS_SCHEMAS = {
   GwBackend: GwBackendStatus,
   GwModel: GwModelStatus,
   GwParameters: GwParametersStatus,
+  InferencePool: InferencePoolStatus,
 } as const;
 
 function assertStatusesValid(statuses: Record<string, unknown>): void {
@@ -231,10 +233,13 @@ const NOT_REASONS = new Set([
   'GwParameters',
   'Pod',
   'EndpointSlice',
+  'InferencePool',
   // condition types that are never a reason
   'StatusSummarized',
   'Authorized',
   'ModelCatalogResolved',
+  // a Pod's condition type (inference-pools.ts: a pool's members are its Ready Pods)
+  'Ready',
   // field values: protocols, TLS modes, match types, namespace selection, strategies, booleans
   'HTTP',
   'HTTPS',

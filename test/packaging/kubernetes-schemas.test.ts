@@ -2,7 +2,8 @@
 // (test/helpers/kubernetes-schemas.ts: kubernetes-models' validators compiled from Kubernetes'
 // OpenAPI documents, plus fields the schema does not have): the objects gatewayManifests() makes
 // for every golden input and for overlays of every kind, the install manifests (deploy/install.yaml)
-// and the Gateway API CRDs (deploy/gateway-api-crds.yaml), CRDs with the apiextensions.k8s.io/v1
+// and the Gateway API CRDs (deploy/gateway-api-crds.yaml) and the InferencePool CRD
+// (deploy/inference-extension-crds.yaml), CRDs with the apiextensions.k8s.io/v1
 // model. The GatewayClass, a Gateway API kind kubernetes-models does not have, is admitted as gw
 // validate (and a cluster with the CRDs above) admits it.
 import assert from 'node:assert/strict';
@@ -136,11 +137,15 @@ describe('the objects gw provisions pass the Kubernetes schemas', () => {
 });
 
 describe('the install manifests pass the Kubernetes schemas', () => {
-  for (const file of ['install.yaml', 'gateway-api-crds.yaml']) {
+  for (const [file, least] of [
+    ['install.yaml', 5],
+    ['gateway-api-crds.yaml', 5],
+    ['inference-extension-crds.yaml', 1],
+  ] as const) {
     it(`deploy/${file}`, async () => {
       const text = readFileSync(new URL(`../../deploy/${file}`, import.meta.url), 'utf8');
       const objects = parseAllDocuments(text).map((document) => document.toJS() as Object_);
-      assert.ok(objects.length >= 5);
+      assert.ok(objects.length >= least);
       for (const object of objects) await assertValid(object, file);
     });
   }

@@ -1,9 +1,12 @@
 // CustomResourceDefinitions (apiextensions.k8s.io/v1) generated from the kinds' schemas, so that
 // a real cluster validates exactly what `gw validate` and the embedded API server validate: the
-// gw.dev kinds' (deploy/crds/) and the Gateway API kinds' (deploy/gateway-api-crds.yaml).
+// gw.dev kinds' (deploy/crds/), the Gateway API kinds' (deploy/gateway-api-crds.yaml) and the
+// Inference Extension's InferencePool (gw crds --inference-extension).
 import { stringify } from 'yaml';
 import { GATEWAY_API_BUNDLE_VERSION } from '../kinds/gateway-api/kinds.ts';
 import { GATEWAY_API_GROUP } from '../kinds/gateway-api/shared.ts';
+import { INFERENCE_GROUP } from '../kinds/inference/inference-pool.ts';
+import { INFERENCE_EXTENSION_BUNDLE_VERSION } from '../kinds/inference/kinds.ts';
 import type { KindDefinition } from '../kinds/kind.ts';
 import type { SchemaNode } from '../schema/schema.ts';
 
@@ -80,7 +83,7 @@ function keepUnknownFields(node: Record<string, unknown>): void {
   if (node.items !== undefined) keepUnknownFields(node.items as Record<string, unknown>);
 }
 
-/** Labels and annotations of a CRD: gw's kinds are gw's; the Gateway API's name their release. */
+/** Labels and annotations of a CRD: gw's kinds are gw's; the Gateway API's and the Inference Extension's name their release. */
 function crdMetadata(definition: KindDefinition): Record<string, unknown> {
   const name = `${definition.plural}.${definition.group}`;
   if (definition.group === GATEWAY_API_GROUP)
@@ -91,6 +94,8 @@ function crdMetadata(definition: KindDefinition): Record<string, unknown> {
         'gateway.networking.k8s.io/channel': 'standard',
       },
     };
+  if (definition.group === INFERENCE_GROUP)
+    return { name, annotations: { 'inference.networking.k8s.io/bundle-version': INFERENCE_EXTENSION_BUNDLE_VERSION } };
   return { name, labels: { 'app.kubernetes.io/name': 'gw', 'gateway.networking.k8s.io/policy': 'Direct' } };
 }
 

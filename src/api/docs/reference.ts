@@ -4,13 +4,14 @@
 import { type KindDefinition, servedApiVersionsOf } from '../kinds/kind.ts';
 import { META, type SchemaNode, type TypeMeta, type ValidationRule } from '../schema/schema.ts';
 
-const SOURCE_ORDER: readonly TypeMeta['source'][] = ['1', '2', 'gw', 'gateway-api', 'core'];
+const SOURCE_ORDER: readonly TypeMeta['source'][] = ['1', '2', 'gw', 'gateway-api', 'inference-extension', 'core'];
 
 const SOURCE_TITLES: Record<TypeMeta['source'], string> = {
   '1': 'Document 1 types (top-level resources)',
   '2': 'Document 2 types (shared field types)',
   gw: 'gw-designed types (the spec says "not shown")',
   'gateway-api': 'Gateway API types',
+  'inference-extension': 'Gateway API Inference Extension types',
   core: 'Kubernetes types',
 };
 
@@ -19,6 +20,8 @@ const SOURCE_INTROS: Record<TypeMeta['source'], string> = {
   '2': 'Types defined by the spec document "Shared Field Types".',
   gw: "Types the spec names without showing their fields; gw designed them (see each type's notes).",
   'gateway-api': 'The parts of Kubernetes Gateway API (gateway.networking.k8s.io) that gw reads.',
+  'inference-extension':
+    "The Gateway API Inference Extension's InferencePool (inference.networking.k8s.io), which a custom LLM provider's backendRef may name.",
   core: "The parts of Kubernetes' built-in objects that gw reads (core v1) or stores in its API server (the workloads, budgets, autoscalers, accounts and RBAC its provisioning writes).",
 };
 

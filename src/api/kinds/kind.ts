@@ -31,6 +31,14 @@ export interface KindDefinition {
   /** Whether `status` is a subresource (then spec writes ignore it and files may omit it). */
   statusSubresource: boolean;
   /**
+   * Whether gw reads the kind's status, which another component writes (a Pod's, by the kubelet:
+   * an InferencePool's members are its Ready Pods). A change of the status alone is then a change
+   * the controller acts on, and the status of such an object in gw's files is kept (and applied to
+   * the status subresource when the files go into the API server): a file stands in for the
+   * kubelet. Other kinds' status in files is dropped: gw writes it, or nothing reads it.
+   */
+  readsStatus: boolean;
+  /**
    * Whether the kind has the scale subresource (autoscaling/v1 Scale over spec.replicas,
    * status.replicas and spec.selector), which kubectl scale and autoscalers use: Deployment.
    */
@@ -78,6 +86,7 @@ export interface KindOptions {
   categories?: string[];
   printerColumns?: PrinterColumn[];
   statusSubresource?: boolean;
+  readsStatus?: boolean;
   scaleSubresource?: boolean;
   immutableFields?: string[];
   unknownFields?: 'error' | 'warn';
@@ -143,6 +152,7 @@ export function defineKind(options: KindOptions): KindDefinition {
     printerColumns: options.printerColumns,
     schema,
     statusSubresource: options.statusSubresource ?? 'status' in options.fields,
+    readsStatus: options.readsStatus ?? false,
     scaleSubresource: options.scaleSubresource ?? false,
     immutableFields: options.immutableFields ?? [],
     unknownFields: options.unknownFields ?? 'error',

@@ -1,6 +1,6 @@
-// Every kind the API knows, looked up by apiVersion and kind: gw's own, the Gateway API's, and the
-// Kubernetes built-in kinds gw reads (core, discovery) or whose objects its provisioning writes (core, apps,
-// policy, autoscaling, rbac).
+// Every kind the API knows, looked up by apiVersion and kind: gw's own, the Gateway API's, its
+// Inference Extension's InferencePool, and the Kubernetes built-in kinds gw reads (core,
+// discovery) or whose objects its provisioning writes (core, apps, policy, autoscaling, rbac).
 
 import { appsKinds } from './apps/kinds.ts';
 import { autoscalingKinds } from './autoscaling/kinds.ts';
@@ -11,6 +11,7 @@ import { GwBackendKind } from './gw-backend.ts';
 import { GwModelKind } from './gw-model.ts';
 import { GwParametersKind } from './gw-parameters.ts';
 import { GwPolicyKind } from './gw-policy.ts';
+import { inferenceExtensionKinds } from './inference/kinds.ts';
 import { type KindDefinition, servedApiVersionsOf } from './kind.ts';
 import { policyKinds } from './policy/kinds.ts';
 import { rbacKinds } from './rbac/kinds.ts';
@@ -21,6 +22,7 @@ export const KINDS: readonly KindDefinition[] = [
   GwParametersKind,
   GwPolicyKind,
   ...gatewayApiKinds,
+  ...inferenceExtensionKinds,
   ...coreKinds,
   ...discoveryKinds,
   ...appsKinds,
@@ -52,4 +54,9 @@ export function crdKinds(): KindDefinition[] {
 /** The Gateway API kinds gw reads, whose CRDs `gw crds --gateway-api` emits from gw's schemas. */
 export function gatewayApiCrdKinds(): KindDefinition[] {
   return gatewayApiKinds;
+}
+
+/** The Inference Extension kinds gw reads (InferencePool), whose CRD `gw crds --inference-extension` emits. */
+export function inferenceExtensionCrdKinds(): KindDefinition[] {
+  return inferenceExtensionKinds;
 }

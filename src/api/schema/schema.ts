@@ -21,7 +21,7 @@ export interface TypeMeta {
   /** The type's name as the spec writes it (ShortString, BackendTLS, ...). */
   name: string;
   /** Where the spec defines it: "1" or "2" (document number), or "gw" when it is gw's design. */
-  source: '1' | '2' | 'gateway-api' | 'core' | 'gw';
+  source: '1' | '2' | 'gateway-api' | 'inference-extension' | 'core' | 'gw';
   /** Notes for the reference docs: why a "not shown" type looks the way it does, runtime defaults. */
   notes?: string;
   /**

@@ -27,6 +27,8 @@ export interface AdmissionResult {
 export interface AdmissionOptions {
   /** Namespace given to namespaced objects that name none (kubectl's current namespace). */
   defaultNamespace?: string;
+  /** The object comes from gw's files: the status of a kind with readsStatus is kept. */
+  fromFiles?: boolean;
 }
 
 function identify(value: Record<string, unknown>, errors: FieldError[]): KindDefinition | undefined {
@@ -64,7 +66,7 @@ function identify(value: Record<string, unknown>, errors: FieldError[]): KindDef
       type: 'Invalid',
       field: 'apiVersion',
       value: JSON.stringify(apiVersion),
-      detail: `no matches for kind "${kind}" in version "${apiVersion}": gw knows the groups gw.dev, gateway.networking.k8s.io and the core group (v1)`,
+      detail: `no matches for kind "${kind}" in version "${apiVersion}": gw knows the groups gw.dev, gateway.networking.k8s.io, inference.networking.k8s.io and the core group (v1)`,
     });
   }
   return undefined;
@@ -86,7 +88,7 @@ export function admit(input: unknown, options: AdmissionOptions = {}): Admission
   if (!definition) return { errors, warnings: [] };
 
   const object = structuredClone(input) as KubeObject;
-  if (definition.statusSubresource) delete object.status;
+  if (definition.statusSubresource && !(options.fromFiles && definition.readsStatus)) delete object.status;
   if (object.metadata === undefined) object.metadata = {};
   if (isPlainObject(object.metadata) && definition.namespaced && !object.metadata.namespace) {
     object.metadata.namespace = options.defaultNamespace ?? 'default';

@@ -139,8 +139,11 @@ export function touchedKeys(object: KubeObject, snapshot: Snapshot): string[] {
       if (service !== undefined) keys.push(`Service ${namespace}/${service}`);
       break;
     }
+    // A pod may also be a member of any InferencePool of its namespace (selected by label).
     case 'Pod':
       for (const key of snapshot.services.keys()) if (key.startsWith(`${namespace}/`)) keys.push(`Service ${key}`);
+      for (const key of snapshot.inferencePools.keys())
+        if (key.startsWith(`${namespace}/`)) keys.push(`InferencePool ${key}`);
       break;
   }
   return keys;

@@ -24,9 +24,11 @@ import {
   connectionSettings,
   type SocketSettings,
 } from '../upstream/connection-settings.ts';
+import type { Destination } from '../upstream/destination.ts';
 import { serviceDestination } from '../upstream/destinations.ts';
 import { MESH_ROUTE_BACKENDS_ONLY } from '../upstream/mesh-refusals.ts';
 import { type CompiledPromptGuards, compilePromptGuards } from './guards/prompt-guard.ts';
+import { compilePoolRouting, type PoolRouting } from './inference-pool/pool-routing.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { type CompiledAiRequestPolicy, compileAiRequestPolicy } from './policies/index.ts';
 import type { ModelRequestPolicies } from './policies/request-policy.ts';
@@ -54,6 +56,11 @@ export interface ProviderEndpoint {
   unhealthy: (response: ObservedResponse) => boolean;
   /** Header changes of a GwModel's policies, applied to the upstream request and the response. */
   headers: CompiledFilters | undefined;
+  /**
+   * A custom provider's InferencePool: each request goes to the member its endpoint picker names
+   * (`client` is then never used: it stands for the pool's nominal origin).
+   */
+  pool?: PoolRouting;
   /**
    * The provider's own request policies (extAuth, transformation), run on each of its attempts
    * (decision 0045); undefined when the backend's run once for all its providers.
@@ -95,10 +102,15 @@ export function compileEndpoint(
     if (object?.kind !== 'Service') return 'does not exist';
     return object.mesh ? MESH_ROUTE_BACKENDS_ONLY : serviceDestination(object.spec, port, tls);
   };
-  const provider = compileProvider(providerFields, { name, namespace, resolveService });
+  const resolvePool = (pool: string) => {
+    const object = context.backends[`InferencePool ${namespace}/${pool}`];
+    return object?.kind === 'InferencePool' ? { port: object.spec.targetPorts[0]!.number } : 'does not exist';
+  };
+  const provider = compileProvider(providerFields, { name, namespace, resolveService, resolvePool });
   if (provider instanceof ProviderConfigError) return { field: provider.field, message: provider.message };
   let settings: ConnectionSettings;
   const routeSettings = new Map<string, ConnectionSettings>();
+  let pool: PoolRouting | undefined;
   try {
     // A tls policy originates TLS even to a host and port that would be plain by default; a
     // Service's destination already says (and carries its port's HTTP version).
@@ -108,13 +120,25 @@ export function compileEndpoint(
       backends: context.backends,
       namespace: fieldNamespace(input.namespaces, 'tunnel', namespace),
     };
+    const service = provider.service;
     settings = connectionSettings(
-      provider.service?.destination ?? destination(provider.origin),
+      service?.kind === 'Service' ? service.destination : destination(provider.origin),
       policy,
       data,
       tlsNamespace,
       tunnelScope,
     );
+    // An InferencePool's members are reached with the provider's policy, each at its own address.
+    if (service?.kind === 'InferencePool') {
+      const key = `InferencePool ${service.namespace}/${service.name}`;
+      const config = context.backends[key];
+      if (config?.kind !== 'InferencePool') return { field: 'custom.backendRef', message: `${key} does not exist` };
+      const connect = (to: Destination) =>
+        context.client(connectionSettings(to, policy, data, tlsNamespace, tunnelScope));
+      const routing = compilePoolRouting(key, config, service.namespace, connect, tls, context);
+      if (typeof routing === 'string') return { field: 'custom.backendRef', message: routing };
+      pool = routing;
+    }
     // Another host of the provider's (a rerank API's) is reached with the same policy: TLS
     // to it names its own host (SNI, certificate check), as its requests' Host does.
     const main = originKey(provider.origin);
@@ -170,6 +194,7 @@ export function compileEndpoint(
     headers: headerFilters,
     name,
     provider,
+    ...(pool ? { pool } : {}),
     genAiProviderName: genAiProviderName(provider.family),
     client,
     ...(routeClients.size > 0 ? { routeClients } : {}),

@@ -29,6 +29,7 @@ import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts
 import { isPlainObject } from './formats/json.ts';
 import { rerankRequestProblem } from './formats/rerank.ts';
 import { guardRequest } from './guards/apply.ts';
+import { pickPoolMember } from './inference-pool/pool-routing.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { priceLlmRequest } from './model-prices.ts';
@@ -43,6 +44,8 @@ import {
 import { dropForeignVendorHeaders } from './vendor-headers.ts';
 
 const NOT_AN_OBJECT = 'its body is not a JSON object';
+/** Most bytes of a request body an InferencePool's endpoint picker may send back in its place. */
+const MAX_PICKER_BODY_BYTES = 32 * 1024 * 1024;
 
 type ReadObject = { body: JsonObject; problem?: undefined } | { problem: string; ambiguous: boolean };
 
@@ -407,13 +410,49 @@ export async function runAttempts(
         InlineModeration.moderates(plan.providerFormat, plan.response.kind);
       if (moderated) sendBody = moderation.mark(sendBody!);
       // An unchanged body goes upstream as the client's own bytes: no second serialisation.
-      const payload =
+      let payload =
         sendBody === undefined || (sendBody === outgoing.request.body && outgoing.request.bytes !== undefined)
           ? outgoing.request.bytes
           : Buffer.from(JSON.stringify(sendBody));
       // An attempt that another may follow changes a copy of the client's headers; the last one
       // (it always answers the client) takes them as they are.
       const headers = canRetry ? { ...outgoing.clientHeaders } : outgoing.clientHeaders;
+      let client = upstreamClient(endpoint, plan.origin);
+      let upstreamHost = hostAndPort(plan.origin);
+      // An InferencePool's member: its endpoint picker sees the request before gw's credentials join it.
+      if (endpoint.pool) {
+        const query = outgoing.routed.forward.query;
+        const picked = await pickPoolMember(
+          endpoint.pool,
+          {
+            method: plan.method,
+            scheme: record.scheme === 'https' ? 'https' : 'http',
+            authority: String(req.headers.host ?? record.host),
+            path: query ? `${plan.path}?${query}` : plan.path,
+            headers,
+            body: payload,
+          },
+          MAX_PICKER_BODY_BYTES,
+        );
+        if (gone.signal.aborted) return;
+        if (picked.kind === 'answer') {
+          const answer = picked.response;
+          const text = answer.body === undefined ? '' : answer.body.toString().trim();
+          return sendClientError(res, format, answer.status, text || 'The endpoint picker refused the request.');
+        }
+        if (picked.kind === 'refused') {
+          record.error = picked.detail;
+          if (canRetry) {
+            candidate = next();
+            continue;
+          }
+          return sendGatewayError(res, record, format, 503, picked.detail);
+        }
+        if (picked.failedOpen) record.error = picked.failedOpen;
+        if (picked.body !== undefined) payload = picked.body;
+        client = picked.member.client;
+        upstreamHost = picked.member.address;
+      }
       let prepared = prepareUpstreamRequest(outgoing.routed, endpoint, plan, headers, payload, variables);
       if (prepared instanceof Promise) prepared = await prepared;
       const failure = typeof prepared === 'string' ? undefined : prepared;
@@ -442,12 +481,12 @@ export async function runAttempts(
       llm.genAiProvider = endpoint.genAiProviderName;
       if (candidate.backend !== undefined) record.backend = candidate.backend;
       llm.providerName = endpoint.name;
-      record.upstreamHost = hostAndPort(plan.origin);
+      record.upstreamHost = upstreamHost;
       record.upstreamStartTime = process.hrtime.bigint();
       const result = await attempt({
         res,
         record,
-        client: upstreamClient(endpoint, plan.origin),
+        client,
         plan,
         clientFormat: format,
         body: payload,

@@ -75,7 +75,9 @@ export const httpKind: BackendKind<BackendRefInput> = {
     const destination =
       object.kind === 'Service'
         ? serviceDestination(object.spec, ref.port, tls, mesh && `${input.name}.${input.namespace}.svc`)
-        : staticDestination(object.spec.static!, tls);
+        : object.kind === 'GwBackend'
+          ? staticDestination(object.spec.static!, tls)
+          : 'an InferencePool is not an HTTP backend';
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
     return compileHttpForwarder(input, destination, object.kind === 'Service' ? 'service' : 'static', mesh);
   },

@@ -38,6 +38,8 @@ function kindField(object: BackendObjectConfig & { kind: 'GwBackend' }): GwBacke
 
 function kindOf(object: BackendObjectConfig): BackendKind<BackendRefInput> | string {
   if (object.kind === 'Service') return httpKind;
+  if (object.kind === 'InferencePool')
+    return "an InferencePool is sent to through a custom LLM provider's backendRef (an ai GwBackend or a GwModel), not by a route";
   const field = kindField(object);
   return field === undefined ? 'the GwBackend sets no backend kind' : GW_BACKEND_KINDS[field];
 }
@@ -56,6 +58,7 @@ const TYPES: Record<GwBackendKindField, BackendType> = {
 /** The backend's type as telemetry names it, served or not. */
 export function backendTypeOf(object: BackendObjectConfig): BackendType {
   if (object.kind === 'Service') return 'service';
+  if (object.kind === 'InferencePool') return 'unknown';
   const field = kindField(object);
   return field === undefined ? 'unknown' : TYPES[field];
 }

@@ -4,8 +4,9 @@
 // the Service names (its clusterIP here) at the referenced port, with the Host of that address and
 // TLS when the backend policy asks. The same for a GwModel with provider Custom. A Service that
 // does not exist fails closed: 500 with a request id, the detail in the log only. (The controller's
-// side — the configuration carries the Service, ResolvedRefs on the owner, InferencePool refused —
-// is the translate golden case custom-backend-ref, run on the embedded and the informer stores.)
+// side — the configuration carries the Service, ResolvedRefs on the owner, an InferencePool with
+// its ready Pods — is the translate golden case custom-backend-ref, run on the embedded and the
+// informer stores; InferencePools are served in inference-pool.test.ts.)
 import assert from 'node:assert/strict';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { after, before, describe, it } from 'node:test';
@@ -153,11 +154,11 @@ ${model}`,
     assert.equal(mock.requests.at(-1)!.headers.host, `127.0.0.1:${mock.port}`);
   });
 
-  it('a Service that does not exist or lacks the port, and an InferencePool, fail closed: 500 naming nothing internal', async () => {
+  it('a Service that does not exist or lacks the port, and a missing InferencePool, fail closed: 500 naming nothing internal', async () => {
     for (const [backend, detail] of [
       ['lost', /custom\.backendRef: Service default\/nowhere: does not exist/],
       ['wrong-port', /custom\.backendRef: Service default\/llm: the Service has no port 1/],
-      ['pool', /custom\.backendRef\.kind: a backendRef to an InferencePool is not served yet/],
+      ['pool', /custom\.backendRef: InferencePool default\/llm: does not exist/],
     ] as const) {
       const before = mock.requests.length;
       const response = await fetch(`http://127.0.0.1:${port}/${backend}/v1/chat/completions`, {

@@ -148,19 +148,42 @@ function configError(provider: LLMProvider, options?: CompileProviderOptions): P
   return result;
 }
 
-test('custom configurations this data plane cannot serve are errors naming the field', () => {
-  const pool = configError(
+test('a backendRef to an InferencePool names the pool in the origin and the service; each request is picked later', () => {
+  const resolvePool = (name: string) => (name === 'p' ? { port: 8000 } : 'does not exist');
+  const poolRef = { group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'p' };
+  const provider = compileProvider(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: poolRef } },
+    { namespace: 'ml', resolvePool },
+  );
+  assert.ok(!(provider instanceof ProviderConfigError), String(provider));
+  assert.deepEqual(provider.service, { kind: 'InferencePool', namespace: 'ml', name: 'p' });
+  assert.deepEqual(provider.origin, { protocol: 'http:', host: 'p.ml.inferencepool', port: 8000 });
+
+  const missing = configError(
+    { custom: { formats: [{ type: 'Completions' }], backendRef: { ...poolRef, name: 'gone' } } },
+    { namespace: 'ml', resolvePool },
+  );
+  assert.equal(missing.field, 'custom.backendRef');
+  assert.match(missing.message, /InferencePool ml\/gone: does not exist/);
+  const realtime = configError(
+    { custom: { formats: [{ type: 'Completions' }, { type: 'Realtime' }], backendRef: poolRef } },
+    { namespace: 'ml', resolvePool },
+  );
+  assert.equal(realtime.field, 'custom.formats[1].type');
+  assert.match(realtime.message, /Realtime is not served through an InferencePool/);
+  const otherGroup = configError(
     {
       custom: {
         formats: [{ type: 'Completions' }],
-        backendRef: { group: 'inference.networking.k8s.io', kind: 'InferencePool', name: 'p' },
+        backendRef: { kind: 'InferencePool', group: 'example.com', name: 'p' },
       },
     },
-    { namespace: 'ml', resolveService: ML_SERVICES },
+    { namespace: 'ml', resolvePool },
   );
-  assert.equal(pool.field, 'custom.backendRef.kind');
-  assert.match(pool.message, /an InferencePool is not served yet .*refer to a Service/);
+  assert.equal(otherGroup.field, 'custom.backendRef.kind');
+});
 
+test('custom configurations this data plane cannot serve are errors naming the field', () => {
   const missing = configError(
     { custom: { formats: [{ type: 'Completions' }], backendRef: { name: 'gone', port: 8000 } } },
     { namespace: 'ml', resolveService: ML_SERVICES },

@@ -100,10 +100,14 @@ export interface MockServerOptions {
   fixed?: boolean;
   /** How many requests `requests` keeps (the most recent). Default 1000. */
   maxRecordedRequests?: number;
+  /** The loopback address to listen on (127.0.0.2... stand for pods). Default 127.0.0.1. */
+  host?: string;
+  /** The port to listen on. Default: one the OS picks. */
+  port?: number;
 }
 
 export interface MockServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<host>:<port>` (host 127.0.0.1 unless the options name another) */
   readonly url: string;
   readonly port: number;
   /** The last requests received, oldest first (a copy). */
@@ -239,7 +243,7 @@ export async function startMockServer(dialect: ProviderDialect, options: MockSer
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
@@ -247,7 +251,7 @@ export async function startMockServer(dialect: ProviderDialect, options: MockSer
   const port = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     port,
     get requests() {
       return log.list();

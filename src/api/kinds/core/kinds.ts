@@ -58,8 +58,11 @@ export const coreKinds: KindDefinition[] = [
     shortNames: ['po'],
     categories: ['all'],
     namespaced: true,
-    description: "A running workload; gw reads a mesh destination's IPs, readiness and ServiceAccount.",
+    description:
+      "A running workload; gw reads a mesh destination's IPs, readiness and ServiceAccount, and an InferencePool member's.",
     fields: { spec: PodSpec, status: PodStatus },
+    // Without a kubelet, a Pod in a file says what its status would.
+    readsStatus: true,
   }),
   defineKind({
     ...common,

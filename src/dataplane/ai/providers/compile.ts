@@ -12,7 +12,7 @@ import { compileEpsilon } from './epsilon.ts';
 import { ProviderConfigError } from './errors.ts';
 import { familyAddress } from './family-address.ts';
 import { compileGamma } from './gamma.ts';
-import type { CompiledProvider, ServiceResolver } from './types.ts';
+import type { CompiledProvider, PoolResolver, ServiceResolver } from './types.ts';
 import { compileZeta } from './zeta.ts';
 
 const FAMILIES = ['alpha', 'betaalpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'custom'] as const;
@@ -24,6 +24,8 @@ export interface CompileProviderOptions {
   namespace?: string;
   /** Resolves a custom provider's backendRef Service; without it such a provider is an error. */
   resolveService?: ServiceResolver;
+  /** Resolves a custom provider's backendRef InferencePool; without it such a provider is an error. */
+  resolvePool?: PoolResolver;
 }
 
 export function compileProvider(

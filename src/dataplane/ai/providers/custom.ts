@@ -1,16 +1,18 @@
 // Family custom: a server that speaks the formats its configuration lists, each at its own path
-// or the format's usual one, reached through a Service (backendRef) or the provider's host and port.
+// or the format's usual one, reached through a Service or an InferencePool (backendRef) or the
+// provider's host and port.
 // Rerank requests are forwarded as they are; a Realtime format makes the provider a WebSocket
 // endpoint for Realtime sessions (realtime/session.ts).
+
+import { INFERENCE_GROUP } from '../../../api/kinds/inference/inference-pool.ts';
 import type { CustomProvider, ProviderFormat } from '../../../api/types/llm-provider.ts';
-import { INFERENCE_POOL_NOT_YET, isInferencePoolRef } from '../../../contract/inference-pool.ts';
 import type { ClientFormat } from './errors.ts';
 import { ProviderConfigError } from './errors.ts';
 import type { FamilyAddress } from './family-address.ts';
 import { providerOrigin } from './origin.ts';
 import { type ConfiguredPath, configuredPath, plainPath, prefixedClientPath } from './paths.ts';
 import { type ProviderDefinition, ProviderPlanner, ROUTE_CLIENT_FORMAT } from './planner.ts';
-import type { Origin, ProviderService, ServiceResolver } from './types.ts';
+import type { Origin, PoolResolver, ProviderService, ServiceResolver } from './types.ts';
 
 /**
  * The usual path of each ProviderFormat (its client format is the route type's of the same name).
@@ -36,6 +38,7 @@ interface CustomOptions {
   name?: string | undefined;
   namespace?: string | undefined;
   resolveService?: ServiceResolver | undefined;
+  resolvePool?: PoolResolver | undefined;
 }
 
 function customTarget(
@@ -47,9 +50,12 @@ function customTarget(
   // A backendRef wins over host and port, as in agentgateway.
   if (ref !== undefined) {
     const kind = ref.kind ?? 'Service';
-    if (isInferencePoolRef(ref)) return new ProviderConfigError('custom.backendRef.kind', INFERENCE_POOL_NOT_YET);
+    if (kind === 'InferencePool' && ref.group === INFERENCE_GROUP) return poolTarget(config, ref.name, options);
     if ((ref.group ?? '') !== '' || kind !== 'Service') {
-      return new ProviderConfigError('custom.backendRef.kind', `${kind} is not a kind gw serves; refer to a Service`);
+      return new ProviderConfigError(
+        'custom.backendRef.kind',
+        `${ref.group ? `${ref.group}/` : ''}${kind} is not a kind gw serves; refer to a Service, or to an InferencePool of group ${INFERENCE_GROUP}`,
+      );
     }
     if (ref.port === undefined) return new ProviderConfigError('custom.backendRef.port', 'is required for a Service');
     const { namespace, resolveService } = options;
@@ -71,6 +77,37 @@ function customTarget(
   if (address.host === undefined) return new ProviderConfigError('host', 'is required when custom has no backendRef');
   if (address.port === undefined) return new ProviderConfigError('port', 'is required when custom has no backendRef');
   return { origin: providerOrigin(address.host, address.port), service: undefined };
+}
+
+/**
+ * An InferencePool: the member a request goes to is picked per request, so the origin only names
+ * the pool (its Host is the member's when sent). A Realtime session is not a request a picker
+ * sees, so a pool does not serve one.
+ */
+function poolTarget(
+  config: CustomProvider,
+  name: string,
+  options: CustomOptions,
+): { origin: Origin; service: ProviderService } | ProviderConfigError {
+  const realtime = (config.formats ?? []).findIndex((entry) => entry.type === 'Realtime');
+  if (realtime !== -1)
+    return new ProviderConfigError(
+      `custom.formats[${realtime}].type`,
+      'Realtime is not served through an InferencePool (its endpoint picker chooses per HTTP request); refer to a Service',
+    );
+  const { namespace, resolvePool } = options;
+  if (namespace === undefined || resolvePool === undefined)
+    return new ProviderConfigError(
+      'custom.backendRef',
+      "the provider's namespace and InferencePools are needed to resolve it",
+    );
+  const pool = resolvePool(name);
+  if (typeof pool === 'string')
+    return new ProviderConfigError('custom.backendRef', `InferencePool ${namespace}/${name}: ${pool}`);
+  return {
+    origin: { protocol: 'http:', host: `${name}.${namespace}.inferencepool`, port: pool.port },
+    service: { kind: 'InferencePool', namespace, name },
+  };
 }
 
 /** A usual path under a GwModel baseURL's path prefix, which replaces its `/v1`. */

@@ -43,15 +43,18 @@ export interface Origin {
 
 /**
  * A custom provider's `backendRef`, resolved: the Service and where gw reaches it (its address as
- * upstream/destinations.ts reads it from the Service's spec, TLS as the backend policy says).
+ * upstream/destinations.ts reads it from the Service's spec, TLS as the backend policy says); or
+ * an InferencePool, whose member each request goes to is picked per request (../inference-pool/).
  */
-export interface ProviderService {
-  kind: 'Service';
-  namespace: string;
-  name: string;
-  port: number;
-  destination: Destination;
-}
+export type ProviderService =
+  | { kind: 'Service'; namespace: string; name: string; port: number; destination: Destination }
+  | { kind: 'InferencePool'; namespace: string; name: string };
+
+/**
+ * Whether an InferencePool of the provider's namespace exists, with the port that stands for it in
+ * the provider's origin (its first target port), or why it cannot be used.
+ */
+export type PoolResolver = (name: string) => { port: number } | string;
 
 /**
  * Where a Service of the provider's namespace is reached at `port`, or why it cannot be (it does
