@@ -211,7 +211,7 @@ export interface ServiceMeshConfig {
 }
 
 /**
- * An InferencePool a custom provider's backendRef names (docs/decisions/0048-inference-pool.md):
+ * An InferencePool a custom provider's backendRef names (docs/decisions/0049-inference-pool.md):
  * its spec, and the IP addresses of the Pods it selects that are ready (sorted; none: nothing can
  * be sent). Its endpoint picker's Service, when it names one, is in `backends` too.
  */

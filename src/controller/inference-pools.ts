@@ -1,5 +1,5 @@
 // InferencePools (Gateway API Inference Extension) that custom LLM providers send to
-// (docs/decisions/0048-inference-pool.md): what goes into a Gateway's configuration — the pool's
+// (docs/decisions/0049-inference-pool.md): what goes into a Gateway's configuration — the pool's
 // spec and the IPs of the ready Pods its selector picks, from the Pods the controller reads for
 // the mesh — and the pool's status: one entry per gw Gateway whose configuration uses it, with
 // Accepted and ResolvedRefs (its endpoint picker) as the extension defines them. (Entries other

@@ -166,7 +166,7 @@ const HOST_REWRITE_NONE =
 const TRAILERS =
   'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
 const CUSTOM_BACKEND_REF_NOTE =
-  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. An InferencePool of the namespace (group inference.networking.k8s.io): each request goes to one of its ready Pods at a target port, the one its endpoint picker names over ext_proc (failureMode FailOpen: a random ready Pod when the picker fails; FailClose: 503); an answer naming no Pod of the pool is never followed (docs/decisions/0048-inference-pool.md).";
+  "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. An InferencePool of the namespace (group inference.networking.k8s.io): each request goes to one of its ready Pods at a target port, the one its endpoint picker names over ext_proc (failureMode FailOpen: a random ready Pod when the picker fails; FailClose: 503); an answer naming no Pod of the pool is never followed (docs/decisions/0049-inference-pool.md).";
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
 

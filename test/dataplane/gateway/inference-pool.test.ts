@@ -1,5 +1,5 @@
 // A custom provider whose backendRef names an InferencePool (Gateway API Inference Extension,
-// docs/decisions/0048-inference-pool.md), in file mode: two "pods" — OpenAI-compatible mocks on
+// docs/decisions/0049-inference-pool.md), in file mode: two "pods" — OpenAI-compatible mocks on
 // 127.0.0.2 and 127.0.0.3 at the same target port — selected by labels (a third Pod that is not
 // Ready and one of other labels are not members), and an endpoint picker written here on Envoy's
 // ext_proc (gw's protos) that picks by the request's x-pick header. Each request reaches exactly

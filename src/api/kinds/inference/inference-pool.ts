@@ -1,7 +1,7 @@
 // Gateway API Inference Extension InferencePool (inference.networking.k8s.io/v1): a set of model
 // server Pods picked by labels, the ports they serve on, and the endpoint picker (EPP) a gateway
 // asks, per request, which of them to use. gw reads it where a custom LLM provider's backendRef
-// names one (docs/decisions/0048-inference-pool.md); its status says, per Gateway, whether gw
+// names one (docs/decisions/0049-inference-pool.md); its status says, per Gateway, whether gw
 // accepted it and resolved its endpoint picker. Bounds, defaults and messages follow the upstream
 // CRD (v1); the CEL expressions are our own.
 import { array, enumOf, integer, map, named, object, refine, required, string } from '../../schema/build.ts';

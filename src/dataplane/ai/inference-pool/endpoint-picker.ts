@@ -6,7 +6,7 @@
 // once it has the body) with the endpoints it picked in the `x-gateway-destination-endpoint`
 // header mutation and/or the `envoy.lb` dynamic metadata, and may stream the body back changed
 // or answer the client itself (immediate_response: 429, 503...). gw does not send the response
-// to the picker (protocol_config says response_body_mode NONE); docs/decisions/0048-inference-pool.md.
+// to the picker (protocol_config says response_body_mode NONE); docs/decisions/0049-inference-pool.md.
 
 import { immediateAnswer } from '../../policies/ext-proc/answers.ts';
 import { headerMap, headerValueOf } from '../../policies/ext-proc/headers.ts';

@@ -1,4 +1,4 @@
-// A custom provider's InferencePool (docs/decisions/0048-inference-pool.md): its members — one per
+// A custom provider's InferencePool (docs/decisions/0049-inference-pool.md): its members — one per
 // ready Pod and target port, each with its own connection pool — and its endpoint picker, compiled
 // once per configuration; then, per request, the member the request goes to. The picker (ext_proc,
 // ./endpoint-picker.ts) names it; an answer naming no member is never followed (the picker does not
