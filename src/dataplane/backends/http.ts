@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pool } from 'undici';
+import type { BackendFull } from '../../api/types/backend-policies.ts';
 import { fieldNamespace } from '../../contract/dataplane-config.ts';
 import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
@@ -34,7 +35,13 @@ import { rewriteHost } from '../policies/forwarding/host-rewrite.ts';
 import { bodyFailure } from '../proxy/body.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
-import { type ForwardOutcome, forwardHttp, hasRequestBody, type RetryPlan } from '../proxy/http-forward.ts';
+import {
+  type ForwardOptions,
+  type ForwardOutcome,
+  forwardHttp,
+  hasRequestBody,
+  type RetryPlan,
+} from '../proxy/http-forward.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { celContext } from '../telemetry/cel-context.ts';
 import {
@@ -107,13 +114,8 @@ export const httpKind: BackendKind<BackendRefInput> = {
         return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
       auth = compiled;
     }
-    let health: PassiveHealth | undefined;
-    if (policy.health !== undefined) {
-      const unhealthy = compileUnhealthyCondition(policy.health);
-      if (unhealthy instanceof ExpressionError)
-        return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
-      health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
-    }
+    const health = compilePassiveHealth(policy.health, input.key);
+    if (health !== undefined && 'refused' in health) return health;
     const type = object.kind === 'Service' ? 'service' : 'static';
     return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
   },
@@ -133,7 +135,54 @@ export function destinationForwarder(
   return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined);
 }
 
-type HttpBackendType = 'static' | 'service' | 'dynamic';
+/**
+ * The one operation of an AWS-style API that a typed backend sends every request to (an
+ * AgentCore runtime's InvokeAgentRuntime): it replaces the client's path, query and body and
+ * reads the API's answers; the rest — connection settings, pool, backend auth, retry, deadlines,
+ * passive health — is the http kind's.
+ */
+export interface UpstreamOperation {
+  /**
+   * Shapes the upstream request: writes its headers (Host included) into `headers` and gives its
+   * path, query and body. Undefined when it has answered the client itself (a method the
+   * operation does not take, a body it could not read).
+   */
+  prepare(routed: RoutedRequest, headers: Record<string, string | string[]>): Promise<PreparedOperation | undefined>;
+}
+
+export interface PreparedOperation {
+  path: string;
+  query: string;
+  body: IncomingMessage | Buffer | undefined;
+  /** How the operation's answers reach the client (ForwardOptions.inspect). */
+  inspect?: ForwardOptions['inspect'];
+}
+
+/** A backend sending every request to `operation` at one destination, as the http kind forwards. */
+export function operationForwarder(
+  settings: ConnectionSettings,
+  pool: Pool,
+  auth: CompiledBackendAuth | undefined,
+  health: PassiveHealth | undefined,
+  operation: UpstreamOperation,
+): Backend {
+  return new HttpBackend('unknown', settings, pool, () => openTunnel(settings), auth, health, operation);
+}
+
+/** Passive health of a backend policy (`health`), or the refusal of its unhealthyCondition. */
+export function compilePassiveHealth(
+  health: BackendFull['health'],
+  key: string,
+): PassiveHealth | BackendRefusal | undefined {
+  if (health === undefined) return undefined;
+  const unhealthy = compileUnhealthyCondition(health);
+  if (unhealthy instanceof ExpressionError)
+    return backendRefusal(`backend ${key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
+  return { state: new EndpointHealth(health, { now: systemClock.monotonicMs }), unhealthy };
+}
+
+/** telemetry's type of a backend forwarded here (`unknown`: a typed API such as AgentCore, agentgateway's value). */
+type HttpBackendType = 'static' | 'service' | 'dynamic' | 'unknown';
 
 /** Health of an HTTP backend (backend policy `health`): what its responses say, and whether it is evicted. */
 interface PassiveHealth {
@@ -147,6 +196,7 @@ class HttpBackend implements Backend {
   readonly #pool: Pool;
   readonly #auth: CompiledBackendAuth | undefined;
   readonly #health: PassiveHealth | undefined;
+  readonly #operation: UpstreamOperation | undefined;
 
   constructor(
     type: HttpBackendType,
@@ -155,6 +205,7 @@ class HttpBackend implements Backend {
     dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,
+    operation?: UpstreamOperation,
   ) {
     this.type = type;
     this.#settings = settings;
@@ -162,6 +213,7 @@ class HttpBackend implements Backend {
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
+    this.#operation = operation;
     if (health) {
       this.available = () => !health.state.evicted;
       this.health = () => ({ endpoint: healthView(health.state, systemClock.monotonicMs()) });
@@ -182,9 +234,17 @@ class HttpBackend implements Backend {
     // The client as gw knows it: the PROXY protocol header's source when the port takes one.
     addForwardedFor(upstreamHeaders, record.clientAddress, routed.scheme);
     const forwarding = route.forwarding;
+    let requestPath = forward.path;
+    let search = forward.query;
+    let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
+    let inspect: ForwardOptions['inspect'];
+    if (this.#operation !== undefined) {
+      const prepared = await this.#operation.prepare(routed, upstreamHeaders);
+      if (prepared === undefined) return;
+      ({ path: requestPath, query: search, body, inspect } = prepared);
+    }
     // Before backend auth: a signature over the request covers the Host the backend gets.
     rewriteHost(forwarding.hostRewrite, this.#settings, upstreamHeaders, req.headers.host);
-    let search = forward.query;
     const auth = this.#auth;
     // Without backend auth (most static backends) none of this is made per request.
     const incoming: AuthIncoming | undefined = auth && { headers: req.headers, variables: () => celContext(record) };
@@ -196,7 +256,6 @@ class HttpBackend implements Backend {
       if (pending !== undefined) await settled(pending);
       search = params.toString();
     } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming!);
-    let body: IncomingMessage | Buffer | undefined = exchange?.body ?? (hasRequestBody(req) ? req : undefined);
     // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
     const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
     let retry: RetryPlan | undefined;
@@ -219,7 +278,7 @@ class HttpBackend implements Backend {
       }
       if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
     }
-    const path = search ? `${forward.path}?${search}` : forward.path;
+    const path = search ? `${requestPath}?${search}` : requestPath;
     const finishing =
       auth &&
       finishBackendAuth(
@@ -257,6 +316,7 @@ class HttpBackend implements Backend {
       body,
       timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
       retry,
+      inspect,
     });
     record.upstreamEndTime = process.hrtime.bigint();
     if (outcome.failure)
