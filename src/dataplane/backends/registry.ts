@@ -8,6 +8,7 @@ import { MODEL_ANSWERS, modelsKind } from '../ai/models.ts';
 import { mcpKind } from '../mcp/backend.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { BackendType } from '../telemetry/request-record.ts';
+import { agentCoreKind } from './agentcore/agentcore-backend.ts';
 import {
   type Backend,
   type BackendKind,
@@ -27,7 +28,7 @@ const GW_BACKEND_KINDS: Record<GwBackendKindField, BackendKind<BackendRefInput> 
   ai: aiKind,
   mcp: mcpKind,
   a2a: 'A2A agent backends (a2a) are not served by this data plane yet',
-  aws: 'AWS Bedrock AgentCore backends (aws.agentCore) are not served by this data plane yet',
+  aws: agentCoreKind,
   dynamicForwardProxy,
 };
 
@@ -48,6 +49,7 @@ const TYPES: Record<GwBackendKindField, BackendType> = {
   mcp: 'mcp',
   dynamicForwardProxy: 'dynamic',
   a2a: 'unknown',
+  // agentgateway's type of an AWS backend.
   aws: 'unknown',
 };
 
