@@ -49,6 +49,7 @@ import {
   ConnectionSettingsError,
   connectionSettings,
 } from '../upstream/connection-settings.ts';
+import type { Destination } from '../upstream/destination.ts';
 import { serviceDestination, staticDestination } from '../upstream/destinations.ts';
 import { throughMesh } from '../upstream/mesh-connection.ts';
 import { NO_MESH_ENVIRONMENT } from '../upstream/mesh-refusals.ts';
@@ -76,19 +77,9 @@ export const httpKind: BackendKind<BackendRefInput> = {
         ? serviceDestination(object.spec, ref.port, tls, mesh && `${input.name}.${input.namespace}.svc`)
         : staticDestination(object.spec.static!, tls);
     if (typeof destination === 'string') return backendRefusal(`backend ${input.key}: ${destination}`);
-    // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
-    const namespaces = ref.policyNamespaces;
-    let settings: ConnectionSettings;
-    try {
-      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
-        backends: context.backends,
-        namespace: fieldNamespace(namespaces, 'tunnel', namespace),
-      });
-    } catch (error) {
-      if (error instanceof ConnectionSettingsError)
-        return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
-      throw error;
-    }
+    const connection = backendRefConnection(input, destination);
+    if ('refused' in connection) return connection;
+    let settings = connection;
     let dial = (): Promise<Duplex> => openTunnel(settings);
     if (mesh && context.mesh) {
       const meshSettings = throughMesh(
@@ -103,7 +94,7 @@ export const httpKind: BackendKind<BackendRefInput> = {
     }
     let auth: CompiledBackendAuth | undefined;
     if (policy.auth !== undefined) {
-      const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
+      const authNamespace = fieldNamespace(ref.policyNamespaces, 'auth', namespace);
       const compiled = compileBackendAuth(
         policy.auth,
         context.data,
@@ -120,6 +111,31 @@ export const httpKind: BackendKind<BackendRefInput> = {
     return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
   },
 };
+
+/**
+ * The connection settings a backendRef's effective policy gives `destination`, or the refusal
+ * naming the field. A field set by a GwPolicy of another namespace (on the Gateway, a route)
+ * resolves there: a tls Secret, a tunnel's backendRef.
+ */
+export function backendRefConnection(
+  input: BackendRefInput,
+  destination: Destination,
+): ConnectionSettings | BackendRefusal {
+  const { ref, context, namespace } = input;
+  try {
+    return connectionSettings(
+      destination,
+      ref.policy,
+      context.data,
+      fieldNamespace(ref.policyNamespaces, 'tls', namespace),
+      { backends: context.backends, namespace: fieldNamespace(ref.policyNamespaces, 'tunnel', namespace) },
+    );
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
+    throw error;
+  }
+}
 
 /**
  * A backend forwarding to one destination as the http kind does (backend auth, retry, host

@@ -8,8 +8,9 @@
 // body; the ambient credentials, bedrock-agentcore in the ARN's region), a session id is made when
 // the client sends none, a bare runtime id goes with accountId, a streamed answer reaches the
 // client piece by piece as the runtime writes it, AWS's errors reach the client under a status it
-// acts on (gw's own credential failures as 502 with a request id, AWS's detail only in the log), a
-// method other than POST is refused, and a runtime that is down answers 503.
+// acts on (gw's own credential failures as 502 with a request id, AWS's detail only in the log),
+// the backend's tunnel and request timeout apply, a method other than POST is refused, and a
+// runtime that is down answers 503.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -19,11 +20,12 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-bedrock-agentcore';
 import { request } from 'undici';
-import { NO_AWS } from '../../helpers/aws-stand-ins.ts';
+import { NO_AWS, replaceEnv } from '../../helpers/aws-stand-ins.ts';
 import { failureOf } from '../../helpers/failure-of.ts';
 import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { httpRequest } from '../../helpers/http-request.ts';
 import { prefixRuleYaml } from '../../helpers/objects.ts';
+import { type ConnectProxy, startConnectProxy } from '../../support/connect-proxy.ts';
 import {
   type AgentCoreStandIn,
   ECHO,
@@ -53,9 +55,10 @@ spec:
 
 describe('aws.agentCore: Amazon Bedrock AgentCore runtimes through gw', () => {
   let runtime: AgentCoreStandIn;
+  let proxy: ConnectProxy;
   let gw: TestGateway;
   let port: number;
-  const savedEnv: Record<string, string | undefined> = {};
+  let restoreEnv: (() => void) | undefined;
   const at = (path: string) => `http://127.0.0.1:${port}${path}`;
 
   before(async () => {
@@ -63,7 +66,7 @@ describe('aws.agentCore: Amazon Bedrock AgentCore runtimes through gw', () => {
       keys: [AMBIENT],
       runtimes: { [ARN]: ['prod'], [OTHER_ARN]: [] },
     });
-    const env = {
+    restoreEnv = replaceEnv({
       ...NO_AWS,
       AWS_ACCESS_KEY_ID: AMBIENT.accessKeyId,
       AWS_SECRET_ACCESS_KEY: AMBIENT.secretAccessKey,
@@ -71,12 +74,8 @@ describe('aws.agentCore: Amazon Bedrock AgentCore runtimes through gw', () => {
       AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: undefined,
       AWS_ACCOUNT_ID: ACCOUNT,
       AWS_REGION: 'us-west-2',
-    };
-    for (const [name, value] of Object.entries(env)) {
-      savedEnv[name] = process.env[name];
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    });
+    proxy = await startConnectProxy();
     port = await freePort();
     gw = await startTestGateway({
       'gateway.yaml': [
@@ -91,6 +90,8 @@ stringData: {accessKey: ${WRONG.accessKeyId}, secretKey: ${WRONG.secretAccessKey
         agentCoreBackendYaml('support-default', `{agentRuntimeId: "${ARN}"}`),
         agentCoreBackendYaml('by-id', `{agentRuntimeId: ${OTHER_ID}}`),
         agentCoreBackendYaml('no-such-qualifier', `{agentRuntimeId: "${ARN}", qualifier: staging}`),
+        agentCoreBackendYaml('tunnelled', `{agentRuntimeId: "${ARN}"}`, `{tunnel: {url: "${proxy.url}"}}`),
+        agentCoreBackendYaml('slow', `{agentRuntimeId: "${ARN}"}`, '{http: {requestTimeout: 300ms}}'),
         agentCoreBackendYaml(
           'wrong-keys',
           `{agentRuntimeId: "${ARN}"}`,
@@ -102,7 +103,7 @@ metadata: {name: agents}
 spec:
   parentRefs: [{name: ai}]
   rules:
-${prefixRuleYaml('support-default', 'support-default')}${prefixRuleYaml('support', 'support')}${prefixRuleYaml('by-id', 'by-id')}${prefixRuleYaml('no-such-qualifier', 'no-such-qualifier')}${prefixRuleYaml('wrong-keys', 'wrong-keys')}`,
+${prefixRuleYaml('support-default', 'support-default')}${prefixRuleYaml('support', 'support')}${prefixRuleYaml('by-id', 'by-id')}${prefixRuleYaml('no-such-qualifier', 'no-such-qualifier')}${prefixRuleYaml('wrong-keys', 'wrong-keys')}${prefixRuleYaml('tunnelled', 'tunnelled')}${prefixRuleYaml('slow', 'slow')}`,
       ].join(''),
     });
   });
@@ -110,10 +111,8 @@ ${prefixRuleYaml('support-default', 'support-default')}${prefixRuleYaml('support
   after(async () => {
     await gw?.stop();
     await runtime?.close();
-    for (const [name, value] of Object.entries(savedEnv)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    await proxy?.close();
+    restoreEnv?.();
   });
 
   it("is a stand-in the AWS SDK's BedrockAgentCoreClient invokes, and whose refusals it raises as its own errors", async () => {
@@ -306,6 +305,30 @@ ${prefixRuleYaml('support-default', 'support-default')}${prefixRuleYaml('support
     const noQualifier = await httpRequest(at('/no-such-qualifier'), { method: 'POST', body: '{}' });
     assert.equal(noQualifier.status, 502);
     assert.match(await ownFailureDetail(gw, noQualifier), /404 ResourceNotFoundException: No endpoint staging/);
+  });
+
+  it("applies the backend's connection settings: a tunnel through a CONNECT proxy, the request timeout", async () => {
+    const tunnelled = await httpRequest(at('/tunnelled'), {
+      method: 'POST',
+      headers: { [SESSION_HEADER]: SESSION },
+      body: '{"via":"proxy"}',
+    });
+    assert.equal(tunnelled.status, 200, tunnelled.body);
+    assert.equal(proxy.servedTo(`127.0.0.1:${runtime.port}`), 1);
+    assert.equal(runtime.seen.at(-1)!.body.toString(), '{"via":"proxy"}');
+
+    // A runtime that never answers: the backend's requestTimeout answers 504.
+    runtime.answer = () => undefined;
+    try {
+      const slow = await httpRequest(at('/slow'), {
+        method: 'POST',
+        headers: { [SESSION_HEADER]: SESSION },
+        body: '{}',
+      });
+      assert.equal(slow.status, 504);
+    } finally {
+      runtime.answer = ECHO;
+    }
   });
 
   it('refuses a method other than POST before AWS is called', async () => {

@@ -15,11 +15,6 @@ import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '.
 import { bodyFailure, readRequestBody } from '../../proxy/body.ts';
 import { sendText } from '../../proxy/direct-response.ts';
 import { hasRequestBody } from '../../proxy/http-forward.ts';
-import {
-  type ConnectionSettings,
-  ConnectionSettingsError,
-  connectionSettings,
-} from '../../upstream/connection-settings.ts';
 import type { Destination } from '../../upstream/destination.ts';
 import { backendAuthOptions } from '../auth-options.ts';
 import {
@@ -30,7 +25,13 @@ import {
   backendRefusal,
   type RoutedRequest,
 } from '../backend.ts';
-import { compilePassiveHealth, operationForwarder, type PreparedOperation, type UpstreamOperation } from '../http.ts';
+import {
+  backendRefConnection,
+  compilePassiveHealth,
+  operationForwarder,
+  type PreparedOperation,
+  type UpstreamOperation,
+} from '../http.ts';
 import { agentCoreVerdict } from './answers.ts';
 import { AGENTCORE_SIGNING_NAME, type AgentCoreRuntime, agentCoreRuntime, isRuntimeProblem } from './runtime.ts';
 
@@ -46,20 +47,10 @@ export const agentCoreKind: BackendKind<BackendRefInput> = {
     const runtime = agentCoreRuntime(spec, policy.auth?.cloudone?.region);
     if (isRuntimeProblem(runtime)) return backendRefusal(`backend ${key}: ${runtime.field}: ${runtime.message}`);
     const destination = runtime.endpoint.destination;
-    const namespaces = ref.policyNamespaces;
-    let settings: ConnectionSettings;
-    try {
-      settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
-        backends: context.backends,
-        namespace: fieldNamespace(namespaces, 'tunnel', namespace),
-      });
-    } catch (error) {
-      if (error instanceof ConnectionSettingsError)
-        return backendRefusal(`backend ${key}: backend policy ${error.field}: ${error.message}`);
-      throw error;
-    }
+    const settings = backendRefConnection(input, destination);
+    if ('refused' in settings) return settings;
     // agentgateway signs AgentCore requests with the ambient AWS credentials when no auth is set; so does gw.
-    const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
+    const authNamespace = fieldNamespace(ref.policyNamespaces, 'auth', namespace);
     const auth = compileBackendAuth(
       policy.auth ?? { cloudone: {} },
       context.data,
