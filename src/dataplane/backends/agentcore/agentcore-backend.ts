@@ -1,6 +1,6 @@
 // The `aws` backend kind: an Amazon Bedrock AgentCore runtime (GwBackend spec.aws.agentCore),
 // invoked with InvokeAgentRuntime as the AWS SDK's bedrock-agentcore client sends it (decision
-// 0045): POST /runtimes/{agentRuntimeArn}/invocations?qualifier=…, the client's body as the
+// 0047): POST /runtimes/{agentRuntimeArn}/invocations?qualifier=…, the client's body as the
 // payload, its Content-Type and Accept, its runtime session id (X-Amzn-Bedrock-AgentCore-Runtime-
 // Session-Id; one is made when it sends none, as the SDK makes one), signed with SigV4 for
 // bedrock-agentcore in the runtime's region with the ambient AWS credentials unless the backend

@@ -1,4 +1,4 @@
-// What a client gets when AgentCore answers InvokeAgentRuntime with an error (decision 0045).
+// What a client gets when AgentCore answers InvokeAgentRuntime with an error (decision 0047).
 // AWS's errors (restJson1: the x-amzn-errortype header, a JSON body with `message`) fall in two
 // groups. The client's own — a payload or session id AWS rejects (400 ValidationException), a
 // session busy (409), throttling or a quota (429; AWS's 402 ServiceQuotaExceededException too),

@@ -1,5 +1,5 @@
 // Which Amazon Bedrock AgentCore runtime an `aws.agentCore` GwBackend names, and where it is
-// invoked (docs/decisions/0045-agentcore-backend.md). `agentRuntimeId` is what InvokeAgentRuntime
+// invoked (docs/decisions/0047-agentcore-backend.md). `agentRuntimeId` is what InvokeAgentRuntime
 // takes in its path: the runtime's ARN (arn:<partition>:bedrock-agentcore:<region>:<account>:runtime/<id>,
 // agentgateway's only form), whose region picks the endpoint; or the bare runtime id, which AWS
 // takes with an `accountId` query parameter — the account and region then come from gw's AWS
