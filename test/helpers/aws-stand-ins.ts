@@ -294,20 +294,28 @@ export async function ecsStandIn(credentials: IssuedCredentials, authorization: 
  * Sets environment variables for the duration of `work` and restores them after: the AWS SDK's
  * providers read the environment when they run.
  */
-export async function withEnv<T>(vars: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+/** Sets `vars` in process.env (undefined deletes) for a suite's life; call the result to restore them. */
+export function replaceEnv(vars: Record<string, string | undefined>): () => void {
   const saved: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(vars)) {
     saved[name] = process.env[name];
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  try {
-    return await work();
-  } finally {
+  return () => {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+  };
+}
+
+export async function withEnv<T>(vars: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  const restore = replaceEnv(vars);
+  try {
+    return await work();
+  } finally {
+    restore();
   }
 }
 

@@ -9,7 +9,7 @@ import type { BackendObjectConfig, BackendPolicyConfig, DataPlaneConfig, RuleCon
 import type { PlaceName } from './places.ts';
 
 /** The backend kinds whose policies and traffic are checked at places of their own. */
-export type ServedKind = 'http' | 'dynamic' | 'ai' | 'mcp' | 'models';
+export type ServedKind = 'http' | 'dynamic' | 'aws' | 'ai' | 'mcp' | 'models';
 
 /**
  * The served kind of a backend object. An a2a agent is forwarded to as a static backend is, so its
@@ -17,12 +17,14 @@ export type ServedKind = 'http' | 'dynamic' | 'ai' | 'mcp' | 'models';
  */
 export function servedKindOf(object: BackendObjectConfig | undefined): ServedKind {
   if (object?.kind !== 'GwBackend') return 'http';
-  return object.spec.ai ? 'ai' : object.spec.mcp ? 'mcp' : object.spec.dynamicForwardProxy ? 'dynamic' : 'http';
+  const spec = object.spec;
+  return spec.ai ? 'ai' : spec.mcp ? 'mcp' : spec.dynamicForwardProxy ? 'dynamic' : spec.aws ? 'aws' : 'http';
 }
 
 const TRAFFIC_PLACES: Record<ServedKind, PlaceName> = {
   http: 'traffic',
   dynamic: 'traffic',
+  aws: 'traffic:aws',
   ai: 'traffic:ai',
   mcp: 'traffic:mcp',
   models: 'traffic:models',
@@ -31,6 +33,7 @@ const TRAFFIC_PLACES: Record<ServedKind, PlaceName> = {
 const BACKEND_PLACES: Record<Exclude<ServedKind, 'models'>, PlaceName> = {
   http: 'backend:http',
   dynamic: 'backend:dynamic',
+  aws: 'backend:aws',
   ai: 'backend:ai',
   mcp: 'backend:mcp',
 };

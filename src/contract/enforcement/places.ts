@@ -22,8 +22,10 @@ export const PLACE_NAMES = [
   'traffic:ai',
   'traffic:mcp',
   'traffic:models',
+  'traffic:aws',
   'backend:http',
   'backend:dynamic',
+  'backend:aws',
   'backend:ai',
   'backend:ai-provider',
   'backend:mcp',
@@ -83,6 +85,13 @@ export const PLACES: readonly Place[] = [
       'GwPolicy spec.traffic on rules that serve GwModels (a GwModel parentRef naming the route) and on listeners that serve GwModels (a GwModel parentRef naming the Gateway, a listener or a ListenerSet).',
   },
   {
+    name: 'traffic:aws',
+    base: 'traffic',
+    root: Traffic,
+    description:
+      'GwPolicy spec.traffic on rules whose backend is an `aws` GwBackend (an Amazon Bedrock AgentCore runtime).',
+  },
+  {
     name: 'backend:http',
     root: BackendFull,
     description: `${BACKEND_SECTIONS}, reaching a static or \`a2a\` GwBackend, or a Service.`,
@@ -92,6 +101,12 @@ export const PLACES: readonly Place[] = [
     base: 'backend:http',
     root: BackendFull,
     description: `${BACKEND_SECTIONS}, reaching a \`dynamicForwardProxy\` GwBackend (applied to the connection to each request's destination).`,
+  },
+  {
+    name: 'backend:aws',
+    base: 'backend:http',
+    root: BackendFull,
+    description: `${BACKEND_SECTIONS}, reaching an \`aws\` GwBackend (the connection to the Amazon Bedrock AgentCore endpoint and the signing of each invocation).`,
   },
   {
     name: 'backend:ai',
@@ -132,9 +147,9 @@ export const PLACES: readonly Place[] = [
     name: 'backend-spec',
     root: GwBackendSpec,
     description:
-      'GwBackend spec: the backend kind (static, ai, mcp, a2a, aws, dynamicForwardProxy) and, for `ai` backends, the provider configurations (LLMProvider and its family configs); for `mcp` backends, the targets.',
+      'GwBackend spec: the backend kind (static, ai, mcp, a2a, aws, dynamicForwardProxy) and, for `aws` backends, the AgentCore runtime; for `ai` backends, the provider configurations (LLMProvider and its family configs); for `mcp` backends, the targets.',
     excluded: {
-      policies: 'backend:http, backend:dynamic, backend:ai, backend:mcp',
+      policies: 'backend:http, backend:dynamic, backend:aws, backend:ai, backend:mcp',
       'ai.groups.providers.policies': 'backend:ai-provider',
       'mcp.targets.static.policies': 'backend:mcp-target',
     },

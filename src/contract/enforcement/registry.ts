@@ -67,6 +67,8 @@ const BY = {
   forwardProxy: `${DP}/backends/forward-proxy/dynamic-forward-proxy.ts`,
   a2a: `${DP}/backends/a2a/a2a-backend.ts`,
   destinationRules: `${DP}/backends/forward-proxy/destination-rules.ts`,
+  agentCore: `${DP}/backends/agentcore/agentcore-backend.ts`,
+  agentCoreRuntime: `${DP}/backends/agentcore/runtime.ts`,
   connection: `${DP}/upstream/connection-settings.ts`,
   tunnel: `${DP}/upstream/connect-tunnel.ts`,
   tunnelProxy: `${DP}/upstream/tunnel-proxy.ts`,
@@ -163,16 +165,14 @@ const RETRY_MODELS =
   'traffic.retry applies only to HTTP backends; to try another model when one fails, route to a failover virtual model (virtualModel.failover). Remove retry from the policies that reach this rule.';
 const HOST_REWRITE_NONE =
   "gw always sends an LLM provider or an MCP target its own Host (its address's): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
+const HOST_REWRITE_NONE_AGENTCORE =
+  "gw always sends an Amazon Bedrock AgentCore runtime its endpoint's Host (AWS checks it against the signature): hostRewrite mode None, which would send the client's, applies only to HTTP backends. Use mode Auto, or remove hostRewrite from the policies that reach this rule.";
 const TRAILERS =
   'gw carries no HTTP trailers (it neither forwards nor sends them), so a processor gets none: Send and Skip are the same.';
 const CUSTOM_BACKEND_REF_NOTE =
   "A Service of the provider's namespace at the port named, reached at its own address (externalName, clusterIP or the first externalIPs) in every mode, with TLS as the backend policy says; a missing Service is ResolvedRefs False and its traffic is answered 500. An InferencePool of the namespace (group inference.networking.k8s.io): each request goes to one of its ready Pods at a target port, the one its endpoint picker names over ext_proc (failureMode FailOpen: a random ready Pod when the picker fails; FailClose: 503); an answer naming no Pod of the pool is never followed (docs/decisions/0049-inference-pool.md).";
 const ENDPOINT_NAMESPACE =
   "An endpoint reference resolves only in the namespace of the object that holds it, and only when namespace is left out (a cross-namespace reference would need ReferenceGrant support). Remove namespace and reference a Service or GwBackend of the policy's own namespace.";
-
-function backendKindNotYet(kind: string, what: string): Enforcement {
-  return refused(`GwBackend kind ${kind} (${what}) is not served by the data plane yet; support is planned.`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Declarations shared by several types.
@@ -883,12 +883,19 @@ export const TYPE_DECLARATIONS: Readonly<Record<string, Declarations>> = {
     static: enforced(BY.httpTargets),
     dynamicForwardProxy: enforced(BY.forwardProxy),
     mcp: enforced(BY.mcpBackend),
-    aws: backendKindNotYet('aws', 'AWS Bedrock AgentCore agent runtimes'),
+    aws: enforced(BY.agentCore),
     a2a: enforced(BY.a2a, {
       note: 'Both bindings (JSON-RPC, HTTP+JSON) of A2A v1.0 and v0.3; the agent card names gw; backend policies apply as to a static backend.',
     }),
   },
   A2ABackend: { host: enforced(BY.a2a), port: enforced(BY.a2a) },
+  CloudoneBackend: { agentCore: enforced(BY.agentCore) },
+  CloudoneAgentCore: {
+    agentRuntimeId: enforced(BY.agentCoreRuntime, {
+      note: "The runtime's ARN (its region picks the endpoint bedrock-agentcore.<region>.amazonaws.com), or a runtime id sent with accountId from AWS_ACCOUNT_ID and the region of cloudone.region, AWS_REGION or AWS_DEFAULT_REGION; AWS_ENDPOINT_URL_BEDROCK_AGENTCORE, then AWS_ENDPOINT_URL, replace the endpoint.",
+    }),
+    qualifier: enforced(BY.agentCoreRuntime, { note: 'Sent as the qualifier query parameter of every invocation.' }),
+  },
   StaticBackend: { host: enforced(), port: enforced(), unixPath: enforced() },
   DynamicForwardProxyBackend: {
     allowedAddresses: enforced(BY.destinationRules),
@@ -1038,6 +1045,12 @@ function notHttpTraffic(retry: string, timeouts: Enforcement, host: string): Dec
 }
 
 export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations>>> = {
+  'traffic:aws': {
+    hostRewrite: enforced(BY.agentCore, {
+      note: 'Auto is what gw does for an AgentCore runtime: the Host is always its endpoint’s, which the signature covers.',
+    }),
+    'hostRewrite.mode': enforced(undefined, { refusedValues: { None: HOST_REWRITE_NONE_AGENTCORE } }),
+  },
   'traffic:ai': notHttpTraffic(
     RETRY_AI,
     enforced(BY.llmRequest, {
@@ -1068,6 +1081,11 @@ export const PLACE_DECLARATIONS: Readonly<Partial<Record<PlaceName, Declarations
   },
   'backend:dynamic': {
     health: refused(FORWARD_PROXY_HEALTH),
+  },
+  'backend:aws': {
+    auth: enforced(BY.agentCore, {
+      note: 'Unset: SigV4 (cloudone) with the ambient AWS credentials, for bedrock-agentcore in the runtime’s region. A bearer credential (key, secretRef, passthrough...) suits a runtime configured for JWT inbound authorization.',
+    }),
   },
   'backend:ai': {
     mcp: enforced(BY.appliesTo, { note: MCP_ONLY }),

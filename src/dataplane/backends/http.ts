@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pool } from 'undici';
+import type { BackendFull } from '../../api/types/backend-policies.ts';
 import { fieldNamespace } from '../../contract/dataplane-config.ts';
 import { systemClock } from '../../util/clock.ts';
 import { remainingMs, shorterTimeout } from '../../util/deadlines.ts';
@@ -37,6 +38,7 @@ import type { ClientResponse } from '../proxy/client-response.ts';
 import { sendText } from '../proxy/direct-response.ts';
 import { addForwardedFor, withClientHeaderCase } from '../proxy/headers.ts';
 import {
+  type ForwardOptions,
   type ForwardOutcome,
   forwardHttp,
   hasRequestBody,
@@ -84,6 +86,31 @@ export const httpKind: BackendKind<BackendRefInput> = {
 };
 
 /**
+ * The connection settings a backendRef's effective policy gives `destination`, or the refusal
+ * naming the field. A field set by a GwPolicy of another namespace (on the Gateway, a route)
+ * resolves there: a tls Secret, a tunnel's backendRef.
+ */
+export function backendRefConnection(
+  input: BackendRefInput,
+  destination: Destination,
+): ConnectionSettings | BackendRefusal {
+  const { ref, context, namespace } = input;
+  try {
+    return connectionSettings(
+      destination,
+      ref.policy,
+      context.data,
+      fieldNamespace(ref.policyNamespaces, 'tls', namespace),
+      { backends: context.backends, namespace: fieldNamespace(ref.policyNamespaces, 'tunnel', namespace) },
+    );
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError)
+      return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
  * The http kind's forwarder to `destination` for a backendRef: its backend policy's connection
  * settings (tcp, tls, http, tunnel), backend auth and passive health, compiled once. Other kinds
  * that reach one HTTP destination (a2a) forward through it rather than a client of their own.
@@ -96,19 +123,9 @@ export function compileHttpForwarder(
 ): HttpForwarder | BackendRefusal {
   const { ref, context, namespace } = input;
   const policy = ref.policy;
-  // A field set by a GwPolicy of another namespace (on the Gateway, a route) resolves there.
-  const namespaces = ref.policyNamespaces;
-  let settings: ConnectionSettings;
-  try {
-    settings = connectionSettings(destination, policy, context.data, fieldNamespace(namespaces, 'tls', namespace), {
-      backends: context.backends,
-      namespace: fieldNamespace(namespaces, 'tunnel', namespace),
-    });
-  } catch (error) {
-    if (error instanceof ConnectionSettingsError)
-      return backendRefusal(`backend ${input.key}: backend policy ${error.field}: ${error.message}`);
-    throw error;
-  }
+  const connection = backendRefConnection(input, destination);
+  if ('refused' in connection) return connection;
+  let settings = connection;
   let dial = (): Promise<Duplex> => openTunnel(settings);
   if (mesh && context.mesh) {
     const meshSettings = throughMesh(
@@ -123,7 +140,7 @@ export function compileHttpForwarder(
   }
   let auth: CompiledBackendAuth | undefined;
   if (policy.auth !== undefined) {
-    const authNamespace = fieldNamespace(namespaces, 'auth', namespace);
+    const authNamespace = fieldNamespace(ref.policyNamespaces, 'auth', namespace);
     const compiled = compileBackendAuth(
       policy.auth,
       context.data,
@@ -134,13 +151,8 @@ export function compileHttpForwarder(
       return backendRefusal(`backend ${input.key}: backend policy auth.${compiled.field}: ${compiled.message}`);
     auth = compiled;
   }
-  let health: PassiveHealth | undefined;
-  if (policy.health !== undefined) {
-    const unhealthy = compileUnhealthyCondition(policy.health);
-    if (unhealthy instanceof ExpressionError)
-      return backendRefusal(`backend ${input.key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
-    health = { state: new EndpointHealth(policy.health, { now: systemClock.monotonicMs }), unhealthy };
-  }
+  const health = compilePassiveHealth(policy.health, input.key);
+  if (health !== undefined && 'refused' in health) return health;
   return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
 }
 
@@ -174,7 +186,54 @@ export function destinationForwarder(
   return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined);
 }
 
-type HttpBackendType = 'static' | 'service' | 'dynamic';
+/**
+ * The one operation of an AWS-style API that a typed backend sends every request to (an
+ * AgentCore runtime's InvokeAgentRuntime): it replaces the client's path, query and body and
+ * reads the API's answers; the rest — connection settings, pool, backend auth, retry, deadlines,
+ * passive health — is the http kind's.
+ */
+export interface UpstreamOperation {
+  /**
+   * Shapes the upstream request: writes its headers (Host included) into `headers` and gives its
+   * path, query and body. Undefined when it has answered the client itself (a method the
+   * operation does not take, a body it could not read).
+   */
+  prepare(routed: RoutedRequest, headers: Record<string, string | string[]>): Promise<PreparedOperation | undefined>;
+}
+
+export interface PreparedOperation {
+  path: string;
+  query: string;
+  body: IncomingMessage | Buffer | undefined;
+  /** How the operation's answers reach the client (ForwardOptions.inspect). */
+  inspect?: ForwardOptions['inspect'];
+}
+
+/** A backend sending every request to `operation` at one destination, as the http kind forwards. */
+export function operationForwarder(
+  settings: ConnectionSettings,
+  pool: Pool,
+  auth: CompiledBackendAuth | undefined,
+  health: PassiveHealth | undefined,
+  operation: UpstreamOperation,
+): Backend {
+  return new HttpBackend('unknown', settings, pool, () => openTunnel(settings), auth, health, operation);
+}
+
+/** Passive health of a backend policy (`health`), or the refusal of its unhealthyCondition. */
+export function compilePassiveHealth(
+  health: BackendFull['health'],
+  key: string,
+): PassiveHealth | BackendRefusal | undefined {
+  if (health === undefined) return undefined;
+  const unhealthy = compileUnhealthyCondition(health);
+  if (unhealthy instanceof ExpressionError)
+    return backendRefusal(`backend ${key}: backend policy health.unhealthyCondition: ${unhealthy.message}`);
+  return { state: new EndpointHealth(health, { now: systemClock.monotonicMs }), unhealthy };
+}
+
+/** telemetry's type of a backend forwarded here (`unknown`: a typed API such as AgentCore, agentgateway's value). */
+type HttpBackendType = 'static' | 'service' | 'dynamic' | 'unknown';
 
 /** The Service a mesh destination is (upstream/mesh-connection.ts). */
 type MeshService = Parameters<typeof throughMesh>[1];
@@ -191,6 +250,7 @@ class HttpBackend implements HttpForwarder {
   readonly #pool: Pool;
   readonly #auth: CompiledBackendAuth | undefined;
   readonly #health: PassiveHealth | undefined;
+  readonly #operation: UpstreamOperation | undefined;
 
   constructor(
     type: HttpBackendType,
@@ -199,6 +259,7 @@ class HttpBackend implements HttpForwarder {
     dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,
+    operation?: UpstreamOperation,
   ) {
     this.type = type;
     this.#settings = settings;
@@ -206,6 +267,7 @@ class HttpBackend implements HttpForwarder {
     this.#pool = pool;
     this.#auth = auth;
     this.#health = health;
+    this.#operation = operation;
     if (health) {
       this.available = () => !health.state.evicted;
       this.health = () => ({ endpoint: healthView(health.state, systemClock.monotonicMs()) });
@@ -230,9 +292,18 @@ class HttpBackend implements HttpForwarder {
     // The client as gw knows it: the PROXY protocol header's source when the port takes one.
     addForwardedFor(upstreamHeaders, record.clientAddress, routed.scheme);
     const forwarding = route.forwarding;
+    let requestPath = forward.path;
+    let search = forward.query;
+    let body: IncomingMessage | Buffer | undefined =
+      how.body ?? exchange?.body ?? (hasRequestBody(req) ? req : undefined);
+    let inspect: ForwardOptions['inspect'];
+    if (this.#operation !== undefined) {
+      const prepared = await this.#operation.prepare(routed, upstreamHeaders);
+      if (prepared === undefined) return;
+      ({ path: requestPath, query: search, body, inspect } = prepared);
+    }
     // Before backend auth: a signature over the request covers the Host the backend gets.
     rewriteHost(forwarding.hostRewrite, this.#settings, upstreamHeaders, req.headers.host);
-    let search = forward.query;
     const auth = this.#auth;
     // Without backend auth (most static backends) none of this is made per request.
     const incoming: AuthIncoming | undefined = auth && { headers: req.headers, variables: () => celContext(record) };
@@ -244,8 +315,6 @@ class HttpBackend implements HttpForwarder {
       if (pending !== undefined) await settled(pending);
       search = params.toString();
     } else pending = auth?.apply({ headers: upstreamHeaders, query: NO_QUERY }, incoming!);
-    let body: IncomingMessage | Buffer | undefined =
-      how.body ?? exchange?.body ?? (hasRequestBody(req) ? req : undefined);
     // HTTPRoute backendRequest and BackendHTTP.requestTimeout: each attempt.
     const attemptTimeoutMs = shorterTimeout(route.backendRequestTimeoutMs, this.#settings.requestTimeoutMs);
     let retry: RetryPlan | undefined;
@@ -268,7 +337,7 @@ class HttpBackend implements HttpForwarder {
       }
       if (body !== req) retry = { policy: forwarding.retry, exchange, attemptTimeoutMs };
     }
-    const path = search ? `${forward.path}?${search}` : forward.path;
+    const path = search ? `${requestPath}?${search}` : requestPath;
     const finishing =
       auth &&
       finishBackendAuth(
@@ -307,6 +376,7 @@ class HttpBackend implements HttpForwarder {
       timeoutMs: retry ? requestTimeoutMs : shorterTimeout(requestTimeoutMs, attemptTimeoutMs),
       retry,
       ...(how.answerFailure ? { answerFailure: how.answerFailure } : {}),
+      inspect,
     });
     record.upstreamEndTime = process.hrtime.bigint();
     if (outcome.failure)

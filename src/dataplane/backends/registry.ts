@@ -9,6 +9,7 @@ import { mcpKind } from '../mcp/backend.ts';
 import type { GatewayAnswers } from '../proxy/answers.ts';
 import type { BackendType } from '../telemetry/request-record.ts';
 import { a2aKind } from './a2a/a2a-backend.ts';
+import { agentCoreKind } from './agentcore/agentcore-backend.ts';
 import {
   type Backend,
   type BackendKind,
@@ -28,7 +29,7 @@ const GW_BACKEND_KINDS: Record<GwBackendKindField, BackendKind<BackendRefInput> 
   ai: aiKind,
   mcp: mcpKind,
   a2a: a2aKind,
-  aws: 'AWS Bedrock AgentCore backends (aws.agentCore) are not served by this data plane yet',
+  aws: agentCoreKind,
   dynamicForwardProxy,
 };
 
@@ -52,6 +53,7 @@ const TYPES: Record<GwBackendKindField, BackendType> = {
   dynamicForwardProxy: 'dynamic',
   // An A2A agent is a static host that speaks A2A (agentgateway: an a2a policy on a host backend).
   a2a: 'static',
+  // agentgateway's type of an AWS backend.
   aws: 'unknown',
 };
 

@@ -29,7 +29,20 @@ export interface ForwardOptions {
   retry?: RetryPlan;
   /** How a failed exchange is answered (a protocol's error shape); plain text (sendFailure) unless given. */
   answerFailure?: (res: ClientResponse, failure: UpstreamFailure) => void;
+  /**
+   * A kind's reading of the upstream response before the client gets any of it (an API whose
+   * error answers mean something else to the client: AgentCore's). Unset or undefined: passed
+   * through as it is.
+   */
+  inspect?: (response: Dispatcher.ResponseData) => ResponseVerdict | Promise<ResponseVerdict>;
 }
+
+/**
+ * What ForwardOptions.inspect makes of a response: passed through (undefined), passed through with
+ * another status, or answered by gw itself (`answer` writes the client's response and returns its
+ * status; the upstream body is discarded).
+ */
+export type ResponseVerdict = undefined | { status: number } | { answer: (res: ClientResponse) => number };
 
 /** How the attempts of one request are retried. */
 export interface RetryPlan {
@@ -170,13 +183,36 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
     return { status: statusForFailure(failure), failure, retries, ...(detail !== undefined ? { detail } : {}) };
   }
   const upstreamHeadersMs = performance.now() - started;
-  const status = response.statusCode;
+  const finish = () => {
+    clearTimeout(timer);
+    res.off('close', onClientGone);
+    attempt?.end();
+  };
+  let status = response.statusCode;
+  if (options.inspect !== undefined) {
+    let verdict: ResponseVerdict;
+    try {
+      verdict = await options.inspect(response);
+    } catch (error) {
+      // Reading what the upstream said failed (its deadline, a reset): nothing reached the client yet.
+      finish();
+      response.body.destroy();
+      const failure = timedOut || attempt?.timedOut ? 'timeout' : failureOf(error);
+      if (failure === 'aborted' && !timedOut) return { status: 499, failure, retries };
+      sendFailure(res, failure);
+      return { status: statusForFailure(failure), failure, upstreamHeadersMs, retries };
+    }
+    if (verdict !== undefined && 'answer' in verdict) {
+      finish();
+      response.body.destroy();
+      return { status: verdict.answer(res), upstreamHeadersMs, retries };
+    }
+    if (verdict !== undefined) status = verdict.status;
+  }
   res.writeHead(status, forwardedResponseHeaders(response.headers) as Record<string, string>);
   return await new Promise<ForwardOutcome>((resolve) => {
     pipeline(response.body, writableOf(res), (error) => {
-      clearTimeout(timer);
-      res.off('close', onClientGone);
-      attempt?.end();
+      finish();
       if (error) {
         res.destroy();
         resolve({ status, failure: timedOut || attempt?.timedOut ? 'timeout' : 'reset', upstreamHeadersMs, retries });

@@ -7,7 +7,7 @@ import {
   OPENAI_DEFAULT_BASE_URL,
 } from '../../../src/dataplane/ai/guards/alpha-moderation-guard.ts';
 import { readModerationResults } from '../../../src/dataplane/ai/guards/moderation-results.ts';
-import { isServiceEndpointProblem, serviceEndpoint } from '../../../src/dataplane/ai/guards/service-endpoint.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from '../../../src/dataplane/upstream/service-endpoint.ts';
 import { moderationResult } from '../../helpers/moderation-stand-in.ts';
 
 describe('moderation results', () => {

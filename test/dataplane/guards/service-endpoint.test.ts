@@ -4,7 +4,7 @@
 // the variable, never a silent fallback to the public endpoint.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { serviceEndpoint } from '../../../src/dataplane/ai/guards/service-endpoint.ts';
+import { serviceEndpoint } from '../../../src/dataplane/upstream/service-endpoint.ts';
 
 const PUBLIC = 'https://bedrock-runtime.eu-west-1.amazonaws.com';
 const VARIABLES = ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'AWS_ENDPOINT_URL'];

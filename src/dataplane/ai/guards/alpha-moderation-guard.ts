@@ -6,10 +6,10 @@
 // variable, read when the configuration compiles) names another base URL (decision 0028). Like
 // agentgateway's, the guard has no failure mode: a call that fails refuses the request (503).
 import type { AlphaModeration } from '../../../api/types/ai.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from '../../upstream/service-endpoint.ts';
 import { type Guard, type GuardCall, type GuardCompiler, GuardFailure, type GuardVerdict } from './guard.ts';
 import { DEFAULT_MODERATION_MODEL, readModerationResults } from './moderation-results.ts';
 import { compileGuardService, type GuardService } from './service-call.ts';
-import { isServiceEndpointProblem, serviceEndpoint } from './service-endpoint.ts';
 
 /** The environment variable naming another OpenAI base URL (the OpenAI SDKs' convention). */
 export const OPENAI_BASE_URL_ENV = 'OPENAI_BASE_URL';

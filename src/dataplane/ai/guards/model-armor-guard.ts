@@ -9,10 +9,10 @@
 // cloudtwo credentials or, unset, of the ambient ones. Choices: docs/decisions/0029-model-armor.md.
 import type { CloudtwoModelArmor } from '../../../api/types/ai.ts';
 import type { BackendAuth } from '../../../api/types/backend-auth.ts';
+import { isServiceEndpointProblem, serviceEndpoint } from '../../upstream/service-endpoint.ts';
 import type { Guard, GuardCall, GuardCompiler, GuardVerdict } from './guard.ts';
 import { type ModelArmorReading, readSanitizeAnswer } from './model-armor-answer.ts';
 import { compileGuardService, type GuardService } from './service-call.ts';
-import { isServiceEndpointProblem, serviceEndpoint } from './service-endpoint.ts';
 
 export const DEFAULT_MODEL_ARMOR_LOCATION = 'us-central1';
 

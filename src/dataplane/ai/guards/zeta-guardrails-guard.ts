@@ -15,13 +15,10 @@
 // the access log by its type or name, never by the matched text.
 import type { ZetaGuardrails } from '../../../api/types/ai.ts';
 import { isPlainObject } from '../../../util/values.ts';
+import { awsEndpointVariables, isServiceEndpointProblem, serviceEndpoint } from '../../upstream/service-endpoint.ts';
 import { modelIdSegment, zetaHost } from '../providers/zeta.ts';
 import { type Guard, type GuardCall, type GuardCompiler, GuardFailure, type GuardVerdict } from './guard.ts';
 import { compileGuardService, type GuardService } from './service-call.ts';
-import { isServiceEndpointProblem, serviceEndpoint } from './service-endpoint.ts';
-
-/** The AWS SDKs' endpoint variables for Bedrock Runtime, the service-specific one first. */
-export const BEDROCK_RUNTIME_ENDPOINT_VARIABLES = ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'AWS_ENDPOINT_URL'] as const;
 
 // A region is a host-name label of Bedrock's endpoint: us-east-1, eu-central-2, us-gov-west-1.
 const REGION = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -32,12 +29,7 @@ export const zetaGuardrailsGuard: GuardCompiler<ZetaGuardrails> = (config, path,
       path: `${path}.region`,
       message: `"${config.region}" is not an AWS region (lower-case letters, digits and dashes, as in us-east-1); fix the region.`,
     };
-  // AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true makes the AWS SDKs ignore the endpoint variables.
-  const ignore = process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.trim().toLowerCase() === 'true';
-  const endpoint = serviceEndpoint(
-    `https://${zetaHost(config.region)}`,
-    ignore ? [] : BEDROCK_RUNTIME_ENDPOINT_VARIABLES,
-  );
+  const endpoint = serviceEndpoint(`https://${zetaHost(config.region)}`, awsEndpointVariables('BEDROCK_RUNTIME'));
   if (isServiceEndpointProblem(endpoint)) return { path, message: endpoint.message };
   const name = `the Bedrock guardrail ${config.identifier} (version ${config.version}, ${config.region})`;
   const service = compileGuardService(

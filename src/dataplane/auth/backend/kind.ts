@@ -56,6 +56,8 @@ export interface BackendTarget {
   family?: string;
   /** The typed backend's region (cloudone's default signing region). */
   region?: string;
+  /** The typed backend's AWS signing name (cloudone's default serviceName): bedrock-agentcore for an AgentCore runtime. */
+  service?: string;
 }
 
 export interface CredentialKindContext {

@@ -1,6 +1,7 @@
 // The signing service and region of a cloudone credential when the spec leaves them unset
-// (docs/decisions/0014-cloudone-signing.md): the service from the provider family (Bedrock signs as
-// `bedrock`) or the AWS host name; the region from the typed backend, the AWS host name, or the
+// (docs/decisions/0014-cloudone-signing.md): the service from the typed backend (an AgentCore
+// runtime signs as `bedrock-agentcore`), the provider family (Bedrock signs as `bedrock`) or the
+// AWS host name; the region from the typed backend, the AWS host name, or the
 // environment the AWS SDK reads (AWS_REGION, the profile's region). Neither found is a
 // configuration error naming the field to set.
 import { existsSync } from 'node:fs';
@@ -43,7 +44,7 @@ export function signingService(config: CloudoneAuth, target: BackendTarget | und
       : new AuthConfigError('cloudone.serviceName', 'must be an AWS signing name (letters, digits, ".", "_", "-")');
   }
   const family = target?.family === undefined ? undefined : FAMILY_SERVICES[target.family];
-  const service = family ?? awsHost(target?.host)?.service;
+  const service = target?.service ?? family ?? awsHost(target?.host)?.service;
   if (service !== undefined) return service;
   return new AuthConfigError(
     'cloudone.serviceName',

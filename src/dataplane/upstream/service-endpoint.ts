@@ -1,10 +1,11 @@
-// Where a managed guard service (OpenAI's moderations API, Bedrock's ApplyGuardrail, Model Armor)
-// is reached: its public endpoint, unless gw's environment names another the way the vendor's own
-// tools read it (decision 0028: OPENAI_BASE_URL; AWS_ENDPOINT_URL_BEDROCK_RUNTIME then
-// AWS_ENDPOINT_URL; CLOUDSDK_API_ENDPOINT_OVERRIDES_MODELARMOR). The variables are read when a
+// Where a managed service gw calls by its vendor's API (OpenAI's moderations API, Bedrock's
+// ApplyGuardrail, Model Armor, a Bedrock AgentCore runtime) is reached: its public endpoint, unless
+// gw's environment names another the way the vendor's own tools read it (decision 0028:
+// OPENAI_BASE_URL; AWS_ENDPOINT_URL_<SERVICE> then AWS_ENDPOINT_URL, as the AWS SDKs read them;
+// CLOUDSDK_API_ENDPOINT_OVERRIDES_MODELARMOR). The variables are read when a
 // configuration is compiled, so a change takes effect with the next configuration. An endpoint
 // URL may carry a path (a proxy's prefix): calls' paths are appended to it.
-import type { Destination } from '../../upstream/connection-settings.ts';
+import type { Destination } from './connection-settings.ts';
 
 export interface ServiceEndpoint {
   destination: Destination;
@@ -43,6 +44,16 @@ export function serviceEndpoint(
   const endpoint = parseEndpoint(publicUrl, undefined);
   if (endpoint === undefined) throw new Error(`not an endpoint URL: ${publicUrl}`);
   return endpoint;
+}
+
+/**
+ * The AWS SDKs' endpoint variables of a service, by its environment id (BEDROCK_RUNTIME,
+ * BEDROCK_AGENTCORE): AWS_ENDPOINT_URL_<id>, then AWS_ENDPOINT_URL; none when
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true, which makes the SDKs ignore them.
+ */
+export function awsEndpointVariables(serviceId: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.trim().toLowerCase() === 'true') return [];
+  return [`AWS_ENDPOINT_URL_${serviceId}`, 'AWS_ENDPOINT_URL'];
 }
 
 export function isServiceEndpointProblem(
