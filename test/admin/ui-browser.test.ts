@@ -96,6 +96,8 @@ describe('web UI in headless Chromium', { skip: skipWithoutChromium }, () => {
     await screenshot(page, 'routes');
     await page.getByRole('link', { name: 'GwBackend default/demo-llm' }).click();
     await page.getByRole('heading', { name: 'Effective policy' }).waitFor();
+    // The heading comes before the explanation's answer: wait for the answer.
+    await page.getByText('Loading…').waitFor({ state: 'detached' });
     assert.match(await page.locator('main').innerText(), /GwPolicy default\/provider-timeouts/);
   });
 

@@ -1,6 +1,7 @@
 // A gw with its web UI for tests: a LocalGateway (the files given, or gw's own API server) and
 // the admin listener with the UI on a free loopback port, as gw run wires them; the example
 // configuration the UI tests show (the quickstart, the policies example and a few models).
+import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,4 +126,57 @@ export function yamlDocuments(text: string): string[] {
     .split(/^---$/m)
     .map((part) => part.trim())
     .filter((part) => part.replace(/^#.*$/gm, '').trim() !== '');
+}
+
+/** One answer of the UI's API: its path, status and text. */
+export interface UiAnswerText {
+  path: string;
+  status: number;
+  text: string;
+}
+
+/**
+ * The answer of every GET endpoint of the UI's API that shows objects or their state (overview,
+ * routes, policies, models, objects, traffic), of every object, and of the effective policy
+ * (explain) at every route, route rule, GwBackend and Service, each checked to be an answer (200):
+ * what a test that no value reaches the browser reads through.
+ */
+export async function everyGetAnswer(url: string): Promise<UiAnswerText[]> {
+  const read = async (path: string) => {
+    const response = await fetch(`${url}${path}`);
+    const answer = { path, status: response.status, text: await response.text() };
+    // Every one answers, but the traffic endpoints of a gw without a data plane in reach (404).
+    if (!(path.startsWith('/ui/api/traffic/') && answer.status === 404))
+      assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+    return answer;
+  };
+  const paths = ['overview', 'routes', 'policies', 'models', 'objects', 'session', 'traffic/recent', 'traffic/series'];
+  const answers = await Promise.all(paths.map((p) => read(`/ui/api/${p}`)));
+  const objects = JSON.parse(answers.find((a) => a.path === '/ui/api/objects')!.text).objects as {
+    kindKey: string;
+    namespace?: string;
+    name: string;
+  }[];
+  const routes = JSON.parse(answers.find((a) => a.path === '/ui/api/routes')!.text) as {
+    routes: { namespace?: string; name: string; rules: { name?: string }[] }[];
+    backends: { namespace?: string; name: string }[];
+  };
+  const query = (values: Record<string, string | undefined>) =>
+    new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined));
+  const more = [
+    ...objects.map((o) => `/ui/api/object?${query({ kind: o.kindKey, namespace: o.namespace, name: o.name })}`),
+    ...routes.routes.flatMap((r) => [
+      `/ui/api/explain?${query({ what: 'route', namespace: r.namespace ?? 'default', name: r.name })}`,
+      ...r.rules
+        .filter((rule) => rule.name)
+        .map(
+          (rule) =>
+            `/ui/api/explain?${query({ what: 'route', namespace: r.namespace ?? 'default', name: r.name, section: rule.name })}`,
+        ),
+    ]),
+    ...routes.backends.map(
+      (b) => `/ui/api/explain?${query({ what: 'backend', namespace: b.namespace ?? 'default', name: b.name })}`,
+    ),
+  ];
+  return [...answers, ...(await Promise.all(more.map(read)))];
 }

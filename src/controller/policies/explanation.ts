@@ -30,6 +30,8 @@ export interface ExplainedField {
 
 export interface ExplainedSection {
   title: string;
+  /** Which policy section it is: the GwPolicy section its fields are of. */
+  policy: 'frontend' | 'traffic' | 'backend';
   fields: ExplainedField[];
 }
 
@@ -60,6 +62,7 @@ export interface ExplainTarget {
  */
 function explainSection(
   title: string,
+  policy: ExplainedSection['policy'],
   section: EffectiveSection,
   places: readonly PlaceName[],
   /** For a backend section: the backend's namespace, whose Secrets the data plane reads. */
@@ -86,7 +89,7 @@ function explainSection(
         unresolved,
       };
     });
-  return { title, fields };
+  return { title, policy, fields };
 }
 
 /** A backend as the configuration has it, from the snapshot (undefined when missing). */
@@ -154,8 +157,8 @@ function explainRoute({ snapshot, listeners, where }: ExplainWorld, target: Expl
       const effective = effectivePolicy(index, point);
       const explained = attached.rules.filter((rule) => target.section === undefined || rule.name === target.section);
       const sections = [
-        explainSection('frontend', effective.frontend, ['frontend']),
-        explainSection('traffic', effective.traffic, routeTrafficPlaces(snapshot, explained)),
+        explainSection('frontend', 'frontend', effective.frontend, ['frontend']),
+        explainSection('traffic', 'traffic', effective.traffic, routeTrafficPlaces(snapshot, explained)),
       ];
       for (const rule of explained) {
         for (const ref of rule.backendRefs) {
@@ -169,6 +172,7 @@ function explainRoute({ snapshot, listeners, where }: ExplainWorld, target: Expl
           sections.push(
             explainSection(
               `backend ${ref.kind} ${ref.namespace}/${ref.name}`,
+              'backend',
               effectivePolicy(index, backendPoint).backend,
               [backendPlace(object)],
               { namespace: ref.namespace, snapshot },
@@ -210,6 +214,7 @@ function explainBackend({ snapshot, listeners, where }: ExplainWorld, target: Ex
   const sections = [
     explainSection(
       `${title} (its own policies)`,
+      'backend',
       mergeSection(
         own.flatMap((k) => index.byTarget.get(k) ?? []),
         'backend',
@@ -235,6 +240,7 @@ function explainBackend({ snapshot, listeners, where }: ExplainWorld, target: Ex
           sections.push(
             explainSection(
               `${title} reached from HTTPRoute ${route.namespace}/${route.name}${rule.name ? ` rule ${rule.name}` : ''} on Gateway ${gateway} listener ${listener.name}`,
+              'backend',
               effectivePolicy(index, point).backend,
               places,
               secrets,

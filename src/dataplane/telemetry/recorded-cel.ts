@@ -7,9 +7,11 @@
 //
 // Credentials are not part of what leaves the process: header values of credential headers
 // (Authorization, API key headers, cookies, and any header whose name says key, token, secret,
-// session, password or auth) are replaced by "<redacted>" — the playground evaluates against
-// those, so an expression cannot read a client's key into the browser.
+// session, password or auth: isCredentialName, the list the web UI hides spec values by) are
+// replaced by "<redacted>" — the playground evaluates against those, so an expression cannot read
+// a client's key into the browser.
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { isCredentialName } from '../../api/credentials.ts';
 import { celContext } from './cel-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -23,9 +25,6 @@ export const REDACTED = '<redacted>';
 
 /** The variables cel-context.ts defines (docs/cel.md). */
 const VARIABLES = ['request', 'response', 'source', 'backend', 'llm', 'proxy', 'jwt', 'apiKey'] as const;
-
-const CREDENTIAL_HEADER =
-  /^(authorization|proxy-authorization|cookie|set-cookie)$|key|token|secret|session|password|auth|credential/i;
 
 /** The request's CEL variables, credentials redacted, as JSON. */
 export function recordedVariables(record: RequestRecord): RecordedVariables {
@@ -43,7 +42,7 @@ function redactHeaders(variable: unknown): unknown {
   const headers = (variable as { headers?: Record<string, string> }).headers;
   if (!headers) return variable;
   const redacted: Record<string, string> = {};
-  for (const name of Object.keys(headers)) redacted[name] = CREDENTIAL_HEADER.test(name) ? REDACTED : headers[name]!;
+  for (const name of Object.keys(headers)) redacted[name] = isCredentialName(name) ? REDACTED : headers[name]!;
   return { ...(variable as object), headers: redacted };
 }
 

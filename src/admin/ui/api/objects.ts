@@ -2,40 +2,19 @@
 // own API server — create, replace (YAML text) and delete, sent to that API server as kubectl
 // sends them, so they pass the same authentication and admission; its refusals come back with
 // their field paths. A Secret's values never leave gw: it is shown by its keys, and the UI does not
-// write Secrets (kubectl does). With files or a cluster as the source, writes are refused.
+// write Secrets (kubectl does); nor do inline credentials, which a replace gets back from the stored
+// object (security/redaction.ts). With files or a cluster as the source, writes are refused.
 import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../../api/validate/admission.ts';
 import { type ApiResource, resourceOfKind, resourceOfVersion } from '../../../apiserver/resources.ts';
 import { SNAPSHOT_KINDS } from '../../../controller/snapshot.ts';
 import { statusesByObject, statusKey } from '../../../controller/status-report.ts';
 import type { KindKey } from '../../../store/store.ts';
+import { type Restored, redactObject, restoreCredentials, withoutRestored } from '../security/redaction.ts';
 import { type JsonAnswer, json, problem, type UiContext, type UiEndpoint } from './endpoint.ts';
 import { refOf } from './object-ref.ts';
 
 const SECRET = '/Secret';
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-const HIDDEN = '(hidden: gw shows a Secret by its keys only)';
-
-/** What the browser may see of an object: no managedFields; a Secret without its values. */
-export function viewOf(object: KubeObject, kindKey: string): KubeObject {
-  const { managedFields: _managed, ...metadata } = object.metadata as KubeObject['metadata'] & {
-    managedFields?: unknown;
-  };
-  const view = { ...object, metadata } as KubeObject & Record<string, unknown>;
-  if (kindKey !== SECRET) return view;
-  // kubectl apply keeps the whole applied object, values too, in an annotation.
-  if (metadata.annotations?.[LAST_APPLIED] !== undefined) {
-    const { [LAST_APPLIED]: _applied, ...annotations } = metadata.annotations;
-    view.metadata = { ...metadata, annotations };
-  }
-  const keys = [
-    ...Object.keys((view.data as Record<string, unknown>) ?? {}),
-    ...Object.keys((view.stringData as Record<string, unknown>) ?? {}),
-  ];
-  delete view.stringData;
-  view.data = Object.fromEntries(keys.map((key) => [key, HIDDEN]));
-  return view;
-}
 
 function findObject(context: UiContext, query: URLSearchParams): { object: KubeObject; kindKey: string } | JsonAnswer {
   const kindKey = query.get('kind');
@@ -58,20 +37,25 @@ function resourcePath(resource: ApiResource, namespace: string | undefined, name
   return `${base}${scope}/${resource.plural}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
 }
 
-/** The API server's answer for the UI: the object, or its Status's message and causes (field paths). */
-function fromApiServer(answer: { status: number; body: unknown }, kindKey: string): JsonAnswer {
+/**
+ * The API server's answer for the UI: the object (redacted), or its Status's message and causes
+ * (field paths) — without the credentials gw put back into the object it sent (`restored`).
+ */
+function fromApiServer(answer: { status: number; body: unknown }, kindKey: string, restored?: Restored): JsonAnswer {
   if (answer.status >= 200 && answer.status < 300) {
     const object = answer.body as KubeObject | undefined;
-    return json({ object: object?.metadata ? viewOf(object, kindKey) : undefined }, answer.status);
+    return json({ object: object?.metadata ? redactObject(object, kindKey) : undefined }, answer.status);
   }
   const status = answer.body as {
     message?: string;
     reason?: string;
     details?: { causes?: { field?: string; message?: string; reason?: string }[] };
   };
-  return problem(answer.status, status?.message ?? `the API server answered ${answer.status}`, {
+  const text = (value: string | undefined) =>
+    value === undefined || !restored ? value : withoutRestored(value, restored);
+  return problem(answer.status, text(status?.message) ?? `the API server answered ${answer.status}`, {
     reason: status?.reason,
-    causes: (status?.details?.causes ?? []).map((cause) => ({ field: cause.field, message: cause.message })),
+    causes: (status?.details?.causes ?? []).map((cause) => ({ field: cause.field, message: text(cause.message) })),
   });
 }
 
@@ -124,11 +108,21 @@ async function write(context: UiContext, body: unknown, how: 'create' | 'replace
   const { namespace, name } = object.metadata ?? {};
   if (how === 'replace' && !name)
     return problem(422, 'the object needs a name', { causes: [{ field: 'metadata.name', message: 'Required value' }] });
+  // The object was edited from its redacted view: credentials still hidden get their stored values.
+  let stored: KubeObject | undefined;
+  if (how === 'replace') {
+    const current = await api.request('GET', resourcePath(resource, namespace, name));
+    if (current.status !== 200 && current.status !== 404) return fromApiServer(current, resource.kindKey);
+    if (current.status === 200) stored = current.body as KubeObject;
+  }
+  const restored = restoreCredentials(object, stored, resource.kindKey);
+  if (!('values' in restored))
+    return problem(422, restored.message, { causes: [{ field: restored.field, message: restored.message }] });
   const answer =
     how === 'create'
       ? await api.request('POST', resourcePath(resource, namespace), object)
       : await api.request('PUT', resourcePath(resource, namespace, name), object);
-  return fromApiServer(answer, resource.kindKey);
+  return fromApiServer(answer, resource.kindKey, restored);
 }
 
 export const objectEndpoints: UiEndpoint[] = [
@@ -154,7 +148,7 @@ export const objectEndpoints: UiEndpoint[] = [
         statusKey(kindKey, object.metadata.namespace, object.metadata.name ?? ''),
       );
       const writable = context.sources.source.kind === 'api-server' && kindKey !== SECRET;
-      const view = viewOf(object, kindKey);
+      const view = redactObject(object, kindKey);
       // What an edit starts from: the object without its status (a subresource the controller writes).
       const { status: _status, ...editable } = view;
       return json({ object: view, yaml: stringify(editable), status, writable });

@@ -1,11 +1,13 @@
 // Routes & backends: every HTTPRoute with its hostnames, parents (and their statuses) and rules
 // (name, matches, backends); the backends (GwBackends, and the Services routes send traffic to);
 // and the effective policy at a route, a rule, a backend or a backend's section, exactly as
-// gw explain computes it (controller/policies/explanation.ts).
+// gw explain computes it (controller/policies/explanation.ts), its inline credentials hidden
+// (security/redaction.ts).
 import type { HTTPRouteSpec } from '../../../api/kinds/gateway-api/http-route.ts';
-import { explain } from '../../../controller/policies/explanation.ts';
+import { type ExplainedSection, explain } from '../../../controller/policies/explanation.ts';
 import { SNAPSHOT_KINDS } from '../../../controller/snapshot.ts';
 import { statusesByObject, statusKey } from '../../../controller/status-report.ts';
+import { redactPolicyField } from '../security/redaction.ts';
 import { json, problem, type UiEndpoint } from './endpoint.ts';
 import { liveWorld } from './live-world.ts';
 import { refOf } from './object-ref.ts';
@@ -60,6 +62,14 @@ export const explainEndpoint: UiEndpoint = {
     const section = query.get('section') || undefined;
     const explanation = explain(liveWorld(sources), what, { namespace, name, section });
     if ('problem' in explanation) return problem(404, explanation.problem);
-    return json(explanation);
+    if (explanation.what === 'backend') return json({ ...explanation, sections: explanation.sections.map(redacted) });
+    const placements = explanation.placements.map((p) => ({ ...p, sections: p.sections.map(redacted) }));
+    return json({ ...explanation, placements });
   },
 };
+
+/** A section of gw explain's answer with each field's inline credentials hidden. */
+function redacted(section: ExplainedSection): ExplainedSection {
+  const fields = section.fields.map((f) => ({ ...f, value: redactPolicyField(section.policy, f.field, f.value) }));
+  return { ...section, fields };
+}
