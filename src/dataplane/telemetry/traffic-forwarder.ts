@@ -1,8 +1,8 @@
 // Moves what the traffic tap captured to whoever watches, in batches: a single process hands the
 // entries to the admin listener's traffic hub, a worker of gw run --workers sends them to the
 // primary over IPC (cluster-worker.ts). The first record after a quiet spell arms one timer; when
-// it fires the newest records captured since are turned into entries (traffic-entry.ts), off the
-// request path. A batch holds at most MAX_ENTRIES_PER_FLUSH: a person reads a few hundred rows a
+// it fires the records captured since (the tap keeps the first MAX_ENTRIES_PER_FLUSH after each
+// batch) are turned into entries (traffic-entry.ts), off the request path. A batch holds at most MAX_ENTRIES_PER_FLUSH: a person reads a few hundred rows a
 // second at most, and the cost of watching must not grow with the request rate; the requests
 // left out are counted (the page says how many), and the charts, from the metrics, count them all.
 import type { TrafficEntry } from './traffic-entry.ts';
@@ -38,7 +38,7 @@ export class TrafficForwarder {
     if (on === this.#tap.watching) return;
     if (on) {
       this.#last = this.#tap.captured;
-      this.#tap.watch(() => this.#arm());
+      this.#tap.watch(() => this.#arm(), MAX_ENTRIES_PER_FLUSH);
     } else {
       this.#tap.unwatch();
       this.flush();
