@@ -5,7 +5,6 @@
 // what happens to the response after that (external processing, transformations, buffering) is
 // the response path's, as for every backend kind (./response-path.ts). docs/policies/forwarding.md.
 import type { IncomingMessage } from 'node:http';
-import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher, Pool } from 'undici';
 import type { PolicyExchange } from '../policies/exchange.ts';
@@ -14,6 +13,7 @@ import type { RetryPolicy } from '../policies/types.ts';
 import { type ClientResponse, responseCompleted, writableOf } from './client-response.ts';
 import { sendText } from './direct-response.ts';
 import { forwardedResponseHeaders } from './headers.ts';
+import { pipeBody } from './pipe-body.ts';
 
 export interface ForwardOptions {
   pool: Pool;
@@ -211,7 +211,7 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
   }
   res.writeHead(status, forwardedResponseHeaders(response.headers) as Record<string, string>);
   return await new Promise<ForwardOutcome>((resolve) => {
-    pipeline(response.body, writableOf(res), (error) => {
+    pipeBody(response.body, writableOf(res), (error) => {
       finish();
       if (error) {
         res.destroy();

@@ -11,7 +11,7 @@
 // backpressure. The client going away destroys the capture (the kind sees a closed response, as
 // it would without one); a kind that destroys the capture resets the client.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import { bufferOrStream } from '../policies/forwarding/buffer-or-stream.ts';
 import type { ForwardingPolicy } from '../policies/types.ts';
@@ -21,6 +21,7 @@ import { responseCompleted } from './client-response.ts';
 import { sendText } from './direct-response.ts';
 import { failureOf, sendFailure } from './http-forward.ts';
 import { sendOwnFailure } from './own-failure.ts';
+import { pipeBody } from './pipe-body.ts';
 import { type ResponseBuffering, responseBuffering } from './response-buffering.ts';
 import { ResponseCapture } from './response-capture.ts';
 import type { ResponseHook } from './response-head.ts';
@@ -179,7 +180,7 @@ export class ResponsePath {
     res.writeHead(response.status, response.headers as OutgoingHttpHeaders);
     if (this.capture.flushRequested) res.flushHeaders();
     // A body that fails midway resets the client (pipeline destroys both ends).
-    pipeline(response.body, res, ignore);
+    pipeBody(response.body, res, ignore);
   }
 
   /** Writes a response read whole, through the buffering's transform when there is one. */

@@ -4,11 +4,11 @@
 // else the agent answers (an error status, an encoded body) reaches the client as it came. A body
 // over the bound, or one that is not JSON, is answered 502 naming what was wrong: the client is
 // never handed the agent's own URLs.
-import { pipeline } from 'node:stream';
 import { BodyTooLargeError, readBody } from '../../proxy/body.ts';
 import { responseCompleted, writableOf } from '../../proxy/client-response.ts';
 import { sendText } from '../../proxy/direct-response.ts';
 import { parseJsonBody } from '../../proxy/json-body.ts';
+import { pipeBody } from '../../proxy/pipe-body.ts';
 import { requestOrigin } from '../../proxy/request-origin.ts';
 import { ResponseCapture } from '../../proxy/response-capture.ts';
 import { normalizePath } from '../../routing/path.ts';
@@ -130,7 +130,7 @@ function passThrough(capture: ResponseCapture, routed: RoutedRequest): Promise<v
   const { res } = routed;
   res.writeHead(capture.statusCode, capture.getHeaders());
   return new Promise((resolve) => {
-    pipeline(capture, writableOf(res), (error) => {
+    pipeBody(capture, writableOf(res), (error) => {
       if (error) res.destroy();
       resolve();
     });
