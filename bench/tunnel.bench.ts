@@ -5,30 +5,96 @@
 // process; the agent runs with the mocks. Goal: the tunnelled and the a2a route's requests/s each
 // at least 0.8x the direct (plain) route's.
 // Run: ./node_modules/.bin/node bench/tunnel.bench.ts [--duration 10] [--connections 32] [--rounds 3]
-import { mkdtempSync, rmSync } from 'node:fs';
+//      [--proxy squid|node] (default: Squid where Debian's package is installed)
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { A2A_HEADERS, A2A_RPC_PATH, A2A_SEND_BODY } from './gateway/a2a-agent-mock.ts';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
-import { freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
+import { type ChildHandle, freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
 import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
 import { runLoad, type SaturateResult } from './gateway/load.ts';
 import { startGw } from './gateway/targets/gw.ts';
 import { startUpstream } from './gateway/upstream.ts';
 
 const GOAL = 0.8;
+const SQUID = '/usr/sbin/squid';
+
+/** The suite's CONNECT proxy (node's http server) in a child process. */
+async function startNodeProxy(): Promise<{ child: ChildHandle; port: number }> {
+  const child = spawnChild(
+    'connect proxy',
+    process.execPath,
+    [fileURLToPath(new URL('./gateway/connect-proxy-process.ts', import.meta.url))],
+    { ipc: true },
+  );
+  const { port } = (await child.nextMessage()) as { port: number };
+  return { child, port };
+}
+
+/**
+ * Squid in the foreground on a free loopback port, as a bare CONNECT relay: every CONNECT allowed
+ * (the mock's port is not 443), no cache, no logs.
+ */
+async function startSquid(dir: string): Promise<{ child: ChildHandle; port: number }> {
+  const port = await freePort();
+  const config = join(dir, 'squid.conf');
+  writeFileSync(
+    config,
+    [
+      `http_port 127.0.0.1:${port}`,
+      'http_access allow all',
+      'cache deny all',
+      'cache_mem 8 MB',
+      'access_log none',
+      'cache_log /dev/null',
+      'cache_store_log none',
+      'logfile_rotate 0',
+      `pid_filename ${join(dir, 'squid.pid')}`,
+      `coredump_dir ${dir}`,
+      'shutdown_lifetime 0 seconds',
+      '',
+    ].join('\n'),
+  );
+  const child = spawnChild('squid', SQUID, ['-N', '-f', config]);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return { child, port };
+    if (Date.now() > deadline) {
+      await child.stop();
+      throw new Error(`squid did not listen on 127.0.0.1:${port} within 15 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '3' },
+    proxy: { type: 'string' },
   },
 });
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
+/**
+ * The CONNECT proxy: Squid (Debian's package: the egress proxy many networks run; C++, one
+ * process, epoll) where it is installed, else the test suite's proxy on node's http server
+ * (test/support/connect-proxy.ts), whose relaying costs more CPU on the cores gw shares with it.
+ */
+const proxyKind = values.proxy ?? (existsSync(SQUID) ? 'squid' : 'node');
+if (proxyKind !== 'squid' && proxyKind !== 'node') throw new Error('--proxy is squid or node');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The routes loaded in turns: the plain LLM route, the tunnelled one, the a2a one. */
@@ -43,14 +109,8 @@ function median(numbers: number[]): number {
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   const upstream = await startUpstream();
-  const proxyChild = spawnChild(
-    'connect proxy',
-    process.execPath,
-    [fileURLToPath(new URL('./gateway/connect-proxy-process.ts', import.meta.url))],
-    { ipc: true },
-  );
-  const { port: proxyPort } = (await proxyChild.nextMessage()) as { port: number };
   const dir = mkdtempSync(join(tmpdir(), 'gw-tunnel-bench-'));
+  const { child: proxyChild, port: proxyPort } = proxyKind === 'squid' ? await startSquid(dir) : await startNodeProxy();
   const listenerPort = await freePort();
   writeTunnelBenchConfig(dir, {
     listenerPort,
@@ -91,6 +151,7 @@ async function main(): Promise<void> {
     `Goal: ${what} requests/s at least ${GOAL}x the direct route's: ${ratio(name).toFixed(2)}x, ${ratio(name) >= GOAL ? 'met' : 'NOT met'}.`;
   const lines = [
     `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}; load generator, mocks, CONNECT proxy and gw in separate processes.`,
+    `CONNECT proxy: ${proxyKind === 'squid' ? `Squid (${SQUID}, Debian's package)` : "the test suite's proxy on node's http server (test/support/connect-proxy.ts)"}.`,
     `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${availableParallelism()} the figures are shared with other work and noisy.`,
     `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion, a 230-byte SendMessage answered with a 270-byte fixed A2A task.`,
     '',

@@ -1,9 +1,9 @@
 // A fast local A2A agent for the a2a route of the tunnel benchmark: a plain node http server that
-// answers every JSON-RPC POST with one fixed A2A v1.0 SendMessage result (a completed task with a
-// short artifact), and the request that asks for it. It reads the whole request before answering,
-// as an agent would, and does nothing else: the figure is gw's cost on an a2a route.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// answers every request with one fixed A2A v1.0 SendMessage result (a completed task with a short
+// artifact), and the request that asks for it. It answers as the OpenAI mock the direct route ends
+// at does in fixed mode (provider-mocks.ts fixedServer: at once, headers built once, the same
+// keep-alive), so that the two routes differ by gw's work only.
+import { fixedAnswer, fixedServer, type ProviderMock, started } from './provider-mocks.ts';
 
 /** The path the agent serves JSON-RPC at (its card would name it). */
 export const A2A_RPC_PATH = '/a2a/jsonrpc';
@@ -37,22 +37,7 @@ const ANSWER = JSON.stringify({
   },
 });
 
-export async function startA2aAgentMock(): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== A2A_RPC_PATH) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) });
-      res.end(ANSWER);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function startA2aAgentMock(): Promise<ProviderMock> {
+  const answer = fixedAnswer('application/json', Buffer.from(ANSWER));
+  return started(fixedServer(() => answer));
 }

@@ -46,12 +46,12 @@ const GEMINI_STREAM = Buffer.from(
 );
 
 /** One fixed answer: its body and its response headers, built once. */
-interface FixedAnswer {
+export interface FixedAnswer {
   headers: Record<string, string>;
   body: Buffer;
 }
 
-function fixedAnswer(type: string, body: Buffer): FixedAnswer {
+export function fixedAnswer(type: string, body: Buffer): FixedAnswer {
   return { headers: { 'content-type': type, 'content-length': String(body.length) }, body };
 }
 
@@ -60,7 +60,7 @@ function fixedAnswer(type: string, body: Buffer): FixedAnswer {
  * mocks do in fixed mode: the request body is not read (node:http discards it) and the idle
  * keep-alive timeout is theirs (65 s), so that no upstream costs more than another per request.
  */
-function fixedServer(answer: (url: string) => FixedAnswer): Server {
+export function fixedServer(answer: (url: string) => FixedAnswer): Server {
   const server = createServer((req, res) => {
     const { headers, body } = answer(req.url ?? '/');
     res.writeHead(200, headers);
@@ -80,7 +80,7 @@ export interface ProviderMock {
   close(): Promise<void>;
 }
 
-async function started(server: Server): Promise<ProviderMock> {
+export async function started(server: Server): Promise<ProviderMock> {
   const port = await listening(server);
   return {
     port,
