@@ -17,6 +17,7 @@ import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
 import { type ChildHandle, freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
 import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
 import { runLoad, type SaturateResult } from './gateway/load.ts';
+import { cpuMs, processTree } from './gateway/process-tree.ts';
 import { startGw } from './gateway/targets/gw.ts';
 import { startUpstream } from './gateway/upstream.ts';
 
@@ -120,6 +121,9 @@ async function main(): Promise<void> {
   });
   const gw = await startGw(dir, `http://127.0.0.1:${listenerPort}`);
   const results: Record<Route, SaturateResult[]> = { direct: [], tunnelled: [], agent: [] };
+  /** gw's CPU (its process tree) per answered request in each measured run, µs. */
+  const gwCpu: Record<Route, number[]> = { direct: [], tunnelled: [], agent: [] };
+  const proxyCpu: Record<Route, number[]> = { direct: [], tunnelled: [], agent: [] };
   try {
     const endpoint = (name: Route) =>
       name === 'agent'
@@ -130,10 +134,15 @@ async function main(): Promise<void> {
       await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds: 3 });
     for (let round = 1; round <= rounds; round++)
       for (const name of ROUTES) {
+        const gwPids = processTree(gw.pid);
+        const gwBefore = cpuMs(gwPids);
+        const proxyBefore = cpuMs([proxyChild.pid]);
         const result = await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds });
         if (result.non2xx > 0 || result.errors > 0)
           throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
         results[name].push(result);
+        gwCpu[name].push(((cpuMs(gwPids) - gwBefore) * 1000) / Math.max(1, result.ok));
+        proxyCpu[name].push(((cpuMs([proxyChild.pid]) - proxyBefore) * 1000) / Math.max(1, result.ok));
         log(
           `round ${round} ${name}: ${result.requestsPerSecond.toFixed(0)} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
         );
@@ -146,6 +155,8 @@ async function main(): Promise<void> {
   }
   const rps = (name: Route) => median(results[name].map((result) => result.requestsPerSecond));
   const p50 = (name: Route) => median(results[name].map((result) => result.p50Ms));
+  const cpu = (name: Route) => `${median(gwCpu[name]).toFixed(0)} µs`;
+  const proxyShare = (name: Route) => (name === 'tunnelled' ? `${median(proxyCpu[name]).toFixed(0)} µs` : '—');
   const ratio = (name: Route) => rps(name) / rps('direct');
   const goal = (name: Route, what: string) =>
     `Goal: ${what} requests/s at least ${GOAL}x the direct route's: ${ratio(name).toFixed(2)}x, ${ratio(name) >= GOAL ? 'met' : 'NOT met'}.`;
@@ -155,11 +166,11 @@ async function main(): Promise<void> {
     `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${availableParallelism()} the figures are shared with other work and noisy.`,
     `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion, a 230-byte SendMessage answered with a 270-byte fixed A2A task.`,
     '',
-    '| route | requests/s | p50 |',
-    '|---|---|---|',
-    `| gw → mock (direct) | ${rps('direct').toFixed(0)} | ${p50('direct')} ms |`,
-    `| gw → CONNECT proxy → mock (tunnel) | ${rps('tunnelled').toFixed(0)} | ${p50('tunnelled')} ms |`,
-    `| gw → A2A agent (a2a, SendMessage over JSON-RPC) | ${rps('agent').toFixed(0)} | ${p50('agent')} ms |`,
+    '| route | requests/s | p50 | gw CPU per request | proxy CPU per request |',
+    '|---|---|---|---|---|',
+    `| gw → mock (direct) | ${rps('direct').toFixed(0)} | ${p50('direct')} ms | ${cpu('direct')} | — |`,
+    `| gw → CONNECT proxy → mock (tunnel) | ${rps('tunnelled').toFixed(0)} | ${p50('tunnelled')} ms | ${cpu('tunnelled')} | ${proxyShare('tunnelled')} |`,
+    `| gw → A2A agent (a2a, SendMessage over JSON-RPC) | ${rps('agent').toFixed(0)} | ${p50('agent')} ms | ${cpu('agent')} | — |`,
     '',
     goal('tunnelled', 'tunnelled'),
     goal('agent', 'a2a'),
