@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { objectSource, type UiSources } from '../../src/admin/ui/sources.ts';
+import { type LiveTraffic, objectSource, type UiSources } from '../../src/admin/ui/sources.ts';
 import { type AdminUi, createAdminUi } from '../../src/admin/ui/ui-server.ts';
 import { type AdminServer, startAdminServer } from '../../src/dataplane/telemetry/admin-server.ts';
 import { LocalGateway } from '../../src/run/local-gateway.ts';
@@ -77,6 +77,21 @@ export interface UiGateway {
   stop(): Promise<void>;
 }
 
+/**
+ * The UI's sources for an in-process gateway on loopback, as gw run gives them (src/cli/run.ts
+ * uiSources) for a single process: its controller, its data plane's unbound ports and health.
+ */
+export function localUiSources(gateway: LocalGateway, source: UiSources['source'], live?: LiveTraffic): UiSources {
+  return {
+    controller: gateway.controller,
+    source,
+    listenAddress: '127.0.0.1',
+    unboundPorts: () => gateway.dataPlane.unboundPorts,
+    healthReports: async () => [{ worker: 0, reports: gateway.dataPlane.healthReports() }],
+    ...(live && { live }),
+  };
+}
+
 export interface UiGatewayOptions {
   /** Serve gw's own API server (editable) instead of the files. */
   apiServer?: boolean;
@@ -96,13 +111,10 @@ export async function startUiGateway(options: UiGatewayOptions = {}): Promise<Ui
     ...(options.apiServer && { api: { dataDir: join(dir, 'data'), port: 0 } }),
   });
   await gateway.start();
-  const sources: UiSources = {
-    controller: gateway.controller,
-    source: objectSource({ api: gateway.api?.api, kube: false, paths: options.apiServer ? [] : [dir] }),
-    listenAddress: '127.0.0.1',
-    unboundPorts: () => gateway.dataPlane.unboundPorts,
-    healthReports: async () => [{ worker: 0, reports: gateway.dataPlane.healthReports() }],
-  };
+  const sources = localUiSources(
+    gateway,
+    objectSource({ api: gateway.api?.api, kube: false, paths: options.apiServer ? [] : [dir] }),
+  );
   const ui = createAdminUi({ sources, adminAddress: options.adminAddress ?? '127.0.0.1', token: options.token });
   const admin = await startAdminServer({ port: 0, ready: () => true, metrics: { render: () => '' }, routes: ui });
   return {

@@ -11,6 +11,7 @@ import { createAdminUi } from '../../../src/admin/ui/ui-server.ts';
 import { SseReader } from '../../../src/dataplane/ai/formats/sse-reader.ts';
 import { type AdminServer, startAdminServer } from '../../../src/dataplane/telemetry/admin-server.ts';
 import { echoTools, mcpYaml, startStreamableServer, type TestMcpServer } from '../../dataplane/mcp/helpers.ts';
+import { localUiSources } from '../../helpers/admin-ui.ts';
 import {
   aiBackendYaml,
   freePort,
@@ -39,14 +40,7 @@ export async function startLiveUi(files: Record<string, string>, seriesIntervalM
     series: new TrafficSeries(() => gw.telemetry.metrics.snapshot(), seriesIntervalMs),
   };
   const ui = createAdminUi({
-    sources: {
-      controller: gw.gateway.controller,
-      source: { kind: 'files', why: 'the test serves files' },
-      listenAddress: '127.0.0.1',
-      unboundPorts: () => gw.gateway.dataPlane.unboundPorts,
-      healthReports: async () => [{ worker: 0, reports: gw.gateway.dataPlane.healthReports() }],
-      live,
-    },
+    sources: localUiSources(gw.gateway, { kind: 'files', why: 'the test serves files' }, live),
     adminAddress: '127.0.0.1',
   });
   const admin = await startAdminServer({ port: 0, ready: () => true, metrics: gw.telemetry.metrics, routes: ui });
