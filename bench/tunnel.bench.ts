@@ -7,14 +7,13 @@
 // Run: ./node_modules/.bin/node bench/tunnel.bench.ts [--duration 10] [--connections 32] [--rounds 3]
 //      [--proxy squid|node] (default: Squid where Debian's package is installed)
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { A2A_HEADERS, A2A_RPC_PATH, A2A_SEND_BODY } from './gateway/a2a-agent-mock.ts';
 import { CHAT_BODY, CHAT_HEADERS, CHAT_PATH } from './gateway/chat-request.ts';
-import { type ChildHandle, freePort, spawnChild, stopAllChildren } from './gateway/child-process.ts';
+import { type ChildHandle, freePort, spawnChild, stopAllChildren, waitUntilAnswers } from './gateway/child-process.ts';
 import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
 import { runLoad, type SaturateResult } from './gateway/load.ts';
 import { cpuMs, processTree } from './gateway/process-tree.ts';
@@ -61,22 +60,14 @@ async function startSquid(dir: string): Promise<{ child: ChildHandle; port: numb
     ].join('\n'),
   );
   const child = spawnChild('squid', SQUID, ['-N', '-f', config]);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return { child, port };
-    if (Date.now() > deadline) {
-      await child.stop();
-      throw new Error(`squid did not listen on 127.0.0.1:${port} within 15 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    // Squid answers a plain GET of its own address with an error page: an answer all the same.
+    await waitUntilAnswers(child, `http://127.0.0.1:${port}/`);
+  } catch (error) {
+    await child.stop();
+    throw error;
   }
+  return { child, port };
 }
 const { values } = parseArgs({
   options: {
