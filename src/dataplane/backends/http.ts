@@ -47,6 +47,7 @@ import {
 } from '../proxy/http-forward.ts';
 import { sendOwnFailure } from '../proxy/own-failure.ts';
 import { celContext } from '../telemetry/cel-context.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
@@ -153,7 +154,9 @@ export function compileHttpForwarder(
   }
   const health = compilePassiveHealth(policy.health, input.key);
   if (health !== undefined && 'refused' in health) return health;
-  return new HttpBackend(type, settings, context.pool(settings), dial, auth, health);
+  // An HTTP/1.1 destination also gets gw's own client, which carries requests whose body is in memory.
+  const client = settings.http1 !== undefined ? context.client(settings) : undefined;
+  return new HttpBackend(type, settings, context.pool(settings), dial, auth, health, client);
 }
 
 /** A backend that forwards to one HTTP destination, and lets the kind that owns it say how. */
@@ -183,7 +186,7 @@ export function destinationForwarder(
   pool: Pool,
   auth: CompiledBackendAuth | undefined,
 ): Backend {
-  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined);
+  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined, undefined);
 }
 
 /**
@@ -217,7 +220,7 @@ export function operationForwarder(
   health: PassiveHealth | undefined,
   operation: UpstreamOperation,
 ): Backend {
-  return new HttpBackend('unknown', settings, pool, () => openTunnel(settings), auth, health, operation);
+  return new HttpBackend('unknown', settings, pool, () => openTunnel(settings), auth, health, undefined, operation);
 }
 
 /** Passive health of a backend policy (`health`), or the refusal of its unhealthyCondition. */
@@ -248,6 +251,8 @@ class HttpBackend implements HttpForwarder {
   readonly type: HttpBackendType;
   readonly #settings: ConnectionSettings;
   readonly #pool: Pool;
+  /** gw's own HTTP/1.1 client to the destination, when it speaks HTTP/1.1 (ForwardOptions.client). */
+  readonly #client: UpstreamClient | undefined;
   readonly #auth: CompiledBackendAuth | undefined;
   readonly #health: PassiveHealth | undefined;
   readonly #operation: UpstreamOperation | undefined;
@@ -259,12 +264,14 @@ class HttpBackend implements HttpForwarder {
     dial: () => Promise<Duplex>,
     auth: CompiledBackendAuth | undefined,
     health: PassiveHealth | undefined,
+    client: UpstreamClient | undefined,
     operation?: UpstreamOperation,
   ) {
     this.type = type;
     this.#settings = settings;
     this.tunnel = dial;
     this.#pool = pool;
+    this.#client = client;
     this.#auth = auth;
     this.#health = health;
     this.#operation = operation;
@@ -366,6 +373,7 @@ class HttpBackend implements HttpForwarder {
     const requestTimeoutMs = remainingMs(route.requestTimeoutMs, record.startTime, upstreamStart);
     const outcome = await forwardHttp(res, {
       pool: this.#pool,
+      client: this.#client,
       method: req.method ?? 'GET',
       path,
       headers:

@@ -1,22 +1,32 @@
-// Forwards a request to an HTTP destination through a keep-alive pool and streams the response
-// back. Backpressure both ways comes from the streams; the client going away aborts the upstream
-// request, and a deadline answers 504 when no response has started. With traffic policies it also
-// retries failed attempts (traffic.retry: only the last attempt's response reaches the client);
-// what happens to the response after that (external processing, transformations, buffering) is
-// the response path's, as for every backend kind (./response-path.ts). docs/policies/forwarding.md.
+// Forwards a request to an HTTP destination through a keep-alive pool — gw's own HTTP/1.1 client
+// for a body in memory or none, undici's for a streamed one (./forwarded-response.ts) — and
+// streams the response back. Backpressure both ways comes from the streams; the client going
+// away aborts the upstream request, and a deadline answers 504 when no response has started.
+// With traffic policies it also retries failed attempts (traffic.retry: only the last attempt's
+// response reaches the client); what happens to the response after that (external processing,
+// transformations, buffering) is the response path's, as for every backend kind
+// (./response-path.ts). docs/policies/forwarding.md.
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher, Pool } from 'undici';
 import type { PolicyExchange } from '../policies/exchange.ts';
 import { retriesStatus } from '../policies/forwarding/retry.ts';
 import type { RetryPolicy } from '../policies/types.ts';
-import { type ClientResponse, responseCompleted, writableOf } from './client-response.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { type ClientResponse, responseCompleted } from './client-response.ts';
 import { sendText } from './direct-response.ts';
+import { type ForwardedResponse, OwnForwardedResponse, UndiciForwardedResponse } from './forwarded-response.ts';
 import { forwardedResponseHeaders } from './headers.ts';
-import { pipeBody } from './pipe-body.ts';
 
 export interface ForwardOptions {
+  /** undici's pool to the destination: a body streamed from the client, and `inspect`, go through it. */
   pool: Pool;
+  /**
+   * gw's own HTTP/1.1 client to the destination (an HTTP/1.1 one): a request whose body is in
+   * memory, or that has none, goes through it — fewer allocations and events a request than
+   * undici's. Unset: everything goes through `pool`.
+   */
+  client?: UpstreamClient | undefined;
   method: string;
   /** Path and query as sent upstream. */
   path: string;
@@ -152,7 +162,7 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
   };
   res.once('close', onClientGone);
   const started = performance.now();
-  let response: Dispatcher.ResponseData;
+  let response: ForwardedResponse;
   // A retried request's last attempt: its own deadline runs until its response is complete.
   let attempt: Attempt | undefined;
   let retries = 0;
@@ -164,13 +174,7 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
       if (result.response === undefined) throw result.error;
       response = result.response;
     } else {
-      response = await options.pool.request({
-        path: options.path,
-        method: options.method as Dispatcher.HttpMethod,
-        headers: options.headers,
-        body: options.body ?? null,
-        signal: abort.signal,
-      });
+      response = await send(options, abort.signal);
     }
   } catch (error) {
     clearTimeout(timer);
@@ -192,11 +196,12 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
   if (options.inspect !== undefined) {
     let verdict: ResponseVerdict;
     try {
-      verdict = await options.inspect(response);
+      // send() takes undici's pool when there is an inspect.
+      verdict = await options.inspect((response as UndiciForwardedResponse).data);
     } catch (error) {
       // Reading what the upstream said failed (its deadline, a reset): nothing reached the client yet.
       finish();
-      response.body.destroy();
+      response.discard();
       const failure = timedOut || attempt?.timedOut ? 'timeout' : failureOf(error);
       if (failure === 'aborted' && !timedOut) return { status: 499, failure, retries };
       sendFailure(res, failure);
@@ -204,14 +209,14 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
     }
     if (verdict !== undefined && 'answer' in verdict) {
       finish();
-      response.body.destroy();
+      response.discard();
       return { status: verdict.answer(res), upstreamHeadersMs, retries };
     }
     if (verdict !== undefined) status = verdict.status;
   }
   res.writeHead(status, forwardedResponseHeaders(response.headers) as Record<string, string>);
   return await new Promise<ForwardOutcome>((resolve) => {
-    pipeBody(response.body, writableOf(res), (error) => {
+    response.pipeTo(res, (error) => {
       finish();
       if (error) {
         res.destroy();
@@ -223,9 +228,39 @@ export async function forwardHttp(res: ClientResponse, options: ForwardOptions):
   });
 }
 
+/**
+ * One upstream exchange: through gw's own client when there is one and the body is in memory (or
+ * there is none) and nobody inspects the answer; through undici's pool otherwise.
+ */
+async function send(options: ForwardOptions, signal: AbortSignal): Promise<ForwardedResponse> {
+  const { body, client } = options;
+  if (client !== undefined && options.inspect === undefined && !isStream(body)) {
+    const response = await client.request({
+      method: options.method,
+      path: options.path,
+      headers: options.headers,
+      body: typeof body === 'string' ? Buffer.from(body) : body,
+      signal,
+    });
+    return new OwnForwardedResponse(response, signal);
+  }
+  const response = await options.pool.request({
+    path: options.path,
+    method: options.method as Dispatcher.HttpMethod,
+    headers: options.headers,
+    body: body ?? null,
+    signal,
+  });
+  return new UndiciForwardedResponse(response);
+}
+
 /** A body that can be sent again for a retry: none, or bytes (a stream is read once). */
 function replayable(body: ForwardOptions['body']): boolean {
-  return body === undefined || typeof body === 'string' || Buffer.isBuffer(body);
+  return !isStream(body);
+}
+
+function isStream(body: ForwardOptions['body']): body is IncomingMessage {
+  return body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body);
 }
 
 /** Most bytes of a discarded attempt's response read to keep its connection; a larger one is closed. */
@@ -262,7 +297,7 @@ class Attempt {
 }
 
 type AttemptsResult = { attempt: Attempt; retries: number } & (
-  | { response: Dispatcher.ResponseData; error?: undefined }
+  | { response: ForwardedResponse; error?: undefined }
   | { response?: undefined; error: unknown }
 );
 
@@ -286,15 +321,9 @@ async function requestWithRetries(
     if (retries > 0) options.headers['x-retry-attempt'] = String(retries);
     const attempt = new Attempt(signal, plan.attemptTimeoutMs);
     const last = retries >= policy.attempts;
-    let response: Dispatcher.ResponseData;
+    let response: ForwardedResponse;
     try {
-      response = await options.pool.request({
-        path: options.path,
-        method: options.method as Dispatcher.HttpMethod,
-        headers: options.headers,
-        body: (options.body as Buffer | string | undefined) ?? null,
-        signal: attempt.controller.signal,
-      });
+      response = await send(options, attempt.controller.signal);
     } catch (error) {
       if (last || signal.aborted || !retriesFailure(attempt.timedOut ? 'timeout' : failureOf(error)))
         return { attempt, retries, error };
@@ -304,7 +333,7 @@ async function requestWithRetries(
     }
     if (last || signal.aborted || !retriesStatus(policy, exchange, response.statusCode, response.headers))
       return { attempt, retries, response };
-    await response.body.dump({ limit: DISCARD_LIMIT, signal: attempt.controller.signal }).catch(() => undefined);
+    await response.drain(DISCARD_LIMIT, attempt.controller.signal);
     attempt.end();
     if (!(await backoff(policy.backoffMs, signal))) return { attempt, retries, error: abortError() };
   }
