@@ -15,12 +15,16 @@ const HOP_BY_HOP = new Set([
   'http2-settings',
 ]);
 
-/** A request's headers as sent upstream: hop-by-hop fields, and those the Connection header names, dropped. */
+/**
+ * A request's headers as sent upstream: hop-by-hop fields, and those the Connection header names,
+ * dropped; and Expect, which gw's listener has met already (node answers 100 Continue, or 417 to
+ * an expectation it does not know), as Envoy does by default — undici refuses to send it at all.
+ */
 export function forwardedRequestHeaders(incoming: IncomingHttpHeaders): Record<string, string | string[]> {
   const named = connectionTokens(incoming.connection);
   const out: Record<string, string | string[]> = {};
   for (const name in incoming) {
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    if (HOP_BY_HOP.has(name) || name === 'expect' || named?.has(name)) continue;
     const value = incoming[name];
     if (value !== undefined) out[name] = value;
   }

@@ -9,15 +9,21 @@ import { request } from 'undici';
 import { freePort, gatewayYaml, ownFailureDetail, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
 
-/** An upstream that answers with its name, the path and headers it saw, after `?delay=ms`. */
+/** An upstream that answers with its name, the path, headers and body length it saw, after `?delay=ms`. */
 async function echoServer(name: string): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const delay = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('delay') ?? 0);
-    setTimeout(() => {
-      res.setHeader('content-type', 'application/json');
-      res.setHeader('x-upstream', name);
-      res.end(JSON.stringify({ name, path: req.url, headers: req.headers }));
-    }, delay);
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+    });
+    req.on('end', () =>
+      setTimeout(() => {
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('x-upstream', name);
+        res.end(JSON.stringify({ name, path: req.url, headers: req.headers, bodyBytes }));
+      }, delay),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -103,6 +109,34 @@ describe('HTTP routing through gw', () => {
     assert.equal(seen.headers['x-added'], 'yes');
     assert.equal(seen.headers['x-secret'], undefined);
     assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
+  });
+
+  it('meets a client’s Expect: 100-continue itself: the body streams to the backend, the field does not', async () => {
+    const body = Buffer.alloc(256 * 1024, 'x');
+    const answer = await new Promise<{ status: number; json: { bodyBytes: number; headers: Record<string, string> } }>(
+      (resolve, reject) => {
+        const outgoing = httpRequest(
+          `${base}/exact`,
+          {
+            method: 'POST',
+            headers: { host: 'web.example.com', expect: '100-continue', 'content-length': String(body.length) },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({ status: response.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString()) }),
+            );
+          },
+        );
+        // Sent only once gw says to continue: a streamed body, which goes to the backend as it comes.
+        outgoing.on('continue', () => outgoing.end(body));
+        outgoing.on('error', reject);
+      },
+    );
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.bodyBytes, body.length);
+    assert.equal(answer.json.headers.expect, undefined);
   });
 
   it('redirects with the prefix replaced', async () => {
