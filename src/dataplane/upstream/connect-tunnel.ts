@@ -5,7 +5,9 @@
 // is reached over TLS too). One deadline covers it all; the proxy's answer head is bounded. A proxy
 // that cannot be reached, refuses (non-2xx) or answers nonsense is a connection gw could not make:
 // a TunnelError, which the client sees as any failed connection (503), the log with the detail.
-import { connect as netConnect, type Socket } from 'node:net';
+// Plain all the way (plain proxy, plain backend), a caller may have the tunnel read into a buffer
+// of its own (net.connect's onread): the proxy's answer is read from it first, then the caller's.
+import { type NetConnectOpts, connect as netConnect, type OnReadOpts, type Socket } from 'node:net';
 import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { applyKeepalive, type TcpKeepalive } from '../transport/tcp-keepalive.ts';
 import { UpstreamAbortError, UpstreamConnectTimeoutError } from './http1/errors.ts';
@@ -50,6 +52,14 @@ export interface DialOptions {
   session?: Buffer | undefined;
   onSession?: ((session: Buffer) => void) | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Read the tunnel into this buffer, calling back per read (net.connect's onread: no stream, no
+   * 'data' event, no allocation per read) once the proxy has answered — honoured only when both the
+   * proxy and the backend are plain TCP, ignored otherwise (a TLS socket reads through its stream).
+   * Bytes that come with the proxy's answer are then refused, not put back (there is no putting
+   * back into a buffer the next read overwrites, and an HTTP server never speaks first).
+   */
+  onread?: OnReadOpts | undefined;
 }
 
 /** The longest answer head gw reads from a proxy to its CONNECT. */
@@ -72,20 +82,34 @@ export function tunnelAuthority(host: string, port: number): string {
 }
 
 /**
- * Opens a connection to `target` through its proxy. Resolves with the socket to speak HTTP on
- * (the backend's TLS socket, or the tunnel itself — not flowing until read, with any bytes the
- * proxy sent after its answer put back); rejects with TunnelError, UpstreamConnectTimeoutError, UpstreamAbortError
- * or the backend's TLS error.
+ * Opens a connection to `target` through its proxy. Resolves with the socket to speak HTTP on:
+ * the backend's TLS socket, or the tunnel itself — reading with `options.onread` when it is
+ * honoured (plain through a plain proxy), else not flowing until read, with any bytes the proxy
+ * sent after its answer put back. Rejects with TunnelError, UpstreamConnectTimeoutError,
+ * UpstreamAbortError or the backend's TLS error.
  */
 export function dialThroughProxy(target: TunnelTarget, options: DialOptions = {}): Promise<Socket> {
   const { proxy } = target;
   const authority = tunnelAuthority(target.host, target.port);
+  const onread = proxy.tls === undefined && target.tls === undefined ? options.onread : undefined;
   return new Promise<Socket>((resolve, reject) => {
     const where = proxy.socketPath !== undefined ? { path: proxy.socketPath } : { host: proxy.host, port: proxy.port };
+    const answer = new ProxyAnswerHead(proxy, authority);
+    /** Whether the proxy opened the tunnel: reads are the caller's from then on. */
+    let open = false;
     // CONNECT is an HTTP/1.1 request: that is all a proxy reached over TLS is offered.
     const toProxy: Socket = proxy.tls
       ? tlsConnect({ ...proxy.tls, ...where, ALPNProtocols: ['http/1.1'] })
-      : netConnect(where as { host: string; port: number });
+      : netConnect({
+          ...where,
+          ...(onread && {
+            onread: {
+              buffer: onread.buffer,
+              callback: (bytes: number, buffer: Uint8Array) =>
+                open ? onread.callback(bytes, buffer) : onAnswerRead(bytes, buffer),
+            },
+          }),
+        } as NetConnectOpts);
     let outermost: Socket = toProxy;
     let settled = false;
     const settle = (error: Error | undefined) => {
@@ -124,23 +148,53 @@ export function dialThroughProxy(target: TunnelTarget, options: DialOptions = {}
     toProxy.on('error', onProxyError);
     toProxy.setNoDelay(true);
     if (proxy.keepalive) applyKeepalive(toProxy, proxy.keepalive);
+
+    // The proxy's answer, read one of two ways: through the stream ('readable' and read(), so that
+    // once the listener is gone the socket is as a new one — whoever takes it next starts the flow
+    // by listening to 'data', as node's HTTP client and undici do, or reads it through its handle,
+    // as TLS inside the tunnel does), or from the caller's buffer (onread), which the next read
+    // overwrites: the answer copies what it keeps.
+    const onReadable = () => {
+      for (let chunk: Buffer | null = toProxy.read(); chunk !== null; chunk = toProxy.read()) {
+        const outcome = answer.add(chunk, false);
+        if (outcome !== undefined) return onAnswer(outcome);
+      }
+    };
+    const onAnswerRead = (bytes: number, buffer: Uint8Array): boolean => {
+      const outcome = answer.add((buffer as Buffer).subarray(0, bytes), true);
+      if (outcome !== undefined) onAnswer(outcome);
+      return true;
+    };
+    const onProxyEnd = () => settle(answer.closed());
     toProxy.once(proxy.tls ? 'secureConnect' : 'connect', () => {
       toProxy.write(connectRequest(authority, proxy.headers), 'latin1');
-      readAnswerHead(toProxy, proxy, authority, (error, rest) => {
-        if (error) return settle(error);
-        clearTimeout(proxyDeadline);
-        if (target.tls === undefined) {
-          // Plain HTTP inside: the tunnel is the connection; whatever came after the answer is the backend's.
-          if (rest.length > 0) toProxy.unshift(rest);
-          return settle(undefined);
-        }
+      toProxy.once('end', onProxyEnd);
+      if (onread === undefined) toProxy.on('readable', onReadable);
+    });
+
+    const onAnswer = (outcome: ProxyAnswer) => {
+      toProxy.off('readable', onReadable);
+      toProxy.off('end', onProxyEnd);
+      if (outcome.error !== undefined) return settle(outcome.error);
+      clearTimeout(proxyDeadline);
+      const { rest } = outcome;
+      if (target.tls !== undefined) {
         if (rest.length > 0)
           return settle(
             new TunnelError(`the tunnel proxy ${proxy.name} sent bytes before the backend's TLS handshake`),
           );
-        startBackendTls(toProxy);
-      });
-    });
+        return startBackendTls(toProxy);
+      }
+      // Plain HTTP inside: the tunnel is the connection. Bytes after the answer are the backend's,
+      // put back for a stream reader; in the caller's buffer there is no putting back, and a
+      // backend speaking before gw's request is no HTTP server.
+      if (onread !== undefined) {
+        if (rest.length > 0)
+          return settle(new TunnelError(`the tunnel proxy ${proxy.name} sent bytes before gw's request`));
+        open = true;
+      } else if (rest.length > 0) toProxy.unshift(rest);
+      settle(undefined);
+    };
 
     const startBackendTls = (tunnel: Socket) => {
       const tls = target.tls!;
@@ -180,58 +234,62 @@ function connectRequest(authority: string, headers: TunnelProxy['headers']): str
   return `${head}\r\n`;
 }
 
+/** The proxy's answer to CONNECT once its head is complete: the tunnel open, with the bytes after the head, or not. */
+type ProxyAnswer = { error?: undefined; rest: Buffer } | { error: TunnelError };
+
 /**
- * Reads the proxy's answer head (at most MAX_PROXY_ANSWER_HEAD bytes) and calls back with the
- * bytes after it on a 2xx, or the TunnelError saying what the proxy did instead. It reads with
- * 'readable' and read(), so that once its listener is gone the socket is as a new one: whoever
- * takes it next starts the flow by listening to 'data' (node's HTTP client, gw's pool) or reads
- * it through its handle (TLS inside the tunnel).
+ * The proxy's answer head to CONNECT, taken read by read (at most MAX_PROXY_ANSWER_HEAD bytes):
+ * what the tunnel's readers share, whichever way they read.
  */
-function readAnswerHead(
-  socket: Socket,
-  proxy: TunnelProxy,
-  authority: string,
-  callback: (error: TunnelError | undefined, rest: Buffer) => void,
-): void {
-  let received: Buffer = Buffer.alloc(0);
-  let finished = false;
-  const done = (error: TunnelError | undefined, rest: Buffer = Buffer.alloc(0)) => {
-    finished = true;
-    socket.off('readable', onReadable);
-    socket.off('end', onEnd);
-    callback(error, rest);
-  };
-  const tooLong = () =>
-    done(
-      new TunnelError(
-        `the tunnel proxy ${proxy.name} answered CONNECT with a head over ${MAX_PROXY_ANSWER_HEAD} bytes`,
-      ),
-    );
-  const onReadable = () => {
-    for (let chunk: Buffer | null = socket.read(); chunk !== null && !finished; chunk = socket.read()) {
-      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-      const end = received.indexOf('\r\n\r\n');
-      if (end === -1) {
-        if (received.length > MAX_PROXY_ANSWER_HEAD) tooLong();
-        continue;
-      }
-      if (end > MAX_PROXY_ANSWER_HEAD) return tooLong();
-      const statusLine = received.toString('latin1', 0, received.indexOf('\r\n'));
-      const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
-      if (!match) return done(new TunnelError(`the tunnel proxy ${proxy.name} did not answer CONNECT with HTTP/1.1`));
-      const status = Number(match[1]);
-      // Any 2xx opens the tunnel (RFC 9110 section 9.3.6); its header fields mean nothing more.
-      if (status >= 200 && status < 300) return done(undefined, received.subarray(end + 4));
-      return done(
-        new TunnelError(
-          `the tunnel proxy ${proxy.name} refused CONNECT ${authority} with ${status}${status === 407 ? ' (it wants credentials: the proxy GwBackend’s policies.auth)' : ''}`,
-          { proxyStatus: status },
-        ),
-      );
+class ProxyAnswerHead {
+  readonly #proxy: TunnelProxy;
+  readonly #authority: string;
+  #received: Buffer = Buffer.alloc(0);
+
+  constructor(proxy: TunnelProxy, authority: string) {
+    this.#proxy = proxy;
+    this.#authority = authority;
+  }
+
+  /**
+   * Adds the bytes of a read; undefined while the head is incomplete. `transient`: `chunk` is
+   * overwritten by the next read, so what is kept of it is copied.
+   */
+  add(chunk: Buffer, transient: boolean): ProxyAnswer | undefined {
+    const before = this.#received;
+    const received = before.length === 0 ? chunk : Buffer.concat([before, chunk]);
+    // The blank line can straddle reads: look from just before the new bytes.
+    const end = received.indexOf('\r\n\r\n', Math.max(0, before.length - 3));
+    if (end === -1) {
+      if (received.length > MAX_PROXY_ANSWER_HEAD) return { error: this.#tooLong() };
+      this.#received = transient && received === chunk ? Buffer.from(chunk) : received;
+      return undefined;
     }
-  };
-  const onEnd = () =>
-    done(new TunnelError(`the tunnel proxy ${proxy.name} closed the connection before answering CONNECT`));
-  socket.on('readable', onReadable);
-  socket.once('end', onEnd);
+    if (end > MAX_PROXY_ANSWER_HEAD) return { error: this.#tooLong() };
+    const proxy = this.#proxy;
+    const statusLine = received.toString('latin1', 0, received.indexOf('\r\n'));
+    const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
+    if (!match)
+      return { error: new TunnelError(`the tunnel proxy ${proxy.name} did not answer CONNECT with HTTP/1.1`) };
+    const status = Number(match[1]);
+    // Any 2xx opens the tunnel (RFC 9110 section 9.3.6); its header fields mean nothing more.
+    if (status >= 200 && status < 300) return { rest: received.subarray(end + 4) };
+    return {
+      error: new TunnelError(
+        `the tunnel proxy ${proxy.name} refused CONNECT ${this.#authority} with ${status}${status === 407 ? ' (it wants credentials: the proxy GwBackend’s policies.auth)' : ''}`,
+        { proxyStatus: status },
+      ),
+    };
+  }
+
+  /** The error for a proxy that closed the connection before its head was complete. */
+  closed(): TunnelError {
+    return new TunnelError(`the tunnel proxy ${this.#proxy.name} closed the connection before answering CONNECT`);
+  }
+
+  #tooLong(): TunnelError {
+    return new TunnelError(
+      `the tunnel proxy ${this.#proxy.name} answered CONNECT with a head over ${MAX_PROXY_ANSWER_HEAD} bytes`,
+    );
+  }
 }

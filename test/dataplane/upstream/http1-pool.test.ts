@@ -1,13 +1,25 @@
 // gw's HTTP/1.1 upstream pool against real servers: connection reuse and keep-alive, request and
-// response bodies (whole, streamed with backpressure, over the limit, discarded).
+// response bodies (whole, streamed with backpressure — direct and through a CONNECT proxy — over
+// the limit, discarded).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyTooLargeError } from '../../../src/dataplane/proxy/body.ts';
+import type { TunnelProxy } from '../../../src/dataplane/upstream/connect-tunnel.ts';
 import { InvalidUpstreamRequestError } from '../../../src/dataplane/upstream/http1/request-head.ts';
-import { httpServer, onRequestHeads, poolFor, rawServer, rejection, waitFor } from './upstream-servers.ts';
+import { startConnectProxy } from '../../support/connect-proxy.ts';
+import {
+  httpServer,
+  largeBodyServer,
+  onRequestHeads,
+  poolFor,
+  rawServer,
+  rejection,
+  tunnelProxyAt,
+  waitFor,
+} from './upstream-servers.ts';
 
 const MiB = 1024 * 1024;
 
@@ -257,53 +269,42 @@ describe('Http1Pool: request and response', () => {
     assert.equal(upstream.accepted, 1);
   });
 
-  it('applies backpressure: a slow reader of a large body stalls the upstream instead of buffering it', async (t) => {
-    const total = 24 * MiB;
-    const block = 64 * 1024;
-    let written = 0;
-    let blockedWrites = 0;
-    const sent = createHash('sha256');
-    const upstream = await rawServer(t, (socket) => {
-      onRequestHeads(socket, () => {
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${total}\r\n\r\n`);
-        const pump = () => {
-          while (written < total) {
-            const bytes = randomBytes(block);
-            sent.update(bytes);
-            written += block;
-            if (!socket.write(bytes)) {
-              blockedWrites++;
-              socket.once('drain', pump);
-              return;
-            }
-          }
-        };
-        pump();
-      });
+  // Through a tunnel too: plain through a plain proxy it reads into the shared buffer as a direct
+  // connection does, and a paused reader must stop that reading as well.
+  for (const route of ['direct', 'through a CONNECT proxy'] as const)
+    it(`applies backpressure (${route}): a slow reader of a large body stalls the upstream instead of buffering it`, async (t) => {
+      const total = 32 * MiB;
+      const upstream = await largeBodyServer(t, total);
+      let tunnel: TunnelProxy | undefined;
+      if (route !== 'direct') {
+        const proxy = await startConnectProxy();
+        t.after(() => proxy.close());
+        tunnel = tunnelProxyAt(proxy.port);
+      }
+      const pool = poolFor(t, upstream.port, { tunnel });
+      const response = await pool.request({ method: 'GET', path: '/large', headers: {} });
+      // The reader does not read for a while: the upstream gets only as far as the buffers allow
+      // (through the proxy, its two relayed hops too).
+      await sleep(400);
+      const stalledAt = upstream.written;
+      await sleep(200);
+      assert.equal(upstream.written, stalledAt, 'no progress while nobody reads');
+      assert.ok(upstream.written < total / 2, `the upstream could write only ${upstream.written} of ${total} bytes`);
+      assert.ok(upstream.blockedWrites > 0, "the upstream's write() returned false");
+      // A slow iterating reader, then a fast one: still no more than a bounded amount ahead of it, and every byte in order.
+      const received = createHash('sha256');
+      let read = 0;
+      let maxAhead = 0;
+      for await (const chunk of response.body) {
+        received.update(chunk);
+        read += chunk.length;
+        maxAhead = Math.max(maxAhead, upstream.written - read);
+        if (read < 2 * MiB) await sleep(1);
+      }
+      assert.equal(read, total);
+      assert.equal(received.digest('hex'), upstream.digest());
+      assert.ok(maxAhead < total / 2, `the upstream was at most ${maxAhead} bytes ahead of the reader`);
     });
-    const pool = poolFor(t, upstream.port);
-    const response = await pool.request({ method: 'GET', path: '/large', headers: {} });
-    // The reader does not read for a while: the upstream gets only as far as the buffers allow.
-    await sleep(300);
-    const stalledAt = written;
-    await sleep(200);
-    assert.equal(written, stalledAt, 'no progress while nobody reads');
-    assert.ok(written < total / 2, `the upstream could write only ${written} of ${total} bytes`);
-    assert.ok(blockedWrites > 0, "the upstream's write() returned false");
-    // A slow iterating reader: still no more than a bounded amount ahead of it.
-    const received = createHash('sha256');
-    let read = 0;
-    let maxAhead = 0;
-    for await (const chunk of response.body) {
-      received.update(chunk);
-      read += chunk.length;
-      maxAhead = Math.max(maxAhead, written - read);
-      if (read < 2 * MiB) await sleep(1);
-    }
-    assert.equal(read, total);
-    assert.equal(received.digest('hex'), sent.digest('hex'));
-    assert.ok(maxAhead < total / 2, `the upstream was at most ${maxAhead} bytes ahead of the reader`);
-  });
 
   it('rejects readAll past the limit with BodyTooLargeError and closes the connection', async (t) => {
     const upstream = await httpServer(t, (req, res) => {

@@ -1,5 +1,6 @@
 // Servers the HTTP/1.1 upstream client tests talk to, all on 127.0.0.1 port 0 (or a Unix socket),
 // each counting the connections it accepted and closed by the test that started it.
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer, type RequestListener } from 'node:http';
@@ -7,6 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TunnelProxy } from '../../../src/dataplane/upstream/connect-tunnel.ts';
 import { Http1Pool, type Http1PoolOptions } from '../../../src/dataplane/upstream/http1/pool.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), 'utf8');
@@ -100,6 +102,45 @@ export function rawServer(t: TestContext, onSocket: (socket: Socket) => void): P
   return listenServer(t, createNetServer(onSocket));
 }
 
+/** A raw server answering each request with `total` random bytes, as fast as its client takes them. */
+export async function largeBodyServer(t: TestContext, total: number) {
+  const block = 64 * 1024;
+  let written = 0;
+  let blockedWrites = 0;
+  const sent = createHash('sha256');
+  const server = await rawServer(t, (socket) =>
+    onRequestHeads(socket, () => {
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${total}\r\n\r\n`);
+      const pump = () => {
+        while (written < total) {
+          const bytes = randomBytes(block);
+          sent.update(bytes);
+          written += block;
+          if (!socket.write(bytes)) {
+            blockedWrites++;
+            socket.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+    }),
+  );
+  return {
+    port: server.port,
+    /** Body bytes written so far. */
+    get written() {
+      return written;
+    },
+    /** How often write() returned false (the client not taking more). */
+    get blockedWrites() {
+      return blockedWrites;
+    },
+    /** The SHA-256 of the body (once all of it is written). */
+    digest: () => sent.digest('hex'),
+  };
+}
+
 /** A peer that reads everything and never answers. */
 export function silent(socket: Socket): void {
   socket.resume();
@@ -131,6 +172,22 @@ export function poolFor(t: TestContext, port: number, options: Partial<Http1Pool
   });
   t.after(() => pool.destroy());
   return pool;
+}
+
+/** A plain CONNECT proxy on 127.0.0.1:`port`, as a backend policy's tunnel compiles to. */
+export function tunnelProxyAt(port: number, more: Partial<TunnelProxy> = {}): TunnelProxy {
+  return {
+    name: `http://127.0.0.1:${port}`,
+    host: '127.0.0.1',
+    port,
+    socketPath: undefined,
+    tls: undefined,
+    connectTimeoutMs: undefined,
+    keepalive: undefined,
+    headers: [],
+    key: String(port),
+    ...more,
+  };
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. */

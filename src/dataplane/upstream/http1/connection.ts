@@ -177,8 +177,9 @@ export class Http1Connection implements ResponseSink {
   }
 
   /**
-   * A read into the shared buffer (plain TCP connections; TLS ones emit 'data'). Returns false
-   * to stop reading while the body's reader is behind.
+   * A read into the shared buffer (plain TCP connections, direct or through a plain tunnel; TLS
+   * ones emit 'data'). Returns false to stop reading while the body's reader is behind; reading
+   * starts again with socket.resume() (Exchange.resume), as it stops with socket.pause().
    */
   onRead(bytes: number, buffer: Uint8Array): boolean {
     this.#sharedChunk = true;

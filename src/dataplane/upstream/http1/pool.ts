@@ -48,8 +48,8 @@ export interface Http1Request {
 export const DEFAULT_RESPONSE_IDLE_MS = 300_000;
 const SWEEP_INTERVAL_MS = 1000;
 /**
- * Where plain connections read: shared, because a read is parsed before the next one starts
- * (what the parser keeps of it, it copies).
+ * Where plain connections read (direct, or tunnelled through a plain proxy): shared, because a
+ * read is parsed before the next one starts (what the parser keeps of it, it copies).
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
@@ -184,10 +184,16 @@ export class Http1Pool implements ConnectionOwner {
 
   /**
    * A connection through the CONNECT proxy: opened (the tunnel, then TLS inside it) before the
-   * request is written, under the connect deadline; the request's signal aborts the opening.
+   * request is written, under the connect deadline; the request's signal aborts the opening. Plain
+   * through a plain proxy, the tunnel reads into the shared buffer as a direct plain connection
+   * does (the dialler ignores `onread` otherwise: TLS reads through its stream).
    */
   async #openTunnelled(proxy: TunnelProxy, signal: AbortSignal | undefined): Promise<Http1Connection> {
     const options = this.#options;
+    // Assigned as soon as the tunnel is open, before any read can reach it: the proxy's answer is
+    // the dialler's (bytes with it are refused), and this function resumes in the microtasks run
+    // right after the read that completed the answer, before the next read is delivered.
+    let connection: Http1Connection;
     const socket = await dialThroughProxy(
       { host: options.host, port: options.port, tls: options.tls, connectTimeoutMs: options.connectTimeoutMs, proxy },
       {
@@ -197,13 +203,14 @@ export class Http1Pool implements ConnectionOwner {
           this.#tlsSession = session;
         },
         signal,
+        onread: { buffer: READ_BUFFER, callback: (bytes, buffer) => connection.onRead(bytes, buffer) },
       },
     );
     if (this.#closing) {
       socket.destroy();
       throw new UpstreamPoolClosedError();
     }
-    const connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined, true);
+    connection = new Http1Connection(socket, this, this.#timeouts, options.tls !== undefined, true);
     this.#connections.add(connection);
     this.#startSweeper();
     return connection;
