@@ -4,8 +4,14 @@
 // loaded in turns in one run, so the figures share the machine's state. The proxy is its own
 // process; the agent runs with the mocks. Goal: the tunnelled and the a2a route's requests/s each
 // at least 0.8x the direct (plain) route's.
+// Two layouts of the processes on the machine's cores, each a run of its own (both by default):
+// `shared` — every process on every core, so the proxy's relaying competes with gw for CPU; and
+// `apart` — the proxy alone on the last core, gw, the load generator and the mocks on the others,
+// as an egress proxy runs on machines of its own (taskset; Linux).
 // Run: ./node_modules/.bin/node bench/tunnel.bench.ts [--duration 10] [--connections 32] [--rounds 3]
 //      [--proxy squid|node] (default: Squid where Debian's package is installed)
+//      [--layout shared|apart|both] (default both)
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,12 +29,20 @@ import { startUpstream } from './gateway/upstream.ts';
 const GOAL = 0.8;
 const SQUID = '/usr/sbin/squid';
 
+const TASKSET = '/usr/bin/taskset';
+
+/** How a process is started: as it is, or on the cores `cores` names (taskset's list). */
+function command(cores: string | undefined, file: string, args: string[]): [string, string[]] {
+  return cores === undefined ? [file, args] : [TASKSET, ['-c', cores, file, ...args]];
+}
+
 /** The suite's CONNECT proxy (node's http server) in a child process. */
-async function startNodeProxy(): Promise<{ child: ChildHandle; port: number }> {
+async function startNodeProxy(cores: string | undefined): Promise<{ child: ChildHandle; port: number }> {
   const child = spawnChild(
     'connect proxy',
-    process.execPath,
-    [fileURLToPath(new URL('./gateway/connect-proxy-process.ts', import.meta.url))],
+    ...command(cores, process.execPath, [
+      fileURLToPath(new URL('./gateway/connect-proxy-process.ts', import.meta.url)),
+    ]),
     { ipc: true },
   );
   const { port } = (await child.nextMessage()) as { port: number };
@@ -39,7 +53,7 @@ async function startNodeProxy(): Promise<{ child: ChildHandle; port: number }> {
  * Squid in the foreground on a free loopback port, as a bare CONNECT relay: every CONNECT allowed
  * (the mock's port is not 443), no cache, no logs.
  */
-async function startSquid(dir: string): Promise<{ child: ChildHandle; port: number }> {
+async function startSquid(dir: string, cores: string | undefined): Promise<{ child: ChildHandle; port: number }> {
   const port = await freePort();
   const config = join(dir, 'squid.conf');
   writeFileSync(
@@ -59,7 +73,7 @@ async function startSquid(dir: string): Promise<{ child: ChildHandle; port: numb
       '',
     ].join('\n'),
   );
-  const child = spawnChild('squid', SQUID, ['-N', '-f', config]);
+  const child = spawnChild('squid', ...command(cores, SQUID, ['-N', '-f', config]));
   try {
     // Squid answers a plain GET of its own address with an error page: an answer all the same.
     await waitUntilAnswers(child, `http://127.0.0.1:${port}/`);
@@ -75,6 +89,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '3' },
     proxy: { type: 'string' },
+    layout: { type: 'string', default: 'both' },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -88,6 +103,20 @@ const rounds = Number(values.rounds);
 const proxyKind = values.proxy ?? (existsSync(SQUID) ? 'squid' : 'node');
 if (proxyKind !== 'squid' && proxyKind !== 'node') throw new Error('--proxy is squid or node');
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Counted before any pinning: availableParallelism() counts the cores a process may run on. */
+const CORES = availableParallelism();
+const LAYOUTS = ['shared', 'apart'] as const;
+type Layout = (typeof LAYOUTS)[number];
+const layouts: readonly Layout[] =
+  values.layout === 'both' ? LAYOUTS : LAYOUTS.filter((layout) => layout === values.layout);
+if (layouts.length === 0) throw new Error('--layout is shared, apart or both');
+if (layouts.includes('apart') && (CORES < 2 || !existsSync(TASKSET)))
+  throw new Error('--layout apart needs two cores and taskset (util-linux)');
+/** The cores of the apart layout: the proxy's (the last), everyone else's. */
+const lastCore = CORES - 1;
+const PROXY_CORES = String(lastCore);
+const OTHER_CORES = lastCore === 1 ? '0' : `0-${lastCore - 1}`;
+const ALL_CORES = `0-${lastCore}`;
 
 /** The routes loaded in turns: the plain LLM route, the tunnelled one, the a2a one. */
 const ROUTES = ['direct', 'tunnelled', 'agent'] as const;
@@ -98,11 +127,21 @@ function median(numbers: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function main(): Promise<void> {
+/** Pins this process's threads — and so every process it starts from now on — to `cores`. */
+function pinSelf(cores: string): void {
+  execFileSync(TASKSET, ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** One run of every route in one layout: the table's lines. */
+async function measure(layout: Layout): Promise<string[]> {
+  // Apart: the mocks, gw and the load generator (all started below) on the other cores.
+  pinSelf(layout === 'apart' ? OTHER_CORES : ALL_CORES);
+  const proxyCores = layout === 'apart' ? PROXY_CORES : undefined;
   const loadBefore = loadavg()[0]!;
   const upstream = await startUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gw-tunnel-bench-'));
-  const { child: proxyChild, port: proxyPort } = proxyKind === 'squid' ? await startSquid(dir) : await startNodeProxy();
+  const { child: proxyChild, port: proxyPort } =
+    proxyKind === 'squid' ? await startSquid(dir, proxyCores) : await startNodeProxy(proxyCores);
   const listenerPort = await freePort();
   writeTunnelBenchConfig(dir, {
     listenerPort,
@@ -126,16 +165,17 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++)
       for (const name of ROUTES) {
         const gwPids = processTree(gw.pid);
+        const proxyPids = processTree(proxyChild.pid);
         const gwBefore = cpuMs(gwPids);
-        const proxyBefore = cpuMs([proxyChild.pid]);
+        const proxyBefore = cpuMs(proxyPids);
         const result = await runLoad({ kind: 'saturate', endpoint: endpoint(name), connections, durationSeconds });
         if (result.non2xx > 0 || result.errors > 0)
           throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
         results[name].push(result);
         gwCpu[name].push(((cpuMs(gwPids) - gwBefore) * 1000) / Math.max(1, result.ok));
-        proxyCpu[name].push(((cpuMs([proxyChild.pid]) - proxyBefore) * 1000) / Math.max(1, result.ok));
+        proxyCpu[name].push(((cpuMs(proxyPids) - proxyBefore) * 1000) / Math.max(1, result.ok));
         log(
-          `round ${round} ${name}: ${result.requestsPerSecond.toFixed(0)} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+          `${layout} round ${round} ${name}: ${result.requestsPerSecond.toFixed(0)} requests/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
         );
       }
   } finally {
@@ -151,11 +191,13 @@ async function main(): Promise<void> {
   const ratio = (name: Route) => rps(name) / rps('direct');
   const goal = (name: Route, what: string) =>
     `Goal: ${what} requests/s at least ${GOAL}x the direct route's: ${ratio(name).toFixed(2)}x, ${ratio(name) >= GOAL ? 'met' : 'NOT met'}.`;
-  const lines = [
-    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}; load generator, mocks, CONNECT proxy and gw in separate processes.`,
-    `CONNECT proxy: ${proxyKind === 'squid' ? `Squid (${SQUID}, Debian's package)` : "the test suite's proxy on node's http server (test/support/connect-proxy.ts)"}.`,
-    `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${availableParallelism()} the figures are shared with other work and noisy.`,
-    `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion, a 230-byte SendMessage answered with a 270-byte fixed A2A task.`,
+  const where =
+    layout === 'apart'
+      ? `the CONNECT proxy alone on core ${PROXY_CORES}, everything else on core${OTHER_CORES.includes('-') ? 's' : ''} ${OTHER_CORES}`
+      : 'every process on every core';
+  return [
+    `### Layout ${layout}: ${where}`,
+    `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end: above ${CORES} the figures are shared with other work and noisy.`,
     '',
     '| route | requests/s | p50 | gw CPU per request | proxy CPU per request |',
     '|---|---|---|---|---|',
@@ -165,8 +207,19 @@ async function main(): Promise<void> {
     '',
     goal('tunnelled', 'tunnelled'),
     goal('agent', 'a2a'),
+    '',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const lines = [
+    `Machine: ${CORES} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}; load generator, mocks, CONNECT proxy and gw in separate processes.`,
+    `CONNECT proxy: ${proxyKind === 'squid' ? `Squid (${SQUID}, Debian's package)` : "the test suite's proxy on node's http server (test/support/connect-proxy.ts)"}.`,
+    `${rounds} rounds of ${connections} connections for ${durationSeconds} s per route (autocannon, closed loop), medians; 1 KiB fixed completion, a 230-byte SendMessage answered with a 270-byte fixed A2A task.`,
+    '',
+  ];
+  for (const layout of layouts) lines.push(...(await measure(layout)));
+  process.stdout.write(`${lines.join('\n')}`);
 }
 
 process.on('SIGINT', () => void stopAllChildren().finally(() => process.exit(130)));
