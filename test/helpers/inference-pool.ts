@@ -62,7 +62,9 @@ spec:
  * An endpoint picker's scripted answer, by the request's x-pick header: a (127.0.0.2) or b
  * (127.0.0.3) by header mutation; metadata-b by envoy.lb dynamic metadata; first-outside-then-b
  * an endpoint outside the pool with b as the fallback; outside the not-Ready 127.0.0.4; shed a 429
- * immediate response; rewrite b with the body streamed back changed. `port` is the target port.
+ * immediate response; rewrite b with the body streamed back changed; ends-at-response b, then the
+ * stream ended when gw tells the response. Every other picker answers the response phase
+ * (answerResponse). `port` is the target port.
  */
 export async function pick(conversation: Conversation, port: number): Promise<void> {
   const headers: Sent = await conversation.expect('request_headers');
@@ -95,6 +97,13 @@ export async function pick(conversation: Conversation, port: number): Promise<vo
     },
   });
   switch (choice) {
+    case 'ends-at-response':
+      // Picks b, then ends its stream when told the response head, without answering it.
+      conversation.send(endpoint(b));
+      conversation.send({ request_body: { response: {} } });
+      await conversation.next();
+      conversation.end();
+      return;
     case 'a':
       conversation.send(endpoint(a));
       break;
@@ -129,8 +138,33 @@ export async function pick(conversation: Conversation, port: number): Promise<vo
           response: { body_mutation: { streamed_response: { body: Buffer.from(body), end_of_stream: true } } },
         },
       });
+      await answerResponse(conversation);
       return;
     }
   }
   conversation.send({ request_body: { response: {} } });
+  await answerResponse(conversation);
+}
+
+/**
+ * The response phase as the Inference Extension's conformance picker does it: the endpoint gw
+ * says served the request, echoed to the client in a response header (x-served-endpoint).
+ */
+async function answerResponse(conversation: Conversation): Promise<void> {
+  const message: Sent | undefined = await conversation.next();
+  if (message?.request !== 'response_headers') return;
+  const served = servedEndpoint(message) ?? 'none';
+  conversation.send({
+    response_headers: {
+      response: {
+        header_mutation: { set_headers: [{ header: { key: 'x-served-endpoint', raw_value: Buffer.from(served) } }] },
+      },
+    },
+  });
+}
+
+/** The endpoint a response_headers message says served the request (envoy.lb metadata), if it says. */
+export function servedEndpoint(message: Sent): string | undefined {
+  return message.metadata_context?.filter_metadata?.['envoy.lb']?.fields?.['x-gateway-destination-endpoint-served']
+    ?.stringValue;
 }

@@ -82,6 +82,11 @@ export interface AttemptInput {
   clientGone: AbortSignal;
   /** Changes the response headers before they are sent (a model's header policy). */
   onResponseHeaders?: ((headers: HeaderBag) => void) | undefined;
+  /**
+   * Awaited once the upstream's response head has arrived, before anything is made of it: an
+   * InferencePool picker's response phase, which hears of every response its endpoint gives.
+   */
+  onUpstreamHead?: ((status: number, headers: UpstreamResponse['headers']) => Promise<void>) | undefined;
 }
 
 export interface AttemptResult {
@@ -133,6 +138,7 @@ export async function attempt(input: AttemptInput): Promise<AttemptResult> {
   }
   const status = response.statusCode;
   const observed: ObservedResponse = { status, latencyMs: performance.now() - started };
+  if (input.onUpstreamHead !== undefined) await input.onUpstreamHead(status, response.headers);
   const unhealthy = input.unhealthy(observed);
   if (unhealthy && input.canRetry) {
     response.body.discard();

@@ -14,6 +14,7 @@ import {
 import type { RoutedRequest } from '../backends/backend.ts';
 import type { ResponseOutcome } from '../balancing/endpoint-health.ts';
 import type { Subrequest } from '../policies/exchange.ts';
+import type { HeaderMutation } from '../policies/ext-proc/messages.ts';
 import type { NamedStep } from '../policies/pipeline.ts';
 import { BodyRefusedError, BodyTooLargeError, readRequestBody } from '../proxy/body.ts';
 import { responseCompleted } from '../proxy/client-response.ts';
@@ -21,15 +22,16 @@ import { addForwardedFor } from '../proxy/headers.ts';
 import { parseJsonBody } from '../proxy/json-body.ts';
 import { applyHeaderModifier, type HeaderBag } from '../routing/filters.ts';
 import { type CelVariables, celContext } from '../telemetry/cel-context.ts';
-import { LlmRecord } from '../telemetry/request-record.ts';
+import { LlmRecord, type RequestRecord } from '../telemetry/request-record.ts';
 import { type ProviderEndpoint, upstreamClient } from './endpoint.ts';
-import { attempt } from './exchange.ts';
+import { type AttemptInput, attempt } from './exchange.ts';
 import { geminiCall } from './formats/gemini/path.ts';
 import { type ApiFormat, isStreaming, type JsonObject } from './formats/index.ts';
 import { isPlainObject } from './formats/json.ts';
 import { rerankRequestProblem } from './formats/rerank.ts';
 import { guardRequest } from './guards/apply.ts';
-import { pickPoolMember } from './inference-pool/pool-routing.ts';
+import type { PickerResponsePhase } from './inference-pool/endpoint-picker.ts';
+import { applyPickerResponseChanges, pickPoolMember } from './inference-pool/pool-routing.ts';
 import { InlineModeration } from './inline-moderation.ts';
 import { sendClientError, sendGatewayError } from './llm-answers.ts';
 import { priceLlmRequest } from './model-prices.ts';
@@ -346,9 +348,13 @@ export async function runAttempts(
   };
   res.once('close', onClose);
   const clientHeaders = clientHeadersForUpstream(routed);
+  /** The current attempt's InferencePool picker stream, open for its response phase. */
+  let pickerPhase: PickerResponsePhase | undefined;
   try {
     let candidate = next();
     for (let attemptNumber = 1; candidate; attemptNumber++) {
+      pickerPhase?.close();
+      pickerPhase = undefined;
       const { endpoint } = candidate;
       if (candidate.rejection)
         return sendGatewayError(res, record, format, candidate.rejection.status, candidate.rejection.message);
@@ -434,6 +440,8 @@ export async function runAttempts(
           },
           MAX_PICKER_BODY_BYTES,
         );
+        // Closed with the next attempt or the request's end, whichever comes first.
+        if (picked.kind === 'member') pickerPhase = picked.response;
         if (gone.signal.aborted) return;
         if (picked.kind === 'answer') {
           const answer = picked.response;
@@ -499,9 +507,7 @@ export async function runAttempts(
           : {}),
         ...(moderated ? { moderation } : {}),
         canRetry,
-        onResponseHeaders: endpoint.headers?.response
-          ? (h) => applyHeaderModifier(endpoint.headers!.response!, h)
-          : undefined,
+        ...responseHooks(endpoint, pickerPhase, upstreamHost, record),
         clientGone: gone.signal,
       });
       record.upstreamEndTime = process.hrtime.bigint();
@@ -524,8 +530,38 @@ export async function runAttempts(
     // The candidates ran out before `total` (a router offered fewer): answer for them.
     sendClientError(res, format, 502, 'No provider could serve the request.');
   } finally {
+    pickerPhase?.close();
     res.off('close', onClose);
   }
+}
+
+/**
+ * What an attempt does with its response head: a GwModel's response header changes, and an
+ * InferencePool picker's response phase — told the head and the endpoint that served it, its
+ * header changes applied after the model's. A picker that fails here leaves the response as it
+ * is; the log says why.
+ */
+function responseHooks(
+  endpoint: ProviderEndpoint,
+  picker: PickerResponsePhase | undefined,
+  servedBy: string,
+  record: RequestRecord,
+): Pick<AttemptInput, 'onResponseHeaders' | 'onUpstreamHead'> {
+  const modifier = endpoint.headers?.response;
+  if (picker === undefined)
+    return { onResponseHeaders: modifier ? (headers) => applyHeaderModifier(modifier, headers) : undefined };
+  let changes: HeaderMutation | undefined;
+  return {
+    onUpstreamHead: async (status, headers) => {
+      const told = await picker.served(servedBy, status, headers);
+      if ('failure' in told) record.error = `the endpoint picker's response phase failed: ${told.failure}`;
+      else changes = told.mutation;
+    },
+    onResponseHeaders: (headers) => {
+      if (modifier) applyHeaderModifier(modifier, headers);
+      if (changes) applyPickerResponseChanges(headers, changes);
+    },
+  };
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   podYaml,
   pooledBackendYaml,
   poolYaml,
+  servedEndpoint,
 } from '../../helpers/inference-pool.ts';
 import type { MockServer } from '../../support/providers/mock-server.ts';
 import { startOpenAiMock } from '../../support/providers/openai-mock.ts';
@@ -158,6 +159,34 @@ spec:
     assert.equal(
       JSON.parse(Buffer.from(body.request_body.body).toString()).messages[0].content,
       'what the picker reads',
+    );
+  });
+
+  it('tells the picker which endpoint served the response, and passes its response header changes to the client', async () => {
+    const before = epp.conversations.length;
+    const answer = await post('/pool', 'b');
+    assert.equal(answer.status, 200, await answer.clone().text());
+    const b = `127.0.0.3:${podA.port}`;
+    assert.equal(answer.headers.get('x-served-endpoint'), b, "the picker's response header change");
+    const told = epp.conversations[before]!.messages.find((message: Sent) => message.request === 'response_headers');
+    assert.ok(told, 'the picker was told the response head');
+    assert.equal(servedEndpoint(told), b);
+    assert.equal(headerOf(told.response_headers.headers, ':status'), '200');
+    assert.equal(headerOf(told.response_headers.headers, 'content-type'), 'application/json');
+    // The response's body is not the picker's (protocol_config response_body_mode NONE).
+    assert.equal(epp.conversations[before]!.messages.at(-1).request, 'response_headers');
+    // With fallbacks, the endpoint named is the one that served, not the first picked.
+    const viaFallback = await post('/pool', 'first-outside-then-b');
+    assert.equal(viaFallback.headers.get('x-served-endpoint'), b);
+  });
+
+  it('a picker that fails its response phase leaves the response as it is, and the log says why', async () => {
+    const answer = await post('/pool', 'ends-at-response');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('x-served-endpoint'), null);
+    assert.match(
+      String((await lastAccessLogLine(gw, '/pool/v1/chat/completions')).error),
+      /the endpoint picker's response phase failed: the endpoint picker closed the stream before it answered the response/,
     );
   });
 

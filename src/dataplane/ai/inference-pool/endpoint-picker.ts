@@ -1,12 +1,15 @@
 // One conversation with an InferencePool's endpoint picker (EPP), as the Gateway API Inference
-// Extension's Endpoint Picker Protocol defines it: an Envoy ext_proc Process stream in
+// Extension's Endpoint Picker Protocol (v1.0) defines it: an Envoy ext_proc Process stream in
 // full-duplex mode, on the ext_proc client the extProc policy uses (policies/ext-proc). gw sends
 // the request headers — with the pool's ready endpoints as the subset hint in metadata_context
 // (`envoy.lb.subset_hint`) — then the whole body; the picker answers the headers (possibly only
 // once it has the body) with the endpoints it picked in the `x-gateway-destination-endpoint`
 // header mutation and/or the `envoy.lb` dynamic metadata, and may stream the body back changed
-// or answer the client itself (immediate_response: 429, 503...). gw does not send the response
-// to the picker (protocol_config says response_body_mode NONE); docs/decisions/0049-inference-pool.md.
+// or answer the client itself (immediate_response: 429, 503...). The stream stays open for the
+// response: once the chosen endpoint's response head arrives gw sends it, with the endpoint that
+// served it in metadata_context (`envoy.lb` `x-gateway-destination-endpoint-served`), and applies
+// the picker's header changes to the client's response. The response body is not sent
+// (protocol_config: response_body_mode NONE); docs/decisions/0049-inference-pool.md.
 
 import { immediateAnswer } from '../../policies/ext-proc/answers.ts';
 import { headerMap, headerValueOf } from '../../policies/ext-proc/headers.ts';
@@ -28,6 +31,8 @@ export const DESTINATION_ENDPOINT = 'x-gateway-destination-endpoint';
 const DESTINATION_FALLBACK = 'x-gateway-destination-endpoint-fallback';
 /** The key of the candidate list in the subset hint. */
 const ENDPOINT_SUBSET = 'x-gateway-destination-endpoint-subset';
+/** The `envoy.lb` key naming the endpoint that served the response (response phase). */
+const DESTINATION_SERVED = 'x-gateway-destination-endpoint-served';
 /** The metadata namespaces: the picked endpoints (answer) and the candidates (request). */
 const LB_NAMESPACE = 'envoy.lb';
 const SUBSET_NAMESPACE = 'envoy.lb.subset_hint';
@@ -46,8 +51,17 @@ export interface PickerRequest {
 }
 
 export type PickerAnswer =
-  /** The endpoints in the picker's order (fallbacks last), its header changes, and a body it replaced. */
-  | { kind: 'picked'; endpoints: string[]; mutations: HeaderMutation[]; body: Buffer | undefined }
+  /**
+   * The endpoints in the picker's order (fallbacks last), its header changes, a body it replaced,
+   * and the stream's response phase (the caller closes it).
+   */
+  | {
+      kind: 'picked';
+      endpoints: string[];
+      mutations: HeaderMutation[];
+      body: Buffer | undefined;
+      response: PickerResponsePhase;
+    }
   /** The picker answers the client itself (no ready endpoint, the request shed...). */
   | { kind: 'immediate'; response: LocalResponse };
 
@@ -89,12 +103,70 @@ export async function askEndpointPicker(
       },
     });
     if (hasBody) stream.send({ request_body: { body: request.body!, end_of_stream: true } });
-    return await readAnswers(stream, hasBody, maxBodyBytes);
+    const answer = await readAnswers(stream, hasBody, maxBodyBytes);
+    if (answer.kind === 'immediate') stream.close();
+    return answer;
   } catch (error) {
     stream.cancel();
     throw error;
-  } finally {
-    stream.close();
+  }
+}
+
+/**
+ * The response side of a picker's stream: the response head of the endpoint that served the
+ * request, told once, and the picker's changes to it. A picker that fails here, or is too slow,
+ * does not fail a response that has been served: the response goes on unchanged and the caller
+ * logs why.
+ */
+export class PickerResponsePhase {
+  readonly #stream: ProcessorStream;
+  #told = false;
+
+  constructor(stream: ProcessorStream) {
+    this.#stream = stream;
+  }
+
+  /**
+   * Sends the response head (`status`, `headers`) of `endpoint` ("ip:port") and waits for the
+   * picker's answer: its header changes, or the reason it gave none.
+   */
+  async served(
+    endpoint: string,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): Promise<{ mutation: HeaderMutation | undefined } | { failure: string }> {
+    const stream = this.#stream;
+    // A picker that ended its stream after picking takes no part in the response.
+    if (this.#told || !stream.open) return { mutation: undefined };
+    this.#told = true;
+    try {
+      stream.send({
+        response_headers: {
+          headers: headerMap([[':status', String(status)]], headers as HeaderBag),
+          end_of_stream: false,
+        },
+        metadata_context: { filter_metadata: { [LB_NAMESPACE]: jsonToStruct({ [DESTINATION_SERVED]: endpoint }) } },
+      });
+      for (;;) {
+        const message = await stream.next();
+        if (!message) return { failure: 'the endpoint picker closed the stream before it answered the response' };
+        // Late request-phase answers (a trailing body chunk) are over: only the response's counts.
+        if (message.response === 'request_body' || message.response === 'request_trailers') continue;
+        expectAnswer(message, 'response_headers');
+        return { mutation: message.response_headers?.response?.header_mutation ?? undefined };
+      }
+    } catch (error) {
+      stream.cancel();
+      return { failure: (error as Error).message };
+    } finally {
+      stream.close();
+    }
+  }
+
+  /** Ends the stream (no response to tell: the attempt failed, or the response has been told). */
+  close(): void {
+    this.#told = true;
+    this.#stream.close();
   }
 }
 
@@ -141,7 +213,13 @@ async function readAnswers(stream: ProcessorStream, hasBody: boolean, maxBodyByt
       bodyDone = true;
     }
   }
-  return { kind: 'picked', endpoints: pickedEndpoints(mutations, metadata), mutations, body: replaced };
+  return {
+    kind: 'picked',
+    endpoints: pickedEndpoints(mutations, metadata),
+    mutations,
+    body: replaced,
+    response: new PickerResponsePhase(stream),
+  };
 }
 
 /** Merges an answer's `envoy.lb` dynamic metadata (the namespace the protocol puts the endpoints in). */

@@ -9,14 +9,21 @@ import type { InferencePoolConfig } from '../../../contract/dataplane-config.ts'
 import type { BackendCompileContext } from '../../backends/backend.ts';
 import { resolveEndpoint } from '../../policies/endpoint.ts';
 import { applyHeaderMutation } from '../../policies/ext-proc/headers.ts';
+import type { HeaderMutation } from '../../policies/ext-proc/messages.ts';
 import { EXT_PROC_PROTO, EXT_PROC_SERVICE } from '../../policies/ext-proc/messages.ts';
 import type { ExternalProcessorClient } from '../../policies/ext-proc/processor-stream.ts';
 import { MESSAGE_TIMEOUT_MS } from '../../policies/ext-proc/settings.ts';
 import { grpcClient, serviceConstructor } from '../../policies/grpc/client.ts';
 import type { LocalResponse } from '../../policies/types.ts';
+import type { HeaderBag } from '../../routing/filters.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import type { Destination } from '../../upstream/destination.ts';
-import { askEndpointPicker, DESTINATION_ENDPOINT, type PickerRequest } from './endpoint-picker.ts';
+import {
+  askEndpointPicker,
+  DESTINATION_ENDPOINT,
+  type PickerRequest,
+  type PickerResponsePhase,
+} from './endpoint-picker.ts';
 
 /** One endpoint of the pool: a ready Pod's IP at a target port. */
 export interface PoolMember {
@@ -42,8 +49,18 @@ export interface PoolRouting {
 
 /** What the caller does with a request: send it to `member` (its headers and body as changed), or answer. */
 export type PoolPick =
-  /** `failedOpen`: why the picker was not followed (FailOpen chose the member), for the log. */
-  | { kind: 'member'; member: PoolMember; body: Buffer | undefined; failedOpen?: string }
+  /**
+   * `failedOpen`: why the picker was not followed (FailOpen chose the member), for the log.
+   * `response`: the picker's response phase, which the caller tells the member's response head
+   * (or closes when there is none).
+   */
+  | {
+      kind: 'member';
+      member: PoolMember;
+      body: Buffer | undefined;
+      failedOpen?: string;
+      response?: PickerResponsePhase;
+    }
   /** gw's refusal (503): `detail` for the log only. */
   | { kind: 'refused'; detail: string }
   /** The picker's own answer to the client. */
@@ -126,8 +143,9 @@ export async function pickPoolMember(
     const member = answer.endpoints.map((address) => routing.members.get(address)).find((found) => found);
     if (member !== undefined) {
       for (const mutation of answer.mutations) applyHeaderMutation(request.headers, mutation, NO_PSEUDO);
-      return { kind: 'member', member, body: answer.body };
+      return { kind: 'member', member, body: answer.body, response: answer.response };
     }
+    answer.response.close();
     failure =
       answer.endpoints.length === 0
         ? 'named no endpoint'
@@ -141,6 +159,14 @@ export async function pickPoolMember(
 }
 
 const NO_PSEUDO: ReadonlySet<string> = new Set();
+
+/**
+ * Applies the changes the picker made to a response's headers (its response phase) to the
+ * client's response headers: fields only, no pseudo-header (the status is the endpoint's).
+ */
+export function applyPickerResponseChanges(headers: HeaderBag, mutation: HeaderMutation): void {
+  applyHeaderMutation(headers, mutation, NO_PSEUDO);
+}
 
 function randomMember(members: readonly PoolMember[]): PoolMember {
   return members[Math.floor(Math.random() * members.length)]!;
