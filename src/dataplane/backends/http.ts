@@ -184,9 +184,10 @@ export function destinationForwarder(
   type: HttpBackendType,
   settings: ConnectionSettings,
   pool: Pool,
+  client: UpstreamClient | undefined,
   auth: CompiledBackendAuth | undefined,
 ): Backend {
-  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined, undefined);
+  return new HttpBackend(type, settings, pool, () => openTunnel(settings), auth, undefined, client);
 }
 
 /**

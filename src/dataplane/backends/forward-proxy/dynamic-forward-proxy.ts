@@ -18,6 +18,7 @@ import { AuthConfigError, type CompiledBackendAuth, compileBackendAuth } from '.
 import { sendText } from '../../proxy/direct-response.ts';
 import { sendOwnFailure } from '../../proxy/own-failure.ts';
 import type { AddressLookup } from '../../upstream/address-lookup.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
 import {
   type ConnectionSettings,
   ConnectionSettingsError,
@@ -136,6 +137,11 @@ class Destinations {
     return this.#pools.get(settings);
   }
 
+  /** gw's own HTTP/1.1 client for an HTTP/1.1 destination (requests whose body is in memory: decision 0051). */
+  client(settings: ConnectionSettings): UpstreamClient | undefined {
+    return settings.http1 !== undefined ? this.#pools.client(settings) : undefined;
+  }
+
   async close(): Promise<void> {
     this.#forwarders.clear();
     this.#pools.retainOnly(new Set());
@@ -225,7 +231,13 @@ class DynamicForwardProxy implements Backend {
       if (auth instanceof AuthConfigError) return auth;
       return {
         settings,
-        forwarder: destinationForwarder('dynamic', settings, this.#destinations.pool(settings), auth),
+        forwarder: destinationForwarder(
+          'dynamic',
+          settings,
+          this.#destinations.pool(settings),
+          this.#destinations.client(settings),
+          auth,
+        ),
       };
     });
     // Backend auth that cannot be made for this host (not cached: nothing is forwarded without it).
