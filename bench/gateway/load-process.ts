@@ -56,9 +56,9 @@ function saturate(job: SaturateJob): Promise<SaturateResult> {
     const instance = autocannon(
       {
         url: job.endpoint.url,
-        method: 'POST',
-        headers: job.endpoint.headers,
-        body: job.endpoint.body,
+        ...(job.endpoint.method === 'GET'
+          ? { method: 'GET', headers: job.endpoint.headers }
+          : { method: 'POST', headers: job.endpoint.headers, body: job.endpoint.body }),
         connections: job.connections,
         duration: job.durationSeconds,
         pipelining: 1,

@@ -8,6 +8,8 @@ export interface Endpoint {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** POST with `body` (the default), or GET without a body (closed loop only). */
+  method?: 'POST' | 'GET';
 }
 
 /** Closed loop: every connection sends its next request as soon as the previous answer ends (autocannon). */
