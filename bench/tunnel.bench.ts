@@ -23,6 +23,7 @@ import { type ChildHandle, freePort, spawnChild, stopAllChildren, waitUntilAnswe
 import { writeTunnelBenchConfig } from './gateway/gw-config.ts';
 import { runLoad, type SaturateResult } from './gateway/load.ts';
 import { cpuMs, processTree } from './gateway/process-tree.ts';
+import { median } from './gateway/rounds.ts';
 import { startGw } from './gateway/targets/gw.ts';
 import { startUpstream } from './gateway/upstream.ts';
 
@@ -121,11 +122,6 @@ const ALL_CORES = `0-${lastCore}`;
 /** The routes loaded in turns: the plain LLM route, the tunnelled one, the a2a one. */
 const ROUTES = ['direct', 'tunnelled', 'agent'] as const;
 type Route = (typeof ROUTES)[number];
-
-function median(numbers: number[]): number {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** Pins this process's threads — and so every process it starts from now on — to `cores`. */
 function pinSelf(cores: string): void {

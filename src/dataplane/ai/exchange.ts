@@ -5,9 +5,10 @@
 // known to be final, so a failed attempt can move to the next provider.
 import type { ObservedResponse } from '../balancing/endpoint-health.ts';
 import { BodyTooLargeError } from '../proxy/body.ts';
-import type { ClientResponse } from '../proxy/client-response.ts';
+import { type ClientResponse, writableOf } from '../proxy/client-response.ts';
 import { forwardedResponseHeaders } from '../proxy/headers.ts';
 import { type ForwardOutcome, failureDetail, failureOf, statusForFailure } from '../proxy/http-forward.ts';
+import { pipeUpstreamBody } from '../proxy/pipe-body.ts';
 import type { HeaderBag } from '../routing/filters.ts';
 import type { LlmRecord, RequestRecord } from '../telemetry/request-record.ts';
 import type { UpstreamBody, UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
@@ -505,8 +506,9 @@ async function streamResponse(
 
 /**
  * A Passthrough answer: status, headers and body as the provider sent them, whatever they are (a
- * Bedrock event stream, audio, JSON), streamed with backpressure and read for nothing. A body
- * that breaks midway resets the client's response: there is no format to write an error in.
+ * Bedrock event stream, audio, JSON), piped with backpressure as an HTTP route's body is
+ * (pipeUpstreamBody) and read for nothing. A body that breaks midway resets the client's
+ * response: there is no format to write an error in.
  */
 async function passResponse(
   input: AttemptInput,
@@ -521,16 +523,10 @@ async function passResponse(
   input.onResponseHeaders?.(headers as HeaderBag);
   res.writeHead(response.statusCode, headers as Record<string, string>);
   res.flushHeaders();
-  try {
-    for await (const chunk of response.body) {
-      if (!res.write(chunk)) await waitForDrain(res, input.clientGone);
-    }
-    res.end();
-  } catch (error) {
+  // The client leaving aborts clientGone before the pipe hears of it (runAttempts listens first).
+  const error = await new Promise<Error | undefined>((done) => pipeUpstreamBody(response.body, writableOf(res), done));
+  if (error !== undefined)
     result.error = input.clientGone.aborted ? 'client went away' : `upstream body ${failureOf(error)}`;
-    response.body.discard();
-    res.destroy();
-  }
   return result;
 }
 
